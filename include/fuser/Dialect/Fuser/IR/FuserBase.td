@@ -1,0 +1,79 @@
+//===- FuserBase.td - fuser dialect definition and types ----*- tablegen -*-===//
+//
+// The `fuser` dialect: tensor ops with PyTorch semantics that fuser cuts into
+// few GPU kernels. This file holds the dialect, the type constraints and the
+// enum attributes shared by the ops in FuserOps.td.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FUSER_DIALECT_FUSER_IR_FUSERBASE_TD
+#define FUSER_DIALECT_FUSER_IR_FUSERBASE_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+
+def Fuser_Dialect : Dialect {
+  let name = "fuser";
+  let cppNamespace = "::mlir::fuser";
+  let summary = "Tensor ops with PyTorch semantics, the input of the fuser compiler";
+  let description = [{
+    The `fuser` dialect describes a fusion: a `func.func` whose arguments and
+    results are ranked tensors, built from elementwise, broadcast, reduction,
+    shape and composite ops. Every op follows the semantics of the PyTorch op
+    of the same name. Tensors have static or dynamic (`?`) dims and one of the
+    element types i1, i8, i32, i64, f16, bf16, f32, f64.
+
+    Elementwise operands share one element type (casts are explicit) and one
+    shape, except that a rank-0 tensor combines with any shape.
+  }];
+  let hasConstantMaterializer = 1;
+  let useDefaultAttributePrinterParser = 1;
+}
+
+class Fuser_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Fuser_Dialect, mnemonic, traits>;
+
+//===----------------------------------------------------------------------===//
+// Type constraints
+//===----------------------------------------------------------------------===//
+
+def Fuser_AnyElement : AnyTypeOf<[I1, I8, I32, I64, F16, BF16, F32, F64],
+                                 "fuser element type">;
+def Fuser_NumericElement : AnyTypeOf<[I8, I32, I64, F16, BF16, F32, F64],
+                                     "numeric fuser element type">;
+def Fuser_IntElement : AnyTypeOf<[I1, I8, I32, I64], "fuser integer or bool">;
+def Fuser_FloatElement : AnyTypeOf<[F16, BF16, F32, F64], "fuser float">;
+
+def Fuser_Tensor : RankedTensorOf<[I1, I8, I32, I64, F16, BF16, F32, F64]>;
+def Fuser_NumericTensor : RankedTensorOf<[I8, I32, I64, F16, BF16, F32, F64]>;
+def Fuser_FloatTensor : RankedTensorOf<[F16, BF16, F32, F64]>;
+def Fuser_IntTensor : RankedTensorOf<[I1, I8, I32, I64]>;
+def Fuser_BoolTensor : RankedTensorOf<[I1]>;
+
+//===----------------------------------------------------------------------===//
+// Enums
+//===----------------------------------------------------------------------===//
+
+def Fuser_GeluApproximation : I32EnumAttr<"GeluApproximation",
+    "approximation used by gelu", [
+      I32EnumAttrCase<"none", 0>,
+      I32EnumAttrCase<"tanh", 1>]> {
+  let cppNamespace = "::mlir::fuser";
+  let genSpecializedAttr = 0;
+}
+def Fuser_GeluApproximationAttr
+    : EnumAttr<Fuser_Dialect, Fuser_GeluApproximation, "gelu_approximation">;
+
+def Fuser_RoundingMode : I32EnumAttr<"RoundingMode",
+    "rounding of a division (PyTorch's rounding_mode)", [
+      I32EnumAttrCase<"none", 0>,
+      I32EnumAttrCase<"trunc", 1>,
+      I32EnumAttrCase<"floor", 2>]> {
+  let cppNamespace = "::mlir::fuser";
+  let genSpecializedAttr = 0;
+}
+def Fuser_RoundingModeAttr
+    : EnumAttr<Fuser_Dialect, Fuser_RoundingMode, "rounding_mode">;
+
+#endif // FUSER_DIALECT_FUSER_IR_FUSERBASE_TD

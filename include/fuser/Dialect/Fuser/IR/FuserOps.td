@@ -1,0 +1,663 @@
+//===- FuserOps.td - fuser dialect ops ----------------------*- tablegen -*-===//
+//
+// Every op of the fuser dialect. Semantics are PyTorch's for the op of the
+// same name; docs/dialect.md has an example per family.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FUSER_DIALECT_FUSER_IR_FUSEROPS_TD
+#define FUSER_DIALECT_FUSER_IR_FUSEROPS_TD
+
+include "fuser/Dialect/Fuser/IR/FuserBase.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Elementwise ops
+//===----------------------------------------------------------------------===//
+
+// Unary op whose result has its operand's type.
+class Fuser_UnaryOp<string mnemonic, Type operandType, string desc,
+                    list<Trait> traits = []>
+    : Fuser_Op<mnemonic, !listconcat(traits, [Pure, SameOperandsAndResultType])> {
+  let summary = desc;
+  let description = "Elementwise `" # mnemonic # "`, as `torch." # mnemonic #
+                    "`. " # desc # ".";
+  let arguments = (ins operandType:$input);
+  let results = (outs operandType:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
+// Unary predicate: i1 result of the operand's shape.
+class Fuser_UnaryPredicateOp<string mnemonic, string desc>
+    : Fuser_Op<mnemonic, [Pure, DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = desc;
+  let description = "Elementwise `" # mnemonic # "`, as `torch." # mnemonic #
+                    "`: " # desc # ". Integer operands give the answer for a "
+                    "finite number.";
+  let arguments = (ins Fuser_Tensor:$input);
+  let results = (outs Fuser_BoolTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
+// Binary elementwise op. Operands share an element type; their shapes match,
+// or one of them has rank 0. The result type is inferred.
+class Fuser_BinaryOp<string mnemonic, Type operandType, string desc,
+                     list<Trait> traits = []>
+    : Fuser_Op<mnemonic, !listconcat(traits,
+          [Pure, DeclareOpInterfaceMethods<InferTypeOpInterface>])> {
+  let summary = desc;
+  let description = "Elementwise `" # mnemonic # "`: " # desc # ". Operands "
+      "share an element type; their shapes match or one has rank 0.";
+  let arguments = (ins operandType:$lhs, operandType:$rhs);
+  let results = (outs Fuser_Tensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` custom<ElementwiseTypes>(type($lhs), type($rhs))
+  }];
+}
+
+class Fuser_CompareOp<string mnemonic, string desc>
+    : Fuser_BinaryOp<mnemonic, Fuser_Tensor, desc # " (i1 result)"> {
+  let results = (outs Fuser_BoolTensor:$result);
+}
+
+def Fuser_NegOp : Fuser_UnaryOp<"neg", Fuser_NumericTensor, "negation"> {
+  let hasFolder = 1;
+}
+def Fuser_AbsOp : Fuser_UnaryOp<"abs", Fuser_NumericTensor, "absolute value"> {
+  let hasFolder = 1;
+}
+def Fuser_ExpOp : Fuser_UnaryOp<"exp", Fuser_FloatTensor, "e raised to x">;
+def Fuser_Exp2Op : Fuser_UnaryOp<"exp2", Fuser_FloatTensor, "2 raised to x">;
+def Fuser_Expm1Op : Fuser_UnaryOp<"expm1", Fuser_FloatTensor, "exp(x) - 1, accurate near 0">;
+def Fuser_LogOp : Fuser_UnaryOp<"log", Fuser_FloatTensor, "natural logarithm">;
+def Fuser_Log2Op : Fuser_UnaryOp<"log2", Fuser_FloatTensor, "base-2 logarithm">;
+def Fuser_Log1pOp : Fuser_UnaryOp<"log1p", Fuser_FloatTensor, "log(1 + x), accurate near 0">;
+def Fuser_SqrtOp : Fuser_UnaryOp<"sqrt", Fuser_FloatTensor, "square root">;
+def Fuser_RsqrtOp : Fuser_UnaryOp<"rsqrt", Fuser_FloatTensor, "reciprocal square root">;
+def Fuser_ReciprocalOp : Fuser_UnaryOp<"reciprocal", Fuser_FloatTensor, "1 / x">;
+def Fuser_SinOp : Fuser_UnaryOp<"sin", Fuser_FloatTensor, "sine">;
+def Fuser_CosOp : Fuser_UnaryOp<"cos", Fuser_FloatTensor, "cosine">;
+def Fuser_TanhOp : Fuser_UnaryOp<"tanh", Fuser_FloatTensor, "hyperbolic tangent">;
+def Fuser_SigmoidOp : Fuser_UnaryOp<"sigmoid", Fuser_FloatTensor, "1 / (1 + exp(-x))">;
+def Fuser_ErfOp : Fuser_UnaryOp<"erf", Fuser_FloatTensor, "error function">;
+def Fuser_ReluOp : Fuser_UnaryOp<"relu", Fuser_NumericTensor, "max(x, 0); NaN stays NaN">;
+def Fuser_SiluOp : Fuser_UnaryOp<"silu", Fuser_FloatTensor, "x * sigmoid(x)">;
+def Fuser_FloorOp : Fuser_UnaryOp<"floor", Fuser_NumericTensor,
+    "round toward -inf; the identity on integers">;
+def Fuser_CeilOp : Fuser_UnaryOp<"ceil", Fuser_NumericTensor,
+    "round toward +inf; the identity on integers">;
+def Fuser_RoundOp : Fuser_UnaryOp<"round", Fuser_NumericTensor,
+    "round half to even; the identity on integers">;
+def Fuser_SignOp : Fuser_UnaryOp<"sign", Fuser_NumericTensor,
+    "-1, 0 or 1 by the sign of x; NaN stays NaN">;
+def Fuser_NotOp : Fuser_UnaryOp<"not", Fuser_IntTensor,
+    "bitwise not; logical not on i1">;
+
+def Fuser_GeluOp : Fuser_Op<"gelu", [Pure, SameOperandsAndResultType]> {
+  let summary = "Gaussian error linear unit";
+  let description = [{
+    `torch.nn.functional.gelu`: `x * 0.5 * (1 + erf(x / sqrt(2)))`, or with
+    `approximate = tanh`, `0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3)))`.
+
+    ```mlir
+    %0 = fuser.gelu %x approximate = tanh : tensor<8x1024xf32>
+    ```
+  }];
+  let arguments = (ins Fuser_FloatTensor:$input,
+      DefaultValuedAttr<Fuser_GeluApproximationAttr,
+                        "::mlir::fuser::GeluApproximation::none">:$approximate);
+  let results = (outs Fuser_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input (`approximate` `=` `` $approximate^)? attr-dict `:` type($input)
+  }];
+}
+
+def Fuser_IsNanOp : Fuser_UnaryPredicateOp<"isnan", "x is NaN">;
+def Fuser_IsInfOp : Fuser_UnaryPredicateOp<"isinf", "x is +inf or -inf">;
+def Fuser_IsFiniteOp : Fuser_UnaryPredicateOp<"isfinite", "x is neither NaN nor infinite">;
+
+def Fuser_AddOp : Fuser_BinaryOp<"add", Fuser_NumericTensor, "lhs + rhs",
+                                 [Commutative]> {
+  let hasFolder = 1;
+}
+def Fuser_SubOp : Fuser_BinaryOp<"sub", Fuser_NumericTensor, "lhs - rhs"> {
+  let hasFolder = 1;
+}
+def Fuser_MulOp : Fuser_BinaryOp<"mul", Fuser_NumericTensor, "lhs * rhs",
+                                 [Commutative]> {
+  let hasFolder = 1;
+}
+def Fuser_DivOp : Fuser_Op<"div", [Pure, DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "division, as torch.div";
+  let description = [{
+    `torch.div(lhs, rhs, rounding_mode=...)`. On floats, `rounding_mode` is
+    `none` (true division, the default), `trunc` or `floor`. Integers need
+    `trunc` or `floor` (cast to a float type for true division). Integer
+    division by zero gives 0 and `INT_MIN / -1` gives `INT_MIN` (PyTorch
+    raises or is undefined there; a kernel cannot raise).
+
+    ```mlir
+    %q = fuser.div %a, %b rounding_mode = floor : tensor<16xi32>
+    ```
+  }];
+  let arguments = (ins Fuser_NumericTensor:$lhs, Fuser_NumericTensor:$rhs,
+      DefaultValuedAttr<Fuser_RoundingModeAttr,
+                        "::mlir::fuser::RoundingMode::none">:$rounding_mode);
+  let results = (outs Fuser_NumericTensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs (`rounding_mode` `=` `` $rounding_mode^)? attr-dict `:`
+    custom<ElementwiseTypes>(type($lhs), type($rhs))
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+def Fuser_PowOp : Fuser_BinaryOp<"pow", Fuser_NumericTensor,
+    "lhs raised to rhs; on integers a negative exponent gives 0 unless lhs is 1 or -1">;
+def Fuser_MaximumOp : Fuser_BinaryOp<"maximum", Fuser_Tensor,
+    "larger of lhs and rhs; NaN if either is NaN", [Commutative]> {
+  let hasFolder = 1;
+}
+def Fuser_MinimumOp : Fuser_BinaryOp<"minimum", Fuser_Tensor,
+    "smaller of lhs and rhs; NaN if either is NaN", [Commutative]> {
+  let hasFolder = 1;
+}
+def Fuser_RemainderOp : Fuser_BinaryOp<"remainder", Fuser_NumericTensor,
+    "lhs - floor(lhs / rhs) * rhs, with the sign of rhs; integer remainder by zero gives 0">;
+def Fuser_Atan2Op : Fuser_BinaryOp<"atan2", Fuser_FloatTensor,
+    "angle of the point (rhs, lhs)">;
+
+def Fuser_EqOp : Fuser_CompareOp<"eq", "lhs == rhs">;
+def Fuser_NeOp : Fuser_CompareOp<"ne", "lhs != rhs">;
+def Fuser_LtOp : Fuser_CompareOp<"lt", "lhs < rhs">;
+def Fuser_LeOp : Fuser_CompareOp<"le", "lhs <= rhs">;
+def Fuser_GtOp : Fuser_CompareOp<"gt", "lhs > rhs">;
+def Fuser_GeOp : Fuser_CompareOp<"ge", "lhs >= rhs">;
+
+def Fuser_AndOp : Fuser_BinaryOp<"and", Fuser_IntTensor, "bitwise and", [Commutative]>;
+def Fuser_OrOp : Fuser_BinaryOp<"or", Fuser_IntTensor, "bitwise or", [Commutative]>;
+def Fuser_XorOp : Fuser_BinaryOp<"xor", Fuser_IntTensor, "bitwise xor", [Commutative]>;
+
+//===----------------------------------------------------------------------===//
+// Ternary ops
+//===----------------------------------------------------------------------===//
+
+class Fuser_TernaryOp<string mnemonic>
+    : Fuser_Op<mnemonic, [Pure, DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let results = (outs Fuser_Tensor:$result);
+}
+
+def Fuser_WhereOp : Fuser_TernaryOp<"where"> {
+  let summary = "select, as torch.where";
+  let description = [{
+    `condition ? lhs : rhs` elementwise. `lhs` and `rhs` share an element type;
+    all three shapes match or have rank 0.
+
+    ```mlir
+    %0 = fuser.where %c, %a, %b : tensor<8xi1>, tensor<8xf32>, tensor<f32>
+    ```
+  }];
+  let arguments = (ins Fuser_BoolTensor:$condition, Fuser_Tensor:$lhs, Fuser_Tensor:$rhs);
+  let assemblyFormat = [{
+    $condition `,` $lhs `,` $rhs attr-dict `:`
+    custom<ElementwiseTypes>(type($condition), type($lhs), type($rhs))
+  }];
+}
+
+def Fuser_ClampOp : Fuser_TernaryOp<"clamp"> {
+  let summary = "clamp, as torch.clamp";
+  let description = [{
+    `min(max(input, low), high)`: a NaN input stays NaN, and a NaN bound gives NaN.
+
+    ```mlir
+    %0 = fuser.clamp %x, %lo, %hi : tensor<8xf32>, tensor<f32>, tensor<f32>
+    ```
+  }];
+  let arguments = (ins Fuser_NumericTensor:$input, Fuser_NumericTensor:$low,
+                       Fuser_NumericTensor:$high);
+  let assemblyFormat = [{
+    $input `,` $low `,` $high attr-dict `:`
+    custom<ElementwiseTypes>(type($input), type($low), type($high))
+  }];
+}
+
+def Fuser_LerpOp : Fuser_TernaryOp<"lerp"> {
+  let summary = "linear interpolation, as torch.lerp";
+  let description = [{
+    `start + weight * (end - start)`, computed as PyTorch does:
+    `end - (end - start) * (1 - weight)` when `|weight| >= 0.5`.
+
+    ```mlir
+    %0 = fuser.lerp %a, %b, %w : tensor<8xf32>, tensor<8xf32>, tensor<f32>
+    ```
+  }];
+  let arguments = (ins Fuser_FloatTensor:$start, Fuser_FloatTensor:$end,
+                       Fuser_FloatTensor:$weight);
+  let assemblyFormat = [{
+    $start `,` $end `,` $weight attr-dict `:`
+    custom<ElementwiseTypes>(type($start), type($end), type($weight))
+  }];
+}
+
+def Fuser_FmaOp : Fuser_TernaryOp<"fma"> {
+  let summary = "fused multiply-add";
+  let description = [{
+    `a * b + c` with one rounding on floats (wrapping on integers).
+
+    ```mlir
+    %0 = fuser.fma %a, %b, %c : tensor<8xf32>
+    ```
+  }];
+  let arguments = (ins Fuser_NumericTensor:$a, Fuser_NumericTensor:$b,
+                       Fuser_NumericTensor:$c);
+  let assemblyFormat = [{
+    $a `,` $b `,` $c attr-dict `:` custom<ElementwiseTypes>(type($a), type($b), type($c))
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Cast, constant, iota
+//===----------------------------------------------------------------------===//
+
+def Fuser_CastOp : Fuser_Op<"cast", [Pure]> {
+  let summary = "element type conversion, as Tensor.to(dtype)";
+  let description = [{
+    Converts every element to the result's element type; the shape stays.
+    Float to integer truncates toward zero and saturates at the integer range
+    (NaN gives 0); narrowing float casts round to nearest even; casting to i1
+    gives `x != 0`; integer narrowing wraps.
+
+    ```mlir
+    %0 = fuser.cast %x : tensor<8x?xbf16> to tensor<8x?xf32>
+    ```
+  }];
+  let arguments = (ins Fuser_Tensor:$input);
+  let results = (outs Fuser_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `to` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Fuser_ConstantOp : Fuser_Op<"constant", [Pure, ConstantLike]> {
+  let summary = "a tensor filled with one value";
+  let description = [{
+    A splat: every element holds `value`, whose type is the element type.
+    Dynamic dims take their size from the tensors the constant combines with.
+
+    ```mlir
+    %eps = fuser.constant 1.0e-05 : tensor<f32>
+    %ones = fuser.constant 1 : tensor<4x8xi32>
+    %t = fuser.constant true : tensor<4xi1>
+    ```
+  }];
+  let arguments = (ins TypedAttrInterface:$value);
+  let results = (outs Fuser_Tensor:$result);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Fuser_IotaOp : Fuser_Op<"iota", [Pure]> {
+  let summary = "indices along one dim";
+  let description = [{
+    Every element holds its index along `dim`, as `torch.arange` broadcast
+    along the other dims.
+
+    ```mlir
+    %0 = fuser.iota dim = 1 : tensor<4x8xi64>
+    ```
+  }];
+  let arguments = (ins I64Attr:$dim);
+  let results = (outs Fuser_NumericTensor:$result);
+  let assemblyFormat = "`dim` `=` $dim attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Broadcast
+//===----------------------------------------------------------------------===//
+
+def Fuser_BroadcastOp : Fuser_Op<"broadcast", [Pure]> {
+  let summary = "broadcast into a larger shape (StableHLO broadcast_in_dim)";
+  let description = [{
+    `dims[i]` is the result dim that operand dim `i` maps to; `dims` is
+    strictly increasing (use `fuser.permute` to reorder). A mapped operand dim
+    either equals its result dim or is statically 1 and expands. Result dims
+    not in `dims` are new.
+
+    ```mlir
+    %0 = fuser.broadcast %bias dims = [1] : tensor<1024xf32> -> tensor<8x1024xf32>
+    ```
+  }];
+  let arguments = (ins Fuser_Tensor:$input, DenseI64ArrayAttr:$dims);
+  let results = (outs Fuser_Tensor:$result);
+  let assemblyFormat = [{
+    $input `dims` `=` $dims attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+// Ops whose syntax spells the result type verify it against the type their
+// operands imply (with a precise message), and have a builder that infers it.
+class Fuser_ReductionOp<string mnemonic, Type inType, string desc>
+    : Fuser_Op<mnemonic, [Pure]> {
+  let summary = desc;
+  let description = "`torch." # mnemonic # "` over `dims` (unique, in range, "
+      "any order); with `keepdim = true` the reduced dims stay as size 1. " #
+      desc # ". f16 and bf16 accumulate in f32.";
+  let arguments = (ins inType:$input, DenseI64ArrayAttr:$dims,
+                       DefaultValuedAttr<BoolAttr, "false">:$keepdim);
+  let results = (outs Fuser_Tensor:$result);
+  let assemblyFormat = [{
+    $input `dims` `=` $dims (`keepdim` `=` $keepdim^)? attr-dict `:`
+    type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$input, "::llvm::ArrayRef<int64_t>":$dims,
+                   CArg<"bool", "false">:$keepdim), [{
+      build($_builder, $_state,
+            *inferResultType(std::nullopt, ::llvm::cast<::mlir::RankedTensorType>(
+                input.getType()), dims, keepdim),
+            input, dims, keepdim);
+    }]>
+  ];
+  let extraClassDeclaration = [{
+    /// The result type for `input` reduced over `dims`, or a diagnostic at
+    /// `loc` saying why there is none.
+    static ::mlir::FailureOr<::mlir::RankedTensorType>
+    inferResultType(std::optional<::mlir::Location> loc,
+                    ::mlir::RankedTensorType input,
+                    ::llvm::ArrayRef<int64_t> dims, bool keepdim);
+  }];
+}
+
+def Fuser_SumOp : Fuser_ReductionOp<"sum", Fuser_NumericTensor,
+    "sum; 0 over an empty dim; integers wrap in their own type">;
+def Fuser_ProdOp : Fuser_ReductionOp<"prod", Fuser_NumericTensor,
+    "product; 1 over an empty dim">;
+def Fuser_MaxOp : Fuser_ReductionOp<"max", Fuser_Tensor,
+    "maximum; NaN if any element is NaN; the lowest value over an empty dim">;
+def Fuser_MinOp : Fuser_ReductionOp<"min", Fuser_Tensor,
+    "minimum; NaN if any element is NaN; the highest value over an empty dim">;
+def Fuser_MeanOp : Fuser_ReductionOp<"mean", Fuser_FloatTensor,
+    "arithmetic mean; NaN over an empty dim">;
+def Fuser_AnyOp : Fuser_ReductionOp<"any", Fuser_Tensor,
+    "true if any element is nonzero (i1 result); false over an empty dim">;
+def Fuser_AllOp : Fuser_ReductionOp<"all", Fuser_Tensor,
+    "true if every element is nonzero (i1 result); true over an empty dim">;
+
+def Fuser_VarMeanOp : Fuser_Op<"var_mean", [Pure]> {
+  let summary = "variance and mean, as torch.var_mean";
+  let description = [{
+    Variance (divided by `N - correction`) and mean over `dims`. Computed with
+    Welford's algorithm, stable when the mean is large against the spread.
+
+    ```mlir
+    %var, %mean = fuser.var_mean %x dims = [1] correction = 0
+        : tensor<8x1024xf32> -> tensor<8xf32>, tensor<8xf32>
+    ```
+  }];
+  let arguments = (ins Fuser_FloatTensor:$input, DenseI64ArrayAttr:$dims,
+                       DefaultValuedAttr<I64Attr, "1">:$correction,
+                       DefaultValuedAttr<BoolAttr, "false">:$keepdim);
+  let results = (outs Fuser_FloatTensor:$var, Fuser_FloatTensor:$mean);
+  let assemblyFormat = [{
+    $input `dims` `=` $dims (`correction` `=` $correction^)? (`keepdim` `=` $keepdim^)?
+    attr-dict `:` type($input) `->` type($var) `,` type($mean)
+  }];
+  let hasVerifier = 1;
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$input, "::llvm::ArrayRef<int64_t>":$dims,
+                   "int64_t":$correction, CArg<"bool", "false">:$keepdim), [{
+      ::mlir::RankedTensorType t = *SumOp::inferResultType(std::nullopt,
+          ::llvm::cast<::mlir::RankedTensorType>(input.getType()), dims, keepdim);
+      build($_builder, $_state, t, t, input, dims, correction, keepdim);
+    }]>
+  ];
+}
+
+//===----------------------------------------------------------------------===//
+// Shape ops
+//===----------------------------------------------------------------------===//
+
+def Fuser_ReshapeOp : Fuser_Op<"reshape", [Pure]> {
+  let summary = "same elements in row-major order, another shape";
+  let description = [{
+    As `torch.reshape` of a contiguous tensor. Static element counts must
+    match; dynamic ones are checked when the fusion runs.
+
+    ```mlir
+    %0 = fuser.reshape %x : tensor<8x16xf32> -> tensor<128xf32>
+    ```
+  }];
+  let arguments = (ins Fuser_Tensor:$input);
+  let results = (outs Fuser_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Fuser_PermuteOp : Fuser_Op<"permute", [Pure]> {
+  let summary = "reorder dims, as torch.permute";
+  let description = [{
+    Result dim `i` is operand dim `perm[i]`.
+
+    ```mlir
+    %0 = fuser.permute %x perm = [0, 2, 1] : tensor<2x3x4xf32> -> tensor<2x4x3xf32>
+    ```
+  }];
+  let arguments = (ins Fuser_Tensor:$input, DenseI64ArrayAttr:$perm);
+  let results = (outs Fuser_Tensor:$result);
+  let assemblyFormat = [{
+    $input `perm` `=` $perm attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasFolder = 1;
+  let hasVerifier = 1;
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$input, "::llvm::ArrayRef<int64_t>":$perm), [{
+      build($_builder, $_state, *inferResultType(std::nullopt,
+            ::llvm::cast<::mlir::RankedTensorType>(input.getType()), perm),
+            input, perm);
+    }]>
+  ];
+  let extraClassDeclaration = [{
+    static ::mlir::FailureOr<::mlir::RankedTensorType>
+    inferResultType(std::optional<::mlir::Location> loc,
+                    ::mlir::RankedTensorType input, ::llvm::ArrayRef<int64_t> perm);
+  }];
+}
+
+def Fuser_SliceOp : Fuser_Op<"slice", [Pure]> {
+  let summary = "strided slice, as x[start:limit:step] per dim";
+  let description = [{
+    Result dim `i` has `ceil((limit[i] - start[i]) / step[i])` elements taken
+    from `start[i]` every `step[i]`. `0 <= start <= limit <= size`, `step >= 1`;
+    against dynamic sizes `limit` is checked when the fusion runs.
+
+    ```mlir
+    %0 = fuser.slice %x start = [0, 1] limit = [4, 8] step = [1, 2]
+           : tensor<4x8xf32> -> tensor<4x4xf32>
+    ```
+  }];
+  let arguments = (ins Fuser_Tensor:$input, DenseI64ArrayAttr:$start,
+                       DenseI64ArrayAttr:$limit, DenseI64ArrayAttr:$step);
+  let results = (outs Fuser_Tensor:$result);
+  let assemblyFormat = [{
+    $input `start` `=` $start `limit` `=` $limit `step` `=` $step attr-dict `:`
+    type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$input, "::llvm::ArrayRef<int64_t>":$start,
+                   "::llvm::ArrayRef<int64_t>":$limit, "::llvm::ArrayRef<int64_t>":$step), [{
+      build($_builder, $_state, *inferResultType(std::nullopt,
+            ::llvm::cast<::mlir::RankedTensorType>(input.getType()), start, limit, step),
+            input, start, limit, step);
+    }]>
+  ];
+  let extraClassDeclaration = [{
+    static ::mlir::FailureOr<::mlir::RankedTensorType>
+    inferResultType(std::optional<::mlir::Location> loc,
+                    ::mlir::RankedTensorType input, ::llvm::ArrayRef<int64_t> start,
+                    ::llvm::ArrayRef<int64_t> limit, ::llvm::ArrayRef<int64_t> step);
+  }];
+}
+
+def Fuser_PadOp : Fuser_Op<"pad", [Pure]> {
+  let summary = "constant padding, as torch.nn.functional.pad";
+  let description = [{
+    Adds `low[i]` elements before and `high[i]` after dim `i`, filled with
+    the rank-0 `value`.
+
+    ```mlir
+    %0 = fuser.pad %x, %zero low = [0, 1] high = [0, 2]
+           : tensor<4x8xf32>, tensor<f32> -> tensor<4x11xf32>
+    ```
+  }];
+  let arguments = (ins Fuser_Tensor:$input, Fuser_Tensor:$value,
+                       DenseI64ArrayAttr:$low, DenseI64ArrayAttr:$high);
+  let results = (outs Fuser_Tensor:$result);
+  let assemblyFormat = [{
+    $input `,` $value `low` `=` $low `high` `=` $high attr-dict `:`
+    type($input) `,` type($value) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$input, "::mlir::Value":$value,
+                   "::llvm::ArrayRef<int64_t>":$low, "::llvm::ArrayRef<int64_t>":$high), [{
+      build($_builder, $_state, *inferResultType(std::nullopt,
+            ::llvm::cast<::mlir::RankedTensorType>(input.getType()),
+            ::llvm::cast<::mlir::RankedTensorType>(value.getType()), low, high),
+            input, value, low, high);
+    }]>
+  ];
+  let extraClassDeclaration = [{
+    static ::mlir::FailureOr<::mlir::RankedTensorType>
+    inferResultType(std::optional<::mlir::Location> loc,
+                    ::mlir::RankedTensorType input, ::mlir::RankedTensorType value,
+                    ::llvm::ArrayRef<int64_t> low, ::llvm::ArrayRef<int64_t> high);
+  }];
+}
+
+def Fuser_ConcatOp : Fuser_Op<"concat", [Pure]> {
+  let summary = "join along one dim, as torch.cat";
+  let description = [{
+    Operands share element type, rank and every size but the one along `dim`.
+
+    ```mlir
+    %0 = fuser.concat %a, %b dim = 1 : tensor<4x3xf32>, tensor<4x5xf32> -> tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Fuser_Tensor>:$inputs, I64Attr:$dim);
+  let results = (outs Fuser_Tensor:$result);
+  let assemblyFormat = [{
+    $inputs `dim` `=` $dim attr-dict `:` type($inputs) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let builders = [
+    OpBuilder<(ins "::mlir::ValueRange":$inputs, "int64_t":$dim), [{
+      build($_builder, $_state,
+            *inferResultType(std::nullopt, inputs.getTypes(), dim), inputs, dim);
+    }]>
+  ];
+  let extraClassDeclaration = [{
+    static ::mlir::FailureOr<::mlir::RankedTensorType>
+    inferResultType(std::optional<::mlir::Location> loc, ::mlir::TypeRange inputs,
+                    int64_t dim);
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Composites, expanded by fuser-decompose
+//===----------------------------------------------------------------------===//
+
+def Fuser_SoftmaxOp : Fuser_Op<"softmax", [Pure, SameOperandsAndResultType]> {
+  let summary = "softmax along one dim";
+  let description = [{
+    `exp(x - max) / sum(exp(x - max))` along `dim`; f16/bf16 compute in f32.
+    Expanded into primitive ops by `fuser-decompose`.
+
+    ```mlir
+    %0 = fuser.softmax %x dim = 1 : tensor<8x1024xbf16>
+    ```
+  }];
+  let arguments = (ins Fuser_FloatTensor:$input, I64Attr:$dim);
+  let results = (outs Fuser_FloatTensor:$result);
+  let assemblyFormat = "$input `dim` `=` $dim attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+def Fuser_LogSoftmaxOp : Fuser_Op<"log_softmax", [Pure, SameOperandsAndResultType]> {
+  let summary = "log of softmax along one dim";
+  let description = [{
+    `x - max - log(sum(exp(x - max)))` along `dim`; f16/bf16 compute in f32.
+    Expanded into primitive ops by `fuser-decompose`.
+
+    ```mlir
+    %0 = fuser.log_softmax %x dim = 1 : tensor<8x1024xf32>
+    ```
+  }];
+  let arguments = (ins Fuser_FloatTensor:$input, I64Attr:$dim);
+  let results = (outs Fuser_FloatTensor:$result);
+  let assemblyFormat = "$input `dim` `=` $dim attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+def Fuser_LayerNormOp : Fuser_Op<"layer_norm", [Pure, AttrSizedOperandSegments]> {
+  let summary = "layer normalization over trailing dims";
+  let description = [{
+    As `torch.native_layer_norm`: `dims` are the trailing dims normalized,
+    `weight` and `bias` (optional, of those dims' shape) scale and shift.
+    Results: the output, and the mean and reciprocal standard deviation with
+    the normalized dims kept as size 1 (f32 for f16/bf16 input, else the input
+    type). Biased variance; f16/bf16 compute in f32.
+
+    ```mlir
+    %y, %mean, %rstd = fuser.layer_norm %x weight %w bias %b dims = [1] eps = 1.0e-05
+        : (tensor<8x1024xbf16>, tensor<1024xbf16>, tensor<1024xbf16>)
+        -> (tensor<8x1024xbf16>, tensor<8x1xf32>, tensor<8x1xf32>)
+    ```
+  }];
+  let arguments = (ins Fuser_FloatTensor:$input,
+                       Optional<Fuser_FloatTensor>:$weight,
+                       Optional<Fuser_FloatTensor>:$bias,
+                       DenseI64ArrayAttr:$dims, F64Attr:$eps);
+  let results = (outs Fuser_FloatTensor:$result, Fuser_FloatTensor:$mean,
+                      Fuser_FloatTensor:$rstd);
+  let assemblyFormat = [{
+    $input (`weight` $weight^)? (`bias` $bias^)? `dims` `=` $dims `eps` `=` $eps
+    attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Fuser_RmsNormOp : Fuser_Op<"rms_norm", [Pure]> {
+  let summary = "root-mean-square normalization over trailing dims";
+  let description = [{
+    As `torch.nn.functional.rms_norm`: `x * rsqrt(mean(x^2 over dims) + eps)`,
+    times `weight` when given; f16/bf16 compute in f32.
+
+    ```mlir
+    %0 = fuser.rms_norm %x weight %w dims = [1] eps = 1.0e-06
+        : (tensor<8x1024xf32>, tensor<1024xf32>) -> tensor<8x1024xf32>
+    ```
+  }];
+  let arguments = (ins Fuser_FloatTensor:$input, Optional<Fuser_FloatTensor>:$weight,
+                       DenseI64ArrayAttr:$dims, F64Attr:$eps);
+  let results = (outs Fuser_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input (`weight` $weight^)? `dims` `=` $dims `eps` `=` $eps
+    attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // FUSER_DIALECT_FUSER_IR_FUSEROPS_TD

@@ -1,0 +1,356 @@
+//===- FuserFolds.cpp - fuser folds and canonicalizations -----------------===//
+//
+// Constant folding works on splats: a fuser.constant folds to its scalar
+// value and every folder here returns a scalar that the dialect materializes
+// as a new fuser.constant. Identities only fold when they are exact for every
+// input, including -0.0 and NaN: `x + 0.0` is not `x` when x is -0.0, so floats
+// fold `x + -0.0` and `x - 0.0` instead.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fuser/Dialect/Fuser/IR/FuserOps.h"
+
+#include "mlir/IR/Matchers.h"
+#include "llvm/ADT/APFloat.h"
+#include "llvm/ADT/APInt.h"
+#include "llvm/ADT/APSInt.h"
+
+using namespace mlir;
+using namespace mlir::fuser;
+
+//===----------------------------------------------------------------------===//
+// Scalar helpers
+//===----------------------------------------------------------------------===//
+
+static Type elementTypeOf(Type t) { return cast<ShapedType>(t).getElementType(); }
+
+/// True when the scalar constant `a` is the integer `value` or the float
+/// `value` (with that exact sign for zero).
+static bool isScalar(Attribute a, int64_t value, bool negativeZero = false) {
+  if (auto i = dyn_cast_or_null<IntegerAttr>(a))
+    return i.getValue().getSExtValue() == value ||
+           (i.getType().isInteger(1) && value == 1 && i.getValue().isOne());
+  if (auto f = dyn_cast_or_null<FloatAttr>(a)) {
+    const llvm::APFloat &v = f.getValue();
+    if (value == 0)
+      return v.isZero() && v.isNegative() == negativeZero;
+    return v.compare(llvm::APFloat(v.getSemantics(), value)) ==
+           llvm::APFloat::cmpEqual;
+  }
+  return false;
+}
+
+/// Folds a binary op over two scalar constants.
+template <typename FloatFn, typename IntFn>
+static Attribute foldBinary(Attribute lhs, Attribute rhs, FloatFn floatFn,
+                            IntFn intFn) {
+  if (auto a = dyn_cast_or_null<FloatAttr>(lhs))
+    if (auto b = dyn_cast_or_null<FloatAttr>(rhs)) {
+      std::optional<llvm::APFloat> r = floatFn(a.getValue(), b.getValue());
+      return r ? FloatAttr::get(a.getType(), *r) : Attribute();
+    }
+  if (auto a = dyn_cast_or_null<IntegerAttr>(lhs))
+    if (auto b = dyn_cast_or_null<IntegerAttr>(rhs)) {
+      std::optional<llvm::APInt> r = intFn(a.getValue(), b.getValue());
+      return r ? IntegerAttr::get(a.getType(), *r) : Attribute();
+    }
+  return {};
+}
+
+/// The operand that an identity fold may return: only when it already has
+/// the result type (a rank-0 operand of a ranked result does not).
+static OpFoldResult sameTypeOrNull(Value v, Type resultType) {
+  return v.getType() == resultType ? OpFoldResult(v) : OpFoldResult();
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise folds
+//===----------------------------------------------------------------------===//
+
+OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
+
+OpFoldResult NegOp::fold(FoldAdaptor adaptor) {
+  if (auto inner = getInput().getDefiningOp<NegOp>())
+    return inner.getInput();
+  if (auto f = dyn_cast_or_null<FloatAttr>(adaptor.getInput()))
+    return FloatAttr::get(f.getType(), -f.getValue());
+  if (auto i = dyn_cast_or_null<IntegerAttr>(adaptor.getInput()))
+    return IntegerAttr::get(i.getType(), -i.getValue());
+  return {};
+}
+
+OpFoldResult AbsOp::fold(FoldAdaptor adaptor) {
+  if (getInput().getDefiningOp<AbsOp>())
+    return getInput();
+  if (auto f = dyn_cast_or_null<FloatAttr>(adaptor.getInput()))
+    return FloatAttr::get(f.getType(), llvm::abs(f.getValue()));
+  if (auto i = dyn_cast_or_null<IntegerAttr>(adaptor.getInput()))
+    return IntegerAttr::get(i.getType(), i.getValue().abs());
+  return {};
+}
+
+OpFoldResult AddOp::fold(FoldAdaptor adaptor) {
+  bool isFloat = isa<FloatType>(elementTypeOf(getType()));
+  // x + -0.0 == x for every float x; x + 0 == x for integers.
+  if (isScalar(adaptor.getRhs(), 0, /*negativeZero=*/isFloat))
+    if (OpFoldResult r = sameTypeOrNull(getLhs(), getType()))
+      return r;
+  if (isScalar(adaptor.getLhs(), 0, /*negativeZero=*/isFloat))
+    if (OpFoldResult r = sameTypeOrNull(getRhs(), getType()))
+      return r;
+  return foldBinary(
+      adaptor.getLhs(), adaptor.getRhs(),
+      [](llvm::APFloat a, const llvm::APFloat &b) -> std::optional<llvm::APFloat> {
+        a.add(b, llvm::APFloat::rmNearestTiesToEven);
+        return a;
+      },
+      [](const llvm::APInt &a, const llvm::APInt &b) -> std::optional<llvm::APInt> {
+        return a + b;
+      });
+}
+
+OpFoldResult SubOp::fold(FoldAdaptor adaptor) {
+  // x - 0.0 == x for every float x (including -0.0).
+  if (isScalar(adaptor.getRhs(), 0))
+    if (OpFoldResult r = sameTypeOrNull(getLhs(), getType()))
+      return r;
+  return foldBinary(
+      adaptor.getLhs(), adaptor.getRhs(),
+      [](llvm::APFloat a, const llvm::APFloat &b) -> std::optional<llvm::APFloat> {
+        a.subtract(b, llvm::APFloat::rmNearestTiesToEven);
+        return a;
+      },
+      [](const llvm::APInt &a, const llvm::APInt &b) -> std::optional<llvm::APInt> {
+        return a - b;
+      });
+}
+
+OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
+  if (isScalar(adaptor.getRhs(), 1))
+    if (OpFoldResult r = sameTypeOrNull(getLhs(), getType()))
+      return r;
+  if (isScalar(adaptor.getLhs(), 1))
+    if (OpFoldResult r = sameTypeOrNull(getRhs(), getType()))
+      return r;
+  return foldBinary(
+      adaptor.getLhs(), adaptor.getRhs(),
+      [](llvm::APFloat a, const llvm::APFloat &b) -> std::optional<llvm::APFloat> {
+        a.multiply(b, llvm::APFloat::rmNearestTiesToEven);
+        return a;
+      },
+      [](const llvm::APInt &a, const llvm::APInt &b) -> std::optional<llvm::APInt> {
+        return a * b;
+      });
+}
+
+OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
+  if (isScalar(adaptor.getRhs(), 1))
+    if (OpFoldResult r = sameTypeOrNull(getLhs(), getType()))
+      return r;
+  RoundingMode mode = getRoundingMode();
+  return foldBinary(
+      adaptor.getLhs(), adaptor.getRhs(),
+      [&](llvm::APFloat a, const llvm::APFloat &b) -> std::optional<llvm::APFloat> {
+        if (mode != RoundingMode::none)
+          return std::nullopt; // trunc/floor of a float quotient: leave to the kernel
+        a.divide(b, llvm::APFloat::rmNearestTiesToEven);
+        return a;
+      },
+      [&](const llvm::APInt &a, const llvm::APInt &b) -> std::optional<llvm::APInt> {
+        if (b.isZero())
+          return llvm::APInt::getZero(a.getBitWidth());
+        if (b.isAllOnes()) // x / -1 wraps, INT_MIN / -1 == INT_MIN
+          return -a;
+        llvm::APInt q = a.sdiv(b);
+        if (mode == RoundingMode::floor && !a.srem(b).isZero() &&
+            (a.isNegative() != b.isNegative()))
+          q -= 1;
+        return q;
+      });
+}
+
+static bool isUnsignedCompare(const llvm::APInt &a) { return a.getBitWidth() == 1; }
+
+OpFoldResult MaximumOp::fold(FoldAdaptor adaptor) {
+  if (getLhs() == getRhs())
+    return getLhs();
+  return foldBinary(
+      adaptor.getLhs(), adaptor.getRhs(),
+      [](const llvm::APFloat &a, const llvm::APFloat &b)
+          -> std::optional<llvm::APFloat> { return llvm::maximum(a, b); },
+      [](const llvm::APInt &a, const llvm::APInt &b) -> std::optional<llvm::APInt> {
+        bool aWins = isUnsignedCompare(a) ? a.uge(b) : a.sge(b);
+        return aWins ? a : b;
+      });
+}
+
+OpFoldResult MinimumOp::fold(FoldAdaptor adaptor) {
+  if (getLhs() == getRhs())
+    return getLhs();
+  return foldBinary(
+      adaptor.getLhs(), adaptor.getRhs(),
+      [](const llvm::APFloat &a, const llvm::APFloat &b)
+          -> std::optional<llvm::APFloat> { return llvm::minimum(a, b); },
+      [](const llvm::APInt &a, const llvm::APInt &b) -> std::optional<llvm::APInt> {
+        bool aWins = isUnsignedCompare(a) ? a.ule(b) : a.sle(b);
+        return aWins ? a : b;
+      });
+}
+
+//===----------------------------------------------------------------------===//
+// Cast
+//===----------------------------------------------------------------------===//
+
+/// Significand bits (with the implicit one) of a float type.
+static unsigned precisionOf(FloatType t) {
+  return llvm::APFloat::semanticsPrecision(t.getFloatSemantics());
+}
+
+/// True when every value of `from` is exactly representable in `to`, so a
+/// cast through `to` changes nothing.
+static bool isLossless(Type from, Type to) {
+  if (from == to || from.isInteger(1))
+    return true;
+  if (auto fi = dyn_cast<IntegerType>(from)) {
+    if (auto ti = dyn_cast<IntegerType>(to))
+      return ti.getWidth() >= fi.getWidth();
+    auto tf = cast<FloatType>(to);
+    // A signed N-bit integer has N-1 magnitude bits; all types here have the
+    // exponent range for the integers their precision covers.
+    return precisionOf(tf) >= fi.getWidth() - 1 &&
+           (tf.getWidth() > 16 || fi.getWidth() <= 8);
+  }
+  auto ff = cast<FloatType>(from);
+  auto tf = dyn_cast<FloatType>(to);
+  return tf && tf.getWidth() > ff.getWidth() &&
+         precisionOf(tf) >= precisionOf(ff);
+}
+
+/// Converts one scalar with fuser's cast semantics (see CastOp).
+static Attribute castScalar(Attribute value, Type to) {
+  if (auto f = dyn_cast_or_null<FloatAttr>(value)) {
+    llvm::APFloat v = f.getValue();
+    if (auto tf = dyn_cast<FloatType>(to)) {
+      bool lost;
+      v.convert(tf.getFloatSemantics(), llvm::APFloat::rmNearestTiesToEven, &lost);
+      return FloatAttr::get(tf, v);
+    }
+    auto ti = cast<IntegerType>(to);
+    unsigned w = ti.getWidth();
+    if (w == 1)
+      return IntegerAttr::get(ti, v.isZero() ? 0 : 1);
+    if (v.isNaN())
+      return IntegerAttr::get(ti, 0);
+    llvm::APSInt r(w, /*isUnsigned=*/false);
+    bool exact;
+    // Out of range saturates: convertToInteger leaves the clamped value.
+    v.convertToInteger(r, llvm::APFloat::rmTowardZero, &exact);
+    return IntegerAttr::get(ti, r);
+  }
+  if (auto i = dyn_cast_or_null<IntegerAttr>(value)) {
+    llvm::APInt v = i.getValue();
+    bool isSigned = v.getBitWidth() != 1;
+    if (auto tf = dyn_cast<FloatType>(to)) {
+      llvm::APFloat r(tf.getFloatSemantics());
+      r.convertFromAPInt(v, isSigned, llvm::APFloat::rmNearestTiesToEven);
+      return FloatAttr::get(tf, r);
+    }
+    auto ti = cast<IntegerType>(to);
+    if (ti.getWidth() == 1)
+      return IntegerAttr::get(ti, v.isZero() ? 0 : 1);
+    return IntegerAttr::get(ti, isSigned ? v.sextOrTrunc(ti.getWidth())
+                                         : v.zextOrTrunc(ti.getWidth()));
+  }
+  return {};
+}
+
+OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  Type to = elementTypeOf(getType());
+  if (Attribute c = castScalar(adaptor.getInput(), to))
+    return c;
+  // cast(cast(x : A -> B) : B -> C) == cast(x : A -> C) when A -> B is exact.
+  if (auto inner = getInput().getDefiningOp<CastOp>()) {
+    Value x = inner.getInput();
+    if (isLossless(elementTypeOf(x.getType()), elementTypeOf(inner.getType()))) {
+      if (x.getType() == getType())
+        return x;
+      getInputMutable().assign(x);
+      return getResult();
+    }
+  }
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// Shape folds
+//===----------------------------------------------------------------------===//
+
+OpFoldResult BroadcastOp::fold(FoldAdaptor adaptor) {
+  if (getInput().getType() == getType())
+    return getInput(); // equal ranks and strictly increasing dims: identity
+  if (adaptor.getInput())
+    return adaptor.getInput(); // a splat stays a splat
+  if (auto inner = getInput().getDefiningOp<BroadcastOp>()) {
+    SmallVector<int64_t> dims;
+    for (int64_t d : inner.getDims())
+      dims.push_back(getDims()[d]);
+    getInputMutable().assign(inner.getInput());
+    setDims(dims);
+    return getResult();
+  }
+  return {};
+}
+
+OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  if (adaptor.getInput())
+    return adaptor.getInput();
+  if (auto inner = getInput().getDefiningOp<ReshapeOp>()) {
+    if (inner.getInput().getType() == getType())
+      return inner.getInput();
+    getInputMutable().assign(inner.getInput());
+    return getResult();
+  }
+  return {};
+}
+
+OpFoldResult PermuteOp::fold(FoldAdaptor adaptor) {
+  ArrayRef<int64_t> perm = getPerm();
+  bool identity = true;
+  for (auto [i, p] : llvm::enumerate(perm))
+    identity &= (int64_t)i == p;
+  if (identity)
+    return getInput();
+  if (adaptor.getInput())
+    return adaptor.getInput();
+  if (auto inner = getInput().getDefiningOp<PermuteOp>()) {
+    // Result dim i is inner-result dim perm[i], which is input dim inner[perm[i]].
+    SmallVector<int64_t> composed;
+    for (int64_t p : perm)
+      composed.push_back(inner.getPerm()[p]);
+    getInputMutable().assign(inner.getInput());
+    setPerm(composed);
+    bool nowIdentity = true;
+    for (auto [i, p] : llvm::enumerate(composed))
+      nowIdentity &= (int64_t)i == p;
+    return nowIdentity ? getInput() : getResult();
+  }
+  return {};
+}
+
+OpFoldResult SliceOp::fold(FoldAdaptor adaptor) {
+  // A slice of everything, one by one, is the operand (dynamic dims cannot
+  // be proven whole: their limit is static).
+  bool whole = getInput().getType() == getType() &&
+               getInput().getType().hasStaticShape() &&
+               llvm::all_of(getStart(), [](int64_t s) { return s == 0; }) &&
+               llvm::all_of(getStep(), [](int64_t s) { return s == 1; });
+  if (whole)
+    return getInput();
+  if (adaptor.getInput())
+    return adaptor.getInput();
+  return {};
+}

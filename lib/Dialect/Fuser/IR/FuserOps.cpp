@@ -1,0 +1,747 @@
+//===- FuserOps.cpp - fuser op verifiers, type inference, syntax ----------===//
+//
+// Type inference doubles as verification: an op whose operands do not fit
+// reports why from inferReturnTypes, both when it is parsed and when it is
+// built through the C API.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fuser/Dialect/Fuser/IR/FuserOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallSet.h"
+
+#include <cstring>
+
+using namespace mlir;
+using namespace mlir::fuser;
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+/// Prints a shape as `[4, ?, 8]` for diagnostics.
+static std::string shapeStr(ArrayRef<int64_t> shape) {
+  std::string s = "[";
+  llvm::raw_string_ostream os(s);
+  llvm::interleaveComma(shape, os, [&](int64_t d) {
+    if (ShapedType::isDynamic(d))
+      os << "?";
+    else
+      os << d;
+  });
+  os << "]";
+  return s;
+}
+
+/// Joins two dims that must be equal: a static size wins over `?`.
+static std::optional<int64_t> joinDim(int64_t a, int64_t b) {
+  if (ShapedType::isDynamic(a))
+    return b;
+  if (ShapedType::isDynamic(b) || a == b)
+    return a;
+  return std::nullopt;
+}
+
+/// The shape of an elementwise op over `operands`: all non-rank-0 shapes agree
+/// (dim by dim, `?` matching anything) and the result has their join.
+static FailureOr<SmallVector<int64_t>>
+inferElementwiseShape(std::optional<Location> loc, StringRef opName,
+                      ValueRange operands) {
+  std::optional<SmallVector<int64_t>> shape;
+  for (Value v : operands) {
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    if (!t)
+      return emitOptionalError(loc, "'fuser.", opName,
+                               "' op operands must be ranked tensors");
+    if (t.getRank() == 0)
+      continue;
+    if (!shape) {
+      shape = llvm::to_vector(t.getShape());
+      continue;
+    }
+    if (t.getRank() != (int64_t)shape->size())
+      return emitOptionalError(
+          loc, "'fuser.", opName, "' op operand shapes ", shapeStr(*shape),
+          " and ", shapeStr(t.getShape()),
+          " differ in rank; broadcast explicitly with fuser.broadcast");
+    for (auto [i, d] : llvm::enumerate(t.getShape())) {
+      std::optional<int64_t> j = joinDim((*shape)[i], d);
+      if (!j)
+        return emitOptionalError(loc, "'fuser.", opName, "' op operand shapes ",
+                                 shapeStr(*shape), " and ",
+                                 shapeStr(t.getShape()), " do not match in dim ",
+                                 i, "; broadcast explicitly with fuser.broadcast");
+      (*shape)[i] = *j;
+    }
+  }
+  return shape ? *shape : SmallVector<int64_t>();
+}
+
+/// Checks that `operands` share one element type.
+static LogicalResult checkSameElementType(std::optional<Location> loc,
+                                          StringRef opName, ValueRange operands,
+                                          StringRef what = "operand") {
+  Type first;
+  for (Value v : operands) {
+    Type e = cast<ShapedType>(v.getType()).getElementType();
+    if (!first) {
+      first = e;
+      continue;
+    }
+    if (e != first)
+      return emitOptionalError(loc, "'fuser.", opName, "' op ", what,
+                               " element types ", first, " and ", e,
+                               " differ; insert a fuser.cast");
+  }
+  return success();
+}
+
+static LogicalResult inferElementwise(std::optional<Location> loc,
+                                      StringRef opName, ValueRange operands,
+                                      ValueRange sameTypeOperands,
+                                      Type resultElementType,
+                                      SmallVectorImpl<Type> &results) {
+  if (failed(checkSameElementType(loc, opName, sameTypeOperands)))
+    return failure();
+  FailureOr<SmallVector<int64_t>> shape =
+      inferElementwiseShape(loc, opName, operands);
+  if (failed(shape))
+    return failure();
+  results.push_back(RankedTensorType::get(*shape, resultElementType));
+  return success();
+}
+
+static Type elementTypeOf(Value v) {
+  return cast<ShapedType>(v.getType()).getElementType();
+}
+
+/// Checks a list of dims: unique and in [0, rank).
+static LogicalResult checkDimList(std::optional<Location> loc, StringRef opName,
+                                  StringRef attrName, ArrayRef<int64_t> dims,
+                                  int64_t rank) {
+  llvm::SmallSet<int64_t, 8> seen;
+  for (int64_t d : dims) {
+    if (d < 0 || d >= rank)
+      return emitOptionalError(loc, "'fuser.", opName, "' op ", attrName,
+                               " entry ", d, " is out of range for rank ", rank,
+                               " (dims are in [0, rank); negative dims are "
+                               "not accepted)");
+    if (!seen.insert(d).second)
+      return emitOptionalError(loc, "'fuser.", opName, "' op ", attrName,
+                               " lists dim ", d, " twice");
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Custom directive: ElementwiseTypes
+//===----------------------------------------------------------------------===//
+//
+// One type when every operand has it (`: tensor<8xf32>`), else one type per
+// operand (`: tensor<8xf32>, tensor<f32>`).
+
+static ParseResult parseElementwiseTypes(OpAsmParser &parser,
+                                         ArrayRef<Type *> types) {
+  SmallVector<Type> parsed;
+  llvm::SMLoc loc = parser.getCurrentLocation();
+  if (parser.parseTypeList(parsed))
+    return failure();
+  if (parsed.size() == 1) {
+    for (Type *t : types)
+      *t = parsed[0];
+    return success();
+  }
+  if (parsed.size() != types.size())
+    return parser.emitError(loc) << "expected 1 or " << types.size()
+                                 << " operand types, got " << parsed.size();
+  for (auto [t, p] : llvm::zip(types, parsed))
+    *t = p;
+  return success();
+}
+static ParseResult parseElementwiseTypes(OpAsmParser &parser, Type &a,
+                                         Type &b) {
+  return parseElementwiseTypes(parser, {&a, &b});
+}
+static ParseResult parseElementwiseTypes(OpAsmParser &parser, Type &a, Type &b,
+                                         Type &c) {
+  return parseElementwiseTypes(parser, {&a, &b, &c});
+}
+
+static void printElementwiseTypes(OpAsmPrinter &p, Operation *,
+                                  ArrayRef<Type> types) {
+  if (llvm::all_equal(types)) {
+    p << types.front();
+    return;
+  }
+  llvm::interleaveComma(types, p);
+}
+static void printElementwiseTypes(OpAsmPrinter &p, Operation *op, Type a,
+                                  Type b) {
+  printElementwiseTypes(p, op, ArrayRef<Type>{a, b});
+}
+static void printElementwiseTypes(OpAsmPrinter &p, Operation *op, Type a,
+                                  Type b, Type c) {
+  printElementwiseTypes(p, op, ArrayRef<Type>{a, b, c});
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise type inference
+//===----------------------------------------------------------------------===//
+
+#define FUSER_INFER_SIGNATURE(OP)                                              \
+  LogicalResult OP::inferReturnTypes(                                          \
+      MLIRContext *context, std::optional<Location> loc, ValueRange operands,  \
+      DictionaryAttr attributes, OpaqueProperties properties,                  \
+      RegionRange regions, SmallVectorImpl<Type> &inferred)
+
+// Unary predicates: i1 of the operand's shape.
+#define FUSER_INFER_PREDICATE(OP)                                              \
+  FUSER_INFER_SIGNATURE(OP) {                                                  \
+    auto t = cast<RankedTensorType>(operands[0].getType());                   \
+    inferred.push_back(t.clone(IntegerType::get(context, 1)));                \
+    return success();                                                          \
+  }
+FUSER_INFER_PREDICATE(IsNanOp)
+FUSER_INFER_PREDICATE(IsInfOp)
+FUSER_INFER_PREDICATE(IsFiniteOp)
+
+// Binary ops whose result has the operand element type.
+#define FUSER_INFER_BINARY(OP)                                                 \
+  FUSER_INFER_SIGNATURE(OP) {                                                  \
+    return inferElementwise(loc, getOperationName().drop_front(6), operands,   \
+                            operands, elementTypeOf(operands[0]), inferred);  \
+  }
+FUSER_INFER_BINARY(AddOp)
+FUSER_INFER_BINARY(SubOp)
+FUSER_INFER_BINARY(MulOp)
+FUSER_INFER_BINARY(DivOp)
+FUSER_INFER_BINARY(PowOp)
+FUSER_INFER_BINARY(MaximumOp)
+FUSER_INFER_BINARY(MinimumOp)
+FUSER_INFER_BINARY(RemainderOp)
+FUSER_INFER_BINARY(Atan2Op)
+FUSER_INFER_BINARY(AndOp)
+FUSER_INFER_BINARY(OrOp)
+FUSER_INFER_BINARY(XorOp)
+FUSER_INFER_BINARY(ClampOp)
+FUSER_INFER_BINARY(LerpOp)
+FUSER_INFER_BINARY(FmaOp)
+
+// Comparisons: i1 result.
+#define FUSER_INFER_COMPARE(OP)                                                \
+  FUSER_INFER_SIGNATURE(OP) {                                                  \
+    return inferElementwise(loc, getOperationName().drop_front(6), operands,   \
+                            operands, IntegerType::get(context, 1), inferred); \
+  }
+FUSER_INFER_COMPARE(EqOp)
+FUSER_INFER_COMPARE(NeOp)
+FUSER_INFER_COMPARE(LtOp)
+FUSER_INFER_COMPARE(LeOp)
+FUSER_INFER_COMPARE(GtOp)
+FUSER_INFER_COMPARE(GeOp)
+
+FUSER_INFER_SIGNATURE(WhereOp) {
+  return inferElementwise(loc, "where", operands, operands.drop_front(),
+                          elementTypeOf(operands[1]), inferred);
+}
+
+LogicalResult DivOp::verify() {
+  if (isa<IntegerType>(elementTypeOf(getLhs())) &&
+      getRoundingMode() == RoundingMode::none)
+    return emitOpError("integer division needs rounding_mode = trunc or "
+                       "floor; cast to a float type for true division");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// CastOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult CastOp::verify() {
+  auto in = getInput().getType(), out = getResult().getType();
+  if (in.getShape() != out.getShape())
+    return emitOpError("changes the shape from ")
+           << shapeStr(in.getShape()) << " to " << shapeStr(out.getShape())
+           << "; a cast only converts elements";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ConstantOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConstantOp::verify() {
+  Type elem = getResult().getType().getElementType();
+  if (!isa<IntegerAttr, FloatAttr>(getValue()))
+    return emitOpError("value must be an integer or float scalar");
+  if (getValue().getType() != elem)
+    return emitOpError("value of type ")
+           << getValue().getType() << " does not match element type " << elem;
+  return success();
+}
+
+/// How the literal at `p` is spelled; the generic attribute parser would take
+/// the `: type` that follows as the literal's own type, so the literal is
+/// parsed by kind instead.
+enum class LiteralKind { Integer, Hex, Float };
+static LiteralKind classifyLiteral(const char *p) {
+  if (*p == '-')
+    ++p;
+  if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+    return LiteralKind::Hex;
+  while (*p >= '0' && *p <= '9')
+    ++p;
+  return (*p == '.' || *p == 'e' || *p == 'E') ? LiteralKind::Float
+                                               : LiteralKind::Integer;
+}
+
+// Syntax: `fuser.constant 1.5 : tensor<4xf32>`; also `nan`, `inf`, `-inf`,
+// `true`, `false`, and hexadecimal bit patterns for floats.
+ParseResult ConstantOp::parse(OpAsmParser &parser, OperationState &result) {
+  llvm::SMLoc valueLoc = parser.getCurrentLocation();
+  enum { kNumber, kNan, kInf, kNegInf } special = kNumber;
+  LiteralKind kind = classifyLiteral(valueLoc.getPointer());
+  double floatValue = 0;
+  llvm::APInt intValue;
+  if (succeeded(parser.parseOptionalKeyword("nan"))) {
+    special = kNan;
+  } else if (succeeded(parser.parseOptionalKeyword("inf"))) {
+    special = kInf;
+  } else if (kind == LiteralKind::Float) {
+    if (parser.parseFloat(floatValue))
+      return failure();
+  } else {
+    bool negative = succeeded(parser.parseOptionalMinus());
+    if (negative && succeeded(parser.parseOptionalKeyword("inf"))) {
+      special = kNegInf;
+    } else {
+      OptionalParseResult r = parser.parseOptionalInteger(intValue);
+      if (!r.has_value() || failed(*r))
+        return parser.emitError(valueLoc,
+                                "expected a number, true, false, nan or inf");
+      if (intValue.getBitWidth() == 1) // `true` and `false`
+        intValue = intValue.zext(64);
+      if (negative) {
+        intValue = intValue.zext(intValue.getBitWidth() + 1);
+        intValue.negate();
+      }
+    }
+  }
+  RankedTensorType type;
+  if (parser.parseOptionalAttrDict(result.attributes) || parser.parseColon() ||
+      parser.parseType(type))
+    return failure();
+  Type elem = type.getElementType();
+  TypedAttr value;
+  if (auto ft = dyn_cast<FloatType>(elem)) {
+    const llvm::fltSemantics &sem = ft.getFloatSemantics();
+    llvm::APFloat v(sem);
+    if (special == kNan) {
+      v = llvm::APFloat::getQNaN(sem);
+    } else if (special != kNumber) {
+      v = llvm::APFloat::getInf(sem, special == kNegInf);
+    } else if (kind == LiteralKind::Float) {
+      bool lost;
+      v = llvm::APFloat(floatValue);
+      v.convert(sem, llvm::APFloat::rmNearestTiesToEven, &lost);
+    } else if (kind == LiteralKind::Hex) {
+      if (intValue.getActiveBits() > ft.getWidth())
+        return parser.emitError(valueLoc, "hexadecimal constant does not fit ")
+               << ft;
+      v = llvm::APFloat(sem, intValue.zextOrTrunc(ft.getWidth()));
+    } else {
+      v.convertFromAPInt(intValue, /*isSigned=*/true,
+                         llvm::APFloat::rmNearestTiesToEven);
+    }
+    value = FloatAttr::get(ft, v);
+  } else if (auto it = dyn_cast<IntegerType>(elem)) {
+    if (special != kNumber || kind == LiteralKind::Float)
+      return parser.emitError(valueLoc, "expected an integer for type ") << it;
+    unsigned w = it.getWidth();
+    bool fits = w == 1 ? (intValue.isZero() || intValue.isOne())
+                       : (intValue.getSignificantBits() <= w ||
+                          (kind == LiteralKind::Hex && intValue.getActiveBits() <= w));
+    if (!fits)
+      return parser.emitError(valueLoc, "value does not fit in ") << it;
+    value = IntegerAttr::get(it, w == 1 ? intValue.zextOrTrunc(1)
+                                        : intValue.sextOrTrunc(w));
+  } else {
+    return parser.emitError(valueLoc, "unsupported element type ") << elem;
+  }
+  result.getOrAddProperties<Properties>().value = value;
+  result.addTypes(type);
+  return success();
+}
+
+void ConstantOp::print(OpAsmPrinter &p) {
+  p << ' ';
+  if (auto f = dyn_cast<FloatAttr>(getValue())) {
+    const llvm::APFloat &v = f.getValue();
+    if (v.bitwiseIsEqual(llvm::APFloat::getQNaN(v.getSemantics())))
+      p << "nan"; // other NaNs print as hex bit patterns
+    else if (v.isInfinity())
+      p << (v.isNegative() ? "-inf" : "inf");
+    else
+      p.printAttributeWithoutType(f);
+  } else {
+    auto i = cast<IntegerAttr>(getValue());
+    if (i.getType().isInteger(1))
+      p << (i.getValue().isOne() ? "true" : "false");
+    else
+      p << i.getValue().getSExtValue();
+  }
+  p.printOptionalAttrDict((*this)->getAttrs(), {"value"});
+  p << " : " << getResult().getType();
+}
+
+//===----------------------------------------------------------------------===//
+// IotaOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult IotaOp::verify() {
+  int64_t rank = getResult().getType().getRank(), dim = getDimAttr().getInt();
+  if (dim < 0 || dim >= rank)
+    return emitOpError("dim ") << dim << " is out of range for rank " << rank;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// BroadcastOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult BroadcastOp::verify() {
+  RankedTensorType in = getInput().getType(), out = getResult().getType();
+  if (in.getElementType() != out.getElementType())
+    return emitOpError("changes the element type from ")
+           << in.getElementType() << " to " << out.getElementType();
+  ArrayRef<int64_t> dims = getDims();
+  if ((int64_t)dims.size() != in.getRank())
+    return emitOpError("dims has ") << dims.size() << " entries for an operand "
+                                    << "of rank " << in.getRank();
+  for (auto [i, d] : llvm::enumerate(dims)) {
+    if (d < 0 || d >= out.getRank())
+      return emitOpError("dims entry ")
+             << d << " is out of range for result rank " << out.getRank();
+    if (i > 0 && d <= dims[i - 1])
+      return emitOpError("dims must be strictly increasing; use fuser.permute "
+                         "to reorder dims");
+    int64_t s = in.getDimSize(i), r = out.getDimSize(d);
+    if (s != 1 && !joinDim(s, r))
+      return emitOpError("operand dim ")
+               << i << " of size " << s << " cannot broadcast to result dim "
+               << d << " of size " << r << " (sizes must match or be 1)";
+  }
+  return success();
+}
+
+/// Verifies that `op`'s single result has the type its operands imply.
+static LogicalResult verifyResultType(Operation *op,
+                                      FailureOr<RankedTensorType> expected) {
+  if (failed(expected))
+    return failure();
+  for (Type t : op->getResultTypes())
+    if (t != *expected)
+      return op->emitOpError("result type ")
+             << t << " does not match the expected " << *expected;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+/// The shape of a reduction of `in` over `dims`.
+static FailureOr<RankedTensorType>
+inferReductionType(std::optional<Location> loc, StringRef opName,
+                   RankedTensorType in, ArrayRef<int64_t> dims, bool keepdim,
+                   Type resultElementType) {
+  if (dims.empty())
+    return emitOptionalError(loc, "'fuser.", opName,
+                             "' op dims must not be empty; list every dim to "
+                             "reduce all of them");
+  if (failed(checkDimList(loc, opName, "dims", dims, in.getRank())))
+    return failure();
+  SmallVector<int64_t> shape;
+  for (int64_t i = 0; i < in.getRank(); ++i) {
+    if (!llvm::is_contained(dims, i))
+      shape.push_back(in.getDimSize(i));
+    else if (keepdim)
+      shape.push_back(1);
+  }
+  return RankedTensorType::get(shape, resultElementType);
+}
+
+#define FUSER_REDUCTION(OP, ELEM)                                              \
+  FailureOr<RankedTensorType> OP::inferResultType(                             \
+      std::optional<Location> loc, RankedTensorType in,                        \
+      ArrayRef<int64_t> dims, bool keepdim) {                                  \
+    return inferReductionType(loc, getOperationName().drop_front(6), in, dims, \
+                              keepdim, ELEM);                                  \
+  }                                                                            \
+  LogicalResult OP::verify() {                                                 \
+    return verifyResultType(*this,                                             \
+                            inferResultType(getLoc(), getInput().getType(),    \
+                                            getDims(), getKeepdim()));         \
+  }
+FUSER_REDUCTION(SumOp, in.getElementType())
+FUSER_REDUCTION(ProdOp, in.getElementType())
+FUSER_REDUCTION(MaxOp, in.getElementType())
+FUSER_REDUCTION(MinOp, in.getElementType())
+FUSER_REDUCTION(MeanOp, in.getElementType())
+FUSER_REDUCTION(AnyOp, IntegerType::get(in.getContext(), 1))
+FUSER_REDUCTION(AllOp, IntegerType::get(in.getContext(), 1))
+
+LogicalResult VarMeanOp::verify() {
+  if ((int64_t)getCorrection() < 0)
+    return emitOpError("correction must be non-negative, got ")
+           << (int64_t)getCorrection();
+  RankedTensorType in = getInput().getType();
+  return verifyResultType(*this,
+                          inferReductionType(getLoc(), "var_mean", in, getDims(),
+                                             getKeepdim(), in.getElementType()));
+}
+
+//===----------------------------------------------------------------------===//
+// Shape ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReshapeOp::verify() {
+  RankedTensorType in = getInput().getType(), out = getResult().getType();
+  if (in.getElementType() != out.getElementType())
+    return emitOpError("changes the element type from ")
+           << in.getElementType() << " to " << out.getElementType();
+  if (in.hasStaticShape() && out.hasStaticShape() &&
+      in.getNumElements() != out.getNumElements())
+    return emitOpError("cannot reshape ")
+           << shapeStr(in.getShape()) << " (" << in.getNumElements()
+           << " elements) into " << shapeStr(out.getShape()) << " ("
+           << out.getNumElements() << " elements)";
+  return success();
+}
+
+FailureOr<RankedTensorType>
+PermuteOp::inferResultType(std::optional<Location> loc, RankedTensorType in,
+                           ArrayRef<int64_t> perm) {
+  if ((int64_t)perm.size() != in.getRank())
+    return emitOptionalError(loc, "'fuser.permute' op perm has ", perm.size(),
+                             " entries for an operand of rank ", in.getRank());
+  if (failed(checkDimList(loc, "permute", "perm", perm, in.getRank())))
+    return failure();
+  SmallVector<int64_t> shape;
+  for (int64_t p : perm)
+    shape.push_back(in.getDimSize(p));
+  return in.clone(shape);
+}
+
+LogicalResult PermuteOp::verify() {
+  return verifyResultType(
+      *this, inferResultType(getLoc(), getInput().getType(), getPerm()));
+}
+
+FailureOr<RankedTensorType>
+SliceOp::inferResultType(std::optional<Location> loc, RankedTensorType in,
+                         ArrayRef<int64_t> start, ArrayRef<int64_t> limit,
+                         ArrayRef<int64_t> step) {
+  int64_t rank = in.getRank();
+  if ((int64_t)start.size() != rank || (int64_t)limit.size() != rank ||
+      (int64_t)step.size() != rank)
+    return emitOptionalError(loc, "'fuser.slice' op start, limit and step need ",
+                             rank, " entries each (the operand rank)");
+  SmallVector<int64_t> shape;
+  for (int64_t i = 0; i < rank; ++i) {
+    if (start[i] < 0 || limit[i] < start[i])
+      return emitOptionalError(loc, "'fuser.slice' op dim ", i,
+                               " needs 0 <= start <= limit, got start ",
+                               start[i], " limit ", limit[i]);
+    if (step[i] < 1)
+      return emitOptionalError(loc, "'fuser.slice' op dim ", i,
+                               " needs step >= 1, got ", step[i]);
+    int64_t size = in.getDimSize(i);
+    if (!ShapedType::isDynamic(size) && limit[i] > size)
+      return emitOptionalError(loc, "'fuser.slice' op dim ", i, " limit ",
+                               limit[i], " exceeds the dim size ", size);
+    shape.push_back((limit[i] - start[i] + step[i] - 1) / step[i]);
+  }
+  return in.clone(shape);
+}
+
+LogicalResult SliceOp::verify() {
+  return verifyResultType(*this,
+                          inferResultType(getLoc(), getInput().getType(),
+                                          getStart(), getLimit(), getStep()));
+}
+
+FailureOr<RankedTensorType>
+PadOp::inferResultType(std::optional<Location> loc, RankedTensorType in,
+                       RankedTensorType value, ArrayRef<int64_t> low,
+                       ArrayRef<int64_t> high) {
+  if (value.getRank() != 0)
+    return emitOptionalError(loc, "'fuser.pad' op padding value must have rank "
+                                  "0, got ",
+                             value);
+  if (value.getElementType() != in.getElementType())
+    return emitOptionalError(loc, "'fuser.pad' op padding value element type ",
+                             value.getElementType(), " differs from the input's ",
+                             in.getElementType(), "; insert a fuser.cast");
+  int64_t rank = in.getRank();
+  if ((int64_t)low.size() != rank || (int64_t)high.size() != rank)
+    return emitOptionalError(loc, "'fuser.pad' op low and high need ", rank,
+                             " entries each (the operand rank)");
+  SmallVector<int64_t> shape;
+  for (int64_t i = 0; i < rank; ++i) {
+    if (low[i] < 0 || high[i] < 0)
+      return emitOptionalError(loc, "'fuser.pad' op dim ", i,
+                               " has negative padding; use fuser.slice to crop");
+    int64_t size = in.getDimSize(i);
+    shape.push_back(ShapedType::isDynamic(size) ? size
+                                                : size + low[i] + high[i]);
+  }
+  return in.clone(shape);
+}
+
+LogicalResult PadOp::verify() {
+  return verifyResultType(*this, inferResultType(getLoc(), getInput().getType(),
+                                                 getValue().getType(), getLow(),
+                                                 getHigh()));
+}
+
+FailureOr<RankedTensorType>
+ConcatOp::inferResultType(std::optional<Location> loc, TypeRange inputs,
+                          int64_t dim) {
+  if (inputs.empty())
+    return emitOptionalError(loc, "'fuser.concat' op needs at least one operand");
+  auto first = cast<RankedTensorType>(inputs[0]);
+  int64_t rank = first.getRank();
+  if (dim < 0 || dim >= rank)
+    return emitOptionalError(loc, "'fuser.concat' op dim ", dim,
+                             " is out of range for rank ", rank);
+  SmallVector<int64_t> shape = llvm::to_vector(first.getShape());
+  shape[dim] = 0;
+  for (Type type : inputs) {
+    auto t = cast<RankedTensorType>(type);
+    if (t.getElementType() != first.getElementType())
+      return emitOptionalError(loc, "'fuser.concat' op operand element types ",
+                               first.getElementType(), " and ", t.getElementType(),
+                               " differ; insert a fuser.cast");
+    if (t.getRank() != rank)
+      return emitOptionalError(loc, "'fuser.concat' op operands differ in rank: ",
+                               shapeStr(first.getShape()), " and ",
+                               shapeStr(t.getShape()));
+    for (int64_t i = 0; i < rank; ++i) {
+      int64_t d = t.getDimSize(i);
+      if (i == dim) {
+        shape[i] = (ShapedType::isDynamic(d) || ShapedType::isDynamic(shape[i]))
+                       ? ShapedType::kDynamic
+                       : shape[i] + d;
+        continue;
+      }
+      std::optional<int64_t> j = joinDim(shape[i], d);
+      if (!j)
+        return emitOptionalError(loc, "'fuser.concat' op operand shapes ",
+                                 shapeStr(first.getShape()), " and ",
+                                 shapeStr(t.getShape()), " differ in dim ", i,
+                                 ", which is not the concat dim");
+      shape[i] = *j;
+    }
+  }
+  return first.clone(shape);
+}
+
+LogicalResult ConcatOp::verify() {
+  return verifyResultType(*this,
+                          inferResultType(getLoc(), getInputs().getTypes(),
+                                          getDimAttr().getInt()));
+}
+
+//===----------------------------------------------------------------------===//
+// Composites
+//===----------------------------------------------------------------------===//
+
+LogicalResult SoftmaxOp::verify() {
+  int64_t rank = getInput().getType().getRank(), dim = getDimAttr().getInt();
+  if (dim < 0 || dim >= rank)
+    return emitOpError("dim ") << dim << " is out of range for rank " << rank;
+  return success();
+}
+
+LogicalResult LogSoftmaxOp::verify() {
+  int64_t rank = getInput().getType().getRank(), dim = getDimAttr().getInt();
+  if (dim < 0 || dim >= rank)
+    return emitOpError("dim ") << dim << " is out of range for rank " << rank;
+  return success();
+}
+
+/// Checks the normalized `dims` of layer_norm/rms_norm (the trailing dims, in
+/// order) and an optional affine parameter of their shape.
+static LogicalResult verifyNormalization(Operation *op, RankedTensorType in,
+                                         ArrayRef<int64_t> dims,
+                                         ArrayRef<Value> params) {
+  int64_t rank = in.getRank();
+  if (dims.empty())
+    return op->emitOpError("dims must list the normalized trailing dims");
+  for (auto [i, d] : llvm::enumerate(dims))
+    if (d != rank - (int64_t)dims.size() + (int64_t)i)
+      return op->emitOpError("dims must be the trailing dims in order, e.g. [")
+             << rank - 1 << "] for rank " << rank << ", got ["
+             << llvm::make_range(dims.begin(), dims.end()) << "]";
+  ArrayRef<int64_t> normShape = in.getShape().take_back(dims.size());
+  for (Value p : params) {
+    if (!p)
+      continue;
+    auto t = cast<RankedTensorType>(p.getType());
+    if (t.getElementType() != in.getElementType())
+      return op->emitOpError("weight and bias element type ")
+             << t.getElementType() << " differs from the input's "
+             << in.getElementType() << "; insert a fuser.cast";
+    bool ok = t.getRank() == (int64_t)normShape.size();
+    for (int64_t i = 0; ok && i < t.getRank(); ++i)
+      ok = joinDim(t.getDimSize(i), normShape[i]).has_value();
+    if (!ok)
+      return op->emitOpError("weight and bias must have the normalized shape ")
+             << shapeStr(normShape) << ", got " << shapeStr(t.getShape());
+  }
+  return success();
+}
+
+/// f32 statistics for half inputs, as PyTorch returns them.
+static Type statisticsType(Type elem) {
+  if (elem.isF16() || elem.isBF16())
+    return Float32Type::get(elem.getContext());
+  return elem;
+}
+
+LogicalResult LayerNormOp::verify() {
+  RankedTensorType in = getInput().getType();
+  if (failed(verifyNormalization(*this, in, getDims(),
+                                 {getWeight(), getBias()})))
+    return failure();
+  if (getResult().getType() != in)
+    return emitOpError("result type ")
+           << getResult().getType() << " must equal the input type " << in;
+  SmallVector<int64_t> statShape = llvm::to_vector(in.getShape());
+  for (int64_t d : getDims())
+    statShape[d] = 1;
+  auto statType =
+      RankedTensorType::get(statShape, statisticsType(in.getElementType()));
+  if (getMean().getType() != statType || getRstd().getType() != statType)
+    return emitOpError("mean and rstd must have type ")
+           << statType << " (the input shape with normalized dims of size 1)";
+  return success();
+}
+
+LogicalResult RmsNormOp::verify() {
+  RankedTensorType in = getInput().getType();
+  if (failed(verifyNormalization(*this, in, getDims(), {getWeight()})))
+    return failure();
+  if (getResult().getType() != in)
+    return emitOpError("result type ")
+           << getResult().getType() << " must equal the input type " << in;
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "fuser/Dialect/Fuser/IR/FuserOps.cpp.inc"

@@ -1,0 +1,189 @@
+// Folds and canonicalizations of the fuser dialect.
+// RUN: fuser-opt %s -split-input-file --canonicalize | FileCheck %s
+
+// CHECK-LABEL: func.func @fold_constants
+// CHECK-DAG: %[[A:.*]] = fuser.constant 5.000000e+00 : tensor<4xf32>
+// CHECK-DAG: %[[B:.*]] = fuser.constant -6 : tensor<4xi32>
+// CHECK-DAG: %[[C:.*]] = fuser.constant 3 : tensor<i8>
+// CHECK: return %[[A]], %[[B]], %[[C]]
+func.func @fold_constants() -> (tensor<4xf32>, tensor<4xi32>, tensor<i8>) {
+  %a = fuser.constant 2.0 : tensor<4xf32>
+  %b = fuser.constant 3.0 : tensor<f32>
+  %0 = fuser.add %a, %b : tensor<4xf32>, tensor<f32>
+  %i = fuser.constant 2 : tensor<4xi32>
+  %j = fuser.constant -3 : tensor<4xi32>
+  %1 = fuser.mul %i, %j : tensor<4xi32>
+  %k = fuser.constant -7 : tensor<i8>
+  %m = fuser.constant -2 : tensor<i8>
+  // floor(-7 / -2) = 3
+  %2 = fuser.div %k, %m rounding_mode = floor : tensor<i8>
+  return %0, %1, %2 : tensor<4xf32>, tensor<4xi32>, tensor<i8>
+}
+
+// -----
+
+// Integer division folds with fuser's defined results for 0 and -1.
+// CHECK-LABEL: func.func @fold_int_division
+// CHECK-DAG: %[[Z:.*]] = fuser.constant 0 : tensor<i32>
+// CHECK-DAG: %[[M:.*]] = fuser.constant -2147483648 : tensor<i32>
+// CHECK-DAG: %[[F:.*]] = fuser.constant -4 : tensor<i32>
+// CHECK: return %[[Z]], %[[M]], %[[F]]
+func.func @fold_int_division() -> (tensor<i32>, tensor<i32>, tensor<i32>) {
+  %x = fuser.constant 7 : tensor<i32>
+  %zero = fuser.constant 0 : tensor<i32>
+  %0 = fuser.div %x, %zero rounding_mode = trunc : tensor<i32>
+  %min = fuser.constant -2147483648 : tensor<i32>
+  %m1 = fuser.constant -1 : tensor<i32>
+  %1 = fuser.div %min, %m1 rounding_mode = trunc : tensor<i32>
+  %mx = fuser.constant -7 : tensor<i32>
+  %two = fuser.constant 2 : tensor<i32>
+  %2 = fuser.div %mx, %two rounding_mode = floor : tensor<i32>
+  return %0, %1, %2 : tensor<i32>, tensor<i32>, tensor<i32>
+}
+
+// -----
+
+// maximum/minimum propagate NaN like torch.maximum.
+// CHECK-LABEL: func.func @fold_nan_max
+// CHECK: %[[N:.*]] = fuser.constant nan : tensor<f32>
+// CHECK: return %[[N]], %[[N]]
+func.func @fold_nan_max() -> (tensor<f32>, tensor<f32>) {
+  %n = fuser.constant nan : tensor<f32>
+  %one = fuser.constant 1.0 : tensor<f32>
+  %0 = fuser.maximum %one, %n : tensor<f32>
+  %1 = fuser.minimum %n, %one : tensor<f32>
+  return %0, %1 : tensor<f32>, tensor<f32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @identities
+// CHECK-SAME: (%[[X:.*]]: tensor<4x?xf32>, %[[I:.*]]: tensor<8xi32>)
+// CHECK: return %[[X]], %[[X]], %[[X]], %[[X]], %[[I]], %[[X]], %[[X]]
+func.func @identities(%x: tensor<4x?xf32>, %i: tensor<8xi32>)
+    -> (tensor<4x?xf32>, tensor<4x?xf32>, tensor<4x?xf32>, tensor<4x?xf32>, tensor<8xi32>, tensor<4x?xf32>, tensor<4x?xf32>) {
+  %nz = fuser.constant -0.0 : tensor<f32>
+  %z = fuser.constant 0.0 : tensor<f32>
+  %one = fuser.constant 1.0 : tensor<f32>
+  %iz = fuser.constant 0 : tensor<8xi32>
+  // x + -0.0 == x
+  %0 = fuser.add %x, %nz : tensor<4x?xf32>, tensor<f32>
+  // x - 0.0 == x
+  %1 = fuser.sub %x, %z : tensor<4x?xf32>, tensor<f32>
+  // 1 * x == x
+  %2 = fuser.mul %one, %x : tensor<f32>, tensor<4x?xf32>
+  // x / 1 == x
+  %3 = fuser.div %x, %one : tensor<4x?xf32>, tensor<f32>
+  // i + 0 == i
+  %4 = fuser.add %iz, %i : tensor<8xi32>
+  // --x == x
+  %n = fuser.neg %x : tensor<4x?xf32>
+  %5 = fuser.neg %n : tensor<4x?xf32>
+  %6 = fuser.maximum %x, %x : tensor<4x?xf32>
+  return %0, %1, %2, %3, %4, %5, %6 : tensor<4x?xf32>, tensor<4x?xf32>, tensor<4x?xf32>, tensor<4x?xf32>, tensor<8xi32>, tensor<4x?xf32>, tensor<4x?xf32>
+}
+
+// -----
+
+// x + 0.0 is not x when x is -0.0 (-0.0 + 0.0 == +0.0), so it stays.
+// CHECK-LABEL: func.func @no_float_add_zero
+// CHECK: fuser.add
+func.func @no_float_add_zero(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %z = fuser.constant 0.0 : tensor<f32>
+  %0 = fuser.add %x, %z : tensor<4xf32>, tensor<f32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// An identity whose operand has rank 0 would change the result type: no fold.
+// CHECK-LABEL: func.func @no_fold_to_scalar
+// CHECK: fuser.mul
+func.func @no_fold_to_scalar(%s: tensor<f32>) -> tensor<4xf32> {
+  %one = fuser.constant 1.0 : tensor<4xf32>
+  %0 = fuser.mul %s, %one : tensor<f32>, tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @casts
+// CHECK-SAME: (%[[H:.*]]: tensor<4xbf16>, %[[F:.*]]: tensor<4xf32>, %[[I:.*]]: tensor<4xi8>)
+// CHECK: %[[C1:.*]] = fuser.cast %[[H]] : tensor<4xbf16> to tensor<4xf64>
+// CHECK: %[[C2:.*]] = fuser.cast %[[F]] : tensor<4xf32> to tensor<4xbf16>
+// CHECK: %[[C3:.*]] = fuser.cast %[[C2]] : tensor<4xbf16> to tensor<4xf32>
+// CHECK: %[[C4:.*]] = fuser.cast %[[I]] : tensor<4xi8> to tensor<4xf32>
+// CHECK: return %[[H]], %[[F]], %[[C1]], %[[C3]], %[[C4]]
+func.func @casts(%h: tensor<4xbf16>, %f: tensor<4xf32>, %i: tensor<4xi8>)
+    -> (tensor<4xbf16>, tensor<4xf32>, tensor<4xf64>, tensor<4xf32>, tensor<4xf32>) {
+  // cast to the same type
+  %0 = fuser.cast %f : tensor<4xf32> to tensor<4xf32>
+  // bf16 -> f32 -> bf16 is exact: folds away
+  %w = fuser.cast %h : tensor<4xbf16> to tensor<4xf32>
+  %1 = fuser.cast %w : tensor<4xf32> to tensor<4xbf16>
+  // bf16 -> f32 -> f64 == bf16 -> f64
+  %2 = fuser.cast %w : tensor<4xf32> to tensor<4xf64>
+  // f32 -> bf16 -> f32 rounds: stays
+  %n = fuser.cast %f : tensor<4xf32> to tensor<4xbf16>
+  %3 = fuser.cast %n : tensor<4xbf16> to tensor<4xf32>
+  // i8 -> i32 -> f32 == i8 -> f32
+  %e = fuser.cast %i : tensor<4xi8> to tensor<4xi32>
+  %4 = fuser.cast %e : tensor<4xi32> to tensor<4xf32>
+  return %1, %0, %2, %3, %4 : tensor<4xbf16>, tensor<4xf32>, tensor<4xf64>, tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// Casts of constants follow fuser's cast semantics.
+// CHECK-LABEL: func.func @cast_constants
+// CHECK-DAG: fuser.constant -3 : tensor<i32>
+// CHECK-DAG: fuser.constant 0 : tensor<i32>
+// CHECK-DAG: fuser.constant 127 : tensor<i8>
+// CHECK-DAG: fuser.constant true : tensor<i1>
+// CHECK-DAG: fuser.constant 2.560000e+02 : tensor<bf16>
+func.func @cast_constants() -> (tensor<i32>, tensor<i32>, tensor<i8>, tensor<i1>, tensor<bf16>) {
+  %a = fuser.constant -3.7 : tensor<f32>
+  %0 = fuser.cast %a : tensor<f32> to tensor<i32>
+  %n = fuser.constant nan : tensor<f32>
+  %1 = fuser.cast %n : tensor<f32> to tensor<i32>
+  %big = fuser.constant 1.0e+10 : tensor<f32>
+  %2 = fuser.cast %big : tensor<f32> to tensor<i8>
+  %h = fuser.constant 0.5 : tensor<f32>
+  %3 = fuser.cast %h : tensor<f32> to tensor<i1>
+  %k = fuser.constant 257 : tensor<i32>
+  %4 = fuser.cast %k : tensor<i32> to tensor<bf16>
+  return %0, %1, %2, %3, %4 : tensor<i32>, tensor<i32>, tensor<i8>, tensor<i1>, tensor<bf16>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @shapes
+// CHECK-SAME: (%[[X:.*]]: tensor<4xf32>, %[[Y:.*]]: tensor<2x3x4xf32>)
+func.func @shapes(%x: tensor<4xf32>, %y: tensor<2x3x4xf32>)
+    -> (tensor<4xf32>, tensor<2x3x4xf32>, tensor<5x4x3xf32>, tensor<24xf32>, tensor<4x3x2xf32>, tensor<2x3x4xf32>, tensor<3x2xf32>) {
+  // CHECK-DAG: %[[BB:.*]] = fuser.broadcast %[[X]] dims = [2] : tensor<4xf32> -> tensor<5x4x4x3xf32>
+  // CHECK-DAG: %[[C:.*]] = fuser.constant 1.500000e+00 : tensor<3x2xf32>
+  // CHECK-DAG: %[[RR:.*]] = fuser.reshape %[[Y]] : tensor<2x3x4xf32> -> tensor<24xf32>
+  // CHECK-DAG: %[[PP:.*]] = fuser.permute %[[Y]] perm = [2, 1, 0] : tensor<2x3x4xf32> -> tensor<4x3x2xf32>
+  %0 = fuser.broadcast %x dims = [0] : tensor<4xf32> -> tensor<4xf32>
+  %1 = fuser.reshape %y : tensor<2x3x4xf32> -> tensor<2x3x4xf32>
+  %b1 = fuser.broadcast %x dims = [1] : tensor<4xf32> -> tensor<4x4x3xf32>
+  %2 = fuser.broadcast %b1 dims = [1, 2, 3] : tensor<4x4x3xf32> -> tensor<5x4x4x3xf32>
+  %r1 = fuser.reshape %y : tensor<2x3x4xf32> -> tensor<6x4xf32>
+  %3 = fuser.reshape %r1 : tensor<6x4xf32> -> tensor<24xf32>
+  %p1 = fuser.permute %y perm = [1, 0, 2] : tensor<2x3x4xf32> -> tensor<3x2x4xf32>
+  %4 = fuser.permute %p1 perm = [2, 0, 1] : tensor<3x2x4xf32> -> tensor<4x3x2xf32>
+  %p2 = fuser.permute %y perm = [1, 2, 0] : tensor<2x3x4xf32> -> tensor<3x4x2xf32>
+  %5 = fuser.permute %p2 perm = [2, 0, 1] : tensor<3x4x2xf32> -> tensor<2x3x4xf32>
+  %c = fuser.constant 1.5 : tensor<f32>
+  %cb = fuser.broadcast %c dims = [] : tensor<f32> -> tensor<6xf32>
+  %6 = fuser.reshape %cb : tensor<6xf32> -> tensor<3x2xf32>
+  // The whole-range slice folds away; the reductions stay.
+  // CHECK: %[[S0:.*]] = fuser.sum %[[BB]] dims = [0]
+  // CHECK: return %[[X]], %[[Y]], %{{.*}}, %[[RR]], %[[PP]], %[[Y]], %[[C]]
+  %sl = fuser.slice %2 start = [0, 0, 0, 0] limit = [5, 4, 4, 3] step = [1, 1, 1, 1] : tensor<5x4x4x3xf32> -> tensor<5x4x4x3xf32>
+  %red = fuser.sum %sl dims = [0] : tensor<5x4x4x3xf32> -> tensor<4x4x3xf32>
+  %sq = fuser.sum %red dims = [0] : tensor<4x4x3xf32> -> tensor<4x3xf32>
+  %out = fuser.broadcast %sq dims = [1, 2] : tensor<4x3xf32> -> tensor<5x4x3xf32>
+  return %0, %1, %out, %3, %4, %5, %6 : tensor<4xf32>, tensor<2x3x4xf32>, tensor<5x4x3xf32>, tensor<24xf32>, tensor<4x3x2xf32>, tensor<2x3x4xf32>, tensor<3x2xf32>
+}

@@ -1,0 +1,514 @@
+// Every verifier and parser message of the fuser dialect.
+// RUN: fuser-opt %s -split-input-file -verify-diagnostics
+
+func.func @rank_mismatch(%a: tensor<4x8xf32>, %b: tensor<8xf32>) {
+  // expected-error @+1 {{'fuser.add' op operand shapes [4, 8] and [8] differ in rank; broadcast explicitly with fuser.broadcast}}
+  %0 = fuser.add %a, %b : tensor<4x8xf32>, tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @shape_mismatch(%a: tensor<4x8xf32>, %b: tensor<4x9xf32>) {
+  // expected-error @+1 {{'fuser.mul' op operand shapes [4, 8] and [4, 9] do not match in dim 1}}
+  %0 = fuser.mul %a, %b : tensor<4x8xf32>, tensor<4x9xf32>
+  return
+}
+
+// -----
+
+func.func @dynamic_shape_mismatch(%a: tensor<?x8xf32>, %b: tensor<4x?xf32>, %c: tensor<5x8xf32>) {
+  %0 = fuser.sub %a, %b : tensor<?x8xf32>, tensor<4x?xf32>
+  // expected-error @+1 {{'fuser.sub' op operand shapes [4, 8] and [5, 8] do not match in dim 0}}
+  %1 = fuser.sub %0, %c : tensor<4x8xf32>, tensor<5x8xf32>
+  return
+}
+
+// -----
+
+func.func @element_type_mismatch(%a: tensor<4xf32>, %b: tensor<4xbf16>) {
+  // expected-error @+1 {{'fuser.add' op operand element types 'f32' and 'bf16' differ; insert a fuser.cast}}
+  %0 = fuser.add %a, %b : tensor<4xf32>, tensor<4xbf16>
+  return
+}
+
+// -----
+
+func.func @where_element_types(%c: tensor<4xi1>, %a: tensor<4xf32>, %b: tensor<4xf16>) {
+  // expected-error @+1 {{'fuser.where' op operand element types 'f32' and 'f16' differ}}
+  %0 = fuser.where %c, %a, %b : tensor<4xi1>, tensor<4xf32>, tensor<4xf16>
+  return
+}
+
+// -----
+
+func.func @unranked(%a: tensor<*xf32>) {
+  // expected-error @+1 {{'fuser.add' op operand #0 must be ranked tensor}}
+  %0 = "fuser.add"(%a, %a) : (tensor<*xf32>, tensor<*xf32>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @wrong_type_count(%a: tensor<4xf32>) {
+  // expected-error @+1 {{expected 1 or 2 operand types, got 3}}
+  %0 = fuser.add %a, %a : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @float_only(%a: tensor<4xi32>) {
+  // expected-error @+1 {{'fuser.exp' op operand #0 must be ranked tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float values}}
+  %0 = fuser.exp %a : tensor<4xi32>
+  return
+}
+
+// -----
+
+func.func @no_bool_arithmetic(%a: tensor<4xi1>) {
+  // expected-error @+1 {{'fuser.add' op operand #0 must be ranked tensor of 8-bit signless integer or 32-bit signless integer or 64-bit signless integer or 16-bit float or bfloat16 type or 32-bit float or 64-bit float values}}
+  %0 = fuser.add %a, %a : tensor<4xi1>
+  return
+}
+
+// -----
+
+func.func @no_unsigned(%a: tensor<4xui8>) {
+  // expected-error @+1 {{'fuser.neg' op operand #0 must be ranked tensor of}}
+  %0 = fuser.neg %a : tensor<4xui8>
+  return
+}
+
+// -----
+
+func.func @compare_result_type(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'fuser.eq' op result #0 must be ranked tensor of 1-bit signless integer values, but got 'tensor<4xf32>'}}
+  %0 = "fuser.eq"(%a, %a) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @wrong_result_shape(%a: tensor<4xf32>) {
+  // expected-error @+2 {{'fuser.add' op inferred type(s) 'tensor<4xf32>' are incompatible with return type(s) of operation 'tensor<5xf32>'}}
+  // expected-error @+1 {{'fuser.add' op failed to infer returned types}}
+  %0 = "fuser.add"(%a, %a) : (tensor<4xf32>, tensor<4xf32>) -> tensor<5xf32>
+  return
+}
+
+// -----
+
+func.func @int_div_rounding(%a: tensor<4xi32>) {
+  // expected-error @+1 {{'fuser.div' op integer division needs rounding_mode = trunc or floor; cast to a float type for true division}}
+  %0 = fuser.div %a, %a : tensor<4xi32>
+  return
+}
+
+// -----
+
+func.func @cast_shape(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'fuser.cast' op changes the shape from [4] to [5]; a cast only converts elements}}
+  %0 = fuser.cast %a : tensor<4xf32> to tensor<5xf16>
+  return
+}
+
+// -----
+
+func.func @constant_not_scalar() {
+  // expected-error @+1 {{'fuser.constant' op value must be an integer or float scalar}}
+  %0 = "fuser.constant"() {value = dense<1.0> : tensor<4xf32>} : () -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @constant_type() {
+  // expected-error @+1 {{'fuser.constant' op value of type 'f64' does not match element type 'f32'}}
+  %0 = "fuser.constant"() {value = 1.0 : f64} : () -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @constant_literal() {
+  // expected-error @+1 {{expected a number, true, false, nan or inf}}
+  %0 = fuser.constant foo : tensor<f32>
+  return
+}
+
+// -----
+
+func.func @constant_hex_too_wide() {
+  // expected-error @+1 {{hexadecimal constant does not fit 'f16'}}
+  %0 = fuser.constant 0x7FC00000 : tensor<f16>
+  return
+}
+
+// -----
+
+func.func @constant_float_for_int() {
+  // expected-error @+1 {{expected an integer for type 'i32'}}
+  %0 = fuser.constant 1.5 : tensor<i32>
+  return
+}
+
+// -----
+
+func.func @constant_nan_for_int() {
+  // expected-error @+1 {{expected an integer for type 'i8'}}
+  %0 = fuser.constant nan : tensor<i8>
+  return
+}
+
+// -----
+
+func.func @constant_overflow() {
+  // expected-error @+1 {{value does not fit in 'i8'}}
+  %0 = fuser.constant 200 : tensor<i8>
+  return
+}
+
+// -----
+
+func.func @constant_bool_range() {
+  // expected-error @+1 {{value does not fit in 'i1'}}
+  %0 = fuser.constant 2 : tensor<i1>
+  return
+}
+
+// -----
+
+func.func @constant_element_type() {
+  // expected-error @+1 {{unsupported element type 'complex<f32>'}}
+  %0 = fuser.constant 1 : tensor<complex<f32>>
+  return
+}
+
+// -----
+
+func.func @iota_dim() {
+  // expected-error @+1 {{'fuser.iota' op dim 2 is out of range for rank 2}}
+  %0 = fuser.iota dim = 2 : tensor<4x8xi32>
+  return
+}
+
+// -----
+
+func.func @broadcast_element_type(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'fuser.broadcast' op changes the element type from 'f32' to 'f16'}}
+  %0 = fuser.broadcast %a dims = [0] : tensor<4xf32> -> tensor<4x2xf16>
+  return
+}
+
+// -----
+
+func.func @broadcast_dims_count(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'fuser.broadcast' op dims has 2 entries for an operand of rank 1}}
+  %0 = fuser.broadcast %a dims = [0, 1] : tensor<4xf32> -> tensor<4x2xf32>
+  return
+}
+
+// -----
+
+func.func @broadcast_dims_range(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'fuser.broadcast' op dims entry 2 is out of range for result rank 2}}
+  %0 = fuser.broadcast %a dims = [2] : tensor<4xf32> -> tensor<4x2xf32>
+  return
+}
+
+// -----
+
+func.func @broadcast_dims_order(%a: tensor<4x2xf32>) {
+  // expected-error @+1 {{'fuser.broadcast' op dims must be strictly increasing; use fuser.permute to reorder dims}}
+  %0 = fuser.broadcast %a dims = [1, 0] : tensor<4x2xf32> -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @broadcast_size(%a: tensor<3xf32>) {
+  // expected-error @+1 {{'fuser.broadcast' op operand dim 0 of size 3 cannot broadcast to result dim 1 of size 4 (sizes must match or be 1)}}
+  %0 = fuser.broadcast %a dims = [1] : tensor<3xf32> -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_empty_dims(%a: tensor<4x8xf32>) {
+  // expected-error @+1 {{'fuser.sum' op dims must not be empty; list every dim to reduce all of them}}
+  %0 = fuser.sum %a dims = [] : tensor<4x8xf32> -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_dim_range(%a: tensor<4x8xf32>) {
+  // expected-error @+1 {{'fuser.max' op dims entry 2 is out of range for rank 2 (dims are in [0, rank); negative dims are not accepted)}}
+  %0 = fuser.max %a dims = [2] : tensor<4x8xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_negative_dim(%a: tensor<4x8xf32>) {
+  // expected-error @+1 {{'fuser.min' op dims entry -1 is out of range for rank 2}}
+  %0 = fuser.min %a dims = [-1] : tensor<4x8xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_dim_twice(%a: tensor<4x8xf32>) {
+  // expected-error @+1 {{'fuser.sum' op dims lists dim 1 twice}}
+  %0 = fuser.sum %a dims = [1, 1] : tensor<4x8xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_result_type(%a: tensor<4x8xf32>) {
+  // expected-error @+1 {{'fuser.sum' op result type 'tensor<4xf32>' does not match the expected 'tensor<4x1xf32>'}}
+  %0 = fuser.sum %a dims = [1] keepdim = true : tensor<4x8xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @mean_of_ints(%a: tensor<4x8xi32>) {
+  // expected-error @+1 {{'fuser.mean' op operand #0 must be ranked tensor of 16-bit float}}
+  %0 = fuser.mean %a dims = [1] : tensor<4x8xi32> -> tensor<4xi32>
+  return
+}
+
+// -----
+
+func.func @var_mean_correction(%a: tensor<4x8xf32>) {
+  // expected-error @+1 {{'fuser.var_mean' op correction must be non-negative, got -1}}
+  %0:2 = fuser.var_mean %a dims = [1] correction = -1 : tensor<4x8xf32> -> tensor<4xf32>, tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @reshape_element_type(%a: tensor<4x8xf32>) {
+  // expected-error @+1 {{'fuser.reshape' op changes the element type from 'f32' to 'f16'}}
+  %0 = fuser.reshape %a : tensor<4x8xf32> -> tensor<32xf16>
+  return
+}
+
+// -----
+
+func.func @reshape_count(%a: tensor<4x8xf32>) {
+  // expected-error @+1 {{'fuser.reshape' op cannot reshape [4, 8] (32 elements) into [30] (30 elements)}}
+  %0 = fuser.reshape %a : tensor<4x8xf32> -> tensor<30xf32>
+  return
+}
+
+// -----
+
+func.func @permute_count(%a: tensor<4x8xf32>) {
+  // expected-error @+1 {{'fuser.permute' op perm has 3 entries for an operand of rank 2}}
+  %0 = fuser.permute %a perm = [0, 1, 2] : tensor<4x8xf32> -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @permute_twice(%a: tensor<4x8xf32>) {
+  // expected-error @+1 {{'fuser.permute' op perm lists dim 0 twice}}
+  %0 = fuser.permute %a perm = [0, 0] : tensor<4x8xf32> -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
+func.func @permute_range(%a: tensor<4x8xf32>) {
+  // expected-error @+1 {{'fuser.permute' op perm entry 5 is out of range for rank 2}}
+  %0 = fuser.permute %a perm = [5, 0] : tensor<4x8xf32> -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @slice_count(%a: tensor<4x8xf32>) {
+  // expected-error @+1 {{'fuser.slice' op start, limit and step need 2 entries each (the operand rank)}}
+  %0 = fuser.slice %a start = [0] limit = [4] step = [1] : tensor<4x8xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @slice_bounds(%a: tensor<4x8xf32>) {
+  // expected-error @+1 {{'fuser.slice' op dim 1 needs 0 <= start <= limit, got start 5 limit 3}}
+  %0 = fuser.slice %a start = [0, 5] limit = [4, 3] step = [1, 1] : tensor<4x8xf32> -> tensor<4x0xf32>
+  return
+}
+
+// -----
+
+func.func @slice_step(%a: tensor<4x8xf32>) {
+  // expected-error @+1 {{'fuser.slice' op dim 0 needs step >= 1, got 0}}
+  %0 = fuser.slice %a start = [0, 0] limit = [4, 8] step = [0, 1] : tensor<4x8xf32> -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @slice_limit(%a: tensor<4x8xf32>) {
+  // expected-error @+1 {{'fuser.slice' op dim 1 limit 9 exceeds the dim size 8}}
+  %0 = fuser.slice %a start = [0, 0] limit = [4, 9] step = [1, 1] : tensor<4x8xf32> -> tensor<4x9xf32>
+  return
+}
+
+// -----
+
+func.func @pad_value_rank(%a: tensor<4xf32>, %v: tensor<1xf32>) {
+  // expected-error @+1 {{'fuser.pad' op padding value must have rank 0, got 'tensor<1xf32>'}}
+  %0 = fuser.pad %a, %v low = [1] high = [1] : tensor<4xf32>, tensor<1xf32> -> tensor<6xf32>
+  return
+}
+
+// -----
+
+func.func @pad_value_type(%a: tensor<4xf32>, %v: tensor<f16>) {
+  // expected-error @+1 {{'fuser.pad' op padding value element type 'f16' differs from the input's 'f32'; insert a fuser.cast}}
+  %0 = fuser.pad %a, %v low = [1] high = [1] : tensor<4xf32>, tensor<f16> -> tensor<6xf32>
+  return
+}
+
+// -----
+
+func.func @pad_count(%a: tensor<4xf32>, %v: tensor<f32>) {
+  // expected-error @+1 {{'fuser.pad' op low and high need 1 entries each (the operand rank)}}
+  %0 = fuser.pad %a, %v low = [1, 1] high = [1] : tensor<4xf32>, tensor<f32> -> tensor<6xf32>
+  return
+}
+
+// -----
+
+func.func @pad_negative(%a: tensor<4xf32>, %v: tensor<f32>) {
+  // expected-error @+1 {{'fuser.pad' op dim 0 has negative padding; use fuser.slice to crop}}
+  %0 = fuser.pad %a, %v low = [-1] high = [1] : tensor<4xf32>, tensor<f32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @concat_none() {
+  // expected-error @+1 {{'fuser.concat' op needs at least one operand}}
+  %0 = "fuser.concat"() {dim = 0 : i64} : () -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @concat_element_types(%a: tensor<4xf32>, %b: tensor<4xf16>) {
+  // expected-error @+1 {{'fuser.concat' op operand element types 'f32' and 'f16' differ}}
+  %0 = fuser.concat %a, %b dim = 0 : tensor<4xf32>, tensor<4xf16> -> tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @concat_dim(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'fuser.concat' op dim 1 is out of range for rank 1}}
+  %0 = fuser.concat %a, %a dim = 1 : tensor<4xf32>, tensor<4xf32> -> tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @concat_rank(%a: tensor<4xf32>, %b: tensor<4x1xf32>) {
+  // expected-error @+1 {{'fuser.concat' op operands differ in rank: [4] and [4, 1]}}
+  %0 = fuser.concat %a, %b dim = 0 : tensor<4xf32>, tensor<4x1xf32> -> tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @concat_other_dim(%a: tensor<4x2xf32>, %b: tensor<4x3xf32>) {
+  // expected-error @+1 {{'fuser.concat' op operand shapes [4, 2] and [4, 3] differ in dim 1, which is not the concat dim}}
+  %0 = fuser.concat %a, %b dim = 0 : tensor<4x2xf32>, tensor<4x3xf32> -> tensor<8x2xf32>
+  return
+}
+
+// -----
+
+func.func @softmax_dim(%a: tensor<4x8xf32>) {
+  // expected-error @+1 {{'fuser.softmax' op dim 2 is out of range for rank 2}}
+  %0 = fuser.softmax %a dim = 2 : tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @log_softmax_dim(%a: tensor<4x8xf32>) {
+  // expected-error @+1 {{'fuser.log_softmax' op dim 3 is out of range for rank 2}}
+  %0 = fuser.log_softmax %a dim = 3 : tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @layer_norm_no_dims(%a: tensor<4x8xf32>) {
+  // expected-error @+1 {{'fuser.layer_norm' op dims must list the normalized trailing dims}}
+  %0:3 = fuser.layer_norm %a dims = [] eps = 1.0e-05 : (tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>)
+  return
+}
+
+// -----
+
+func.func @layer_norm_not_trailing(%a: tensor<4x8xf32>) {
+  // expected-error @+1 {{'fuser.layer_norm' op dims must be the trailing dims in order, e.g. [1] for rank 2, got [0]}}
+  %0:3 = fuser.layer_norm %a dims = [0] eps = 1.0e-05 : (tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<1x8xf32>, tensor<1x8xf32>)
+  return
+}
+
+// -----
+
+func.func @layer_norm_weight_type(%a: tensor<4x8xbf16>, %w: tensor<8xf32>) {
+  // expected-error @+1 {{'fuser.layer_norm' op weight and bias element type 'f32' differs from the input's 'bf16'; insert a fuser.cast}}
+  %0:3 = fuser.layer_norm %a weight %w dims = [1] eps = 1.0e-05 : (tensor<4x8xbf16>, tensor<8xf32>) -> (tensor<4x8xbf16>, tensor<4x1xf32>, tensor<4x1xf32>)
+  return
+}
+
+// -----
+
+func.func @layer_norm_weight_shape(%a: tensor<4x8xf32>, %w: tensor<4xf32>) {
+  // expected-error @+1 {{'fuser.layer_norm' op weight and bias must have the normalized shape [8], got [4]}}
+  %0:3 = fuser.layer_norm %a bias %w dims = [1] eps = 1.0e-05 : (tensor<4x8xf32>, tensor<4xf32>) -> (tensor<4x8xf32>, tensor<4x1xf32>, tensor<4x1xf32>)
+  return
+}
+
+// -----
+
+func.func @layer_norm_result(%a: tensor<4x8xf32>) {
+  // expected-error @+1 {{'fuser.layer_norm' op result type 'tensor<4x8xf16>' must equal the input type 'tensor<4x8xf32>'}}
+  %0:3 = fuser.layer_norm %a dims = [1] eps = 1.0e-05 : (tensor<4x8xf32>) -> (tensor<4x8xf16>, tensor<4x1xf32>, tensor<4x1xf32>)
+  return
+}
+
+// -----
+
+func.func @layer_norm_stats(%a: tensor<4x8xbf16>) {
+  // expected-error @+1 {{'fuser.layer_norm' op mean and rstd must have type 'tensor<4x1xf32>' (the input shape with normalized dims of size 1)}}
+  %0:3 = fuser.layer_norm %a dims = [1] eps = 1.0e-05 : (tensor<4x8xbf16>) -> (tensor<4x8xbf16>, tensor<4x1xbf16>, tensor<4x1xbf16>)
+  return
+}
+
+// -----
+
+func.func @rms_norm_result(%a: tensor<4x8xf32>) {
+  // expected-error @+1 {{'fuser.rms_norm' op result type 'tensor<4x8xf64>' must equal the input type 'tensor<4x8xf32>'}}
+  %0 = fuser.rms_norm %a dims = [1] eps = 1.0e-05 : (tensor<4x8xf32>) -> tensor<4x8xf64>
+  return
+}
+
+// -----
+
+func.func @rms_norm_dims(%a: tensor<4x8x2xf32>) {
+  // expected-error @+1 {{'fuser.rms_norm' op dims must be the trailing dims in order, e.g. [2] for rank 3, got [1]}}
+  %0 = fuser.rms_norm %a dims = [1] eps = 1.0e-05 : (tensor<4x8x2xf32>) -> tensor<4x8x2xf32>
+  return
+}

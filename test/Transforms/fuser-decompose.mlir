@@ -1,0 +1,105 @@
+// RUN: fuser-opt %s -split-input-file --fuser-decompose | FileCheck %s
+
+// CHECK-LABEL: func.func @softmax
+// CHECK-SAME: (%[[X:.*]]: tensor<4x?xbf16>)
+// CHECK: %[[XF:.*]] = fuser.cast %[[X]] : tensor<4x?xbf16> to tensor<4x?xf32>
+// CHECK: %[[MAX:.*]] = fuser.max %[[XF]] dims = [1] : tensor<4x?xf32> -> tensor<4xf32>
+// CHECK: %[[MAXB:.*]] = fuser.broadcast %[[MAX]] dims = [0] : tensor<4xf32> -> tensor<4x?xf32>
+// CHECK: %[[SH:.*]] = fuser.sub %[[XF]], %[[MAXB]] : tensor<4x?xf32>
+// CHECK: %[[E:.*]] = fuser.exp %[[SH]] : tensor<4x?xf32>
+// CHECK: %[[S:.*]] = fuser.sum %[[E]] dims = [1] : tensor<4x?xf32> -> tensor<4xf32>
+// CHECK: %[[SB:.*]] = fuser.broadcast %[[S]] dims = [0] : tensor<4xf32> -> tensor<4x?xf32>
+// CHECK: %[[Y:.*]] = fuser.div %[[E]], %[[SB]] : tensor<4x?xf32>
+// CHECK: %[[R:.*]] = fuser.cast %[[Y]] : tensor<4x?xf32> to tensor<4x?xbf16>
+// CHECK: return %[[R]]
+func.func @softmax(%x: tensor<4x?xbf16>) -> tensor<4x?xbf16> {
+  %0 = fuser.softmax %x dim = 1 : tensor<4x?xbf16>
+  return %0 : tensor<4x?xbf16>
+}
+
+// -----
+
+// f32 input: no casts; the reduction runs along dim 0.
+// CHECK-LABEL: func.func @log_softmax
+// CHECK-SAME: (%[[X:.*]]: tensor<8x16xf32>)
+// CHECK-NOT: fuser.cast
+// CHECK: %[[MAX:.*]] = fuser.max %[[X]] dims = [0] : tensor<8x16xf32> -> tensor<16xf32>
+// CHECK: %[[MAXB:.*]] = fuser.broadcast %[[MAX]] dims = [1] : tensor<16xf32> -> tensor<8x16xf32>
+// CHECK: %[[SH:.*]] = fuser.sub %[[X]], %[[MAXB]]
+// CHECK: %[[E:.*]] = fuser.exp %[[SH]]
+// CHECK: %[[S:.*]] = fuser.sum %[[E]] dims = [0]
+// CHECK: %[[L:.*]] = fuser.log %[[S]] : tensor<16xf32>
+// CHECK: %[[LB:.*]] = fuser.broadcast %[[L]] dims = [1]
+// CHECK: %[[Y:.*]] = fuser.sub %[[SH]], %[[LB]]
+// CHECK: return %[[Y]]
+func.func @log_softmax(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  %0 = fuser.log_softmax %x dim = 0 : tensor<8x16xf32>
+  return %0 : tensor<8x16xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @layer_norm
+// CHECK-SAME: (%[[X:.*]]: tensor<?x1024xbf16>, %[[W:.*]]: tensor<1024xbf16>, %[[B:.*]]: tensor<1024xbf16>)
+// CHECK-DAG: %[[EPS:.*]] = fuser.constant 9.99999974E-6 : tensor<f32>
+// CHECK-DAG: %[[XF:.*]] = fuser.cast %[[X]] : tensor<?x1024xbf16> to tensor<?x1024xf32>
+// CHECK: %[[VAR:.*]], %[[MEAN:.*]] = fuser.var_mean %[[XF]] dims = [1] correction = 0 keepdim = true : tensor<?x1024xf32> -> tensor<?x1xf32>, tensor<?x1xf32>
+// CHECK: %[[VE:.*]] = fuser.add %[[VAR]], %[[EPS]] : tensor<?x1xf32>, tensor<f32>
+// CHECK: %[[RSTD:.*]] = fuser.rsqrt %[[VE]] : tensor<?x1xf32>
+// CHECK: %[[MB:.*]] = fuser.broadcast %[[MEAN]] dims = [0, 1] : tensor<?x1xf32> -> tensor<?x1024xf32>
+// CHECK: %[[C:.*]] = fuser.sub %[[XF]], %[[MB]]
+// CHECK: %[[RB:.*]] = fuser.broadcast %[[RSTD]] dims = [0, 1] : tensor<?x1xf32> -> tensor<?x1024xf32>
+// CHECK: %[[N:.*]] = fuser.mul %[[C]], %[[RB]]
+// CHECK: %[[WF:.*]] = fuser.cast %[[W]] : tensor<1024xbf16> to tensor<1024xf32>
+// CHECK: %[[WB:.*]] = fuser.broadcast %[[WF]] dims = [1] : tensor<1024xf32> -> tensor<?x1024xf32>
+// CHECK: %[[NW:.*]] = fuser.mul %[[N]], %[[WB]]
+// CHECK: %[[BF:.*]] = fuser.cast %[[B]]
+// CHECK: %[[BB:.*]] = fuser.broadcast %[[BF]] dims = [1]
+// CHECK: %[[Y:.*]] = fuser.add %[[NW]], %[[BB]]
+// CHECK: %[[YB:.*]] = fuser.cast %[[Y]] : tensor<?x1024xf32> to tensor<?x1024xbf16>
+// CHECK: return %[[YB]], %[[MEAN]], %[[RSTD]]
+func.func @layer_norm(%x: tensor<?x1024xbf16>, %w: tensor<1024xbf16>, %b: tensor<1024xbf16>)
+    -> (tensor<?x1024xbf16>, tensor<?x1xf32>, tensor<?x1xf32>) {
+  %y:3 = fuser.layer_norm %x weight %w bias %b dims = [1] eps = 1.0e-05
+      : (tensor<?x1024xbf16>, tensor<1024xbf16>, tensor<1024xbf16>)
+      -> (tensor<?x1024xbf16>, tensor<?x1xf32>, tensor<?x1xf32>)
+  return %y#0, %y#1, %y#2 : tensor<?x1024xbf16>, tensor<?x1xf32>, tensor<?x1xf32>
+}
+
+// -----
+
+// Without weight and bias, over two trailing dims.
+// CHECK-LABEL: func.func @layer_norm_plain
+// CHECK: fuser.var_mean %{{.*}} dims = [1, 2] correction = 0 keepdim = true : tensor<2x3x4xf64> -> tensor<2x1x1xf64>, tensor<2x1x1xf64>
+// CHECK-NOT: fuser.cast
+// CHECK: fuser.mul
+// CHECK-NOT: fuser.mul
+// CHECK-NOT: fuser.add {{.*}}tensor<2x3x4xf64>
+// CHECK: return
+func.func @layer_norm_plain(%x: tensor<2x3x4xf64>) -> tensor<2x3x4xf64> {
+  %y:3 = fuser.layer_norm %x dims = [1, 2] eps = 1.0e-05
+      : (tensor<2x3x4xf64>) -> (tensor<2x3x4xf64>, tensor<2x1x1xf64>, tensor<2x1x1xf64>)
+  return %y#0 : tensor<2x3x4xf64>
+}
+
+// -----
+
+// rms_norm rounds to the input type before the weight multiplies, as PyTorch.
+// CHECK-LABEL: func.func @rms_norm
+// CHECK-SAME: (%[[X:.*]]: tensor<8x64xf16>, %[[W:.*]]: tensor<64xf16>)
+// CHECK-DAG: %[[EPS:.*]] = fuser.constant 9.99999997E-7 : tensor<f32>
+// CHECK-DAG: %[[XF:.*]] = fuser.cast %[[X]] : tensor<8x64xf16> to tensor<8x64xf32>
+// CHECK: %[[SQ:.*]] = fuser.mul %[[XF]], %[[XF]]
+// CHECK: %[[MS:.*]] = fuser.mean %[[SQ]] dims = [1] keepdim = true : tensor<8x64xf32> -> tensor<8x1xf32>
+// CHECK: %[[ME:.*]] = fuser.add %[[MS]], %[[EPS]]
+// CHECK: %[[R:.*]] = fuser.rsqrt %[[ME]]
+// CHECK: %[[RB:.*]] = fuser.broadcast %[[R]] dims = [0, 1]
+// CHECK: %[[N:.*]] = fuser.mul %[[XF]], %[[RB]]
+// CHECK: %[[NH:.*]] = fuser.cast %[[N]] : tensor<8x64xf32> to tensor<8x64xf16>
+// CHECK: %[[WB:.*]] = fuser.broadcast %[[W]] dims = [1] : tensor<64xf16> -> tensor<8x64xf16>
+// CHECK: %[[Y:.*]] = fuser.mul %[[NH]], %[[WB]] : tensor<8x64xf16>
+// CHECK: return %[[Y]]
+func.func @rms_norm(%x: tensor<8x64xf16>, %w: tensor<64xf16>) -> tensor<8x64xf16> {
+  %0 = fuser.rms_norm %x weight %w dims = [1] eps = 1.0e-06 : (tensor<8x64xf16>, tensor<64xf16>) -> tensor<8x64xf16>
+  return %0 : tensor<8x64xf16>
+}

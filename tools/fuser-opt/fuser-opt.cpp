@@ -1,0 +1,14 @@
+//===- fuser-opt.cpp - mlir-opt with fuser's dialect and passes -----------===//
+
+#include "fuser/InitAll.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+
+int main(int argc, char **argv) {
+  mlir::DialectRegistry registry;
+  mlir::fuser::registerAllDialects(registry);
+  mlir::fuser::registerAllPasses();
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "fuser optimizer driver\n", registry));
+}
