@@ -1,0 +1,418 @@
+/*
+ * fuser_runtime.h - the plain-C runtime that loads fuser kernel bundles
+ * (docs/bundle.md) and launches their fusions.
+ *
+ * C11, no MLIR, no LLVM, and no CUDA toolkit: the CUDA driver is opened at
+ * run time with dlopen. See docs/runtime.md for a tour.
+ *
+ * Conventions (in the style of IREE's C API)
+ * ------------------------------------------
+ * - Functions that can fail return `fuser_error *`: NULL means success, any
+ *   other value is an error object that the CALLER OWNS and must release with
+ *   fuser_error_destroy(). Nothing is ever printed by the library.
+ * - Handles (fuser_rt, fuser_bundle) are opaque. Objects returned as
+ *   `const T *` (fusions, tensor infos, dynamic dim infos, strings) are
+ *   BORROWED: they stay valid until the bundle that owns them is destroyed.
+ * - Output parameters are written only on success.
+ * - Device memory is named by a `uint64_t` device address (a CUdeviceptr for
+ *   the CUDA backend). Streams are `void *` (a CUstream for the CUDA backend;
+ *   NULL is the legacy default stream).
+ *
+ * Thread safety, in short (docs/runtime.md has the details)
+ * ----------------------------------------------------------
+ * - A fuser_rt may be used from any number of threads at once, except for
+ *   fuser_rt_destroy().
+ * - A loaded fuser_bundle and its fusions are immutable to the caller: every
+ *   query, and fuser_run(), may be called concurrently from any number of
+ *   threads, on the same fusion, with the same or different streams.
+ *   fuser_bundle_destroy() must not race with any other use of the bundle.
+ * - A fuser_error is a plain object: use it from one thread at a time.
+ */
+#ifndef FUSER_RUNTIME_H
+#define FUSER_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(FUSER_RUNTIME_BUILDING)
+#define FUSER_API __attribute__((visibility("default")))
+#else
+#define FUSER_API
+#endif
+
+#define FUSER_RUNTIME_VERSION_MAJOR 0
+#define FUSER_RUNTIME_VERSION_MINOR 1
+/* The bundle format version this runtime reads (docs/bundle.md). */
+#define FUSER_BUNDLE_FORMAT_VERSION 1
+
+/* ======================================================================== */
+/* Errors                                                                    */
+/* ======================================================================== */
+
+typedef enum fuser_error_code {
+  FUSER_ERROR_INVALID_ARGUMENT = 1,   /* bad arguments to an API call */
+  FUSER_ERROR_INVALID_BUNDLE = 2,     /* the bundle failed validation */
+  FUSER_ERROR_DRIVER_UNAVAILABLE = 3, /* the driver library can't be used */
+  FUSER_ERROR_DRIVER = 4,             /* a driver call failed */
+  FUSER_ERROR_OUT_OF_MEMORY = 5,      /* host or device memory exhausted */
+  FUSER_ERROR_ASSERTION = 6,          /* a plan ASSERT failed (bad sizes) */
+  FUSER_ERROR_OUT_OF_RANGE = 7,       /* overflow, division by zero, a value
+                                         that does not fit its parameter */
+  FUSER_ERROR_NOT_FOUND = 8,          /* no such fusion/kernel/module */
+  FUSER_ERROR_IO = 9,                 /* reading a file failed */
+  FUSER_ERROR_INTERNAL = 10,          /* a bug in the runtime */
+} fuser_error_code;
+
+/* An error: a code and a message. Owned by whoever received it. */
+typedef struct fuser_error fuser_error;
+
+/* The message of `error`, a NUL-terminated string owned by `error` (valid
+ * until fuser_error_destroy). Never NULL for a non-NULL `error`; returns ""
+ * for NULL. */
+FUSER_API const char *fuser_error_message(const fuser_error *error);
+
+/* The code of `error`; 0 for NULL. */
+FUSER_API fuser_error_code fuser_error_code_of(const fuser_error *error);
+
+/* A static name for a code ("INVALID_BUNDLE"); "UNKNOWN" if unknown. */
+FUSER_API const char *fuser_error_code_name(fuser_error_code code);
+
+/* Releases `error`. NULL is a no-op. */
+FUSER_API void fuser_error_destroy(fuser_error *error);
+
+/* Makes a new error with a printf-style message. For driver
+ * implementations (fuser_driver) and tools; never returns NULL (when memory
+ * is exhausted it returns a static out-of-memory error, which
+ * fuser_error_destroy accepts like any other). */
+FUSER_API fuser_error *fuser_error_create(fuser_error_code code,
+                                          const char *format, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* ======================================================================== */
+/* Drivers                                                                   */
+/* ======================================================================== */
+
+/* Module kinds of docs/bundle.md: what a driver's module_load accepts. */
+typedef enum fuser_module_kind {
+  FUSER_MODULE_PTX = 1,      /* PTX text, for cuModuleLoadDataEx */
+  FUSER_MODULE_EMULATOR = 2, /* MLIR text of the kernels, for a CPU emulator */
+} fuser_module_kind;
+
+/* Grid, block and dynamic shared memory of one launch. */
+typedef struct fuser_launch_dims {
+  uint32_t grid[3];
+  uint32_t block[3];
+  uint32_t shared_mem_bytes;
+} fuser_launch_dims;
+
+/*
+ * A pluggable driver: the operations the runtime needs from a device. The
+ * CUDA backend is one such table over the cu* entry points; a CPU emulator
+ * can be another (module_kind = FUSER_MODULE_EMULATOR).
+ *
+ * Every function receives the `driver_ctx` given to
+ * fuser_rt_create_with_driver. A function that fails returns an error made
+ * with fuser_error_create(); ownership passes to the runtime. Functions
+ * marked optional may be NULL.
+ *
+ * Threading: module_load, module_unload and function_get are called with a
+ * runtime lock held (never concurrently with each other for one runtime).
+ * Everything else may be called concurrently from several threads. The
+ * table must outlive the runtime (the runtime keeps the pointer).
+ */
+typedef struct fuser_driver {
+  /* Which module kind module_load accepts (fuser_module_kind). */
+  uint32_t module_kind;
+  /* A short name for messages ("cuda", "emulator"). */
+  const char *name;
+
+  /* Optional: called on entry to / exit from every runtime call that uses
+   * the driver (the CUDA backend makes its context current here). `leave`
+   * is called exactly once for each successful `enter`. */
+  fuser_error *(*enter)(void *driver_ctx);
+  void (*leave)(void *driver_ctx);
+
+  /* Loads a module of `module_kind` from `image` (`size` bytes, the last one
+   * NUL) and returns an opaque module handle. The image stays valid until
+   * module_unload of that module, so a driver may keep pointers into it. */
+  fuser_error *(*module_load)(void *driver_ctx, const void *image,
+                              size_t size, const char *module_name,
+                              void **out_module);
+  void (*module_unload)(void *driver_ctx, void *module);
+  /* Resolves kernel `name` of `module` to an opaque function handle. */
+  fuser_error *(*function_get)(void *driver_ctx, void *module,
+                               const char *name, void **out_function);
+  /* Optional: raises the function's dynamic shared memory limit to `bytes`
+   * (called before the first launch that needs more than 48 KiB, and again
+   * only when a launch needs more than any earlier call allowed). */
+  fuser_error *(*function_set_max_dynamic_shared)(void *driver_ctx,
+                                                  void *function,
+                                                  uint32_t bytes);
+  /* Enqueues a kernel on `stream`. `params[i]` points at the value of
+   * parameter i, which is `param_sizes[i]` bytes (8 for pointers and i64,
+   * 4 for i32); exactly what cuLaunchKernel takes. Both arrays are valid
+   * only during the call. */
+  fuser_error *(*launch)(void *driver_ctx, void *function,
+                         const fuser_launch_dims *dims, void *stream,
+                         void **params, const uint32_t *param_sizes,
+                         uint32_t num_params);
+
+  fuser_error *(*mem_alloc)(void *driver_ctx, size_t bytes,
+                            uint64_t *out_ptr);
+  fuser_error *(*mem_free)(void *driver_ctx, uint64_t ptr);
+  fuser_error *(*copy_h2d)(void *driver_ctx, uint64_t dst, const void *src,
+                           size_t bytes);
+  fuser_error *(*copy_d2h)(void *driver_ctx, void *dst, uint64_t src,
+                           size_t bytes);
+  /* Waits for `stream`; with `whole_device` set, for all work of the
+   * device/context instead (stream is then ignored). */
+  fuser_error *(*synchronize)(void *driver_ctx, void *stream,
+                              int whole_device);
+
+  /* Optional: called once by the runtime when it is finally destroyed,
+   * after everything else; releases driver_ctx. */
+  void (*destroy)(void *driver_ctx);
+} fuser_driver;
+
+/* ======================================================================== */
+/* The runtime                                                               */
+/* ======================================================================== */
+
+/* A runtime: one device (one CUDA primary context) and its driver. */
+typedef struct fuser_rt fuser_rt;
+
+typedef struct fuser_rt_options {
+  /* CUDA device ordinal. */
+  int device_ordinal;
+  /* Path of the CUDA driver library, or NULL: then the environment
+   * variable FUSER_CUDA_DRIVER when set and non-empty, else
+   * "libcuda.so.1". An explicit path wins over the environment. */
+  const char *cuda_driver_path;
+} fuser_rt_options;
+
+/* Fills `options` with the defaults (device 0, driver path NULL). */
+FUSER_API void fuser_rt_options_init(fuser_rt_options *options);
+
+/* Creates a runtime on the CUDA driver: opens the driver library, cuInit,
+ * retains the primary context of the device. `options` may be NULL
+ * (defaults). On success *out_rt is a new runtime the caller owns.
+ * Thread safe. */
+FUSER_API fuser_error *fuser_rt_create(const fuser_rt_options *options,
+                                       fuser_rt **out_rt);
+
+/* Creates a runtime over a pluggable driver (see fuser_driver). `driver`
+ * must stay valid for the runtime's lifetime; `driver_ctx` is passed to its
+ * functions. If creation fails the driver's destroy is NOT called. */
+FUSER_API fuser_error *fuser_rt_create_with_driver(const fuser_driver *driver,
+                                                   void *driver_ctx,
+                                                   fuser_rt **out_rt);
+
+/* Releases the caller's reference to `rt`. Bundles hold their own
+ * references: the runtime (its cached device memory, its context, its
+ * driver library) goes away when the last of them is destroyed. Waits for
+ * the device before freeing cached memory. NULL is a no-op. Must not race
+ * with other uses of `rt` by the caller. */
+FUSER_API void fuser_rt_destroy(fuser_rt *rt);
+
+/* The driver's name ("cuda", or the pluggable driver's name). Borrowed. */
+FUSER_API const char *fuser_rt_driver_name(const fuser_rt *rt);
+
+/* ======================================================================== */
+/* Device memory helpers (for tools and tests; thread safe)                  */
+/* ======================================================================== */
+
+/* Allocates `bytes` of device memory straight from the driver (not the
+ * intermediate cache). Free it with fuser_mem_free. */
+FUSER_API fuser_error *fuser_mem_alloc(fuser_rt *rt, size_t bytes,
+                                       uint64_t *out_ptr);
+/* Frees memory from fuser_mem_alloc. 0 is a no-op. */
+FUSER_API fuser_error *fuser_mem_free(fuser_rt *rt, uint64_t ptr);
+/* Synchronous copies host -> device and device -> host. */
+FUSER_API fuser_error *fuser_mem_copy_h2d(fuser_rt *rt, uint64_t dst,
+                                          const void *src, size_t bytes);
+FUSER_API fuser_error *fuser_mem_copy_d2h(fuser_rt *rt, void *dst,
+                                          uint64_t src, size_t bytes);
+
+/* Waits for all work on `stream`; then intermediates the runtime's cache
+ * holds for `stream` become reusable by any stream (see the allocator rule
+ * in docs/runtime.md). */
+FUSER_API fuser_error *fuser_stream_synchronize(fuser_rt *rt, void *stream);
+/* Waits for all work on the device (context); then every cached
+ * intermediate becomes reusable by any stream. */
+FUSER_API fuser_error *fuser_device_synchronize(fuser_rt *rt);
+/* Gives cached device memory that no stream may still use back to the
+ * driver. */
+FUSER_API fuser_error *fuser_rt_trim(fuser_rt *rt);
+
+/* Statistics of the intermediate cache (for tests and tools). */
+typedef struct fuser_rt_stats {
+  uint64_t driver_allocs;    /* blocks ever allocated from the driver */
+  uint64_t driver_frees;     /* blocks given back to the driver */
+  uint64_t cache_hits;       /* ALLOCs served from the cache */
+  uint64_t cached_bytes;     /* bytes held by the cache now (all states) */
+  uint64_t in_use_bytes;     /* bytes handed to calls still running now */
+} fuser_rt_stats;
+FUSER_API void fuser_rt_get_stats(fuser_rt *rt, fuser_rt_stats *out_stats);
+
+/* ======================================================================== */
+/* Bundles and fusions                                                       */
+/* ======================================================================== */
+
+typedef struct fuser_bundle fuser_bundle;
+/* A fusion of a bundle; borrowed from the bundle. */
+typedef struct fuser_fusion fuser_fusion;
+
+/* Validates the WHOLE bundle (docs/bundle.md) and, when it is well formed,
+ * loads it. The bytes are copied; `data` may be freed afterwards. Nothing
+ * touches the device here: the PTX of a fusion is loaded lazily, on its
+ * first fuser_run (or fuser_fusion_prepare). A malformed bundle returns a
+ * FUSER_ERROR_INVALID_BUNDLE error saying what and where, and creates
+ * nothing. The bundle holds a reference to `rt`. Thread safe. */
+FUSER_API fuser_error *fuser_bundle_load(fuser_rt *rt, const void *data,
+                                         size_t size,
+                                         fuser_bundle **out_bundle);
+
+/* Same as fuser_bundle_load on the contents of the file at `path`. */
+FUSER_API fuser_error *fuser_bundle_load_file(fuser_rt *rt, const char *path,
+                                              fuser_bundle **out_bundle);
+
+/* Unloads the bundle's modules (after waiting for the device, so kernels
+ * still running are not pulled from under them) and frees it, invalidating
+ * every fusion and string borrowed from it. NULL is a no-op. Must not race
+ * with any other use of the bundle. */
+FUSER_API void fuser_bundle_destroy(fuser_bundle *bundle);
+
+FUSER_API size_t fuser_bundle_num_fusions(const fuser_bundle *bundle);
+/* The i-th fusion, or NULL when i is out of range. */
+FUSER_API const fuser_fusion *fuser_bundle_get_fusion(
+    const fuser_bundle *bundle, size_t i);
+/* The fusion named `name`, or NULL. */
+FUSER_API const fuser_fusion *fuser_bundle_find_fusion(
+    const fuser_bundle *bundle, const char *name);
+
+/* Element types (docs/bundle.md TensorRecord). */
+typedef enum fuser_dtype {
+  FUSER_DTYPE_I1 = 1,
+  FUSER_DTYPE_I8 = 2,
+  FUSER_DTYPE_I32 = 3,
+  FUSER_DTYPE_I64 = 4,
+  FUSER_DTYPE_F16 = 5,
+  FUSER_DTYPE_BF16 = 6,
+  FUSER_DTYPE_F32 = 7,
+  FUSER_DTYPE_F64 = 8,
+} fuser_dtype;
+
+/* Bytes per element (i1 is stored in one byte); 0 for an unknown dtype. */
+FUSER_API size_t fuser_dtype_size(fuser_dtype dtype);
+/* "f32", ...; "?" for an unknown dtype. */
+FUSER_API const char *fuser_dtype_name(fuser_dtype dtype);
+
+/* A tensor of a fusion's signature. */
+typedef struct fuser_tensor_info {
+  const char *name;    /* "x", or "arg0", "result0", ... */
+  fuser_dtype dtype;
+  uint32_t rank;
+  const int64_t *dims; /* rank entries: static size, or -1 when dynamic */
+} fuser_tensor_info;
+
+/* Where a dynamic dim lives: dim `dim` of tensor `tensor` (tensor indices
+ * run over the arguments, then the results). */
+typedef struct fuser_dyn_dim_info {
+  uint32_t tensor;
+  uint32_t dim;
+} fuser_dyn_dim_info;
+
+/* Introspection; all borrowed, all thread safe. */
+FUSER_API const char *fuser_fusion_name(const fuser_fusion *fusion);
+FUSER_API size_t fuser_fusion_num_args(const fuser_fusion *fusion);
+FUSER_API size_t fuser_fusion_num_results(const fuser_fusion *fusion);
+/* Tensor i of the signature, i < args + results (arguments first);
+ * NULL when out of range. */
+FUSER_API const fuser_tensor_info *fuser_fusion_tensor(
+    const fuser_fusion *fusion, size_t i);
+/* Shorthands for fuser_fusion_tensor(i) and (num_args + i). */
+FUSER_API const fuser_tensor_info *fuser_fusion_arg(const fuser_fusion *fusion,
+                                                    size_t i);
+FUSER_API const fuser_tensor_info *fuser_fusion_result(
+    const fuser_fusion *fusion, size_t i);
+/* Number of dynamic dims: every -1 dim of the arguments, then of the
+ * results, in order; fuser_run takes their values in that order. */
+FUSER_API size_t fuser_fusion_num_dyn_dims(const fuser_fusion *fusion);
+/* Which tensor/dim dynamic dim i is; NULL when out of range. */
+FUSER_API const fuser_dyn_dim_info *fuser_fusion_dyn_dim(
+    const fuser_fusion *fusion, size_t i);
+/* The number of bytes of tensor i for the given dynamic dims (the
+ * dynamic dims of the other tensors are ignored). */
+FUSER_API fuser_error *fuser_fusion_tensor_bytes(const fuser_fusion *fusion,
+                                                 size_t i,
+                                                 const int64_t *dyn_dims,
+                                                 size_t num_dyn_dims,
+                                                 uint64_t *out_bytes);
+
+/* Loads the fusion's module and resolves its kernels now instead of on the
+ * first fuser_run. Idempotent, thread safe. */
+FUSER_API fuser_error *fuser_fusion_prepare(const fuser_fusion *fusion);
+
+/* ======================================================================== */
+/* Running                                                                   */
+/* ======================================================================== */
+
+typedef struct fuser_run_options {
+  /* Device memory the call carves its intermediates from, instead of the
+   * runtime's cache, or 0. Must be 256-byte aligned and at least
+   * fuser_fusion_scratch_size() bytes. The caller keeps it alive, and
+   * does not reuse it, until the call's kernels have finished. */
+  uint64_t scratch;
+  uint64_t scratch_size;
+} fuser_run_options;
+
+/*
+ * Runs `fusion` once: executes its plan program (docs/bundle.md), which
+ * checks the sizes, allocates intermediates and enqueues its kernels on
+ * `stream` in order. Returns when the kernels are enqueued (it does not
+ * wait for them).
+ *
+ *  args       device addresses of the num_args arguments (NULL if none)
+ *  results    device addresses of the num_results results (NULL if none)
+ *  dyn_dims   values of the fusion's dynamic dims, in signature order
+ *  num_dyn_dims  must equal fuser_fusion_num_dyn_dims()
+ *  stream     where the kernels run (CUstream for CUDA; NULL = default)
+ *  options    NULL, or user scratch for the intermediates
+ *
+ * Size checks, overflows, parameters that don't fit, and allocation
+ * failures are found before any kernel is enqueued, so such a failure
+ * launches nothing; a driver failure of a launch may leave earlier kernels
+ * of the call enqueued. Intermediates come from the runtime's cache unless
+ * scratch is given (see the allocator rule in docs/runtime.md).
+ *
+ * Thread safe; allocation-free and lock-free after the fusion's first call
+ * (intermediates from the cache take the cache's lock; user scratch does
+ * not).
+ */
+FUSER_API fuser_error *fuser_run(const fuser_fusion *fusion,
+                                 const uint64_t *args,
+                                 const uint64_t *results,
+                                 const int64_t *dyn_dims, size_t num_dyn_dims,
+                                 void *stream,
+                                 const fuser_run_options *options);
+
+/* The bytes of scratch a call with these dynamic dims needs (0 when the
+ * fusion has no intermediates). Runs the plan without launching anything.
+ * `args`/`results` may be NULL: then buffers are taken as maximally
+ * aligned for ALIGNED tests. Thread safe. */
+FUSER_API fuser_error *fuser_fusion_scratch_size(const fuser_fusion *fusion,
+                                                 const uint64_t *args,
+                                                 const uint64_t *results,
+                                                 const int64_t *dyn_dims,
+                                                 size_t num_dyn_dims,
+                                                 uint64_t *out_bytes);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FUSER_RUNTIME_H */

@@ -1,0 +1,950 @@
+/* Bundle validation and decoding (docs/bundle.md), introspection, and the
+ * lazy module cache. */
+#include "internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Limits on counts that are not backed by bytes of the file, so that a
+ * hostile bundle can't make the runtime allocate without bound. */
+#define FR_MAX_REGS (1u << 16)
+#define FR_MAX_INTERMEDIATES (1u << 16)
+#define FR_MAX_RANK 64
+
+#define HEADER_SIZE 64
+#define MODULE_REC 32
+#define FUSION_REC 64
+#define TENSOR_REC 24
+#define INSTR_REC 24
+#define LAUNCH_REC 48
+#define PARAM_REC 8
+
+static const char *const op_names[] = {
+    "?",   "CONST", "DIM", "ADD", "SUB", "MUL", "DIV",    "CEILDIV",
+    "REM", "MIN",   "MAX", "EQ",  "NE",  "LT",  "LE",     "AND",
+    "OR",  "SELECT", "ALIGNED", "ASSERT", "ALLOC", "LAUNCH"};
+
+/* ---- reading ----------------------------------------------------------- */
+
+typedef struct reader {
+  const unsigned char *d;
+  uint64_t size;
+  uint64_t str_off, str_size;
+  char loc[512]; /* where we are, for messages */
+} reader;
+
+static uint16_t u16_at(const reader *r, uint64_t o) {
+  return (uint16_t)(r->d[o] | (r->d[o + 1] << 8));
+}
+static uint32_t u32_at(const reader *r, uint64_t o) {
+  return (uint32_t)r->d[o] | ((uint32_t)r->d[o + 1] << 8) |
+         ((uint32_t)r->d[o + 2] << 16) | ((uint32_t)r->d[o + 3] << 24);
+}
+static uint64_t u64_at(const reader *r, uint64_t o) {
+  return (uint64_t)u32_at(r, o) | ((uint64_t)u32_at(r, o + 4) << 32);
+}
+
+static fuser_error *bad(const reader *r, const char *format, ...)
+    __attribute__((format(printf, 2, 3)));
+static fuser_error *bad(const reader *r, const char *format, ...) {
+  char what[512];
+  va_list ap;
+  va_start(ap, format);
+  vsnprintf(what, sizeof what, format, ap);
+  va_end(ap);
+  if (r->loc[0])
+    return fuser_error_create(FUSER_ERROR_INVALID_BUNDLE,
+                              "invalid bundle: %s: %s", r->loc, what);
+  return fuser_error_create(FUSER_ERROR_INVALID_BUNDLE, "invalid bundle: %s",
+                            what);
+}
+
+static void set_loc(reader *r, const char *format, ...)
+    __attribute__((format(printf, 2, 3)));
+static void set_loc(reader *r, const char *format, ...) {
+  va_list ap;
+  va_start(ap, format);
+  vsnprintf(r->loc, sizeof r->loc, format, ap);
+  va_end(ap);
+}
+
+/* Checks that `count` records of `rec` bytes at `off` lie inside the file,
+ * and, when there are any, that they start at a multiple of 8. */
+static fuser_error *check_table(const reader *r, const char *what,
+                                uint64_t off, uint64_t count, uint64_t rec) {
+  if (off > r->size)
+    return bad(r, "%s at offset %llu is outside the file (%llu bytes)", what,
+               (unsigned long long)off, (unsigned long long)r->size);
+  if (count > (r->size - off) / rec)
+    return bad(r,
+               "%s at offset %llu: %llu records of %llu bytes run past the "
+               "end of the file (%llu bytes)",
+               what, (unsigned long long)off, (unsigned long long)count,
+               (unsigned long long)rec, (unsigned long long)r->size);
+  if (count > 0 && off % 8 != 0)
+    return bad(r, "%s at offset %llu is not 8-byte aligned", what,
+               (unsigned long long)off);
+  return NULL;
+}
+
+static fuser_error *get_string(const reader *r, const char *what, uint32_t ref,
+                               const char **out) {
+  if ((uint64_t)ref >= r->str_size)
+    return bad(r,
+               "%s: string reference %u is outside the string table (%llu "
+               "bytes)",
+               what, ref, (unsigned long long)r->str_size);
+  *out = (const char *)r->d + r->str_off + ref;
+  return NULL;
+}
+
+/* ---- decoding ---------------------------------------------------------- */
+
+static size_t align16(size_t x) { return (x + 15) & ~(size_t)15; }
+
+static fuser_error *oom(void) {
+  return fuser_error_create(FUSER_ERROR_OUT_OF_MEMORY,
+                            "out of memory while loading a bundle");
+}
+
+static bool is_reg(uint32_t x, uint32_t nregs) { return x < nregs; }
+
+static fuser_error *parse_modules(reader *r, fuser_bundle *b, uint64_t tab) {
+  for (uint32_t i = 0; i < b->num_modules; i++) {
+    uint64_t o = tab + (uint64_t)i * MODULE_REC;
+    fr_module *m = &b->modules[i];
+    set_loc(r, "module %u", i);
+    fuser_error *e = get_string(r, "name", u32_at(r, o), &m->name);
+    if (e) return e;
+    set_loc(r, "module %u '%s'", i, m->name);
+    m->kind = u32_at(r, o + 4);
+    uint64_t off = u64_at(r, o + 8), size = u64_at(r, o + 16);
+    if (m->kind != FUSER_MODULE_PTX && m->kind != FUSER_MODULE_EMULATOR)
+      return bad(r, "unknown module kind %u", m->kind);
+    if (off > r->size || size > r->size - off)
+      return bad(r,
+                 "data at offset %llu of %llu bytes runs past the end of the "
+                 "file (%llu bytes)",
+                 (unsigned long long)off, (unsigned long long)size,
+                 (unsigned long long)r->size);
+    if (size == 0) return bad(r, "data is empty (it must end with a NUL byte)");
+    if (r->d[off + size - 1] != 0)
+      return bad(r, "data (%llu bytes at offset %llu) does not end with a NUL "
+                    "byte",
+                 (unsigned long long)size, (unsigned long long)off);
+    m->data = (const char *)r->d + off;
+    m->size = size;
+    atomic_init(&m->ready, 0);
+  }
+  r->loc[0] = 0;
+  return NULL;
+}
+
+/* Per-module scan results used to check kernel names and signatures. */
+typedef struct module_scan {
+  bool scanned;
+  int num_entries;
+  fr_ptx_entry *entries;
+} module_scan;
+
+static const fr_ptx_entry *find_entry(const module_scan *s, const char *name) {
+  size_t n = strlen(name);
+  for (int i = 0; i < s->num_entries; i++)
+    if (s->entries[i].name_len == n && memcmp(s->entries[i].name, name, n) == 0)
+      return &s->entries[i];
+  return NULL;
+}
+
+static const char *kind_name(uint8_t k) {
+  return k == PARAM_PTR ? "pointer" : k == PARAM_I32 ? "i32" : "i64";
+}
+
+static fuser_error *parse_tensors(reader *r, fuser_fusion *f, uint64_t off,
+                                  int64_t **dims_store) {
+  uint32_t nt = f->num_args + f->num_results;
+  fuser_error *e = check_table(r, "tensor records", off, nt, TENSOR_REC);
+  if (e) return e;
+  uint32_t ndyn = 0;
+  for (uint32_t t = 0; t < nt; t++) {
+    uint64_t o = off + (uint64_t)t * TENSOR_REC;
+    char base[512];
+    snprintf(base, sizeof base, "%s", r->loc);
+    if (t < f->num_args)
+      snprintf(r->loc, sizeof r->loc, "%.300s: argument %u", base, t);
+    else
+      snprintf(r->loc, sizeof r->loc, "%.300s: result %u", base,
+               t - f->num_args);
+    fuser_tensor_info *ti = &f->tensors[t];
+    e = get_string(r, "name", u32_at(r, o), &ti->name);
+    uint8_t dtype = r->d[o + 4], rank = r->d[o + 5];
+    if (!e && (dtype < FUSER_DTYPE_I1 || dtype > FUSER_DTYPE_F64))
+      e = bad(r, "unknown dtype %u", dtype);
+    if (!e && rank > FR_MAX_RANK)
+      e = bad(r, "rank %u is more than the %u this runtime supports", rank,
+              FR_MAX_RANK);
+    if (!e && (u16_at(r, o + 6) != 0 || u64_at(r, o + 16) != 0))
+      e = bad(r, "reserved fields are not 0");
+    uint64_t doff = u64_at(r, o + 8);
+    if (!e) e = check_table(r, "dims", doff, rank, 8);
+    if (e) {
+      snprintf(r->loc, sizeof r->loc, "%s", base);
+      return e;
+    }
+    ti->dtype = (fuser_dtype)dtype;
+    ti->rank = rank;
+    ti->dims = *dims_store;
+    for (uint32_t k = 0; k < rank; k++) {
+      int64_t d = (int64_t)u64_at(r, doff + 8ull * k);
+      if (d < -1) {
+        e = bad(r, "dim %u is %lld (a size, or -1 when dynamic)", k,
+                (long long)d);
+        snprintf(r->loc, sizeof r->loc, "%s", base);
+        return e;
+      }
+      (*dims_store)[k] = d;
+      if (d == -1) ndyn++;
+    }
+    *dims_store += rank;
+    snprintf(r->loc, sizeof r->loc, "%s", base);
+  }
+  if (ndyn != f->num_dyn)
+    return bad(r,
+               "the fusion says it has %u dynamic dims but its tensors have "
+               "%u dims of -1",
+               f->num_dyn, ndyn);
+  uint32_t k = 0;
+  for (uint32_t t = 0; t < nt; t++)
+    for (uint32_t d = 0; d < f->tensors[t].rank; d++)
+      if (f->tensors[t].dims[d] == -1) {
+        f->dyn[k].tensor = t;
+        f->dyn[k].dim = d;
+        k++;
+      }
+  return NULL;
+}
+
+static fuser_error *parse_launches(reader *r, fuser_fusion *f, uint64_t off,
+                                   const module_scan *ptx_scan,
+                                   unsigned char **store) {
+  fuser_error *e = check_table(r, "launch records", off, f->num_launches,
+                               LAUNCH_REC);
+  if (e) return e;
+  char base[512];
+  snprintf(base, sizeof base, "%s", r->loc);
+  uint32_t nbuf = f->num_args + f->num_results + f->num_inter;
+  for (uint32_t l = 0; l < f->num_launches; l++) {
+    uint64_t o = off + (uint64_t)l * LAUNCH_REC;
+    fr_launch *L = &f->launches[l];
+    snprintf(r->loc, sizeof r->loc, "%.300s: launch %u", base, l);
+    e = get_string(r, "kernel name", u32_at(r, o), &L->kernel_name);
+    if (e) return e;
+    snprintf(r->loc, sizeof r->loc, "%.300s: launch %u '%.64s'", base, l,
+             L->kernel_name);
+    if (L->kernel_name[0] == 0) return bad(r, "the kernel name is empty");
+    L->num_params = u32_at(r, o + 4);
+    uint64_t poff = u64_at(r, o + 8);
+    for (int k = 0; k < 3; k++) {
+      L->grid[k] = u32_at(r, o + 16 + 4 * (uint64_t)k);
+      L->block[k] = u32_at(r, o + 28 + 4 * (uint64_t)k);
+      if (!is_reg(L->grid[k], f->num_regs))
+        return bad(r, "grid %c: register %u out of range (plan has %u "
+                      "registers)",
+                   "xyz"[k], L->grid[k], f->num_regs);
+      if (!is_reg(L->block[k], f->num_regs))
+        return bad(r, "block %c: register %u out of range (plan has %u "
+                      "registers)",
+                   "xyz"[k], L->block[k], f->num_regs);
+    }
+    L->smem = u32_at(r, o + 40);
+    if (!is_reg(L->smem, f->num_regs))
+      return bad(r, "shared memory: register %u out of range (plan has %u "
+                    "registers)",
+                 L->smem, f->num_regs);
+    if (u32_at(r, o + 44) != 0) return bad(r, "reserved field is not 0");
+    e = check_table(r, "parameter records", poff, L->num_params, PARAM_REC);
+    if (e) return e;
+    L->param_kinds = *store;
+    *store += align16(L->num_params);
+    L->param_index = (uint32_t *)(void *)*store;
+    *store += align16(4ull * L->num_params);
+    L->param_sizes = (uint32_t *)(void *)*store;
+    *store += align16(4ull * L->num_params);
+    for (uint32_t p = 0; p < L->num_params; p++) {
+      uint64_t po = poff + 8ull * p;
+      uint8_t kind = r->d[po];
+      uint32_t index = u32_at(r, po + 4);
+      if (kind < PARAM_PTR || kind > PARAM_I64)
+        return bad(r, "parameter %u: unknown parameter kind %u", p, kind);
+      if (r->d[po + 1] || r->d[po + 2] || r->d[po + 3])
+        return bad(r, "parameter %u: reserved bytes are not 0", p);
+      if (kind == PARAM_PTR && index >= nbuf)
+        return bad(r,
+                   "parameter %u: buffer %u out of range (the fusion has %u "
+                   "buffers: %u arguments, %u results, %u intermediates)",
+                   p, index, nbuf, f->num_args, f->num_results, f->num_inter);
+      if (kind != PARAM_PTR && !is_reg(index, f->num_regs))
+        return bad(r,
+                   "parameter %u (%s): register %u out of range (plan has %u "
+                   "registers)",
+                   p, kind_name(kind), index, f->num_regs);
+      L->param_kinds[p] = kind;
+      L->param_index[p] = index;
+      L->param_sizes[p] = kind == PARAM_I32 ? 4 : 8;
+    }
+    if (L->num_params > f->max_params) f->max_params = L->num_params;
+    /* The kernel must be an .entry of the PTX module; when its parameter
+     * list could be read, it must match the parameter records. */
+    const fr_ptx_entry *en = find_entry(ptx_scan, L->kernel_name);
+    if (!en)
+      return bad(r, "kernel '%s' is not an .entry of PTX module %u",
+                 L->kernel_name, f->ptx_module);
+    if (en->num_params >= 0) {
+      if ((uint32_t)en->num_params != L->num_params)
+        return bad(r,
+                   "the launch passes %u parameters but the PTX .entry "
+                   "declares %d",
+                   L->num_params, en->num_params);
+      for (uint32_t p = 0; p < L->num_params; p++)
+        if (en->param_sizes[p] != L->param_sizes[p])
+          return bad(r,
+                     "parameter %u is %s (%u bytes) but the PTX .entry "
+                     "declares %u bytes",
+                     p, kind_name(L->param_kinds[p]), L->param_sizes[p],
+                     en->param_sizes[p]);
+    }
+  }
+  snprintf(r->loc, sizeof r->loc, "%s", base);
+  return NULL;
+}
+
+/* Whether an instruction can fail at run time. */
+static bool can_fail(uint16_t op) {
+  switch (op) {
+  case OP_ADD: case OP_SUB: case OP_MUL: case OP_DIV: case OP_CEILDIV:
+  case OP_REM: case OP_ASSERT: case OP_ALLOC: case OP_LAUNCH:
+    return true;
+  default:
+    return false;
+  }
+}
+
+static fuser_error *parse_instrs(reader *r, fuser_fusion *f, uint64_t off) {
+  fuser_error *e = check_table(r, "instructions", off, f->num_instrs,
+                               INSTR_REC);
+  if (e) return e;
+  char base[512];
+  snprintf(base, sizeof base, "%s", r->loc);
+  uint32_t nio = f->num_args + f->num_results;
+  uint32_t nbuf = nio + f->num_inter;
+  uint32_t nr = f->num_regs;
+  /* Which intermediates are allocated so far, in program order. */
+  unsigned char *allocated = calloc(f->num_inter ? f->num_inter : 1, 1);
+  if (!allocated) return oom();
+  bool seen_launch = false;
+  f->needs_prepass = false;
+  for (uint32_t i = 0; i < f->num_instrs && !e; i++) {
+    uint64_t o = off + (uint64_t)i * INSTR_REC;
+    fr_instr *in = &f->instrs[i];
+    in->op = u16_at(r, o);
+    in->dst = u32_at(r, o + 4);
+    in->a = u32_at(r, o + 8);
+    in->b = u32_at(r, o + 12);
+    in->imm = (int64_t)u64_at(r, o + 16);
+    in->msg = NULL;
+    if (in->op < OP_CONST || in->op > OP_LAST) {
+      snprintf(r->loc, sizeof r->loc, "%.300s: instruction %u", base, i);
+      e = bad(r, "unknown opcode %u", in->op);
+      break;
+    }
+    snprintf(r->loc, sizeof r->loc, "%.300s: instruction %u (%s)", base, i,
+             op_names[in->op]);
+    if (u16_at(r, o + 2) != 0) {
+      e = bad(r, "reserved field is not 0");
+      break;
+    }
+#define REG(field)                                                           \
+  if (!e && !is_reg(in->field, nr))                                          \
+    e = bad(r, "register %u out of range in operand " #field                 \
+               " (plan has %u registers)",                                   \
+            in->field, nr);
+#define OPT_REG(field)                                                       \
+  if (!e && in->field != FR_NONE && !is_reg(in->field, nr))                  \
+    e = bad(r, "register %u out of range in operand " #field                 \
+               " (plan has %u registers)",                                   \
+            in->field, nr);
+    switch (in->op) {
+    case OP_CONST:
+      REG(dst);
+      break;
+    case OP_DIM:
+      REG(dst);
+      if (!e && in->a >= f->num_dyn)
+        e = bad(r, "dynamic dim %u out of range (the fusion has %u)", in->a,
+                f->num_dyn);
+      break;
+    case OP_SELECT:
+      REG(dst);
+      REG(a);
+      REG(b);
+      if (!e && (in->imm < 0 || (uint64_t)in->imm >= nr))
+        e = bad(r, "register %lld out of range in operand imm (plan has %u "
+                   "registers)",
+                (long long)in->imm, nr);
+      break;
+    case OP_ALIGNED:
+      REG(dst);
+      if (!e && in->a >= nbuf)
+        e = bad(r, "buffer %u out of range (the fusion has %u buffers)", in->a,
+                nbuf);
+      else if (!e && in->a >= nio && !allocated[in->a - nio])
+        e = bad(r, "intermediate buffer %u is used before its ALLOC", in->a);
+      if (!e && in->imm <= 0)
+        e = bad(r, "alignment %lld is not positive", (long long)in->imm);
+      break;
+    case OP_ASSERT:
+      REG(a);
+      OPT_REG(b);
+      OPT_REG(dst);
+      if (!e) {
+        if (in->imm < 0 || (uint64_t)in->imm > 0xFFFFFFFFu)
+          e = bad(r, "message: string reference %lld is outside the string "
+                     "table (%llu bytes)",
+                  (long long)in->imm, (unsigned long long)r->str_size);
+        else
+          e = get_string(r, "message", (uint32_t)in->imm, &in->msg);
+      }
+      break;
+    case OP_ALLOC:
+      REG(b);
+      if (e) break;
+      if (f->num_inter == 0)
+        e = bad(r, "buffer %u is not an intermediate (the fusion has none)",
+                in->a);
+      else if (in->a < nio || in->a >= nbuf)
+        e = bad(r,
+                "buffer %u is not an intermediate (intermediates are %u .. "
+                "%u)",
+                in->a, nio, nbuf - 1);
+      else if (allocated[in->a - nio])
+        e = bad(r, "intermediate buffer %u is allocated twice", in->a);
+      else
+        allocated[in->a - nio] = 1;
+      break;
+    case OP_LAUNCH:
+      OPT_REG(b);
+      if (!e && in->a >= f->num_launches)
+        e = bad(r, "launch record %u out of range (the fusion has %u)", in->a,
+                f->num_launches);
+      if (!e) {
+        const fr_launch *L = &f->launches[in->a];
+        for (uint32_t p = 0; p < L->num_params && !e; p++) {
+          uint32_t bi = L->param_index[p];
+          if (L->param_kinds[p] == PARAM_PTR && bi >= nio &&
+              !allocated[bi - nio])
+            e = bad(r,
+                    "launch %u '%s' uses intermediate buffer %u before its "
+                    "ALLOC",
+                    in->a, L->kernel_name, bi);
+        }
+      }
+      break;
+    default: /* binary arithmetic and comparisons */
+      REG(dst);
+      REG(a);
+      REG(b);
+      break;
+    }
+#undef REG
+#undef OPT_REG
+    if (seen_launch && can_fail(in->op)) f->needs_prepass = true;
+    if (in->op == OP_LAUNCH) seen_launch = true;
+  }
+  free(allocated);
+  if (!e) snprintf(r->loc, sizeof r->loc, "%s", base);
+  return e;
+}
+
+/* Bytes of per-call working memory: registers, buffers, intermediate
+ * blocks, parameter pointers and i32 values. */
+static size_t frame_bytes(const fuser_fusion *f) {
+  size_t nbuf = (size_t)f->num_args + f->num_results + f->num_inter;
+  return align16(8 * (size_t)f->num_regs) + align16(8 * nbuf) +
+         align16(sizeof(void *) * (size_t)f->num_inter) +
+         align16(sizeof(void *) * (size_t)f->max_params) +
+         align16(4 * (size_t)f->max_params);
+}
+
+static fuser_error *parse_fusion(reader *r, fuser_bundle *b, uint32_t i,
+                                 uint64_t tab, module_scan *scans) {
+  uint64_t o = tab + (uint64_t)i * FUSION_REC;
+  fuser_fusion *f = &b->fusions[i];
+  f->bundle = b;
+  f->index = i;
+  set_loc(r, "fusion %u", i);
+  fuser_error *e = get_string(r, "name", u32_at(r, o), &f->name);
+  if (e) return e;
+  set_loc(r, "fusion %u '%.200s'", i, f->name);
+  for (uint32_t j = 0; j < i; j++)
+    if (strcmp(b->fusions[j].name, f->name) == 0)
+      return bad(r, "fusion %u has the same name", j);
+  f->num_args = u32_at(r, o + 4);
+  f->num_results = u32_at(r, o + 8);
+  f->num_dyn = u32_at(r, o + 12);
+  f->num_regs = u32_at(r, o + 16);
+  f->num_instrs = u32_at(r, o + 20);
+  f->num_launches = u32_at(r, o + 24);
+  f->num_inter = u32_at(r, o + 28);
+  uint64_t toff = u64_at(r, o + 32), ioff = u64_at(r, o + 40),
+           loff = u64_at(r, o + 48);
+  f->ptx_module = u32_at(r, o + 56);
+  f->emu_module = u32_at(r, o + 60);
+
+  if (f->num_regs > FR_MAX_REGS)
+    return bad(r, "%u registers, more than the %u this runtime supports",
+               f->num_regs, FR_MAX_REGS);
+  if (f->num_inter > FR_MAX_INTERMEDIATES)
+    return bad(r, "%u intermediate buffers, more than the %u this runtime "
+                  "supports",
+               f->num_inter, FR_MAX_INTERMEDIATES);
+  if ((uint64_t)f->num_args + f->num_results > r->size / TENSOR_REC)
+    return bad(r, "%u arguments and %u results can't fit in the file",
+               f->num_args, f->num_results);
+  if (f->ptx_module >= b->num_modules)
+    return bad(r, "PTX module index %u out of range (the bundle has %u "
+                  "modules)",
+               f->ptx_module, b->num_modules);
+  if (b->modules[f->ptx_module].kind != FUSER_MODULE_PTX)
+    return bad(r, "PTX module index %u names module '%s' of kind %u, not "
+                  "PTX (1)",
+               f->ptx_module, b->modules[f->ptx_module].name,
+               b->modules[f->ptx_module].kind);
+  if (f->emu_module != FR_NONE) {
+    if (f->emu_module >= b->num_modules)
+      return bad(r, "emulation module index %u out of range (the bundle has "
+                    "%u modules)",
+                 f->emu_module, b->num_modules);
+    if (b->modules[f->emu_module].kind != FUSER_MODULE_EMULATOR)
+      return bad(r, "emulation module index %u names module '%s' of kind %u, "
+                    "not emulator MLIR (2)",
+                 f->emu_module, b->modules[f->emu_module].name,
+                 b->modules[f->emu_module].kind);
+  }
+  /* Bounds of the arrays whose sizes the allocations below depend on. */
+  e = check_table(r, "tensor records", toff,
+                  (uint64_t)f->num_args + f->num_results, TENSOR_REC);
+  if (!e) e = check_table(r, "instructions", ioff, f->num_instrs, INSTR_REC);
+  if (!e)
+    e = check_table(r, "launch records", loff, f->num_launches, LAUNCH_REC);
+  if (e) return e;
+
+  /* Sum of ranks and of parameter counts, for one allocation. */
+  uint32_t nt = f->num_args + f->num_results;
+  uint64_t total_rank = 0, param_bytes = 0;
+  for (uint32_t t = 0; t < nt; t++)
+    total_rank += r->d[toff + (uint64_t)t * TENSOR_REC + 5];
+  for (uint32_t l = 0; l < f->num_launches; l++) {
+    uint64_t np = u32_at(r, loff + (uint64_t)l * LAUNCH_REC + 4);
+    if (np > r->size / PARAM_REC) {
+      set_loc(r, "fusion %u '%.200s': launch %u", i, f->name, l);
+      return bad(r, "%llu parameter records can't fit in the file",
+                 (unsigned long long)np);
+    }
+    param_bytes += align16(np) + 2 * align16(4 * np);
+  }
+  size_t bytes = align16(sizeof(fuser_tensor_info) * nt) +
+                 align16(sizeof(fuser_dyn_dim_info) * f->num_dyn) +
+                 align16(8 * total_rank) +
+                 align16(sizeof(fr_instr) * (size_t)f->num_instrs) +
+                 align16(sizeof(fr_launch) * (size_t)f->num_launches) +
+                 (size_t)param_bytes;
+  if (f->num_dyn > total_rank)
+    return bad(r, "the fusion says it has %u dynamic dims but its tensors "
+                  "have %llu dims in all",
+               f->num_dyn, (unsigned long long)total_rank);
+  unsigned char *mem = calloc(1, bytes ? bytes : 1);
+  if (!mem) return oom();
+  /* The first pointer owns the block (freed in fr_bundle_free). */
+  f->tensors = (fuser_tensor_info *)(void *)mem;
+  unsigned char *p = mem + align16(sizeof(fuser_tensor_info) * nt);
+  f->dyn = (fuser_dyn_dim_info *)(void *)p;
+  p += align16(sizeof(fuser_dyn_dim_info) * f->num_dyn);
+  int64_t *dims = (int64_t *)(void *)p;
+  p += align16(8 * total_rank);
+  f->instrs = (fr_instr *)(void *)p;
+  p += align16(sizeof(fr_instr) * (size_t)f->num_instrs);
+  f->launches = (fr_launch *)(void *)p;
+  p += align16(sizeof(fr_launch) * (size_t)f->num_launches);
+
+  e = parse_tensors(r, f, toff, &dims);
+  if (e) return e;
+
+  module_scan *s = &scans[f->ptx_module];
+  if (!s->scanned) {
+    const fr_module *m = &b->modules[f->ptx_module];
+    s->num_entries = fr_ptx_scan(m->data, m->size - 1, &s->entries);
+    if (s->num_entries < 0) {
+      s->num_entries = 0;
+      return oom();
+    }
+    s->scanned = true;
+  }
+  e = parse_launches(r, f, loff, s, &p);
+  if (e) return e;
+  e = parse_instrs(r, f, ioff);
+  if (e) return e;
+  f->frame_bytes = frame_bytes(f);
+  r->loc[0] = 0;
+  return NULL;
+}
+
+/* Builds each module's kernel table: the distinct kernel names launched by
+ * the fusions that use it with the runtime's driver kind, and points each
+ * launch record at its entry. */
+static fuser_error *link_kernels(fuser_bundle *b, uint32_t kind) {
+  uint64_t *cap = calloc(b->num_modules ? b->num_modules : 1, sizeof *cap);
+  if (!cap) return oom();
+  for (uint32_t i = 0; i < b->num_fusions; i++) {
+    fuser_fusion *f = &b->fusions[i];
+    uint32_t mi = kind == FUSER_MODULE_PTX ? f->ptx_module : f->emu_module;
+    f->module = mi == FR_NONE ? NULL : &b->modules[mi];
+    if (f->module) cap[mi] += f->num_launches;
+  }
+  for (uint32_t mi = 0; mi < b->num_modules; mi++) {
+    if (!cap[mi]) continue;
+    b->modules[mi].kernels = calloc(cap[mi], sizeof(fr_kernel));
+    if (!b->modules[mi].kernels) {
+      free(cap);
+      return oom();
+    }
+  }
+  free(cap);
+  for (uint32_t i = 0; i < b->num_fusions; i++) {
+    fuser_fusion *f = &b->fusions[i];
+    fr_module *m = f->module;
+    if (!m) continue;
+    for (uint32_t l = 0; l < f->num_launches; l++) {
+      fr_launch *L = &f->launches[l];
+      uint32_t k;
+      for (k = 0; k < m->num_kernels; k++)
+        if (strcmp(m->kernels[k].name, L->kernel_name) == 0) break;
+      if (k == m->num_kernels) {
+        m->num_kernels = k + 1;
+        m->kernels[k].name = L->kernel_name;
+        m->kernels[k].function = NULL;
+        atomic_init(&m->kernels[k].max_dynamic_shared, 48u * 1024u);
+      }
+      L->kernel = &m->kernels[k];
+    }
+  }
+  return NULL;
+}
+
+void fr_bundle_free(fuser_bundle *b) {
+  if (!b) return;
+  if (b->fusions)
+    for (uint32_t i = 0; i < b->num_fusions; i++) free(b->fusions[i].tensors);
+  if (b->modules)
+    for (uint32_t i = 0; i < b->num_modules; i++) free(b->modules[i].kernels);
+  free(b->fusions);
+  free(b->modules);
+  free(b->data);
+  free(b);
+}
+
+fuser_error *fr_bundle_parse(fuser_rt *rt, const void *data, size_t size,
+                             fuser_bundle **out) {
+  reader r;
+  memset(&r, 0, sizeof r);
+  if (!data && size) return bad(&r, "NULL data");
+  if (size < HEADER_SIZE)
+    return bad(&r, "the file is %zu bytes, shorter than the %d-byte header",
+               size, HEADER_SIZE);
+  r.d = data;
+  r.size = size;
+  if (memcmp(r.d, "FUSERBND", 8) != 0)
+    return bad(&r, "bad magic (not a fuser bundle)");
+  uint32_t version = u32_at(&r, 8);
+  if (version != FUSER_BUNDLE_FORMAT_VERSION)
+    return bad(&r, "format version %u is not supported (this runtime reads "
+                   "version %u)",
+               version, FUSER_BUNDLE_FORMAT_VERSION);
+  if (u32_at(&r, 12) != HEADER_SIZE)
+    return bad(&r, "header size %u, expected %d", u32_at(&r, 12), HEADER_SIZE);
+  if (u64_at(&r, 16) != size)
+    return bad(&r, "the header says the file is %llu bytes but it is %zu",
+               (unsigned long long)u64_at(&r, 16), size);
+  uint32_t nf = u32_at(&r, 24), nm = u32_at(&r, 28);
+  uint64_t ftab = u64_at(&r, 32), mtab = u64_at(&r, 40);
+  r.str_off = u64_at(&r, 48);
+  r.str_size = u64_at(&r, 56);
+  fuser_error *e = check_table(&r, "fusion table", ftab, nf, FUSION_REC);
+  if (!e) e = check_table(&r, "module table", mtab, nm, MODULE_REC);
+  if (e) return e;
+  if (r.str_off > r.size || r.str_size > r.size - r.str_off)
+    return bad(&r, "string table at offset %llu of %llu bytes runs past the "
+                   "end of the file (%zu bytes)",
+               (unsigned long long)r.str_off, (unsigned long long)r.str_size,
+               size);
+  if (r.str_size == 0 || r.d[r.str_off + r.str_size - 1] != 0)
+    return bad(&r, "the string table does not end with a NUL byte");
+
+  /* Validate on the caller's bytes, then copy: pointers are rebased. */
+  fuser_bundle *b = calloc(1, sizeof *b);
+  unsigned char *copy = malloc(size);
+  if (!b || !copy) {
+    free(b);
+    free(copy);
+    return oom();
+  }
+  memcpy(copy, data, size);
+  r.d = copy;
+  b->rt = rt;
+  b->data = copy;
+  b->size = size;
+  b->num_fusions = nf;
+  b->num_modules = nm;
+  b->fusions = calloc(nf ? nf : 1, sizeof *b->fusions);
+  b->modules = calloc(nm ? nm : 1, sizeof *b->modules);
+  module_scan *scans = calloc(nm ? nm : 1, sizeof *scans);
+  if (!b->fusions || !b->modules || !scans) {
+    free(scans);
+    fr_bundle_free(b);
+    return oom();
+  }
+  e = parse_modules(&r, b, mtab);
+  for (uint32_t i = 0; i < nf && !e; i++) e = parse_fusion(&r, b, i, ftab, scans);
+  for (uint32_t i = 0; i < nm; i++)
+    fr_ptx_entries_free(scans[i].entries, scans[i].num_entries);
+  free(scans);
+  if (!e) e = link_kernels(b, rt->drv->module_kind);
+  if (e) {
+    fr_bundle_free(b);
+    return e;
+  }
+  *out = b;
+  return NULL;
+}
+
+/* ---- the module cache -------------------------------------------------- */
+
+fuser_error *fr_module_ensure_slow(const fuser_fusion *f, bool entered) {
+  fuser_rt *rt = f->bundle->rt;
+  fr_module *m = f->module;
+  if (!m)
+    return fuser_error_create(
+        FUSER_ERROR_NOT_FOUND,
+        "fusion '%s': the bundle has no module of kind %u for the '%s' "
+        "driver",
+        f->name, rt->drv->module_kind, rt->drv->name ? rt->drv->name : "?");
+  pthread_mutex_lock(&rt->module_lock);
+  fuser_error *e = NULL;
+  if (atomic_load_explicit(&m->ready, memory_order_relaxed) == 1) goto done;
+  if (!entered && (e = fr_enter(rt))) goto done;
+  void *handle = NULL;
+  e = rt->drv->module_load(rt->dctx, m->data, m->size, m->name, &handle);
+  if (e) {
+    e = fr_error_wrap(e, "fusion '%s': loading module '%s'", f->name, m->name);
+  } else {
+    for (uint32_t k = 0; k < m->num_kernels && !e; k++) {
+      e = rt->drv->function_get(rt->dctx, handle, m->kernels[k].name,
+                                &m->kernels[k].function);
+      if (e)
+        e = fr_error_wrap(e, "fusion '%s': kernel '%s' of module '%s'",
+                          f->name, m->kernels[k].name, m->name);
+    }
+    if (e) {
+      rt->drv->module_unload(rt->dctx, handle);
+    } else {
+      m->handle = handle;
+      atomic_store_explicit(&m->ready, 1, memory_order_release);
+    }
+  }
+  if (!entered) fr_leave(rt);
+done:
+  pthread_mutex_unlock(&rt->module_lock);
+  return e;
+}
+
+/* ---- public: loading --------------------------------------------------- */
+
+fuser_error *fuser_bundle_load(fuser_rt *rt, const void *data, size_t size,
+                               fuser_bundle **out_bundle) {
+  if (!rt || !out_bundle)
+    return fuser_error_create(FUSER_ERROR_INVALID_ARGUMENT,
+                              "fuser_bundle_load: NULL runtime or output");
+  fuser_bundle *b;
+  fuser_error *e = fr_bundle_parse(rt, data, size, &b);
+  if (e) return e;
+  fr_rt_retain(rt);
+  *out_bundle = b;
+  return NULL;
+}
+
+fuser_error *fuser_bundle_load_file(fuser_rt *rt, const char *path,
+                                    fuser_bundle **out_bundle) {
+  if (!rt || !path || !out_bundle)
+    return fuser_error_create(FUSER_ERROR_INVALID_ARGUMENT,
+                              "fuser_bundle_load_file: NULL argument");
+  FILE *fp = fopen(path, "rb");
+  if (!fp)
+    return fuser_error_create(FUSER_ERROR_IO, "cannot open bundle '%s': %s",
+                              path, strerror(errno));
+  unsigned char *buf = NULL;
+  size_t len = 0, cap = 0;
+  for (;;) {
+    if (len == cap) {
+      size_t ncap = cap ? cap * 2 : 1 << 16;
+      unsigned char *nb = realloc(buf, ncap);
+      if (!nb) {
+        free(buf);
+        fclose(fp);
+        return fuser_error_create(FUSER_ERROR_OUT_OF_MEMORY,
+                                  "out of memory reading bundle '%s'", path);
+      }
+      buf = nb;
+      cap = ncap;
+    }
+    size_t n = fread(buf + len, 1, cap - len, fp);
+    len += n;
+    if (n == 0) break;
+  }
+  int failed = ferror(fp);
+  fclose(fp);
+  if (failed) {
+    free(buf);
+    return fuser_error_create(FUSER_ERROR_IO, "cannot read bundle '%s'", path);
+  }
+  fuser_error *e = fuser_bundle_load(rt, buf, len, out_bundle);
+  free(buf);
+  if (e) return fr_error_wrap(e, "%s", path);
+  return NULL;
+}
+
+void fuser_bundle_destroy(fuser_bundle *b) {
+  if (!b) return;
+  fuser_rt *rt = b->rt;
+  bool any = false;
+  for (uint32_t i = 0; i < b->num_modules; i++)
+    if (atomic_load(&b->modules[i].ready)) any = true;
+  if (any) {
+    fuser_error *e = fr_enter(rt);
+    if (!e) {
+      /* Kernels of this bundle may still run: wait before unloading. */
+      uint64_t begin = fr_alloc_sync_begin(rt);
+      fuser_error *se = rt->drv->synchronize(rt->dctx, NULL, 1);
+      if (!se) fr_alloc_synchronized(rt, NULL, true, begin);
+      fuser_error_destroy(se);
+      for (uint32_t i = 0; i < b->num_modules; i++)
+        if (atomic_load(&b->modules[i].ready))
+          rt->drv->module_unload(rt->dctx, b->modules[i].handle);
+      fr_leave(rt);
+    }
+    fuser_error_destroy(e);
+  }
+  fr_bundle_free(b);
+  fr_rt_release(rt);
+}
+
+/* ---- public: introspection ---------------------------------------------- */
+
+size_t fuser_bundle_num_fusions(const fuser_bundle *b) {
+  return b ? b->num_fusions : 0;
+}
+
+const fuser_fusion *fuser_bundle_get_fusion(const fuser_bundle *b, size_t i) {
+  return b && i < b->num_fusions ? &b->fusions[i] : NULL;
+}
+
+const fuser_fusion *fuser_bundle_find_fusion(const fuser_bundle *b,
+                                             const char *name) {
+  if (!b || !name) return NULL;
+  for (uint32_t i = 0; i < b->num_fusions; i++)
+    if (strcmp(b->fusions[i].name, name) == 0) return &b->fusions[i];
+  return NULL;
+}
+
+const char *fuser_fusion_name(const fuser_fusion *f) { return f ? f->name : ""; }
+size_t fuser_fusion_num_args(const fuser_fusion *f) {
+  return f ? f->num_args : 0;
+}
+size_t fuser_fusion_num_results(const fuser_fusion *f) {
+  return f ? f->num_results : 0;
+}
+size_t fuser_fusion_num_dyn_dims(const fuser_fusion *f) {
+  return f ? f->num_dyn : 0;
+}
+
+const fuser_tensor_info *fuser_fusion_tensor(const fuser_fusion *f, size_t i) {
+  return f && i < (size_t)f->num_args + f->num_results ? &f->tensors[i] : NULL;
+}
+const fuser_tensor_info *fuser_fusion_arg(const fuser_fusion *f, size_t i) {
+  return f && i < f->num_args ? &f->tensors[i] : NULL;
+}
+const fuser_tensor_info *fuser_fusion_result(const fuser_fusion *f, size_t i) {
+  return f && i < f->num_results ? &f->tensors[f->num_args + i] : NULL;
+}
+const fuser_dyn_dim_info *fuser_fusion_dyn_dim(const fuser_fusion *f,
+                                               size_t i) {
+  return f && i < f->num_dyn ? &f->dyn[i] : NULL;
+}
+
+size_t fuser_dtype_size(fuser_dtype d) {
+  switch (d) {
+  case FUSER_DTYPE_I1: case FUSER_DTYPE_I8: return 1;
+  case FUSER_DTYPE_F16: case FUSER_DTYPE_BF16: return 2;
+  case FUSER_DTYPE_I32: case FUSER_DTYPE_F32: return 4;
+  case FUSER_DTYPE_I64: case FUSER_DTYPE_F64: return 8;
+  }
+  return 0;
+}
+
+const char *fuser_dtype_name(fuser_dtype d) {
+  switch (d) {
+  case FUSER_DTYPE_I1: return "i1";
+  case FUSER_DTYPE_I8: return "i8";
+  case FUSER_DTYPE_I32: return "i32";
+  case FUSER_DTYPE_I64: return "i64";
+  case FUSER_DTYPE_F16: return "f16";
+  case FUSER_DTYPE_BF16: return "bf16";
+  case FUSER_DTYPE_F32: return "f32";
+  case FUSER_DTYPE_F64: return "f64";
+  }
+  return "?";
+}
+
+fuser_error *fuser_fusion_tensor_bytes(const fuser_fusion *f, size_t i,
+                                       const int64_t *dyn_dims,
+                                       size_t num_dyn_dims,
+                                       uint64_t *out_bytes) {
+  const fuser_tensor_info *t = fuser_fusion_tensor(f, i);
+  if (!t || !out_bytes)
+    return fuser_error_create(FUSER_ERROR_INVALID_ARGUMENT,
+                              "fuser_fusion_tensor_bytes: no tensor %zu", i);
+  if (num_dyn_dims != f->num_dyn || (f->num_dyn && !dyn_dims))
+    return fuser_error_create(FUSER_ERROR_INVALID_ARGUMENT,
+                              "fusion '%s' takes %u dynamic dims, got %zu",
+                              f->name, f->num_dyn, num_dyn_dims);
+  uint64_t n = fuser_dtype_size(t->dtype);
+  for (uint32_t k = 0; k < f->num_dyn; k++) {
+    if (f->dyn[k].tensor != i) continue;
+    if (dyn_dims[k] < 0)
+      return fuser_error_create(FUSER_ERROR_INVALID_ARGUMENT,
+                                "fusion '%s': dynamic dim %u is %lld", f->name,
+                                k, (long long)dyn_dims[k]);
+  }
+  uint32_t k = 0;
+  for (uint32_t t2 = 0; t2 < i; t2++)
+    for (uint32_t d = 0; d < f->tensors[t2].rank; d++)
+      if (f->tensors[t2].dims[d] == -1) k++;
+  for (uint32_t d = 0; d < t->rank; d++) {
+    int64_t v = t->dims[d] == -1 ? dyn_dims[k++] : t->dims[d];
+    if (__builtin_mul_overflow(n, (uint64_t)v, &n))
+      return fuser_error_create(FUSER_ERROR_OUT_OF_RANGE,
+                                "fusion '%s': tensor '%s' is too large",
+                                f->name, t->name);
+  }
+  *out_bytes = n;
+  return NULL;
+}

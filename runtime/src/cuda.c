@@ -1,0 +1,361 @@
+/* The CUDA driver backend: a fuser_driver table over the cu* entry points of
+ * libcuda.so.1, opened with dlopen. No CUDA header is needed: the few types
+ * and constants used are declared here with the values of cuda.h. */
+#include "internal.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef int CUresult;
+typedef int CUdevice;
+typedef struct CUctx_st *CUcontext;
+typedef struct CUmod_st *CUmodule;
+typedef struct CUfunc_st *CUfunction;
+typedef struct CUstream_st *CUstream;
+typedef unsigned long long CUdeviceptr;
+typedef int CUjit_option;
+typedef int CUfunction_attribute;
+
+#define CUDA_SUCCESS 0
+#define CUDA_ERROR_OUT_OF_MEMORY 2
+#define CUDA_ERROR_NOT_FOUND 500
+#define CU_JIT_INFO_LOG_BUFFER 3
+#define CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES 4
+#define CU_JIT_ERROR_LOG_BUFFER 5
+#define CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES 6
+#define CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES 8
+
+#define JIT_LOG_BYTES 16384
+
+/* The entry points: their types and the symbols they are resolved from
+ * (the _v2 names where the driver exports them). */
+typedef CUresult (*pfn_cuInit)(unsigned);
+typedef CUresult (*pfn_cuDeviceGetCount)(int *);
+typedef CUresult (*pfn_cuDeviceGet)(CUdevice *, int);
+typedef CUresult (*pfn_cuDevicePrimaryCtxRetain)(CUcontext *, CUdevice);
+typedef CUresult (*pfn_cuDevicePrimaryCtxRelease)(CUdevice);
+typedef CUresult (*pfn_cuCtxPushCurrent)(CUcontext);
+typedef CUresult (*pfn_cuCtxPopCurrent)(CUcontext *);
+typedef CUresult (*pfn_cuModuleLoadDataEx)(CUmodule *, const void *, unsigned,
+                                           CUjit_option *, void **);
+typedef CUresult (*pfn_cuModuleUnload)(CUmodule);
+typedef CUresult (*pfn_cuModuleGetFunction)(CUfunction *, CUmodule,
+                                            const char *);
+typedef CUresult (*pfn_cuFuncSetAttribute)(CUfunction, CUfunction_attribute,
+                                           int);
+typedef CUresult (*pfn_cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned,
+                                       unsigned, unsigned, unsigned, unsigned,
+                                       CUstream, void **, void **);
+typedef CUresult (*pfn_cuMemAlloc)(CUdeviceptr *, size_t);
+typedef CUresult (*pfn_cuMemFree)(CUdeviceptr);
+typedef CUresult (*pfn_cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);
+typedef CUresult (*pfn_cuMemcpyDtoH)(void *, CUdeviceptr, size_t);
+typedef CUresult (*pfn_cuStreamSynchronize)(CUstream);
+typedef CUresult (*pfn_cuCtxSynchronize)(void);
+typedef CUresult (*pfn_cuGetErrorName)(CUresult, const char **);
+typedef CUresult (*pfn_cuGetErrorString)(CUresult, const char **);
+
+#define CU_FUNCTIONS(X) \
+  X(cuInit, "cuInit") \
+  X(cuDeviceGetCount, "cuDeviceGetCount") \
+  X(cuDeviceGet, "cuDeviceGet") \
+  X(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain") \
+  X(cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2") \
+  X(cuCtxPushCurrent, "cuCtxPushCurrent_v2") \
+  X(cuCtxPopCurrent, "cuCtxPopCurrent_v2") \
+  X(cuModuleLoadDataEx, "cuModuleLoadDataEx") \
+  X(cuModuleUnload, "cuModuleUnload") \
+  X(cuModuleGetFunction, "cuModuleGetFunction") \
+  X(cuFuncSetAttribute, "cuFuncSetAttribute") \
+  X(cuLaunchKernel, "cuLaunchKernel") \
+  X(cuMemAlloc, "cuMemAlloc_v2") \
+  X(cuMemFree, "cuMemFree_v2") \
+  X(cuMemcpyHtoD, "cuMemcpyHtoD_v2") \
+  X(cuMemcpyDtoH, "cuMemcpyDtoH_v2") \
+  X(cuStreamSynchronize, "cuStreamSynchronize") \
+  X(cuCtxSynchronize, "cuCtxSynchronize") \
+  X(cuGetErrorName, "cuGetErrorName") \
+  X(cuGetErrorString, "cuGetErrorString")
+
+typedef struct cuda {
+  void *lib;
+  char *path;
+  CUdevice device;
+  CUcontext ctx;
+  bool ctx_retained;
+#define DECLARE(name, sym) pfn_##name name;
+  CU_FUNCTIONS(DECLARE)
+#undef DECLARE
+} cuda;
+
+/* An error for a failed cu* call: its name, the driver's error name and
+ * string, and optional detail. */
+static fuser_error *cu_error(const cuda *cu, CUresult r, const char *call,
+                             const char *detail) {
+  const char *name = NULL, *str = NULL;
+  if (cu->cuGetErrorName(r, &name) != CUDA_SUCCESS || !name) name = NULL;
+  if (cu->cuGetErrorString(r, &str) != CUDA_SUCCESS || !str) str = NULL;
+  char unknown[32];
+  if (!name) {
+    snprintf(unknown, sizeof unknown, "CUresult %d", r);
+    name = unknown;
+  }
+  fuser_error_code code = r == CUDA_ERROR_OUT_OF_MEMORY ? FUSER_ERROR_OUT_OF_MEMORY
+                          : r == CUDA_ERROR_NOT_FOUND  ? FUSER_ERROR_NOT_FOUND
+                                                       : FUSER_ERROR_DRIVER;
+  return fuser_error_create(code, "%s failed: %s (%s)%s", call, name,
+                            str ? str : "no description",
+                            detail ? detail : "");
+}
+
+static fuser_error *cu_enter(void *ctx) {
+  cuda *cu = ctx;
+  CUresult r = cu->cuCtxPushCurrent(cu->ctx);
+  return r ? cu_error(cu, r, "cuCtxPushCurrent_v2", NULL) : NULL;
+}
+
+static void cu_leave(void *ctx) {
+  cuda *cu = ctx;
+  CUcontext old;
+  cu->cuCtxPopCurrent(&old);
+}
+
+static size_t log_len(const char *log, size_t cap) {
+  size_t n = strnlen(log, cap);
+  while (n && (log[n - 1] == '\n' || log[n - 1] == ' ')) n--;
+  return n;
+}
+
+static fuser_error *cu_module_load(void *ctx, const void *image, size_t size,
+                                   const char *module_name, void **out) {
+  cuda *cu = ctx;
+  (void)size;
+  char *logs = calloc(2, JIT_LOG_BYTES);
+  if (!logs)
+    return fuser_error_create(FUSER_ERROR_OUT_OF_MEMORY,
+                              "out of memory for the JIT logs");
+  char *err_log = logs, *info_log = logs + JIT_LOG_BYTES;
+  CUjit_option opts[4] = {CU_JIT_ERROR_LOG_BUFFER,
+                          CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+                          CU_JIT_INFO_LOG_BUFFER,
+                          CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES};
+  void *vals[4] = {err_log, (void *)(uintptr_t)(JIT_LOG_BYTES - 1), info_log,
+                   (void *)(uintptr_t)(JIT_LOG_BYTES - 1)};
+  CUmodule mod = NULL;
+  CUresult r = cu->cuModuleLoadDataEx(&mod, image, 4, opts, vals);
+  fuser_error *e = NULL;
+  if (r) {
+    size_t el = log_len(err_log, JIT_LOG_BYTES - 1);
+    size_t il = log_len(info_log, JIT_LOG_BYTES - 1);
+    char *detail = malloc(el + il + 128);
+    if (detail) {
+      int n = snprintf(detail, el + il + 128, " for module '%.64s'",
+                       module_name ? module_name : "?");
+      if (el) n += snprintf(detail + n, el + il + 128 - (size_t)n,
+                            "; JIT error log:\n%.*s", (int)el, err_log);
+      if (il) snprintf(detail + n, el + il + 128 - (size_t)n,
+                       "%sJIT info log:\n%.*s", el ? "\n" : "; ", (int)il,
+                       info_log);
+    }
+    e = cu_error(cu, r, "cuModuleLoadDataEx", detail);
+    free(detail);
+  } else {
+    *out = mod;
+  }
+  free(logs);
+  return e;
+}
+
+static void cu_module_unload(void *ctx, void *module) {
+  cuda *cu = ctx;
+  cu->cuModuleUnload((CUmodule)module);
+}
+
+static fuser_error *cu_function_get(void *ctx, void *module, const char *name,
+                                    void **out) {
+  cuda *cu = ctx;
+  CUfunction fn = NULL;
+  CUresult r = cu->cuModuleGetFunction(&fn, (CUmodule)module, name);
+  if (r) return cu_error(cu, r, "cuModuleGetFunction", NULL);
+  *out = fn;
+  return NULL;
+}
+
+static fuser_error *cu_set_smem(void *ctx, void *function, uint32_t bytes) {
+  cuda *cu = ctx;
+  CUresult r = cu->cuFuncSetAttribute(
+      (CUfunction)function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+      (int)bytes);
+  if (r) {
+    char detail[96];
+    snprintf(detail, sizeof detail,
+             " (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = %u)", bytes);
+    return cu_error(cu, r, "cuFuncSetAttribute", detail);
+  }
+  return NULL;
+}
+
+static fuser_error *cu_launch(void *ctx, void *function,
+                              const fuser_launch_dims *d, void *stream,
+                              void **params, const uint32_t *param_sizes,
+                              uint32_t num_params) {
+  cuda *cu = ctx;
+  (void)param_sizes;
+  (void)num_params;
+  CUresult r = cu->cuLaunchKernel((CUfunction)function, d->grid[0], d->grid[1],
+                                  d->grid[2], d->block[0], d->block[1],
+                                  d->block[2], d->shared_mem_bytes,
+                                  (CUstream)stream, params, NULL);
+  if (r) {
+    char detail[160];
+    snprintf(detail, sizeof detail,
+             " (grid %u,%u,%u block %u,%u,%u shared %u bytes)", d->grid[0],
+             d->grid[1], d->grid[2], d->block[0], d->block[1], d->block[2],
+             d->shared_mem_bytes);
+    return cu_error(cu, r, "cuLaunchKernel", detail);
+  }
+  return NULL;
+}
+
+static fuser_error *cu_alloc(void *ctx, size_t bytes, uint64_t *out) {
+  cuda *cu = ctx;
+  CUdeviceptr p = 0;
+  CUresult r = cu->cuMemAlloc(&p, bytes ? bytes : 1);
+  if (r) {
+    char detail[64];
+    snprintf(detail, sizeof detail, " (%zu bytes)", bytes);
+    return cu_error(cu, r, "cuMemAlloc_v2", detail);
+  }
+  *out = p;
+  return NULL;
+}
+
+static fuser_error *cu_free(void *ctx, uint64_t ptr) {
+  cuda *cu = ctx;
+  CUresult r = cu->cuMemFree((CUdeviceptr)ptr);
+  return r ? cu_error(cu, r, "cuMemFree_v2", NULL) : NULL;
+}
+
+static fuser_error *cu_h2d(void *ctx, uint64_t dst, const void *src,
+                           size_t bytes) {
+  cuda *cu = ctx;
+  CUresult r = cu->cuMemcpyHtoD((CUdeviceptr)dst, src, bytes);
+  return r ? cu_error(cu, r, "cuMemcpyHtoD_v2", NULL) : NULL;
+}
+
+static fuser_error *cu_d2h(void *ctx, void *dst, uint64_t src, size_t bytes) {
+  cuda *cu = ctx;
+  CUresult r = cu->cuMemcpyDtoH(dst, (CUdeviceptr)src, bytes);
+  return r ? cu_error(cu, r, "cuMemcpyDtoH_v2", NULL) : NULL;
+}
+
+static fuser_error *cu_sync(void *ctx, void *stream, int whole_device) {
+  cuda *cu = ctx;
+  if (whole_device) {
+    CUresult r = cu->cuCtxSynchronize();
+    return r ? cu_error(cu, r, "cuCtxSynchronize", NULL) : NULL;
+  }
+  CUresult r = cu->cuStreamSynchronize((CUstream)stream);
+  return r ? cu_error(cu, r, "cuStreamSynchronize", NULL) : NULL;
+}
+
+static void cu_close(cuda *cu) {
+  if (cu->ctx_retained) cu->cuDevicePrimaryCtxRelease(cu->device);
+  if (cu->lib) dlclose(cu->lib);
+  free(cu->path);
+  free(cu);
+}
+
+static void cu_destroy(void *ctx) { cu_close(ctx); }
+
+fuser_error *fr_cuda_open(const fuser_rt_options *options, fuser_rt *rt) {
+  const char *path = options->cuda_driver_path;
+  const char *env = getenv("FUSER_CUDA_DRIVER");
+  if (!path || !*path) path = env && *env ? env : "libcuda.so.1";
+  cuda *cu = calloc(1, sizeof *cu);
+  if (!cu)
+    return fuser_error_create(FUSER_ERROR_OUT_OF_MEMORY,
+                              "out of memory opening the CUDA driver");
+  cu->path = malloc(strlen(path) + 1);
+  if (!cu->path) {
+    free(cu);
+    return fuser_error_create(FUSER_ERROR_OUT_OF_MEMORY,
+                              "out of memory opening the CUDA driver");
+  }
+  strcpy(cu->path, path);
+  dlerror();
+  cu->lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!cu->lib) {
+    const char *why = dlerror();
+    fuser_error *e = fuser_error_create(
+        FUSER_ERROR_DRIVER_UNAVAILABLE,
+        "cannot load the CUDA driver '%s': %s (set FUSER_CUDA_DRIVER or the "
+        "cuda_driver_path option to use another library)",
+        path, why ? why : "unknown dlopen error");
+    cu_close(cu);
+    return e;
+  }
+#define RESOLVE(name, sym)                                             \
+  {                                                                          \
+    void *p = dlsym(cu->lib, sym);                                           \
+    if (!p) {                                                                \
+      fuser_error *e = fuser_error_create(                                   \
+          FUSER_ERROR_DRIVER_UNAVAILABLE,                                    \
+          "the CUDA driver '%s' does not export %s (driver too old, or not " \
+          "a CUDA driver)",                                                  \
+          path, sym);                                                        \
+      cu_close(cu);                                                          \
+      return e;                                                              \
+    }                                                                        \
+    memcpy(&cu->name, &p, sizeof p);                                         \
+  }
+  CU_FUNCTIONS(RESOLVE)
+#undef RESOLVE
+
+  CUresult r = cu->cuInit(0);
+  fuser_error *e = NULL;
+  int count = 0;
+  if (r) {
+    e = cu_error(cu, r, "cuInit", NULL);
+  } else if ((r = cu->cuDeviceGetCount(&count))) {
+    e = cu_error(cu, r, "cuDeviceGetCount", NULL);
+  } else if (options->device_ordinal < 0 ||
+             options->device_ordinal >= count) {
+    e = fuser_error_create(FUSER_ERROR_INVALID_ARGUMENT,
+                           "CUDA device ordinal %d is out of range (%d "
+                           "device%s)",
+                           options->device_ordinal, count,
+                           count == 1 ? "" : "s");
+  } else if ((r = cu->cuDeviceGet(&cu->device, options->device_ordinal))) {
+    e = cu_error(cu, r, "cuDeviceGet", NULL);
+  } else if ((r = cu->cuDevicePrimaryCtxRetain(&cu->ctx, cu->device))) {
+    e = cu_error(cu, r, "cuDevicePrimaryCtxRetain", NULL);
+  } else {
+    cu->ctx_retained = true;
+  }
+  if (e) {
+    cu_close(cu);
+    return fr_error_wrap(e, "CUDA driver '%s'", path);
+  }
+  fuser_driver *t = &rt->own_table;
+  memset(t, 0, sizeof *t);
+  t->module_kind = FUSER_MODULE_PTX;
+  t->name = "cuda";
+  t->enter = cu_enter;
+  t->leave = cu_leave;
+  t->module_load = cu_module_load;
+  t->module_unload = cu_module_unload;
+  t->function_get = cu_function_get;
+  t->function_set_max_dynamic_shared = cu_set_smem;
+  t->launch = cu_launch;
+  t->mem_alloc = cu_alloc;
+  t->mem_free = cu_free;
+  t->copy_h2d = cu_h2d;
+  t->copy_d2h = cu_d2h;
+  t->synchronize = cu_sync;
+  t->destroy = cu_destroy;
+  rt->dctx = cu;
+  return NULL;
+}

@@ -1,0 +1,195 @@
+/* Internal declarations of the fuser runtime. Not installed. */
+#ifndef FUSER_RUNTIME_INTERNAL_H
+#define FUSER_RUNTIME_INTERNAL_H
+
+#if !defined(_POSIX_C_SOURCE) && !defined(_GNU_SOURCE)
+#define _POSIX_C_SOURCE 200809L /* dlopen, pthreads, strnlen */
+#endif
+
+#include "fuser_runtime.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+/* ---- errors ------------------------------------------------------------ */
+
+fuser_error *fr_error_v(fuser_error_code code, const char *format,
+                        va_list ap);
+/* The static error returned when an error can't be allocated. */
+fuser_error *fr_error_oom(void);
+/* A new error "prefix: <message of e>", consuming e. */
+fuser_error *fr_error_wrap(fuser_error *e, const char *format, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* ---- PTX scanning ------------------------------------------------------ */
+
+#define FR_PTX_MAX_PARAMS 1024
+
+/* The signature of one `.entry` of a PTX text. */
+typedef struct fr_ptx_entry {
+  const char *name; /* points into the PTX text, not NUL-terminated */
+  size_t name_len;
+  /* -1 when the parameter list could not be understood; else the count. */
+  int num_params;
+  /* Byte size of each parameter, num_params entries (owned). */
+  uint32_t *param_sizes;
+} fr_ptx_entry;
+
+/* Scans `text` (`len` bytes) for `.entry` directives. Returns the number
+ * found (entries in *out, owned: free with fr_ptx_entries_free), or -1 when
+ * out of memory. Never fails on odd text: what can't be parsed is skipped
+ * or marked num_params = -1. */
+int fr_ptx_scan(const char *text, size_t len, fr_ptx_entry **out);
+void fr_ptx_entries_free(fr_ptx_entry *entries, int n);
+
+/* ---- the allocator ----------------------------------------------------- */
+
+typedef struct fr_block {
+  uint64_t ptr;
+  uint64_t size;         /* the class size actually allocated */
+  void *stream;          /* the stream it is pending on, when pending */
+  bool pending;          /* kernels on `stream` may still use it */
+  uint64_t seq;          /* release number, for synchronizations */
+  struct fr_block *next; /* free list link */
+} fr_block;
+
+#define FR_NUM_CLASSES 256
+
+typedef struct fr_allocator {
+  pthread_mutex_t lock;
+  fr_block *classes[FR_NUM_CLASSES]; /* cached blocks (not in use) */
+  uint64_t release_seq; /* number of releases so far */
+  uint64_t driver_allocs, driver_frees, cache_hits;
+  uint64_t cached_bytes, in_use_bytes;
+} fr_allocator;
+
+/* ---- the runtime -------------------------------------------------------- */
+
+struct fuser_rt {
+  atomic_long refs;
+  const fuser_driver *drv;
+  void *dctx;
+  fuser_driver own_table; /* the CUDA backend's table lives here */
+  pthread_mutex_t module_lock;
+  fr_allocator alloc;
+};
+
+/* Takes/drops a reference; the last drop destroys the runtime. */
+void fr_rt_retain(fuser_rt *rt);
+void fr_rt_release(fuser_rt *rt);
+
+static inline fuser_error *fr_enter(fuser_rt *rt) {
+  return rt->drv->enter ? rt->drv->enter(rt->dctx) : NULL;
+}
+static inline void fr_leave(fuser_rt *rt) {
+  if (rt->drv->leave) rt->drv->leave(rt->dctx);
+}
+
+/* Allocator; the caller has entered the driver for acquire/trim. */
+void fr_alloc_init(fr_allocator *a);
+fuser_error *fr_alloc_acquire(fuser_rt *rt, uint64_t bytes, void *stream,
+                              fr_block **out);
+/* Gives blocks back to the cache. With `used` set, kernels on `stream` may
+ * use them: they become pending on `stream`. Otherwise they keep the state
+ * they had when acquired. NULL entries are skipped. */
+void fr_alloc_release(fuser_rt *rt, fr_block **blocks, size_t n, void *stream,
+                      bool used);
+/* A synchronization makes pending blocks idle, but only those released
+ * before it began: take fr_alloc_sync_begin() before the driver's
+ * synchronize and pass it to fr_alloc_synchronized() after. */
+uint64_t fr_alloc_sync_begin(fuser_rt *rt);
+void fr_alloc_synchronized(fuser_rt *rt, void *stream, bool whole_device,
+                           uint64_t begin);
+fuser_error *fr_alloc_trim(fuser_rt *rt);
+void fr_alloc_destroy(fuser_rt *rt);
+
+/* The CUDA backend: fills rt->own_table and rt->dctx. */
+fuser_error *fr_cuda_open(const fuser_rt_options *options, fuser_rt *rt);
+
+/* ---- bundles ------------------------------------------------------------ */
+
+#define FR_NONE 0xFFFFFFFFu
+
+enum {
+  OP_CONST = 1, OP_DIM, OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_CEILDIV, OP_REM,
+  OP_MIN, OP_MAX, OP_EQ, OP_NE, OP_LT, OP_LE, OP_AND, OP_OR, OP_SELECT,
+  OP_ALIGNED, OP_ASSERT, OP_ALLOC, OP_LAUNCH, OP_LAST = OP_LAUNCH
+};
+
+enum { PARAM_PTR = 1, PARAM_I32 = 2, PARAM_I64 = 3 };
+
+typedef struct fr_instr {
+  uint16_t op;
+  uint32_t dst, a, b;
+  int64_t imm;
+  const char *msg; /* ASSERT: the message */
+} fr_instr;
+
+typedef struct fr_kernel {
+  const char *name;
+  void *function;
+  atomic_uint max_dynamic_shared; /* what the driver was last told */
+} fr_kernel;
+
+typedef struct fr_module {
+  const char *name;
+  uint32_t kind;
+  const char *data;
+  uint64_t size;
+  atomic_int ready; /* 1 once handle and every kernel's function are set */
+  void *handle;
+  fr_kernel *kernels;
+  uint32_t num_kernels;
+} fr_module;
+
+typedef struct fr_launch {
+  const char *kernel_name;
+  uint32_t num_params;
+  uint8_t *param_kinds;
+  uint32_t *param_index;
+  uint32_t *param_sizes;
+  uint32_t grid[3], block[3], smem;
+  fr_kernel *kernel; /* in the module the runtime's driver loads; or NULL */
+} fr_launch;
+
+struct fuser_fusion {
+  fuser_bundle *bundle;
+  uint32_t index;
+  const char *name;
+  uint32_t num_args, num_results, num_dyn, num_regs, num_instrs,
+      num_launches, num_inter;
+  fuser_tensor_info *tensors;
+  fuser_dyn_dim_info *dyn;
+  fr_instr *instrs;
+  fr_launch *launches;
+  uint32_t ptx_module, emu_module;
+  fr_module *module; /* the module of the runtime's driver kind, or NULL */
+  bool needs_prepass; /* something can fail after the first LAUNCH */
+  uint32_t max_params;
+  size_t frame_bytes; /* per-call working memory */
+};
+
+struct fuser_bundle {
+  fuser_rt *rt;
+  unsigned char *data;
+  size_t size;
+  uint32_t num_fusions, num_modules;
+  fuser_fusion *fusions;
+  fr_module *modules;
+};
+
+/* Validates and decodes; on success *out is a bundle without device state. */
+fuser_error *fr_bundle_parse(fuser_rt *rt, const void *data, size_t size,
+                             fuser_bundle **out);
+void fr_bundle_free(fuser_bundle *b);
+
+/* Loads the fusion's module and resolves its kernels (slow path). */
+fuser_error *fr_module_ensure_slow(const fuser_fusion *f, bool entered);
+
+static inline bool fr_module_ready(const fr_module *m) {
+  return atomic_load_explicit(&m->ready, memory_order_acquire) == 1;
+}
+
+#endif

@@ -1,0 +1,462 @@
+/* Running a fusion: the plan interpreter of docs/bundle.md.
+ *
+ * The hot path takes no lock and allocates nothing: the per-call working
+ * memory (registers, buffer addresses, parameter pointers) lives on the
+ * stack unless a plan is unusually large, the module cache is checked with
+ * one acquire load, and the parameter array points straight at the
+ * registers and buffer addresses.
+ *
+ * A plan in which something can fail after its first LAUNCH is run twice:
+ * a first pass does everything but enqueue (checks, arithmetic,
+ * allocations, launch sizes and parameter ranges), and only when it
+ * succeeds a second pass enqueues. So a call that fails for anything but a
+ * driver error launches nothing.
+ */
+#include "internal.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FRAME_STACK_BYTES 8192
+#define SMEM_DEFAULT_LIMIT (48u * 1024u)
+#define ALLOC_ALIGN 256u
+
+static const char *const op_name[] = {
+    "?",   "CONST", "DIM", "ADD", "SUB", "MUL", "DIV",    "CEILDIV",
+    "REM", "MIN",   "MAX", "EQ",  "NE",  "LT",  "LE",     "AND",
+    "OR",  "SELECT", "ALIGNED", "ASSERT", "ALLOC", "LAUNCH"};
+
+typedef enum mode {
+  MODE_PREPARE, /* everything but enqueueing */
+  MODE_LAUNCH,  /* second pass: allocations are done, enqueue */
+  MODE_BOTH,    /* single pass */
+  MODE_QUERY,   /* scratch size query: carve from address 0, no driver */
+} mode;
+
+typedef struct call {
+  const fuser_fusion *f;
+  fuser_rt *rt;
+  int64_t *regs;
+  uint64_t *bufs;
+  fr_block **blocks;
+  void **pp;
+  int32_t *i32;
+  const int64_t *dims;
+  void *stream;
+  bool use_scratch;
+  uint64_t scratch, scratch_size, scratch_used;
+  bool launched;
+  uint32_t num_blocks;
+} call;
+
+static fuser_error *fail(const call *c, uint32_t i, fuser_error_code code,
+                         const char *format, ...)
+    __attribute__((format(printf, 4, 5)));
+static fuser_error *fail(const call *c, uint32_t i, fuser_error_code code,
+                         const char *format, ...) {
+  char what[512];
+  va_list ap;
+  va_start(ap, format);
+  vsnprintf(what, sizeof what, format, ap);
+  va_end(ap);
+  return fuser_error_create(code, "fusion '%s': instruction %u (%s): %s",
+                            c->f->name, i, op_name[c->f->instrs[i].op], what);
+}
+
+static fuser_error *assert_failed(const call *c, uint32_t i,
+                                  const fr_instr *in) {
+  /* The message with r[b] for the first "{}" and r[dst] for the second,
+   * each only when its register is given. */
+  char buf[1024];
+  size_t n = 0;
+  int slot = 0;
+  const char *m = in->msg;
+  while (*m && n + 1 < sizeof buf) {
+    if (m[0] == '{' && m[1] == '}' && slot < 2) {
+      uint32_t reg = slot == 0 ? in->b : in->dst;
+      slot++;
+      if (reg != FR_NONE) {
+        int w = snprintf(buf + n, sizeof buf - n, "%" PRId64, c->regs[reg]);
+        if (w > 0) n += (size_t)w < sizeof buf - n ? (size_t)w : sizeof buf - n - 1;
+        m += 2;
+        continue;
+      }
+    }
+    buf[n++] = *m++;
+  }
+  buf[n] = 0;
+  return fuser_error_create(FUSER_ERROR_ASSERTION,
+                            "fusion '%s': instruction %u (ASSERT) failed: %s",
+                            c->f->name, i, buf);
+}
+
+/* Computes a launch's sizes and parameters, and enqueues it if `enqueue`. */
+static fuser_error *launch(call *c, uint32_t i, const fr_launch *L,
+                           bool enqueue) {
+  const int64_t *r = c->regs;
+  fuser_launch_dims d;
+  bool empty = false;
+  for (int k = 0; k < 3; k++) {
+    int64_t g = r[L->grid[k]], b = r[L->block[k]];
+    if (g < 0 || g > (int64_t)UINT32_MAX)
+      return fail(c, i, FUSER_ERROR_OUT_OF_RANGE,
+                  "launch %u '%s': grid %c = %" PRId64 " is out of range",
+                  (unsigned)(L - c->f->launches), L->kernel_name, "xyz"[k], g);
+    if (b <= 0 || b > (int64_t)UINT32_MAX)
+      return fail(c, i, FUSER_ERROR_OUT_OF_RANGE,
+                  "launch %u '%s': block %c = %" PRId64 " is out of range",
+                  (unsigned)(L - c->f->launches), L->kernel_name, "xyz"[k], b);
+    if (g == 0) empty = true;
+    d.grid[k] = (uint32_t)g;
+    d.block[k] = (uint32_t)b;
+  }
+  int64_t smem = r[L->smem];
+  if (smem < 0 || smem > (int64_t)UINT32_MAX)
+    return fail(c, i, FUSER_ERROR_OUT_OF_RANGE,
+                "launch %u '%s': dynamic shared memory %" PRId64
+                " bytes is out of range",
+                (unsigned)(L - c->f->launches), L->kernel_name, smem);
+  d.shared_mem_bytes = (uint32_t)smem;
+  for (uint32_t p = 0; p < L->num_params; p++) {
+    uint32_t x = L->param_index[p];
+    switch (L->param_kinds[p]) {
+    case PARAM_PTR:
+      c->pp[p] = &c->bufs[x];
+      break;
+    case PARAM_I64:
+      c->pp[p] = &c->regs[x];
+      break;
+    default: {
+      int64_t v = r[x];
+      if (v < INT32_MIN || v > INT32_MAX)
+        return fail(c, i, FUSER_ERROR_OUT_OF_RANGE,
+                    "launch %u '%s': parameter %u is i32 but register %u "
+                    "holds %" PRId64 ", which does not fit in 32 bits",
+                    (unsigned)(L - c->f->launches), L->kernel_name, p, x, v);
+      c->i32[p] = (int32_t)v;
+      c->pp[p] = &c->i32[p];
+    }
+    }
+  }
+  /* A grid with no blocks has nothing to do (an empty tensor): skip it. */
+  if (!enqueue || empty) return NULL;
+
+  fuser_rt *rt = c->rt;
+  fr_kernel *K = L->kernel;
+  if (d.shared_mem_bytes > SMEM_DEFAULT_LIMIT &&
+      rt->drv->function_set_max_dynamic_shared &&
+      d.shared_mem_bytes > atomic_load_explicit(&K->max_dynamic_shared,
+                                                memory_order_acquire)) {
+    fuser_error *e = NULL;
+    pthread_mutex_lock(&rt->module_lock);
+    if (d.shared_mem_bytes >
+        atomic_load_explicit(&K->max_dynamic_shared, memory_order_relaxed)) {
+      e = rt->drv->function_set_max_dynamic_shared(rt->dctx, K->function,
+                                                   d.shared_mem_bytes);
+      if (!e)
+        atomic_store_explicit(&K->max_dynamic_shared, d.shared_mem_bytes,
+                              memory_order_release);
+    }
+    pthread_mutex_unlock(&rt->module_lock);
+    if (e)
+      return fr_error_wrap(e, "fusion '%s': launch %u '%s'", c->f->name,
+                           (unsigned)(L - c->f->launches), L->kernel_name);
+  }
+  fuser_error *e = rt->drv->launch(rt->dctx, K->function, &d, c->stream,
+                                   c->pp, L->param_sizes, L->num_params);
+  if (e)
+    return fr_error_wrap(e, "fusion '%s': launch %u '%s'", c->f->name,
+                         (unsigned)(L - c->f->launches), L->kernel_name);
+  c->launched = true;
+  return NULL;
+}
+
+static fuser_error *exec(call *c, mode md) {
+  const fuser_fusion *f = c->f;
+  int64_t *r = c->regs;
+  uint32_t nio = f->num_args + f->num_results;
+  memset(r, 0, sizeof(int64_t) * f->num_regs);
+  for (uint32_t i = 0; i < f->num_instrs; i++) {
+    const fr_instr *in = &f->instrs[i];
+    switch (in->op) {
+    case OP_CONST:
+      r[in->dst] = in->imm;
+      break;
+    case OP_DIM:
+      r[in->dst] = c->dims[in->a];
+      break;
+    case OP_ADD:
+      if (__builtin_add_overflow(r[in->a], r[in->b], &r[in->dst]))
+        return fail(c, i, FUSER_ERROR_OUT_OF_RANGE,
+                    "%" PRId64 " + %" PRId64 " overflows", r[in->a], r[in->b]);
+      break;
+    case OP_SUB:
+      if (__builtin_sub_overflow(r[in->a], r[in->b], &r[in->dst]))
+        return fail(c, i, FUSER_ERROR_OUT_OF_RANGE,
+                    "%" PRId64 " - %" PRId64 " overflows", r[in->a], r[in->b]);
+      break;
+    case OP_MUL:
+      if (__builtin_mul_overflow(r[in->a], r[in->b], &r[in->dst]))
+        return fail(c, i, FUSER_ERROR_OUT_OF_RANGE,
+                    "%" PRId64 " * %" PRId64 " overflows", r[in->a], r[in->b]);
+      break;
+    case OP_DIV: {
+      int64_t a = r[in->a], b = r[in->b];
+      if (b == 0)
+        return fail(c, i, FUSER_ERROR_OUT_OF_RANGE,
+                    "division by zero (%" PRId64 " / 0)", a);
+      if (a == INT64_MIN && b == -1)
+        return fail(c, i, FUSER_ERROR_OUT_OF_RANGE,
+                    "%" PRId64 " / -1 overflows", a);
+      r[in->dst] = a / b;
+      break;
+    }
+    case OP_CEILDIV: {
+      int64_t a = r[in->a], b = r[in->b];
+      if (b == 0)
+        return fail(c, i, FUSER_ERROR_OUT_OF_RANGE,
+                    "division by zero (ceildiv(%" PRId64 ", 0))", a);
+      if (a < 0 || b < 0)
+        return fail(c, i, FUSER_ERROR_OUT_OF_RANGE,
+                    "ceildiv(%" PRId64 ", %" PRId64
+                    ") needs a >= 0 and b > 0",
+                    a, b);
+      r[in->dst] = a / b + (a % b != 0);
+      break;
+    }
+    case OP_REM: {
+      int64_t a = r[in->a], b = r[in->b];
+      if (b == 0)
+        return fail(c, i, FUSER_ERROR_OUT_OF_RANGE,
+                    "division by zero (%" PRId64 " %% 0)", a);
+      r[in->dst] = b == -1 ? 0 : a % b;
+      break;
+    }
+    case OP_MIN:
+      r[in->dst] = r[in->a] < r[in->b] ? r[in->a] : r[in->b];
+      break;
+    case OP_MAX:
+      r[in->dst] = r[in->a] > r[in->b] ? r[in->a] : r[in->b];
+      break;
+    case OP_EQ:
+      r[in->dst] = r[in->a] == r[in->b];
+      break;
+    case OP_NE:
+      r[in->dst] = r[in->a] != r[in->b];
+      break;
+    case OP_LT:
+      r[in->dst] = r[in->a] < r[in->b];
+      break;
+    case OP_LE:
+      r[in->dst] = r[in->a] <= r[in->b];
+      break;
+    case OP_AND:
+      r[in->dst] = r[in->a] & r[in->b];
+      break;
+    case OP_OR:
+      r[in->dst] = r[in->a] | r[in->b];
+      break;
+    case OP_SELECT:
+      r[in->dst] = r[in->a] != 0 ? r[in->b] : r[in->imm];
+      break;
+    case OP_ALIGNED:
+      r[in->dst] = c->bufs[in->a] % (uint64_t)in->imm == 0;
+      break;
+    case OP_ASSERT:
+      if (r[in->a] == 0) return assert_failed(c, i, in);
+      break;
+    case OP_ALLOC: {
+      if (md == MODE_LAUNCH) break; /* the first pass allocated it */
+      int64_t bytes = r[in->b];
+      if (bytes < 0)
+        return fail(c, i, FUSER_ERROR_OUT_OF_RANGE,
+                    "intermediate buffer %u of %" PRId64 " bytes", in->a,
+                    bytes);
+      if (c->use_scratch || md == MODE_QUERY) {
+        uint64_t off = (c->scratch_used + (ALLOC_ALIGN - 1)) &
+                       ~(uint64_t)(ALLOC_ALIGN - 1);
+        uint64_t end;
+        if (off < c->scratch_used ||
+            __builtin_add_overflow(off, (uint64_t)bytes, &end))
+          return fail(c, i, FUSER_ERROR_OUT_OF_RANGE,
+                      "intermediates overflow the address space");
+        if (md != MODE_QUERY && end > c->scratch_size)
+          return fuser_error_create(
+              FUSER_ERROR_OUT_OF_MEMORY,
+              "fusion '%s': instruction %u (ALLOC): the user scratch of "
+              "%" PRIu64 " bytes is too small: intermediate buffer %u needs "
+              "bytes %" PRIu64 " .. %" PRIu64
+              " (fuser_fusion_scratch_size gives what the call needs)",
+              f->name, i, c->scratch_size, in->a, off, end);
+        c->bufs[in->a] = c->scratch + off;
+        c->scratch_used = end;
+      } else {
+        fr_block *b;
+        fuser_error *e = fr_alloc_acquire(c->rt, (uint64_t)bytes, c->stream,
+                                          &b);
+        if (e)
+          return fr_error_wrap(e, "fusion '%s': instruction %u (ALLOC)",
+                               f->name, i);
+        c->blocks[in->a - nio] = b;
+        c->num_blocks++;
+        c->bufs[in->a] = b->ptr;
+      }
+      break;
+    }
+    case OP_LAUNCH:
+      if (in->b != FR_NONE && r[in->b] == 0) break;
+      {
+        fuser_error *e = launch(c, i, &f->launches[in->a],
+                                md == MODE_LAUNCH || md == MODE_BOTH);
+        if (e) return e;
+      }
+      break;
+    }
+  }
+  return NULL;
+}
+
+/* Sets up the call's working memory in `frame`. */
+static void frame_init(call *c, const fuser_fusion *f, unsigned char *frame) {
+  size_t nbuf = (size_t)f->num_args + f->num_results + f->num_inter;
+#define A16(x) (((x) + 15) & ~(size_t)15)
+  c->regs = (int64_t *)(void *)frame;
+  frame += A16(8 * (size_t)f->num_regs);
+  c->bufs = (uint64_t *)(void *)frame;
+  frame += A16(8 * nbuf);
+  c->blocks = (fr_block **)(void *)frame;
+  frame += A16(sizeof(void *) * (size_t)f->num_inter);
+  c->pp = (void **)(void *)frame;
+  frame += A16(sizeof(void *) * (size_t)f->max_params);
+  c->i32 = (int32_t *)(void *)frame;
+#undef A16
+  if (f->num_inter) memset(c->blocks, 0, sizeof(void *) * f->num_inter);
+}
+
+static fuser_error *check_call(const fuser_fusion *f, const uint64_t *args,
+                               const uint64_t *results,
+                               const int64_t *dyn_dims, size_t num_dyn_dims,
+                               bool need_buffers) {
+  if (!f)
+    return fuser_error_create(FUSER_ERROR_INVALID_ARGUMENT,
+                              "fuser_run: NULL fusion");
+  if (need_buffers && ((f->num_args && !args) || (f->num_results && !results)))
+    return fuser_error_create(FUSER_ERROR_INVALID_ARGUMENT,
+                              "fusion '%s' takes %u arguments and %u results; "
+                              "got NULL",
+                              f->name, f->num_args, f->num_results);
+  if (num_dyn_dims != f->num_dyn || (f->num_dyn && !dyn_dims))
+    return fuser_error_create(FUSER_ERROR_INVALID_ARGUMENT,
+                              "fusion '%s' takes %u dynamic dims, got %zu",
+                              f->name, f->num_dyn, num_dyn_dims);
+  for (uint32_t k = 0; k < f->num_dyn; k++)
+    if (dyn_dims[k] < 0) {
+      const fuser_tensor_info *t = &f->tensors[f->dyn[k].tensor];
+      return fuser_error_create(FUSER_ERROR_INVALID_ARGUMENT,
+                                "fusion '%s': dynamic dim %u (dim %u of '%s') "
+                                "is %lld; sizes can't be negative",
+                                f->name, k, f->dyn[k].dim, t->name,
+                                (long long)dyn_dims[k]);
+    }
+  return NULL;
+}
+
+static void set_io(call *c, const fuser_fusion *f, const uint64_t *args,
+                   const uint64_t *results) {
+  for (uint32_t k = 0; k < f->num_args; k++) c->bufs[k] = args ? args[k] : 0;
+  for (uint32_t k = 0; k < f->num_results; k++)
+    c->bufs[f->num_args + k] = results ? results[k] : 0;
+}
+
+fuser_error *fuser_fusion_scratch_size(const fuser_fusion *f,
+                                       const uint64_t *args,
+                                       const uint64_t *results,
+                                       const int64_t *dyn_dims,
+                                       size_t num_dyn_dims,
+                                       uint64_t *out_bytes) {
+  fuser_error *e = check_call(f, args, results, dyn_dims, num_dyn_dims, false);
+  if (e) return e;
+  if (!out_bytes)
+    return fuser_error_create(FUSER_ERROR_INVALID_ARGUMENT,
+                              "fuser_fusion_scratch_size: NULL output");
+  _Alignas(16) unsigned char stack[FRAME_STACK_BYTES];
+  unsigned char *frame =
+      f->frame_bytes <= sizeof stack ? stack : malloc(f->frame_bytes);
+  if (!frame)
+    return fuser_error_create(FUSER_ERROR_OUT_OF_MEMORY,
+                              "out of memory running fusion '%s'", f->name);
+  call c;
+  memset(&c, 0, sizeof c);
+  c.f = f;
+  c.rt = f->bundle->rt;
+  c.dims = dyn_dims;
+  frame_init(&c, f, frame);
+  set_io(&c, f, args, results);
+  e = exec(&c, MODE_QUERY);
+  if (!e) *out_bytes = c.scratch_used;
+  if (frame != stack) free(frame);
+  return e;
+}
+
+fuser_error *fuser_fusion_prepare(const fuser_fusion *f) {
+  if (!f)
+    return fuser_error_create(FUSER_ERROR_INVALID_ARGUMENT,
+                              "fuser_fusion_prepare: NULL fusion");
+  if (f->module && fr_module_ready(f->module)) return NULL;
+  return fr_module_ensure_slow(f, false);
+}
+
+fuser_error *fuser_run(const fuser_fusion *f, const uint64_t *args,
+                       const uint64_t *results, const int64_t *dyn_dims,
+                       size_t num_dyn_dims, void *stream,
+                       const fuser_run_options *options) {
+  fuser_error *e = check_call(f, args, results, dyn_dims, num_dyn_dims, true);
+  if (e) return e;
+  call c;
+  c.f = f;
+  c.rt = f->bundle->rt;
+  c.dims = dyn_dims;
+  c.stream = stream;
+  c.launched = false;
+  c.num_blocks = 0;
+  c.scratch_used = 0;
+  c.use_scratch = options && options->scratch != 0;
+  c.scratch = c.use_scratch ? options->scratch : 0;
+  c.scratch_size = c.use_scratch ? options->scratch_size : 0;
+  if (c.use_scratch && c.scratch % ALLOC_ALIGN != 0)
+    return fuser_error_create(FUSER_ERROR_INVALID_ARGUMENT,
+                              "fusion '%s': scratch 0x%" PRIx64
+                              " is not %u-byte aligned",
+                              f->name, c.scratch, ALLOC_ALIGN);
+
+  _Alignas(16) unsigned char stack[FRAME_STACK_BYTES];
+  unsigned char *frame =
+      f->frame_bytes <= sizeof stack ? stack : malloc(f->frame_bytes);
+  if (!frame)
+    return fuser_error_create(FUSER_ERROR_OUT_OF_MEMORY,
+                              "out of memory running fusion '%s'", f->name);
+  frame_init(&c, f, frame);
+  set_io(&c, f, args, results);
+
+  fuser_rt *rt = c.rt;
+  e = fr_enter(rt);
+  if (!e) {
+    if (!f->module || !fr_module_ready(f->module))
+      e = fr_module_ensure_slow(f, true);
+    if (!e) {
+      if (f->needs_prepass) {
+        e = exec(&c, MODE_PREPARE);
+        if (!e) e = exec(&c, MODE_LAUNCH);
+      } else {
+        e = exec(&c, MODE_BOTH);
+      }
+    }
+    if (c.num_blocks)
+      fr_alloc_release(rt, c.blocks, f->num_inter, stream, c.launched);
+    fr_leave(rt);
+  }
+  if (frame != stack) free(frame);
+  return e;
+}

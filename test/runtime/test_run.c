@@ -1,0 +1,378 @@
+/* Runs through the fake CUDA driver, asserting the exact sequence of module
+ * loads, function lookups, allocations and launches (kernel names, grid,
+ * block, shared memory, stream, every parameter value).
+ *
+ * usage: test_run FAKE_DRIVER_PATH */
+#define _POSIX_C_SOURCE 200809L
+#include "testlib.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *fake;
+static char load_line[256];
+
+static const char misc_ptx[] =
+    ".version 7.8\n.target sm_80\n.address_size 64\n"
+    ".visible .entry k1(.param .u32 n, .param .u64 m) { ret; }\n"
+    ".visible .entry k2(.param .u64 p) { ret; }\n"
+    ".visible .entry k3(.param .u64 p0, .param .u64 p1, .param .u64 p2,\n"
+    "  .param .u64 p3, .param .u64 p4, .param .u64 p5, .param .u64 p6,\n"
+    "  .param .u64 p7, .param .u64 p8, .param .u64 p9, .param .u64 p10,\n"
+    "  .param .u64 p11, .param .u64 p12, .param .u64 p13, .param .u64 p14)\n"
+    "{ ret; }\n";
+
+/* "pred": x i32[?]; launches k1(i32 n, i64 n) when n < 100, then k1 with
+ * grid ceildiv(n, 100); asserts n <= 1000000.
+ * "arith": x i64[?,?]; computes every arithmetic op on the dims (a, b) and
+ * -7, passes them all to k3. */
+static unsigned char *misc_bundle(size_t *size) {
+  bw_bundle b;
+  memset(&b, 0, sizeof b);
+  b.num_modules = 1;
+  b.modules[0] = (bw_module){"misc", 1, misc_ptx, 80, 78};
+  b.num_fusions = 2;
+  bw_fusion *f = &b.fusions[0];
+  f->name = "pred";
+  f->num_args = 1;
+  f->num_regs = 8;
+  f->num_dyn = BW_NONE;
+  f->emu_module = BW_NONE;
+  f->tensors[0] = (bw_tensor){"x", 3, 1, {-1}};
+  uint32_t n = 0;
+  f->instrs[n++] = bw_op(BW_DIM, 0, 0, 0);
+  f->instrs[n++] = bw_const(6, 1000000);
+  f->instrs[n++] = bw_op(BW_LE, 7, 0, 6);
+  f->instrs[n] = bw_op(BW_ASSERT, BW_NONE, 7, 0);
+  f->instrs[n++].msg = "x has {} elements, more than {}";
+  f->instrs[n++] = bw_const(1, 1);
+  f->instrs[n++] = bw_const(2, 0);
+  f->instrs[n++] = bw_const(3, 100);
+  f->instrs[n++] = bw_op(BW_LT, 4, 0, 3);
+  f->instrs[n++] = bw_op(BW_LAUNCH, 0, 0, 4);
+  f->instrs[n++] = bw_op(BW_CEILDIV, 5, 0, 3);
+  f->instrs[n++] = bw_op(BW_LAUNCH, 0, 1, BW_NONE);
+  f->num_instrs = n;
+  f->num_launches = 2;
+  f->launches[0] = (bw_launch){"k1", 2, {{BW_I32, 0}, {BW_I64, 0}},
+                               {1, 1, 1}, {1, 1, 1}, 2};
+  f->launches[1] = (bw_launch){"k1", 2, {{BW_I32, 0}, {BW_I64, 0}},
+                               {5, 1, 1}, {3, 1, 1}, 2};
+  f = &b.fusions[1];
+  f->name = "arith";
+  f->num_args = 1;
+  f->num_regs = 20;
+  f->num_dyn = BW_NONE;
+  f->emu_module = BW_NONE;
+  f->tensors[0] = (bw_tensor){"x", 4, 2, {-1, -1}};
+  n = 0;
+  f->instrs[n++] = bw_op(BW_DIM, 0, 0, 0);
+  f->instrs[n++] = bw_op(BW_DIM, 1, 1, 0);
+  f->instrs[n++] = bw_const(2, -7);
+  f->instrs[n++] = bw_op(BW_ADD, 3, 0, 1);
+  f->instrs[n++] = bw_op(BW_SUB, 4, 0, 1);
+  f->instrs[n++] = bw_op(BW_MUL, 5, 0, 1);
+  f->instrs[n++] = bw_op(BW_DIV, 6, 2, 1);
+  f->instrs[n++] = bw_op(BW_CEILDIV, 7, 0, 1);
+  f->instrs[n++] = bw_op(BW_REM, 8, 2, 1);
+  f->instrs[n++] = bw_op(BW_MIN, 9, 0, 1);
+  f->instrs[n++] = bw_op(BW_MAX, 10, 0, 1);
+  f->instrs[n++] = bw_op(BW_EQ, 11, 0, 1);
+  f->instrs[n++] = bw_op(BW_NE, 12, 0, 1);
+  f->instrs[n++] = bw_op(BW_LT, 13, 0, 1);
+  f->instrs[n++] = bw_op(BW_LE, 14, 0, 1);
+  f->instrs[n++] = bw_op(BW_AND, 15, 0, 1);
+  f->instrs[n++] = bw_op(BW_OR, 16, 0, 1);
+  f->instrs[n] = bw_op(BW_SELECT, 17, 13, 0);
+  f->instrs[n++].imm = 1;
+  f->instrs[n++] = bw_const(18, 1);
+  f->instrs[n++] = bw_const(19, 0);
+  f->instrs[n++] = bw_op(BW_LAUNCH, 0, 0, BW_NONE);
+  f->num_instrs = n;
+  f->num_launches = 1;
+  bw_launch *l = &f->launches[0];
+  *l = (bw_launch){"k3", 15, {{0}}, {18, 18, 18}, {18, 18, 18}, 19};
+  for (uint32_t p = 0; p < 15; p++) l->params[p] = (bw_param){BW_I64, 3 + p};
+  return bw_write(&b, size, NULL);
+}
+
+static uint32_t fnv1a(const char *s, size_t n) {
+  uint32_t h = 2166136261u;
+  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 16777619u;
+  return h;
+}
+
+static void test_softmax(fuser_rt *rt) {
+  size_t size;
+  unsigned char *bytes = tl_sample_bytes(&size, NULL);
+  fuser_bundle *b = NULL;
+  EXPECT_OK(fuser_bundle_load(rt, bytes, size, &b));
+  free(bytes);
+  if (!b) return;
+  /* Loading touches nothing on the device. */
+  EXPECT_NO_LOG();
+  const fuser_fusion *f = fuser_bundle_find_fusion(b, "softmax");
+  uint64_t x = 0, y = 0;
+  EXPECT_OK(fuser_mem_alloc(rt, 4 * 1024, &x));
+  EXPECT_OK(fuser_mem_alloc(rt, 4 * 1024, &y));
+  EXPECT_LOG("cuMemAlloc_v2 bytes=4096 -> buf0", "cuMemAlloc_v2 bytes=4096 -> buf1");
+
+  int64_t dims[4] = {3, 5, 3, 5};
+  EXPECT_OK(fuser_run(f, &x, &y, dims, 4, NULL, NULL));
+  EXPECT_LOG(load_line,
+             "cuModuleGetFunction module=m0 name=softmax_max",
+             "cuModuleGetFunction module=m0 name=softmax_vec4",
+             "cuModuleGetFunction module=m0 name=softmax_norm",
+             "cuModuleGetFunction module=m0 name=add_kernel",
+             "cuMemAlloc_v2 bytes=256 -> buf2",
+             "cuLaunchKernel name=softmax_max grid=3,1,1 block=256,1,1 smem=0 "
+             "stream=(nil) params=buf0,buf2,5,3",
+             "cuLaunchKernel name=softmax_vec4 grid=3,1,1 block=256,1,1 smem=20 "
+             "stream=(nil) params=buf0,buf2,buf1,2");
+
+  /* Warm: no load, and the intermediate comes back on the same stream. */
+  EXPECT_OK(fuser_run(f, &x, &y, dims, 4, NULL, NULL));
+  EXPECT_LOG("cuLaunchKernel name=softmax_max grid=3,1,1 block=256,1,1 smem=0 "
+             "stream=(nil) params=buf0,buf2,5,3",
+             "cuLaunchKernel name=softmax_vec4 grid=3,1,1 block=256,1,1 smem=20 "
+             "stream=(nil) params=buf0,buf2,buf1,2");
+
+  /* Unaligned argument: the fallback kernel, with i64 rows. */
+  uint64_t x4 = x + 4;
+  int64_t dims2[4] = {7, 9, 7, 9};
+  EXPECT_OK(fuser_run(f, &x4, &y, dims2, 4, NULL, NULL));
+  EXPECT_LOG("cuLaunchKernel name=softmax_max grid=7,1,1 block=256,1,1 smem=0 "
+             "stream=(nil) params=buf0+4,buf2,9,7",
+             "cuLaunchKernel name=softmax_norm grid=7,1,1 block=256,1,1 "
+             "smem=36 stream=(nil) params=buf0+4,buf2,buf1,9,7");
+
+  /* Another stream may not take a block still pending on the first... */
+  void *s1 = (void *)(uintptr_t)0x5000, *s2 = (void *)(uintptr_t)0x6000;
+  EXPECT_OK(fuser_run(f, &x, &y, dims, 4, s1, NULL));
+  EXPECT_LOG("cuMemAlloc_v2 bytes=256 -> buf3",
+             "cuLaunchKernel name=softmax_max grid=3,1,1 block=256,1,1 smem=0 "
+             "stream=0x5000 params=buf0,buf3,5,3",
+             "cuLaunchKernel name=softmax_vec4 grid=3,1,1 block=256,1,1 smem=20 "
+             "stream=0x5000 params=buf0,buf3,buf1,2");
+  /* ...until that stream is synchronized. */
+  EXPECT_OK(fuser_stream_synchronize(rt, NULL));
+  EXPECT_OK(fuser_run(f, &x, &y, dims, 4, s2, NULL));
+  EXPECT_LOG("cuLaunchKernel name=softmax_max grid=3,1,1 block=256,1,1 smem=0 "
+             "stream=0x6000 params=buf0,buf2,5,3",
+             "cuLaunchKernel name=softmax_vec4 grid=3,1,1 block=256,1,1 smem=20 "
+             "stream=0x6000 params=buf0,buf2,buf1,2");
+  /* A bigger intermediate is a new size class. */
+  int64_t dims3[4] = {100, 5, 100, 5};
+  EXPECT_OK(fuser_run(f, &x, &y, dims3, 4, s2, NULL));
+  EXPECT_LOG("cuMemAlloc_v2 bytes=448 -> buf4",
+             "cuLaunchKernel name=softmax_max grid=100,1,1 block=256,1,1 smem=0 "
+             "stream=0x6000 params=buf0,buf4,5,100",
+             "cuLaunchKernel name=softmax_vec4 grid=100,1,1 block=256,1,1 "
+             "smem=20 stream=0x6000 params=buf0,buf4,buf1,2");
+  fuser_rt_stats st;
+  fuser_rt_get_stats(rt, &st);
+  CHECK(st.driver_allocs == 3 && st.in_use_bytes == 0 &&
+        st.cached_bytes == 256 + 256 + 448);
+  /* After the whole device is synchronized any stream takes any block. */
+  EXPECT_OK(fuser_device_synchronize(rt));
+
+  /* Mismatched dims: a clear message and nothing launched or allocated. */
+  int64_t bad_rows[4] = {3, 5, 4, 5};
+  EXPECT_ERR(fuser_run(f, &x, &y, bad_rows, 4, NULL, NULL),
+             FUSER_ERROR_ASSERTION,
+             "fusion 'softmax': instruction 5 (ASSERT) failed: y has 4 rows but "
+             "x has 3");
+  int64_t bad_cols[4] = {3, 5, 3, 6};
+  EXPECT_ERR(fuser_run(f, &x, &y, bad_cols, 4, NULL, NULL),
+             FUSER_ERROR_ASSERTION,
+             "instruction 7 (ASSERT) failed: y has 6 columns but x has 5");
+  EXPECT_NO_LOG();
+
+  /* Bad calls. */
+  EXPECT_ERR(fuser_run(f, &x, &y, dims, 3, NULL, NULL),
+             FUSER_ERROR_INVALID_ARGUMENT,
+             "fusion 'softmax' takes 4 dynamic dims, got 3");
+  EXPECT_ERR(fuser_run(f, NULL, &y, dims, 4, NULL, NULL),
+             FUSER_ERROR_INVALID_ARGUMENT, "takes 1 arguments and 1 results");
+  int64_t neg[4] = {3, -5, 3, 5};
+  EXPECT_ERR(fuser_run(f, &x, &y, neg, 4, NULL, NULL),
+             FUSER_ERROR_INVALID_ARGUMENT,
+             "dynamic dim 1 (dim 1 of 'x') is -5");
+  EXPECT_ERR(fuser_run(NULL, &x, &y, dims, 4, NULL, NULL),
+             FUSER_ERROR_INVALID_ARGUMENT, "NULL fusion");
+
+  /* More than 48 KiB of dynamic shared memory: the attribute is raised
+   * once, and again only for a larger need. */
+  int64_t wide[4] = {2, 20000, 2, 20000};
+  EXPECT_OK(fuser_run(f, &x, &y, wide, 4, NULL, NULL));
+  EXPECT_OK(fuser_run(f, &x, &y, wide, 4, NULL, NULL));
+  int64_t wide2[4] = {2, 15000, 2, 15000};
+  EXPECT_OK(fuser_run(f, &x, &y, wide2, 4, NULL, NULL));
+  int64_t wider[4] = {2, 30000, 2, 30000};
+  EXPECT_OK(fuser_run(f, &x, &y, wider, 4, NULL, NULL));
+  EXPECT_LOG("cuLaunchKernel name=softmax_max grid=2,1,1 block=256,1,1 smem=0 "
+             "stream=(nil) params=buf0,buf2,20000,2",
+             "cuFuncSetAttribute name=softmax_vec4 attr=8 value=80000",
+             "cuLaunchKernel name=softmax_vec4 grid=2,1,1 block=256,1,1 "
+             "smem=80000 stream=(nil) params=buf0,buf2,buf1,5000",
+             "cuLaunchKernel name=softmax_max grid=2,1,1 block=256,1,1 smem=0 "
+             "stream=(nil) params=buf0,buf2,20000,2",
+             "cuLaunchKernel name=softmax_vec4 grid=2,1,1 block=256,1,1 "
+             "smem=80000 stream=(nil) params=buf0,buf2,buf1,5000",
+             "cuLaunchKernel name=softmax_max grid=2,1,1 block=256,1,1 smem=0 "
+             "stream=(nil) params=buf0,buf2,15000,2",
+             "cuLaunchKernel name=softmax_vec4 grid=2,1,1 block=256,1,1 "
+             "smem=60000 stream=(nil) params=buf0,buf2,buf1,3750",
+             "cuLaunchKernel name=softmax_max grid=2,1,1 block=256,1,1 smem=0 "
+             "stream=(nil) params=buf0,buf2,30000,2",
+             "cuFuncSetAttribute name=softmax_vec4 attr=8 value=120000",
+             "cuLaunchKernel name=softmax_vec4 grid=2,1,1 block=256,1,1 "
+             "smem=120000 stream=(nil) params=buf0,buf2,buf1,7500");
+  /* An i32 parameter that doesn't fit fails before anything launches. */
+  int64_t huge[4] = {2, 1ll << 31, 2, 1ll << 31};
+  EXPECT_ERR(fuser_run(f, &x, &y, huge, 4, NULL, NULL),
+             FUSER_ERROR_OUT_OF_RANGE,
+             "fusion 'softmax': instruction 15 (LAUNCH): launch 0 "
+             "'softmax_max': parameter 2 is i32 but register 1 holds "
+             "2147483648, which does not fit in 32 bits");
+  EXPECT_NO_LOG();
+
+  /* User scratch: the query, a run carving from it, too small, unaligned. */
+  uint64_t need = 0;
+  EXPECT_OK(fuser_fusion_scratch_size(f, NULL, NULL, dims, 4, &need));
+  CHECK(need == 12);
+  EXPECT_OK(fuser_fusion_scratch_size(f, &x, &y, dims3, 4, &need));
+  CHECK(need == 400);
+  EXPECT_ERR(fuser_fusion_scratch_size(f, NULL, NULL, bad_rows, 4, &need),
+             FUSER_ERROR_ASSERTION, "y has 4 rows but x has 3");
+  uint64_t scratch = 0;
+  EXPECT_OK(fuser_mem_alloc(rt, 1024, &scratch));
+  fuser_run_options ro = {scratch, 1024};
+  EXPECT_OK(fuser_run(f, &x, &y, dims3, 4, NULL, &ro));
+  EXPECT_LOG("cuMemAlloc_v2 bytes=1024 -> buf5",
+             "cuLaunchKernel name=softmax_max grid=100,1,1 block=256,1,1 smem=0 "
+             "stream=(nil) params=buf0,buf5,5,100",
+             "cuLaunchKernel name=softmax_vec4 grid=100,1,1 block=256,1,1 "
+             "smem=20 stream=(nil) params=buf0,buf5,buf1,2");
+  ro.scratch_size = 399;
+  EXPECT_ERR(fuser_run(f, &x, &y, dims3, 4, NULL, &ro),
+             FUSER_ERROR_OUT_OF_MEMORY,
+             "fusion 'softmax': instruction 10 (ALLOC): the user scratch of 399 "
+             "bytes is too small: intermediate buffer 2 needs bytes 0 .. 400");
+  ro.scratch = scratch + 8;
+  ro.scratch_size = 1000;
+  EXPECT_ERR(fuser_run(f, &x, &y, dims3, 4, NULL, &ro),
+             FUSER_ERROR_INVALID_ARGUMENT, "is not 256-byte aligned");
+  EXPECT_NO_LOG();
+
+  /* The other fusion of the module: no second load. */
+  const fuser_fusion *add = fuser_bundle_find_fusion(b, "add");
+  uint64_t io[3] = {x, y, scratch};
+  EXPECT_OK(fuser_run(add, io, io + 2, NULL, 0, NULL, NULL));
+  EXPECT_LOG("cuLaunchKernel name=add_kernel grid=4,1,1 block=256,1,1 smem=0 "
+             "stream=(nil) params=buf0,buf1,buf5,1024");
+
+  /* The runtime outlives the caller's reference while a bundle holds one. */
+  EXPECT_OK(fuser_mem_free(rt, x));
+  EXPECT_OK(fuser_mem_free(rt, y));
+  EXPECT_OK(fuser_mem_free(rt, scratch));
+  fuser_rt_destroy(rt);
+  CHECK(tl_fake_hook(fake, "fuser_fake_context_refs") == 1);
+  fuser_bundle_destroy(b);
+  EXPECT_LOG("cuMemFree_v2 buf0", "cuMemFree_v2 buf1", "cuMemFree_v2 buf5",
+             "cuModuleUnload module=m0", "cuMemFree_v2 buf4",
+             "cuMemFree_v2 buf3", "cuMemFree_v2 buf2");
+}
+
+static void test_misc(void) {
+  fuser_rt *rt = tl_fake_rt(fake);
+  size_t size;
+  unsigned char *bytes = misc_bundle(&size);
+  fuser_bundle *b = NULL;
+  EXPECT_OK(fuser_bundle_load(rt, bytes, size, &b));
+  free(bytes);
+  if (!b) return;
+  const fuser_fusion *pred = fuser_bundle_find_fusion(b, "pred");
+  uint64_t x = 0x1000; /* never dereferenced */
+  int64_t n = 5;
+  EXPECT_OK(fuser_fusion_prepare(pred));
+  char misc_line[256];
+  snprintf(misc_line, sizeof misc_line,
+           "cuModuleLoadDataEx module=m0 bytes=%zu fnv=%08x entries=k1,k2,k3",
+           sizeof misc_ptx, fnv1a(misc_ptx, sizeof misc_ptx));
+  EXPECT_LOG(misc_line,
+             "cuModuleGetFunction module=m0 name=k1",
+             "cuModuleGetFunction module=m0 name=k3");
+  EXPECT_OK(fuser_run(pred, &x, NULL, &n, 1, NULL, NULL));
+  EXPECT_LOG("cuLaunchKernel name=k1 grid=1,1,1 block=1,1,1 smem=0 "
+             "stream=(nil) params=5,5",
+             "cuLaunchKernel name=k1 grid=1,1,1 block=100,1,1 smem=0 "
+             "stream=(nil) params=5,5");
+  n = 500; /* predicate false */
+  EXPECT_OK(fuser_run(pred, &x, NULL, &n, 1, NULL, NULL));
+  EXPECT_LOG("cuLaunchKernel name=k1 grid=5,1,1 block=100,1,1 smem=0 "
+             "stream=(nil) params=500,500");
+  n = 0; /* an empty grid is skipped */
+  EXPECT_OK(fuser_run(pred, &x, NULL, &n, 1, NULL, NULL));
+  EXPECT_LOG("cuLaunchKernel name=k1 grid=1,1,1 block=1,1,1 smem=0 "
+             "stream=(nil) params=0,0");
+  n = 2000000; /* ASSERT with only its first {} filled */
+  EXPECT_ERR(fuser_run(pred, &x, NULL, &n, 1, NULL, NULL),
+             FUSER_ERROR_ASSERTION,
+             "fusion 'pred': instruction 3 (ASSERT) failed: x has 2000000 "
+             "elements, more than {}");
+  EXPECT_NO_LOG();
+
+  const fuser_fusion *ar = fuser_bundle_find_fusion(b, "arith");
+  int64_t d[2] = {7, 2};
+  EXPECT_OK(fuser_run(ar, &x, NULL, d, 2, (void *)(uintptr_t)0x77, NULL));
+  EXPECT_LOG("cuLaunchKernel name=k3 grid=1,1,1 block=1,1,1 smem=0 "
+             "stream=0x77 params=9,5,14,-3,4,-1,2,7,0,1,0,0,2,7,2");
+  d[0] = 2;
+  d[1] = 7;
+  EXPECT_OK(fuser_run(ar, &x, NULL, d, 2, NULL, NULL));
+  EXPECT_LOG("cuLaunchKernel name=k3 grid=1,1,1 block=1,1,1 smem=0 "
+             "stream=(nil) params=9,-5,14,-1,1,0,2,7,0,1,1,1,2,7,2");
+  d[0] = 1ll << 62;
+  d[1] = 4;
+  EXPECT_ERR(fuser_run(ar, &x, NULL, d, 2, NULL, NULL),
+             FUSER_ERROR_OUT_OF_RANGE,
+             "fusion 'arith': instruction 5 (MUL): 4611686018427387904 * 4 "
+             "overflows");
+  d[0] = INT64_MAX;
+  d[1] = 1;
+  EXPECT_ERR(fuser_run(ar, &x, NULL, d, 2, NULL, NULL),
+             FUSER_ERROR_OUT_OF_RANGE,
+             "instruction 3 (ADD): 9223372036854775807 + 1 overflows");
+  d[0] = 7;
+  d[1] = 0;
+  EXPECT_ERR(fuser_run(ar, &x, NULL, d, 2, NULL, NULL),
+             FUSER_ERROR_OUT_OF_RANGE,
+             "instruction 6 (DIV): division by zero (-7 / 0)");
+  EXPECT_NO_LOG();
+  fuser_bundle_destroy(b);
+  fuser_rt_destroy(rt);
+  EXPECT_LOG("cuModuleUnload module=m0");
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    fprintf(stderr, "usage: test_run FAKE_DRIVER_PATH\n");
+    return 2;
+  }
+  fake = argv[1];
+  tl_log_setup("run");
+  snprintf(load_line, sizeof load_line,
+           "cuModuleLoadDataEx module=m0 bytes=%zu fnv=%08x "
+           "entries=softmax_max,softmax_vec4,softmax_norm,add_kernel",
+           strlen(tl_sample_ptx) + 1,
+           fnv1a(tl_sample_ptx, strlen(tl_sample_ptx) + 1));
+  fuser_rt *rt = tl_fake_rt(fake);
+  if (!rt) return tl_finish("test_run");
+  CHECK(strcmp(fuser_rt_driver_name(rt), "cuda") == 0);
+  test_softmax(rt);
+  CHECK(tl_fake_hook(fake, "fuser_fake_live_allocations") <= 0);
+  test_misc();
+  return tl_finish("test_run");
+}
