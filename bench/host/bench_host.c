@@ -226,7 +226,21 @@ static void cpu_model(char *out, size_t cap) {
   snprintf(out, cap, "%s, %d logical CPUs", model, cpus);
 }
 
+/* A "## Measured elsewhere" section of an existing results file (figures
+ * from other machines, added by hand) survives regeneration. */
+static char *kept_section(const char *path) {
+  FILE *fp = fopen(path, "r");
+  if (!fp) return NULL;
+  static char buf[1 << 16];
+  size_t n = fread(buf, 1, sizeof buf - 1, fp);
+  fclose(fp);
+  buf[n] = 0;
+  char *k = strstr(buf, "\n## Measured elsewhere");
+  return k ? k : NULL;
+}
+
 static void write_md(const char *path, int samples, int calls) {
+  char *kept = kept_section(path);
   FILE *fp = fopen(path, "w");
   if (!fp) {
     perror(path);
@@ -283,6 +297,7 @@ static void write_md(const char *path, int samples, int calls) {
           "ALIGNED tests, 5 LAUNCH instructions of which 4 run (%u "
           "instructions); the single-launch fusion: %u instructions.\n",
           samples, calls, instrs_multi, instrs_one);
+  if (kept) fputs(kept, fp);
   fclose(fp);
   printf("wrote %s\n", path);
 }
