@@ -353,6 +353,16 @@ FUSER_API fuser_error *fuser_fusion_tensor_bytes(const fuser_fusion *fusion,
                                                  size_t num_dyn_dims,
                                                  uint64_t *out_bytes);
 
+/* The dynamic dims of the results for given argument dims: `dyn_dims`
+ * holds all the fusion's dynamic dims in signature order, of which the
+ * results' are ignored; `out_dyn_dims` (may be `dyn_dims`) receives all of
+ * them, the results' computed by the plan. Checks the arguments' dims
+ * against each other as fuser_run would. Thread safe, no device work. */
+FUSER_API fuser_error *fuser_fusion_infer_dims(const fuser_fusion *fusion,
+                                               const int64_t *dyn_dims,
+                                               size_t num_dyn_dims,
+                                               int64_t *out_dyn_dims);
+
 /* Loads the fusion's module and resolves its kernels now instead of on the
  * first fuser_run. Idempotent, thread safe. */
 FUSER_API fuser_error *fuser_fusion_prepare(const fuser_fusion *fusion);

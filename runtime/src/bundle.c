@@ -24,7 +24,7 @@
 static const char *const op_names[] = {
     "?",   "CONST", "DIM", "ADD", "SUB", "MUL", "DIV",    "CEILDIV",
     "REM", "MIN",   "MAX", "EQ",  "NE",  "LT",  "LE",     "AND",
-    "OR",  "SELECT", "ALIGNED", "ASSERT", "ALLOC", "LAUNCH"};
+    "OR",  "SELECT", "ALIGNED", "ASSERT", "ALLOC", "LAUNCH", "RESULT_DIM"};
 
 /* ---- reading ----------------------------------------------------------- */
 
@@ -324,6 +324,7 @@ static bool can_fail(uint16_t op) {
   switch (op) {
   case OP_ADD: case OP_SUB: case OP_MUL: case OP_DIV: case OP_CEILDIV:
   case OP_REM: case OP_ASSERT: case OP_ALLOC: case OP_LAUNCH:
+  case OP_RESULT_DIM:
     return true;
   default:
     return false;
@@ -431,6 +432,15 @@ static fuser_error *parse_instrs(reader *r, fuser_fusion *f, uint64_t off) {
         e = bad(r, "intermediate buffer %u is allocated twice", in->a);
       else
         allocated[in->a - nio] = 1;
+      break;
+    case OP_RESULT_DIM:
+      REG(a);
+      if (!e && in->b >= f->num_dyn)
+        e = bad(r, "dynamic dim %u out of range (the fusion has %u)", in->b,
+                f->num_dyn);
+      else if (!e && f->dyn[in->b].tensor < f->num_args)
+        e = bad(r, "dynamic dim %u belongs to an argument, not a result",
+                in->b);
       break;
     case OP_LAUNCH:
       OPT_REG(b);

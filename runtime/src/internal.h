@@ -115,7 +115,8 @@ fuser_error *fr_cuda_open(const fuser_rt_options *options, fuser_rt *rt);
 enum {
   OP_CONST = 1, OP_DIM, OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_CEILDIV, OP_REM,
   OP_MIN, OP_MAX, OP_EQ, OP_NE, OP_LT, OP_LE, OP_AND, OP_OR, OP_SELECT,
-  OP_ALIGNED, OP_ASSERT, OP_ALLOC, OP_LAUNCH, OP_LAST = OP_LAUNCH
+  OP_ALIGNED, OP_ASSERT, OP_ALLOC, OP_LAUNCH, OP_RESULT_DIM,
+  OP_LAST = OP_RESULT_DIM
 };
 
 enum { PARAM_PTR = 1, PARAM_I32 = 2, PARAM_I64 = 3 };

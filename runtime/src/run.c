@@ -26,7 +26,7 @@
 static const char *const op_name[] = {
     "?",   "CONST", "DIM", "ADD", "SUB", "MUL", "DIV",    "CEILDIV",
     "REM", "MIN",   "MAX", "EQ",  "NE",  "LT",  "LE",     "AND",
-    "OR",  "SELECT", "ALIGNED", "ASSERT", "ALLOC", "LAUNCH"};
+    "OR",  "SELECT", "ALIGNED", "ASSERT", "ALLOC", "LAUNCH", "RESULT_DIM"};
 
 typedef enum mode {
   MODE_PREPARE, /* everything but enqueueing */
@@ -49,6 +49,8 @@ typedef struct call {
   uint64_t scratch, scratch_size, scratch_used;
   bool launched;
   uint32_t num_blocks;
+  int64_t *inferred;        /* fuser_fusion_infer_dims: dims being filled */
+  unsigned char *defined;   /* ...and which result dims RESULT_DIM set */
 } call;
 
 static fuser_error *fail(const call *c, uint32_t i, fuser_error_code code,
@@ -305,6 +307,19 @@ static fuser_error *exec(call *c, mode md) {
       }
       break;
     }
+    case OP_RESULT_DIM:
+      if (c->inferred) {
+        c->inferred[in->b] = r[in->a];
+        c->defined[in->b] = 1;
+      } else if (c->dims[in->b] != r[in->a]) {
+        const fuser_tensor_info *t = &f->tensors[f->dyn[in->b].tensor];
+        return fuser_error_create(
+            FUSER_ERROR_ASSERTION,
+            "fusion '%s': dim %u of result '%s' is %" PRId64
+            " but the fusion computes %" PRId64 " from its arguments",
+            f->name, f->dyn[in->b].dim, t->name, c->dims[in->b], r[in->a]);
+      }
+      break;
     case OP_LAUNCH:
       if (in->b != FR_NONE && r[in->b] == 0) break;
       {
@@ -397,6 +412,52 @@ fuser_error *fuser_fusion_scratch_size(const fuser_fusion *f,
   e = exec(&c, MODE_QUERY);
   if (!e) *out_bytes = c.scratch_used;
   if (frame != stack) free(frame);
+  return e;
+}
+
+fuser_error *fuser_fusion_infer_dims(const fuser_fusion *f,
+                                     const int64_t *dyn_dims,
+                                     size_t num_dyn_dims,
+                                     int64_t *out_dyn_dims) {
+  if (!out_dyn_dims)
+    return fuser_error_create(FUSER_ERROR_INVALID_ARGUMENT,
+                              "fuser_fusion_infer_dims: NULL output");
+  if (f && num_dyn_dims == f->num_dyn && out_dyn_dims != dyn_dims && f->num_dyn)
+    memcpy(out_dyn_dims, dyn_dims, sizeof(int64_t) * f->num_dyn);
+  /* The results' entries are outputs: only the arguments' are checked. */
+  for (uint32_t k = 0; f && num_dyn_dims == f->num_dyn && k < f->num_dyn; k++)
+    if (f->dyn[k].tensor >= f->num_args) out_dyn_dims[k] = 0;
+  fuser_error *e = check_call(f, NULL, NULL, out_dyn_dims, num_dyn_dims, false);
+  if (e) return e;
+  _Alignas(16) unsigned char stack[FRAME_STACK_BYTES];
+  unsigned char *frame =
+      f->frame_bytes <= sizeof stack ? stack : malloc(f->frame_bytes);
+  unsigned char *defined = calloc(f->num_dyn ? f->num_dyn : 1, 1);
+  if (!frame || !defined) {
+    if (frame != stack) free(frame);
+    free(defined);
+    return fuser_error_create(FUSER_ERROR_OUT_OF_MEMORY,
+                              "out of memory running fusion '%s'", f->name);
+  }
+  call c;
+  memset(&c, 0, sizeof c);
+  c.f = f;
+  c.rt = f->bundle->rt;
+  c.dims = out_dyn_dims;
+  c.inferred = out_dyn_dims;
+  c.defined = defined;
+  frame_init(&c, f, frame);
+  set_io(&c, f, NULL, NULL);
+  e = exec(&c, MODE_QUERY);
+  for (uint32_t k = 0; !e && k < f->num_dyn; k++)
+    if (f->dyn[k].tensor >= f->num_args && !defined[k])
+      e = fuser_error_create(
+          FUSER_ERROR_INVALID_BUNDLE,
+          "fusion '%s': the bundle does not say how dim %u of result '%s' "
+          "is computed (no RESULT_DIM)",
+          f->name, f->dyn[k].dim, f->tensors[f->dyn[k].tensor].name);
+  if (frame != stack) free(frame);
+  free(defined);
   return e;
 }
 

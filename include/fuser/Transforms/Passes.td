@@ -17,4 +17,21 @@ def DecomposeCompositesPass : Pass<"fuser-decompose", "func::FuncOp"> {
   let dependentDialects = ["::mlir::fuser::FuserDialect"];
 }
 
+def SegmentPass : Pass<"fuser-segment", "ModuleOp"> {
+  let summary = "Partition each fusion into the fewest groups a scheduler takes";
+  let description = [{
+    Annotates every op of every fusion with `fuser.segment = N`, the group it
+    belongs to, and the fusion with `fuser.schedulers`, the scheduler of each
+    group (`pointwise`, `transpose`, ...). Values that cross from one group to
+    another become intermediates in global memory. `fuser-emit-kernels` builds
+    one kernel per group. With `dump`, prints each group, its scheduler and
+    why each boundary was needed.
+  }];
+  let options = [
+    Option<"dump", "dump", "bool", /*default=*/"false",
+           "Print the segments and the reasons for their boundaries to stderr">,
+  ];
+  let dependentDialects = ["::mlir::fuser::FuserDialect"];
+}
+
 #endif // FUSER_TRANSFORMS_PASSES_TD

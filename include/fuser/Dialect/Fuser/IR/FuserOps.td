@@ -660,4 +660,6 @@ def Fuser_RmsNormOp : Fuser_Op<"rms_norm", [Pure]> {
   let hasVerifier = 1;
 }
 
+include "fuser/Dialect/Fuser/IR/FuserPlanOps.td"
+
 #endif // FUSER_DIALECT_FUSER_IR_FUSEROPS_TD

@@ -1,0 +1,208 @@
+//===- Compiler.cpp - parse and compile fusions through the C API ---------===//
+
+#include "fuser-c/Compiler.h"
+
+#include "Diagnostics.h"
+
+#include "fuser/Driver/Compiler.h"
+
+#include "mlir/AsmParser/AsmParser.h"
+#include "mlir/AsmParser/AsmParserState.h"
+#include "mlir/CAPI/IR.h"
+#include "mlir/CAPI/Support.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+
+#include <cctype>
+
+using namespace mlir;
+using namespace mlir::fuser;
+
+//===----------------------------------------------------------------------===//
+// Parsing
+//===----------------------------------------------------------------------===//
+
+/// Names each fusion argument after its SSA name in the source, unless the
+/// argument already has a fuser.name or its SSA name is a number.
+static void nameArguments(ModuleOp module, const AsmParserState &state) {
+  for (auto f : module.getOps<func::FuncOp>()) {
+    if (f.isExternal())
+      continue;
+    const AsmParserState::BlockDefinition *def =
+        state.getBlockDef(&f.getBody().front());
+    if (!def)
+      continue;
+    for (auto [i, arg] : llvm::enumerate(def->arguments)) {
+      if (f.getArgAttr(i, "fuser.name"))
+        continue;
+      StringRef text(arg.loc.Start.getPointer(),
+                     arg.loc.End.getPointer() - arg.loc.Start.getPointer());
+      text.consume_front("%");
+      if (text.empty() || !(std::isalpha((unsigned char)text[0]) || text[0] == '_'))
+        continue;
+      f.setArgAttr(i, "fuser.name", StringAttr::get(f.getContext(), text));
+    }
+  }
+}
+
+static MlirModule parse(MlirContext context, std::unique_ptr<llvm::MemoryBuffer> buffer,
+                        MlirStringCallback diagnostics, void *userData) {
+  MLIRContext *ctx = unwrap(context);
+  DiagnosticCollector collector(ctx);
+  llvm::SourceMgr sm;
+  sm.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
+  Block block;
+  AsmParserState state;
+  ParserConfig config(ctx);
+  OwningOpRef<ModuleOp> module;
+  if (succeeded(parseAsmSourceFile(sm, &block, config, &state))) {
+    // A file holding one module is that module; loose ops get wrapped.
+    if (llvm::hasSingleElement(block) && isa<ModuleOp>(block.front())) {
+      module = cast<ModuleOp>(block.front());
+      module->getOperation()->remove();
+    } else {
+      auto loc = FileLineColLoc::get(
+          ctx, sm.getMemoryBuffer(sm.getMainFileID())->getBufferIdentifier(), 1, 1);
+      module = ModuleOp::create(loc);
+      module->getBody()->getOperations().splice(module->getBody()->begin(),
+                                                block.getOperations());
+    }
+    if (failed(verify(*module)))
+      module = nullptr;
+    else
+      nameArguments(*module, state);
+  }
+  if (!module || collector.hadError()) {
+    if (diagnostics)
+      diagnostics(wrap(StringRef(collector.text())), userData);
+    return MlirModule{nullptr};
+  }
+  return wrap(module.release());
+}
+
+MlirModule fuserParseSourceString(MlirContext context, MlirStringRef source,
+                                  MlirStringRef bufferName,
+                                  MlirStringCallback diagnostics, void *userData) {
+  return parse(context,
+               llvm::MemoryBuffer::getMemBufferCopy(unwrap(source), unwrap(bufferName)),
+               diagnostics, userData);
+}
+
+MlirModule fuserParseSourceFile(MlirContext context, MlirStringRef path,
+                                MlirStringCallback diagnostics, void *userData) {
+  auto buffer = llvm::MemoryBuffer::getFile(unwrap(path), /*IsText=*/true);
+  if (!buffer) {
+    if (diagnostics) {
+      std::string msg = (unwrap(path) + ": error: cannot read the file: " +
+                         buffer.getError().message() + "\n")
+                            .str();
+      diagnostics(wrap(StringRef(msg)), userData);
+    }
+    return MlirModule{nullptr};
+  }
+  return parse(context, std::move(*buffer), diagnostics, userData);
+}
+
+//===----------------------------------------------------------------------===//
+// Options and results
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct Result {
+  bool ok = false;
+  std::string diagnostics;
+  CompileOutput out;
+};
+} // namespace
+
+static DriverOptions *unwrap(FuserCompileOptions o) {
+  return static_cast<DriverOptions *>(o.ptr);
+}
+static Result *unwrap(FuserCompileResult r) { return static_cast<Result *>(r.ptr); }
+
+FuserCompileOptions fuserCompileOptionsCreate(void) {
+  return {new DriverOptions()};
+}
+void fuserCompileOptionsDestroy(FuserCompileOptions options) {
+  delete unwrap(options);
+}
+void fuserCompileOptionsSetChip(FuserCompileOptions o, MlirStringRef chip) {
+  unwrap(o)->chip = unwrap(chip).str();
+}
+void fuserCompileOptionsSetPtxVersion(FuserCompileOptions o, unsigned v) {
+  unwrap(o)->ptx = v;
+}
+void fuserCompileOptionsSetFastMath(FuserCompileOptions o, bool v) {
+  unwrap(o)->fastMath = v;
+}
+void fuserCompileOptionsSetIndexBits(FuserCompileOptions o, unsigned v) {
+  unwrap(o)->indexBits = v;
+}
+void fuserCompileOptionsSetOptLevel(FuserCompileOptions o, unsigned v) {
+  unwrap(o)->optLevel = v;
+}
+void fuserCompileOptionsSetKeepStages(FuserCompileOptions o, bool v) {
+  unwrap(o)->keepStages = v;
+}
+void fuserCompileOptionsSetEmulation(FuserCompileOptions o, bool v) {
+  unwrap(o)->emulation = v;
+}
+
+FuserCompileResult fuserCompile(MlirModule module, FuserCompileOptions options) {
+  auto *result = new Result();
+  if (mlirModuleIsNull(module)) {
+    result->diagnostics = "<api>: error: fuserCompile: the module is null\n";
+    return {result};
+  }
+  if (!options.ptr) {
+    result->diagnostics = "<api>: error: fuserCompile: the options are null\n";
+    return {result};
+  }
+  ModuleOp m = unwrap(module);
+  DiagnosticCollector collector(m.getContext());
+  OwningOpRef<ModuleOp> copy = m.clone();
+  result->ok = succeeded(compileModule(*copy, *unwrap(options), result->out)) &&
+               !collector.hadError();
+  result->diagnostics = collector.text();
+  if (!result->ok && result->diagnostics.empty())
+    result->diagnostics = "<api>: error: compilation failed\n";
+  return {result};
+}
+
+void fuserCompileResultDestroy(FuserCompileResult r) { delete unwrap(r); }
+bool fuserCompileResultIsSuccess(FuserCompileResult r) { return unwrap(r)->ok; }
+MlirStringRef fuserCompileResultGetDiagnostics(FuserCompileResult r) {
+  return wrap(StringRef(unwrap(r)->diagnostics));
+}
+MlirStringRef fuserCompileResultGetBundle(FuserCompileResult r) {
+  return wrap(StringRef(unwrap(r)->out.bundle));
+}
+intptr_t fuserCompileResultGetNumFusions(FuserCompileResult r) {
+  return unwrap(r)->out.ptx.size();
+}
+MlirStringRef fuserCompileResultGetFusionName(FuserCompileResult r, intptr_t i) {
+  return wrap(StringRef(unwrap(r)->out.ptx[i].first));
+}
+MlirStringRef fuserCompileResultGetFusionPtx(FuserCompileResult r, intptr_t i) {
+  return wrap(StringRef(unwrap(r)->out.ptx[i].second));
+}
+MlirStringRef fuserCompileResultGetFusionKernelIR(FuserCompileResult r, intptr_t i) {
+  const CompileOutput &o = unwrap(r)->out;
+  for (auto &[name, ir] : o.kernelIR)
+    if (name == o.ptx[i].first)
+      return wrap(StringRef(ir));
+  return wrap(StringRef());
+}
+intptr_t fuserCompileResultGetNumStages(FuserCompileResult r) {
+  return unwrap(r)->out.stages.size();
+}
+MlirStringRef fuserCompileResultGetStageName(FuserCompileResult r, intptr_t i) {
+  return wrap(StringRef(unwrap(r)->out.stages[i].first));
+}
+MlirStringRef fuserCompileResultGetStageIR(FuserCompileResult r, intptr_t i) {
+  return wrap(StringRef(unwrap(r)->out.stages[i].second));
+}

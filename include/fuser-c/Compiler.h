@@ -1,0 +1,123 @@
+/*===- fuser-c/Compiler.h - parse and compile fusions --------------*- C -*-===*\
+|*                                                                            *|
+|* Parsing fusions with fuser's naming rules, compiling a module of fusions   *|
+|* to a kernel bundle, and reading back what the compiler produced.           *|
+|*                                                                            *|
+|* Ownership follows MLIR's C API: `Create` returns an object the caller owns *|
+|* and frees with the matching `Destroy`; `Get` borrows (valid while the      *|
+|* owner lives).                                                              *|
+|*                                                                            *|
+|* Threads: an MlirContext and everything in it is used by one thread at a    *|
+|* time. Compile options and results are plain data: a result may be read    *|
+|* from several threads at once. Different contexts compile concurrently.    *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+
+#ifndef FUSER_C_COMPILER_H
+#define FUSER_C_COMPILER_H
+
+#include "mlir-c/IR.h"
+#include "mlir-c/Support.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*===-- Parsing -----------------------------------------------------------===*/
+
+/// Parses a module of fusions from `source` (named `bufferName` in
+/// diagnostics). Each fusion argument without a `fuser.name` attribute gets
+/// the SSA name it has in the source (`%x` -> "x"), which the bundle keeps.
+/// On error, each diagnostic is passed to `diagnostics` (may be NULL) as
+/// "file:line:col: error: message\n" and the returned module is null
+/// (mlirModuleIsNull).
+MLIR_CAPI_EXPORTED MlirModule fuserParseSourceString(
+    MlirContext context, MlirStringRef source, MlirStringRef bufferName,
+    MlirStringCallback diagnostics, void *userData);
+
+/// As fuserParseSourceString, reading the file at `path`.
+MLIR_CAPI_EXPORTED MlirModule fuserParseSourceFile(
+    MlirContext context, MlirStringRef path, MlirStringCallback diagnostics,
+    void *userData);
+
+/*===-- Compile options ---------------------------------------------------===*/
+
+typedef struct FuserCompileOptions {
+  void *ptr;
+} FuserCompileOptions;
+
+/// Default options: chip sm_90, the lowest PTX version the chip allows,
+/// fast-math off, index width chosen per kernel, LLVM -O3, no stage dumps,
+/// emulation data included.
+MLIR_CAPI_EXPORTED FuserCompileOptions fuserCompileOptionsCreate(void);
+MLIR_CAPI_EXPORTED void fuserCompileOptionsDestroy(FuserCompileOptions options);
+/// Target chip: "sm_80", "sm_89", "sm_90" or "sm_100" (checked when compiling).
+MLIR_CAPI_EXPORTED void fuserCompileOptionsSetChip(FuserCompileOptions options,
+                                                   MlirStringRef chip);
+/// PTX ISA version times 10 (78 for 7.8); 0 for the chip's lowest.
+MLIR_CAPI_EXPORTED void
+fuserCompileOptionsSetPtxVersion(FuserCompileOptions options, unsigned version);
+MLIR_CAPI_EXPORTED void fuserCompileOptionsSetFastMath(FuserCompileOptions options,
+                                                       bool fastMath);
+/// 32, 64, or 0 to choose per kernel (32-bit when every tensor has fewer
+/// than 2^31 elements, both variants for dynamic sizes).
+MLIR_CAPI_EXPORTED void fuserCompileOptionsSetIndexBits(FuserCompileOptions options,
+                                                        unsigned bits);
+MLIR_CAPI_EXPORTED void fuserCompileOptionsSetOptLevel(FuserCompileOptions options,
+                                                       unsigned level);
+/// Keep the IR after each stage ("input", "decomposed", "segmented",
+/// "kernels", "nvvm", "ptx") in the result.
+MLIR_CAPI_EXPORTED void fuserCompileOptionsSetKeepStages(FuserCompileOptions options,
+                                                         bool keep);
+/// Put the kernels' MLIR in the bundle so that it also runs on the CPU
+/// emulator (default true).
+MLIR_CAPI_EXPORTED void fuserCompileOptionsSetEmulation(FuserCompileOptions options,
+                                                        bool emulation);
+
+/*===-- Compiling ---------------------------------------------------------===*/
+
+typedef struct FuserCompileResult {
+  void *ptr;
+} FuserCompileResult;
+
+/// Compiles every fusion of `module` (a copy of it: `module` is unchanged).
+/// Never aborts on bad input: a null module or options, an invalid fusion,
+/// or an unsupported construct gives a failed result whose diagnostics say
+/// what and where. Always returns a result to destroy.
+MLIR_CAPI_EXPORTED FuserCompileResult fuserCompile(MlirModule module,
+                                                   FuserCompileOptions options);
+MLIR_CAPI_EXPORTED void fuserCompileResultDestroy(FuserCompileResult result);
+
+MLIR_CAPI_EXPORTED bool fuserCompileResultIsSuccess(FuserCompileResult result);
+/// Every diagnostic, one per line: "file:line:col: error: message" (notes
+/// and warnings too). Empty on success without warnings.
+MLIR_CAPI_EXPORTED MlirStringRef
+fuserCompileResultGetDiagnostics(FuserCompileResult result);
+/// The kernel bundle (docs/bundle.md); empty on failure.
+MLIR_CAPI_EXPORTED MlirStringRef fuserCompileResultGetBundle(FuserCompileResult result);
+
+/// The fusions compiled, in module order, each with its kernels' PTX and
+/// their MLIR before NVVM lowering.
+MLIR_CAPI_EXPORTED intptr_t fuserCompileResultGetNumFusions(FuserCompileResult result);
+MLIR_CAPI_EXPORTED MlirStringRef
+fuserCompileResultGetFusionName(FuserCompileResult result, intptr_t pos);
+MLIR_CAPI_EXPORTED MlirStringRef
+fuserCompileResultGetFusionPtx(FuserCompileResult result, intptr_t pos);
+MLIR_CAPI_EXPORTED MlirStringRef
+fuserCompileResultGetFusionKernelIR(FuserCompileResult result, intptr_t pos);
+
+/// The IR after each stage, when the options asked to keep it (else 0).
+MLIR_CAPI_EXPORTED intptr_t fuserCompileResultGetNumStages(FuserCompileResult result);
+MLIR_CAPI_EXPORTED MlirStringRef
+fuserCompileResultGetStageName(FuserCompileResult result, intptr_t pos);
+MLIR_CAPI_EXPORTED MlirStringRef
+fuserCompileResultGetStageIR(FuserCompileResult result, intptr_t pos);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FUSER_C_COMPILER_H */

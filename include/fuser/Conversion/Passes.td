@@ -1,0 +1,56 @@
+//===- Passes.td - fuser conversion passes ------------------*- tablegen -*-===//
+#ifndef FUSER_CONVERSION_PASSES_TD
+#define FUSER_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def EmitKernelsPass : Pass<"fuser-emit-kernels", "ModuleOp"> {
+  let summary = "Turn each segmented fusion into GPU kernels and a launch plan";
+  let description = [{
+    For each fusion (a `func.func` whose ops carry `fuser.segment` from
+    `fuser-segment`), runs the scheduler named for each segment to build a
+    `gpu.func` in a `gpu.module @<fusion>_kernels`, and replaces the fusion by
+    its launch plan: a `func.func` over memrefs (arguments, then results,
+    marked `fuser.plan`) that reads the dynamic dims, checks them, allocates
+    intermediates, and launches the kernels with `fuser.launch`.
+
+    Kernels take bare pointers (`!llvm.ptr`, `noalias`, inputs `readonly`)
+    and 32- or 64-bit sizes. fuser emits kernel bodies itself rather than
+    through linalg tiling: dynamic shapes with 128-bit accesses need
+    divisibility and alignment decided at launch, which upstream GPU mapping
+    cannot express (docs/architecture.md).
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
+           "Target GPU: sm_80, sm_89, sm_90 or sm_100 (sets the SM count "
+           "the launch heuristics fill)">,
+    Option<"indexBits", "index-bits", "unsigned", /*default=*/"0",
+           "Width of index math: 32, 64, or 0 to choose per kernel (32 "
+           "when every tensor has fewer than 2^31 elements; both variants, "
+           "picked at launch, for dynamic sizes)">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
+    "::mlir::gpu::GPUDialect", "::mlir::LLVM::LLVMDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect", "::mlir::fuser::FuserDialect"
+  ];
+}
+
+def LowerKernelsToNVVMPass : Pass<"fuser-lower-kernels-to-nvvm", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Lower fuser's kernels to the LLVM and NVVM dialects";
+  let description = [{
+    Upstream's patterns for gpu, arith, cf, memref and vector ops, under a
+    conversion target that keeps the LLVM intrinsics fuser's kernels use
+    (fabs, floor, sqrt, copysign, maximum, ...) as they are. Upstream's
+    `convert-gpu-to-nvvm` marks those illegal to turn them into libdevice
+    calls, which would make the PTX depend on the CUDA toolkit being
+    installed and compute different bits than the CPU emulation; NVPTX lowers
+    each of them to one instruction.
+  }];
+  let dependentDialects = [
+    "::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect"
+  ];
+}
+
+#endif // FUSER_CONVERSION_PASSES_TD

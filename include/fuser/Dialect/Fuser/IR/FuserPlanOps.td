@@ -1,0 +1,100 @@
+//===- FuserPlanOps.td - host-side launch plan ops ----------*- tablegen -*-===//
+//
+// After kernel emission a fusion becomes a plan: a func.func over memrefs
+// (arguments, then results) whose body computes launch sizes from dims with
+// arith on index values, checks them, allocates intermediates with
+// memref.alloc, and launches kernels with fuser.launch. The bundle writer
+// turns a plan into the program of docs/bundle.md.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FUSER_DIALECT_FUSER_IR_FUSERPLANOPS_TD
+#define FUSER_DIALECT_FUSER_IR_FUSERPLANOPS_TD
+
+include "fuser/Dialect/Fuser/IR/FuserBase.td"
+include "mlir/IR/SymbolInterfaces.td"
+
+def Fuser_LaunchOp : Fuser_Op<"launch", [
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>, AttrSizedOperandSegments]> {
+  let summary = "launch a kernel of the fusion's gpu.module";
+  let description = [{
+    Launches `kernel` (a `gpu.func` or, after lowering, a function of a
+    `gpu.binary`) with the given grid, block and dynamic shared memory sizes.
+    Each memref argument is passed as a pointer to its data, each index
+    argument as an integer of the width `index_bits` lists for it (in order
+    of the index arguments), which must match the kernel's parameter. With
+    `if`, the launch happens only when the condition holds (variants chosen at
+    launch).
+
+    ```mlir
+    fuser.launch @f_kernels::@f_0 grid(%g, %c1, %c1) block(%c256, %c1, %c1)
+        smem(%c0) args(%x, %y, %n : memref<?xf32>, memref<?xf32>, index)
+        index_bits [32]
+    ```
+  }];
+  let arguments = (ins SymbolRefAttr:$kernel,
+                       Index:$gridX, Index:$gridY, Index:$gridZ,
+                       Index:$blockX, Index:$blockY, Index:$blockZ,
+                       Index:$sharedMemory, Optional<I1>:$condition,
+                       Variadic<AnyTypeOf<[AnyMemRef, Index]>>:$kernelOperands,
+                       DenseI32ArrayAttr:$index_bits);
+  let assemblyFormat = [{
+    $kernel `grid` `(` $gridX `,` $gridY `,` $gridZ `)`
+    `block` `(` $blockX `,` $blockY `,` $blockZ `)` `smem` `(` $sharedMemory `)`
+    (`if` `(` $condition^ `)`)?
+    (`args` `(` $kernelOperands^ `:` type($kernelOperands) `)`)?
+    `index_bits` $index_bits attr-dict
+  }];
+  let hasVerifier = 1;
+  let hasCanonicalizer = 1;
+}
+
+def Fuser_CheckOp : Fuser_Op<"check"> {
+  let summary = "fail the call with a message unless a condition holds";
+  let description = [{
+    Checks run before any launch that follows them. In `message`, `{}` is
+    replaced by the values of `values`, in order (at most two).
+
+    ```mlir
+    fuser.check %eq, "dim 0 of x ({}) differs from dim 0 of y ({})" (%a, %b : index, index)
+    ```
+  }];
+  let arguments = (ins I1:$condition, StrAttr:$message, Variadic<Index>:$values);
+  let assemblyFormat = [{
+    $condition `,` $message (`(` $values^ `:` type($values) `)`)? attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def Fuser_ResultDimOp : Fuser_Op<"result_dim"> {
+  let summary = "the size the fusion computes for a dynamic dim of a result";
+  let description = [{
+    Declares that dim `dim` of result buffer `result` (an argument of the
+    plan after the fusion's own arguments) has `size` elements. A call whose
+    result has another size fails; a caller can also ask the plan for the
+    result sizes (`fuser_fusion_infer_dims`).
+
+    ```mlir
+    fuser.result_dim %out[0] = %n : memref<?x1024xf32>
+    ```
+  }];
+  let arguments = (ins AnyMemRef:$result, I64Attr:$dim, Index:$size);
+  let assemblyFormat = [{
+    $result `[` $dim `]` `=` $size attr-dict `:` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Fuser_IsAlignedOp : Fuser_Op<"is_aligned", [Pure]> {
+  let summary = "whether a buffer's address is a multiple of `alignment` bytes";
+  let description = [{
+    ```mlir
+    %ok = fuser.is_aligned %x, 16 : memref<?xf32>
+    ```
+  }];
+  let arguments = (ins AnyMemRef:$buffer, I64Attr:$alignment);
+  let results = (outs I1:$result);
+  let assemblyFormat = "$buffer `,` $alignment attr-dict `:` type($buffer)";
+}
+
+#endif // FUSER_DIALECT_FUSER_IR_FUSERPLANOPS_TD

@@ -1,0 +1,54 @@
+//===- Compiler.h - fusion module to kernel bundle --------------*- C++ -*-===//
+//
+// The one entry point every front end (the C API, fuserc, the benchmarks)
+// uses to compile: runs the pipeline stage by stage, keeps the IR of each
+// stage when asked, the kernels' MLIR for the CPU emulator, and the PTX, and
+// writes the bundle.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FUSER_DRIVER_COMPILER_H
+#define FUSER_DRIVER_COMPILER_H
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace mlir::fuser {
+
+struct DriverOptions {
+  std::string chip = "sm_90";
+  unsigned ptx = 0; ///< 0: the lowest the chip allows.
+  bool fastMath = false;
+  unsigned indexBits = 0;
+  unsigned optLevel = 3;
+  /// Keep the module's IR after each stage.
+  bool keepStages = false;
+  /// Put the kernels' MLIR into the bundle so that it also runs on the CPU.
+  bool emulation = true;
+};
+
+struct CompileOutput {
+  std::string bundle;
+  /// (stage name, IR text) in pipeline order, when asked for.
+  std::vector<std::pair<std::string, std::string>> stages;
+  /// (fusion name, PTX of its kernels).
+  std::vector<std::pair<std::string, std::string>> ptx;
+  /// (fusion name, MLIR of its kernels before NVVM lowering).
+  std::vector<std::pair<std::string, std::string>> kernelIR;
+};
+
+/// Compiles every fusion of `module` (which it rewrites). Diagnostics go to
+/// the context's handlers; returns failure after reporting them.
+LogicalResult compileModule(ModuleOp module, const DriverOptions &options,
+                            CompileOutput &out);
+
+/// Stage names, in order: "input", "decomposed", "segmented", "kernels",
+/// "nvvm", "ptx".
+llvm::ArrayRef<const char *> stageNames();
+
+} // namespace mlir::fuser
+
+#endif

@@ -1,0 +1,50 @@
+//===- Emulator.h - run fuser's kernels on the CPU, thread by thread -*- C++ -*-===//
+//
+// The kernels a bundle carries for the GPU also run here: each gpu.func is
+// lowered to a host function of one GPU thread (LowerKernelsToHost), JIT-
+// compiled with MLIR's ExecutionEngine, and run for every thread of every
+// block of the launch grid, with barriers and warp shuffles synchronizing
+// emulated threads (fibers) exactly where the GPU synchronizes. Shared memory
+// is one buffer per block, filled with NaN bytes at each block's start. The
+// emulator plugs into the runtime as a fuser_driver, so the launch plan runs
+// exactly as on a GPU. docs/cpu-emulation.md says what it can and cannot show.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FUSER_EMULATOR_EMULATOR_H
+#define FUSER_EMULATOR_EMULATOR_H
+
+#include <memory>
+#include <string>
+
+struct fuser_driver;
+
+namespace mlir {
+class Pass;
+namespace fuser {
+
+/// Lowers every gpu.module of a module to host functions: for kernel `k`,
+/// `k.entry(void **params, void *threadContext)` (see the pass).
+std::unique_ptr<Pass> createLowerKernelsToHostPass();
+
+struct EmulatorOptions {
+  /// Run the threads of a block in reverse order (a missing barrier often
+  /// shows in one order and not the other).
+  bool reverseThreads = false;
+  /// Check shared-memory accesses for races: a read of a value another
+  /// thread wrote, or a write of a value another thread read, since the
+  /// last barrier. A race fails the launch with a message.
+  bool raceCheck = false;
+  /// LLVM optimization level of the JIT (0-3).
+  unsigned optLevel = 2;
+};
+
+/// The emulator as a runtime driver. `ctx` (from createEmulatorContext) is
+/// the driver_ctx; the runtime calls destroy on it when it goes away.
+const fuser_driver *getEmulatorDriver();
+void *createEmulatorContext(const EmulatorOptions &options);
+
+} // namespace fuser
+} // namespace mlir
+
+#endif

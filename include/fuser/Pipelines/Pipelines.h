@@ -1,0 +1,56 @@
+//===- Pipelines.h - fuser's pass pipelines ---------------------*- C++ -*-===//
+#ifndef FUSER_PIPELINES_PIPELINES_H
+#define FUSER_PIPELINES_PIPELINES_H
+
+#include "mlir/Pass/PassOptions.h"
+
+#include <string>
+
+namespace mlir {
+class OpPassManager;
+namespace fuser {
+
+/// Options of `fuser-compile` (and of the C API's compile call).
+struct CompileOptions : public PassPipelineOptions<CompileOptions> {
+  PassOptions::Option<std::string> chip{
+      *this, "chip", llvm::cl::desc("Target GPU: sm_80, sm_89, sm_90, sm_100"),
+      llvm::cl::init("sm_90")};
+  PassOptions::Option<unsigned> ptx{
+      *this, "ptx",
+      llvm::cl::desc("PTX ISA version times 10 (78 for 7.8); 0 for the "
+                     "lowest the chip allows"),
+      llvm::cl::init(0)};
+  PassOptions::Option<bool> fastMath{
+      *this, "fast-math",
+      llvm::cl::desc("Let LLVM reassociate, contract and approximate float "
+                     "math (results then differ from PyTorch's)"),
+      llvm::cl::init(false)};
+  PassOptions::Option<unsigned> indexBits{
+      *this, "index-bits",
+      llvm::cl::desc("Index math width: 32, 64, or 0 to choose per kernel"),
+      llvm::cl::init(0)};
+  PassOptions::Option<unsigned> optLevel{
+      *this, "opt-level", llvm::cl::desc("LLVM optimization level for kernels"),
+      llvm::cl::init(3)};
+};
+
+/// The lowest PTX ISA version (times 10) that `chip` supports, or 0 for an
+/// unknown chip.
+unsigned minimumPtxVersion(llvm::StringRef chip);
+
+/// Fusion IR to kernels in gpu.modules plus launch plans.
+void buildFrontendPipeline(OpPassManager &pm, const CompileOptions &options);
+
+/// gpu.modules to gpu.binary objects holding PTX.
+void buildKernelLoweringPipeline(OpPassManager &pm, const CompileOptions &options);
+
+/// Both, as `fuser-compile` runs them.
+void buildCompilePipeline(OpPassManager &pm, const CompileOptions &options);
+
+/// Registers `fuser-compile`.
+void registerPipelines();
+
+} // namespace fuser
+} // namespace mlir
+
+#endif // FUSER_PIPELINES_PIPELINES_H

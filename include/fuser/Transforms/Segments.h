@@ -1,0 +1,42 @@
+//===- Segments.h - reading fuser-segment's annotations ---------*- C++ -*-===//
+#ifndef FUSER_TRANSFORMS_SEGMENTS_H
+#define FUSER_TRANSFORMS_SEGMENTS_H
+
+#include "mlir/IR/Operation.h"
+#include "mlir/IR/Value.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallVector.h"
+
+namespace mlir {
+namespace func {
+class FuncOp;
+}
+namespace fuser {
+
+/// Attribute names written by fuser-segment.
+inline constexpr llvm::StringLiteral kSegmentAttr = "fuser.segment";
+inline constexpr llvm::StringLiteral kSchedulersAttr = "fuser.schedulers";
+
+/// One group of a segmented fusion: the ops one kernel computes.
+struct Segment {
+  unsigned index;
+  std::string scheduler;
+  /// The ops, in program order.
+  SmallVector<Operation *> ops;
+  /// Values the group reads that it does not compute (fusion arguments or
+  /// results of earlier groups), in first-use order.
+  llvm::SetVector<Value> inputs;
+  /// Values the group computes that the fusion returns or later groups
+  /// read, in program order.
+  llvm::SetVector<Value> outputs;
+};
+
+/// Reads the segments of an annotated fusion, in an order where every group
+/// comes after the groups it reads from. Fails (with a diagnostic) when the
+/// annotations are missing or inconsistent.
+FailureOr<SmallVector<Segment>> getSegments(func::FuncOp fusion);
+
+} // namespace fuser
+} // namespace mlir
+
+#endif // FUSER_TRANSFORMS_SEGMENTS_H

@@ -1,0 +1,320 @@
+//===- ShapeAnalysis.cpp - symbolic sizes of a fusion's tensors -----------===//
+//
+// Dims are tied together with a union-find over (value, dim) slots. A class
+// learns its size from a static dim, from a fusion argument's dynamic dim (a
+// new symbol), or from an op that computes it (pad, concat, reshape). When two
+// classes with different known sizes meet, the analysis records that they
+// must be equal at run time.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fuser/Analysis/ShapeAnalysis.h"
+
+#include "fuser/Dialect/Fuser/IR/FuserOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/AffineExpr.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::fuser;
+
+namespace {
+
+/// Union-find over dim slots; each class may know its size. The root of a
+/// class is its earliest slot (fusion arguments come first), and a class
+/// remembers which slot gave it its size, to name it in messages.
+class DimClasses {
+public:
+  int make(AffineExpr size, std::string name) {
+    int id = parent.size();
+    parent.push_back(id);
+    sizes.push_back(size);
+    names.push_back(std::move(name));
+    origins.push_back(id);
+    return id;
+  }
+  int find(int x) {
+    while (parent[x] != x)
+      x = parent[x] = parent[parent[x]];
+    return x;
+  }
+  AffineExpr size(int x) { return sizes[find(x)]; }
+  const std::string &name(int x) { return names[x]; }
+
+  /// Ties two slots; records an equality when both already know a size.
+  void unite(int a, int b, SmallVectorImpl<ShapeAnalysis::Constraint> &out) {
+    int ra = find(a), rb = find(b);
+    if (ra == rb)
+      return;
+    if (rb < ra)
+      std::swap(ra, rb);
+    AffineExpr ea = sizes[ra], eb = sizes[rb];
+    if (ea && eb && ea != eb)
+      out.push_back({ShapeAnalysis::Constraint::Equal, eb, ea,
+                     names[origins[rb]] + " ({}) must equal " +
+                         names[origins[ra]] + " ({})"});
+    // A constant size wins; otherwise the earlier class's.
+    if (!ea || (eb && isa<AffineConstantExpr>(eb) && !isa<AffineConstantExpr>(ea))) {
+      sizes[ra] = eb;
+      origins[ra] = origins[rb];
+    }
+    parent[rb] = ra;
+  }
+
+private:
+  SmallVector<int> parent;
+  SmallVector<AffineExpr> sizes;
+  SmallVector<std::string> names;
+  SmallVector<int> origins;
+};
+
+class Analyzer {
+public:
+  explicit Analyzer(func::FuncOp f) : fusion(f), ctx(f.getContext()) {}
+
+  LogicalResult run(SmallVectorImpl<ShapeAnalysis::Symbol> &symbols,
+                    SmallVectorImpl<ShapeAnalysis::Constraint> &constraints,
+                    DenseMap<Value, SmallVector<AffineExpr>> &shapes);
+
+private:
+  std::string argName(unsigned i) {
+    if (auto n = fusion.getArgAttrOfType<StringAttr>(i, "fuser.name"))
+      return n.str();
+    return "arg" + std::to_string(i);
+  }
+  std::string describe(Value v, unsigned d) {
+    std::string s = "dim " + std::to_string(d) + " of ";
+    if (auto arg = dyn_cast<BlockArgument>(v))
+      return s + argName(arg.getArgNumber());
+    return s + "'" + v.getDefiningOp()->getName().getStringRef().str() + "'";
+  }
+  /// Creates the slots of `v`: static dims know their size.
+  void addValue(Value v) {
+    auto t = cast<RankedTensorType>(v.getType());
+    order.push_back(v);
+    SmallVector<int> &s = slots[v];
+    for (unsigned d = 0; d < t.getRank(); ++d) {
+      int64_t size = t.getDimSize(d);
+      s.push_back(classes.make(ShapedType::isDynamic(size)
+                                   ? AffineExpr()
+                                   : getAffineConstantExpr(size, ctx),
+                               describe(v, d)));
+    }
+  }
+  int slot(Value v, unsigned d) { return slots[v][d]; }
+  AffineExpr size(Value v, unsigned d) { return classes.size(slot(v, d)); }
+  void unite(Value a, unsigned da, Value b, unsigned db) {
+    classes.unite(slot(a, da), slot(b, db), *constraints);
+  }
+  /// Sets the size of a dynamic result dim computed by an op (pad, concat,
+  /// reshape): ties it to the computed size.
+  void define(Value v, unsigned d, AffineExpr e, StringRef what) {
+    int fresh = classes.make(e, what.str());
+    classes.unite(slot(v, d), fresh, *constraints);
+  }
+  AffineExpr product(Value v, ArrayRef<unsigned> dims) {
+    AffineExpr p = getAffineConstantExpr(1, ctx);
+    for (unsigned d : dims) {
+      AffineExpr e = size(v, d);
+      if (!e)
+        return {};
+      p = p * e;
+    }
+    return p;
+  }
+  SmallVector<unsigned> allDims(Value v) {
+    SmallVector<unsigned> r;
+    for (unsigned d = 0; d < cast<RankedTensorType>(v.getType()).getRank(); ++d)
+      r.push_back(d);
+    return r;
+  }
+  LogicalResult visit(Operation *op);
+
+  func::FuncOp fusion;
+  MLIRContext *ctx;
+  DimClasses classes;
+  DenseMap<Value, SmallVector<int>> slots;
+  SmallVector<Value> order; ///< Values in program order, for stable messages.
+  SmallVectorImpl<ShapeAnalysis::Constraint> *constraints = nullptr;
+};
+
+} // namespace
+
+LogicalResult Analyzer::visit(Operation *op) {
+  for (Value r : op->getResults())
+    addValue(r);
+  return TypeSwitch<Operation *, LogicalResult>(op)
+      .Case<ConstantOp, IotaOp>([](auto) { return success(); })
+      .Case<BroadcastOp>([&](BroadcastOp b) {
+        for (auto [i, d] : llvm::enumerate(b.getDims())) {
+          int64_t s = b.getInput().getType().getDimSize(i);
+          if (s == 1 && b.getType().getDimSize(d) != 1)
+            continue; // expands
+          unite(b.getInput(), i, b.getResult(), d);
+        }
+        return success();
+      })
+      .Case<SumOp, ProdOp, MaxOp, MinOp, MeanOp, AnyOp, AllOp, VarMeanOp>(
+          [&](auto r) {
+            ArrayRef<int64_t> dims = r.getDims();
+            unsigned out = 0;
+            for (unsigned i = 0; i < r.getInput().getType().getRank(); ++i) {
+              bool reduced = llvm::is_contained(dims, (int64_t)i);
+              if (!reduced || r.getKeepdim()) {
+                if (!reduced)
+                  for (Value res : r->getResults())
+                    unite(r.getInput(), i, res, out);
+                ++out;
+              }
+            }
+            return success();
+          })
+      .Case<PermuteOp>([&](PermuteOp p) {
+        for (auto [i, d] : llvm::enumerate(p.getPerm()))
+          unite(p.getResult(), i, p.getInput(), d);
+        return success();
+      })
+      .Case<SliceOp>([&](SliceOp s) {
+        RankedTensorType in = s.getInput().getType();
+        for (unsigned i = 0; i < in.getRank(); ++i)
+          if (in.isDynamicDim(i))
+            constraints->push_back(
+                {ShapeAnalysis::Constraint::LessEqual,
+                 getAffineConstantExpr(s.getLimit()[i], ctx), size(s.getInput(), i),
+                 "slice limit {} must not exceed " + describe(s.getInput(), i) +
+                     " ({})"});
+        return success();
+      })
+      .Case<PadOp>([&](PadOp p) {
+        for (unsigned i = 0; i < p.getType().getRank(); ++i) {
+          if (!p.getType().isDynamicDim(i))
+            continue;
+          if (AffineExpr e = size(p.getInput(), i))
+            define(p.getResult(), i, e + p.getLow()[i] + p.getHigh()[i],
+                   describe(p.getResult(), i));
+        }
+        return success();
+      })
+      .Case<ConcatOp>([&](ConcatOp c) {
+        int64_t dim = c.getDimAttr().getInt();
+        AffineExpr total = getAffineConstantExpr(0, ctx);
+        for (Value in : c.getInputs()) {
+          for (unsigned i = 0; i < c.getType().getRank(); ++i)
+            if ((int64_t)i != dim)
+              unite(in, i, c.getResult(), i);
+          AffineExpr e = size(in, dim);
+          total = (total && e) ? total + e : AffineExpr();
+        }
+        if (c.getType().isDynamicDim(dim) && total)
+          define(c.getResult(), dim, total, describe(c.getResult(), dim));
+        return success();
+      })
+      .Case<ReshapeOp>([&](ReshapeOp r) {
+        RankedTensorType out = r.getType();
+        AffineExpr in = product(r.getInput(), allDims(r.getInput()));
+        SmallVector<unsigned> dynamicOut, staticOut;
+        for (unsigned i = 0; i < out.getRank(); ++i)
+          (out.isDynamicDim(i) ? dynamicOut : staticOut).push_back(i);
+        AffineExpr staticProduct = product(r.getResult(), staticOut);
+        if (!in)
+          return success(); // resolved later by unification, or an error
+        if (dynamicOut.size() == 1) {
+          define(r.getResult(), dynamicOut[0], in.floorDiv(staticProduct),
+                 describe(r.getResult(), dynamicOut[0]));
+        }
+        if (dynamicOut.size() <= 1 && !r.getInput().getType().hasStaticShape())
+          constraints->push_back(
+              {ShapeAnalysis::Constraint::Equal, in,
+               product(r.getResult(), allDims(r.getResult())),
+               "reshape needs the same number of elements: {} in, {} out"});
+        return success();
+      })
+      .Default([&](Operation *op) -> LogicalResult {
+        if (!isa<FuserDialect>(op->getDialect()) || op->getNumResults() != 1)
+          return op->emitOpError("is not supported in a fusion body");
+        if (isa<SoftmaxOp, LogSoftmaxOp, LayerNormOp, RmsNormOp>(op))
+          return op->emitOpError("must be expanded by fuser-decompose first");
+        // Elementwise: every operand of rank > 0 has the result's shape.
+        Value res = op->getResult(0);
+        for (Value in : op->getOperands())
+          if (cast<RankedTensorType>(in.getType()).getRank() > 0)
+            for (unsigned d = 0; d < cast<RankedTensorType>(res.getType()).getRank(); ++d)
+              unite(in, d, res, d);
+        return success();
+      });
+}
+
+LogicalResult
+Analyzer::run(SmallVectorImpl<ShapeAnalysis::Symbol> &symbols,
+              SmallVectorImpl<ShapeAnalysis::Constraint> &constraintsOut,
+              DenseMap<Value, SmallVector<AffineExpr>> &shapes) {
+  constraints = &constraintsOut;
+  Block &body = fusion.getBody().front();
+  for (BlockArgument arg : body.getArguments()) {
+    auto t = dyn_cast<RankedTensorType>(arg.getType());
+    if (!t)
+      return fusion.emitError("fusion argument ")
+             << arg.getArgNumber() << " must be a ranked tensor, got "
+             << arg.getType();
+    order.push_back(arg);
+    SmallVector<int> &s = slots[arg];
+    for (unsigned d = 0; d < t.getRank(); ++d) {
+      AffineExpr e;
+      if (t.isDynamicDim(d)) {
+        e = getAffineSymbolExpr(symbols.size(), ctx);
+        symbols.push_back({arg.getArgNumber(), d});
+      } else {
+        e = getAffineConstantExpr(t.getDimSize(d), ctx);
+      }
+      s.push_back(classes.make(e, describe(arg, d)));
+    }
+  }
+  for (Operation &op : body.without_terminator())
+    if (failed(visit(&op)))
+      return failure();
+  for (Value v : order) {
+    auto t = cast<RankedTensorType>(v.getType());
+    SmallVector<AffineExpr> &shape = shapes[v];
+    for (unsigned d = 0; d < t.getRank(); ++d) {
+      AffineExpr e = size(v, d);
+      if (!e) {
+        Operation *where = v.getDefiningOp();
+        return (where ? where->emitOpError() : fusion.emitError())
+               << "cannot determine the size of " << classes.name(slot(v, d))
+               << " from the fusion's arguments; tie it to an argument's dim "
+                  "(for a reshape, leave at most one result dim dynamic)";
+      }
+      shape.push_back(e);
+    }
+  }
+  return success();
+}
+
+FailureOr<ShapeAnalysis> ShapeAnalysis::analyze(func::FuncOp fusion) {
+  ShapeAnalysis result;
+  result.ctx = fusion.getContext();
+  Analyzer analyzer(fusion);
+  if (failed(analyzer.run(result.symbols_, result.constraints_, result.shapes)))
+    return failure();
+  return result;
+}
+
+ArrayRef<AffineExpr> ShapeAnalysis::shape(Value v) const {
+  auto it = shapes.find(v);
+  assert(it != shapes.end() && "value is not a tensor of the analyzed fusion");
+  return it->second;
+}
+
+AffineExpr ShapeAnalysis::numElements(Value v) const {
+  AffineExpr p = getAffineConstantExpr(1, ctx);
+  for (AffineExpr e : shape(v))
+    p = p * e;
+  return p;
+}
+
+std::optional<int64_t> ShapeAnalysis::constantValue(AffineExpr e) {
+  if (auto c = dyn_cast<AffineConstantExpr>(e))
+    return c.getValue();
+  return std::nullopt;
+}

@@ -1,0 +1,524 @@
+//===- ElementwiseEmitter.cpp - fuser ops on register values --------------===//
+//
+// Each fuser elementwise op becomes arith ops and LLVM intrinsics that both
+// NVPTX and the host backend lower natively; transcendentals come from
+// MathBuilder. Nothing here calls libdevice, so the CPU emulation computes
+// the same bits as the GPU. Semantics follow PyTorch's CPU kernels, including
+// their order of operations (see docs/dialect.md for the defined results
+// where PyTorch raises or is undefined).
+//
+//===----------------------------------------------------------------------===//
+
+#include "ElementwiseEmitter.h"
+
+#include "fuser/Dialect/Fuser/IR/FuserOps.h"
+#include "fuser/Math/MathExpansion.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::fuser;
+
+namespace {
+
+Type elementOf(Type t) {
+  if (auto v = dyn_cast<VectorType>(t))
+    return v.getElementType();
+  return t;
+}
+
+Type withElement(Type t, Type e) {
+  if (auto v = dyn_cast<VectorType>(t))
+    return v.clone(e);
+  return e;
+}
+
+bool isHalf(Type e) { return e.isF16() || e.isBF16(); }
+
+/// Builds the arithmetic of one op at one location.
+struct Emitter {
+  OpBuilder &b;
+  Location loc;
+
+  // -- constants -------------------------------------------------------------
+  Value splat(Type type, double v) { return emitSplat(b, loc, type, v); }
+  Value splatInt(Type type, int64_t v) {
+    Type e = elementOf(type);
+    TypedAttr a = b.getIntegerAttr(e, v);
+    if (auto vt = dyn_cast<VectorType>(type))
+      a = DenseElementsAttr::get(vt, a);
+    return arith::ConstantOp::create(b, loc, type, a);
+  }
+  Value zero(Type t) {
+    return isa<FloatType>(elementOf(t)) ? splat(t, 0.0) : splatInt(t, 0);
+  }
+
+  // -- compute type ------------------------------------------------------------
+  /// f16/bf16 widen to f32; everything else computes in its own type.
+  Value widen(Value v) {
+    Type e = elementOf(v.getType());
+    if (!isHalf(e))
+      return v;
+    return arith::ExtFOp::create(b, loc, withElement(v.getType(), b.getF32Type()), v);
+  }
+  Value narrow(Value v, Type e) {
+    if (elementOf(v.getType()) == e)
+      return v;
+    return arith::TruncFOp::create(b, loc, withElement(v.getType(), e), v);
+  }
+
+  // -- float helpers -----------------------------------------------------------
+  Value cmpf(arith::CmpFPredicate p, Value x, Value y) {
+    return arith::CmpFOp::create(b, loc, p, x, y);
+  }
+  Value cmpi(arith::CmpIPredicate p, Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, p, x, y);
+  }
+  Value select(Value c, Value x, Value y) {
+    return arith::SelectOp::create(b, loc, c, x, y);
+  }
+  Value add(Value x, Value y) { return arith::AddFOp::create(b, loc, x, y); }
+  Value sub(Value x, Value y) { return arith::SubFOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
+  Value div(Value x, Value y) { return arith::DivFOp::create(b, loc, x, y); }
+  Value fabs(Value x) { return LLVM::FAbsOp::create(b, loc, x); }
+  Value floor(Value x) { return LLVM::FFloorOp::create(b, loc, x); }
+  Value fmod(Value x, Value y) { return arith::RemFOp::create(b, loc, x, y); }
+  MathBuilder math() { return MathBuilder(b, loc); }
+
+  bool isBool(Value v) { return elementOf(v.getType()).isInteger(1); }
+
+  // -- ops ---------------------------------------------------------------------
+
+  /// A float unary op computed in f32 for halves.
+  template <typename Fn>
+  Value floatUnary(Value x, Fn fn) {
+    Type e = elementOf(x.getType());
+    return narrow(fn(widen(x)), e);
+  }
+  template <typename Fn>
+  Value floatBinary(Value x, Value y, Fn fn) {
+    Type e = elementOf(x.getType());
+    return narrow(fn(widen(x), widen(y)), e);
+  }
+
+  Value neg(Value x) {
+    if (isa<FloatType>(elementOf(x.getType())))
+      return arith::NegFOp::create(b, loc, x);
+    return arith::SubIOp::create(b, loc, zero(x.getType()), x);
+  }
+
+  Value abs(Value x) {
+    if (isa<FloatType>(elementOf(x.getType())))
+      return fabs(x);
+    return LLVM::AbsOp::create(b, loc, x.getType(), x, /*is_int_min_poison=*/false);
+  }
+
+  /// relu as PyTorch's clamp_min(x, 0): NaN stays NaN.
+  Value relu(Value x) {
+    if (isa<FloatType>(elementOf(x.getType())))
+      return select(cmpf(arith::CmpFPredicate::OLE, x, zero(x.getType())),
+                    zero(x.getType()), x);
+    return arith::MaxSIOp::create(b, loc, x, zero(x.getType()));
+  }
+
+  /// sign as PyTorch's CPU kernel: (0 < x) - (x < 0), so NaN gives 0.
+  Value sign(Value x) {
+    Type t = x.getType();
+    if (isa<FloatType>(elementOf(t))) {
+      Value pos = select(cmpf(arith::CmpFPredicate::OLT, zero(t), x), splat(t, 1), zero(t));
+      Value negv = select(cmpf(arith::CmpFPredicate::OLT, x, zero(t)), splat(t, 1), zero(t));
+      return sub(pos, negv);
+    }
+    Value pos = select(cmpi(arith::CmpIPredicate::sgt, x, zero(t)), splatInt(t, 1), zero(t));
+    Value negv = select(cmpi(arith::CmpIPredicate::slt, x, zero(t)), splatInt(t, 1), zero(t));
+    return arith::SubIOp::create(b, loc, pos, negv);
+  }
+
+  Value gelu(Value x, GeluApproximation approx) {
+    Type t = x.getType();
+    if (approx == GeluApproximation::tanh) {
+      // 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3)))
+      Value cube = mul(mul(x, x), x);
+      Value inner = mul(splat(t, M_SQRT2 * M_2_SQRTPI * 0.5),
+                        add(x, mul(splat(t, 0.044715), cube)));
+      return mul(mul(splat(t, 0.5), x), add(splat(t, 1), math().tanh(inner)));
+    }
+    // x * 0.5 * (1 + erf(x / sqrt(2)))
+    Value e = math().erf(mul(x, splat(t, M_SQRT1_2)));
+    return mul(mul(x, splat(t, 0.5)), add(splat(t, 1), e));
+  }
+
+  /// silu as PyTorch: x / (1 + exp(-x)).
+  Value silu(Value x) {
+    Type t = x.getType();
+    return div(x, add(splat(t, 1), math().exp(arith::NegFOp::create(b, loc, x))));
+  }
+
+  Value isnan(Value x) {
+    if (!isa<FloatType>(elementOf(x.getType())))
+      return zeroBool(x.getType());
+    return cmpf(arith::CmpFPredicate::UNO, x, x);
+  }
+  Value isinf(Value x) {
+    if (!isa<FloatType>(elementOf(x.getType())))
+      return zeroBool(x.getType());
+    return cmpf(arith::CmpFPredicate::OEQ, fabs(x), splat(x.getType(), INFINITY));
+  }
+  Value isfinite(Value x) {
+    if (!isa<FloatType>(elementOf(x.getType())))
+      return oneBool(x.getType());
+    return cmpf(arith::CmpFPredicate::OLT, fabs(x), splat(x.getType(), INFINITY));
+  }
+  Value zeroBool(Type like) { return splatInt(withElement(like, b.getI1Type()), 0); }
+  Value oneBool(Type like) { return splatInt(withElement(like, b.getI1Type()), 1); }
+
+  /// Float division with PyTorch's rounding modes.
+  Value floatDiv(Value x, Value y, RoundingMode mode) {
+    Type t = x.getType();
+    if (mode == RoundingMode::none)
+      return div(x, y);
+    if (mode == RoundingMode::trunc)
+      return LLVM::FTruncOp::create(b, loc, div(x, y));
+    // div_floor_floating from c10/util/generic_math.h.
+    Value mod = fmod(x, y);
+    Value d = div(sub(x, mod), y);
+    Value modNonZero = cmpf(arith::CmpFPredicate::UNE, mod, zero(t));
+    Value signsDiffer = arith::XOrIOp::create(
+        b, loc, cmpf(arith::CmpFPredicate::OLT, y, zero(t)),
+        cmpf(arith::CmpFPredicate::OLT, mod, zero(t)));
+    d = select(arith::AndIOp::create(b, loc, modNonZero, signsDiffer),
+               sub(d, splat(t, 1)), d);
+    Value fl = floor(d);
+    fl = select(cmpf(arith::CmpFPredicate::OGT, sub(d, fl), splat(t, 0.5)),
+                add(fl, splat(t, 1)), fl);
+    Value signedZero = LLVM::CopySignOp::create(b, loc, zero(t), div(x, y));
+    Value r = select(cmpf(arith::CmpFPredicate::UNE, d, zero(t)), fl, signedZero);
+    return select(cmpf(arith::CmpFPredicate::OEQ, y, zero(t)), div(x, y), r);
+  }
+
+  /// Integer division: by zero gives 0, by -1 negates (wrapping).
+  Value intDiv(Value x, Value y, RoundingMode mode) {
+    Type t = x.getType();
+    Value isZero = cmpi(arith::CmpIPredicate::eq, y, zero(t));
+    Value isMinusOne = cmpi(arith::CmpIPredicate::eq, y, splatInt(t, -1));
+    Value safe = select(arith::OrIOp::create(b, loc, isZero, isMinusOne),
+                        splatInt(t, 1), y);
+    Value q = arith::DivSIOp::create(b, loc, x, safe);
+    if (mode == RoundingMode::floor) {
+      Value r = arith::RemSIOp::create(b, loc, x, safe);
+      Value adjust = arith::AndIOp::create(
+          b, loc, cmpi(arith::CmpIPredicate::ne, r, zero(t)),
+          arith::XOrIOp::create(b, loc, cmpi(arith::CmpIPredicate::slt, r, zero(t)),
+                                cmpi(arith::CmpIPredicate::slt, y, zero(t))));
+      q = select(adjust, arith::SubIOp::create(b, loc, q, splatInt(t, 1)), q);
+    }
+    q = select(isMinusOne, neg(x), q);
+    return select(isZero, zero(t), q);
+  }
+
+  /// remainder: the sign of the divisor. Integer remainder by zero is 0.
+  Value remainder(Value x, Value y) {
+    Type t = x.getType();
+    if (isa<FloatType>(elementOf(t))) {
+      return floatBinary(x, y, [&](Value a, Value c) {
+        Type ct = a.getType();
+        Value mod = fmod(a, c);
+        Value fix = arith::AndIOp::create(
+            b, loc, cmpf(arith::CmpFPredicate::UNE, mod, zero(ct)),
+            arith::XOrIOp::create(b, loc, cmpf(arith::CmpFPredicate::OLT, c, zero(ct)),
+                                  cmpf(arith::CmpFPredicate::OLT, mod, zero(ct))));
+        return select(fix, add(mod, c), mod);
+      });
+    }
+    Value isZero = cmpi(arith::CmpIPredicate::eq, y, zero(t));
+    Value isMinusOne = cmpi(arith::CmpIPredicate::eq, y, splatInt(t, -1));
+    Value safe = select(arith::OrIOp::create(b, loc, isZero, isMinusOne),
+                        splatInt(t, 1), y);
+    Value r = arith::RemSIOp::create(b, loc, x, safe);
+    Value fix = arith::AndIOp::create(
+        b, loc, cmpi(arith::CmpIPredicate::ne, r, zero(t)),
+        arith::XOrIOp::create(b, loc, cmpi(arith::CmpIPredicate::slt, r, zero(t)),
+                              cmpi(arith::CmpIPredicate::slt, y, zero(t))));
+    r = select(fix, arith::AddIOp::create(b, loc, r, y), r);
+    return select(isZero, zero(t), r);
+  }
+
+  /// Integer power by squaring over every exponent bit (a fixed trip count,
+  /// so no lane diverges). Negative exponents give 0 except for bases 1, -1.
+  Value intPow(Value x, Value y) {
+    Type t = x.getType();
+    unsigned width = elementOf(t).getIntOrFloatBitWidth();
+    Value one = splatInt(t, 1);
+    Value result = one, base = x, e = y;
+    for (unsigned i = 0; i + 1 < width; ++i) {
+      Value bit = arith::AndIOp::create(b, loc, e, one);
+      Value odd = cmpi(arith::CmpIPredicate::ne, bit, zero(t));
+      result = select(odd, arith::MulIOp::create(b, loc, result, base), result);
+      base = arith::MulIOp::create(b, loc, base, base);
+      e = arith::ShRUIOp::create(b, loc, e, one);
+    }
+    Value negative = cmpi(arith::CmpIPredicate::slt, y, zero(t));
+    Value yOdd = cmpi(arith::CmpIPredicate::ne,
+                      arith::AndIOp::create(b, loc, y, one), zero(t));
+    Value minusOne = splatInt(t, -1);
+    Value negResult = select(cmpi(arith::CmpIPredicate::eq, x, one), one,
+                             select(cmpi(arith::CmpIPredicate::eq, x, minusOne),
+                                    select(yOdd, minusOne, one), zero(t)));
+    return select(negative, negResult, result);
+  }
+
+  /// torch.lerp: start + w * (end - start) when |w| < 0.5, else
+  /// end - (end - start) * (1 - w).
+  Value lerp(Value s, Value e, Value w) {
+    Type t = s.getType();
+    Value diff = sub(e, s);
+    Value small = cmpf(arith::CmpFPredicate::OLT, fabs(w), splat(t, 0.5));
+    Value lo = add(s, mul(w, diff));
+    Value hi = sub(e, mul(diff, sub(splat(t, 1), w)));
+    return select(small, lo, hi);
+  }
+
+  Value maximum(Value x, Value y) {
+    Type e = elementOf(x.getType());
+    if (isa<FloatType>(e))
+      return floatBinary(x, y, [&](Value a, Value c) {
+        return LLVM::MaximumOp::create(b, loc, a, c).getResult();
+      });
+    if (e.isInteger(1))
+      return arith::MaxUIOp::create(b, loc, x, y);
+    return arith::MaxSIOp::create(b, loc, x, y);
+  }
+  Value minimum(Value x, Value y) {
+    Type e = elementOf(x.getType());
+    if (isa<FloatType>(e))
+      return floatBinary(x, y, [&](Value a, Value c) {
+        return LLVM::MinimumOp::create(b, loc, a, c).getResult();
+      });
+    if (e.isInteger(1))
+      return arith::MinUIOp::create(b, loc, x, y);
+    return arith::MinSIOp::create(b, loc, x, y);
+  }
+
+  Value compare(Operation *op, Value x, Value y) {
+    Type e = elementOf(x.getType());
+    if (isa<FloatType>(e)) {
+      // Ordered predicates: NaN compares false, except ne (true), as in C.
+      arith::CmpFPredicate p =
+          TypeSwitch<Operation *, arith::CmpFPredicate>(op)
+              .Case<EqOp>([](auto) { return arith::CmpFPredicate::OEQ; })
+              .Case<NeOp>([](auto) { return arith::CmpFPredicate::UNE; })
+              .Case<LtOp>([](auto) { return arith::CmpFPredicate::OLT; })
+              .Case<LeOp>([](auto) { return arith::CmpFPredicate::OLE; })
+              .Case<GtOp>([](auto) { return arith::CmpFPredicate::OGT; })
+              .Case<GeOp>([](auto) { return arith::CmpFPredicate::OGE; });
+      // Halves compare exactly in their own type.
+      return cmpf(p, x, y);
+    }
+    bool u = e.isInteger(1);
+    arith::CmpIPredicate p =
+        TypeSwitch<Operation *, arith::CmpIPredicate>(op)
+            .Case<EqOp>([](auto) { return arith::CmpIPredicate::eq; })
+            .Case<NeOp>([](auto) { return arith::CmpIPredicate::ne; })
+            .Case<LtOp>([&](auto) { return u ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt; })
+            .Case<LeOp>([&](auto) { return u ? arith::CmpIPredicate::ule : arith::CmpIPredicate::sle; })
+            .Case<GtOp>([&](auto) { return u ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt; })
+            .Case<GeOp>([&](auto) { return u ? arith::CmpIPredicate::uge : arith::CmpIPredicate::sge; });
+    return cmpi(p, x, y);
+  }
+
+  Value emit(Operation *op, ValueRange in) {
+    auto isFloatOp = [&] { return isa<FloatType>(elementOf(in[0].getType())); };
+    return TypeSwitch<Operation *, Value>(op)
+        .Case<NegOp>([&](auto) { return neg(in[0]); })
+        .Case<AbsOp>([&](auto) { return abs(in[0]); })
+        .Case<ExpOp>([&](auto) { return floatUnary(in[0], [&](Value x) { return math().exp(x); }); })
+        .Case<Exp2Op>([&](auto) { return floatUnary(in[0], [&](Value x) { return math().exp2(x); }); })
+        .Case<Expm1Op>([&](auto) { return floatUnary(in[0], [&](Value x) { return math().expm1(x); }); })
+        .Case<LogOp>([&](auto) { return floatUnary(in[0], [&](Value x) { return math().log(x); }); })
+        .Case<Log2Op>([&](auto) { return floatUnary(in[0], [&](Value x) { return math().log2(x); }); })
+        .Case<Log1pOp>([&](auto) { return floatUnary(in[0], [&](Value x) { return math().log1p(x); }); })
+        .Case<SqrtOp>([&](auto) {
+          return floatUnary(in[0], [&](Value x) { return LLVM::SqrtOp::create(b, loc, x).getResult(); });
+        })
+        .Case<RsqrtOp>([&](auto) {
+          return floatUnary(in[0], [&](Value x) {
+            return div(splat(x.getType(), 1), LLVM::SqrtOp::create(b, loc, x));
+          });
+        })
+        .Case<ReciprocalOp>([&](auto) {
+          return floatUnary(in[0], [&](Value x) { return div(splat(x.getType(), 1), x); });
+        })
+        .Case<SinOp>([&](auto) { return floatUnary(in[0], [&](Value x) { return math().sin(x); }); })
+        .Case<CosOp>([&](auto) { return floatUnary(in[0], [&](Value x) { return math().cos(x); }); })
+        .Case<TanhOp>([&](auto) { return floatUnary(in[0], [&](Value x) { return math().tanh(x); }); })
+        .Case<SigmoidOp>([&](auto) { return floatUnary(in[0], [&](Value x) { return math().sigmoid(x); }); })
+        .Case<ErfOp>([&](auto) { return floatUnary(in[0], [&](Value x) { return math().erf(x); }); })
+        .Case<ReluOp>([&](auto) { return relu(in[0]); })
+        .Case<GeluOp>([&](GeluOp g) {
+          return floatUnary(in[0], [&](Value x) { return gelu(x, g.getApproximate()); });
+        })
+        .Case<SiluOp>([&](auto) { return floatUnary(in[0], [&](Value x) { return silu(x); }); })
+        .Case<FloorOp>([&](auto) {
+          return isFloatOp() ? floor(in[0]) : in[0];
+        })
+        .Case<CeilOp>([&](auto) {
+          return isFloatOp() ? LLVM::FCeilOp::create(b, loc, in[0]).getResult() : in[0];
+        })
+        .Case<RoundOp>([&](auto) {
+          return isFloatOp() ? LLVM::RoundEvenOp::create(b, loc, in[0]).getResult() : in[0];
+        })
+        .Case<SignOp>([&](auto) { return sign(in[0]); })
+        .Case<NotOp>([&](auto) {
+          Type t = in[0].getType();
+          return arith::XOrIOp::create(b, loc, in[0], splatInt(t, -1)).getResult();
+        })
+        .Case<IsNanOp>([&](auto) { return isnan(in[0]); })
+        .Case<IsInfOp>([&](auto) { return isinf(in[0]); })
+        .Case<IsFiniteOp>([&](auto) { return isfinite(in[0]); })
+        .Case<AddOp>([&](auto) {
+          return isFloatOp() ? floatBinary(in[0], in[1], [&](Value x, Value y) { return add(x, y); })
+                             : arith::AddIOp::create(b, loc, in[0], in[1]).getResult();
+        })
+        .Case<SubOp>([&](auto) {
+          return isFloatOp() ? floatBinary(in[0], in[1], [&](Value x, Value y) { return sub(x, y); })
+                             : arith::SubIOp::create(b, loc, in[0], in[1]).getResult();
+        })
+        .Case<MulOp>([&](auto) {
+          return isFloatOp() ? floatBinary(in[0], in[1], [&](Value x, Value y) { return mul(x, y); })
+                             : arith::MulIOp::create(b, loc, in[0], in[1]).getResult();
+        })
+        .Case<DivOp>([&](DivOp d) {
+          if (isFloatOp())
+            return floatBinary(in[0], in[1], [&](Value x, Value y) {
+              return floatDiv(x, y, d.getRoundingMode());
+            });
+          return intDiv(in[0], in[1], d.getRoundingMode());
+        })
+        .Case<PowOp>([&](auto) {
+          if (isFloatOp())
+            return floatBinary(in[0], in[1], [&](Value x, Value y) { return math().pow(x, y); });
+          return intPow(in[0], in[1]);
+        })
+        .Case<MaximumOp>([&](auto) { return maximum(in[0], in[1]); })
+        .Case<MinimumOp>([&](auto) { return minimum(in[0], in[1]); })
+        .Case<RemainderOp>([&](auto) { return remainder(in[0], in[1]); })
+        .Case<Atan2Op>([&](auto) {
+          return floatBinary(in[0], in[1], [&](Value y, Value x) { return math().atan2(y, x); });
+        })
+        .Case<EqOp, NeOp, LtOp, LeOp, GtOp, GeOp>([&](Operation *c) { return compare(c, in[0], in[1]); })
+        .Case<AndOp>([&](auto) { return arith::AndIOp::create(b, loc, in[0], in[1]).getResult(); })
+        .Case<OrOp>([&](auto) { return arith::OrIOp::create(b, loc, in[0], in[1]).getResult(); })
+        .Case<XorOp>([&](auto) { return arith::XOrIOp::create(b, loc, in[0], in[1]).getResult(); })
+        .Case<WhereOp>([&](auto) { return select(in[0], in[1], in[2]); })
+        .Case<ClampOp>([&](auto) { return minimum(maximum(in[0], in[1]), in[2]); })
+        .Case<LerpOp>([&](auto) {
+          Type e = elementOf(in[0].getType());
+          return narrow(lerp(widen(in[0]), widen(in[1]), widen(in[2])), e);
+        })
+        .Case<FmaOp>([&](auto) {
+          if (isFloatOp()) {
+            Type e = elementOf(in[0].getType());
+            return narrow(LLVM::FMAOp::create(b, loc, widen(in[0]), widen(in[1]), widen(in[2])), e);
+          }
+          return arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, in[0], in[1]), in[2])
+              .getResult();
+        })
+        .Case<CastOp>([&](CastOp c) {
+          return emitCast(b, loc, in[0], c.getType().getElementType());
+        })
+        .Default([](Operation *) -> Value { return {}; });
+  }
+};
+
+} // namespace
+
+bool mlir::fuser::isElementwise(Operation *op) {
+  return isa<NegOp, AbsOp, ExpOp, Exp2Op, Expm1Op, LogOp, Log2Op, Log1pOp, SqrtOp,
+             RsqrtOp, ReciprocalOp, SinOp, CosOp, TanhOp, SigmoidOp, ErfOp, ReluOp,
+             GeluOp, SiluOp, FloorOp, CeilOp, RoundOp, SignOp, NotOp, IsNanOp,
+             IsInfOp, IsFiniteOp, AddOp, SubOp, MulOp, DivOp, PowOp, MaximumOp,
+             MinimumOp, RemainderOp, Atan2Op, EqOp, NeOp, LtOp, LeOp, GtOp, GeOp,
+             AndOp, OrOp, XorOp, WhereOp, ClampOp, LerpOp, FmaOp, CastOp>(op);
+}
+
+Value mlir::fuser::emitElementwise(OpBuilder &b, Location loc, Operation *op,
+                                   ValueRange operands) {
+  return Emitter{b, loc}.emit(op, operands);
+}
+
+Value mlir::fuser::emitSplat(OpBuilder &b, Location loc, Type type, double value) {
+  Type e = elementOf(type);
+  TypedAttr a = b.getFloatAttr(e, value);
+  if (auto vt = dyn_cast<VectorType>(type))
+    a = DenseElementsAttr::get(vt, a);
+  return arith::ConstantOp::create(b, loc, type, a);
+}
+
+Value mlir::fuser::emitCast(OpBuilder &b, Location loc, Value v, Type to) {
+  Emitter em{b, loc};
+  Type from = elementOf(v.getType());
+  Type outType = withElement(v.getType(), to);
+  if (from == to)
+    return v;
+  auto fromF = dyn_cast<FloatType>(from), toF = dyn_cast<FloatType>(to);
+  auto toI = dyn_cast<IntegerType>(to);
+  if (to.isInteger(1)) {
+    if (fromF) // NaN is true, as bool(NaN) in PyTorch
+      return em.cmpf(arith::CmpFPredicate::UNE, v, em.zero(v.getType()));
+    return em.cmpi(arith::CmpIPredicate::ne, v, em.zero(v.getType()));
+  }
+  if (fromF && toF) {
+    // bf16 <-> f16 goes through f32, where both are exact.
+    if (isHalf(from) && isHalf(to))
+      v = em.widen(v);
+    Type mid = elementOf(v.getType());
+    if (mid.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
+      return arith::ExtFOp::create(b, loc, outType, v);
+    return arith::TruncFOp::create(b, loc, outType, v);
+  }
+  if (fromF && toI) {
+    // Truncate toward zero, saturate at the integer range, NaN gives 0. The
+    // bounds are powers of two, exact in every float type; the operand is
+    // clamped first so that fptosi never sees a value it cannot represent.
+    Value x = em.widen(v);
+    Type xt = x.getType();
+    unsigned w = toI.getWidth();
+    double lo = -std::ldexp(1.0, w - 1), hi = std::ldexp(1.0, w - 1);
+    Value tooLow = em.cmpf(arith::CmpFPredicate::OLT, x, em.splat(xt, lo));
+    Value tooHigh = em.cmpf(arith::CmpFPredicate::OGE, x, em.splat(xt, hi));
+    Value nan = em.cmpf(arith::CmpFPredicate::UNO, x, x);
+    Value bad = arith::OrIOp::create(b, loc, arith::OrIOp::create(b, loc, tooLow, tooHigh), nan);
+    Value safe = em.select(bad, em.zero(xt), x);
+    Value r = arith::FPToSIOp::create(b, loc, outType, safe);
+    r = em.select(tooLow, em.splatInt(outType, llvm::APInt::getSignedMinValue(w).getSExtValue()), r);
+    r = em.select(tooHigh, em.splatInt(outType, llvm::APInt::getSignedMaxValue(w).getSExtValue()), r);
+    return r;
+  }
+  if (!fromF && toF) {
+    bool isBool = from.isInteger(1);
+    // Halves: convert through f32 when the integer is wider than 16 bits so
+    // rounding happens once (i32 -> f32 is exact below 2^24, and the
+    // f32 -> half step rounds the exact-or-nearest value once more only when
+    // the integer exceeds 2^24, beyond f16's range and bf16's precision).
+    Type mid = isHalf(to) && from.getIntOrFloatBitWidth() > 16 ? b.getF64Type() : to;
+    Type midType = withElement(v.getType(), mid);
+    Value f = isBool ? arith::UIToFPOp::create(b, loc, midType, v).getResult()
+                     : arith::SIToFPOp::create(b, loc, midType, v).getResult();
+    if (mid != to)
+      f = arith::TruncFOp::create(b, loc, outType, f);
+    return f;
+  }
+  // Integer to integer: extend (zero for i1) or wrap.
+  unsigned fw = from.getIntOrFloatBitWidth(), tw = to.getIntOrFloatBitWidth();
+  if (tw > fw)
+    return from.isInteger(1) ? arith::ExtUIOp::create(b, loc, outType, v).getResult()
+                             : arith::ExtSIOp::create(b, loc, outType, v).getResult();
+  return arith::TruncIOp::create(b, loc, outType, v);
+}

@@ -1,0 +1,28 @@
+//===- ElementwiseEmitter.h - fuser ops on register values ------*- C++ -*-===//
+#ifndef FUSER_CONVERSION_FUSERTOGPU_ELEMENTWISEEMITTER_H
+#define FUSER_CONVERSION_FUSERTOGPU_ELEMENTWISEEMITTER_H
+
+#include "mlir/IR/Builders.h"
+
+namespace mlir::fuser {
+
+/// Computes one elementwise fuser op (unary, binary, ternary, cast, compare)
+/// on values held in registers: scalars, or vectors that all have the same
+/// number of lanes, in the operands' element types. Half types compute in
+/// f32 and round the result back, as eager PyTorch does op by op.
+Value emitElementwise(OpBuilder &b, Location loc, Operation *op,
+                      ValueRange operands);
+
+/// Converts register values between element types with fuser.cast's
+/// semantics (saturating float-to-int, NaN to 0, `!= 0` to i1).
+Value emitCast(OpBuilder &b, Location loc, Value v, Type toElement);
+
+/// A constant of `type` (scalar or vector) filled with `value`.
+Value emitSplat(OpBuilder &b, Location loc, Type type, double value);
+
+/// Whether `op` is an elementwise op emitElementwise computes.
+bool isElementwise(Operation *op);
+
+} // namespace mlir::fuser
+
+#endif

@@ -1,0 +1,180 @@
+//===- EmitKernels.cpp - fusions to kernels and launch plans --------------===//
+//
+// For each segmented fusion: analyze its shapes, create its gpu.module, build
+// the plan function (memref arguments, then memref results), emit the checks
+// the shapes imply, allocate intermediates, and let each segment's scheduler
+// add its kernels and launches. The fusion is then replaced by its plan.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelBuilder.h"
+
+#include "fuser/Analysis/ShapeAnalysis.h"
+#include "fuser/Conversion/Passes.h"
+#include "fuser/Dialect/Fuser/IR/FuserOps.h"
+#include "fuser/Transforms/Segments.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/BuiltinOps.h"
+
+namespace mlir::fuser {
+#define GEN_PASS_DEF_EMITKERNELSPASS
+#include "fuser/Conversion/Passes.h.inc"
+} // namespace mlir::fuser
+
+using namespace mlir;
+using namespace mlir::fuser;
+
+static MemRefType bufferType(Type tensorType) {
+  auto t = cast<RankedTensorType>(tensorType);
+  return MemRefType::get(t.getShape(), t.getElementType());
+}
+
+/// The printable name of argument `i` of `fusion`.
+static std::string argumentName(func::FuncOp fusion, unsigned i) {
+  if (auto n = fusion.getArgAttrOfType<StringAttr>(i, "fuser.name"))
+    return n.str();
+  return "arg" + std::to_string(i);
+}
+
+/// Emits `fuser.check` ops for the shape constraints and `fuser.result_dim`
+/// for the dynamic dims of the results.
+static void emitChecks(FusionEmitter &fe, func::FuncOp plan, unsigned numArgs) {
+  OpBuilder &b = fe.planBuilder;
+  Location loc = fe.loc;
+  for (const ShapeAnalysis::Constraint &c : fe.shapes.constraints()) {
+    Value lhs = fe.planExpr(c.lhs), rhs = fe.planExpr(c.rhs);
+    auto pred = c.kind == ShapeAnalysis::Constraint::Equal ? arith::CmpIPredicate::eq
+                                                           : arith::CmpIPredicate::sle;
+    Value ok = arith::CmpIOp::create(b, loc, pred, lhs, rhs);
+    CheckOp::create(b, loc, ok, c.what, ValueRange{lhs, rhs});
+  }
+  Operation *ret = fe.fusion.getBody().front().getTerminator();
+  for (auto [i, v] : llvm::enumerate(ret->getOperands())) {
+    auto t = cast<RankedTensorType>(v.getType());
+    ArrayRef<AffineExpr> shape = fe.shapes.shape(v);
+    for (unsigned d = 0; d < t.getRank(); ++d) {
+      if (t.isDynamicDim(d))
+        ResultDimOp::create(b, loc, plan.getArgument(numArgs + i), d,
+                            fe.planExpr(shape[d]));
+    }
+  }
+}
+
+static LogicalResult emitFusion(func::FuncOp fusion, gpu::GPUModuleOp module,
+                                TargetInfo target, unsigned indexBits) {
+  FailureOr<ShapeAnalysis> shapes = ShapeAnalysis::analyze(fusion);
+  if (failed(shapes))
+    return failure();
+  FailureOr<SmallVector<Segment>> segments = getSegments(fusion);
+  if (failed(segments))
+    return failure();
+
+  // The plan: memref arguments, then one memref per result.
+  OpBuilder b(fusion);
+  FunctionType ft = fusion.getFunctionType();
+  unsigned numArgs = ft.getNumInputs();
+  SmallVector<Type> types;
+  for (Type t : ft.getInputs())
+    types.push_back(bufferType(t));
+  for (Type t : ft.getResults())
+    types.push_back(bufferType(t));
+  auto plan = func::FuncOp::create(b, fusion.getLoc(),
+                                   (fusion.getSymName() + ".plan").str(),
+                                   b.getFunctionType(types, {}));
+  plan->setAttr("fuser.plan", b.getUnitAttr());
+  plan->setAttr("fuser.num_args", b.getI64IntegerAttr(numArgs));
+  for (unsigned i = 0; i < numArgs; ++i)
+    plan.setArgAttr(i, "fuser.name", b.getStringAttr(argumentName(fusion, i)));
+  for (unsigned i = 0; i < ft.getNumResults(); ++i) {
+    std::string name = "result" + std::to_string(i);
+    if (auto n = fusion.getResultAttrOfType<StringAttr>(i, "fuser.name"))
+      name = n.str();
+    plan.setArgAttr(numArgs + i, "fuser.name", b.getStringAttr(name));
+  }
+  Block *body = plan.addEntryBlock();
+  OpBuilder rb = OpBuilder::atBlockEnd(body);
+  func::ReturnOp::create(rb, fusion.getLoc());
+
+  FusionEmitter fe(fusion, *shapes, target, indexBits, module, plan);
+  fe.planBuilder.setInsertionPoint(body->getTerminator());
+  for (unsigned i = 0; i < numArgs; ++i)
+    fe.buffers[fusion.getArgument(i)] = plan.getArgument(i);
+  Operation *ret = fusion.getBody().front().getTerminator();
+  for (auto [i, v] : llvm::enumerate(ret->getOperands())) {
+    if (fe.buffers.count(v))
+      return fusion.emitError("result ")
+             << i << " is an argument or another result; fuser does not "
+                     "copy buffers yet";
+    fe.buffers[v] = plan.getArgument(numArgs + i);
+  }
+  emitChecks(fe, plan, numArgs);
+
+  // Intermediates: segment outputs that are not results live in allocated
+  // buffers with their computed sizes.
+  for (const Segment &s : *segments)
+    for (Value out : s.outputs) {
+      if (fe.buffers.count(out))
+        continue;
+      SmallVector<Value> dynSizes;
+      auto t = cast<RankedTensorType>(out.getType());
+      for (unsigned d = 0; d < t.getRank(); ++d)
+        if (t.isDynamicDim(d))
+          dynSizes.push_back(fe.planExpr(fe.shapes.shape(out)[d]));
+      fe.buffers[out] = memref::AllocOp::create(fe.planBuilder, fe.loc,
+                                                bufferType(t), dynSizes);
+    }
+
+  for (const Segment &s : *segments) {
+    if (s.outputs.empty())
+      continue;
+    LogicalResult r = failure();
+    if (s.scheduler == "pointwise")
+      r = emitPointwiseSegment(fe, s);
+    else
+      return fusion.emitError("no scheduler named '") << s.scheduler << "'";
+    if (failed(r))
+      return failure();
+  }
+
+  // The plan takes the fusion's place (and name).
+  std::string name = fusion.getSymName().str();
+  fusion.erase();
+  plan.setSymName(name);
+  return success();
+}
+
+namespace {
+struct EmitKernelsPass : fuser::impl::EmitKernelsPassBase<EmitKernelsPass> {
+  using EmitKernelsPassBase::EmitKernelsPassBase;
+
+  void runOnOperation() override {
+    ModuleOp m = getOperation();
+    FailureOr<TargetInfo> target = getTargetInfo(chip);
+    if (failed(target)) {
+      m.emitError("unknown chip '") << chip << "'; expected sm_80, sm_89, sm_90 or sm_100";
+      return signalPassFailure();
+    }
+    if (indexBits != 0 && indexBits != 32 && indexBits != 64) {
+      m.emitError("index-bits must be 0, 32 or 64, got ") << (unsigned)indexBits;
+      return signalPassFailure();
+    }
+    SmallVector<func::FuncOp> fusions;
+    for (auto f : m.getOps<func::FuncOp>())
+      if (!f.isExternal() && !f->hasAttr("fuser.plan"))
+        fusions.push_back(f);
+    if (fusions.empty())
+      return;
+    m->setAttr(gpu::GPUDialect::getContainerModuleAttrName(), UnitAttr::get(&getContext()));
+    OpBuilder b(m.getBodyRegion());
+    for (func::FuncOp f : fusions) {
+      b.setInsertionPoint(f);
+      auto module = gpu::GPUModuleOp::create(b, f.getLoc(),
+                                             (f.getSymName() + "_kernels").str());
+      if (failed(emitFusion(f, module, *target, indexBits)))
+        return signalPassFailure();
+    }
+  }
+};
+} // namespace

@@ -1,0 +1,300 @@
+//===- KernelBuilder.cpp - shared machinery of the schedulers -------------===//
+
+#include "KernelBuilder.h"
+
+#include "fuser/Dialect/Fuser/IR/FuserOps.h"
+#include "fuser/Transforms/Segments.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
+using namespace mlir;
+using namespace mlir::fuser;
+
+FailureOr<TargetInfo> mlir::fuser::getTargetInfo(StringRef chip) {
+  TargetInfo t;
+  // SM counts of the data-center part of each generation: A100, L40S,
+  // H100/H200 SXM, B200. A smaller part of the same generation only runs
+  // a few more grid-stride iterations per thread.
+  if (chip == "sm_80") {
+    t.sm = 80, t.smCount = 108, t.sharedMemoryPerBlock = 163 * 1024;
+  } else if (chip == "sm_89") {
+    t.sm = 89, t.smCount = 142, t.maxThreadsPerSM = 1536,
+    t.sharedMemoryPerBlock = 99 * 1024;
+  } else if (chip == "sm_90") {
+    t.sm = 90, t.smCount = 132;
+  } else if (chip == "sm_100") {
+    t.sm = 100, t.smCount = 148;
+  } else {
+    return failure();
+  }
+  return t;
+}
+
+//===----------------------------------------------------------------------===//
+// ExprExpander
+//===----------------------------------------------------------------------===//
+
+void ExprExpander::setHoistPoint() {
+  if (lastHoisted) {
+    b.setInsertionPointAfter(lastHoisted);
+    return;
+  }
+  Operation *fn = b.getInsertionBlock()->getParentOp();
+  while (!isa<FunctionOpInterface>(fn))
+    fn = fn->getParentOp();
+  b.setInsertionPointToStart(&fn->getRegion(0).front());
+}
+
+Value ExprExpander::constant(int64_t v) {
+  return expand(getAffineConstantExpr(v, b.getContext()));
+}
+
+Value ExprExpander::expand(AffineExpr e) {
+  for (auto &scope : llvm::reverse(scopes))
+    if (Value hit = scope.lookup(e))
+      return hit;
+  // Constants (and, when asked, every dim-free expression) are built once at
+  // the function entry, where they dominate every later use.
+  bool hoist = isa<AffineConstantExpr>(e) || (hoistSymbolic && e.isSymbolicOrConstant());
+  if (!hoist) {
+    Value v = build(e);
+    scopes.back()[e] = v;
+    return v;
+  }
+  Value v;
+  {
+    OpBuilder::InsertionGuard g(b);
+    setHoistPoint();
+    v = build(e);
+    if (Operation *def = v.getDefiningOp())
+      lastHoisted = def;
+  }
+  scopes.front()[e] = v;
+  return v;
+}
+
+Value ExprExpander::build(AffineExpr e) {
+  if (auto c = dyn_cast<AffineConstantExpr>(e)) {
+    if (isa<IndexType>(type))
+      return arith::ConstantIndexOp::create(b, loc, c.getValue());
+    return arith::ConstantIntOp::create(b, loc, type, c.getValue());
+  }
+  if (auto d = dyn_cast<AffineDimExpr>(e))
+    return dim(d.getPosition());
+  if (auto s = dyn_cast<AffineSymbolExpr>(e))
+    return symbol(s.getPosition());
+  auto bin = cast<AffineBinaryOpExpr>(e);
+  Value l = expand(bin.getLHS()), r = expand(bin.getRHS());
+  // Sizes and offsets are never negative: unsigned division is exact.
+  switch (e.getKind()) {
+  case AffineExprKind::Add:
+    return arith::AddIOp::create(b, loc, l, r);
+  case AffineExprKind::Mul:
+    return arith::MulIOp::create(b, loc, l, r);
+  case AffineExprKind::FloorDiv:
+    return arith::DivUIOp::create(b, loc, l, r);
+  case AffineExprKind::CeilDiv:
+    return arith::CeilDivUIOp::create(b, loc, l, r);
+  case AffineExprKind::Mod:
+    return arith::RemUIOp::create(b, loc, l, r);
+  default:
+    llvm_unreachable("unexpected affine expression kind");
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// FusionEmitter
+//===----------------------------------------------------------------------===//
+
+FusionEmitter::FusionEmitter(func::FuncOp fusion, const ShapeAnalysis &shapes,
+                             TargetInfo target, unsigned indexBits,
+                             gpu::GPUModuleOp module, func::FuncOp plan)
+    : fusion(fusion), shapes(shapes), target(target), indexBits(indexBits),
+      module(module), plan(plan), planBuilder(plan.getContext()),
+      loc(fusion.getLoc()) {
+  planBuilder.setInsertionPointToStart(&plan.getBody().front());
+  for (const ShapeAnalysis::Symbol &s : shapes.symbols()) {
+    Value arg = plan.getArgument(s.arg);
+    symbolValues.push_back(memref::DimOp::create(planBuilder, loc, arg, s.dim));
+  }
+  planExpander = std::make_unique<ExprExpander>(
+      planBuilder, loc, planBuilder.getIndexType(),
+      [](unsigned) -> Value { llvm_unreachable("plan expressions have no dims"); },
+      [this](unsigned k) { return symbolValues[k]; });
+}
+
+Value FusionEmitter::planExpr(AffineExpr e) { return planExpander->expand(e); }
+Value FusionEmitter::planConstant(int64_t v) { return planExpander->constant(v); }
+
+std::string FusionEmitter::newKernelName() {
+  return (fusion.getSymName() + "_" + Twine(kernelCount++)).str();
+}
+
+/// 32-bit index math holds while every offset and every grid-stride loop
+/// step stays below 2^31; the margin covers the largest grid stride.
+static constexpr int64_t kMax32BitElements = (int64_t(1) << 31) - (int64_t(1) << 24);
+
+SmallVector<unsigned> FusionEmitter::indexWidths(AffineExpr maxElements) {
+  if (indexBits)
+    return {indexBits};
+  if (auto c = ShapeAnalysis::constantValue(maxElements))
+    return {*c < kMax32BitElements ? 32u : 64u};
+  return {32, 64};
+}
+
+Value FusionEmitter::planFitsIn32Bits(AffineExpr maxElements) {
+  return arith::CmpIOp::create(planBuilder, loc, arith::CmpIPredicate::slt,
+                               planExpr(maxElements),
+                               planConstant(kMax32BitElements));
+}
+
+//===----------------------------------------------------------------------===//
+// KernelBuilder
+//===----------------------------------------------------------------------===//
+
+KernelBuilder::KernelBuilder(FusionEmitter &fe, StringRef name,
+                             unsigned indexBits, ArrayRef<Value> ins,
+                             ArrayRef<Value> outs, ArrayRef<unsigned> syms,
+                             unsigned numFlags, ArrayRef<int64_t> blockSize)
+    : fe(fe), b(fe.module.getContext()), loc(fe.loc),
+      idxTy(b.getIntegerType(indexBits)), inputs(ins), outputs(outs),
+      symbols(syms), numFlags(numFlags) {
+  MLIRContext *ctx = b.getContext();
+  auto ptrTy = LLVM::LLVMPointerType::get(ctx);
+  SmallVector<Type> types;
+  types.append(inputs.size() + outputs.size(), ptrTy);
+  types.append(symbols.size(), idxTy);
+  types.append(numFlags, b.getI32Type());
+  b.setInsertionPointToEnd(fe.module.getBody());
+  func = gpu::GPUFuncOp::create(b, loc, name, b.getFunctionType(types, {}));
+  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  SmallVector<int32_t> block(blockSize.begin(), blockSize.end());
+  block.resize(3, 1);
+  func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr(block));
+  // Inputs are never written and no buffer overlaps another (the runtime
+  // documents that outputs must not alias inputs): noalias + readonly is what
+  // makes NVPTX use the read-only `ld.global.nc` path.
+  for (unsigned i = 0; i < inputs.size() + outputs.size(); ++i) {
+    func.setArgAttr(i, "llvm.noalias", b.getUnitAttr());
+    if (i < inputs.size())
+      func.setArgAttr(i, "llvm.readonly", b.getUnitAttr());
+  }
+  b.setInsertionPointToStart(&func.getBody().front());
+  expander = std::make_unique<ExprExpander>(
+      b, loc, idxTy, [](unsigned) -> Value { return {}; },
+      [this](unsigned k) { return symbol(k); });
+}
+
+Value KernelBuilder::pointer(Value tensor) {
+  for (auto [i, v] : llvm::enumerate(inputs))
+    if (v == tensor)
+      return func.getArgument(i);
+  for (auto [i, v] : llvm::enumerate(outputs))
+    if (v == tensor)
+      return func.getArgument(inputs.size() + i);
+  llvm_unreachable("tensor is not a parameter of this kernel");
+}
+
+Value KernelBuilder::symbol(unsigned k) {
+  auto it = llvm::find(symbols, k);
+  assert(it != symbols.end() && "symbol is not a parameter of this kernel");
+  return func.getArgument(inputs.size() + outputs.size() + (it - symbols.begin()));
+}
+
+Value KernelBuilder::flag(unsigned i) {
+  return func.getArgument(inputs.size() + outputs.size() + symbols.size() + i);
+}
+
+Value KernelBuilder::threadId(gpu::Dimension d) {
+  return arith::IndexCastUIOp::create(b, loc, idxTy, gpu::ThreadIdOp::create(b, loc, d));
+}
+Value KernelBuilder::blockId(gpu::Dimension d) {
+  return arith::IndexCastUIOp::create(b, loc, idxTy, gpu::BlockIdOp::create(b, loc, d));
+}
+Value KernelBuilder::gridDim(gpu::Dimension d) {
+  return arith::IndexCastUIOp::create(b, loc, idxTy, gpu::GridDimOp::create(b, loc, d));
+}
+
+/// The element type tensors of `t` have in memory (i1 is a byte).
+static Type memoryType(Type t) {
+  return t.isInteger(1) ? IntegerType::get(t.getContext(), 8) : t;
+}
+
+Value KernelBuilder::load(Value ptr, Type elementType, Value offset,
+                          unsigned lanes) {
+  Type mem = memoryType(elementType);
+  unsigned size = mem.getIntOrFloatBitWidth() / 8;
+  auto ptrTy = LLVM::LLVMPointerType::get(b.getContext());
+  Value addr = LLVM::GEPOp::create(b, loc, ptrTy, mem, ptr, ValueRange{offset},
+                                   LLVM::GEPNoWrapFlags::inbounds);
+  Type loadTy = lanes > 1 ? Type(VectorType::get({lanes}, mem)) : mem;
+  Value v = LLVM::LoadOp::create(b, loc, loadTy, addr,
+                                 std::min(16u, size * lanes));
+  if (elementType.isInteger(1)) {
+    Type boolTy = lanes > 1 ? Type(VectorType::get({lanes}, elementType)) : elementType;
+    Value zero = arith::ConstantOp::create(b, loc, loadTy, b.getZeroAttr(loadTy));
+    v = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v, zero);
+    (void)boolTy;
+  }
+  return v;
+}
+
+void KernelBuilder::store(Value ptr, Value value, Value offset) {
+  Type t = value.getType();
+  auto vt = dyn_cast<VectorType>(t);
+  Type elem = vt ? vt.getElementType() : t;
+  unsigned lanes = vt ? vt.getNumElements() : 1;
+  if (elem.isInteger(1)) {
+    Type byteTy = vt ? Type(vt.clone(b.getI8Type())) : Type(b.getI8Type());
+    value = arith::ExtUIOp::create(b, loc, byteTy, value);
+    elem = b.getI8Type();
+  }
+  unsigned size = elem.getIntOrFloatBitWidth() / 8;
+  auto ptrTy = LLVM::LLVMPointerType::get(b.getContext());
+  Value addr = LLVM::GEPOp::create(b, loc, ptrTy, elem, ptr, ValueRange{offset},
+                                   LLVM::GEPNoWrapFlags::inbounds);
+  LLVM::StoreOp::create(b, loc, value, addr, std::min(16u, size * lanes));
+}
+
+void KernelBuilder::launch(ArrayRef<Value> grid, ArrayRef<int64_t> block,
+                           Value sharedBytes, Value condition,
+                           ArrayRef<Value> flags) {
+  OpBuilder &pb = fe.planBuilder;
+  SmallVector<Value> operands;
+  for (Value v : inputs)
+    operands.push_back(fe.buffers.lookup(v));
+  for (Value v : outputs)
+    operands.push_back(fe.buffers.lookup(v));
+  SmallVector<int32_t> widths;
+  for (unsigned k : symbols) {
+    operands.push_back(fe.symbolValues[k]);
+    widths.push_back(idxTy.getIntOrFloatBitWidth());
+  }
+  operands.append(flags.begin(), flags.end());
+  widths.append(flags.size(), 32);
+  auto ref = SymbolRefAttr::get(fe.module.getNameAttr(),
+                                {FlatSymbolRefAttr::get(func.getNameAttr())});
+  auto c = [&](int64_t v) { return fe.planConstant(v); };
+  SmallVector<Value> g(grid.begin(), grid.end());
+  while (g.size() < 3)
+    g.push_back(c(1));
+  SmallVector<int64_t> bl(block.begin(), block.end());
+  bl.resize(3, 1);
+  LaunchOp::create(pb, fe.loc, ref, g[0], g[1], g[2], c(bl[0]), c(bl[1]), c(bl[2]),
+                   sharedBytes ? sharedBytes : c(0), condition, operands,
+                   pb.getDenseI32ArrayAttr(widths));
+}
+
+SmallVector<Value> mlir::fuser::orderedInputs(const Segment &segment) {
+  SmallVector<Value> args, others;
+  for (Value v : segment.inputs)
+    (isa<BlockArgument>(v) ? args : others).push_back(v);
+  llvm::sort(args, [](Value a, Value b) {
+    return cast<BlockArgument>(a).getArgNumber() < cast<BlockArgument>(b).getArgNumber();
+  });
+  args.append(others.begin(), others.end());
+  return args;
+}

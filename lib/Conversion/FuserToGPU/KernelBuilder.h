@@ -1,0 +1,168 @@
+//===- KernelBuilder.h - shared machinery of the schedulers -----*- C++ -*-===//
+//
+// FusionEmitter holds what every scheduler of one fusion shares: the shape
+// analysis, the target, the gpu.module the kernels go into, and the plan
+// function being built (with the plan-side values of every buffer and
+// symbol). KernelBuilder builds one gpu.func: its parameters (buffer
+// pointers, symbols, flags), index arithmetic from affine expressions, and
+// vector loads and stores.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FUSER_CONVERSION_FUSERTOGPU_KERNELBUILDER_H
+#define FUSER_CONVERSION_FUSERTOGPU_KERNELBUILDER_H
+
+#include "fuser/Analysis/ShapeAnalysis.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/MapVector.h"
+
+namespace mlir::fuser {
+
+struct Segment;
+
+/// What the launch heuristics know about a chip.
+struct TargetInfo {
+  unsigned sm = 90;          ///< Compute capability times 10.
+  unsigned smCount = 132;    ///< Streaming multiprocessors to fill.
+  unsigned maxThreadsPerSM = 2048;
+  unsigned sharedMemoryPerBlock = 227 * 1024; ///< With opt-in.
+};
+/// The target facts of `chip` (`sm_80`, `sm_89`, `sm_90`, `sm_100`).
+FailureOr<TargetInfo> getTargetInfo(StringRef chip);
+
+/// Expands affine expressions into integer arithmetic of one type, with a
+/// cache per region scope (a value built inside an scf.if does not dominate
+/// the code after it).
+class ExprExpander {
+public:
+  /// With `hoistSymbolic`, expressions free of dims are built once at the
+  /// start of the function (symbols must then be function arguments).
+  ExprExpander(OpBuilder &b, Location loc, Type type,
+               std::function<Value(unsigned)> dim,
+               std::function<Value(unsigned)> symbol, bool hoistSymbolic = false)
+      : b(b), loc(loc), type(type), dim(std::move(dim)),
+        symbol(std::move(symbol)), hoistSymbolic(hoistSymbolic) {
+    scopes.emplace_back();
+  }
+  Value expand(AffineExpr e);
+  Value constant(int64_t v);
+  void pushScope() { scopes.emplace_back(); }
+  void popScope() { scopes.pop_back(); }
+  Type getType() const { return type; }
+
+private:
+  OpBuilder &b;
+  Location loc;
+  Type type;
+  std::function<Value(unsigned)> dim, symbol;
+  bool hoistSymbolic;
+  SmallVector<DenseMap<AffineExpr, Value>> scopes;
+  /// The last op built at the function entry; hoisted ops go after it.
+  Operation *lastHoisted = nullptr;
+  /// Positions `b` at the function entry, after earlier hoisted ops.
+  void setHoistPoint();
+  Value build(AffineExpr e);
+};
+
+/// RAII scope of an ExprExpander for the body of a nested region.
+struct ExprScope {
+  ExprScope(ExprExpander &e) : e(e) { e.pushScope(); }
+  ~ExprScope() { e.popScope(); }
+  ExprExpander &e;
+};
+
+/// Shared state while one fusion becomes kernels and a plan.
+class FusionEmitter {
+public:
+  FusionEmitter(func::FuncOp fusion, const ShapeAnalysis &shapes,
+                TargetInfo target, unsigned indexBits, gpu::GPUModuleOp module,
+                func::FuncOp plan);
+
+  func::FuncOp fusion;
+  const ShapeAnalysis &shapes;
+  TargetInfo target;
+  unsigned indexBits; ///< 32, 64, or 0 to choose per kernel.
+  gpu::GPUModuleOp module;
+  func::FuncOp plan;
+  OpBuilder planBuilder;
+  Location loc;
+  /// Plan-side memref of each fusion tensor that lives in memory.
+  DenseMap<Value, Value> buffers;
+  /// Plan-side index value of each symbol.
+  SmallVector<Value> symbolValues;
+
+  /// Expands `e` into index arithmetic in the plan.
+  Value planExpr(AffineExpr e);
+  Value planConstant(int64_t v);
+  /// A fresh kernel name: `<fusion>_<n>`.
+  std::string newKernelName();
+  /// The index widths to emit for a kernel touching tensors of at most
+  /// `maxElements` elements: {32}, {64}, or {32, 64} (chosen at launch).
+  SmallVector<unsigned> indexWidths(AffineExpr maxElements);
+  /// The plan condition under which the 32-bit variant runs.
+  Value planFitsIn32Bits(AffineExpr maxElements);
+
+private:
+  std::unique_ptr<ExprExpander> planExpander;
+  unsigned kernelCount = 0;
+};
+
+/// One gpu.func under construction.
+class KernelBuilder {
+public:
+  /// Parameters, in order: a pointer per input buffer (noalias, readonly),
+  /// a pointer per output buffer (noalias), the symbols' values, then
+  /// `numFlags` i32 flags.
+  KernelBuilder(FusionEmitter &fe, StringRef name, unsigned indexBits,
+                ArrayRef<Value> inputs, ArrayRef<Value> outputs,
+                ArrayRef<unsigned> symbols, unsigned numFlags,
+                ArrayRef<int64_t> blockSize);
+
+  FusionEmitter &fe;
+  gpu::GPUFuncOp func;
+  OpBuilder b;
+  Location loc;
+  Type idxTy;
+  std::unique_ptr<ExprExpander> expander;
+
+  Value pointer(Value tensor);
+  Value symbol(unsigned k);
+  Value flag(unsigned i);
+  Value constant(int64_t v) { return expander->constant(v); }
+  /// Thread, block and grid ids as idxTy.
+  Value threadId(gpu::Dimension d);
+  Value blockId(gpu::Dimension d);
+  Value gridDim(gpu::Dimension d);
+
+  /// Loads `lanes` consecutive elements of `elementType` at element `offset`
+  /// of `ptr`: a vector of lanes > 1, aligned to min(16, size) bytes. i1
+  /// tensors are stored one byte per element.
+  Value load(Value ptr, Type elementType, Value offset, unsigned lanes);
+  /// Stores a scalar or vector at element `offset` of `ptr`.
+  void store(Value ptr, Value value, Value offset);
+  /// Adds a kernel launch to the plan: grid and block sizes, condition (or
+  /// null), flags as plan index values.
+  void launch(ArrayRef<Value> grid, ArrayRef<int64_t> block, Value sharedBytes,
+              Value condition, ArrayRef<Value> flags);
+
+  void finish() { gpu::ReturnOp::create(b, loc); }
+
+private:
+  SmallVector<Value> inputs, outputs;
+  SmallVector<unsigned> symbols;
+  unsigned numFlags;
+};
+
+/// A segment's inputs as kernel parameters: fusion arguments in signature
+/// order, then intermediates in order of first use.
+SmallVector<Value> orderedInputs(const Segment &segment);
+
+/// Builds the kernel(s) and plan launches of one segment.
+LogicalResult emitPointwiseSegment(FusionEmitter &fe, const Segment &segment);
+
+} // namespace mlir::fuser
+
+#endif

@@ -1,0 +1,232 @@
+//===- TransposeScheduler.cpp - tiled transpose for pointwise segments ----===//
+//
+// When an input is read across its contiguous dim (a permute of the inner
+// dims), reading it along the output's inner dim would touch one element per
+// 32-byte sector. Instead each block handles a 32x32 tile of (transposed dim,
+// inner dim): it first reads the tile of every such input along the input's
+// contiguous dim into shared memory (coalesced), synchronizes, then computes
+// the outputs along the output's inner dim (coalesced), taking those inputs
+// from shared memory. Other inputs are read directly. Tiles are padded to 33
+// columns so the transposed reads hit 32 different banks.
+//
+// Threads are 32x8: each does 4 rows of the tile per phase. Tiles at the
+// edges are partial; every access is predicated on the sizes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ElementwiseEmitter.h"
+#include "IndexMath.h"
+#include "PointwiseScheduler.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace mlir::fuser;
+
+static constexpr int64_t kTile = 32, kRows = 8;
+
+Value PointwiseScheduler::asIndex(Value v) {
+  return arith::IndexCastUIOp::create(kb->b, kb->loc, kb->b.getIndexType(), v);
+}
+
+bool PointwiseScheduler::planTranspose() {
+  if (numIterDims < 2)
+    return false;
+  unsigned q = numIterDims;
+  // For each input access read across the lane dim, the iteration dim along
+  // which it is contiguous.
+  SmallVector<unsigned> votes(q, 0);
+  SmallVector<SmallVector<std::pair<Value, AffineExpr>>> byDim(q);
+  for (auto &[v, off] : leafOffsets) {
+    AffineExpr o = toIteration(off);
+    auto c = linearCoefficients(o, q);
+    if (!c)
+      continue;
+    auto lane = dyn_cast<AffineConstantExpr>(simplify((*c)[q], 0, numSymbols));
+    if (lane && (lane.getValue() == 0 || lane.getValue() == 1))
+      continue;
+    for (unsigned j = 0; j + 1 < q; ++j) {
+      auto cj = dyn_cast<AffineConstantExpr>(simplify((*c)[j + 1], 0, numSymbols));
+      if (cj && cj.getValue() == 1) {
+        ++votes[j];
+        bool seen = llvm::any_of(byDim[j], [&](auto &p) { return p.first == v && p.second == o; });
+        if (!seen)
+          byDim[j].push_back({v, o});
+        break;
+      }
+    }
+  }
+  unsigned best = std::max_element(votes.begin(), votes.end()) - votes.begin();
+  if (votes[best] == 0)
+    return false;
+  transposeDim = best;
+  for (auto &[v, o] : byDim[best])
+    staged.push_back({v, o, Value()});
+  return true;
+}
+
+Value PointwiseScheduler::stagedLoad(Value input, AffineExpr offset) {
+  if (transposeDim < 0 || !tileRow)
+    return {};
+  for (Staged &s : staged) {
+    if (s.input != input || s.offset != offset)
+      continue;
+    Value v = memref::LoadOp::create(kb->b, kb->loc, s.tile,
+                                     ValueRange{asIndex(tileRow), asIndex(tileCol)});
+    Type elem = elementTypeOf(input);
+    if (elem.isInteger(1))
+      v = arith::TruncIOp::create(kb->b, kb->loc, elem, v);
+    return v;
+  }
+  return {};
+}
+
+void PointwiseScheduler::emitTransposeKernel(unsigned indexBits) {
+  SmallVector<unsigned> symbols;
+  for (unsigned k = 0; k < numSymbols; ++k)
+    symbols.push_back(k);
+  SmallVector<Value> inputs = orderedInputs(seg);
+  SmallVector<Value> outputs(seg.outputs.begin(), seg.outputs.end());
+  KernelBuilder k(fe, fe.newKernelName(), indexBits, inputs, outputs, symbols,
+                  /*numFlags=*/1, {kTile, kRows});
+  kb = &k;
+  OpBuilder &b = k.b;
+  Location loc = k.loc;
+  k.expander = std::make_unique<ExprExpander>(
+      b, loc, k.idxTy, [this](unsigned j) { return iterValues[j]; },
+      [&k](unsigned s) { return k.symbol(s); }, /*hoistSymbolic=*/true);
+  auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
+                                              gpu::GPUDialect::getWorkgroupAddressSpace());
+  for (Staged &s : staged) {
+    Type elem = elementTypeOf(s.input);
+    if (elem.isInteger(1))
+      elem = b.getI8Type();
+    auto t = MemRefType::get({kTile, kTile + 1}, elem, MemRefLayoutAttrInterface(), workgroup);
+    s.tile = k.func.addWorkgroupAttribution(t, loc);
+  }
+
+  unsigned q = numIterDims, t = transposeDim, inner = q - 1;
+  auto cst = [&](int64_t v) { return k.constant(v); };
+  auto add = [&](Value x, Value y) { return arith::AddIOp::create(b, loc, x, y).getResult(); };
+  auto mul = [&](Value x, Value y) { return arith::MulIOp::create(b, loc, x, y).getResult(); };
+  auto lt = [&](Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, y).getResult();
+  };
+  Value tx = k.threadId(gpu::Dimension::x), ty = k.threadId(gpu::Dimension::y);
+  Value sizeT = k.expander->expand(iterSizes[t]);
+  Value sizeI = k.expander->expand(iterSizes[inner]);
+  Value tilesT = arith::CeilDivUIOp::create(b, loc, sizeT, cst(kTile));
+  Value tilesI = arith::CeilDivUIOp::create(b, loc, sizeI, cst(kTile));
+  SmallVector<unsigned> batchDims;
+  AffineExpr batchExpr = getAffineConstantExpr(1, ctx);
+  for (unsigned j = 0; j < q; ++j)
+    if (j != t && j != inner) {
+      batchDims.push_back(j);
+      batchExpr = batchExpr * iterSizes[j];
+    }
+  Value batch = k.expander->expand(simplify(batchExpr, 0, numSymbols));
+  Value total = mul(mul(batch, tilesT), tilesI);
+  Value bid = k.blockId(gpu::Dimension::x), grid = k.gridDim(gpu::Dimension::x);
+
+  auto tiles = scf::ForOp::create(b, loc, bid, total, grid);
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(tiles.getBody());
+    ExprScope tileScope(*k.expander);
+    Value tile = tiles.getInductionVar();
+    Value ti = arith::RemUIOp::create(b, loc, tile, tilesI);
+    Value rest = arith::DivUIOp::create(b, loc, tile, tilesI);
+    Value tt = arith::RemUIOp::create(b, loc, rest, tilesT);
+    Value bIdx = arith::DivUIOp::create(b, loc, rest, tilesT);
+    // Batch coordinates, row-major over the batch dims.
+    SmallVector<Value> coords(q);
+    for (size_t n = batchDims.size(); n-- > 0;) {
+      unsigned j = batchDims[n];
+      if (n == 0) {
+        coords[j] = bIdx;
+        break;
+      }
+      Value size = k.expander->expand(iterSizes[j]);
+      coords[j] = arith::RemUIOp::create(b, loc, bIdx, size);
+      bIdx = arith::DivUIOp::create(b, loc, bIdx, size);
+    }
+    Value baseT = mul(tt, cst(kTile)), baseI = mul(ti, cst(kTile));
+
+    // Runs `body` for the 4 rows of this thread, with the iteration dims set
+    // to (transposed, inner) and the guard that they are in range.
+    auto forRows = [&](function_ref<std::pair<Value, Value>(Value row)> at,
+                       function_ref<void(Value row)> body) {
+      auto rows = scf::ForOp::create(b, loc, cst(0), cst(kTile / kRows), cst(1));
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(rows.getBody());
+      ExprScope rowScope(*k.expander);
+      Value row = add(ty, mul(rows.getInductionVar(), cst(kRows)));
+      auto [mt, mi] = at(row);
+      iterValues = coords;
+      iterValues[t] = mt;
+      iterValues[inner] = mi;
+      Value ok = arith::AndIOp::create(b, loc, lt(mt, sizeT), lt(mi, sizeI));
+      auto guard = scf::IfOp::create(b, loc, TypeRange{}, ok, false);
+      b.setInsertionPointToStart(&guard.getThenRegion().front());
+      ExprScope guardScope(*k.expander);
+      body(row);
+    };
+
+    // Phase 1: stage the transposed inputs, reading along their contiguous
+    // dim (consecutive threads, consecutive addresses).
+    forRows([&](Value row) { return std::make_pair(add(baseT, tx), add(baseI, row)); },
+            [&](Value row) {
+              for (Staged &s : staged) {
+                Type elem = elementTypeOf(s.input);
+                Value v = k.load(k.pointer(s.input), elem, k.expander->expand(s.offset), 1);
+                if (elem.isInteger(1))
+                  v = arith::ExtUIOp::create(b, loc, b.getI8Type(), v);
+                memref::StoreOp::create(b, loc, v, s.tile,
+                                        ValueRange{asIndex(row), asIndex(tx)});
+              }
+            });
+    gpu::BarrierOp::create(b, loc);
+    // Phase 2: compute along the output's inner dim, the staged inputs
+    // coming from the tile's transpose.
+    forRows([&](Value row) { return std::make_pair(add(baseT, row), add(baseI, tx)); },
+            [&](Value row) {
+              tileRow = tx;
+              tileCol = row;
+              memo.clear();
+              SmallVector<AffineExpr> dIdx;
+              for (unsigned d = 0; d < refRank; ++d)
+                dIdx.push_back(getAffineDimExpr(d, ctx));
+              for (Value out : seg.outputs) {
+                Index idx{false, dIdx};
+                Lanes v = emit(out, idx, 1);
+                AffineExpr off = toIteration(linearIndex(out, idx));
+                k.store(k.pointer(out), v.value, k.expander->expand(off));
+              }
+              tileRow = tileCol = Value();
+            });
+    // The next tile overwrites the staged tiles.
+    gpu::BarrierOp::create(b, loc);
+  }
+  k.finish();
+
+  // The plan: one block per tile, at most one full wave.
+  AffineExpr tilesExpr = simplify(batchExpr * iterSizes[t].ceilDiv(kTile) *
+                                      iterSizes[inner].ceilDiv(kTile),
+                                  0, numSymbols);
+  AffineExpr totalExpr = getAffineConstantExpr(1, ctx);
+  for (AffineExpr s : iterSizes)
+    totalExpr = totalExpr * s;
+  OpBuilder &pb = fe.planBuilder;
+  int64_t maxBlocks = fe.target.smCount * (fe.target.maxThreadsPerSM / (kTile * kRows));
+  Value blocks = arith::MinUIOp::create(pb, fe.loc, fe.planExpr(tilesExpr),
+                                        fe.planConstant(maxBlocks));
+  Value cond = arith::CmpIOp::create(pb, fe.loc, arith::CmpIPredicate::sgt,
+                                     fe.planExpr(simplify(totalExpr, 0, numSymbols)),
+                                     fe.planConstant(0));
+  if (variantCondition)
+    cond = arith::AndIOp::create(pb, fe.loc, cond, variantCondition);
+  k.launch({blocks}, {kTile, kRows}, Value(), cond, {fe.planConstant(0)});
+  kb = nullptr;
+}

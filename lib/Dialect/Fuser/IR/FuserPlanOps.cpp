@@ -1,0 +1,113 @@
+//===- FuserPlanOps.cpp - verifiers of the launch plan ops ----------------===//
+
+#include "fuser/Dialect/Fuser/IR/FuserOps.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMTypes.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
+using namespace mlir;
+using namespace mlir::fuser;
+
+LogicalResult LaunchOp::verifySymbolUses(SymbolTableCollection &symbols) {
+  Operation *container =
+      symbols.lookupNearestSymbolFrom(*this, getKernel().getRootReference());
+  if (!container)
+    return emitOpError("kernel module @")
+           << getKernel().getRootReference().getValue() << " does not exist";
+  // After lowering, kernels live as PTX in a gpu.binary: nothing to check.
+  if (container->getName().getStringRef() == "gpu.binary")
+    return success();
+  Operation *kernel = symbols.lookupNearestSymbolFrom(*this, getKernel());
+  auto fn = dyn_cast_or_null<FunctionOpInterface>(kernel);
+  if (!fn)
+    return emitOpError("kernel ") << getKernel() << " does not exist";
+  ArrayRef<Type> params = fn.getArgumentTypes();
+  if (params.size() != getKernelOperands().size())
+    return emitOpError("passes ")
+           << getKernelOperands().size() << " arguments to kernel "
+           << getKernel() << ", which takes " << params.size();
+  unsigned indexOperand = 0;
+  for (auto [i, operand, param] :
+       llvm::enumerate(getKernelOperands().getTypes(), params)) {
+    bool ok = isa<MemRefType>(operand)
+                  ? isa<LLVM::LLVMPointerType>(param)
+                  : param.isInteger(getIndexBits()[indexOperand++]);
+    if (!ok)
+      return emitOpError("argument ")
+             << i << " of type " << operand << " does not fit kernel parameter "
+             << i << " of type " << param
+             << " (memrefs pass pointers, indices pass integers of the width "
+                "index_bits gives)";
+  }
+  return success();
+}
+
+LogicalResult LaunchOp::verify() {
+  size_t numIndex = llvm::count_if(getKernelOperands().getTypes(),
+                                   [](Type t) { return t.isIndex(); });
+  if (getIndexBits().size() != numIndex)
+    return emitOpError("index_bits has ")
+           << getIndexBits().size() << " entries for " << numIndex
+           << " index arguments";
+  for (int32_t w : getIndexBits())
+    if (w != 32 && w != 64)
+      return emitOpError("index_bits entries must be 32 or 64, got ") << w;
+  return success();
+}
+
+LogicalResult CheckOp::verify() {
+  size_t holes = 0;
+  for (size_t p = getMessage().find("{}"); p != StringRef::npos;
+       p = getMessage().find("{}", p + 2))
+    ++holes;
+  if (getValues().size() > 2)
+    return emitOpError("takes at most 2 values, got ") << getValues().size();
+  if (holes != getValues().size())
+    return emitOpError("message has ")
+           << holes << " '{}' placeholders for " << getValues().size()
+           << " values";
+  return success();
+}
+
+namespace {
+/// A launch whose condition is a constant either always happens (drop the
+/// condition) or never does (drop the launch).
+struct FoldConstantLaunchCondition : OpRewritePattern<LaunchOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(LaunchOp op, PatternRewriter &rewriter) const override {
+    Value cond = op.getCondition();
+    APInt value;
+    if (!cond || !matchPattern(cond, m_ConstantInt(&value)))
+      return failure();
+    if (value.isZero()) {
+      rewriter.eraseOp(op);
+      return success();
+    }
+    rewriter.modifyOpInPlace(op, [&] { op.getConditionMutable().clear(); });
+    return success();
+  }
+};
+} // namespace
+
+void LaunchOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                           MLIRContext *context) {
+  results.add<FoldConstantLaunchCondition>(context);
+}
+
+LogicalResult ResultDimOp::verify() {
+  auto t = cast<MemRefType>(getResult().getType());
+  int64_t d = getDimAttr().getInt();
+  if (d < 0 || d >= t.getRank())
+    return emitOpError("dim ") << d << " is out of range for rank " << t.getRank();
+  if (!t.isDynamicDim(d))
+    return emitOpError("dim ") << d << " of " << t << " is static";
+  auto arg = dyn_cast<BlockArgument>(getResult());
+  auto plan = getOperation()->getParentOfType<FunctionOpInterface>();
+  auto numArgs = plan ? plan->getAttrOfType<IntegerAttr>("fuser.num_args") : IntegerAttr();
+  if (!arg || !numArgs || arg.getOwner() != &plan.getFunctionBody().front() ||
+      (int64_t)arg.getArgNumber() < numArgs.getInt())
+    return emitOpError("must name a result buffer of the enclosing plan");
+  return success();
+}

@@ -1,0 +1,136 @@
+//===- Compiler.cpp - fusion module to kernel bundle ----------------------===//
+
+#include "fuser/Driver/Compiler.h"
+
+#include "fuser/Conversion/Passes.h"
+#include "fuser/Pipelines/Pipelines.h"
+#include "fuser/Target/Bundle.h"
+#include "fuser/Transforms/Passes.h"
+
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+using namespace mlir::fuser;
+
+llvm::ArrayRef<const char *> mlir::fuser::stageNames() {
+  static const char *names[] = {"input", "decomposed", "segmented",
+                                "kernels", "nvvm", "ptx"};
+  return names;
+}
+
+static std::string print(Operation *op) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  op->print(os);
+  return s;
+}
+
+LogicalResult mlir::fuser::compileModule(ModuleOp module,
+                                         const DriverOptions &options,
+                                         CompileOutput &out) {
+  MLIRContext *ctx = module.getContext();
+  if (failed(verify(module)))
+    return failure();
+  unsigned ptx = options.ptx ? options.ptx : minimumPtxVersion(options.chip);
+  if (!minimumPtxVersion(options.chip))
+    return emitError(module.getLoc(), "unknown chip '")
+           << options.chip << "'; expected sm_80, sm_89, sm_90 or sm_100";
+  if (ptx < minimumPtxVersion(options.chip))
+    return emitError(module.getLoc(), "PTX ")
+           << ptx / 10 << "." << ptx % 10 << " is too old for " << options.chip
+           << " (it needs " << minimumPtxVersion(options.chip) / 10 << "."
+           << minimumPtxVersion(options.chip) % 10 << " or newer)";
+
+  CompileOptions pipeline;
+  pipeline.chip = options.chip;
+  pipeline.ptx = ptx;
+  pipeline.fastMath = options.fastMath;
+  pipeline.indexBits = options.indexBits;
+  pipeline.optLevel = options.optLevel;
+
+  auto keep = [&](const char *stage) {
+    if (options.keepStages)
+      out.stages.emplace_back(stage, print(module));
+  };
+  // Each stage is its own pass manager so that the IR between them can be
+  // kept; the passes are the ones fuser-compile runs.
+  auto run = [&](llvm::function_ref<void(OpPassManager &)> build) {
+    PassManager pm(ctx);
+    build(pm);
+    return pm.run(module);
+  };
+  keep("input");
+  if (failed(run([&](OpPassManager &pm) {
+        pm.addNestedPass<func::FuncOp>(createDecomposeCompositesPass());
+        pm.addPass(createCanonicalizerPass());
+        pm.addPass(createCSEPass());
+      })))
+    return failure();
+  keep("decomposed");
+  if (failed(run([&](OpPassManager &pm) { pm.addPass(createSegmentPass()); })))
+    return failure();
+  keep("segmented");
+  if (failed(run([&](OpPassManager &pm) {
+        EmitKernelsPassOptions emit;
+        emit.chip = options.chip;
+        emit.indexBits = options.indexBits;
+        pm.addPass(createEmitKernelsPass(emit));
+        pm.addPass(createCanonicalizerPass());
+        pm.addPass(createCSEPass());
+      })))
+    return failure();
+  keep("kernels");
+
+  BundleOptions bundle;
+  bundle.sm = std::stoi(options.chip.substr(3));
+  bundle.ptx = ptx;
+  for (auto gm : module.getOps<gpu::GPUModuleOp>()) {
+    StringRef fusion = gm.getName();
+    fusion.consume_back("_kernels");
+    std::string text = print(gm);
+    if (options.emulation)
+      bundle.emulation[fusion] = text;
+    out.kernelIR.emplace_back(fusion.str(), std::move(text));
+  }
+
+  if (failed(run([&](OpPassManager &pm) {
+        OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+        kernels.addPass(createSCFToControlFlowPass());
+        kernels.addPass(fuser::createLowerKernelsToNVVMPass());
+        kernels.addPass(createReconcileUnrealizedCastsPass());
+      })))
+    return failure();
+  keep("nvvm");
+  if (failed(run([&](OpPassManager &pm) {
+        GpuNVVMAttachTargetOptions target;
+        target.chip = options.chip;
+        target.features = "+ptx" + std::to_string(ptx);
+        target.optLevel = options.optLevel;
+        target.fastFlag = options.fastMath;
+        pm.addPass(createGpuNVVMAttachTarget(target));
+        GpuModuleToBinaryPassOptions binary;
+        binary.compilationTarget = "isa";
+        pm.addPass(createGpuModuleToBinaryPass(binary));
+      })))
+    return failure();
+  keep("ptx");
+
+  for (auto bin : module.getOps<gpu::BinaryOp>()) {
+    StringRef fusion = bin.getName();
+    fusion.consume_back("_kernels");
+    auto object = cast<gpu::ObjectAttr>(bin.getObjects()[0]);
+    out.ptx.emplace_back(fusion.str(), object.getObject().str());
+  }
+  FailureOr<std::string> bytes = writeBundle(module, bundle);
+  if (failed(bytes))
+    return failure();
+  out.bundle = std::move(*bytes);
+  return success();
+}

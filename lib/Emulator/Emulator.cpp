@@ -1,0 +1,502 @@
+//===- Emulator.cpp - fuser's kernels on the CPU as a runtime driver ------===//
+//
+// module_load parses a bundle's kernel MLIR, lowers it to one host function
+// per GPU thread and JIT-compiles it; launch runs every block of the grid in
+// turn and, in each block, every thread:
+//  - kernels without barriers or shuffles run thread after thread, each to
+//    completion;
+//  - kernels that synchronize run each thread as a fiber. A fiber runs
+//    until it reaches a barrier or a shuffle. A barrier releases when every
+//    thread of the block that has not finished waits at it; a shuffle
+//    releases when every unfinished lane of the warp (32 consecutive
+//    threads) waits at one, and then exchanges their values. If threads wait
+//    at different points and none can go on, the launch fails: on a GPU that
+//    kernel would hang or be wrong.
+// Shared memory is fresh NaN-filled bytes for each block, so reading a value
+// nobody wrote shows. The race check records, per shared byte, who wrote and
+// read it since the last barrier.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Fiber.h"
+#include "ThreadContext.h"
+
+#include "fuser/Emulator/Emulator.h"
+#include "fuser/InitAll.h"
+
+#include "fuser_runtime.h"
+
+#include "mlir/Conversion/ConvertToLLVM/ToLLVMPass.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ExecutionEngine/Orc/Mangling.h"
+#include "llvm/Support/TargetSelect.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+using namespace mlir;
+using namespace mlir::fuser;
+using namespace mlir::fuser::emu;
+
+namespace {
+
+using EntryFn = void (*)(void **params, ThreadContext *ctx);
+
+struct Kernel {
+  EntryFn entry = nullptr;
+  int64_t staticShared = 0;
+  bool synchronizes = false;
+};
+
+struct Module {
+  std::unique_ptr<ExecutionEngine> engine;
+  std::unordered_map<std::string, Kernel> kernels;
+};
+
+/// Per-byte record of the race check.
+struct ShadowByte {
+  int32_t writer = -1;    // thread that last wrote it, -1: never written
+  uint32_t writeEpoch = 0;
+  int32_t reader = -1;    // a thread that read it in readEpoch
+  uint32_t readEpoch = 0;
+  bool manyReaders = false;
+};
+
+struct BlockState;
+
+/// One emulated thread of a block.
+struct Thread {
+  ThreadContext ctx;
+  BlockState *block = nullptr;
+  int32_t linear = 0;
+  enum State { Runnable, AtBarrier, AtShuffle, Done } state = Runnable;
+  int32_t shuffleValue = 0, shuffleOffset = 0, shuffleWidth = 0, shuffleMode = 0;
+  int32_t shuffleResult = 0;
+  std::unique_ptr<Fiber> fiber;
+};
+
+/// The state of the block being run.
+struct BlockState {
+  EntryFn entry = nullptr;
+  void **params = nullptr;
+  std::vector<Thread> *threads = nullptr;
+  int32_t numThreads = 0;
+  std::vector<char> *shared = nullptr;
+  std::vector<ShadowByte> *shadow = nullptr;
+  bool raceCheck = false;
+  uint32_t epoch = 1;
+  std::string error; // the first race found
+  std::string where; // the block, for messages
+};
+
+struct EmulatorContext {
+  EmulatorOptions options;
+  std::unique_ptr<MLIRContext> mlir;
+  std::mutex mutex; // modules load under the runtime's lock; launches may race
+};
+
+thread_local Thread *currentThread = nullptr;
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Entry points the lowered kernels call
+//===----------------------------------------------------------------------===//
+
+extern "C" void fuser_emu_barrier(ThreadContext *ctx) {
+  auto *t = static_cast<Thread *>(ctx->thread);
+  t->state = Thread::AtBarrier;
+  t->fiber->yield();
+}
+
+extern "C" int32_t fuser_emu_shuffle(ThreadContext *ctx, int32_t value,
+                                     int32_t offset, int32_t width, int32_t mode) {
+  auto *t = static_cast<Thread *>(ctx->thread);
+  t->state = Thread::AtShuffle;
+  t->shuffleValue = value;
+  t->shuffleOffset = offset;
+  t->shuffleWidth = width;
+  t->shuffleMode = mode;
+  t->fiber->yield();
+  return t->shuffleResult;
+}
+
+extern "C" void fuser_emu_shared_access(ThreadContext *ctx, int64_t offset,
+                                        int64_t size, int32_t isWrite) {
+  auto *t = static_cast<Thread *>(ctx->thread);
+  BlockState *b = t->block;
+  if (!b->raceCheck || !b->error.empty())
+    return;
+  for (int64_t i = offset; i < offset + size; ++i) {
+    ShadowByte &s = (*b->shadow)[i];
+    const char *problem = nullptr;
+    if (isWrite) {
+      if (s.writeEpoch == b->epoch && s.writer != t->linear && s.writer >= 0)
+        problem = "written by two threads";
+      else if (s.readEpoch == b->epoch && (s.manyReaders || s.reader != t->linear) &&
+               s.reader >= 0)
+        problem = "written after another thread read it";
+      s.writer = t->linear;
+      s.writeEpoch = b->epoch;
+    } else {
+      if (s.writer < 0)
+        problem = "read before any thread wrote it";
+      else if (s.writeEpoch == b->epoch && s.writer != t->linear)
+        problem = "read after another thread wrote it";
+      if (s.readEpoch == b->epoch && s.reader != t->linear)
+        s.manyReaders = true;
+      else if (s.readEpoch != b->epoch)
+        s.manyReaders = false;
+      s.reader = t->linear;
+      s.readEpoch = b->epoch;
+    }
+    if (problem) {
+      b->error = "shared memory race in " + b->where + ": byte " + std::to_string(i) +
+                 " " + problem + " with no barrier in between (thread " +
+                 std::to_string(t->linear) + ")";
+      return;
+    }
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Running a launch
+//===----------------------------------------------------------------------===//
+
+static void threadMain(void *arg) {
+  auto *t = static_cast<Thread *>(arg);
+  currentThread = t;
+  t->block->entry(t->block->params, &t->ctx);
+  t->state = Thread::Done;
+  t->fiber->yield();
+  __builtin_unreachable();
+}
+
+/// Exchanges the values of a warp whose unfinished lanes all wait at a
+/// shuffle (modes: 0 xor, 1 up, 2 down, 3 idx, as gpu::ShuffleMode).
+static void resolveShuffle(std::vector<Thread> &threads, int32_t first, int32_t count) {
+  for (int32_t l = 0; l < count; ++l) {
+    Thread &t = threads[first + l];
+    if (t.state != Thread::AtShuffle)
+      continue;
+    int32_t width = t.shuffleWidth > 0 ? t.shuffleWidth : 32;
+    int32_t segment = (l / width) * width;
+    int32_t src;
+    switch (t.shuffleMode) {
+    case 0: src = l ^ t.shuffleOffset; break;
+    case 1: src = l - t.shuffleOffset; break;
+    case 2: src = l + t.shuffleOffset; break;
+    default: src = segment + t.shuffleOffset; break;
+    }
+    bool valid = src >= segment && src < segment + width && src < count &&
+                 threads[first + src].state == Thread::AtShuffle;
+    t.shuffleResult = valid ? threads[first + src].shuffleValue : t.shuffleValue;
+  }
+  for (int32_t l = 0; l < count; ++l)
+    if (threads[first + l].state == Thread::AtShuffle)
+      threads[first + l].state = Thread::Runnable;
+}
+
+/// Runs every fiber of the block to completion; returns an error message or "".
+static std::string runSynchronizingBlock(BlockState &b, bool reverse) {
+  std::vector<Thread> &threads = *b.threads;
+  int32_t n = b.numThreads;
+  for (int32_t i = 0; i < n; ++i) {
+    threads[i].state = Thread::Runnable;
+    threads[i].fiber->reset(threadMain, &threads[i]);
+  }
+  int32_t done = 0;
+  while (done < n) {
+    bool progressed = false;
+    for (int32_t k = 0; k < n; ++k) {
+      Thread &t = threads[reverse ? n - 1 - k : k];
+      if (t.state != Thread::Runnable)
+        continue;
+      t.fiber->resume();
+      progressed = true;
+      if (t.state == Thread::Done)
+        ++done;
+      if (!b.error.empty())
+        return b.error;
+    }
+    // Release warps whose unfinished lanes all wait at a shuffle.
+    for (int32_t w = 0; w < n; w += 32) {
+      int32_t count = std::min(32, n - w), waiting = 0, live = 0;
+      for (int32_t l = 0; l < count; ++l) {
+        Thread::State s = threads[w + l].state;
+        live += s != Thread::Done;
+        waiting += s == Thread::AtShuffle;
+      }
+      if (waiting && waiting == live) {
+        resolveShuffle(threads, w, count);
+        progressed = true;
+      }
+    }
+    // Release the barrier when every unfinished thread waits at it.
+    int32_t atBarrier = 0;
+    for (int32_t i = 0; i < n; ++i)
+      atBarrier += threads[i].state == Thread::AtBarrier;
+    if (atBarrier && atBarrier == n - done) {
+      for (int32_t i = 0; i < n; ++i)
+        threads[i].state = Thread::Runnable;
+      ++b.epoch;
+      progressed = true;
+    }
+    if (!progressed && done < n) {
+      int32_t shuffles = 0;
+      for (int32_t i = 0; i < n; ++i)
+        shuffles += threads[i].state == Thread::AtShuffle;
+      // The stranded fibers are abandoned; their stacks are reset next time.
+      return "threads of " + b.where + " wait at different synchronization points (" +
+             std::to_string(atBarrier) + " at a barrier, " + std::to_string(shuffles) +
+             " at a shuffle, " + std::to_string(done) +
+             " finished): on a GPU this kernel would hang";
+    }
+  }
+  return "";
+}
+
+static fuser_error *launch(EmulatorContext &emu, Kernel &k, const fuser_launch_dims *dims,
+                           void **params) {
+  int64_t threadsPerBlock = int64_t(dims->block[0]) * dims->block[1] * dims->block[2];
+  if (threadsPerBlock <= 0 || threadsPerBlock > 1024)
+    return fuser_error_create(FUSER_ERROR_DRIVER,
+                              "emulator: a block of %lld threads (at most 1024)",
+                              (long long)threadsPerBlock);
+  int64_t sharedBytes = k.staticShared + dims->shared_mem_bytes;
+  std::vector<char> shared(sharedBytes + 16);
+  std::vector<ShadowByte> shadow(emu.options.raceCheck ? sharedBytes : 0);
+  std::vector<Thread> threads(threadsPerBlock);
+  if (k.synchronizes)
+    for (Thread &t : threads)
+      t.fiber = std::make_unique<Fiber>(256 * 1024);
+  BlockState b;
+  b.entry = k.entry;
+  b.params = params;
+  b.threads = &threads;
+  b.numThreads = threadsPerBlock;
+  b.shared = &shared;
+  b.shadow = &shadow;
+  b.raceCheck = emu.options.raceCheck;
+  for (uint32_t bz = 0; bz < dims->grid[2]; ++bz)
+    for (uint32_t by = 0; by < dims->grid[1]; ++by)
+      for (uint32_t bx = 0; bx < dims->grid[0]; ++bx) {
+        // Fresh shared memory: NaN in every float, -1 in every integer.
+        std::memset(shared.data(), 0xff, shared.size());
+        if (b.raceCheck)
+          std::fill(shadow.begin(), shadow.end(), ShadowByte());
+        b.epoch = 1;
+        int32_t linear = 0;
+        for (uint32_t z = 0; z < dims->block[2]; ++z)
+          for (uint32_t y = 0; y < dims->block[1]; ++y)
+            for (uint32_t x = 0; x < dims->block[0]; ++x, ++linear) {
+              Thread &t = threads[linear];
+              t.ctx = ThreadContext{{(int32_t)x, (int32_t)y, (int32_t)z},
+                                    {(int32_t)bx, (int32_t)by, (int32_t)bz},
+                                    {(int32_t)dims->block[0], (int32_t)dims->block[1],
+                                     (int32_t)dims->block[2]},
+                                    {(int32_t)dims->grid[0], (int32_t)dims->grid[1],
+                                     (int32_t)dims->grid[2]},
+                                    shared.data(), &t};
+              t.block = &b;
+              t.linear = linear;
+            }
+        if (b.raceCheck || k.synchronizes)
+          b.where = "block (" + std::to_string(bx) + ", " + std::to_string(by) + ", " +
+                    std::to_string(bz) + ")";
+        if (!k.synchronizes) {
+          for (int32_t i = 0; i < b.numThreads; ++i) {
+            int32_t t = emu.options.reverseThreads ? b.numThreads - 1 - i : i;
+            k.entry(params, &threads[t].ctx);
+          }
+          if (!b.error.empty())
+            return fuser_error_create(FUSER_ERROR_DRIVER, "emulator: %s", b.error.c_str());
+          continue;
+        }
+        std::string err = runSynchronizingBlock(b, emu.options.reverseThreads);
+        if (!err.empty())
+          return fuser_error_create(FUSER_ERROR_DRIVER, "emulator: %s", err.c_str());
+      }
+  return nullptr;
+}
+
+//===----------------------------------------------------------------------===//
+// Loading modules
+//===----------------------------------------------------------------------===//
+
+static fuser_error *loadModule(EmulatorContext &emu, const char *text, size_t size,
+                               const char *name, Module **out) {
+  std::lock_guard<std::mutex> lock(emu.mutex);
+  MLIRContext &ctx = *emu.mlir;
+  std::string diagnostics;
+  ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &d) {
+    diagnostics += d.str() + "\n";
+    return success();
+  });
+  ParserConfig config(&ctx);
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(StringRef(text, size ? size - 1 : 0), config, name);
+  if (!module)
+    return fuser_error_create(FUSER_ERROR_DRIVER,
+                              "emulator: cannot parse module '%s': %s", name,
+                              diagnostics.c_str());
+  PassManager lower(&ctx);
+  lower.addPass(createLowerKernelsToHostPass());
+  if (failed(lower.run(*module)))
+    return fuser_error_create(FUSER_ERROR_DRIVER,
+                              "emulator: cannot lower module '%s': %s", name,
+                              diagnostics.c_str());
+  auto m = std::make_unique<Module>();
+  std::vector<std::string> entries;
+  for (auto f : module->getOps<func::FuncOp>()) {
+    if (!f.getSymName().ends_with(kEntrySuffix))
+      continue;
+    Kernel k;
+    if (auto s = f->getAttrOfType<IntegerAttr>(kStaticSharedAttr))
+      k.staticShared = s.getInt();
+    k.synchronizes = f->hasAttr(kSynchronizesAttr);
+    std::string kernel = f.getSymName().drop_back(strlen(kEntrySuffix)).str();
+    m->kernels[kernel] = k;
+    entries.push_back(kernel);
+  }
+  PassManager toLLVM(&ctx);
+  toLLVM.addPass(createSCFToControlFlowPass());
+  toLLVM.addPass(createConvertToLLVMPass());
+  toLLVM.addPass(createReconcileUnrealizedCastsPass());
+  if (failed(toLLVM.run(*module)))
+    return fuser_error_create(FUSER_ERROR_DRIVER,
+                              "emulator: cannot lower module '%s' to LLVM: %s", name,
+                              diagnostics.c_str());
+  ExecutionEngineOptions options;
+  options.transformer = makeOptimizingTransformer(emu.options.optLevel, 0, nullptr);
+  options.jitCodeGenOptLevel = static_cast<llvm::CodeGenOptLevel>(emu.options.optLevel);
+  auto engine = ExecutionEngine::create(*module, options);
+  if (!engine)
+    return fuser_error_create(FUSER_ERROR_DRIVER, "emulator: cannot JIT module '%s': %s",
+                              name, llvm::toString(engine.takeError()).c_str());
+  (*engine)->registerSymbols([](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap symbols;
+    auto add = [&](const char *n, void *p) {
+      symbols[interner(n)] = {llvm::orc::ExecutorAddr::fromPtr(p),
+                              llvm::JITSymbolFlags::Exported};
+    };
+    add(kBarrierFn, reinterpret_cast<void *>(&fuser_emu_barrier));
+    add(kShuffleFn, reinterpret_cast<void *>(&fuser_emu_shuffle));
+    add(kSharedAccessFn, reinterpret_cast<void *>(&fuser_emu_shared_access));
+    return symbols;
+  });
+  m->engine = std::move(*engine);
+  for (const std::string &kernel : entries) {
+    auto fn = m->engine->lookup(kernel + kEntrySuffix);
+    if (!fn)
+      return fuser_error_create(FUSER_ERROR_DRIVER,
+                                "emulator: kernel '%s' did not compile: %s",
+                                kernel.c_str(), llvm::toString(fn.takeError()).c_str());
+    m->kernels[kernel].entry = reinterpret_cast<EntryFn>(*fn);
+  }
+  *out = m.release();
+  return nullptr;
+}
+
+//===----------------------------------------------------------------------===//
+// The driver table
+//===----------------------------------------------------------------------===//
+
+static EmulatorContext &emuOf(void *ctx) { return *static_cast<EmulatorContext *>(ctx); }
+
+static fuser_error *drvModuleLoad(void *ctx, const void *image, size_t size,
+                                  const char *name, void **out) {
+  Module *m = nullptr;
+  if (fuser_error *e = loadModule(emuOf(ctx), static_cast<const char *>(image), size,
+                                  name, &m))
+    return e;
+  *out = m;
+  return nullptr;
+}
+static void drvModuleUnload(void *, void *module) { delete static_cast<Module *>(module); }
+static fuser_error *drvFunctionGet(void *, void *module, const char *name, void **out) {
+  auto &kernels = static_cast<Module *>(module)->kernels;
+  auto it = kernels.find(name);
+  if (it == kernels.end())
+    return fuser_error_create(FUSER_ERROR_NOT_FOUND, "emulator: no kernel '%s'", name);
+  *out = &it->second;
+  return nullptr;
+}
+static fuser_error *drvLaunch(void *ctx, void *function, const fuser_launch_dims *dims,
+                              void *, void **params, const uint32_t *, uint32_t) {
+  return launch(emuOf(ctx), *static_cast<Kernel *>(function), dims, params);
+}
+static fuser_error *drvAlloc(void *, size_t bytes, uint64_t *out) {
+  void *p = std::aligned_alloc(256, (bytes + 255) / 256 * 256 + 256);
+  if (!p)
+    return fuser_error_create(FUSER_ERROR_OUT_OF_MEMORY,
+                              "emulator: out of host memory allocating %zu bytes", bytes);
+  *out = reinterpret_cast<uint64_t>(p);
+  return nullptr;
+}
+static fuser_error *drvFree(void *, uint64_t ptr) {
+  std::free(reinterpret_cast<void *>(ptr));
+  return nullptr;
+}
+static fuser_error *drvCopyH2D(void *, uint64_t dst, const void *src, size_t bytes) {
+  if (bytes)
+    std::memcpy(reinterpret_cast<void *>(dst), src, bytes);
+  return nullptr;
+}
+static fuser_error *drvCopyD2H(void *, void *dst, uint64_t src, size_t bytes) {
+  if (bytes)
+    std::memcpy(dst, reinterpret_cast<const void *>(src), bytes);
+  return nullptr;
+}
+static fuser_error *drvSynchronize(void *, void *, int) { return nullptr; }
+static void drvDestroy(void *ctx) { delete static_cast<EmulatorContext *>(ctx); }
+
+const fuser_driver *mlir::fuser::getEmulatorDriver() {
+  static const fuser_driver driver = [] {
+    fuser_driver d;
+    std::memset(&d, 0, sizeof d);
+    d.module_kind = FUSER_MODULE_EMULATOR;
+    d.name = "emulator";
+    d.module_load = drvModuleLoad;
+    d.module_unload = drvModuleUnload;
+    d.function_get = drvFunctionGet;
+    d.launch = drvLaunch;
+    d.mem_alloc = drvAlloc;
+    d.mem_free = drvFree;
+    d.copy_h2d = drvCopyH2D;
+    d.copy_d2h = drvCopyD2H;
+    d.synchronize = drvSynchronize;
+    d.destroy = drvDestroy;
+    return d;
+  }();
+  return &driver;
+}
+
+void *mlir::fuser::createEmulatorContext(const EmulatorOptions &options) {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  });
+  auto *ctx = new EmulatorContext();
+  ctx->options = options;
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  ctx->mlir = std::make_unique<MLIRContext>(registry, MLIRContext::Threading::DISABLED);
+  ctx->mlir->loadAllAvailableDialects();
+  return ctx;
+}

@@ -1,0 +1,81 @@
+//===- Pipelines.cpp - fuser's pass pipelines -----------------------------===//
+//
+// fuser-compile = the frontend (decompose, simplify, segment, emit kernels
+// and plans) + the kernel lowering: SCF to CF, fuser's lowering to LLVM and
+// NVVM (upstream's patterns, LLVM intrinsics kept), then LLVM's NVPTX backend
+// through gpu-module-to-binary. Kernels carry no math library calls, so no libdevice
+// is linked and the PTX is the same on every machine.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fuser/Pipelines/Pipelines.h"
+
+#include "fuser/Conversion/Passes.h"
+#include "fuser/Transforms/Passes.h"
+
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+using namespace mlir::fuser;
+
+unsigned mlir::fuser::minimumPtxVersion(StringRef chip) {
+  return llvm::StringSwitch<unsigned>(chip)
+      .Case("sm_80", 70)
+      .Case("sm_89", 78)
+      .Case("sm_90", 78)
+      .Case("sm_100", 86)
+      .Default(0);
+}
+
+void mlir::fuser::buildFrontendPipeline(OpPassManager &pm,
+                                        const CompileOptions &options) {
+  pm.addNestedPass<func::FuncOp>(createDecomposeCompositesPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createSegmentPass());
+  EmitKernelsPassOptions emit;
+  emit.chip = options.chip;
+  emit.indexBits = options.indexBits;
+  pm.addPass(createEmitKernelsPass(emit));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+void mlir::fuser::buildKernelLoweringPipeline(OpPassManager &pm,
+                                              const CompileOptions &options) {
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(createSCFToControlFlowPass());
+  kernels.addPass(fuser::createLowerKernelsToNVVMPass());
+  kernels.addPass(createReconcileUnrealizedCastsPass());
+  GpuNVVMAttachTargetOptions target;
+  target.chip = options.chip;
+  unsigned ptx = options.ptx ? (unsigned)options.ptx : minimumPtxVersion(options.chip);
+  target.features = "+ptx" + std::to_string(ptx);
+  target.optLevel = options.optLevel;
+  target.fastFlag = options.fastMath;
+  pm.addPass(createGpuNVVMAttachTarget(target));
+  GpuModuleToBinaryPassOptions binary;
+  binary.compilationTarget = "isa";
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+}
+
+void mlir::fuser::buildCompilePipeline(OpPassManager &pm,
+                                       const CompileOptions &options) {
+  buildFrontendPipeline(pm, options);
+  buildKernelLoweringPipeline(pm, options);
+}
+
+void mlir::fuser::registerPipelines() {
+  PassPipelineRegistration<CompileOptions>(
+      "fuser-compile",
+      "Compile fusions to PTX kernels and launch plans (options: chip, ptx, "
+      "fast-math, index-bits, opt-level)",
+      buildCompilePipeline);
+}

@@ -1,0 +1,466 @@
+//===- BundleWriter.cpp - plans and PTX to a kernel bundle ----------------===//
+//
+// Each plan function becomes the straight-line register program of
+// docs/bundle.md: every index or i1 SSA value gets a register, arith ops map
+// to instructions one to one (casts between index, i1 and integers share the
+// register), memref.dim of a dynamic dim reads the caller's dims, allocs and
+// launches become ALLOC and LAUNCH. Layout is computed first, then written,
+// so the same module always gives the same bytes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fuser/Target/Bundle.h"
+
+#include "BundleFormat.h"
+
+#include "fuser/Dialect/Fuser/IR/FuserOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <cstring>
+
+using namespace mlir;
+using namespace mlir::fuser;
+using namespace mlir::fuser::bundle;
+
+namespace {
+
+struct Instr {
+  uint16_t opcode;
+  uint32_t dst = kNone, a = kNone, b = kNone;
+  int64_t imm = 0;
+};
+struct Param {
+  uint8_t kind;
+  uint32_t index;
+};
+struct Launch {
+  uint32_t kernel; // string
+  SmallVector<Param> params;
+  uint32_t grid[3], block[3], smem;
+};
+struct Tensor {
+  uint32_t name;
+  uint8_t dtype;
+  SmallVector<int64_t> dims;
+};
+struct Fusion {
+  uint32_t name;
+  uint32_t numArgs, numResults, numDynamicDims = 0, numRegs = 0;
+  uint32_t numIntermediates = 0;
+  std::vector<Tensor> tensors;
+  SmallVector<Instr> instrs;
+  std::vector<Launch> launches;
+  uint32_t ptxModule, emulationModule = kNone;
+};
+struct Module {
+  uint32_t name, kind;
+  std::string data; // without the terminating NUL
+  uint32_t sm = 0, ptx = 0;
+};
+
+/// The string table: each distinct string once, in first-use order.
+class Strings {
+public:
+  uint32_t get(StringRef s) {
+    auto it = offsets.find(s);
+    if (it != offsets.end())
+      return it->second;
+    uint32_t off = data.size();
+    offsets[s] = off;
+    data.append(s.begin(), s.end());
+    data.push_back('\0');
+    return off;
+  }
+  const std::string &bytes() const { return data; }
+
+private:
+  llvm::StringMap<uint32_t> offsets;
+  std::string data;
+};
+
+FailureOr<uint8_t> dtypeOf(Type t, Location loc) {
+  if (t.isInteger(1)) return kI1;
+  if (t.isInteger(8)) return kI8;
+  if (t.isInteger(32)) return kI32;
+  if (t.isInteger(64)) return kI64;
+  if (t.isF16()) return kF16;
+  if (t.isBF16()) return kBF16;
+  if (t.isF32()) return kF32;
+  if (t.isF64()) return kF64;
+  return emitError(loc, "the bundle has no dtype for ") << t;
+}
+
+/// Translates one plan function.
+class PlanTranslator {
+public:
+  PlanTranslator(func::FuncOp plan, Strings &strings) : plan(plan), strings(strings) {}
+
+  FailureOr<Fusion> run();
+
+private:
+  uint32_t reg(Value v) {
+    auto it = regs.find(v);
+    if (it != regs.end())
+      return it->second;
+    return regs[v] = fusion.numRegs++;
+  }
+  uint32_t constant(int64_t v) {
+    uint32_t r = fusion.numRegs++;
+    fusion.instrs.push_back({kConst, r, kNone, kNone, v});
+    return r;
+  }
+  void emit(uint16_t op, Value dst, Value a, Value b) {
+    fusion.instrs.push_back({op, reg(dst), reg(a), reg(b), 0});
+  }
+  LogicalResult translate(Operation *op);
+
+  func::FuncOp plan;
+  Strings &strings;
+  Fusion fusion;
+  DenseMap<Value, uint32_t> regs;
+  DenseMap<Value, uint32_t> buffers;
+  /// For each memref argument, the caller's dynamic-dim index of each dim.
+  DenseMap<Value, SmallVector<int64_t>> dynamicDimIndex;
+};
+
+} // namespace
+
+LogicalResult PlanTranslator::translate(Operation *op) {
+  Location loc = op->getLoc();
+  auto binary = [&](uint16_t code) {
+    emit(code, op->getResult(0), op->getOperand(0), op->getOperand(1));
+    return success();
+  };
+  return TypeSwitch<Operation *, LogicalResult>(op)
+      .Case<arith::ConstantOp>([&](arith::ConstantOp c) -> LogicalResult {
+        auto i = dyn_cast<IntegerAttr>(c.getValue());
+        if (!i)
+          return c.emitOpError("a plan holds only integer constants");
+        int64_t v = i.getType().isInteger(1) ? (int64_t)i.getValue().getZExtValue()
+                                             : i.getValue().getSExtValue();
+        fusion.instrs.push_back({kConst, reg(c), kNone, kNone, v});
+        return success();
+      })
+      .Case<memref::DimOp>([&](memref::DimOp d) -> LogicalResult {
+        std::optional<int64_t> dim = d.getConstantIndex();
+        auto it = dynamicDimIndex.find(d.getSource());
+        if (!dim || it == dynamicDimIndex.end())
+          return d.emitOpError("a plan reads dims of its arguments at constant indices only");
+        int64_t k = it->second[*dim];
+        if (k < 0) {
+          auto t = cast<MemRefType>(d.getSource().getType());
+          fusion.instrs.push_back({kConst, reg(d), kNone, kNone, t.getDimSize(*dim)});
+        } else {
+          fusion.instrs.push_back({kDim, reg(d), (uint32_t)k, kNone, 0});
+        }
+        return success();
+      })
+      .Case<arith::AddIOp>([&](auto) { return binary(kAdd); })
+      .Case<arith::SubIOp>([&](auto) { return binary(kSub); })
+      .Case<arith::MulIOp>([&](auto) { return binary(kMul); })
+      .Case<arith::DivUIOp, arith::DivSIOp>([&](auto) { return binary(kDiv); })
+      .Case<arith::CeilDivUIOp, arith::CeilDivSIOp>([&](auto) { return binary(kCeilDiv); })
+      .Case<arith::RemUIOp, arith::RemSIOp>([&](auto) { return binary(kRem); })
+      .Case<arith::MinUIOp, arith::MinSIOp>([&](auto) { return binary(kMin); })
+      .Case<arith::MaxUIOp, arith::MaxSIOp>([&](auto) { return binary(kMax); })
+      .Case<arith::AndIOp>([&](auto) { return binary(kAnd); })
+      .Case<arith::OrIOp>([&](auto) { return binary(kOr); })
+      .Case<arith::XOrIOp>([&](arith::XOrIOp x) -> LogicalResult {
+        if (!x.getType().isInteger(1))
+          return x.emitOpError("a plan xors only i1 values");
+        return binary(kNe);
+      })
+      .Case<arith::CmpIOp>([&](arith::CmpIOp c) -> LogicalResult {
+        Value a = c.getLhs(), b = c.getRhs();
+        using P = arith::CmpIPredicate;
+        switch (c.getPredicate()) {
+        case P::eq: emit(kEq, c, a, b); break;
+        case P::ne: emit(kNe, c, a, b); break;
+        case P::slt: case P::ult: emit(kLt, c, a, b); break;
+        case P::sle: case P::ule: emit(kLe, c, a, b); break;
+        case P::sgt: case P::ugt: emit(kLt, c, b, a); break;
+        case P::sge: case P::uge: emit(kLe, c, b, a); break;
+        }
+        return success();
+      })
+      .Case<arith::SelectOp>([&](arith::SelectOp s) -> LogicalResult {
+        fusion.instrs.push_back({kSelect, reg(s), reg(s.getCondition()),
+                                 reg(s.getTrueValue()), (int64_t)reg(s.getFalseValue())});
+        return success();
+      })
+      .Case<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtUIOp>(
+          [&](Operation *cast) -> LogicalResult {
+            // Values are non-negative integers: the register is shared.
+            regs[cast->getResult(0)] = reg(cast->getOperand(0));
+            return success();
+          })
+      .Case<IsAlignedOp>([&](IsAlignedOp a) -> LogicalResult {
+        fusion.instrs.push_back({kAligned, reg(a), buffers.lookup(a.getBuffer()), kNone,
+                                 (int64_t)a.getAlignment()});
+        return success();
+      })
+      .Case<CheckOp>([&](CheckOp c) -> LogicalResult {
+        uint32_t v0 = c.getValues().size() > 0 ? reg(c.getValues()[0]) : kNone;
+        uint32_t v1 = c.getValues().size() > 1 ? reg(c.getValues()[1]) : kNone;
+        fusion.instrs.push_back({kAssert, v1, reg(c.getCondition()), v0,
+                                 (int64_t)strings.get(c.getMessage())});
+        return success();
+      })
+      .Case<ResultDimOp>([&](ResultDimOp d) -> LogicalResult {
+        int64_t k = dynamicDimIndex[d.getResult()][d.getDimAttr().getInt()];
+        fusion.instrs.push_back({kResultDim, kNone, reg(d.getSize()), (uint32_t)k, 0});
+        return success();
+      })
+      .Case<memref::AllocOp>([&](memref::AllocOp a) -> LogicalResult {
+        MemRefType t = a.getType();
+        FailureOr<uint8_t> dt = dtypeOf(t.getElementType(), loc);
+        if (failed(dt))
+          return failure();
+        int64_t staticBytes = t.getElementType().isInteger(1)
+                                  ? 1
+                                  : t.getElementTypeBitWidth() / 8;
+        for (int64_t d : t.getShape())
+          if (!ShapedType::isDynamic(d))
+            staticBytes *= d;
+        uint32_t size = constant(staticBytes);
+        for (Value d : a.getDynamicSizes()) {
+          uint32_t r = fusion.numRegs++;
+          fusion.instrs.push_back({kMul, r, size, reg(d), 0});
+          size = r;
+        }
+        uint32_t index = fusion.numArgs + fusion.numResults + fusion.numIntermediates++;
+        buffers[a] = index;
+        fusion.instrs.push_back({kAlloc, kNone, index, size, 0});
+        return success();
+      })
+      .Case<LaunchOp>([&](LaunchOp l) -> LogicalResult {
+        Launch launch;
+        launch.kernel = strings.get(l.getKernel().getLeafReference().getValue());
+        launch.grid[0] = reg(l.getGridX()), launch.grid[1] = reg(l.getGridY());
+        launch.grid[2] = reg(l.getGridZ());
+        launch.block[0] = reg(l.getBlockX()), launch.block[1] = reg(l.getBlockY());
+        launch.block[2] = reg(l.getBlockZ());
+        launch.smem = reg(l.getSharedMemory());
+        unsigned indexOperand = 0;
+        for (Value v : l.getKernelOperands()) {
+          if (isa<MemRefType>(v.getType())) {
+            auto it = buffers.find(v);
+            if (it == buffers.end())
+              return l.emitOpError("passes a buffer that is neither an "
+                                   "argument, a result nor an allocation");
+            launch.params.push_back({kPointer, it->second});
+          } else {
+            int32_t bits = l.getIndexBits()[indexOperand++];
+            launch.params.push_back({bits == 32 ? kI32Param : kI64Param, reg(v)});
+          }
+        }
+        uint32_t index = fusion.launches.size();
+        fusion.launches.push_back(std::move(launch));
+        fusion.instrs.push_back({kLaunch, kNone, index,
+                                 l.getCondition() ? reg(l.getCondition()) : kNone, 0});
+        return success();
+      })
+      .Case<func::ReturnOp>([](auto) { return success(); })
+      .Default([&](Operation *o) {
+        return o->emitOpError("cannot be expressed in a bundle's plan program");
+      });
+}
+
+FailureOr<Fusion> PlanTranslator::run() {
+  auto numArgsAttr = plan->getAttrOfType<IntegerAttr>("fuser.num_args");
+  if (!numArgsAttr)
+    return plan.emitError("plan has no fuser.num_args");
+  fusion.name = strings.get(plan.getSymName());
+  fusion.numArgs = numArgsAttr.getInt();
+  fusion.numResults = plan.getNumArguments() - fusion.numArgs;
+  for (BlockArgument arg : plan.getArguments()) {
+    auto t = cast<MemRefType>(arg.getType());
+    Tensor tensor;
+    auto name = plan.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "fuser.name");
+    tensor.name = strings.get(name ? name.getValue() : StringRef(""));
+    FailureOr<uint8_t> dt = dtypeOf(t.getElementType(), plan.getLoc());
+    if (failed(dt))
+      return failure();
+    tensor.dtype = *dt;
+    SmallVector<int64_t> &index = dynamicDimIndex[arg];
+    for (int64_t d : t.getShape()) {
+      tensor.dims.push_back(ShapedType::isDynamic(d) ? -1 : d);
+      index.push_back(ShapedType::isDynamic(d) ? fusion.numDynamicDims++ : -1);
+    }
+    buffers[arg] = arg.getArgNumber();
+    fusion.tensors.push_back(std::move(tensor));
+  }
+  for (Operation &op : plan.getBody().front())
+    if (failed(translate(&op)))
+      return failure();
+  return fusion;
+}
+
+/// Little-endian serialization at known offsets.
+class Writer {
+public:
+  explicit Writer(uint64_t size) : out(size, '\0') {}
+  void u8(uint64_t at, uint8_t v) { out[at] = (char)v; }
+  void u16(uint64_t at, uint16_t v) { put(at, v, 2); }
+  void u32(uint64_t at, uint32_t v) { put(at, v, 4); }
+  void u64(uint64_t at, uint64_t v) { put(at, v, 8); }
+  void bytes(uint64_t at, const void *p, size_t n) { std::memcpy(&out[at], p, n); }
+  std::string take() { return std::move(out); }
+
+private:
+  void put(uint64_t at, uint64_t v, unsigned n) {
+    for (unsigned i = 0; i < n; ++i)
+      out[at + i] = (char)((v >> (8 * i)) & 0xff);
+  }
+  std::string out;
+};
+
+static uint64_t align8(uint64_t x) { return (x + 7) & ~uint64_t(7); }
+
+FailureOr<std::string> mlir::fuser::writeBundle(ModuleOp module,
+                                                const BundleOptions &options) {
+  Strings strings;
+  std::vector<Fusion> fusions;
+  std::vector<Module> modules;
+  for (auto plan : module.getOps<func::FuncOp>()) {
+    if (!plan->hasAttr("fuser.plan"))
+      continue;
+    FailureOr<Fusion> f = PlanTranslator(plan, strings).run();
+    if (failed(f))
+      return failure();
+    // The fusion's PTX: the gpu.binary its launches name.
+    std::string binaryName = (plan.getSymName() + "_kernels").str();
+    auto binary = module.lookupSymbol<gpu::BinaryOp>(binaryName);
+    if (!binary)
+      return plan.emitError("no compiled kernels (gpu.binary @") << binaryName << ")";
+    auto object = cast<gpu::ObjectAttr>(binary.getObjects()[0]);
+    if (object.getFormat() != gpu::CompilationTarget::Assembly)
+      return binary.emitError("kernels must be compiled to PTX assembly");
+    f->ptxModule = modules.size();
+    modules.push_back({strings.get(binaryName), kPtx, object.getObject().str(),
+                       options.sm, options.ptx});
+    auto emu = options.emulation.find(plan.getSymName());
+    if (emu != options.emulation.end()) {
+      f->emulationModule = modules.size();
+      modules.push_back({strings.get(binaryName + ".mlir"), kEmulationMlir,
+                         emu->second, 0, 0});
+    }
+    fusions.push_back(std::move(*f));
+  }
+
+  // Layout.
+  uint64_t at = kHeaderSize;
+  uint64_t fusionTable = at;
+  at += kFusionSize * fusions.size();
+  uint64_t moduleTable = at;
+  at += kModuleSize * modules.size();
+  struct FusionLayout {
+    uint64_t tensors, instrs, launches;
+    SmallVector<uint64_t> dims, params;
+  };
+  std::vector<FusionLayout> layouts;
+  for (Fusion &f : fusions) {
+    FusionLayout l;
+    l.tensors = at;
+    at += kTensorSize * f.tensors.size();
+    for (Tensor &t : f.tensors) {
+      l.dims.push_back(at);
+      at += 8 * t.dims.size();
+    }
+    l.instrs = at;
+    at += kInstrSize * f.instrs.size();
+    l.launches = at;
+    at += kLaunchSize * f.launches.size();
+    for (Launch &launch : f.launches) {
+      l.params.push_back(at);
+      at += kParamSize * launch.params.size();
+    }
+    layouts.push_back(std::move(l));
+  }
+  uint64_t stringTable = at;
+  at = align8(at + strings.bytes().size());
+  SmallVector<uint64_t> moduleData;
+  for (Module &m : modules) {
+    moduleData.push_back(at);
+    at = align8(at + m.data.size() + 1);
+  }
+  uint64_t size = at;
+
+  Writer w(size);
+  w.bytes(0, kMagic, 8);
+  w.u32(8, kVersion);
+  w.u32(12, kHeaderSize);
+  w.u64(16, size);
+  w.u32(24, fusions.size());
+  w.u32(28, modules.size());
+  w.u64(32, fusionTable);
+  w.u64(40, moduleTable);
+  w.u64(48, stringTable);
+  w.u64(56, strings.bytes().size());
+  w.bytes(stringTable, strings.bytes().data(), strings.bytes().size());
+  for (auto [i, m] : llvm::enumerate(modules)) {
+    uint64_t r = moduleTable + kModuleSize * i;
+    w.u32(r, m.name);
+    w.u32(r + 4, m.kind);
+    w.u64(r + 8, moduleData[i]);
+    w.u64(r + 16, m.data.size() + 1);
+    w.u32(r + 24, m.sm);
+    w.u32(r + 28, m.ptx);
+    w.bytes(moduleData[i], m.data.data(), m.data.size());
+  }
+  for (auto [i, f] : llvm::enumerate(fusions)) {
+    const FusionLayout &l = layouts[i];
+    uint64_t r = fusionTable + kFusionSize * i;
+    w.u32(r, f.name);
+    w.u32(r + 4, f.numArgs);
+    w.u32(r + 8, f.numResults);
+    w.u32(r + 12, f.numDynamicDims);
+    w.u32(r + 16, f.numRegs);
+    w.u32(r + 20, f.instrs.size());
+    w.u32(r + 24, f.launches.size());
+    w.u32(r + 28, f.numIntermediates);
+    w.u64(r + 32, l.tensors);
+    w.u64(r + 40, l.instrs);
+    w.u64(r + 48, l.launches);
+    w.u32(r + 56, f.ptxModule);
+    w.u32(r + 60, f.emulationModule);
+    for (auto [j, t] : llvm::enumerate(f.tensors)) {
+      uint64_t tr = l.tensors + kTensorSize * j;
+      w.u32(tr, t.name);
+      w.u8(tr + 4, t.dtype);
+      w.u8(tr + 5, t.dims.size());
+      w.u64(tr + 8, l.dims[j]);
+      for (auto [k, d] : llvm::enumerate(t.dims))
+        w.u64(l.dims[j] + 8 * k, (uint64_t)d);
+    }
+    for (auto [j, in] : llvm::enumerate(f.instrs)) {
+      uint64_t ir = l.instrs + kInstrSize * j;
+      w.u16(ir, in.opcode);
+      w.u32(ir + 4, in.dst);
+      w.u32(ir + 8, in.a);
+      w.u32(ir + 12, in.b);
+      w.u64(ir + 16, (uint64_t)in.imm);
+    }
+    for (auto [j, launch] : llvm::enumerate(f.launches)) {
+      uint64_t lr = l.launches + kLaunchSize * j;
+      w.u32(lr, launch.kernel);
+      w.u32(lr + 4, launch.params.size());
+      w.u64(lr + 8, l.params[j]);
+      for (int k = 0; k < 3; ++k) {
+        w.u32(lr + 16 + 4 * k, launch.grid[k]);
+        w.u32(lr + 28 + 4 * k, launch.block[k]);
+      }
+      w.u32(lr + 40, launch.smem);
+      for (auto [k, p] : llvm::enumerate(launch.params)) {
+        w.u8(l.params[j] + kParamSize * k, p.kind);
+        w.u32(l.params[j] + kParamSize * k + 4, p.index);
+      }
+    }
+  }
+  return w.take();
+}

@@ -1,0 +1,38 @@
+// The launch plan ops round-trip, and launches with constant conditions fold.
+// RUN: fuser-opt %s | fuser-opt | FileCheck %s
+// RUN: fuser-opt %s --canonicalize | FileCheck %s --check-prefix=CANON
+
+module attributes {gpu.container_module} {
+  gpu.module @k {
+    gpu.func @f(%a: !llvm.ptr, %n: i32) kernel {
+      gpu.return
+    }
+  }
+  // CHECK-LABEL: func.func @plan
+  // CANON-LABEL: func.func @plan
+  func.func @plan(%x: memref<?xf32>, %y: memref<?xf32>) attributes {fuser.plan, fuser.num_args = 1 : i64} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %true = arith.constant true
+    %false = arith.constant false
+    %n = memref.dim %x, %c0 : memref<?xf32>
+    // CHECK: fuser.result_dim %{{.*}}[0] = %{{.*}} : memref<?xf32>
+    fuser.result_dim %y[0] = %n : memref<?xf32>
+    // CHECK: %[[OK:.*]] = fuser.is_aligned %{{.*}}, 16 : memref<?xf32>
+    %ok = fuser.is_aligned %x, 16 : memref<?xf32>
+    // CHECK: fuser.check %[[OK]], "x is not aligned"
+    fuser.check %ok, "x is not aligned"
+    %pos = arith.cmpi sgt, %n, %c0 : index
+    // CHECK: fuser.check %{{.*}}, "{} must exceed {}"(%{{.*}}, %{{.*}} : index, index)
+    fuser.check %pos, "{} must exceed {}" (%n, %c0 : index, index)
+    // CHECK: fuser.launch @k::@f grid(%{{.*}}, %{{.*}}, %{{.*}}) block(%{{.*}}, %{{.*}}, %{{.*}}) smem(%{{.*}}) if(%{{.*}}) args(%{{.*}}, %{{.*}} : memref<?xf32>, index) index_bits [32]
+    // CANON: fuser.launch @k::@f {{.*}} smem(%c0) if(%{{.*}}) args(
+    fuser.launch @k::@f grid(%n, %c1, %c1) block(%c1, %c1, %c1) smem(%c0) if(%pos) args(%x, %n : memref<?xf32>, index) index_bits [32]
+    // CANON: fuser.launch @k::@f {{.*}} smem(%c0) args(
+    fuser.launch @k::@f grid(%n, %c1, %c1) block(%c1, %c1, %c1) smem(%c0) if(%true) args(%x, %n : memref<?xf32>, index) index_bits [32]
+    // A launch that never happens is dropped.
+    // CANON-NOT: fuser.launch
+    fuser.launch @k::@f grid(%n, %c1, %c1) block(%c1, %c1, %c1) smem(%c0) if(%false) args(%x, %n : memref<?xf32>, index) index_bits [32]
+    return
+  }
+}

@@ -1,0 +1,232 @@
+/*===- compile.c - fuserc compile -----------------------------------------===*/
+
+#include "fuserc.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+void fusercDefaultFlags(FusercCompileFlags *f) {
+  f->chip = "sm_90";
+  f->ptx = 0;
+  f->indexBits = 0;
+  f->optLevel = 3;
+  f->fastMath = false;
+  f->emulation = true;
+}
+
+static int parseUnsigned(const char *opt, const char *s, unsigned *out) {
+  char *end;
+  errno = 0;
+  unsigned long v = strtoul(s, &end, 10);
+  if (!*s || *end || errno || v > 1000000) {
+    fprintf(stderr, "fuserc: error: %s expects a number, got '%s'\n", opt, s);
+    return -1;
+  }
+  *out = (unsigned)v;
+  return 1;
+}
+
+int fusercParseCompileFlag(int argc, char **argv, int *i, FusercCompileFlags *f) {
+  const char *a = argv[*i];
+  const char *valued[] = {"--chip", "--ptx", "--index-bits", "--opt-level"};
+  for (size_t k = 0; k < sizeof(valued) / sizeof(valued[0]); ++k) {
+    if (strcmp(a, valued[k]))
+      continue;
+    if (*i + 1 >= argc) {
+      fprintf(stderr, "fuserc: error: %s needs a value\n", a);
+      return -1;
+    }
+    const char *v = argv[++*i];
+    if (k == 0) {
+      f->chip = v;
+      return 1;
+    }
+    unsigned *dst = k == 1 ? &f->ptx : k == 2 ? &f->indexBits : &f->optLevel;
+    return parseUnsigned(a, v, dst);
+  }
+  if (!strcmp(a, "--fast-math")) {
+    f->fastMath = true;
+    return 1;
+  }
+  if (!strcmp(a, "--no-emulation")) {
+    f->emulation = false;
+    return 1;
+  }
+  return 0;
+}
+
+char *fusercReadFile(const char *path, size_t *size) {
+  FILE *fp = fopen(path, "rb");
+  if (!fp) {
+    fprintf(stderr, "%s: error: cannot open: %s\n", path, strerror(errno));
+    return NULL;
+  }
+  size_t cap = 1 << 16, n = 0;
+  char *buf = malloc(cap + 1);
+  size_t got;
+  while (buf && (got = fread(buf + n, 1, cap - n, fp)) > 0) {
+    n += got;
+    if (n == cap) {
+      char *bigger = realloc(buf, 2 * cap + 1);
+      if (!bigger) {
+        free(buf);
+        buf = NULL;
+        break;
+      }
+      buf = bigger;
+      cap *= 2;
+    }
+  }
+  int readError = ferror(fp);
+  fclose(fp);
+  if (!buf || readError) {
+    fprintf(stderr, "%s: error: cannot read the file\n", path);
+    free(buf);
+    return NULL;
+  }
+  buf[n] = '\0';
+  *size = n;
+  return buf;
+}
+
+bool fusercWriteFile(const char *path, const void *data, size_t size) {
+  FILE *fp = fopen(path, "wb");
+  if (!fp || fwrite(data, 1, size, fp) != size || fclose(fp) != 0) {
+    fprintf(stderr, "%s: error: cannot write: %s\n", path, strerror(errno));
+    if (fp)
+      fclose(fp);
+    return false;
+  }
+  return true;
+}
+
+bool fusercEndsWith(const char *s, const char *suffix) {
+  size_t n = strlen(s), m = strlen(suffix);
+  return n >= m && !strcmp(s + n - m, suffix);
+}
+
+static void printDiagnostics(MlirStringRef text, void *userData) {
+  (void)userData;
+  fwrite(text.data, 1, text.length, stderr);
+}
+
+FuserCompileResult fusercCompileFile(const char *path, const FusercCompileFlags *f,
+                                     bool keepStages) {
+  FuserCompileResult none = {NULL};
+  MlirContext ctx = fuserContextCreate();
+  MlirModule module = fuserParseSourceFile(ctx, mlirStringRefCreateFromCString(path),
+                                           printDiagnostics, NULL);
+  if (mlirModuleIsNull(module)) {
+    mlirContextDestroy(ctx);
+    return none;
+  }
+  FuserCompileOptions o = fuserCompileOptionsCreate();
+  fuserCompileOptionsSetChip(o, mlirStringRefCreateFromCString(f->chip));
+  fuserCompileOptionsSetPtxVersion(o, f->ptx);
+  fuserCompileOptionsSetIndexBits(o, f->indexBits);
+  fuserCompileOptionsSetOptLevel(o, f->optLevel);
+  fuserCompileOptionsSetFastMath(o, f->fastMath);
+  fuserCompileOptionsSetEmulation(o, f->emulation);
+  fuserCompileOptionsSetKeepStages(o, keepStages);
+  FuserCompileResult r = fuserCompile(module, o);
+  fuserCompileOptionsDestroy(o);
+  mlirModuleDestroy(module);
+  mlirContextDestroy(ctx);
+  MlirStringRef diags = fuserCompileResultGetDiagnostics(r);
+  fwrite(diags.data, 1, diags.length, stderr);
+  if (!fuserCompileResultIsSuccess(r)) {
+    fuserCompileResultDestroy(r);
+    return none;
+  }
+  return r;
+}
+
+int fusercCompile(int argc, char **argv) {
+  FusercCompileFlags flags;
+  fusercDefaultFlags(&flags);
+  const char *in = NULL, *out = NULL, *emit = "bundle", *stagesDir = NULL;
+  for (int i = 0; i < argc; ++i) {
+    int r = fusercParseCompileFlag(argc, argv, &i, &flags);
+    if (r < 0)
+      return 1;
+    if (r > 0)
+      continue;
+    const char *a = argv[i];
+    if ((!strcmp(a, "-o") || !strcmp(a, "--emit") || !strcmp(a, "--dump-stages")) &&
+        i + 1 >= argc) {
+      fprintf(stderr, "fuserc: error: %s needs a value\n", a);
+      return 1;
+    }
+    if (!strcmp(a, "-o"))
+      out = argv[++i];
+    else if (!strcmp(a, "--emit"))
+      emit = argv[++i];
+    else if (!strcmp(a, "--dump-stages"))
+      stagesDir = argv[++i];
+    else if (a[0] == '-' && a[1]) {
+      fprintf(stderr, "fuserc: error: unknown option '%s' for compile\n", a);
+      return 1;
+    } else if (in) {
+      fprintf(stderr, "fuserc: error: more than one input file ('%s', '%s')\n", in, a);
+      return 1;
+    } else {
+      in = a;
+    }
+  }
+  if (!in || !out) {
+    fprintf(stderr, "fuserc: error: compile needs an input file and -o OUT\n");
+    return 1;
+  }
+  if (strcmp(emit, "bundle") && strcmp(emit, "ptx") && strcmp(emit, "mlir")) {
+    fprintf(stderr, "fuserc: error: --emit expects bundle, ptx or mlir, got '%s'\n", emit);
+    return 1;
+  }
+  bool keep = stagesDir != NULL || !strcmp(emit, "mlir");
+  FuserCompileResult r = fusercCompileFile(in, &flags, keep);
+  if (!r.ptr)
+    return 1;
+  int status = 0;
+  if (stagesDir) {
+    mkdir(stagesDir, 0777);
+    for (intptr_t i = 0; i < fuserCompileResultGetNumStages(r) && !status; ++i) {
+      MlirStringRef name = fuserCompileResultGetStageName(r, i);
+      MlirStringRef ir = fuserCompileResultGetStageIR(r, i);
+      char path[4096];
+      snprintf(path, sizeof path, "%s/%02d-%.*s.mlir", stagesDir, (int)i,
+               (int)name.length, name.data);
+      status = !fusercWriteFile(path, ir.data, ir.length);
+    }
+  }
+  if (!status && !strcmp(emit, "bundle")) {
+    MlirStringRef b = fuserCompileResultGetBundle(r);
+    status = !fusercWriteFile(out, b.data, b.length);
+  } else if (!status && !strcmp(emit, "mlir")) {
+    for (intptr_t i = 0; i < fuserCompileResultGetNumStages(r); ++i) {
+      MlirStringRef name = fuserCompileResultGetStageName(r, i);
+      if (name.length == 7 && !memcmp(name.data, "kernels", 7)) {
+        MlirStringRef ir = fuserCompileResultGetStageIR(r, i);
+        status = !fusercWriteFile(out, ir.data, ir.length);
+      }
+    }
+  } else if (!status) {
+    intptr_t n = fuserCompileResultGetNumFusions(r);
+    if (n == 1) {
+      MlirStringRef ptx = fuserCompileResultGetFusionPtx(r, 0);
+      status = !fusercWriteFile(out, ptx.data, ptx.length);
+    } else {
+      /* One file per fusion: OUT is a prefix, each file OUT.<fusion>.ptx. */
+      for (intptr_t i = 0; i < n && !status; ++i) {
+        MlirStringRef name = fuserCompileResultGetFusionName(r, i);
+        MlirStringRef ptx = fuserCompileResultGetFusionPtx(r, i);
+        char path[4096];
+        snprintf(path, sizeof path, "%s.%.*s.ptx", out, (int)name.length, name.data);
+        status = !fusercWriteFile(path, ptx.data, ptx.length);
+      }
+    }
+  }
+  fuserCompileResultDestroy(r);
+  return status;
+}

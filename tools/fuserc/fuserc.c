@@ -1,0 +1,53 @@
+/*===- fuserc.c - the fuser command-line driver ---------------------------===*\
+|*                                                                            *|
+|* fuserc compile IN.mlir -o OUT [options]   compile fusions to a bundle      *|
+|* fuserc inspect BUNDLE                     show fusions, kernels and plans  *|
+|* fuserc run IN.mlir|BUNDLE [options]       run fusions on a GPU or the CPU  *|
+|*                                                                            *|
+|* Built on fuser's C API and runtime, as an embedder would use them.         *|
+|* Errors go to stderr as "file:line:col: error: ..." and exit with 1.        *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+
+#include "fuserc.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static void usage(FILE *out) {
+  fputs("usage:\n"
+        "  fuserc compile IN.mlir -o OUT [--chip sm_80|sm_89|sm_90|sm_100] [--ptx N]\n"
+        "                 [--fast-math] [--index-bits 0|32|64] [--opt-level N]\n"
+        "                 [--emit bundle|ptx|mlir] [--no-emulation] [--dump-stages DIR]\n"
+        "  fuserc inspect BUNDLE\n"
+        "  fuserc run IN.mlir|BUNDLE [--device cuda|cpu|auto] [--fusion NAME]\n"
+        "                 [--input NAME=FILE.npy]... [--random SEED] [--dims D,D,...]\n"
+        "                 [--output-dir DIR] [compile options]\n"
+        "  fuserc --help | --version\n",
+        out);
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    usage(stderr);
+    return 1;
+  }
+  const char *cmd = argv[1];
+  if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
+    usage(stdout);
+    return 0;
+  }
+  if (!strcmp(cmd, "--version")) {
+    printf("fuserc (fuser C API version %u)\n", fuserGetCAPIVersion());
+    return 0;
+  }
+  if (!strcmp(cmd, "compile"))
+    return fusercCompile(argc - 2, argv + 2);
+  if (!strcmp(cmd, "inspect"))
+    return fusercInspect(argc - 2, argv + 2);
+  if (!strcmp(cmd, "run"))
+    return fusercRun(argc - 2, argv + 2);
+  fprintf(stderr, "fuserc: error: unknown command '%s'\n", cmd);
+  usage(stderr);
+  return 1;
+}

@@ -1,0 +1,38 @@
+/*===- fuserc.h - shared pieces of the fuserc driver ----------------*- C -*-===*/
+#ifndef FUSERC_H
+#define FUSERC_H
+
+#include "fuser-c/Compiler.h"
+#include "fuser-c/Dialects.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Subcommands: argc/argv after the command word; return the exit code. */
+int fusercCompile(int argc, char **argv);
+int fusercInspect(int argc, char **argv);
+int fusercRun(int argc, char **argv);
+
+/* Compile options shared by `compile` and `run`. */
+typedef struct {
+  const char *chip;
+  unsigned ptx, indexBits, optLevel;
+  bool fastMath, emulation;
+} FusercCompileFlags;
+
+void fusercDefaultFlags(FusercCompileFlags *flags);
+/* If argv[*i] is a compile option, consumes it (and its value) and returns
+ * 1; returns 0 if it is not one; -1 after reporting a bad value. */
+int fusercParseCompileFlag(int argc, char **argv, int *i, FusercCompileFlags *flags);
+
+/* Parses and compiles `path`; on error prints diagnostics and returns a
+ * null result (ptr NULL). The caller destroys the result. */
+FuserCompileResult fusercCompileFile(const char *path, const FusercCompileFlags *flags,
+                                     bool keepStages);
+
+/* Whole-file I/O; errors are reported. */
+char *fusercReadFile(const char *path, size_t *size);
+bool fusercWriteFile(const char *path, const void *data, size_t size);
+bool fusercEndsWith(const char *s, const char *suffix);
+
+#endif
