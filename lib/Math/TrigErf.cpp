@@ -254,12 +254,14 @@ Value MathBuilder::atan2(Value y, Value x) {
                        e.orB(e.isNaN(x), e.isNaN(y)));
   n = e.select(ratio0, zero, n);
   d = e.select(ratio0, one, d);
-  // Keep n and d away from overflow (d + n) and from subnormals (exactness
-  // of d/2 and of the remainders): scaling both by a power of 2 is exact.
-  double big = e.f64 ? 0x1p600 : 0x1p64;
+  // Keep d + n from overflowing (divide by 4: n loses bits only when the
+  // result underflows to 0 anyway) and n, d away from subnormals (exactness
+  // of d/2 and of the remainders; multiplying by 2^k is exact).
+  double big = std::ldexp(1.0, e.bias - 1);
   double tiny = e.f64 ? 0x1p-600 : 0x1p-64;
-  Value factor = e.select(e.gt(d, e.c(big)), e.c(tiny),
-                          e.select(e.lt(d, e.c(tiny)), e.c(big), one));
+  Value factor =
+      e.select(e.ge(d, e.c(big)), e.c(0.25),
+               e.select(e.lt(d, e.c(tiny)), e.c(1.0 / tiny), one));
   n = e.mul(n, factor);
   d = e.mul(d, factor);
   // atan(n/d) = atan(c) + atan((n - c d) / (d + c n)) with c in {0, 1/2, 1}
@@ -270,10 +272,11 @@ Value MathBuilder::atan2(Value y, Value x) {
   Value cc = e.select(ge11, one, e.select(ge7, e.c(0.5), zero));
   Value num = e.sub(n, e.mul(cc, d));
   DD den = e.fastTwoSum(d, e.mul(cc, n));
-  Value rcp = e.div(one, den.hi);
-  Value th = e.mul(num, rcp);
-  Value tl = e.mul(e.sub(e.fma(e.neg(th), den.hi, num), e.mul(th, den.lo)),
-                   rcp);
+  // th correctly rounded (it may be the subnormal result itself), tl its
+  // remainder term.
+  Value th = e.div(num, den.hi);
+  Value tl = e.div(e.sub(e.fma(e.neg(th), den.hi, num), e.mul(th, den.lo)),
+                   den.hi);
   Value z = e.mul(th, th);
   Value a = e.poly(z, COEFFS(kAtanA));
   // atan(th + tl) = th + th^3 A(th^2) + tl / (1 + th^2).
@@ -305,18 +308,49 @@ Value MathBuilder::atan2(Value y, Value x) {
 Value MathBuilder::erf(Value x) {
   Emitter e(builder, locOf(location), x.getType());
   double xmax = e.f64 ? kErfcXMaxF64 : kErfcXMaxF32; // erf rounds to 1 beyond
+  Value one = e.c(1.0);
   Value a = e.clamp(e.abs(x), 0.0, xmax);
-  // |x| <= 0.875: erf = a + a E(a^2), one rounding at the end.
-  Value small = e.fma(a, e.poly(e.mul(a, a), COEFFS(kErfE)), a);
-  // Beyond: erf = 1 - erfc, erfc = e^(-a^2) G(t), t = (a - c) / (a + c).
+  // |x| <= 1: erf = a + a E(a^2), E = c0 + z E1(z) with z = a^2 and the last
+  // step in double words, then a + a E rounded once.
+  llvm::ArrayRef<double> ec = COEFFS(kErfE);
+  DD z = e.twoProd(a, a);
+  Value e1 = e.poly(z.hi, ec.drop_front());
+  DD ze = e.twoProd(z.hi, e1);
+  ze.lo = e.fma(z.lo, e1, ze.lo);
+  DD ed = e.twoSum(e.c(ec[0]), ze.hi);
+  ed.lo = e.add(ed.lo, e.add(ze.lo, KONST(kErfE0Lo)));
+  DD ae = e.twoProd(a, ed.hi);
+  ae.lo = e.fma(a, ed.lo, ae.lo);
+  DD sum = e.fastTwoSum(a, ae.hi);
+  Value small = e.add(sum.hi, e.add(sum.lo, ae.lo));
+
+  // |x| > 1: erf = 1 - erfc, erfc = e^(-a^2) G(t), t = (a - c) / (a + c),
+  // all kept in double words (erfc is up to 0.16 of the result): a - c is
+  // exact for a >= 1, t carries the remainder of its division, G's constant
+  // term is a double word, and G(t + tl) = G(t) (1 + tl G'/G(t)).
   Value cc = KONST(kErfcC);
-  Value t = e.div(e.sub(a, cc), e.add(a, cc));
-  Value g = e.poly(t, COEFFS(kErfcG));
+  Value num = e.sub(a, cc);
+  DD den = e.twoSum(a, cc);
+  Value t = e.div(num, den.hi);
+  Value tl = e.div(e.sub(e.fma(e.neg(t), den.hi, num), e.mul(t, den.lo)),
+                   den.hi);
+  llvm::ArrayRef<double> gc = COEFFS(kErfcG);
+  Value h = e.poly(t, gc.drop_front());
+  DD th = e.twoProd(t, h);
+  DD g = e.twoSum(KONST(kErfcG0Hi), th.hi);
+  Value dlog = e.poly(t, COEFFS(kErfcDLogG));
+  g.lo = e.add(e.add(g.lo, e.add(th.lo, KONST(kErfcG0Lo))),
+               e.mul(g.hi, e.mul(dlog, tl)));
   DD sq = e.twoProd(a, a);
   ExpParts ex = expCore(e, e.neg(sq.hi), e.neg(sq.lo));
-  Value erfc = e.scale(e.mul(e.add(ex.hi, ex.lo), g), ex.k);
-  Value large = e.sub(e.c(1.0), erfc);
-  Value r = e.select(e.le(a, e.c(0.875)), small, large);
+  DD p = e.twoProd(ex.hi, g.hi);
+  p.lo = e.add(p.lo, e.fma(ex.hi, g.lo, e.mul(ex.lo, g.hi)));
+  // 2^k is at least 2^-53 here: exact scaling.
+  Value ph = e.scale(p.hi, ex.k), pl = e.scale(p.lo, ex.k);
+  DD d = e.twoSum(one, e.neg(ph));
+  Value large = e.add(d.hi, e.sub(d.lo, pl));
+
+  Value r = e.select(e.le(a, one), small, large);
   r = e.copySign(r, x);
   return e.select(e.isNaN(x), x, r);
 }

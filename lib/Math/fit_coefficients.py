@@ -102,9 +102,12 @@ def remez(g, w, lo, hi, n, basis, iters=40, grid=3000):
     return best
 
 
-def measure(c, g, w, lo, hi, basis, rnd, grid=20000):
-    """Max weighted error of the polynomial with coefficients rounded by rnd."""
+def measure(c, g, w, lo, hi, basis, rnd, grid=20000, exact0=False):
+    """Max weighted error of the polynomial with coefficients rounded by rnd
+    (but c[0] taken as it is when exact0)."""
     cr = [mpf(rnd(x)) for x in c]
+    if exact0:
+        cr[0] = mpf(c[0])
     lo, hi = mpf(lo), mpf(hi)
     m = mpf(0)
     for i in range(grid + 1):
@@ -119,7 +122,7 @@ def measure(c, g, w, lo, hi, basis, rnd, grid=20000):
     return m
 
 
-def fit_rounded(g, w, lo, hi, n, basis, rnd, grid=1500):
+def fit_rounded(g, w, lo, hi, n, basis, rnd, grid=1500, c0=None):
     """Remez fit, then coefficients rounded to the target type.  Rounding is
     greedy, lowest order first: after rounding c0..cj, c(j+1).. are refitted
     so that they absorb part of that rounding error (this matters most in
@@ -129,9 +132,15 @@ def fit_rounded(g, w, lo, hi, n, basis, rnd, grid=1500):
     c_exact, e_exact = remez(g, w, lo, hi, n, basis, grid=grid)
     best = [rnd(x) for x in c_exact]
     best_err = measure(best, g, w, lo, hi, basis, rnd, grid=4000)
+    if c0 is not None:
+        # c0 is evaluated exactly (as a double word): only c1.. are fitted.
+        best_err = mpf('inf')
     fixed = []
     for j in range(n - 1):
-        fixed.append(mpf(rnd(c_exact[0] if j == 0 else c[0])))
+        if j == 0 and c0 is not None:
+            fixed.append(mpf(c0))
+        else:
+            fixed.append(mpf(rnd(c_exact[0] if j == 0 else c[0])))
 
         def gj(x, j=j + 1):
             x = eps_lo(x)
@@ -149,6 +158,8 @@ def fit_rounded(g, w, lo, hi, n, basis, rnd, grid=1500):
         except ZeroDivisionError:
             break
         cand = [rnd(x) for x in fixed] + [rnd(x) for x in c]
+        if c0 is not None:
+            cand[0] = mpf(c0)
         err = measure(cand, g, w, lo, hi, basis, rnd, grid=4000)
         if err < best_err:
             best, best_err = cand, err
@@ -162,13 +173,19 @@ def log2f(x):
 FITS = []
 
 
-def fit(name, g, w, lo, hi, degs, basis=lambda x: x, doc=''):
-    """Fits for f32 and f64; degs = (n32, n64) numbers of coefficients."""
+def fit(name, g, w, lo, hi, degs, basis=lambda x: x, doc='', c0=None):
+    """Fits for f32 and f64; degs = (n32, n64) numbers of coefficients.
+    With c0, the constant term is that exact value, evaluated as a double
+    word (k<name>0Lo<type> holds its low part)."""
     out = {}
     for ty, n, rnd in (('F32', degs[0], to_f32), ('F64', degs[1], to_f64)):
-        c, e = fit_rounded(g, w, lo, hi, n, basis, rnd)
-        er = measure(c, g, w, lo, hi, basis, rnd)
-        out[ty] = (c, log2f(e), log2f(er))
+        c, e = fit_rounded(g, w, lo, hi, n, basis, rnd, c0=c0)
+        er = measure(c, g, w, lo, hi, basis, rnd, exact0=c0 is not None)
+        lo0 = None
+        if c0 is not None:
+            c[0] = rnd(c0)
+            lo0 = rnd(c0 - mpf(c[0]))
+        out[ty] = (c, log2f(e), log2f(er), lo0)
     FITS.append((name, doc, lo, hi, out))
 
 
@@ -268,7 +285,7 @@ fit('AtanA', g_atan, w_atan, 0, Z_ATAN, (6, 12),
     doc='atan(t) = t + t^3 A(t^2) on |t| <= 7/16')
 
 # erf on |x| <= ERF_SPLIT: erf(x) = x + x E(x^2).
-ERF_SPLIT = mpf('0.875')
+ERF_SPLIT = mpf('1.0')
 
 
 def g_erf(z):
@@ -283,8 +300,9 @@ def w_erf(z):
     return x / mpmath.erf(x)
 
 
-fit('ErfE', g_erf, w_erf, 0, ERF_SPLIT ** 2, (7, 13),
-    doc='erf(x) = x + x E(x^2) on |x| <= 0.875')
+fit('ErfE', g_erf, w_erf, 0, ERF_SPLIT ** 2, (8, 15),
+    doc='erf(x) = x + x E(x^2) on |x| <= 1',
+    c0=2 / mpmath.sqrt(mpmath.pi) - 1)
 
 
 # erfc(x) = exp(-x^2) G(x) for x in [0.875, XMAX] (G = erfcx), G a polynomial
@@ -293,7 +311,7 @@ def g_erfcx(x):
     return mpmath.erfc(x) * mpmath.exp(x * x)
 
 
-ERFC = {'F32': (mpf('2.5'), mpf('4.0'), 9), 'F64': (mpf('3.0'), mpf('6.0'), 20)}
+ERFC = {'F32': (mpf('2.0'), mpf('4.0'), 10), 'F64': (mpf('3.5'), mpf('6.0'), 20)}
 ERFC_FITS = {}
 for ty, (cc, xmax, n) in ERFC.items():
     rnd = to_f32 if ty == 'F32' else to_f64
@@ -305,9 +323,27 @@ for ty, (cc, xmax, n) in ERFC.items():
 
     def w_t(t, cc=cc):
         return 1 / g_erfcx(cc * (1 + t) / (1 - t))
-    c, e = fit_rounded(g_t, w_t, tlo, thi, n, lambda t: t, rnd)
-    er = measure(c, g_t, w_t, tlo, thi, lambda t: t, rnd)
+    c, e = fit_rounded(g_t, w_t, tlo, thi, n, lambda t: t, rnd,
+                       c0=g_erfcx(cc))
+    er = measure(c, g_t, w_t, tlo, thi, lambda t: t, rnd, exact0=True)
+    c[0] = rnd(c[0])  # the code adds the low part kErfcG0Lo
     ERFC_FITS[ty] = (float(cc), float(xmax), c, log2f(e), log2f(er))
+
+
+def tlo_of(cc):
+    return (ERF_SPLIT - cc) / (ERF_SPLIT + cc)
+
+
+def thi_of(cc, xmax):
+    return (xmax - cc) / (xmax + cc)
+
+
+def dlogg(t, cc):
+    """d/dt log G(x(t)), x = c (1 + t) / (1 - t)."""
+    x = cc * (1 + t) / (1 - t)
+    dxdt = 2 * cc / (1 - t) ** 2
+    # d/dx log erfcx(x) = 2x - 2/sqrt(pi) / erfcx(x)
+    return (2 * x - 2 / mpmath.sqrt(mpmath.pi) / g_erfcx(x)) * dxdt
 
 
 def two_over_pi_words(bits_per_word, nwords):
@@ -369,24 +405,43 @@ def emit():
         w('static const double %s = %s;\n' % (name, fmt64(v)))
     for name, doc, lo, hi, out in FITS:
         for ty in ('F32', 'F64'):
-            c, e, er = out[ty]
+            c, e, er, lo0 = out[ty]
             w('// %s (%s): %d coefficients, weighted error 2^%.1f '
-              '(2^%.1f after rounding)\n' % (doc, ty, len(c), e, er))
+              '(2^%.1f after rounding%s)\n' % (
+                  doc, ty, len(c), e, er,
+                  '' if lo0 is None else ', c0 as a double word'))
             w('static const double k%s%s[] = {\n' % (name, ty))
             for x in c:
                 w('    %s,\n' % fmt64(x))
             w('};\n')
+            if lo0 is not None:
+                w('static const double k%s0Lo%s = %s;\n' % (name, ty,
+                                                            fmt64(lo0)))
     for ty in ('F32', 'F64'):
         cc, xmax, c, e, er = ERFC_FITS[ty]
-        w('// erfc(x) = exp(-x^2) G(t), t = (x - %g)/(x + %g), x in [0.875, %g] '
+        w('// erfc(x) = exp(-x^2) G(t), t = (x - %g)/(x + %g), x in [%g, %g] '
           '(%s): %d coefficients, relative error 2^%.1f (2^%.1f after '
-          'rounding)\n' % (cc, cc, xmax, ty, len(c), e, er))
+          'rounding, G(0) as a double word)\n' % (
+              cc, cc, float(ERF_SPLIT), xmax, ty, len(c), e, er))
         w('static const double kErfcC%s = %s;\n' % (ty, fmt64(cc)))
         w('static const double kErfcXMax%s = %s;\n' % (ty, fmt64(xmax)))
         w('static const double kErfcG%s[] = {\n' % ty)
         for x in c:
             w('    %s,\n' % fmt64(x))
         w('};\n')
+        # G(0) = erfcx(c) to twice the precision, for the last Horner step.
+        rnd = to_f32 if ty == 'F32' else to_f64
+        g0 = g_erfcx(mpf(cc))
+        w('static const double kErfcG0Lo%s = %s;\n' % (
+            ty, fmt64(rnd(g0 - mpf(rnd(g0))))))
+        w('static const double kErfcG0Hi%s = %s;\n' % (ty, fmt64(rnd(g0))))
+        # G'(t) / G(t), roughly (relative error < 1e-3), for the correction
+        # of the rounding of t.
+        d, _ = remez(lambda t, cc=cc: dlogg(t, mpf(cc)), lambda t: 1,
+                     tlo_of(mpf(cc)), thi_of(mpf(cc), mpf(xmax)), 6,
+                     lambda t: t, grid=400)
+        w('static const double kErfcDLogG%s[] = {%s};\n' % (
+            ty, ', '.join(fmt64(rnd(x)) for x in d)))
     w32 = two_over_pi_words(32, 8)
     w('// Bits of 2/pi, 32 per word, most significant first.\n')
     w('static const unsigned kTwoOverPi32[] = {\n')
