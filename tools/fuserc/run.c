@@ -1,9 +1,463 @@
-/*===- run.c - fuserc run (lands with the .npy reader) --------------------===*/
+/*===- run.c - fuserc run -------------------------------------------------===*\
+|*                                                                            *|
+|* Compiles (for .mlir input) or loads a bundle, picks a device (the GPU     *|
+|* through the CUDA driver, or the CPU emulator), fills the inputs from .npy  *|
+|* files or a seeded generator, runs each fusion through the runtime exactly  *|
+|* as an embedder would, and writes or prints the results.                    *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+
 #include "fuserc.h"
+
+#include "fuser-c/Emulator.h"
+#include "fuser_runtime.h"
+#include "npy.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+typedef struct {
+  const char *name, *path;
+} InputFlag;
+
+typedef struct {
+  const char *source, *device, *fusion, *outputDir, *dims;
+  InputFlag inputs[64];
+  int numInputs;
+  uint64_t seed;
+  bool haveSeed, reverseThreads, raceCheck, quiet;
+  FusercCompileFlags compile;
+} RunFlags;
+
+static bool reportError(fuser_error *e, const char *what) {
+  if (!e)
+    return false;
+  fprintf(stderr, "fuserc: error: %s: %s\n", what, fuser_error_message(e));
+  fuser_error_destroy(e);
+  return true;
+}
+
+/* splitmix64: small, fast, and the same sequence everywhere. */
+static uint64_t nextRandom(uint64_t *state) {
+  uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+static uint16_t floatToHalfBits(float f, bool bf16) {
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  if (bf16) /* round to nearest even */
+    return (uint16_t)((u + 0x7FFF + ((u >> 16) & 1)) >> 16);
+  /* f16 for values in [-4, 4]: normal range, round to nearest even */
+  uint32_t sign = (u >> 16) & 0x8000;
+  int32_t exp = (int32_t)((u >> 23) & 0xFF) - 127 + 15;
+  uint32_t mant = u & 0x7FFFFF;
+  if (exp <= 0) /* tiny: flush toward the subnormal grid */
+    return (uint16_t)(sign | (uint32_t)lrintf(fabsf(f) * 16777216.0f));
+  uint32_t h = sign | ((uint32_t)exp << 10) | (mant >> 13);
+  uint32_t rest = mant & 0x1FFF;
+  if (rest > 0x1000 || (rest == 0x1000 && (h & 1)))
+    ++h;
+  return (uint16_t)h;
+}
+
+/* Fills `n` elements of `dtype` with reproducible values: floats uniform in
+ * [-4, 4), integers in [-100, 100), bools half true. */
+static void fillRandom(void *data, size_t n, fuser_dtype dtype, uint64_t *state) {
+  for (size_t i = 0; i < n; ++i) {
+    uint64_t r = nextRandom(state);
+    double u = (double)(r >> 11) / 9007199254740992.0; /* [0, 1) */
+    double f = -4.0 + 8.0 * u;
+    int64_t k = (int64_t)(r % 200) - 100;
+    switch (dtype) {
+    case FUSER_DTYPE_I1: ((uint8_t *)data)[i] = (uint8_t)(r & 1); break;
+    case FUSER_DTYPE_I8: ((int8_t *)data)[i] = (int8_t)k; break;
+    case FUSER_DTYPE_I32: ((int32_t *)data)[i] = (int32_t)k; break;
+    case FUSER_DTYPE_I64: ((int64_t *)data)[i] = k; break;
+    case FUSER_DTYPE_F16: ((uint16_t *)data)[i] = floatToHalfBits((float)f, false); break;
+    case FUSER_DTYPE_BF16: ((uint16_t *)data)[i] = floatToHalfBits((float)f, true); break;
+    case FUSER_DTYPE_F32: ((float *)data)[i] = (float)f; break;
+    case FUSER_DTYPE_F64: ((double *)data)[i] = f; break;
+    }
+  }
+}
+
+static double elementAsDouble(const void *data, size_t i, fuser_dtype dtype) {
+  switch (dtype) {
+  case FUSER_DTYPE_I1: return ((const uint8_t *)data)[i];
+  case FUSER_DTYPE_I8: return ((const int8_t *)data)[i];
+  case FUSER_DTYPE_I32: return ((const int32_t *)data)[i];
+  case FUSER_DTYPE_I64: return (double)((const int64_t *)data)[i];
+  case FUSER_DTYPE_F16: {
+    uint16_t h = ((const uint16_t *)data)[i];
+    int e = (h >> 10) & 0x1F, m = h & 0x3FF;
+    double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(m + 1024, e - 25);
+    return (h & 0x8000) ? -v : v;
+  }
+  case FUSER_DTYPE_BF16: {
+    uint32_t u = (uint32_t)((const uint16_t *)data)[i] << 16;
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+  }
+  case FUSER_DTYPE_F32: return ((const float *)data)[i];
+  case FUSER_DTYPE_F64: return ((const double *)data)[i];
+  }
+  return 0;
+}
+
+static bool parseRunFlags(int argc, char **argv, RunFlags *f) {
+  memset(f, 0, sizeof *f);
+  f->device = "auto";
+  fusercDefaultFlags(&f->compile);
+  for (int i = 0; i < argc; ++i) {
+    int r = fusercParseCompileFlag(argc, argv, &i, &f->compile);
+    if (r < 0)
+      return false;
+    if (r > 0)
+      continue;
+    const char *a = argv[i];
+    const char *valued[] = {"--device", "--fusion", "--input", "--random", "--dims",
+                            "--output-dir"};
+    bool isValued = false;
+    for (size_t k = 0; k < sizeof valued / sizeof valued[0]; ++k)
+      isValued |= !strcmp(a, valued[k]);
+    if (isValued && i + 1 >= argc) {
+      fprintf(stderr, "fuserc: error: %s needs a value\n", a);
+      return false;
+    }
+    if (!strcmp(a, "--device")) {
+      f->device = argv[++i];
+      if (strcmp(f->device, "cuda") && strcmp(f->device, "cpu") && strcmp(f->device, "auto")) {
+        fprintf(stderr, "fuserc: error: --device expects cuda, cpu or auto, got '%s'\n",
+                f->device);
+        return false;
+      }
+    } else if (!strcmp(a, "--fusion")) {
+      f->fusion = argv[++i];
+    } else if (!strcmp(a, "--input")) {
+      char *spec = argv[++i], *eq = strchr(spec, '=');
+      if (!eq || eq == spec || !eq[1]) {
+        fprintf(stderr, "fuserc: error: --input expects NAME=FILE.npy, got '%s'\n", spec);
+        return false;
+      }
+      if (f->numInputs == 64) {
+        fprintf(stderr, "fuserc: error: more than 64 --input options\n");
+        return false;
+      }
+      *eq = '\0';
+      f->inputs[f->numInputs++] = (InputFlag){spec, eq + 1};
+    } else if (!strcmp(a, "--random")) {
+      char *end;
+      errno = 0;
+      f->seed = strtoull(argv[++i], &end, 10);
+      if (!*argv[i] || *end || errno) {
+        fprintf(stderr, "fuserc: error: --random expects a seed number, got '%s'\n", argv[i]);
+        return false;
+      }
+      f->haveSeed = true;
+    } else if (!strcmp(a, "--dims")) {
+      f->dims = argv[++i];
+    } else if (!strcmp(a, "--output-dir")) {
+      f->outputDir = argv[++i];
+    } else if (!strcmp(a, "--reverse-threads")) {
+      f->reverseThreads = true;
+    } else if (!strcmp(a, "--race-check")) {
+      f->raceCheck = true;
+    } else if (!strcmp(a, "--quiet")) {
+      f->quiet = true;
+    } else if (a[0] == '-' && a[1]) {
+      fprintf(stderr, "fuserc: error: unknown option '%s' for run\n", a);
+      return false;
+    } else if (f->source) {
+      fprintf(stderr, "fuserc: error: more than one input file ('%s', '%s')\n", f->source, a);
+      return false;
+    } else {
+      f->source = a;
+    }
+  }
+  if (!f->source) {
+    fprintf(stderr, "fuserc: error: run needs an .mlir file or a bundle\n");
+    return false;
+  }
+  return true;
+}
+
+/* Parses "--dims 5,7" into `out` (at most `max`); returns the count or -1. */
+static int parseDims(const char *s, int64_t *out, int max) {
+  int n = 0;
+  while (s && *s) {
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (end == s || errno || v < 0 || (*end && *end != ',') || n == max) {
+      fprintf(stderr, "fuserc: error: --dims expects non-negative numbers separated "
+                      "by commas, got '%s'\n", s);
+      return -1;
+    }
+    out[n++] = v;
+    s = *end ? end + 1 : end;
+  }
+  return n;
+}
+
+static fuser_rt *createRuntime(const RunFlags *f) {
+  fuser_rt *rt = NULL;
+  bool tryCuda = strcmp(f->device, "cpu") != 0;
+  if (tryCuda) {
+    fuser_error *e = fuser_rt_create(NULL, &rt);
+    if (!e)
+      return rt;
+    if (!strcmp(f->device, "cuda")) {
+      reportError(e, "cannot use the GPU");
+      return NULL;
+    }
+    fuser_error_destroy(e); /* auto: fall back to the CPU */
+  }
+  FuserEmulatorOptions o;
+  fuserEmulatorOptionsInit(&o);
+  o.reverseThreads = f->reverseThreads;
+  o.raceCheck = f->raceCheck;
+  if (reportError(fuserEmulatorRuntimeCreate(&o, &rt), "cannot create the CPU emulator"))
+    return NULL;
+  return rt;
+}
+
+static int runFusion(fuser_rt *rt, const fuser_fusion *fusion, const RunFlags *f) {
+  size_t numArgs = fuser_fusion_num_args(fusion), numResults = fuser_fusion_num_results(fusion);
+  size_t numTensors = numArgs + numResults, numDims = fuser_fusion_num_dyn_dims(fusion);
+  const char *fname = fuser_fusion_name(fusion);
+  int status = 1;
+  int64_t dims[256] = {0};
+  npy_array *host = calloc(numTensors, sizeof(npy_array));
+  uint64_t *device = calloc(numTensors, sizeof(uint64_t));
+  if (!host || !device || numDims > 256) {
+    fprintf(stderr, "fuserc: error: fusion '%s' is too large to run here\n", fname);
+    goto done;
+  }
+  /* Arguments from --input files fix their dynamic dims. */
+  for (size_t a = 0; a < numArgs; ++a) {
+    const fuser_tensor_info *t = fuser_fusion_arg(fusion, a);
+    const char *path = NULL;
+    for (int k = 0; k < f->numInputs; ++k)
+      if (!strcmp(f->inputs[k].name, t->name))
+        path = f->inputs[k].path;
+    if (!path)
+      continue;
+    char err[512];
+    if (npy_load(path, (npy_dtype)t->dtype, &host[a], err, sizeof err)) {
+      fprintf(stderr, "%s (argument '%s' of fusion '%s')\n", err, t->name, fname);
+      goto done;
+    }
+    if (host[a].dtype != (npy_dtype)t->dtype) {
+      fprintf(stderr, "%s: error: dtype is %s but argument '%s' of fusion '%s' is %s\n", path,
+              npy_dtype_name(host[a].dtype), t->name, fname, fuser_dtype_name(t->dtype));
+      goto done;
+    }
+    if ((uint32_t)host[a].rank != t->rank) {
+      fprintf(stderr, "%s: error: rank is %d but argument '%s' of fusion '%s' has rank %u\n",
+              path, host[a].rank, t->name, fname, t->rank);
+      goto done;
+    }
+    for (uint32_t d = 0; d < t->rank; ++d)
+      if (t->dims[d] >= 0 && t->dims[d] != host[a].shape[d]) {
+        fprintf(stderr, "%s: error: dim %u is %" PRId64 " but argument '%s' of fusion '%s' "
+                        "needs %" PRId64 "\n", path, d, host[a].shape[d], t->name, fname,
+                t->dims[d]);
+        goto done;
+      }
+  }
+  if (!f->haveSeed)
+    for (size_t a = 0; a < numArgs; ++a)
+      if (!host[a].data) {
+        const char *n = fuser_fusion_arg(fusion, a)->name;
+        fprintf(stderr, "fuserc: error: no --input for argument '%s' of fusion '%s' (give "
+                        "--input %s=FILE.npy, or --random SEED)\n", n, fname, n);
+        goto done;
+      }
+  /* Dynamic dims: --dims gives them all; else argument files give theirs
+   * and the fusion computes the results'. */
+  if (f->dims) {
+    int n = parseDims(f->dims, dims, 256);
+    if (n < 0)
+      goto done;
+    if ((size_t)n != numDims) {
+      fprintf(stderr, "fuserc: error: fusion '%s' has %zu dynamic dims, --dims gives %d\n",
+              fname, numDims, n);
+      goto done;
+    }
+  }
+  for (size_t k = 0; k < numDims; ++k) {
+    const fuser_dyn_dim_info *info = fuser_fusion_dyn_dim(fusion, k);
+    if (info->tensor < numArgs && host[info->tensor].data)
+      dims[k] = host[info->tensor].shape[info->dim];
+  }
+  if (reportError(fuser_fusion_infer_dims(fusion, dims, numDims, dims), fname))
+    goto done;
+  /* Any argument not given as a file is generated. */
+  uint64_t state = f->seed;
+  for (size_t a = 0; a < numArgs; ++a) {
+    const fuser_tensor_info *t = fuser_fusion_arg(fusion, a);
+    if (host[a].data || host[a].num_elements)
+      continue;
+    if (!f->haveSeed) {
+      fprintf(stderr, "fuserc: error: no --input for argument '%s' of fusion '%s' (give "
+                      "--input %s=FILE.npy, or --random SEED)\n", t->name, fname, t->name);
+      goto done;
+    }
+    npy_array *h = &host[a];
+    h->dtype = (npy_dtype)t->dtype;
+    h->rank = (int)t->rank;
+    h->element_size = fuser_dtype_size(t->dtype);
+    h->num_elements = 1;
+    for (uint32_t d = 0; d < t->rank; ++d) {
+      int64_t size = t->dims[d];
+      if (size < 0)
+        for (size_t k = 0; k < numDims; ++k) {
+          const fuser_dyn_dim_info *info = fuser_fusion_dyn_dim(fusion, k);
+          if (info->tensor == a && info->dim == d)
+            size = dims[k];
+        }
+      h->shape[d] = size;
+      h->num_elements *= (size_t)size;
+    }
+    h->data = malloc(h->num_elements * h->element_size + 1);
+    if (!h->data) {
+      fprintf(stderr, "fuserc: error: out of memory for argument '%s'\n", t->name);
+      goto done;
+    }
+    fillRandom(h->data, h->num_elements, t->dtype, &state);
+  }
+  /* Results take the shapes the fusion computes. */
+  for (size_t r = 0; r < numResults; ++r) {
+    const fuser_tensor_info *t = fuser_fusion_result(fusion, r);
+    npy_array *h = &host[numArgs + r];
+    h->dtype = (npy_dtype)t->dtype;
+    h->rank = (int)t->rank;
+    h->element_size = fuser_dtype_size(t->dtype);
+    h->num_elements = 1;
+    for (uint32_t d = 0; d < t->rank; ++d) {
+      int64_t size = t->dims[d];
+      if (size < 0)
+        for (size_t k = 0; k < numDims; ++k) {
+          const fuser_dyn_dim_info *info = fuser_fusion_dyn_dim(fusion, k);
+          if (info->tensor == numArgs + r && info->dim == d)
+            size = dims[k];
+        }
+      h->shape[d] = size;
+      h->num_elements *= (size_t)size;
+    }
+    h->data = calloc(h->num_elements * h->element_size + 1, 1);
+    if (!h->data) {
+      fprintf(stderr, "fuserc: error: out of memory for result '%s'\n", t->name);
+      goto done;
+    }
+  }
+  for (size_t i = 0; i < numTensors; ++i) {
+    size_t bytes = host[i].num_elements * host[i].element_size;
+    if (reportError(fuser_mem_alloc(rt, bytes ? bytes : 1, &device[i]), "allocating"))
+      goto done;
+    if (i < numArgs && bytes &&
+        reportError(fuser_mem_copy_h2d(rt, device[i], host[i].data, bytes), "copying"))
+      goto done;
+  }
+  if (reportError(fuser_run(fusion, device, device + numArgs, dims, numDims, NULL, NULL), fname) ||
+      reportError(fuser_device_synchronize(rt), fname))
+    goto done;
+  for (size_t r = 0; r < numResults; ++r) {
+    npy_array *h = &host[numArgs + r];
+    size_t bytes = h->num_elements * h->element_size;
+    if (bytes && reportError(fuser_mem_copy_d2h(rt, h->data, device[numArgs + r], bytes),
+                             "copying results"))
+      goto done;
+    const fuser_tensor_info *t = fuser_fusion_result(fusion, r);
+    if (f->outputDir) {
+      char path[4096], err[512];
+      snprintf(path, sizeof path, "%s/%s.npy", f->outputDir, t->name);
+      if (npy_save(path, h, err, sizeof err)) {
+        fprintf(stderr, "%s\n", err);
+        goto done;
+      }
+    } else if (!f->quiet) {
+      double sum = 0;
+      for (size_t i = 0; i < h->num_elements; ++i)
+        sum += elementAsDouble(h->data, i, t->dtype);
+      printf("%s.%s: %s[", fname, t->name, fuser_dtype_name(t->dtype));
+      for (int d = 0; d < h->rank; ++d)
+        printf("%s%" PRId64, d ? ", " : "", h->shape[d]);
+      printf("] sum %.9g:", sum);
+      for (size_t i = 0; i < h->num_elements && i < 8; ++i)
+        printf(" %.9g", elementAsDouble(h->data, i, t->dtype));
+      printf("%s\n", h->num_elements > 8 ? " ..." : "");
+    }
+  }
+  status = 0;
+done:
+  for (size_t i = 0; host && device && i < numTensors; ++i) {
+    if (device[i])
+      fuser_error_destroy(fuser_mem_free(rt, device[i]));
+    npy_free(&host[i]);
+  }
+  free(host);
+  free(device);
+  return status;
+}
+
 int fusercRun(int argc, char **argv) {
-  (void)argc;
-  (void)argv;
-  fprintf(stderr, "fuserc: error: run is not available in this build yet\n");
-  return 1;
+  RunFlags f;
+  if (!parseRunFlags(argc, argv, &f))
+    return 1;
+  if (f.outputDir && mkdir(f.outputDir, 0777) && errno != EEXIST) {
+    fprintf(stderr, "%s: error: cannot create the output directory: %s\n", f.outputDir,
+            strerror(errno));
+    return 1;
+  }
+  void *bundleData = NULL;
+  size_t bundleSize = 0;
+  FuserCompileResult compiled = {NULL};
+  if (fusercEndsWith(f.source, ".mlir")) {
+    compiled = fusercCompileFile(f.source, &f.compile, false);
+    if (!compiled.ptr)
+      return 1;
+    MlirStringRef b = fuserCompileResultGetBundle(compiled);
+    bundleData = (void *)(uintptr_t)b.data;
+    bundleSize = b.length;
+  } else {
+    bundleData = fusercReadFile(f.source, &bundleSize);
+    if (!bundleData)
+      return 1;
+  }
+  int status = 1;
+  fuser_rt *rt = createRuntime(&f);
+  fuser_bundle *bundle = NULL;
+  if (rt && !reportError(fuser_bundle_load(rt, bundleData, bundleSize, &bundle), f.source)) {
+    status = 0;
+    bool found = false;
+    for (size_t i = 0; i < fuser_bundle_num_fusions(bundle); ++i) {
+      const fuser_fusion *fusion = fuser_bundle_get_fusion(bundle, i);
+      if (f.fusion && strcmp(f.fusion, fuser_fusion_name(fusion)))
+        continue;
+      found = true;
+      status |= runFusion(rt, fusion, &f);
+    }
+    if (f.fusion && !found) {
+      fprintf(stderr, "fuserc: error: %s has no fusion named '%s'\n", f.source, f.fusion);
+      status = 1;
+    }
+  }
+  fuser_bundle_destroy(bundle);
+  fuser_rt_destroy(rt);
+  if (compiled.ptr)
+    fuserCompileResultDestroy(compiled);
+  else
+    free(bundleData);
+  return status;
 }
