@@ -11,6 +11,7 @@
 
 #include "mlir/IR/Location.h"
 
+#include <cassert>
 #include <cmath>
 
 using namespace mlir;
@@ -46,35 +47,44 @@ static ExpReduced expReduce(Emitter &e, Value xh, Value xl) {
   return {kf, r.hi, rl};
 }
 
-Value mathx::expTail(Emitter &e, Value rh, Value rl) {
-  // e^(rh + rl) = 1 + rh + rh^2 Q(rh) + rl e^rh + O(rl^2).  rl is not
-  // always tiny next to rh: pow passes the low word of y log|x| (up to
-  // 2^-44 in f64), so rl is multiplied by the whole of e^rh.
-  Value t0 = e.mul(e.mul(rh, rh), e.poly(rh, COEFFS(kExpQ)));
-  Value er = e.add(e.add(e.c(1.0), rh), t0);
-  return e.fma(rl, er, t0);
+DD mathx::expTail(Emitter &e, Value rh, Value rl) {
+  // e^(rh + rl) = 1 + rh + rh^2/2 + rh^3 Q1(rh) + rl e^rh + O(rl^2), with
+  // Q(r) = 1/2 + r Q1(r) (Q's constant is exactly 1/2).  rh^2/2 is exact as
+  // a double word, so the rounding errors are those of the rh^3 term (up to
+  // 0.1 of the tail).  rl is not always tiny next to rh: pow passes the low
+  // word of y log|x| (up to 2^-44 in f64), so rl is multiplied by e^rh.
+  llvm::ArrayRef<double> q = COEFFS(kExpQ);
+  assert(q[0] == 0.5 && "exp polynomial must start with 1/2");
+  DD r2 = e.twoProd(rh, rh);
+  Value hi = e.mul(e.c(0.5), r2.hi);
+  Value r3q = e.mul(e.mul(r2.hi, rh), e.poly(rh, q.drop_front()));
+  Value er = e.add(e.add(e.c(1.0), rh), e.add(hi, r3q)); // e^rh to ~2^-p
+  Value lo = e.add(r3q, e.fma(e.c(0.5), r2.lo, e.mul(rl, er)));
+  return {hi, lo};
 }
 
 ExpParts mathx::expCore(Emitter &e, Value xh, Value xl) {
   ExpReduced r = expReduce(e, xh, xl);
-  Value tail = expTail(e, r.rh, r.rl);
+  DD tail = expTail(e, r.rh, r.rl);
   DD one = e.fastTwoSum(e.c(1.0), r.rh);
-  return {one.hi, e.add(one.lo, tail), r.kf};
+  return {one.hi, e.add(e.add(one.lo, tail.lo), tail.hi), r.kf};
 }
 
 /// e^x - 1 as a double word, for x in [-50, expHi] (f64) or [-30, expHi].
 static DD expm1DD(Emitter &e, Value xc) {
   ExpReduced r = expReduce(e, xc, e.c(0.0));
-  Value tail = expTail(e, r.rh, r.rl);
+  DD tail = expTail(e, r.rh, r.rl);
   // k == 0: e^r - 1 = rh + tail, relative accuracy kept near 0.
-  DD small = e.fastTwoSum(r.rh, tail);
+  DD s0 = e.twoSum(r.rh, tail.hi);
+  DD small = e.fastTwoSum(s0.hi, e.add(s0.lo, tail.lo));
   // k != 0: 2^k ((1 - 2^-k) + rh + tail), with 1 - 2^-k an exact double word.
   Value nk = e.neg(r.kf);
   double nkLo = e.f64 ? -200.0 : -100.0; // 2^-k below that is negligible
   nk = e.select(e.lt(nk, e.c(nkLo)), e.c(nkLo), nk);
   DD t = e.twoSum(e.c(1.0), e.neg(e.pow2(e.toInt(nk))));
   DD s = e.twoSum(t.hi, r.rh);
-  DD sn = e.fastTwoSum(s.hi, e.add(s.lo, e.add(t.lo, tail)));
+  DD s2 = e.twoSum(s.hi, tail.hi); // tail is up to 0.4 of the sum at k = 1
+  DD sn = e.fastTwoSum(s2.hi, e.add(e.add(s2.lo, tail.lo), e.add(s.lo, t.lo)));
   DD big = {e.scale(sn.hi, r.kf), e.scale(sn.lo, r.kf)};
   Value k0 = e.eq(r.kf, e.c(0.0));
   return {e.select(k0, small.hi, big.hi), e.select(k0, small.lo, big.lo)};
@@ -110,10 +120,22 @@ LogParts mathx::logCore(Emitter &e, Value x) {
   DD t3 = e.twoProd(cube.hi, tt.hi);
   t3.lo = e.add(t3.lo, e.fma(cube.hi, tt.lo, e.mul(cube.lo, tt.hi)));
   t3.lo = e.fma(e.mul(e.c(2.0), z.hi), sl, t3.lo); // 2 s^2 sl
-  Value p5 = e.mul(e.mul(cube.hi, z.hi), e.poly(z.hi, COEFFS(kLogP)));
-  DD a = e.fastTwoSum(e.mul(e.c(2.0), sh), t3.hi);
-  a.lo = e.add(a.lo, e.add(e.mul(e.c(2.0), sl), e.add(t3.lo, p5)));
-  return {ef, a.hi, a.lo};
+  // s^5 P(s^2) = c0 s^5 + s^7 P1(s^2): c0 s^5 (up to 2^-12.5 of the result)
+  // in double words too, the rest (2^-17) in working precision.
+  llvm::ArrayRef<double> lp = COEFFS(kLogP);
+  DD s5 = e.twoProd(cube.hi, z.hi);
+  s5.lo = e.fma(cube.hi, z.lo, e.fma(cube.lo, z.hi, s5.lo));
+  DD c5 = e.twoProd(s5.hi, e.c(lp[0]));
+  c5.lo = e.fma(s5.lo, e.c(lp[0]), c5.lo);
+  Value rest = e.mul(e.mul(s5.hi, z.hi), e.poly(z.hi, lp.drop_front()));
+  // Sum from the small terms up: 2s + (2/3 s^3 + c0 s^5) + low parts.
+  DD a3 = e.fastTwoSum(t3.hi, c5.hi);
+  DD a = e.fastTwoSum(e.mul(e.c(2.0), sh), a3.hi);
+  // sl enters 2s, 2/3 s^3 (above) and c0 s^5: 5 c0 s^4 sl.
+  Value sl5 = e.mul(e.mul(e.c(5 * lp[0]), e.mul(z.hi, z.hi)), sl);
+  Value lo = e.add(e.add(c5.lo, rest), e.fma(e.c(2.0), sl, sl5));
+  lo = e.add(a.lo, e.add(a3.lo, e.add(t3.lo, lo)));
+  return {ef, a.hi, lo};
 }
 
 DD mathx::logDD(Emitter &e, const LogParts &l) {
@@ -148,9 +170,9 @@ Value MathBuilder::exp2(Value x) {
   DD ln2 = e.constDD(kLn2HiF32, kLn2LoF32, kLn2HiF64, kLn2LoF64);
   DD p = e.twoProd(r, ln2.hi);
   p.lo = e.fma(r, ln2.lo, p.lo);
-  Value tail = expTail(e, p.hi, p.lo);
+  DD tail = expTail(e, p.hi, p.lo);
   DD one = e.fastTwoSum(e.c(1.0), p.hi);
-  Value v = e.add(one.hi, e.add(one.lo, tail));
+  Value v = e.add(one.hi, e.add(e.add(one.lo, tail.lo), tail.hi));
   return e.select(e.isNaN(x), x, e.scale(v, kf));
 }
 
@@ -204,11 +226,14 @@ Value MathBuilder::log1p(Value x) {
   Value ok = e.andB(e.gt(x, e.c(-1.0)), e.lt(x, e.inf()));
   Value us = e.select(ok, u.hi, e.c(1.0));
   Value cs = e.select(ok, u.lo, e.c(0.0));
-  LogParts l = logCore(e, us);
-  Value eh = e.mul(l.e, KONST(kLn2ShortHi));
-  DD s = e.fastTwoSum(eh, l.hi);
-  Value lo = e.add(e.fma(l.e, KONST(kLn2ShortLo), l.lo), e.div(cs, us));
-  Value r = e.add(s.hi, e.add(s.lo, lo));
+  DD l = logDD(e, logCore(e, us));
+  // c/u can be a fifth of the result (x just below 2^-p): add it with a
+  // TwoSum, and its remainder (the 1/u factor of the remainder only matters
+  // where c/u itself is negligible).
+  Value q = e.div(cs, us);
+  Value qe = e.fma(e.neg(q), us, cs);
+  DD s = e.twoSum(l.hi, q);
+  Value r = e.add(s.hi, e.add(s.lo, e.add(l.lo, qe)));
   r = e.select(e.eq(x, e.c(0.0)), x, r); // log1p(-0) = -0
   return logSpecials(e, r, x, -1.0);
 }

@@ -127,8 +127,8 @@ struct ExpParts {
 };
 /// e^(xh + xl) for xh in the clamped range of exp, xl small.
 ExpParts expCore(Emitter &e, Value xh, Value xl);
-/// e^(rh + rl) - 1 for |rh| <= ln2/2, as tail with e^r = 1 + rh + tail.
-Value expTail(Emitter &e, Value rh, Value rl);
+/// e^(rh + rl) - 1 - rh for |rh| <= ln2/2, as a double word.
+DD expTail(Emitter &e, Value rh, Value rl);
 
 struct LogParts {
   Value e;      // integral float exponent

@@ -297,8 +297,8 @@ Value MathBuilder::atan2(Value y, Value x) {
   DD sum = e.twoSum(kh, sh);
   Value r = e.add(sum.hi, e.add(sum.lo, e.add(kl, sl)));
   r = e.copySign(r, y);
-  r = e.select(e.isNaN(y), y, r);
-  return e.select(e.isNaN(x), x, r);
+  r = e.select(e.isNaN(x), x, r);
+  return e.select(e.isNaN(y), y, r); // the first NaN operand wins
 }
 
 //===----------------------------------------------------------------------===//
