@@ -483,6 +483,8 @@ fuser_error *fuser_run(const fuser_fusion *f, const uint64_t *args,
   c.launched = false;
   c.num_blocks = 0;
   c.scratch_used = 0;
+  c.inferred = NULL; /* RESULT_DIM checks the caller's dims, infers none */
+  c.defined = NULL;
   c.use_scratch = options && options->scratch != 0;
   c.scratch = c.use_scratch ? options->scratch : 0;
   c.scratch_size = c.use_scratch ? options->scratch_size : 0;
