@@ -51,6 +51,11 @@ static void nameArguments(ModuleOp module, const AsmParserState &state) {
 
 static MlirModule parse(MlirContext context, std::unique_ptr<llvm::MemoryBuffer> buffer,
                         MlirStringCallback diagnostics, void *userData) {
+  if (mlirContextIsNull(context)) {
+    if (diagnostics)
+      diagnostics(wrap(StringRef("<api>: error: the context is null\n")), userData);
+    return MlirModule{nullptr};
+  }
   MLIRContext *ctx = unwrap(context);
   DiagnosticCollector collector(ctx);
   llvm::SourceMgr sm;
@@ -87,13 +92,16 @@ static MlirModule parse(MlirContext context, std::unique_ptr<llvm::MemoryBuffer>
 MlirModule fuserParseSourceString(MlirContext context, MlirStringRef source,
                                   MlirStringRef bufferName,
                                   MlirStringCallback diagnostics, void *userData) {
-  return parse(context,
-               llvm::MemoryBuffer::getMemBufferCopy(unwrap(source), unwrap(bufferName)),
+  StringRef text = source.data ? unwrap(source) : StringRef();
+  StringRef name = bufferName.data ? unwrap(bufferName) : StringRef();
+  return parse(context, llvm::MemoryBuffer::getMemBufferCopy(text, name),
                diagnostics, userData);
 }
 
 MlirModule fuserParseSourceFile(MlirContext context, MlirStringRef path,
                                 MlirStringCallback diagnostics, void *userData) {
+  if (!path.data)
+    path = wrap(StringRef());
   auto buffer = llvm::MemoryBuffer::getFile(unwrap(path), /*IsText=*/true);
   if (!buffer) {
     if (diagnostics) {
@@ -131,24 +139,38 @@ void fuserCompileOptionsDestroy(FuserCompileOptions options) {
   delete unwrap(options);
 }
 void fuserCompileOptionsSetChip(FuserCompileOptions o, MlirStringRef chip) {
+  if (!o.ptr)
+    return;
   unwrap(o)->chip = unwrap(chip).str();
 }
 void fuserCompileOptionsSetPtxVersion(FuserCompileOptions o, unsigned v) {
+  if (!o.ptr)
+    return;
   unwrap(o)->ptx = v;
 }
 void fuserCompileOptionsSetFastMath(FuserCompileOptions o, bool v) {
+  if (!o.ptr)
+    return;
   unwrap(o)->fastMath = v;
 }
 void fuserCompileOptionsSetIndexBits(FuserCompileOptions o, unsigned v) {
+  if (!o.ptr)
+    return;
   unwrap(o)->indexBits = v;
 }
 void fuserCompileOptionsSetOptLevel(FuserCompileOptions o, unsigned v) {
+  if (!o.ptr)
+    return;
   unwrap(o)->optLevel = v;
 }
 void fuserCompileOptionsSetKeepStages(FuserCompileOptions o, bool v) {
+  if (!o.ptr)
+    return;
   unwrap(o)->keepStages = v;
 }
 void fuserCompileOptionsSetEmulation(FuserCompileOptions o, bool v) {
+  if (!o.ptr)
+    return;
   unwrap(o)->emulation = v;
 }
 
@@ -173,36 +195,54 @@ FuserCompileResult fuserCompile(MlirModule module, FuserCompileOptions options) 
   return {result};
 }
 
+// A null result reads as a failure with a diagnostic; positions out of
+// range read as empty strings.
+static const Result &resultOrNull(FuserCompileResult r) {
+  static const Result *null = [] {
+    auto *n = new Result();
+    n->diagnostics = "<api>: error: the compile result is null\n";
+    return n;
+  }();
+  return r.ptr ? *unwrap(r) : *null;
+}
+static bool inRange(intptr_t i, size_t n) { return i >= 0 && (size_t)i < n; }
+
 void fuserCompileResultDestroy(FuserCompileResult r) { delete unwrap(r); }
-bool fuserCompileResultIsSuccess(FuserCompileResult r) { return unwrap(r)->ok; }
+bool fuserCompileResultIsSuccess(FuserCompileResult r) { return resultOrNull(r).ok; }
 MlirStringRef fuserCompileResultGetDiagnostics(FuserCompileResult r) {
-  return wrap(StringRef(unwrap(r)->diagnostics));
+  return wrap(StringRef(resultOrNull(r).diagnostics));
 }
 MlirStringRef fuserCompileResultGetBundle(FuserCompileResult r) {
-  return wrap(StringRef(unwrap(r)->out.bundle));
+  return wrap(StringRef(resultOrNull(r).out.bundle));
 }
 intptr_t fuserCompileResultGetNumFusions(FuserCompileResult r) {
-  return unwrap(r)->out.ptx.size();
+  return resultOrNull(r).out.ptx.size();
 }
 MlirStringRef fuserCompileResultGetFusionName(FuserCompileResult r, intptr_t i) {
-  return wrap(StringRef(unwrap(r)->out.ptx[i].first));
+  const CompileOutput &o = resultOrNull(r).out;
+  return wrap(inRange(i, o.ptx.size()) ? StringRef(o.ptx[i].first) : StringRef());
 }
 MlirStringRef fuserCompileResultGetFusionPtx(FuserCompileResult r, intptr_t i) {
-  return wrap(StringRef(unwrap(r)->out.ptx[i].second));
+  const CompileOutput &o = resultOrNull(r).out;
+  return wrap(inRange(i, o.ptx.size()) ? StringRef(o.ptx[i].second) : StringRef());
 }
 MlirStringRef fuserCompileResultGetFusionKernelIR(FuserCompileResult r, intptr_t i) {
-  const CompileOutput &o = unwrap(r)->out;
+  const CompileOutput &o = resultOrNull(r).out;
+  if (!inRange(i, o.ptx.size()))
+    return wrap(StringRef());
   for (auto &[name, ir] : o.kernelIR)
     if (name == o.ptx[i].first)
       return wrap(StringRef(ir));
   return wrap(StringRef());
 }
 intptr_t fuserCompileResultGetNumStages(FuserCompileResult r) {
-  return unwrap(r)->out.stages.size();
+  return resultOrNull(r).out.stages.size();
 }
 MlirStringRef fuserCompileResultGetStageName(FuserCompileResult r, intptr_t i) {
-  return wrap(StringRef(unwrap(r)->out.stages[i].first));
+  const CompileOutput &o = resultOrNull(r).out;
+  return wrap(inRange(i, o.stages.size()) ? StringRef(o.stages[i].first) : StringRef());
 }
 MlirStringRef fuserCompileResultGetStageIR(FuserCompileResult r, intptr_t i) {
-  return wrap(StringRef(unwrap(r)->out.stages[i].second));
+  const CompileOutput &o = resultOrNull(r).out;
+  return wrap(inRange(i, o.stages.size()) ? StringRef(o.stages[i].second) : StringRef());
 }

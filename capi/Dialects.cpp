@@ -17,6 +17,8 @@ MLIR_DEFINE_CAPI_DIALECT_REGISTRATION(Fuser, fuser, mlir::fuser::FuserDialect)
 unsigned fuserGetCAPIVersion(void) { return FUSER_CAPI_VERSION; }
 
 void fuserRegisterAllDialects(MlirDialectRegistry registry) {
+  if (mlirDialectRegistryIsNull(registry))
+    return;
   mlir::fuser::registerAllDialects(*unwrap(registry));
 }
 

@@ -7,6 +7,10 @@
 |* and frees with the matching `Destroy`; `Get` borrows (valid while the      *|
 |* owner lives).                                                              *|
 |*                                                                            *|
+|* Null handles never crash: a null context fails to parse, setters on null  *|
+|* options do nothing, and a null result reads as a failed one whose          *|
+|* diagnostics say so; positions out of range read as empty strings.         *|
+|*                                                                            *|
 |* Threads: an MlirContext and everything in it is used by one thread at a    *|
 |* time. Compile options and results are plain data: a result may be read    *|
 |* from several threads at once. Different contexts compile concurrently.    *|

@@ -1,0 +1,421 @@
+/*===- builder.c - every builder function of fuser-c/Builder.h -----------===*\
+|*                                                                            *|
+|* One test per family of ops: each builds a fusion through the builder,      *|
+|* prints it, and FileCheck checks the ops, attributes and inferred types.    *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+
+/* RUN: capi-builder 2>&1 | FileCheck %s
+ */
+
+#include "fuser-c/Builder.h"
+#include "fuser-c/Dialects.h"
+
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+#include "mlir-c/IR.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DYN FUSER_DYNAMIC
+#define S(str) mlirStringRefCreateFromCString(str)
+#define NONE ((MlirValue){NULL})
+
+static int failures = 0;
+
+#define EXPECT(cond)                                                           \
+  do {                                                                         \
+    if (!(cond)) {                                                             \
+      fprintf(stderr, "%s:%d: EXPECT failed: %s\n", __FILE__, __LINE__, #cond); \
+      ++failures;                                                              \
+    }                                                                          \
+  } while (0)
+
+static void printToStderr(MlirStringRef s, void *userData) {
+  (void)userData;
+  fwrite(s.data, 1, s.length, stderr);
+}
+
+/* Checks that the builder holds no error (printing it if it does). */
+static void expectNoError(FuserBuilder b) {
+  if (fuserBuilderHasError(b)) {
+    MlirStringRef e = fuserBuilderGetError(b);
+    fprintf(stderr, "unexpected builder error: %.*s\n", (int)e.length, e.data);
+    ++failures;
+  }
+}
+
+/* Finishes `b` into a new module, prints it and destroys both. */
+static void finishAndPrint(FuserBuilder b) {
+  expectNoError(b);
+  MlirModule m = fuserBuilderFinishNewModule(b);
+  EXPECT(!mlirModuleIsNull(m));
+  if (!mlirModuleIsNull(m)) {
+    MlirOperation op = mlirModuleGetOperation(m);
+    EXPECT(mlirOperationVerify(op));
+    mlirOperationPrint(op, printToStderr, NULL);
+    fprintf(stderr, "\n");
+    mlirModuleDestroy(m);
+  }
+  fuserBuilderDestroy(b);
+}
+
+/*===----------------------------------------------------------------------===*/
+
+static void testInputsOutputs(MlirContext ctx) {
+  fprintf(stderr, "@testInputsOutputs\n");
+  FuserBuilder b = fuserBuilderCreate(ctx, S("io"));
+  EXPECT(!fuserBuilderIsNull(b));
+  EXPECT(mlirContextEqual(fuserBuilderGetContext(b), ctx));
+  int64_t shape[] = {DYN, 16};
+  MlirValue x = fuserBuilderAddInput(b, FuserDTypeBF16, 2, shape, S("x"));
+  MlirValue s = fuserBuilderAddInput(b, FuserDTypeF32, 0, NULL, S("alpha"));
+  MlirValue u = fuserBuilderAddInput(b, FuserDTypeI64, 1, (int64_t[]){3}, S(""));
+  EXPECT(fuserBuilderGetValueDType(b, x) == FuserDTypeBF16);
+  EXPECT(fuserBuilderGetValueRank(b, x) == 2);
+  int64_t got[2] = {0, 0};
+  EXPECT(fuserBuilderGetValueShape(b, x, got) == 2);
+  EXPECT(got[0] == DYN && got[1] == 16);
+  EXPECT(got[0] == mlirShapedTypeGetDynamicSize());
+  EXPECT(fuserBuilderGetValueRank(b, s) == 0);
+  EXPECT(fuserBuilderGetValueDType(b, NONE) == FuserDTypeInvalid);
+  EXPECT(fuserBuilderGetValueRank(b, NONE) == -1);
+  fprintf(stderr, "dtypes: %s %s %s %s %s %s %s %s %s\n",
+          fuserDTypeGetName(FuserDTypeI1), fuserDTypeGetName(FuserDTypeI8),
+          fuserDTypeGetName(FuserDTypeI32), fuserDTypeGetName(FuserDTypeI64),
+          fuserDTypeGetName(FuserDTypeF16), fuserDTypeGetName(FuserDTypeBF16),
+          fuserDTypeGetName(FuserDTypeF32), fuserDTypeGetName(FuserDTypeF64),
+          fuserDTypeGetName((FuserDType)42));
+  EXPECT(mlirLogicalResultIsSuccess(fuserBuilderAddOutput(b, x, S("y"))));
+  EXPECT(mlirLogicalResultIsSuccess(fuserBuilderAddOutput(b, s, S(""))));
+  EXPECT(mlirLogicalResultIsSuccess(fuserBuilderAddOutput(b, u, S("u_out"))));
+  EXPECT(mlirLogicalResultIsSuccess(fuserBuilderAddOutput(b, x, S("y_again"))));
+  finishAndPrint(b);
+}
+// CHECK-LABEL: @testInputsOutputs
+// CHECK: dtypes: i1 i8 i32 i64 f16 bf16 f32 f64 invalid
+// CHECK: func.func @io(%[[X:.*]]: tensor<?x16xbf16> {fuser.name = "x"}, %[[A:.*]]: tensor<f32> {fuser.name = "alpha"}, %[[U:.*]]: tensor<3xi64>)
+// CHECK-SAME: -> (tensor<?x16xbf16> {fuser.name = "y"}, tensor<f32>, tensor<3xi64> {fuser.name = "u_out"}, tensor<?x16xbf16> {fuser.name = "y_again"})
+// CHECK: return %[[X]], %[[A]], %[[U]], %[[X]]
+
+static void testUnary(MlirContext ctx) {
+  fprintf(stderr, "@testUnary\n");
+  FuserBuilder b = fuserBuilderCreate(ctx, S("unary"));
+  int64_t shape[] = {4, DYN};
+  MlirValue x = fuserBuilderAddInput(b, FuserDTypeF32, 2, shape, S("x"));
+  MlirValue i = fuserBuilderAddInput(b, FuserDTypeI32, 2, shape, S("i"));
+  MlirValue (*floatOps[])(FuserBuilder, MlirValue) = {
+      fuserBuildNeg,     fuserBuildAbs,   fuserBuildExp,  fuserBuildExp2,
+      fuserBuildExpm1,   fuserBuildLog,   fuserBuildLog2, fuserBuildLog1p,
+      fuserBuildSqrt,    fuserBuildRsqrt, fuserBuildReciprocal,
+      fuserBuildSin,     fuserBuildCos,   fuserBuildTanh, fuserBuildSigmoid,
+      fuserBuildErf,     fuserBuildRelu,  fuserBuildSilu, fuserBuildFloor,
+      fuserBuildCeil,    fuserBuildRound, fuserBuildSign};
+  MlirValue v = x;
+  for (size_t k = 0; k < sizeof(floatOps) / sizeof(floatOps[0]); ++k)
+    v = floatOps[k](b, v);
+  v = fuserBuildGelu(b, v, FuserGeluNone);
+  v = fuserBuildGelu(b, v, FuserGeluTanh);
+  fuserBuilderAddOutput(b, v, S("y"));
+  fuserBuilderAddOutput(b, fuserBuildNot(b, i), S("not"));
+  fuserBuilderAddOutput(b, fuserBuildIsNan(b, x), S("nan"));
+  fuserBuilderAddOutput(b, fuserBuildIsInf(b, x), S("inf"));
+  fuserBuilderAddOutput(b, fuserBuildIsFinite(b, x), S("finite"));
+  finishAndPrint(b);
+}
+// CHECK-LABEL: @testUnary
+// CHECK: func.func @unary(%[[X:.*]]: tensor<4x?xf32> {fuser.name = "x"}, %[[I:.*]]: tensor<4x?xi32> {fuser.name = "i"})
+// CHECK: %[[V0:.*]] = fuser.neg %[[X]] : tensor<4x?xf32>
+// CHECK-NEXT: %[[V1:.*]] = fuser.abs %[[V0]] : tensor<4x?xf32>
+// CHECK-NEXT: fuser.exp %[[V1]] : tensor<4x?xf32>
+// CHECK-NEXT: fuser.exp2
+// CHECK-NEXT: fuser.expm1
+// CHECK-NEXT: fuser.log
+// CHECK-NEXT: fuser.log2
+// CHECK-NEXT: fuser.log1p
+// CHECK-NEXT: fuser.sqrt
+// CHECK-NEXT: fuser.rsqrt
+// CHECK-NEXT: fuser.reciprocal
+// CHECK-NEXT: fuser.sin
+// CHECK-NEXT: fuser.cos
+// CHECK-NEXT: fuser.tanh
+// CHECK-NEXT: fuser.sigmoid
+// CHECK-NEXT: fuser.erf
+// CHECK-NEXT: fuser.relu
+// CHECK-NEXT: fuser.silu
+// CHECK-NEXT: fuser.floor
+// CHECK-NEXT: fuser.ceil
+// CHECK-NEXT: fuser.round
+// CHECK-NEXT: fuser.sign
+// CHECK-NEXT: %[[G0:.*]] = fuser.gelu %{{.*}} : tensor<4x?xf32>
+// CHECK-NEXT: %[[G1:.*]] = fuser.gelu %[[G0]] approximate = tanh : tensor<4x?xf32>
+// CHECK-NEXT: %[[N:.*]] = fuser.not %[[I]] : tensor<4x?xi32>
+// CHECK-NEXT: %[[P0:.*]] = fuser.isnan %[[X]] : tensor<4x?xf32>
+// CHECK-NEXT: %[[P1:.*]] = fuser.isinf %[[X]] : tensor<4x?xf32>
+// CHECK-NEXT: %[[P2:.*]] = fuser.isfinite %[[X]] : tensor<4x?xf32>
+// CHECK-NEXT: return %[[G1]], %[[N]], %[[P0]], %[[P1]], %[[P2]] : tensor<4x?xf32>, tensor<4x?xi32>, tensor<4x?xi1>, tensor<4x?xi1>, tensor<4x?xi1>
+
+static void testBinary(MlirContext ctx) {
+  fprintf(stderr, "@testBinary\n");
+  FuserBuilder b = fuserBuilderCreate(ctx, S("binary"));
+  int64_t shape[] = {DYN, 8};
+  MlirValue x = fuserBuilderAddInput(b, FuserDTypeF16, 2, shape, S("x"));
+  MlirValue y = fuserBuilderAddInput(b, FuserDTypeF16, 2, (int64_t[]){3, DYN}, S("y"));
+  MlirValue s = fuserBuilderAddInput(b, FuserDTypeF16, 0, NULL, S("s"));
+  MlirValue i = fuserBuilderAddInput(b, FuserDTypeI8, 1, (int64_t[]){5}, S("i"));
+  MlirValue j = fuserBuilderAddInput(b, FuserDTypeI8, 0, NULL, S("j"));
+  MlirValue (*ops[])(FuserBuilder, MlirValue, MlirValue) = {
+      fuserBuildAdd,     fuserBuildSub,     fuserBuildMul,
+      fuserBuildPow,     fuserBuildMaximum, fuserBuildMinimum,
+      fuserBuildRemainder, fuserBuildAtan2};
+  MlirValue v = x;
+  for (size_t k = 0; k < sizeof(ops) / sizeof(ops[0]); ++k)
+    v = ops[k](b, v, k % 2 ? s : y); /* rank-0 operands mix with any shape */
+  v = fuserBuildDiv(b, v, y, FuserRoundingNone);
+  fuserBuilderAddOutput(b, v, S("v"));
+  fuserBuilderAddOutput(b, fuserBuildDiv(b, i, j, FuserRoundingTrunc), S("q"));
+  fuserBuilderAddOutput(b, fuserBuildDiv(b, j, i, FuserRoundingFloor), S("q2"));
+  fuserBuilderAddOutput(b, fuserBuildAnd(b, i, j), S("and"));
+  fuserBuilderAddOutput(b, fuserBuildOr(b, i, i), S("or"));
+  fuserBuilderAddOutput(b, fuserBuildXor(b, j, i), S("xor"));
+  MlirValue (*cmps[])(FuserBuilder, MlirValue, MlirValue) = {
+      fuserBuildEq, fuserBuildNe, fuserBuildLt,
+      fuserBuildLe, fuserBuildGt, fuserBuildGe};
+  for (size_t k = 0; k < sizeof(cmps) / sizeof(cmps[0]); ++k)
+    fuserBuilderAddOutput(b, cmps[k](b, x, y), S(""));
+  finishAndPrint(b);
+}
+// CHECK-LABEL: @testBinary
+// CHECK: func.func @binary(%[[X:.*]]: tensor<?x8xf16> {{.*}}, %[[Y:.*]]: tensor<3x?xf16> {{.*}}, %[[S:.*]]: tensor<f16> {{.*}}, %[[I:.*]]: tensor<5xi8> {{.*}}, %[[J:.*]]: tensor<i8> {{.*}})
+// CHECK: %[[A:.*]] = fuser.add %[[X]], %[[Y]] : tensor<?x8xf16>, tensor<3x?xf16>
+// CHECK-NEXT: %[[B:.*]] = fuser.sub %[[A]], %[[S]] : tensor<3x8xf16>, tensor<f16>
+// CHECK-NEXT: fuser.mul %[[B]], %[[Y]] : tensor<3x8xf16>, tensor<3x?xf16>
+// CHECK-NEXT: fuser.pow %{{.*}}, %[[S]] : tensor<3x8xf16>, tensor<f16>
+// CHECK-NEXT: fuser.maximum
+// CHECK-NEXT: fuser.minimum
+// CHECK-NEXT: fuser.remainder
+// CHECK-NEXT: fuser.atan2
+// CHECK-NEXT: %[[D:.*]] = fuser.div %{{.*}}, %[[Y]] : tensor<3x8xf16>, tensor<3x?xf16>
+// CHECK-NEXT: fuser.div %[[I]], %[[J]] rounding_mode = trunc : tensor<5xi8>, tensor<i8>
+// CHECK-NEXT: fuser.div %[[J]], %[[I]] rounding_mode = floor : tensor<i8>, tensor<5xi8>
+// CHECK-NEXT: fuser.and %[[I]], %[[J]] : tensor<5xi8>, tensor<i8>
+// CHECK-NEXT: fuser.or %[[I]], %[[I]] : tensor<5xi8>
+// CHECK-NEXT: fuser.xor %[[J]], %[[I]] : tensor<i8>, tensor<5xi8>
+// CHECK-NEXT: fuser.eq %[[X]], %[[Y]] : tensor<?x8xf16>, tensor<3x?xf16>
+// CHECK-NEXT: fuser.ne
+// CHECK-NEXT: fuser.lt
+// CHECK-NEXT: fuser.le
+// CHECK-NEXT: fuser.gt
+// CHECK-NEXT: fuser.ge
+// CHECK-NEXT: return %[[D]], {{.*}} : tensor<3x8xf16>, tensor<5xi8>, tensor<5xi8>, tensor<5xi8>, tensor<5xi8>, tensor<5xi8>, tensor<3x8xi1>, tensor<3x8xi1>, tensor<3x8xi1>, tensor<3x8xi1>, tensor<3x8xi1>, tensor<3x8xi1>
+
+static void testTernary(MlirContext ctx) {
+  fprintf(stderr, "@testTernary\n");
+  FuserBuilder b = fuserBuilderCreate(ctx, S("ternary"));
+  int64_t shape[] = {8};
+  MlirValue c = fuserBuilderAddInput(b, FuserDTypeI1, 1, shape, S("c"));
+  MlirValue x = fuserBuilderAddInput(b, FuserDTypeF64, 1, shape, S("x"));
+  MlirValue lo = fuserBuilderAddInput(b, FuserDTypeF64, 0, NULL, S("lo"));
+  MlirValue hi = fuserBuilderAddInput(b, FuserDTypeF64, 0, NULL, S("hi"));
+  MlirValue w = fuserBuildWhere(b, c, x, lo);
+  MlirValue k = fuserBuildClamp(b, w, lo, hi);
+  MlirValue l = fuserBuildLerp(b, k, x, hi);
+  MlirValue f = fuserBuildFma(b, l, x, lo);
+  fuserBuilderAddOutput(b, f, S("y"));
+  finishAndPrint(b);
+}
+// CHECK-LABEL: @testTernary
+// CHECK: %[[W:.*]] = fuser.where %[[C:.*]], %[[X:.*]], %[[LO:.*]] : tensor<8xi1>, tensor<8xf64>, tensor<f64>
+// CHECK-NEXT: %[[K:.*]] = fuser.clamp %[[W]], %[[LO]], %[[HI:.*]] : tensor<8xf64>, tensor<f64>, tensor<f64>
+// CHECK-NEXT: %[[L:.*]] = fuser.lerp %[[K]], %[[X]], %[[HI]] : tensor<8xf64>, tensor<8xf64>, tensor<f64>
+// CHECK-NEXT: %[[F:.*]] = fuser.fma %[[L]], %[[X]], %[[LO]] : tensor<8xf64>, tensor<8xf64>, tensor<f64>
+// CHECK-NEXT: return %[[F]] : tensor<8xf64>
+
+static void testCastConstantIota(MlirContext ctx) {
+  fprintf(stderr, "@testCastConstantIota\n");
+  FuserBuilder b = fuserBuilderCreate(ctx, S("constants"));
+  int64_t shape[] = {4, DYN};
+  MlirValue x = fuserBuilderAddInput(b, FuserDTypeBF16, 2, shape, S("x"));
+  fuserBuilderAddOutput(b, fuserBuildCast(b, x, FuserDTypeF32), S("c"));
+  fuserBuilderAddOutput(b, fuserBuildConstantF64(b, FuserDTypeF32, 1e-5, 0, NULL), S(""));
+  fuserBuilderAddOutput(b, fuserBuildConstantF64(b, FuserDTypeF16, -INFINITY, 2, shape), S(""));
+  fuserBuilderAddOutput(b, fuserBuildConstantF64(b, FuserDTypeBF16, NAN, 0, NULL), S(""));
+  fuserBuilderAddOutput(b, fuserBuildConstantF64(b, FuserDTypeI32, -7.0, 1, (int64_t[]){3}), S(""));
+  fuserBuilderAddOutput(b, fuserBuildConstantI64(b, FuserDTypeI64, INT64_MIN, 0, NULL), S(""));
+  fuserBuilderAddOutput(b, fuserBuildConstantI64(b, FuserDTypeI8, -128, 0, NULL), S(""));
+  fuserBuilderAddOutput(b, fuserBuildConstantI64(b, FuserDTypeF64, 3, 0, NULL), S(""));
+  fuserBuilderAddOutput(b, fuserBuildConstantBool(b, FuserDTypeI1, true, 1, (int64_t[]){DYN}), S(""));
+  fuserBuilderAddOutput(b, fuserBuildConstantBool(b, FuserDTypeF32, true, 0, NULL), S(""));
+  fuserBuilderAddOutput(b, fuserBuildIota(b, FuserDTypeI64, 2, (int64_t[]){4, 8}, -1), S("iota"));
+  fuserBuilderAddOutput(b, fuserBuildIota(b, FuserDTypeF32, 2, shape, 0), S("iota0"));
+  finishAndPrint(b);
+}
+// CHECK-LABEL: @testCastConstantIota
+// CHECK: fuser.cast %{{.*}} : tensor<4x?xbf16> to tensor<4x?xf32>
+// CHECK-NEXT: fuser.constant 9.99999974E-6 : tensor<f32>
+// CHECK-NEXT: fuser.constant -inf : tensor<4x?xf16>
+// CHECK-NEXT: fuser.constant nan : tensor<bf16>
+// CHECK-NEXT: fuser.constant -7 : tensor<3xi32>
+// CHECK-NEXT: fuser.constant -9223372036854775808 : tensor<i64>
+// CHECK-NEXT: fuser.constant -128 : tensor<i8>
+// CHECK-NEXT: fuser.constant 3.000000e+00 : tensor<f64>
+// CHECK-NEXT: fuser.constant true : tensor<?xi1>
+// CHECK-NEXT: fuser.constant 1.000000e+00 : tensor<f32>
+// CHECK-NEXT: fuser.iota dim = 1 : tensor<4x8xi64>
+// CHECK-NEXT: fuser.iota dim = 0 : tensor<4x?xf32>
+
+static void testBroadcastAndReductions(MlirContext ctx) {
+  fprintf(stderr, "@testBroadcastAndReductions\n");
+  FuserBuilder b = fuserBuilderCreate(ctx, S("reductions"));
+  MlirValue bias = fuserBuilderAddInput(b, FuserDTypeF32, 1, (int64_t[]){16}, S("bias"));
+  MlirValue col = fuserBuilderAddInput(b, FuserDTypeF32, 2, (int64_t[]){DYN, 1}, S("col"));
+  MlirValue m = fuserBuilderAddInput(b, FuserDTypeI32, 3, (int64_t[]){2, 3, 4}, S("m"));
+  fuserBuilderAddOutput(b, fuserBuildBroadcast(b, bias, 2, (int64_t[]){DYN, 16}, (int64_t[]){-1}, 1), S(""));
+  fuserBuilderAddOutput(b, fuserBuildBroadcast(b, col, 2, (int64_t[]){DYN, 16}, (int64_t[]){0, 1}, 2), S(""));
+  int64_t last[] = {-1}, two[] = {0, 2};
+  fuserBuilderAddOutput(b, fuserBuildSum(b, m, last, 1, false), S(""));
+  fuserBuilderAddOutput(b, fuserBuildProd(b, m, two, 2, true), S(""));
+  fuserBuilderAddOutput(b, fuserBuildMax(b, m, (int64_t[]){1, 0, 2}, 3, false), S(""));
+  fuserBuilderAddOutput(b, fuserBuildMin(b, col, (int64_t[]){0}, 1, false), S(""));
+  fuserBuilderAddOutput(b, fuserBuildMean(b, col, (int64_t[]){-2, -1}, 2, true), S(""));
+  fuserBuilderAddOutput(b, fuserBuildAny(b, m, last, 1, false), S(""));
+  fuserBuilderAddOutput(b, fuserBuildAll(b, m, two, 2, false), S(""));
+  MlirValue var, mean;
+  EXPECT(fuserBuildVarMean(b, col, (int64_t[]){0}, 1, 0, true, &var, &mean));
+  fuserBuilderAddOutput(b, var, S("var"));
+  fuserBuilderAddOutput(b, mean, S("mean"));
+  EXPECT(fuserBuildVarMean(b, col, (int64_t[]){1}, 1, 1, false, NULL, &mean));
+  fuserBuilderAddOutput(b, mean, S("mean1"));
+  finishAndPrint(b);
+}
+// CHECK-LABEL: @testBroadcastAndReductions
+// CHECK: fuser.broadcast %{{.*}} dims = [1] : tensor<16xf32> -> tensor<?x16xf32>
+// CHECK-NEXT: fuser.broadcast %{{.*}} dims = [0, 1] : tensor<?x1xf32> -> tensor<?x16xf32>
+// CHECK-NEXT: fuser.sum %{{.*}} dims = [2] : tensor<2x3x4xi32> -> tensor<2x3xi32>
+// CHECK-NEXT: fuser.prod %{{.*}} dims = [0, 2] keepdim = true : tensor<2x3x4xi32> -> tensor<1x3x1xi32>
+// CHECK-NEXT: fuser.max %{{.*}} dims = [1, 0, 2] : tensor<2x3x4xi32> -> tensor<i32>
+// CHECK-NEXT: fuser.min %{{.*}} dims = [0] : tensor<?x1xf32> -> tensor<1xf32>
+// CHECK-NEXT: fuser.mean %{{.*}} dims = [0, 1] keepdim = true : tensor<?x1xf32> -> tensor<1x1xf32>
+// CHECK-NEXT: fuser.any %{{.*}} dims = [2] : tensor<2x3x4xi32> -> tensor<2x3xi1>
+// CHECK-NEXT: fuser.all %{{.*}} dims = [0, 2] : tensor<2x3x4xi32> -> tensor<3xi1>
+// CHECK-NEXT: fuser.var_mean %{{.*}} dims = [0] correction = 0 keepdim = true : tensor<?x1xf32> -> tensor<1x1xf32>, tensor<1x1xf32>
+// CHECK-NEXT: fuser.var_mean %{{.*}} dims = [1] : tensor<?x1xf32> -> tensor<?xf32>, tensor<?xf32>
+
+static void testShapeOps(MlirContext ctx) {
+  fprintf(stderr, "@testShapeOps\n");
+  FuserBuilder b = fuserBuilderCreate(ctx, S("shapes"));
+  MlirValue x = fuserBuilderAddInput(b, FuserDTypeI64, 2, (int64_t[]){8, 16}, S("x"));
+  MlirValue d = fuserBuilderAddInput(b, FuserDTypeF32, 2, (int64_t[]){DYN, 6}, S("d"));
+  MlirValue z = fuserBuilderAddInput(b, FuserDTypeI64, 0, NULL, S("zero"));
+  fuserBuilderAddOutput(b, fuserBuildReshape(b, x, 3, (int64_t[]){2, 4, 16}), S(""));
+  fuserBuilderAddOutput(b, fuserBuildReshape(b, d, 1, (int64_t[]){DYN}), S(""));
+  fuserBuilderAddOutput(b, fuserBuildPermute(b, x, (int64_t[]){-1, 0}, 2), S(""));
+  fuserBuilderAddOutput(b, fuserBuildSlice(b, x, 2, (int64_t[]){0, 1}, (int64_t[]){4, -1},
+                                           (int64_t[]){1, 2}), S(""));
+  fuserBuilderAddOutput(b, fuserBuildSlice(b, d, 2, (int64_t[]){1, -3}, (int64_t[]){2, 6},
+                                           NULL), S(""));
+  fuserBuilderAddOutput(b, fuserBuildPad(b, x, z, 2, (int64_t[]){0, 1}, (int64_t[]){2, 0}), S(""));
+  MlirValue parts[] = {x, x, x};
+  fuserBuilderAddOutput(b, fuserBuildConcat(b, parts, 3, -1), S(""));
+  MlirValue dparts[] = {d, d};
+  fuserBuilderAddOutput(b, fuserBuildConcat(b, dparts, 2, 0), S(""));
+  finishAndPrint(b);
+}
+// CHECK-LABEL: @testShapeOps
+// CHECK: fuser.reshape %{{.*}} : tensor<8x16xi64> -> tensor<2x4x16xi64>
+// CHECK-NEXT: fuser.reshape %{{.*}} : tensor<?x6xf32> -> tensor<?xf32>
+// CHECK-NEXT: fuser.permute %{{.*}} perm = [1, 0] : tensor<8x16xi64> -> tensor<16x8xi64>
+// CHECK-NEXT: fuser.slice %{{.*}} start = [0, 1] limit = [4, 15] step = [1, 2] : tensor<8x16xi64> -> tensor<4x7xi64>
+// CHECK-NEXT: fuser.slice %{{.*}} start = [1, 3] limit = [2, 6] step = [1, 1] : tensor<?x6xf32> -> tensor<1x3xf32>
+// CHECK-NEXT: fuser.pad %{{.*}}, %{{.*}} low = [0, 1] high = [2, 0] : tensor<8x16xi64>, tensor<i64> -> tensor<10x17xi64>
+// CHECK-NEXT: fuser.concat %{{.*}}, %{{.*}}, %{{.*}} dim = 1 : tensor<8x16xi64>, tensor<8x16xi64>, tensor<8x16xi64> -> tensor<8x48xi64>
+// CHECK-NEXT: fuser.concat %{{.*}}, %{{.*}} dim = 0 : tensor<?x6xf32>, tensor<?x6xf32> -> tensor<?x6xf32>
+
+static void testComposites(MlirContext ctx) {
+  fprintf(stderr, "@testComposites\n");
+  FuserBuilder b = fuserBuilderCreate(ctx, S("composites"));
+  MlirValue x = fuserBuilderAddInput(b, FuserDTypeBF16, 3, (int64_t[]){DYN, 4, 64}, S("x"));
+  MlirValue w = fuserBuilderAddInput(b, FuserDTypeBF16, 1, (int64_t[]){64}, S("w"));
+  MlirValue bias = fuserBuilderAddInput(b, FuserDTypeBF16, 1, (int64_t[]){64}, S("b"));
+  MlirValue w2 = fuserBuilderAddInput(b, FuserDTypeBF16, 2, (int64_t[]){4, 64}, S("w2"));
+  fuserBuilderAddOutput(b, fuserBuildSoftmax(b, x, -1), S("softmax"));
+  fuserBuilderAddOutput(b, fuserBuildLogSoftmax(b, x, 1), S("log_softmax"));
+  MlirValue mean, rstd;
+  MlirValue y = fuserBuildLayerNorm(b, x, w, bias, (int64_t[]){-1}, 1, 1e-5, &mean, &rstd);
+  fuserBuilderAddOutput(b, y, S("ln"));
+  fuserBuilderAddOutput(b, mean, S("ln_mean"));
+  fuserBuilderAddOutput(b, rstd, S("ln_rstd"));
+  fuserBuilderAddOutput(b, fuserBuildLayerNorm(b, x, NONE, NONE, (int64_t[]){1, 2}, 2, 1e-6,
+                                               NULL, NULL), S("ln_plain"));
+  fuserBuilderAddOutput(b, fuserBuildLayerNorm(b, x, w2, NONE, (int64_t[]){1, 2}, 2, 1e-6,
+                                               NULL, &rstd), S("ln_weight"));
+  fuserBuilderAddOutput(b, rstd, S("ln_weight_rstd"));
+  fuserBuilderAddOutput(b, fuserBuildRmsNorm(b, x, w, (int64_t[]){2}, 1, 1e-6), S("rms"));
+  fuserBuilderAddOutput(b, fuserBuildRmsNorm(b, x, NONE, (int64_t[]){-2, -1}, 2, 1e-6), S("rms2"));
+  finishAndPrint(b);
+}
+// CHECK-LABEL: @testComposites
+// CHECK: fuser.softmax %{{.*}} dim = 2 : tensor<?x4x64xbf16>
+// CHECK-NEXT: fuser.log_softmax %{{.*}} dim = 1 : tensor<?x4x64xbf16>
+// CHECK-NEXT: fuser.layer_norm %{{.*}} weight %{{.*}} bias %{{.*}} dims = [2] eps = 1.000000e-05 : (tensor<?x4x64xbf16>, tensor<64xbf16>, tensor<64xbf16>) -> (tensor<?x4x64xbf16>, tensor<?x4x1xf32>, tensor<?x4x1xf32>)
+// CHECK-NEXT: fuser.layer_norm %{{[^ ]*}} dims = [1, 2] eps = 9.9999999999999995E-7 : (tensor<?x4x64xbf16>) -> (tensor<?x4x64xbf16>, tensor<?x1x1xf32>, tensor<?x1x1xf32>)
+// CHECK-NEXT: fuser.layer_norm %{{.*}} weight %{{[^ ]*}} dims = [1, 2] eps = 9.9999999999999995E-7 : (tensor<?x4x64xbf16>, tensor<4x64xbf16>) -> (tensor<?x4x64xbf16>, tensor<?x1x1xf32>, tensor<?x1x1xf32>)
+// CHECK-NEXT: fuser.rms_norm %{{.*}} weight %{{.*}} dims = [2] eps = 9.9999999999999995E-7 : (tensor<?x4x64xbf16>, tensor<64xbf16>) -> tensor<?x4x64xbf16>
+// CHECK-NEXT: fuser.rms_norm %{{[^ ]*}} dims = [1, 2] eps = 9.9999999999999995E-7 : (tensor<?x4x64xbf16>) -> tensor<?x4x64xbf16>
+
+static void testFinishIntoModule(MlirContext ctx) {
+  fprintf(stderr, "@testFinishIntoModule\n");
+  MlirModule module = mlirModuleCreateEmpty(mlirLocationUnknownGet(ctx));
+  const char *names[] = {"first", "second"};
+  for (int k = 0; k < 2; ++k) {
+    FuserBuilder b = fuserBuilderCreate(ctx, S(names[k]));
+    MlirLocation loc = mlirLocationFileLineColGet(ctx, S("model.py"), 10 + k, 3);
+    EXPECT(mlirLogicalResultIsSuccess(fuserBuilderSetLocation(b, loc)));
+    MlirValue x = fuserBuilderAddInput(b, FuserDTypeF32, 1, (int64_t[]){4}, S("x"));
+    fuserBuilderAddOutput(b, fuserBuildTanh(b, x), S("y"));
+    EXPECT(mlirLogicalResultIsSuccess(fuserBuilderSetLocation(b, (MlirLocation){NULL})));
+    fuserBuilderAddOutput(b, fuserBuildExp(b, x), S("z"));
+    EXPECT(mlirLogicalResultIsSuccess(fuserBuilderFinish(b, module)));
+    expectNoError(b);
+    fuserBuilderDestroy(b);
+  }
+  MlirOperation op = mlirModuleGetOperation(module);
+  EXPECT(mlirOperationVerify(op));
+  MlirOpPrintingFlags flags = mlirOpPrintingFlagsCreate();
+  mlirOpPrintingFlagsEnableDebugInfo(flags, true, false);
+  mlirOperationPrintWithFlags(op, flags, printToStderr, NULL);
+  mlirOpPrintingFlagsDestroy(flags);
+  fprintf(stderr, "\n");
+  mlirModuleDestroy(module);
+}
+// CHECK-LABEL: @testFinishIntoModule
+// CHECK-DAG: #[[L10:.*]] = loc("model.py":10:3)
+// CHECK-DAG: #[[L11:.*]] = loc("model.py":11:3)
+// CHECK: func.func @first(%arg0: tensor<4xf32> {fuser.name = "x"} loc("model.py":10:3))
+// CHECK-NEXT: fuser.tanh %arg0 : tensor<4xf32> loc(#[[L10]])
+// CHECK-NEXT: fuser.exp %arg0 : tensor<4xf32> loc(#[[N1:.*]])
+// CHECK: func.func @second(%arg0: tensor<4xf32> {fuser.name = "x"} loc("model.py":11:3))
+// CHECK-NEXT: fuser.tanh %arg0 : tensor<4xf32> loc(#[[L11]])
+// CHECK-NEXT: fuser.exp %arg0 : tensor<4xf32> loc(#[[N2:.*]])
+// CHECK-DAG: #[[N1]] = loc("first")
+// CHECK-DAG: #[[N2]] = loc("second")
+
+int main(void) {
+  MlirContext ctx = fuserContextCreate();
+  testInputsOutputs(ctx);
+  testUnary(ctx);
+  testBinary(ctx);
+  testTernary(ctx);
+  testCastConstantIota(ctx);
+  testBroadcastAndReductions(ctx);
+  testShapeOps(ctx);
+  testComposites(ctx);
+  testFinishIntoModule(ctx);
+  mlirContextDestroy(ctx);
+  fprintf(stderr, "@done: %d failures\n", failures);
+  return failures ? 1 : 0;
+}
+// CHECK-LABEL: @done: 0 failures

@@ -1,0 +1,388 @@
+/*===- compile.c - registration, passes, parsing, compiling, running -----===*\
+|*                                                                            *|
+|* The rest of the C API around the builder: the dialect handle and version,  *|
+|* the generated pass C API, parsing with diagnostics, compiling a built      *|
+|* fusion and reading back PTX, kernel IR and stages, running the bundle on   *|
+|* the CPU emulator against a reference computed here, and the failures:      *|
+|* null handles, bad options, unsupported constructs.                         *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+
+/* RUN: capi-compile 2>&1 | FileCheck %s
+ */
+
+#include "fuser-c/Builder.h"
+#include "fuser-c/Compiler.h"
+#include "fuser-c/Dialects.h"
+#include "fuser-c/Emulator.h"
+#include "fuser-c/Passes.h"
+#include "fuser_runtime.h"
+
+#include "mlir-c/IR.h"
+#include "mlir-c/Pass.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DYN FUSER_DYNAMIC
+#define S(str) mlirStringRefCreateFromCString(str)
+#define NONE ((MlirValue){NULL})
+
+static int failures = 0;
+
+#define EXPECT(cond)                                                           \
+  do {                                                                         \
+    if (!(cond)) {                                                             \
+      fprintf(stderr, "%s:%d: EXPECT failed: %s\n", __FILE__, __LINE__, #cond); \
+      ++failures;                                                              \
+    }                                                                          \
+  } while (0)
+
+static void printToStderr(MlirStringRef s, void *userData) {
+  (void)userData;
+  fwrite(s.data, 1, s.length, stderr);
+}
+
+static void printDiagnostics(FuserCompileResult r) {
+  MlirStringRef d = fuserCompileResultGetDiagnostics(r);
+  fprintf(stderr, "%.*s", (int)d.length, d.data);
+}
+
+static bool contains(MlirStringRef s, const char *needle) {
+  size_t n = strlen(needle);
+  for (size_t i = 0; i + n <= s.length; ++i)
+    if (!memcmp(s.data + i, needle, n))
+      return true;
+  return false;
+}
+
+/*===----------------------------------------------------------------------===*/
+
+static void testRegistration(void) {
+  fprintf(stderr, "@testRegistration\n");
+  EXPECT(fuserGetCAPIVersion() == FUSER_CAPI_VERSION);
+  MlirDialectHandle h = mlirGetDialectHandle__fuser__();
+  MlirStringRef ns = mlirDialectHandleGetNamespace(h);
+  fprintf(stderr, "namespace: %.*s\n", (int)ns.length, ns.data);
+  /* A plain upstream context with the dialect registered through its handle
+   * and through fuserRegisterAllDialects. */
+  MlirContext ctx = mlirContextCreate();
+  mlirDialectHandleRegisterDialect(h, ctx);
+  MlirDialectRegistry registry = mlirDialectRegistryCreate();
+  fuserRegisterAllDialects(registry);
+  fuserRegisterAllDialects((MlirDialectRegistry){NULL}); /* a no-op */
+  mlirContextAppendDialectRegistry(ctx, registry);
+  mlirDialectRegistryDestroy(registry);
+  MlirDialect d = mlirContextGetOrLoadDialect(ctx, S("fuser"));
+  EXPECT(!mlirDialectIsNull(d));
+  /* The builder loads what it needs into any context. */
+  FuserBuilder b = fuserBuilderCreate(ctx, S("f"));
+  MlirValue x = fuserBuilderAddInput(b, FuserDTypeF32, 0, NULL, S("x"));
+  fuserBuilderAddOutput(b, fuserBuildNeg(b, x), S("y"));
+  MlirModule m = fuserBuilderFinishNewModule(b);
+  EXPECT(!mlirModuleIsNull(m));
+  fuserBuilderDestroy(b);
+  mlirModuleDestroy(m);
+  mlirContextDestroy(ctx);
+}
+// CHECK-LABEL: @testRegistration
+// CHECK-NEXT: namespace: fuser
+
+/* A fusion with composites, for the passes. */
+static MlirModule buildNorms(MlirContext ctx) {
+  FuserBuilder b = fuserBuilderCreate(ctx, S("norms"));
+  int64_t shape[] = {DYN, 32};
+  MlirValue x = fuserBuilderAddInput(b, FuserDTypeF32, 2, shape, S("x"));
+  fuserBuilderAddOutput(b, fuserBuildSoftmax(b, x, -1), S("y"));
+  MlirModule m = fuserBuilderFinishNewModule(b);
+  EXPECT(!mlirModuleIsNull(m));
+  fuserBuilderDestroy(b);
+  return m;
+}
+
+static void testPasses(MlirContext ctx) {
+  fprintf(stderr, "@testPasses\n");
+  /* The generated C API: create a pass and run it. */
+  MlirModule m = buildNorms(ctx);
+  MlirPassManager pm = mlirPassManagerCreate(ctx);
+  MlirOpPassManager fpm = mlirPassManagerGetNestedUnder(pm, S("func.func"));
+  mlirOpPassManagerAddOwnedPass(fpm, mlirCreateFuserTransformsDecomposeCompositesPass());
+  EXPECT(mlirLogicalResultIsSuccess(
+      mlirPassManagerRunOnOp(pm, mlirModuleGetOperation(m))));
+  mlirOperationPrint(mlirModuleGetOperation(m), printToStderr, NULL);
+  fprintf(stderr, "\n");
+  mlirPassManagerDestroy(pm);
+  mlirModuleDestroy(m);
+
+  /* Registered passes and pipelines parse from text. */
+  mlirRegisterFuserTransformsPasses();
+  mlirRegisterFuserConversionPasses();
+  fuserRegisterAllPasses();
+  fuserRegisterAllPasses(); /* more than once is fine */
+  m = buildNorms(ctx);
+  pm = mlirPassManagerCreate(ctx);
+  MlirOpPassManager opm = mlirPassManagerGetAsOpPassManager(pm);
+  EXPECT(mlirLogicalResultIsSuccess(mlirParsePassPipeline(
+      opm, S("builtin.module(func.func(fuser-decompose),canonicalize,cse)"),
+      printToStderr, NULL)));
+  mlirPrintPassPipeline(opm, printToStderr, NULL);
+  fprintf(stderr, "\n");
+  EXPECT(mlirLogicalResultIsSuccess(
+      mlirPassManagerRunOnOp(pm, mlirModuleGetOperation(m))));
+  mlirPassManagerDestroy(pm);
+  mlirModuleDestroy(m);
+  /* Every generated constructor makes a pass (freed here, never added). */
+  MlirPass passes[] = {mlirCreateFuserTransformsDecomposeCompositesPass(),
+                       mlirCreateFuserTransformsSegmentPass(),
+                       mlirCreateFuserConversionEmitKernelsPass(),
+                       mlirCreateFuserConversionLowerKernelsToNVVMPass()};
+  pm = mlirPassManagerCreate(ctx);
+  for (size_t i = 0; i < sizeof(passes) / sizeof(passes[0]); ++i) {
+    EXPECT(passes[i].ptr != NULL);
+    if (i < 2)
+      mlirOpPassManagerAddOwnedPass(mlirPassManagerGetNestedUnder(pm, S(i ? "builtin.module" : "func.func")), passes[i]);
+    else
+      mlirPassManagerAddOwnedPass(pm, passes[i]);
+  }
+  mlirPassManagerDestroy(pm);
+}
+// CHECK-LABEL: @testPasses
+// CHECK: func.func @norms
+// CHECK-NOT: fuser.softmax
+// CHECK: fuser.max %{{.*}} dims = [1] :
+// CHECK: fuser.exp
+// CHECK: fuser.sum
+// CHECK: fuser.div
+// CHECK: builtin.module(func.func(fuser-decompose),canonicalize{{.*}},cse)
+
+static void testParse(MlirContext ctx) {
+  fprintf(stderr, "@testParse\n");
+  const char *good = "func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {\n"
+                     "  %0 = fuser.exp %x : tensor<4xf32>\n"
+                     "  return %0 : tensor<4xf32>\n"
+                     "}\n";
+  MlirModule m = fuserParseSourceString(ctx, S(good), S("good.mlir"), printToStderr, NULL);
+  EXPECT(!mlirModuleIsNull(m));
+  mlirModuleDestroy(m);
+  const char *bad = "func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {\n"
+                    "  %0 = fuser.exp %x : tensor<4xi32>\n"
+                    "  return %0 : tensor<4xf32>\n"
+                    "}\n";
+  m = fuserParseSourceString(ctx, S(bad), S("bad.mlir"), printToStderr, NULL);
+  EXPECT(mlirModuleIsNull(m));
+  m = fuserParseSourceString((MlirContext){NULL}, S(good), S("x"), printToStderr, NULL);
+  EXPECT(mlirModuleIsNull(m));
+  m = fuserParseSourceFile(ctx, S("/nonexistent/fusion.mlir"), printToStderr, NULL);
+  EXPECT(mlirModuleIsNull(m));
+}
+// CHECK-LABEL: @testParse
+// CHECK-NEXT: bad.mlir:2:18: error: use of value '%x' expects different type than prior uses: 'tensor<4xi32>' vs 'tensor<4xf32>'
+// CHECK: <api>: error: the context is null
+// CHECK-NEXT: /nonexistent/fusion.mlir: error: cannot read the file: No such file or directory
+
+/* gelu(x + bias, tanh) and its sign, over x: f32[?, 16]. */
+static MlirModule buildBiasGelu(MlirContext ctx) {
+  FuserBuilder b = fuserBuilderCreate(ctx, S("bias_gelu"));
+  MlirValue x = fuserBuilderAddInput(b, FuserDTypeF32, 2, (int64_t[]){DYN, 16}, S("x"));
+  MlirValue bias = fuserBuilderAddInput(b, FuserDTypeF32, 1, (int64_t[]){16}, S("bias"));
+  MlirValue y = fuserBuildGelu(b, fuserTorchAdd(b, x, bias), FuserGeluTanh);
+  fuserBuilderAddOutput(b, y, S("y"));
+  fuserBuilderAddOutput(b, fuserTorchGt(b, y, fuserTorchScalarI64(b, 0)), S("positive"));
+  MlirModule m = fuserBuilderFinishNewModule(b);
+  EXPECT(!mlirModuleIsNull(m));
+  fuserBuilderDestroy(b);
+  return m;
+}
+
+static double geluTanh(double x) {
+  return 0.5 * x * (1.0 + tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
+}
+
+static bool check(fuser_error *e, const char *what) {
+  if (!e)
+    return true;
+  fprintf(stderr, "%s: %s\n", what, fuser_error_message(e));
+  fuser_error_destroy(e);
+  ++failures;
+  return false;
+}
+
+static void runOnEmulator(MlirStringRef bundleBytes) {
+  fuser_rt *rt = NULL;
+  if (!check(fuserEmulatorRuntimeCreate(NULL, &rt), "emulator"))
+    return;
+  fuser_bundle *bundle = NULL;
+  if (!check(fuser_bundle_load(rt, bundleBytes.data, bundleBytes.length, &bundle), "load")) {
+    fuser_rt_destroy(rt);
+    return;
+  }
+  const fuser_fusion *f = fuser_bundle_find_fusion(bundle, "bias_gelu");
+  EXPECT(f && fuser_fusion_num_args(f) == 2 && fuser_fusion_num_results(f) == 2);
+  if (f) {
+    fprintf(stderr, "signature: %s %s -> %s %s\n", fuser_fusion_arg(f, 0)->name,
+            fuser_fusion_arg(f, 1)->name, fuser_fusion_result(f, 0)->name,
+            fuser_fusion_result(f, 1)->name);
+    enum { rows = 3, cols = 16, n = rows * cols };
+    float x[n], bias[cols], y[n];
+    unsigned char pos[n];
+    for (int i = 0; i < n; ++i)
+      x[i] = (float)(i % 7) * 0.5f - 1.75f;
+    for (int j = 0; j < cols; ++j)
+      bias[j] = 0.125f * (float)j - 1.0f;
+    size_t numDims = fuser_fusion_num_dyn_dims(f);
+    int64_t dims[3] = {rows, 0, 0};
+    EXPECT(numDims == 3);
+    check(fuser_fusion_infer_dims(f, dims, numDims, dims), "infer dims");
+    EXPECT(dims[1] == rows && dims[2] == rows);
+    uint64_t buf[4] = {0, 0, 0, 0};
+    size_t bytes[4] = {sizeof x, sizeof bias, sizeof y, sizeof pos};
+    bool ok = true;
+    for (int i = 0; i < 4 && ok; ++i)
+      ok = check(fuser_mem_alloc(rt, bytes[i], &buf[i]), "alloc");
+    ok = ok && check(fuser_mem_copy_h2d(rt, buf[0], x, sizeof x), "copy") &&
+         check(fuser_mem_copy_h2d(rt, buf[1], bias, sizeof bias), "copy") &&
+         check(fuser_run(f, buf, buf + 2, dims, numDims, NULL, NULL), "run") &&
+         check(fuser_device_synchronize(rt), "sync") &&
+         check(fuser_mem_copy_d2h(rt, y, buf[2], sizeof y), "copy") &&
+         check(fuser_mem_copy_d2h(rt, pos, buf[3], sizeof pos), "copy");
+    if (ok) {
+      double worst = 0;
+      int mismatches = 0;
+      for (int i = 0; i < n; ++i) {
+        double ref = geluTanh((double)x[i] + (double)bias[i % cols]);
+        double err = fabs((double)y[i] - ref) / (1.0 + fabs(ref));
+        worst = err > worst ? err : worst;
+        mismatches += (pos[i] != 0) != (y[i] > 0);
+      }
+      fprintf(stderr, "emulator run: %s (worst relative error %s 1e-5), %d sign mismatches\n",
+              worst <= 1e-5 ? "matches" : "differs", worst <= 1e-5 ? "<=" : ">", mismatches);
+      EXPECT(worst <= 1e-5 && mismatches == 0);
+    }
+    /* A size the plan rejects is an error value, not a crash. */
+    int64_t wrong[3] = {rows, rows + 1, rows};
+    fuser_error *e = fuser_run(f, buf, buf + 2, wrong, numDims, NULL, NULL);
+    EXPECT(e != NULL);
+    fuser_error_destroy(e);
+    for (int i = 0; i < 4; ++i)
+      fuser_error_destroy(fuser_mem_free(rt, buf[i]));
+  }
+  fuser_bundle_destroy(bundle);
+  fuser_rt_destroy(rt);
+}
+
+static void testCompileAndRun(MlirContext ctx) {
+  fprintf(stderr, "@testCompileAndRun\n");
+  MlirModule m = buildBiasGelu(ctx);
+  FuserCompileOptions o = fuserCompileOptionsCreate();
+  fuserCompileOptionsSetChip(o, S("sm_80"));
+  fuserCompileOptionsSetKeepStages(o, true);
+  fuserCompileOptionsSetOptLevel(o, 2);
+  FuserCompileResult r = fuserCompile(m, o);
+  fuserCompileOptionsDestroy(o);
+  printDiagnostics(r);
+  EXPECT(fuserCompileResultIsSuccess(r));
+  EXPECT(fuserCompileResultGetNumFusions(r) == 1);
+  MlirStringRef name = fuserCompileResultGetFusionName(r, 0);
+  fprintf(stderr, "fusion: %.*s\n", (int)name.length, name.data);
+  EXPECT(contains(fuserCompileResultGetFusionPtx(r, 0), ".visible .entry"));
+  EXPECT(contains(fuserCompileResultGetFusionPtx(r, 0), ".target sm_80"));
+  EXPECT(contains(fuserCompileResultGetFusionKernelIR(r, 0), "gpu.func"));
+  EXPECT(fuserCompileResultGetFusionPtx(r, 1).length == 0); /* out of range */
+  for (intptr_t i = 0; i < fuserCompileResultGetNumStages(r); ++i) {
+    MlirStringRef s = fuserCompileResultGetStageName(r, i);
+    fprintf(stderr, "stage: %.*s\n", (int)s.length, s.data);
+    EXPECT(fuserCompileResultGetStageIR(r, i).length > 0);
+  }
+  MlirStringRef bundle = fuserCompileResultGetBundle(r);
+  EXPECT(bundle.length > 64 && !memcmp(bundle.data, "FUSERBND", 8));
+  runOnEmulator(bundle);
+  fuserCompileResultDestroy(r);
+  /* The module is unchanged by compiling and compiles again. */
+  EXPECT(mlirOperationVerify(mlirModuleGetOperation(m)));
+  mlirModuleDestroy(m);
+}
+// CHECK-LABEL: @testCompileAndRun
+// CHECK-NEXT: fusion: bias_gelu
+// CHECK-NEXT: stage: input
+// CHECK: stage: ptx
+// CHECK: signature: x bias -> y positive
+// CHECK-NEXT: emulator run: matches (worst relative error <= 1e-5), 0 sign mismatches
+
+static void testCompileFailures(MlirContext ctx) {
+  fprintf(stderr, "@testCompileFailures\n");
+  FuserCompileOptions o = fuserCompileOptionsCreate();
+  /* Null module, null options. */
+  FuserCompileResult r = fuserCompile((MlirModule){NULL}, o);
+  EXPECT(!fuserCompileResultIsSuccess(r));
+  EXPECT(fuserCompileResultGetBundle(r).length == 0);
+  printDiagnostics(r);
+  fuserCompileResultDestroy(r);
+  MlirModule m = buildBiasGelu(ctx);
+  r = fuserCompile(m, (FuserCompileOptions){NULL});
+  printDiagnostics(r);
+  fuserCompileResultDestroy(r);
+  /* A bad option. */
+  fuserCompileOptionsSetChip(o, S("sm_12"));
+  r = fuserCompile(m, o);
+  EXPECT(!fuserCompileResultIsSuccess(r));
+  EXPECT(fuserCompileResultGetNumFusions(r) == 0);
+  printDiagnostics(r);
+  fuserCompileResultDestroy(r);
+  mlirModuleDestroy(m);
+  /* An op the compiler does not take, with its location. */
+  const char *src = "func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {\n"
+                    "  %0 = arith.negf %x : tensor<4xf32>\n"
+                    "  return %0 : tensor<4xf32>\n"
+                    "}\n";
+  m = fuserParseSourceString(ctx, S(src), S("negf.mlir"), printToStderr, NULL);
+  fuserCompileOptionsSetChip(o, S("sm_90"));
+  r = fuserCompile(m, o);
+  EXPECT(!fuserCompileResultIsSuccess(r));
+  printDiagnostics(r);
+  fuserCompileResultDestroy(r);
+  mlirModuleDestroy(m);
+  fuserCompileOptionsDestroy(o);
+  /* Null handles read as failures, never crash. */
+  FuserCompileOptions none = {NULL};
+  fuserCompileOptionsSetChip(none, S("sm_90"));
+  fuserCompileOptionsSetPtxVersion(none, 80);
+  fuserCompileOptionsSetFastMath(none, true);
+  fuserCompileOptionsSetIndexBits(none, 32);
+  fuserCompileOptionsSetOptLevel(none, 1);
+  fuserCompileOptionsSetKeepStages(none, true);
+  fuserCompileOptionsSetEmulation(none, false);
+  fuserCompileOptionsDestroy(none);
+  FuserCompileResult nr = {NULL};
+  EXPECT(!fuserCompileResultIsSuccess(nr));
+  EXPECT(fuserCompileResultGetNumFusions(nr) == 0 && fuserCompileResultGetNumStages(nr) == 0);
+  EXPECT(fuserCompileResultGetFusionName(nr, 0).length == 0);
+  EXPECT(fuserCompileResultGetStageIR(nr, -1).length == 0);
+  printDiagnostics(nr);
+  fuserCompileResultDestroy(nr);
+  /* The emulator with a NULL out-parameter. */
+  fuser_error *e = fuserEmulatorRuntimeCreate(NULL, NULL);
+  fprintf(stderr, "%s\n", fuser_error_message(e));
+  fuser_error_destroy(e);
+}
+// CHECK-LABEL: @testCompileFailures
+// CHECK-NEXT: <api>: error: fuserCompile: the module is null
+// CHECK-NEXT: <api>: error: fuserCompile: the options are null
+// CHECK-NEXT: error: unknown chip 'sm_12'; expected sm_80, sm_89, sm_90 or sm_100
+// CHECK-NEXT: negf.mlir:2:8: error: 'arith.negf' op is not supported in a fusion body
+// CHECK: <api>: error: the compile result is null
+// CHECK-NEXT: fuserEmulatorRuntimeCreate: out is NULL
+
+int main(void) {
+  testRegistration();
+  MlirContext ctx = fuserContextCreate();
+  testPasses(ctx);
+  testParse(ctx);
+  testCompileAndRun(ctx);
+  testCompileFailures(ctx);
+  mlirContextDestroy(ctx);
+  fprintf(stderr, "@done: %d failures\n", failures);
+  return failures ? 1 : 0;
+}
+// CHECK-LABEL: @done: 0 failures
