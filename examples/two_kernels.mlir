@@ -1,9 +1,12 @@
-// Each column divided by its sum: the column sums must be complete before
-// any element is divided, so this needs two kernels (an outer reduction, then
-// a pointwise kernel that reads the sums in place), no more.
-func.func @two_kernels(%x: tensor<1024x4096xf32>) -> tensor<1024x4096xf32> {
-  %sum = fuser.sum %x dims = [0] : tensor<1024x4096xf32> -> tensor<4096xf32>
-  %sb = fuser.broadcast %sum dims = [1] : tensor<4096xf32> -> tensor<1024x4096xf32>
-  %0 = fuser.div %x, %sb : tensor<1024x4096xf32>
-  return %0 : tensor<1024x4096xf32>
+// Each row divided by its maximum, then summed down the columns. The column
+// sums read every row's maximum, so the row maxima must all be done first:
+// two kernels (an inner reduction, then an outer reduction whose prologue
+// divides in registers), no more, and the divided tensor never goes to
+// memory.
+func.func @two_kernels(%x: tensor<256x65536xf32>) -> tensor<65536xf32> {
+  %rowmax = fuser.max %x dims = [1] : tensor<256x65536xf32> -> tensor<256xf32>
+  %b = fuser.broadcast %rowmax dims = [0] : tensor<256xf32> -> tensor<256x65536xf32>
+  %y = fuser.div %x, %b : tensor<256x65536xf32>
+  %0 = fuser.sum %y dims = [0] : tensor<256x65536xf32> -> tensor<65536xf32>
+  return %0 : tensor<65536xf32>
 }

@@ -29,6 +29,7 @@
 #include "mlir/Conversion/ConvertToLLVM/ToLLVMPass.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
@@ -374,6 +375,7 @@ static fuser_error *loadModule(EmulatorContext &emu, const char *text, size_t si
     entries.push_back(kernel);
   }
   PassManager toLLVM(&ctx);
+  toLLVM.addPass(arith::createArithExpandOpsPass());
   toLLVM.addPass(createSCFToControlFlowPass());
   toLLVM.addPass(createConvertToLLVMPass());
   toLLVM.addPass(createReconcileUnrealizedCastsPass());

@@ -202,13 +202,12 @@ LogicalResult KernelLowering::run() {
     }
   }
   // The workgroup attributions are gone; drop their block arguments.
-  for (unsigned i = entry.getNumArguments() - 1; i-- > numArgs;)
-    if (entry.getArgument(i).use_empty())
-      entry.eraseArgument(i);
   for (Value attr : llvm::make_first_range(sharedOffset))
     if (!attr.use_empty())
       return kernel.emitError("workgroup memory is used by an op other than "
                               "memref.load and memref.store");
+  for (unsigned i = entry.getNumArguments() - 1; i-- > numArgs;)
+    entry.eraseArgument(i);
 
   // k.entry(params, ctx): params[i] points at the value of parameter i.
   b.setInsertionPointToEnd(host.getBody());

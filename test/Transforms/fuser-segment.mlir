@@ -8,10 +8,95 @@
 // CHECK: fuser.add {{.*}} {fuser.segment = 0 : i64}
 // CHECK: fuser.exp {{.*}} {fuser.segment = 0 : i64}
 // DUMP: fusion @pointwise: 1 segment
-// DUMP-NEXT: segment 0: pointwise, 3 ops
+// DUMP-NEXT: segment 0: pointwise, 3 ops (broadcast add exp)
 func.func @pointwise(%x: tensor<4x8xf32>, %b: tensor<8xf32>) -> tensor<4x8xf32> {
   %0 = fuser.broadcast %b dims = [1] : tensor<8xf32> -> tensor<4x8xf32>
   %1 = fuser.add %x, %0 : tensor<4x8xf32>
   %2 = fuser.exp %1 : tensor<4x8xf32>
   return %2 : tensor<4x8xf32>
+}
+
+// -----
+
+// softmax written out: one normalization segment (both reductions over the
+// same rows, the row kept on chip between them).
+// CHECK-LABEL: func.func @softmax
+// CHECK-SAME: fuser.schedulers = ["normalization"]
+// DUMP: fusion @softmax: 1 segment
+// DUMP-NEXT: segment 0: normalization, 7 ops (max broadcast sub exp sum broadcast div)
+func.func @softmax(%x: tensor<8x128xf32>) -> tensor<8x128xf32> {
+  %m = fuser.max %x dims = [1] : tensor<8x128xf32> -> tensor<8xf32>
+  %mb = fuser.broadcast %m dims = [0] : tensor<8xf32> -> tensor<8x128xf32>
+  %s = fuser.sub %x, %mb : tensor<8x128xf32>
+  %e = fuser.exp %s : tensor<8x128xf32>
+  %z = fuser.sum %e dims = [1] : tensor<8x128xf32> -> tensor<8xf32>
+  %zb = fuser.broadcast %z dims = [0] : tensor<8xf32> -> tensor<8x128xf32>
+  %y = fuser.div %e, %zb : tensor<8x128xf32>
+  return %y : tensor<8x128xf32>
+}
+
+// -----
+
+// Sibling reductions of one input over the same dims share a kernel.
+// CHECK-LABEL: func.func @siblings
+// CHECK-SAME: fuser.schedulers = ["reduction"]
+// DUMP: fusion @siblings: 1 segment
+// DUMP-NEXT: segment 0: reduction, 2 ops (sum max)
+func.func @siblings(%x: tensor<8x128xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+  %0 = fuser.sum %x dims = [1] : tensor<8x128xf32> -> tensor<8xf32>
+  %1 = fuser.max %x dims = [1] : tensor<8x128xf32> -> tensor<8xf32>
+  return %0, %1 : tensor<8xf32>, tensor<8xf32>
+}
+
+// -----
+
+// Row maxima, then column sums of the rows divided by them: the second
+// reduction needs every row's maximum, so two kernels; the division joins
+// the column sum as its prologue (the divided tensor is never written).
+// CHECK-LABEL: func.func @two_domains
+// CHECK-SAME: fuser.schedulers = ["reduction", "reduction"]
+// CHECK: fuser.max {{.*}} {fuser.segment = 0 : i64}
+// CHECK: fuser.broadcast {{.*}} {fuser.segment = 1 : i64}
+// CHECK: fuser.div {{.*}} {fuser.segment = 1 : i64}
+// CHECK: fuser.sum {{.*}} {fuser.segment = 1 : i64}
+// DUMP: fusion @two_domains: 2 segments
+// DUMP-NEXT: segment 0: reduction, 1 ops (max)
+// DUMP-NEXT: segment 1: reduction, 3 ops (broadcast div sum)
+// DUMP-NEXT: boundary 0 -> 1: reductions over different shapes or dims need separate kernels
+func.func @two_domains(%x: tensor<16x512xf32>) -> tensor<512xf32> {
+  %m = fuser.max %x dims = [1] : tensor<16x512xf32> -> tensor<16xf32>
+  %b = fuser.broadcast %m dims = [0] : tensor<16xf32> -> tensor<16x512xf32>
+  %y = fuser.div %x, %b : tensor<16x512xf32>
+  %s = fuser.sum %y dims = [0] : tensor<16x512xf32> -> tensor<512xf32>
+  return %s : tensor<512xf32>
+}
+
+// -----
+
+// Normalizing along the leading dim: an outer reduction, then a pointwise
+// kernel that reads the sums.
+// CHECK-LABEL: func.func @column_normalize
+// CHECK-SAME: fuser.schedulers = ["reduction", "pointwise"]
+// DUMP: fusion @column_normalize: 2 segments
+// DUMP: boundary 0 -> 1: normalizing along non-trailing dims needs a reduction kernel and a pointwise kernel
+func.func @column_normalize(%x: tensor<64x32xf32>) -> tensor<64x32xf32> {
+  %s = fuser.sum %x dims = [0] : tensor<64x32xf32> -> tensor<32xf32>
+  %b = fuser.broadcast %s dims = [1] : tensor<32xf32> -> tensor<64x32xf32>
+  %y = fuser.div %x, %b : tensor<64x32xf32>
+  return %y : tensor<64x32xf32>
+}
+
+// -----
+
+// A constant used by two segments is copied into each.
+// CHECK-LABEL: func.func @shared_constant
+// CHECK-DAG: fuser.constant 2.000000e+00 {fuser.segment = 0 : i64} : tensor<f32>
+// CHECK-DAG: fuser.constant 2.000000e+00 {fuser.segment = 1 : i64} : tensor<f32>
+func.func @shared_constant(%x: tensor<64x32xf32>) -> (tensor<32xf32>, tensor<64xf32>) {
+  %c = fuser.constant 2.0 : tensor<f32>
+  %y = fuser.mul %x, %c : tensor<64x32xf32>, tensor<f32>
+  %s = fuser.sum %y dims = [0] : tensor<64x32xf32> -> tensor<32xf32>
+  %m = fuser.max %x dims = [1] : tensor<64x32xf32> -> tensor<64xf32>
+  %z = fuser.mul %m, %c : tensor<64xf32>, tensor<f32>
+  return %s, %z : tensor<32xf32>, tensor<64xf32>
 }

@@ -22,14 +22,26 @@ def SegmentPass : Pass<"fuser-segment", "ModuleOp"> {
   let description = [{
     Annotates every op of every fusion with `fuser.segment = N`, the group it
     belongs to, and the fusion with `fuser.schedulers`, the scheduler of each
-    group (`pointwise`, `transpose`, ...). Values that cross from one group to
-    another become intermediates in global memory. `fuser-emit-kernels` builds
-    one kernel per group. With `dump`, prints each group, its scheduler and
-    why each boundary was needed.
+    group (`pointwise`, `reduction`, `normalization`), groups numbered so that
+    each comes after the groups it reads. Values that cross from one group to
+    another become intermediates in global memory; `fuser-emit-kernels`
+    builds the kernels of each group.
+
+    Groups grow greedily, consumers first: walking the ops from last to
+    first, each op joins the group of a consumer when the merged group is
+    acyclic and a scheduler accepts it (so a prologue joins the reduction
+    that reads it instead of being written out); then groups that share no
+    path merge the same way (sibling reductions of one input become one
+    kernel). Constants and iotas are copied into every group that uses them.
+    With `dump`, prints each group, its scheduler and why each boundary
+    between groups was needed; with `dot`, writes a DOT picture.
   }];
   let options = [
     Option<"dump", "dump", "bool", /*default=*/"false",
            "Print the segments and the reasons for their boundaries to stderr">,
+    Option<"dot", "dot", "std::string", /*default=*/"\"\"",
+           "Write a DOT picture of each fusion, ops coloured by segment, to "
+           "<dot>.<fusion>.dot">,
   ];
   let dependentDialects = ["::mlir::fuser::FuserDialect"];
 }

@@ -8,6 +8,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "KernelBuilder.h"
+#include "ReductionScheduler.h"
+
+#include "fuser/Analysis/GroupAnalysis.h"
 
 #include "fuser/Analysis/ShapeAnalysis.h"
 #include "fuser/Conversion/Passes.h"
@@ -130,9 +133,17 @@ static LogicalResult emitFusion(func::FuncOp fusion, gpu::GPUModuleOp module,
     if (s.outputs.empty())
       continue;
     LogicalResult r = failure();
-    if (s.scheduler == "pointwise")
+    if (s.scheduler == "pointwise") {
       r = emitPointwiseSegment(fe, s);
-    else
+    } else if (s.scheduler == "reduction" || s.scheduler == "normalization") {
+      SmallVector<Value> outs(s.outputs.begin(), s.outputs.end());
+      std::string why;
+      FailureOr<GroupInfo> info = classifyGroup(s.ops, outs, *shapes, &why);
+      if (failed(info))
+        return s.ops.front()->emitOpError("segment ") << s.index << " cannot be a "
+                                                       << s.scheduler << " kernel: " << why;
+      r = emitReductionSegment(fe, s, *info);
+    } else
       return fusion.emitError("no scheduler named '") << s.scheduler << "'";
     if (failed(r))
       return failure();

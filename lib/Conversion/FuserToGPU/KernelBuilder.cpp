@@ -158,26 +158,29 @@ Value FusionEmitter::planFitsIn32Bits(AffineExpr maxElements) {
 KernelBuilder::KernelBuilder(FusionEmitter &fe, StringRef name,
                              unsigned indexBits, ArrayRef<Value> ins,
                              ArrayRef<Value> outs, ArrayRef<unsigned> syms,
-                             unsigned numFlags, ArrayRef<int64_t> blockSize)
+                             unsigned numFlags, ArrayRef<int64_t> blockSize,
+                             ArrayRef<Value> extraBuffers)
     : fe(fe), b(fe.module.getContext()), loc(fe.loc),
       idxTy(b.getIntegerType(indexBits)), inputs(ins), outputs(outs),
-      symbols(syms), numFlags(numFlags) {
+      extras(extraBuffers), symbols(syms), numFlags(numFlags) {
   MLIRContext *ctx = b.getContext();
   auto ptrTy = LLVM::LLVMPointerType::get(ctx);
   SmallVector<Type> types;
-  types.append(inputs.size() + outputs.size(), ptrTy);
+  types.append(inputs.size() + outputs.size() + extras.size(), ptrTy);
   types.append(symbols.size(), idxTy);
   types.append(numFlags, b.getI32Type());
   b.setInsertionPointToEnd(fe.module.getBody());
   func = gpu::GPUFuncOp::create(b, loc, name, b.getFunctionType(types, {}));
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
-  SmallVector<int32_t> block(blockSize.begin(), blockSize.end());
-  block.resize(3, 1);
-  func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr(block));
+  if (!blockSize.empty()) {
+    SmallVector<int32_t> block(blockSize.begin(), blockSize.end());
+    block.resize(3, 1);
+    func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr(block));
+  }
   // Inputs are never written and no buffer overlaps another (the runtime
   // documents that outputs must not alias inputs): noalias + readonly is what
   // makes NVPTX use the read-only `ld.global.nc` path.
-  for (unsigned i = 0; i < inputs.size() + outputs.size(); ++i) {
+  for (unsigned i = 0; i < inputs.size() + outputs.size() + extras.size(); ++i) {
     func.setArgAttr(i, "llvm.noalias", b.getUnitAttr());
     if (i < inputs.size())
       func.setArgAttr(i, "llvm.readonly", b.getUnitAttr());
@@ -198,14 +201,20 @@ Value KernelBuilder::pointer(Value tensor) {
   llvm_unreachable("tensor is not a parameter of this kernel");
 }
 
+Value KernelBuilder::extraPointer(unsigned i) {
+  return func.getArgument(inputs.size() + outputs.size() + i);
+}
+
 Value KernelBuilder::symbol(unsigned k) {
   auto it = llvm::find(symbols, k);
   assert(it != symbols.end() && "symbol is not a parameter of this kernel");
-  return func.getArgument(inputs.size() + outputs.size() + (it - symbols.begin()));
+  return func.getArgument(inputs.size() + outputs.size() + extras.size() +
+                          (it - symbols.begin()));
 }
 
 Value KernelBuilder::flag(unsigned i) {
-  return func.getArgument(inputs.size() + outputs.size() + symbols.size() + i);
+  return func.getArgument(inputs.size() + outputs.size() + extras.size() +
+                          symbols.size() + i);
 }
 
 Value KernelBuilder::threadId(gpu::Dimension d) {
@@ -262,12 +271,22 @@ void KernelBuilder::store(Value ptr, Value value, Value offset) {
 void KernelBuilder::launch(ArrayRef<Value> grid, ArrayRef<int64_t> block,
                            Value sharedBytes, Value condition,
                            ArrayRef<Value> flags) {
+  SmallVector<Value> b;
+  for (int64_t v : block)
+    b.push_back(fe.planConstant(v));
+  launch(grid, b, sharedBytes, condition, flags);
+}
+
+void KernelBuilder::launch(ArrayRef<Value> grid, ArrayRef<Value> block,
+                           Value sharedBytes, Value condition,
+                           ArrayRef<Value> flags) {
   OpBuilder &pb = fe.planBuilder;
   SmallVector<Value> operands;
   for (Value v : inputs)
     operands.push_back(fe.buffers.lookup(v));
   for (Value v : outputs)
     operands.push_back(fe.buffers.lookup(v));
+  operands.append(extras.begin(), extras.end());
   SmallVector<int32_t> widths;
   for (unsigned k : symbols) {
     operands.push_back(fe.symbolValues[k]);
@@ -281,9 +300,10 @@ void KernelBuilder::launch(ArrayRef<Value> grid, ArrayRef<int64_t> block,
   SmallVector<Value> g(grid.begin(), grid.end());
   while (g.size() < 3)
     g.push_back(c(1));
-  SmallVector<int64_t> bl(block.begin(), block.end());
-  bl.resize(3, 1);
-  LaunchOp::create(pb, fe.loc, ref, g[0], g[1], g[2], c(bl[0]), c(bl[1]), c(bl[2]),
+  SmallVector<Value> bl(block.begin(), block.end());
+  while (bl.size() < 3)
+    bl.push_back(c(1));
+  LaunchOp::create(pb, fe.loc, ref, g[0], g[1], g[2], bl[0], bl[1], bl[2],
                    sharedBytes ? sharedBytes : c(0), condition, operands,
                    pb.getDenseI32ArrayAttr(widths));
 }

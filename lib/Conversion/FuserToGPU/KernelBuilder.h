@@ -114,12 +114,13 @@ private:
 class KernelBuilder {
 public:
   /// Parameters, in order: a pointer per input buffer (noalias, readonly),
-  /// a pointer per output buffer (noalias), the symbols' values, then
-  /// `numFlags` i32 flags.
+  /// a pointer per output buffer (noalias), a pointer per extra plan buffer
+  /// (scratch the scheduler allocates in the plan, noalias), the symbols'
+  /// values, then `numFlags` i32 flags. `blockSize` empty: set at launch.
   KernelBuilder(FusionEmitter &fe, StringRef name, unsigned indexBits,
                 ArrayRef<Value> inputs, ArrayRef<Value> outputs,
                 ArrayRef<unsigned> symbols, unsigned numFlags,
-                ArrayRef<int64_t> blockSize);
+                ArrayRef<int64_t> blockSize, ArrayRef<Value> extraBuffers = {});
 
   FusionEmitter &fe;
   gpu::GPUFuncOp func;
@@ -129,6 +130,8 @@ public:
   std::unique_ptr<ExprExpander> expander;
 
   Value pointer(Value tensor);
+  /// The pointer parameter of extra plan buffer `i`.
+  Value extraPointer(unsigned i);
   Value symbol(unsigned k);
   Value flag(unsigned i);
   Value constant(int64_t v) { return expander->constant(v); }
@@ -147,11 +150,14 @@ public:
   /// null), flags as plan index values.
   void launch(ArrayRef<Value> grid, ArrayRef<int64_t> block, Value sharedBytes,
               Value condition, ArrayRef<Value> flags);
+  /// As launch, with block sizes computed by the plan.
+  void launch(ArrayRef<Value> grid, ArrayRef<Value> block, Value sharedBytes,
+              Value condition, ArrayRef<Value> flags);
 
   void finish() { gpu::ReturnOp::create(b, loc); }
 
 private:
-  SmallVector<Value> inputs, outputs;
+  SmallVector<Value> inputs, outputs, extras;
   SmallVector<unsigned> symbols;
   unsigned numFlags;
 };

@@ -1,106 +1,29 @@
 //===- PointwiseScheduler.h - the pointwise kernel family -------*- C++ -*-===//
 //
-// The scheduler of pointwise segments (see PointwiseScheduler.cpp). Its
-// symbolic analysis is shared by two kernel shapes: the vectorized
-// grid-stride loop (PointwiseScheduler.cpp), and the shared-memory tiled
-// transpose for segments that read an input across its contiguous dim
-// (TransposeScheduler.cpp).
+// The scheduler of pointwise segments: a vectorized grid-stride loop
+// (PointwiseScheduler.cpp), or, when an input is read across its contiguous
+// dim, the shared-memory tiled transpose (TransposeScheduler.cpp).
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef FUSER_CONVERSION_FUSERTOGPU_POINTWISESCHEDULER_H
 #define FUSER_CONVERSION_FUSERTOGPU_POINTWISESCHEDULER_H
 
-#include "KernelBuilder.h"
-
-#include "fuser/Transforms/Segments.h"
-
-#include "mlir/IR/AffineExpr.h"
+#include "GroupEmitter.h"
 
 namespace mlir::fuser {
 
-/// How a value is indexed: one expression per dim, or (after a reshape) its
-/// row-major linear index, which every same-shape consumer shares.
-struct Index {
-  bool linear = false;
-  SmallVector<AffineExpr> exprs;
-
-  bool operator==(const Index &o) const {
-    return linear == o.linear && exprs == o.exprs;
-  }
-};
-
-/// A value computed for one unit: a scalar shared by all lanes, or a vector.
-struct Lanes {
-  Value value;
-  bool uniform;
-};
-
-inline unsigned byteSize(Type t) {
-  return t.isInteger(1) ? 1 : t.getIntOrFloatBitWidth() / 8;
-}
-
-inline Type elementTypeOf(Value v) {
-  return cast<RankedTensorType>(v.getType()).getElementType();
-}
-
-class PointwiseScheduler {
+/// The pointwise scheduler: a vectorized grid-stride loop over the output
+/// space (PointwiseScheduler.cpp), or the tiled transpose
+/// (TransposeScheduler.cpp).
+class PointwiseScheduler : public GroupEmitter {
 public:
-  PointwiseScheduler(FusionEmitter &fe, const Segment &seg)
-      : fe(fe), seg(seg), ctx(fe.fusion.getContext()),
-        numSymbols(fe.shapes.symbols().size()) {}
-
+  using GroupEmitter::GroupEmitter;
   LogicalResult run();
 
 private:
-  // -- symbolic analysis ------------------------------------------------------
-  ArrayRef<AffineExpr> shapeOf(Value v) { return fe.shapes.shape(v); }
-  SmallVector<AffineExpr> multiIndex(Value v, const Index &idx) {
-    if (!idx.linear)
-      return idx.exprs;
-    return delinearize(idx.exprs[0], shapeOf(v));
-  }
-  AffineExpr linearIndex(Value v, const Index &idx) {
-    if (idx.linear)
-      return idx.exprs[0];
-    if (idx.exprs.empty())
-      return getAffineConstantExpr(0, ctx);
-    return linearize(idx.exprs, shapeOf(v));
-  }
-  /// The index of operand `i` of `op` for result index `idx`.
-  Index operandIndex(Operation *op, unsigned i, const Index &idx);
-  void analyze(Value v, const Index &idx);
-  bool isInput(Value v) { return seg.inputs.contains(v); }
-
-  /// Maps a d-space expression to the merged iteration space.
-  AffineExpr toIteration(AffineExpr e) {
-    return simplify(e.replaceDims(dimSubstitution), numIterDims, numSymbols);
-  }
-  /// The coefficient of the lane dim in an iteration-space expression, when
-  /// it is a constant.
-  std::optional<int64_t> laneStride(AffineExpr e) {
-    if (numIterDims == 0)
-      return 0;
-    auto c = linearCoefficients(e, numIterDims);
-    if (!c)
-      return std::nullopt;
-    AffineExpr s = simplify((*c)[numIterDims], 0, numSymbols);
-    if (auto k = dyn_cast<AffineConstantExpr>(s))
-      return k.getValue();
-    return std::nullopt;
-  }
-  void planIterationSpace();
-
-  // -- emission ---------------------------------------------------------------
-  Lanes emit(Value v, const Index &idx, unsigned lanes);
-  Lanes emitOp(Operation *op, const Index &idx, unsigned lanes);
-  Lanes emitScalarized(Value v, const Index &idx, unsigned lanes);
-  Value materialize(Lanes x, unsigned lanes);
-  Index shiftLane(const Index &idx, Value v, int64_t by);
   void emitUnit(Value linear, unsigned lanes);
   void emitKernel(unsigned indexBits);
-
-  // -- the transpose shape (TransposeScheduler.cpp) ----------------------------
   /// Chooses the transposed dim when some input is read across its
   /// contiguous dim; false when the vectorized loop serves better.
   bool planTranspose();
@@ -108,55 +31,9 @@ private:
   /// The staged copy of an input access, when the transpose shape reads it
   /// from shared memory.
   Value stagedLoad(Value input, AffineExpr offset);
-  /// `v` (an idxTy value) as an index, for shared-memory subscripts.
-  Value asIndex(Value v);
-
-  FusionEmitter &fe;
-  const Segment &seg;
-  MLIRContext *ctx;
-  unsigned numSymbols;
-
-  Value ref;
-  SmallVector<AffineExpr> refShape;
-  unsigned refRank = 0;
-
-  // Analysis results.
-  bool mergeable = true;
-  SmallVector<std::pair<Value, AffineExpr>> leafOffsets; // d-space
-  SmallVector<std::pair<Value, Index>> visited;
-
-  // The iteration space: merged dims m_0..m_{q-1} with sizes iterSizes.
-  SmallVector<AffineExpr> dimSubstitution; // d_k -> m-space
-  SmallVector<AffineExpr> iterSizes;
-  unsigned numIterDims = 0;
-  int laneDim = -1; ///< The d-space dim that maps to the lane dim.
-  unsigned vectorLanes = 1;
-  SmallVector<AffineExpr> divisibility; ///< must be multiples of vectorLanes
-  SmallVector<std::pair<Value, unsigned>> alignment; ///< buffer, bytes
-
-  // Emission state.
-  KernelBuilder *kb = nullptr;
-  SmallVector<Value> iterValues;
-  struct MemoKey {
-    Value v;
-    Index idx;
-    unsigned lanes;
-  };
-  SmallVector<std::pair<MemoKey, Lanes>> memo;
-  /// Launch condition of the index-width variant being emitted (or null).
-  Value variantCondition;
-
-  // Transpose shape: the iteration dim inputs are staged along (or -1), the
-  // staged accesses and their shared-memory tiles, and where in the tile the
-  // current thread reads.
-  int transposeDim = -1;
-  struct Staged {
-    Value input;
-    AffineExpr offset; ///< iteration space
-    Value tile;        ///< workgroup memref
-  };
-  SmallVector<Staged> staged;
-  Value tileRow, tileCol;
+  Value loadHook(Value input, AffineExpr offset, unsigned lanes) override {
+    return stagedLoad(input, offset);
+  }
 };
 
 } // namespace mlir::fuser

@@ -27,9 +27,6 @@ using namespace mlir::fuser;
 
 static constexpr int64_t kTile = 32, kRows = 8;
 
-Value PointwiseScheduler::asIndex(Value v) {
-  return arith::IndexCastUIOp::create(kb->b, kb->loc, kb->b.getIndexType(), v);
-}
 
 bool PointwiseScheduler::planTranspose() {
   if (numIterDims < 2)

@@ -16,6 +16,7 @@
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
 #include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
 #include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVM.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -38,6 +39,8 @@ struct LowerKernelsToNVVMPass
       // gpu.all_reduce and friends expand in-dialect first.
       RewritePatternSet patterns(ctx);
       populateGpuRewritePatterns(patterns);
+      // ceildiv and friends have no direct LLVM lowering.
+      arith::populateArithExpandOpsPatterns(patterns);
       if (failed(applyPatternsGreedily(m, std::move(patterns))))
         return signalPassFailure();
     }
@@ -55,7 +58,9 @@ struct LowerKernelsToNVVMPass
     target.addLegalDialect<NVVM::NVVMDialect>();
     target.addIllegalDialect<gpu::GPUDialect>();
     target.addLegalOp<gpu::GPUModuleOp>();
-    if (failed(applyPartialConversion(m, target, std::move(patterns))))
+    // Full conversion: an op left over fails here, with its name, rather
+    // than later in the translation to LLVM IR.
+    if (failed(applyFullConversion(m, target, std::move(patterns))))
       signalPassFailure();
   }
 };

@@ -199,6 +199,14 @@ LogicalResult PlanTranslator::translate(Operation *op) {
             regs[cast->getResult(0)] = reg(cast->getOperand(0));
             return success();
           })
+      .Case<memref::CastOp>([&](memref::CastOp c) -> LogicalResult {
+        // A cast of a buffer is the same buffer.
+        auto it = buffers.find(c.getSource());
+        if (it == buffers.end())
+          return c.emitOpError("casts a value that is not a buffer of the plan");
+        buffers[c.getResult()] = it->second;
+        return success();
+      })
       .Case<IsAlignedOp>([&](IsAlignedOp a) -> LogicalResult {
         fusion.instrs.push_back({kAligned, reg(a), buffers.lookup(a.getBuffer()), kNone,
                                  (int64_t)a.getAlignment()});

@@ -1,0 +1,64 @@
+//===- GroupAnalysis.h - which scheduler can take a set of ops --*- C++ -*-===//
+//
+// A group of a fusion's ops becomes one kernel when one scheduler accepts
+// it. The segmenter asks this while it merges groups, and the kernel
+// emitters ask it again for the structure they need.
+//
+//  - pointwise: no reductions; every output has the same shape.
+//  - reduction: reductions that all reduce the same dims of inputs of one
+//    shape S (the reduction domain), computed from pointwise ops of S (a
+//    prologue); pointwise ops on the reduced results (an epilogue); outputs
+//    are reduced values only.
+//  - normalization: as reduction, and values of shape S that depend on the
+//    reduced results through a broadcast back along the reduced dims
+//    (softmax, layer_norm); outputs of shape S or reduced. Only for inner
+//    reductions (the reduced dims are the trailing ones), where a block
+//    keeps its rows on chip between the reductions.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FUSER_ANALYSIS_GROUPANALYSIS_H
+#define FUSER_ANALYSIS_GROUPANALYSIS_H
+
+#include "fuser/Analysis/ShapeAnalysis.h"
+
+#include "mlir/IR/Operation.h"
+#include "llvm/ADT/SetVector.h"
+
+#include <string>
+
+namespace mlir::fuser {
+
+enum class GroupKind { Pointwise, Reduction, Normalization };
+
+/// What a scheduler needs to know about an accepted group.
+struct GroupInfo {
+  GroupKind kind = GroupKind::Pointwise;
+  /// Reduction and normalization: the shape reduced (S) and the reduced
+  /// dims, sorted.
+  SmallVector<AffineExpr> space;
+  SmallVector<int64_t> reducedDims;
+  /// The reduced dims are the trailing dims of S (after dims of size 1).
+  bool inner = false;
+  /// The reductions, in program order.
+  SmallVector<Operation *> reductions;
+};
+
+/// Whether `op` is a reduction op (sum, prod, max, min, mean, any, all,
+/// var_mean).
+bool isReductionOp(Operation *op);
+
+/// The scheduler that accepts the ops `group` (a set of ops of one fusion)
+/// whose results `outputs` are used outside it, or failure with the reason
+/// in `whyNot`.
+FailureOr<GroupInfo> classifyGroup(ArrayRef<Operation *> group,
+                                   ArrayRef<Value> outputs,
+                                   const ShapeAnalysis &shapes,
+                                   std::string *whyNot = nullptr);
+
+/// A name for the kind: "pointwise", "reduction", "normalization".
+StringRef groupKindName(GroupKind kind);
+
+} // namespace mlir::fuser
+
+#endif

@@ -1,0 +1,163 @@
+//===- GroupAnalysis.cpp - which scheduler can take a set of ops ----------===//
+
+#include "fuser/Analysis/GroupAnalysis.h"
+
+#include "fuser/Dialect/Fuser/IR/FuserOps.h"
+
+#include "llvm/ADT/DenseSet.h"
+
+using namespace mlir;
+using namespace mlir::fuser;
+
+bool mlir::fuser::isReductionOp(Operation *op) {
+  return isa<SumOp, ProdOp, MaxOp, MinOp, MeanOp, AnyOp, AllOp, VarMeanOp>(op);
+}
+
+StringRef mlir::fuser::groupKindName(GroupKind kind) {
+  switch (kind) {
+  case GroupKind::Pointwise: return "pointwise";
+  case GroupKind::Reduction: return "reduction";
+  case GroupKind::Normalization: return "normalization";
+  }
+  return "?";
+}
+
+static ArrayRef<int64_t> reductionDims(Operation *op) {
+  return cast<DenseI64ArrayAttr>(op->getAttr("dims")).asArrayRef();
+}
+
+static bool keepdim(Operation *op) {
+  auto a = op->getAttrOfType<BoolAttr>("keepdim");
+  return a && a.getValue();
+}
+
+static bool fail(std::string *whyNot, const Twine &why) {
+  if (whyNot)
+    *whyNot = why.str();
+  return false;
+}
+
+FailureOr<GroupInfo> mlir::fuser::classifyGroup(ArrayRef<Operation *> group,
+                                                ArrayRef<Value> outputs,
+                                                const ShapeAnalysis &shapes,
+                                                std::string *whyNot) {
+  GroupInfo info;
+  for (Operation *op : group)
+    if (isReductionOp(op))
+      info.reductions.push_back(op);
+
+  if (info.reductions.empty()) {
+    // Pointwise: one iteration space, that of the outputs.
+    for (Value out : outputs)
+      if (shapes.shape(out) != shapes.shape(outputs.front())) {
+        fail(whyNot, "outputs of a pointwise group differ in shape");
+        return failure();
+      }
+    info.kind = GroupKind::Pointwise;
+    return info;
+  }
+
+  // One reduction domain: the same input shape and the same reduced dims.
+  Operation *first = info.reductions.front();
+  info.space = llvm::to_vector(shapes.shape(first->getOperand(0)));
+  info.reducedDims = llvm::to_vector(reductionDims(first));
+  llvm::sort(info.reducedDims);
+  for (Operation *r : info.reductions) {
+    SmallVector<int64_t> dims = llvm::to_vector(reductionDims(r));
+    llvm::sort(dims);
+    if (ArrayRef<AffineExpr>(shapes.shape(r->getOperand(0))) != ArrayRef(info.space) ||
+        dims != info.reducedDims) {
+      fail(whyNot, "reductions over different shapes or dims need separate kernels");
+      return failure();
+    }
+  }
+  unsigned rank = info.space.size();
+  SmallVector<AffineExpr> reduced, reducedKeep;
+  for (unsigned d = 0; d < rank; ++d) {
+    bool isReduced = llvm::is_contained(info.reducedDims, (int64_t)d);
+    if (!isReduced)
+      reduced.push_back(info.space[d]);
+    reducedKeep.push_back(isReduced ? getAffineConstantExpr(1, shapes.getContext())
+                                    : info.space[d]);
+  }
+  // Inner: every dim after the first reduced one is reduced or of size 1.
+  info.inner = true;
+  for (unsigned d = info.reducedDims.front(); d < rank; ++d) {
+    bool isReduced = llvm::is_contained(info.reducedDims, (int64_t)d);
+    auto c = ShapeAnalysis::constantValue(info.space[d]);
+    if (!isReduced && !(c && *c == 1))
+      info.inner = false;
+  }
+
+  // Spaces: S-space values (shape S), R-space values (the reduced shape,
+  // with or without kept dims). Track which S values depend on a reduction.
+  llvm::DenseSet<Value> dependsOnReduction;
+  auto isS = [&](Value v) { return ArrayRef(shapes.shape(v)) == ArrayRef(info.space); };
+  auto isR = [&](Value v) {
+    ArrayRef<AffineExpr> s = shapes.shape(v);
+    return s == ArrayRef(reduced) || s == ArrayRef(reducedKeep);
+  };
+  bool sAfterReduction = false;
+  for (Operation *op : group) {
+    if (isReductionOp(op)) {
+      if (!isS(op->getOperand(0))) {
+        fail(whyNot, "a reduction input is not of the reduced shape");
+        return failure();
+      }
+      for (Value r : op->getResults())
+        dependsOnReduction.insert(r);
+      continue;
+    }
+    bool fromReduction = llvm::any_of(op->getOperands(), [&](Value v) {
+      return dependsOnReduction.contains(v);
+    });
+    for (Value r : op->getResults()) {
+      if (!fromReduction)
+        continue;
+      dependsOnReduction.insert(r);
+      if (isS(r)) {
+        sAfterReduction = true;
+        // The way back from reduced values to S: a broadcast along exactly
+        // the reduced dims.
+        if (auto b = dyn_cast<BroadcastOp>(op)) {
+          Value src = b.getInput();
+          if (dependsOnReduction.contains(src) && isR(src)) {
+            ArrayRef<int64_t> dims = b.getDims();
+            bool keepForm = b.getInput().getType().getRank() == (int64_t)rank;
+            SmallVector<int64_t> expected;
+            for (unsigned d = 0; d < rank; ++d)
+              if (keepForm || !llvm::is_contained(info.reducedDims, (int64_t)d))
+                expected.push_back(d);
+            if (ArrayRef(expected) != dims) {
+              fail(whyNot, "a reduced value broadcasts along other dims than the reduced ones");
+              return failure();
+            }
+          }
+        }
+      } else if (!isR(r)) {
+        fail(whyNot, "a value computed from a reduction is neither of the reduced "
+                     "shape nor of the shape reduced");
+        return failure();
+      }
+    }
+  }
+  for (Value out : outputs) {
+    // S-space outputs that do not depend on a reduction are written as the
+    // reduction reads its elements (each element is visited once).
+    if (!isS(out) && !isR(out)) {
+      fail(whyNot, "an output is neither of the reduced shape nor of the shape reduced");
+      return failure();
+    }
+  }
+  if (!sAfterReduction) {
+    info.kind = GroupKind::Reduction;
+    return info;
+  }
+  if (!info.inner) {
+    fail(whyNot, "normalizing along non-trailing dims needs a reduction kernel "
+                 "and a pointwise kernel");
+    return failure();
+  }
+  info.kind = GroupKind::Normalization;
+  return info;
+}

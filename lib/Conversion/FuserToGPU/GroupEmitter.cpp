@@ -1,0 +1,357 @@
+//===- GroupEmitter.cpp - values of a group's tensors on demand ----------===//
+//
+// See GroupEmitter.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ElementwiseEmitter.h"
+#include "IndexMath.h"
+#include "KernelBuilder.h"
+#include "GroupEmitter.h"
+
+#include "fuser/Analysis/GroupAnalysis.h"
+#include "fuser/Dialect/Fuser/IR/FuserOps.h"
+#include "fuser/Transforms/Segments.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::fuser;
+
+Index GroupEmitter::operandIndex(Operation *op, unsigned i,
+                                       const Index &idx) {
+  Value operand = op->getOperand(i);
+  auto operandType = cast<RankedTensorType>(operand.getType());
+  if (operandType.getRank() == 0)
+    return Index{};
+  AffineExpr zero = getAffineConstantExpr(0, ctx);
+  Value result = op->getResult(0);
+  return TypeSwitch<Operation *, Index>(op)
+      .Case<BroadcastOp>([&](BroadcastOp bc) {
+        SmallVector<AffineExpr> m = multiIndex(result, idx), out;
+        for (auto [k, d] : llvm::enumerate(bc.getDims()))
+          out.push_back(operandType.getDimSize(k) == 1 ? zero : m[d]);
+        return Index{false, out};
+      })
+      .Case<PermuteOp>([&](PermuteOp p) {
+        SmallVector<AffineExpr> m = multiIndex(result, idx);
+        SmallVector<AffineExpr> out(m.size());
+        for (auto [k, d] : llvm::enumerate(p.getPerm()))
+          out[d] = m[k];
+        return Index{false, out};
+      })
+      .Case<ReshapeOp>([&](ReshapeOp) {
+        return Index{true, {linearIndex(result, idx)}};
+      })
+      .Case<SliceOp>([&](SliceOp s) {
+        SmallVector<AffineExpr> m = multiIndex(result, idx), out;
+        for (auto [k, e] : llvm::enumerate(m))
+          out.push_back(e * s.getStep()[k] + s.getStart()[k]);
+        return Index{false, out};
+      })
+      .Case<PadOp>([&](PadOp p) {
+        SmallVector<AffineExpr> m = multiIndex(result, idx), out;
+        for (auto [k, e] : llvm::enumerate(m))
+          out.push_back(e - p.getLow()[k]);
+        return Index{false, out};
+      })
+      .Case<ConcatOp>([&](ConcatOp c) {
+        int64_t dim = c.getDimAttr().getInt();
+        SmallVector<AffineExpr> m = multiIndex(result, idx);
+        AffineExpr offset = zero;
+        for (unsigned k = 0; k < i; ++k)
+          offset = offset + shapeOf(c.getInputs()[k])[dim];
+        m[dim] = m[dim] - offset;
+        return Index{false, m};
+      })
+      .Default([&](Operation *) {
+        // Elementwise: operands of the result's shape share its index.
+        return idx;
+      });
+}
+
+void GroupEmitter::analyze(Value v, const Index &idx) {
+  for (auto &[seenValue, seenIndex] : visited)
+    if (seenValue == v && seenIndex == idx)
+      return;
+  visited.push_back({v, idx});
+  if (isInput(v)) {
+    leafOffsets.push_back({v, linearIndex(v, idx)});
+    return;
+  }
+  Operation *op = v.getDefiningOp();
+  // A reduction's result is computed by the kernel's reduction; its input is
+  // analyzed from there.
+  if (isReductionOp(op))
+    return;
+  if (isa<IotaOp, PadOp, ConcatOp>(op))
+    mergeable = false;
+  for (unsigned i = 0; i < op->getNumOperands(); ++i)
+    analyze(op->getOperand(i), operandIndex(op, i, idx));
+}
+
+void GroupEmitter::planIterationSpace(ArrayRef<int> dimClass) {
+  // Size-1 dims are always index 0.
+  SmallVector<unsigned> live;
+  for (unsigned k = 0; k < refRank; ++k) {
+    auto c = ShapeAnalysis::constantValue(refShape[k]);
+    if (!c || *c != 1)
+      live.push_back(k);
+  }
+  // Offsets every access computes, in d-space: the inputs' and the outputs'.
+  SmallVector<AffineExpr> offsets;
+  for (auto &[v, off] : leafOffsets)
+    offsets.push_back(off);
+  offsets.push_back(linearize(
+      llvm::to_vector(llvm::map_range(llvm::seq<unsigned>(0, refRank),
+                                      [&](unsigned k) { return getAffineDimExpr(k, ctx); })),
+      refShape));
+  SmallVector<SmallVector<AffineExpr>> coeffs;
+  if (mergeable) {
+    for (AffineExpr off : offsets) {
+      if (!off)
+        continue;
+      auto c = linearCoefficients(off, refRank);
+      if (!c) {
+        mergeable = false;
+        break;
+      }
+      coeffs.push_back(*c);
+    }
+  }
+  // Group adjacent live dims: d_a and d_b (b after a) merge when every access
+  // has coeff(a) == coeff(b) * size(b), i.e. treats them as one row-major dim.
+  SmallVector<SmallVector<unsigned>> groups;
+  for (unsigned k : live) {
+    if (mergeable && !groups.empty() &&
+        (dimClass.empty() || dimClass[groups.back().back()] == dimClass[k])) {
+      unsigned a = groups.back().back();
+      bool ok = llvm::all_of(coeffs, [&](ArrayRef<AffineExpr> c) {
+        AffineExpr lhs = simplify(c[a + 1], 0, numSymbols);
+        AffineExpr rhs = simplify(c[k + 1] * refShape[k], 0, numSymbols);
+        return lhs == rhs;
+      });
+      if (ok) {
+        groups.back().push_back(k);
+        continue;
+      }
+    }
+    groups.push_back({k});
+  }
+  numIterDims = groups.size();
+  dimSubstitution.assign(refRank, getAffineConstantExpr(0, ctx));
+  iterSizes.clear();
+  for (auto [g, dims] : llvm::enumerate(groups)) {
+    AffineExpr size = getAffineConstantExpr(1, ctx);
+    for (unsigned k : dims)
+      size = size * refShape[k];
+    iterSizes.push_back(simplify(size, 0, numSymbols));
+    dimSubstitution[dims.back()] = getAffineDimExpr(g, ctx);
+  }
+  laneDim = groups.empty() ? -1 : (int)groups.back().back();
+}
+
+Value GroupEmitter::materialize(Lanes x, unsigned lanes) {
+  if (lanes == 1 || !x.uniform)
+    return x.value;
+  auto vt = VectorType::get({lanes}, x.value.getType());
+  return vector::BroadcastOp::create(kb->b, kb->loc, vt, x.value);
+}
+
+Index GroupEmitter::shiftLane(const Index &idx, Value v, int64_t by) {
+  // Shifting the unit by `by` elements moves the lane dim: in d-space that
+  // is the ref dim mapped to the lane, which every index expression is built
+  // from, so substitute d_lane -> d_lane + by.
+  SmallVector<AffineExpr> repl;
+  for (unsigned k = 0; k < refRank; ++k)
+    repl.push_back(getAffineDimExpr(k, ctx) + ((int)k == laneDim ? by : 0));
+  Index out = idx;
+  for (AffineExpr &e : out.exprs)
+    e = e.replaceDims(repl);
+  return out;
+}
+
+Lanes GroupEmitter::emitScalarized(Value v, const Index &idx,
+                                         unsigned lanes) {
+  SmallVector<Value> elems;
+  for (unsigned l = 0; l < lanes; ++l)
+    elems.push_back(emit(v, shiftLane(idx, v, l), 1).value);
+  auto vt = VectorType::get({lanes}, elems[0].getType());
+  return {vector::FromElementsOp::create(kb->b, kb->loc, vt, elems), false};
+}
+
+Lanes GroupEmitter::emit(Value v, const Index &idx, unsigned lanes) {
+  auto knownIt = known.find(v);
+  if (knownIt != known.end())
+    return knownIt->second;
+  for (auto &[key, val] : llvm::reverse(memo))
+    if (key.v == v && key.lanes == lanes && key.idx == idx)
+      return val;
+  Lanes result;
+  if (isInput(v)) {
+    Type elem = elementTypeOf(v);
+    AffineExpr off = toIteration(linearIndex(v, idx));
+    if (Value s = loadHook(v, off, lanes)) {
+      memo.push_back({{v, idx, lanes}, {s, true}});
+      return {s, true};
+    }
+    std::optional<int64_t> stride = laneStride(off);
+    if (lanes > 1 && stride && *stride == 1) {
+      result = {kb->load(kb->pointer(v), elem, kb->expander->expand(off), lanes), false};
+    } else if (lanes == 1 || (stride && *stride == 0)) {
+      result = {kb->load(kb->pointer(v), elem, kb->expander->expand(off), 1), true};
+    } else {
+      result = emitScalarized(v, idx, lanes);
+    }
+  } else {
+    result = emitOp(v.getDefiningOp(), idx, lanes);
+  }
+  memo.push_back({{v, idx, lanes}, result});
+  return result;
+}
+
+Lanes GroupEmitter::emitOp(Operation *op, const Index &idx,
+                                 unsigned lanes) {
+  OpBuilder &b = kb->b;
+  Location loc = kb->loc;
+  Value result = op->getResult(0);
+  Type elem = elementTypeOf(result);
+
+  if (auto c = dyn_cast<ConstantOp>(op))
+    return {arith::ConstantOp::create(b, loc, c.getValue()), true};
+
+  if (auto iota = dyn_cast<IotaOp>(op)) {
+    AffineExpr e = toIteration(multiIndex(result, idx)[iota.getDimAttr().getInt()]);
+    std::optional<int64_t> stride = laneStride(e);
+    if (lanes > 1 && !(stride && (*stride == 0 || *stride == 1)))
+      return emitScalarized(result, idx, lanes);
+    Value base = kb->expander->expand(e);
+    Value v = base;
+    bool uniform = lanes == 1 || *stride == 0;
+    if (!uniform) {
+      auto vt = VectorType::get({lanes}, kb->idxTy);
+      SmallVector<APInt> steps;
+      for (unsigned l = 0; l < lanes; ++l)
+        steps.push_back(APInt(kb->idxTy.getIntOrFloatBitWidth(), l));
+      Value ramp = arith::ConstantOp::create(b, loc, vt, DenseIntElementsAttr::get(vt, steps));
+      v = arith::AddIOp::create(b, loc, vector::BroadcastOp::create(b, loc, vt, base), ramp);
+    }
+    return {emitCast(b, loc, v, elem), uniform};
+  }
+
+  if (isa<BroadcastOp, PermuteOp, ReshapeOp, SliceOp>(op))
+    return emit(op->getOperand(0), operandIndex(op, 0, idx), lanes);
+
+  if (isa<PadOp, ConcatOp>(op)) {
+    // Which operand (or the padding) an element comes from depends on the
+    // index; when that choice varies across lanes, go lane by lane.
+    SmallVector<AffineExpr> m = multiIndex(result, idx);
+    bool laneDependent = false;
+    for (AffineExpr e : m)
+      if (numIterDims && toIteration(e).isFunctionOfDim(numIterDims - 1))
+        laneDependent = true;
+    if (lanes > 1 && laneDependent)
+      return emitScalarized(result, idx, lanes);
+    // Conditions: for pad, every operand index in bounds; for concat, the
+    // concat index below each operand's end.
+    SmallVector<Value> conds;
+    SmallVector<unsigned> sources;
+    auto inBounds = [&](Value operand, const Index &oi, ArrayRef<unsigned> dims) {
+      Value all;
+      for (unsigned d : dims) {
+        Value i = kb->expander->expand(toIteration(oi.exprs[d]));
+        Value size = kb->expander->expand(shapeOf(operand)[d]);
+        Value ge = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, i,
+                                         kb->constant(0));
+        Value lt = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i, size);
+        Value c = arith::AndIOp::create(b, loc, ge, lt);
+        all = all ? arith::AndIOp::create(b, loc, all, c).getResult() : c;
+      }
+      return all;
+    };
+    if (auto pad = dyn_cast<PadOp>(op)) {
+      SmallVector<unsigned> dims;
+      for (unsigned d = 0; d < pad.getType().getRank(); ++d)
+        if (pad.getLow()[d] || pad.getHigh()[d])
+          dims.push_back(d);
+      Index oi = operandIndex(op, 0, idx);
+      Value cond = dims.empty() ? Value() : inBounds(pad.getInput(), oi, dims);
+      if (!cond)
+        return emit(pad.getInput(), oi, lanes);
+      Lanes padValue = emit(pad.getValue(), Index{}, lanes);
+      Type t = lanes > 1 ? Type(VectorType::get({lanes}, elem)) : elem;
+      auto ifOp = scf::IfOp::create(b, loc, TypeRange{t}, cond, true);
+      {
+        OpBuilder::InsertionGuard g(b);
+        b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+        ExprScope scope(*kb->expander);
+        size_t memoSize = memo.size();
+        Value v = materialize(emit(pad.getInput(), oi, lanes), lanes);
+        memo.resize(memoSize);
+        scf::YieldOp::create(b, loc, v);
+        b.setInsertionPointToStart(&ifOp.getElseRegion().front());
+        scf::YieldOp::create(b, loc, materialize(padValue, lanes));
+      }
+      return {ifOp.getResult(0), lanes == 1};
+    }
+    auto concat = cast<ConcatOp>(op);
+    int64_t dim = concat.getDimAttr().getInt();
+    // if (i < end0) a0 else if (i < end1) a1 ... else aN
+    Value i = kb->expander->expand(toIteration(m[dim]));
+    Type t = lanes > 1 ? Type(VectorType::get({lanes}, elem)) : elem;
+    std::function<Value(unsigned, AffineExpr)> chain = [&](unsigned k,
+                                                          AffineExpr start) -> Value {
+      Value in = concat.getInputs()[k];
+      Index oi = operandIndex(op, k, idx);
+      if (k + 1 == concat.getInputs().size()) {
+        ExprScope scope(*kb->expander);
+        size_t memoSize = memo.size();
+        Value v = materialize(emit(in, oi, lanes), lanes);
+        memo.resize(memoSize);
+        return v;
+      }
+      AffineExpr end = start + shapeOf(in)[dim];
+      Value cond = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i,
+                                         kb->expander->expand(simplify(end, 0, numSymbols)));
+      auto ifOp = scf::IfOp::create(b, loc, TypeRange{t}, cond, true);
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+      {
+        ExprScope scope(*kb->expander);
+        size_t memoSize = memo.size();
+        Value v = materialize(emit(in, oi, lanes), lanes);
+        memo.resize(memoSize);
+        scf::YieldOp::create(b, loc, v);
+      }
+      b.setInsertionPointToStart(&ifOp.getElseRegion().front());
+      {
+        ExprScope scope(*kb->expander);
+        scf::YieldOp::create(b, loc, chain(k + 1, end));
+      }
+      return ifOp.getResult(0);
+    };
+    return {chain(0, getAffineConstantExpr(0, ctx)), lanes == 1};
+  }
+
+  // Elementwise.
+  SmallVector<Lanes> operands;
+  bool allUniform = true;
+  for (unsigned i = 0; i < op->getNumOperands(); ++i) {
+    operands.push_back(emit(op->getOperand(i), operandIndex(op, i, idx), lanes));
+    allUniform &= operands.back().uniform;
+  }
+  SmallVector<Value> values;
+  for (Lanes &o : operands)
+    values.push_back(allUniform ? o.value : materialize(o, lanes));
+  Value v = emitElementwise(b, loc, op, values);
+  assert(v && "no emitter for this elementwise op");
+  return {v, allUniform};
+}
+
+Value GroupEmitter::asIndex(Value v) {
+  return arith::IndexCastUIOp::create(kb->b, kb->loc, kb->b.getIndexType(), v);
+}

@@ -1,0 +1,166 @@
+//===- GroupEmitter.h - values of a group's tensors on demand --*- C++ -*-===//
+//
+// The machinery every scheduler shares: the symbolic index analysis of a
+// group (how each input is read, expressed in the group's iteration dims),
+// the choice of iteration space (merged dims, lanes), and the emission of a
+// tensor's value at an index on demand, from the group's inputs, with
+// results memoized per unit. Schedulers derive from GroupEmitter and build
+// their kernel shapes around it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FUSER_CONVERSION_FUSERTOGPU_GROUPEMITTER_H
+#define FUSER_CONVERSION_FUSERTOGPU_GROUPEMITTER_H
+
+#include "IndexMath.h"
+#include "KernelBuilder.h"
+
+#include "fuser/Transforms/Segments.h"
+
+#include "mlir/IR/AffineExpr.h"
+
+namespace mlir::fuser {
+
+/// How a value is indexed: one expression per dim, or (after a reshape) its
+/// row-major linear index, which every same-shape consumer shares.
+struct Index {
+  bool linear = false;
+  SmallVector<AffineExpr> exprs;
+
+  bool operator==(const Index &o) const {
+    return linear == o.linear && exprs == o.exprs;
+  }
+};
+
+/// A value computed for one unit: a scalar shared by all lanes, or a vector.
+struct Lanes {
+  Value value;
+  bool uniform;
+};
+
+inline unsigned byteSize(Type t) {
+  return t.isInteger(1) ? 1 : t.getIntOrFloatBitWidth() / 8;
+}
+
+inline Type elementTypeOf(Value v) {
+  return cast<RankedTensorType>(v.getType()).getElementType();
+}
+
+class GroupEmitter {
+public:
+  GroupEmitter(FusionEmitter &fe, const Segment &seg)
+      : fe(fe), seg(seg), ctx(fe.fusion.getContext()),
+        numSymbols(fe.shapes.symbols().size()) {}
+  virtual ~GroupEmitter() = default;
+
+protected:
+  // -- symbolic analysis ------------------------------------------------------
+  ArrayRef<AffineExpr> shapeOf(Value v) { return fe.shapes.shape(v); }
+  SmallVector<AffineExpr> multiIndex(Value v, const Index &idx) {
+    if (!idx.linear)
+      return idx.exprs;
+    return delinearize(idx.exprs[0], shapeOf(v));
+  }
+  AffineExpr linearIndex(Value v, const Index &idx) {
+    if (idx.linear)
+      return idx.exprs[0];
+    if (idx.exprs.empty())
+      return getAffineConstantExpr(0, ctx);
+    return linearize(idx.exprs, shapeOf(v));
+  }
+  /// The index of operand `i` of `op` for result index `idx`.
+  Index operandIndex(Operation *op, unsigned i, const Index &idx);
+  void analyze(Value v, const Index &idx);
+  bool isInput(Value v) { return seg.inputs.contains(v); }
+
+  /// Maps a d-space expression to the merged iteration space.
+  AffineExpr toIteration(AffineExpr e) {
+    return simplify(e.replaceDims(dimSubstitution), numIterDims, numSymbols);
+  }
+  /// The coefficient of the lane dim in an iteration-space expression, when
+  /// it is a constant.
+  std::optional<int64_t> laneStride(AffineExpr e) {
+    if (numIterDims == 0)
+      return 0;
+    auto c = linearCoefficients(e, numIterDims);
+    if (!c)
+      return std::nullopt;
+    AffineExpr s = simplify((*c)[numIterDims], 0, numSymbols);
+    if (auto k = dyn_cast<AffineConstantExpr>(s))
+      return k.getValue();
+    return std::nullopt;
+  }
+  /// Chooses the iteration space: drops dims of size 1 and merges adjacent
+  /// dims that every access treats as one row-major dim. With `dimClass`,
+  /// only dims of the same class merge (a reduction keeps its reduced dims
+  /// apart from the kept ones).
+  void planIterationSpace(ArrayRef<int> dimClass = {});
+  /// A replacement for reading `input` at `offset` (iteration space), e.g.
+  /// from shared memory; null to read global memory.
+  virtual Value loadHook(Value input, AffineExpr offset, unsigned lanes) {
+    return {};
+  }
+
+  // -- emission ---------------------------------------------------------------
+  Lanes emit(Value v, const Index &idx, unsigned lanes);
+  Lanes emitOp(Operation *op, const Index &idx, unsigned lanes);
+  Lanes emitScalarized(Value v, const Index &idx, unsigned lanes);
+  Value materialize(Lanes x, unsigned lanes);
+  Index shiftLane(const Index &idx, Value v, int64_t by);
+  /// `v` (an idxTy value) as an index, for shared-memory subscripts.
+  Value asIndex(Value v);
+
+  FusionEmitter &fe;
+  const Segment &seg;
+  MLIRContext *ctx;
+  unsigned numSymbols;
+
+  Value ref;
+  SmallVector<AffineExpr> refShape;
+  unsigned refRank = 0;
+
+  // Analysis results.
+  bool mergeable = true;
+  SmallVector<std::pair<Value, AffineExpr>> leafOffsets; // d-space
+  SmallVector<std::pair<Value, Index>> visited;
+
+  // The iteration space: merged dims m_0..m_{q-1} with sizes iterSizes.
+  SmallVector<AffineExpr> dimSubstitution; // d_k -> m-space
+  SmallVector<AffineExpr> iterSizes;
+  unsigned numIterDims = 0;
+  int laneDim = -1; ///< The d-space dim that maps to the lane dim.
+  unsigned vectorLanes = 1;
+  SmallVector<AffineExpr> divisibility; ///< must be multiples of vectorLanes
+  SmallVector<std::pair<Value, unsigned>> alignment; ///< buffer, bytes
+
+  // Emission state.
+  KernelBuilder *kb = nullptr;
+  SmallVector<Value> iterValues;
+  struct MemoKey {
+    Value v;
+    Index idx;
+    unsigned lanes;
+  };
+  SmallVector<std::pair<MemoKey, Lanes>> memo;
+  /// Values computed elsewhere in the kernel (a reduction's result: uniform
+  /// over a row, or one per column lane): emit returns them as they are.
+  DenseMap<Value, Lanes> known;
+  /// Launch condition of the index-width variant being emitted (or null).
+  Value variantCondition;
+
+  // Transpose shape: the iteration dim inputs are staged along (or -1), the
+  // staged accesses and their shared-memory tiles, and where in the tile the
+  // current thread reads.
+  int transposeDim = -1;
+  struct Staged {
+    Value input;
+    AffineExpr offset; ///< iteration space
+    Value tile;        ///< workgroup memref
+  };
+  SmallVector<Staged> staged;
+  Value tileRow, tileCol;
+};
+
+} // namespace mlir::fuser
+
+#endif

@@ -1,0 +1,950 @@
+//===- ReductionScheduler.cpp - reductions and normalizations -------------===//
+
+#include "ReductionScheduler.h"
+
+#include "ElementwiseEmitter.h"
+#include "IndexMath.h"
+
+#include "fuser/Dialect/Fuser/IR/FuserOps.h"
+#include "fuser/Transforms/Segments.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "llvm/ADT/MapVector.h"
+
+using namespace mlir;
+using namespace mlir::fuser;
+
+/// Rows of at most this many register values per thread stay in registers.
+static constexpr int64_t kPersistentValuesPerThread = 32;
+/// The outer kernel's block: 32 threads along the kept dim, 8 along the
+/// reduced ones.
+static constexpr int64_t kOuterX = 32, kOuterY = 8;
+
+ReductionScheduler::ReductionScheduler(FusionEmitter &fe, const Segment &seg,
+                                       GroupInfo info)
+    : GroupEmitter(fe, seg), info(std::move(info)) {}
+
+Index ReductionScheduler::sIndex() {
+  SmallVector<AffineExpr> d;
+  for (unsigned k = 0; k < refRank; ++k)
+    d.push_back(getAffineDimExpr(k, ctx));
+  return Index{false, d};
+}
+
+/// A reduced-shape value's index: the kept dims, with 0 for the reduced ones
+/// when it keeps them.
+Index ReductionScheduler::rIndex(Value v) {
+  auto t = cast<RankedTensorType>(v.getType());
+  SmallVector<AffineExpr> e;
+  bool keep = (unsigned)t.getRank() == refRank;
+  for (unsigned k = 0; k < refRank; ++k) {
+    if (!dimClass[k])
+      e.push_back(getAffineDimExpr(k, ctx));
+    else if (keep)
+      e.push_back(getAffineConstantExpr(0, ctx));
+  }
+  return Index{false, e};
+}
+
+void ReductionScheduler::assignIterValues(Value linear, ArrayRef<unsigned> dims,
+                                          SmallVector<Value> &out) {
+  OpBuilder &b = kb->b;
+  Value rest = linear;
+  for (size_t n = dims.size(); n-- > 0;) {
+    unsigned j = dims[n];
+    if (n == 0) {
+      out[j] = rest;
+      break;
+    }
+    Value size = kb->expander->expand(iterSizes[j]);
+    out[j] = arith::RemUIOp::create(b, kb->loc, rest, size);
+    rest = arith::DivUIOp::create(b, kb->loc, rest, size);
+  }
+}
+
+void ReductionScheduler::withUnit(Unit &u, function_ref<void()> body) {
+  std::swap(kb->expander, u.expander);
+  std::swap(memo, u.memo);
+  body();
+  std::swap(memo, u.memo);
+  std::swap(kb->expander, u.expander);
+}
+
+void ReductionScheduler::storeOutput(Value out, const Index &idx, unsigned lanes,
+                                     Value guard) {
+  OpBuilder &b = kb->b;
+  Lanes v = emit(out, idx, lanes);
+  Value value = materialize(v, lanes);
+  AffineExpr off = toIteration(linearIndex(out, idx));
+  if (!guard) {
+    kb->store(kb->pointer(out), value, kb->expander->expand(off));
+    return;
+  }
+  Value offset = kb->expander->expand(off);
+  auto ifOp = scf::IfOp::create(b, kb->loc, TypeRange{}, guard, false);
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+  kb->store(kb->pointer(out), value, offset);
+}
+
+SmallVector<Value> ReductionScheduler::blockReduce(const Reducer &r, SmallVector<Value> acc,
+                                                   ArrayRef<Value> scratch, Value tx,
+                                                   Value ty, Value threadsPerRow,
+                                                   int64_t staticThreads) {
+  OpBuilder &b = kb->b;
+  Location loc = kb->loc;
+  auto butterfly = [&](SmallVector<Value> v) {
+    for (int32_t off = 16; off >= 1; off /= 2) {
+      SmallVector<Value> other;
+      for (Value x : v)
+        other.push_back(shuffleXor(b, loc, x, off));
+      v = r.combine(b, loc, v, other);
+    }
+    return v;
+  };
+  acc = butterfly(acc);
+  if (staticThreads == 32)
+    return acc;
+  auto crossWarps = [&]() -> SmallVector<Value> {
+    Value lane = arith::AndIOp::create(b, loc, tx, kb->constant(31));
+    Value warp = arith::ShRUIOp::create(b, loc, tx, kb->constant(5));
+    Value isLeader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane,
+                                           kb->constant(0));
+    {
+      auto store = scf::IfOp::create(b, loc, TypeRange{}, isLeader, false);
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(&store.getThenRegion().front());
+      for (auto [v, s] : llvm::zip(acc, scratch))
+        memref::StoreOp::create(b, loc, v, s, ValueRange{asIndex(ty), asIndex(warp)});
+    }
+    gpu::BarrierOp::create(b, loc);
+    Value warps = arith::ShRUIOp::create(b, loc, threadsPerRow, kb->constant(5));
+    Value have = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, lane, warps);
+    SmallVector<Type> types;
+    for (Value v : acc)
+      types.push_back(v.getType());
+    auto load = scf::IfOp::create(b, loc, types, have, true);
+    {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(&load.getThenRegion().front());
+      SmallVector<Value> vals;
+      for (Value s : scratch)
+        vals.push_back(memref::LoadOp::create(b, loc, s, ValueRange{asIndex(ty), asIndex(lane)}));
+      scf::YieldOp::create(b, loc, vals);
+      b.setInsertionPointToStart(&load.getElseRegion().front());
+      scf::YieldOp::create(b, loc, r.identity(b, loc, 1));
+    }
+    SmallVector<Value> w = butterfly(SmallVector<Value>(load.getResults()));
+    // The scratch is rewritten by the next reduction or row.
+    gpu::BarrierOp::create(b, loc);
+    return w;
+  };
+  if (staticThreads > 32)
+    return crossWarps();
+  // Threads per row known at launch: the branch is the same for the block.
+  Value many = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, threadsPerRow,
+                                     kb->constant(32));
+  SmallVector<Type> types;
+  for (Value v : acc)
+    types.push_back(v.getType());
+  auto ifOp = scf::IfOp::create(b, loc, types, many, true);
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+  {
+    ExprScope scope(*kb->expander);
+    scf::YieldOp::create(b, loc, crossWarps());
+  }
+  b.setInsertionPointToStart(&ifOp.getElseRegion().front());
+  scf::YieldOp::create(b, loc, acc);
+  return SmallVector<Value>(ifOp.getResults());
+}
+
+//===----------------------------------------------------------------------===//
+// Inner kernels: a block walks rows
+//===----------------------------------------------------------------------===//
+
+void ReductionScheduler::emitInnerRow(unsigned lanes, Value row, Value valid, Value tx,
+                                      Value ty, Value threadsPerRow, int64_t staticThreads,
+                                      bool persistent, ArrayRef<SmallVector<Value>> scratch) {
+  OpBuilder &b = kb->b;
+  Location loc = kb->loc;
+  unsigned q = numIterDims;
+  SmallVector<Value> rowValues(q);
+  assignIterValues(row, keptIter, rowValues);
+  Value k = kb->expander->expand(reducedSize);
+  Value lanesV = kb->constant(lanes);
+  Value units = arith::DivUIOp::create(b, loc, k, lanesV);
+  known.clear();
+
+  // Persistent rows: each thread's units, built once for the row.
+  std::vector<std::unique_ptr<Unit>> unitList;
+  auto makeUnit = [&](Value u, Value inRange) {
+    auto unit = std::make_unique<Unit>();
+    unit->values = rowValues;
+    unit->inRange = inRange;
+    Unit *raw = unit.get();
+    unit->expander = std::make_unique<ExprExpander>(
+        b, loc, kb->idxTy, [raw](unsigned j) { return raw->values[j]; },
+        [this](unsigned s) { return kb->symbol(s); }, /*hoistSymbolic=*/true);
+    std::swap(kb->expander, unit->expander);
+    assignIterValues(arith::MulIOp::create(b, loc, u, lanesV), reducedIter, unit->values);
+    std::swap(kb->expander, unit->expander);
+    return unit;
+  };
+  if (persistent) {
+    int64_t staticUnits = *ShapeAnalysis::constantValue(reducedSize) / lanes;
+    int64_t j = 0;
+    for (int64_t first = 0; first < staticUnits; first += staticThreads, ++j) {
+      // Unit j of this thread: tx + j*T; the last may run past the row.
+      Value u = arith::AddIOp::create(b, loc, tx, kb->constant(j * staticThreads));
+      Value inRange;
+      if (first + staticThreads > staticUnits) {
+        inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, u, units);
+        u = arith::MinUIOp::create(b, loc, u, kb->constant(staticUnits - 1));
+      }
+      unitList.push_back(makeUnit(u, inRange));
+    }
+  }
+
+  auto sGuard = [&](Value inRange) {
+    return inRange ? arith::AndIOp::create(b, loc, valid, inRange).getResult() : valid;
+  };
+  // Outputs of S that no reduction feeds are written in the first pass.
+  auto writePrologueOutputs = [&](Value inRange) {
+    for (Value out : sOutputs)
+      if (!dependsOnReduction.contains(out))
+        storeOutput(out, sIndex(), lanes, sGuard(inRange));
+  };
+
+  for (unsigned lvl = 0; lvl < numLevels; ++lvl) {
+    SmallVector<unsigned> rs;
+    for (unsigned i = 0; i < reducers.size(); ++i)
+      if (level[i] == lvl)
+        rs.push_back(i);
+    SmallVector<SmallVector<Value>> accs;
+    for (unsigned i : rs)
+      accs.push_back(reducers[i].identity(b, loc, lanes));
+    auto accumulateAll = [&](Value inRange) {
+      for (auto [n, i] : llvm::enumerate(rs)) {
+        Lanes x = emit(reducers[i].op->getOperand(0), sIndex(), lanes);
+        SmallVector<Value> next =
+            reducers[i].accumulate(b, loc, accs[n], materialize(x, lanes));
+        if (inRange) {
+          SmallVector<Value> sel;
+          for (auto [nv, ov] : llvm::zip(next, accs[n]))
+            sel.push_back(arith::SelectOp::create(b, loc, inRange, nv, ov));
+          next = sel;
+        }
+        accs[n] = next;
+      }
+    };
+    if (persistent) {
+      for (auto &u : unitList)
+        withUnit(*u, [&] {
+          accumulateAll(u->inRange);
+          if (lvl == 0)
+            writePrologueOutputs(u->inRange);
+        });
+    } else {
+      SmallVector<Value> init;
+      for (auto &a : accs)
+        init.append(a.begin(), a.end());
+      auto loop = scf::ForOp::create(b, loc, tx, units, threadsPerRow, init);
+      {
+        OpBuilder::InsertionGuard g(b);
+        b.setInsertionPointToStart(loop.getBody());
+        ExprScope scope(*kb->expander);
+        SmallVector<Value> saved = iterValues;
+        iterValues = rowValues;
+        assignIterValues(arith::MulIOp::create(b, loc, loop.getInductionVar(), lanesV),
+                         reducedIter, iterValues);
+        memo.clear();
+        unsigned pos = 0;
+        for (auto &a : accs)
+          for (Value &v : a)
+            v = loop.getRegionIterArgs()[pos++];
+        accumulateAll(Value());
+        if (lvl == 0)
+          writePrologueOutputs(Value());
+        SmallVector<Value> yields;
+        for (auto &a : accs)
+          yields.append(a.begin(), a.end());
+        scf::YieldOp::create(b, loc, yields);
+        memo.clear();
+        iterValues = saved;
+      }
+      unsigned pos = 0;
+      for (auto &a : accs)
+        for (Value &v : a)
+          v = loop.getResult(pos++);
+    }
+    // Combine lanes, then threads, then finish each reduction.
+    for (auto [n, i] : llvm::enumerate(rs)) {
+      const Reducer &r = reducers[i];
+      SmallVector<Value> acc = r.reduceLanes(b, loc, accs[n]);
+      acc = blockReduce(r, acc, scratch[i], tx, ty, threadsPerRow, staticThreads);
+      SmallVector<Value> results = r.finalize(b, loc, acc, k);
+      for (auto [res, v] : llvm::zip(r.op->getResults(), results))
+        known[res] = Lanes{v, true};
+    }
+  }
+
+  // Outputs that depend on the reductions: a last pass over the row.
+  bool anyLate = llvm::any_of(sOutputs, [&](Value o) { return dependsOnReduction.contains(o); });
+  if (anyLate) {
+    auto writeLate = [&](Value inRange) {
+      for (Value out : sOutputs)
+        if (dependsOnReduction.contains(out))
+          storeOutput(out, sIndex(), lanes, sGuard(inRange));
+    };
+    if (persistent) {
+      for (auto &u : unitList)
+        withUnit(*u, [&] { writeLate(u->inRange); });
+    } else {
+      auto loop = scf::ForOp::create(b, loc, tx, units, threadsPerRow);
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(loop.getBody());
+      ExprScope scope(*kb->expander);
+      SmallVector<Value> saved = iterValues;
+      iterValues = rowValues;
+      assignIterValues(arith::MulIOp::create(b, loc, loop.getInductionVar(), lanesV),
+                       reducedIter, iterValues);
+      memo.clear();
+      writeLate(Value());
+      memo.clear();
+      iterValues = saved;
+    }
+  }
+  // Reduced outputs: one thread of the row writes them.
+  if (!rOutputs.empty()) {
+    Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tx, kb->constant(0));
+    Value guard = arith::AndIOp::create(b, loc, first, valid);
+    SmallVector<Value> saved = iterValues;
+    iterValues = rowValues;
+    memo.clear();
+    for (Value out : rOutputs)
+      storeOutput(out, rIndex(out), 1, guard);
+    memo.clear();
+    iterValues = saved;
+  }
+}
+
+void ReductionScheduler::emitInner(unsigned indexBits, int64_t staticThreads,
+                                   bool persistent) {
+  SmallVector<unsigned> symbols;
+  for (unsigned s = 0; s < numSymbols; ++s)
+    symbols.push_back(s);
+  SmallVector<Value> inputs = orderedInputs(seg);
+  SmallVector<Value> outputs(seg.outputs.begin(), seg.outputs.end());
+  int64_t rowsPerBlock = staticThreads ? std::max<int64_t>(1, 256 / staticThreads) : 0;
+  // No known block size: with `.maxntid` ptxas aims at a register count for
+  // full occupancy and spills to reach it; the thread count is a constant of
+  // the code anyway.
+  KernelBuilder k(fe, fe.newKernelName(), indexBits, inputs, outputs, symbols,
+                  /*numFlags=*/1, /*blockSize=*/{});
+  kb = &k;
+  OpBuilder &b = k.b;
+  Location loc = k.loc;
+  k.expander = std::make_unique<ExprExpander>(
+      b, loc, k.idxTy, [this](unsigned j) { return iterValues[j]; },
+      [&k](unsigned s) { return k.symbol(s); }, /*hoistSymbolic=*/true);
+  iterValues.assign(numIterDims, Value());
+  // Scratch of the block reductions: [rows of the block][warps] per value.
+  auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
+                                              gpu::GPUDialect::getWorkgroupAddressSpace());
+  SmallVector<SmallVector<Value>> scratch;
+  for (const Reducer &r : reducers) {
+    SmallVector<Value> s;
+    if (staticThreads != 32)
+      for (Type t : r.accTypes)
+        s.push_back(k.func.addWorkgroupAttribution(
+            MemRefType::get({16, 32}, t, MemRefLayoutAttrInterface(), workgroup), loc));
+    scratch.push_back(s);
+  }
+  Value tx = k.threadId(gpu::Dimension::x), ty = k.threadId(gpu::Dimension::y);
+  Value threads = staticThreads ? k.constant(staticThreads)
+                                : arith::IndexCastUIOp::create(
+                                      b, loc, k.idxTy, gpu::BlockDimOp::create(b, loc, gpu::Dimension::x))
+                                      .getResult();
+  Value rowsInBlock = staticThreads ? k.constant(rowsPerBlock)
+                                    : arith::IndexCastUIOp::create(
+                                          b, loc, k.idxTy,
+                                          gpu::BlockDimOp::create(b, loc, gpu::Dimension::y))
+                                          .getResult();
+  Value rows = k.expander->expand(keptSize);
+  Value rowBlocks = arith::CeilDivUIOp::create(b, loc, rows, rowsInBlock);
+  Value bid = k.blockId(gpu::Dimension::x), grid = k.gridDim(gpu::Dimension::x);
+
+  auto body = [&](unsigned lanes) {
+    auto loop = scf::ForOp::create(b, loc, bid, rowBlocks, grid);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(loop.getBody());
+    ExprScope scope(*k.expander);
+    Value row = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, loop.getInductionVar(), rowsInBlock), ty);
+    Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row, rows);
+    // Rows past the end compute on the last row and store nothing: every
+    // thread takes part in the shuffles and barriers.
+    row = arith::MinUIOp::create(b, loc, row,
+                                 arith::SubIOp::create(b, loc, rows, k.constant(1)));
+    emitInnerRow(lanes, row, valid, tx, ty, threads, staticThreads, persistent, scratch);
+  };
+  if (vectorLanes > 1) {
+    Value isVector = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, k.flag(0),
+                                           arith::ConstantIntOp::create(b, loc, 0, 32));
+    auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, isVector, true);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    {
+      ExprScope scope(*k.expander);
+      body(vectorLanes);
+    }
+    b.setInsertionPointToStart(&ifOp.getElseRegion().front());
+    {
+      ExprScope scope(*k.expander);
+      body(1);
+    }
+  } else {
+    body(1);
+  }
+  k.finish();
+
+  // The plan.
+  OpBuilder &pb = fe.planBuilder;
+  Location ploc = fe.loc;
+  Value planRows = fe.planExpr(keptSize);
+  Value vecOk = arith::ConstantIntOp::create(pb, ploc, 1, 1);
+  if (vectorLanes > 1) {
+    for (AffineExpr e : divisibility) {
+      Value rem = arith::RemUIOp::create(pb, ploc, fe.planExpr(e), fe.planConstant(vectorLanes));
+      vecOk = arith::AndIOp::create(
+          pb, ploc, vecOk,
+          arith::CmpIOp::create(pb, ploc, arith::CmpIPredicate::eq, rem, fe.planConstant(0)));
+    }
+    for (auto &[buf, bytes] : alignment)
+      vecOk = arith::AndIOp::create(pb, ploc, vecOk,
+                                    IsAlignedOp::create(pb, ploc, fe.buffers.lookup(buf), bytes));
+  }
+  Value threadsPlan, rowsPlan;
+  if (staticThreads) {
+    threadsPlan = fe.planConstant(staticThreads);
+    rowsPlan = fe.planConstant(rowsPerBlock);
+  } else {
+    // At least 4 units per thread: the smallest power of two >= units/4,
+    // between 32 and 1024; enough rows per block for 256 threads.
+    Value units = arith::CeilDivUIOp::create(pb, ploc, fe.planExpr(reducedSize),
+                                             fe.planConstant(4 * vectorLanes));
+    threadsPlan = fe.planConstant(32);
+    for (int64_t t = 64; t <= 1024; t *= 2) {
+      Value more = arith::CmpIOp::create(pb, ploc, arith::CmpIPredicate::ugt, units,
+                                         fe.planConstant(t / 2));
+      threadsPlan = arith::SelectOp::create(pb, ploc, more, fe.planConstant(t), threadsPlan);
+    }
+    rowsPlan = arith::MaxUIOp::create(
+        pb, ploc, fe.planConstant(1),
+        arith::DivUIOp::create(pb, ploc, fe.planConstant(256), threadsPlan));
+  }
+  Value blockThreads = arith::MulIOp::create(pb, ploc, threadsPlan, rowsPlan);
+  Value maxBlocks = arith::MulIOp::create(
+      pb, ploc, fe.planConstant(fe.target.smCount),
+      arith::DivUIOp::create(pb, ploc, fe.planConstant(fe.target.maxThreadsPerSM), blockThreads));
+  Value blocks = arith::MinUIOp::create(
+      pb, ploc, arith::CeilDivUIOp::create(pb, ploc, planRows, rowsPlan), maxBlocks);
+  Value cond = arith::CmpIOp::create(pb, ploc, arith::CmpIPredicate::sgt, planRows,
+                                     fe.planConstant(0));
+  if (variantCondition)
+    cond = arith::AndIOp::create(pb, ploc, cond, variantCondition);
+  Value flag = arith::IndexCastUIOp::create(pb, ploc, pb.getIndexType(), vecOk);
+  k.launch({blocks}, {threadsPlan, rowsPlan}, Value(), cond, {flag});
+  kb = nullptr;
+}
+
+//===----------------------------------------------------------------------===//
+// Outer kernels: threads along a kept dim
+//===----------------------------------------------------------------------===//
+
+void ReductionScheduler::emitOuter(unsigned indexBits, bool split, Value gridPlan,
+                                   Value splitsPlan, Value flagPlan, Value condPlan) {
+  SmallVector<unsigned> symbols;
+  for (unsigned s = 0; s < numSymbols; ++s)
+    symbols.push_back(s);
+  SmallVector<Value> inputs = orderedInputs(seg);
+  // A split kernel writes partials only; the combine kernel writes outputs
+  // (except outputs of S, which are written as they are read).
+  SmallVector<Value> outputs;
+  for (Value o : seg.outputs)
+    if (!split || llvm::is_contained(sOutputs, o))
+      outputs.push_back(o);
+  KernelBuilder k(fe, fe.newKernelName(), indexBits, inputs, outputs, symbols,
+                  /*numFlags=*/1, /*blockSize=*/{}, split ? partials : ArrayRef<Value>{});
+  kb = &k;
+  OpBuilder &b = k.b;
+  Location loc = k.loc;
+  k.expander = std::make_unique<ExprExpander>(
+      b, loc, k.idxTy, [this](unsigned j) { return iterValues[j]; },
+      [&k](unsigned s) { return k.symbol(s); }, /*hoistSymbolic=*/true);
+  iterValues.assign(numIterDims, Value());
+  auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
+                                              gpu::GPUDialect::getWorkgroupAddressSpace());
+  SmallVector<SmallVector<Value>> scratch;
+  for (const Reducer &r : reducers) {
+    SmallVector<Value> s;
+    for (Type t : r.accTypes)
+      s.push_back(k.func.addWorkgroupAttribution(
+          MemRefType::get({kOuterY, kOuterX * (int64_t)vectorLanes}, t,
+                          MemRefLayoutAttrInterface(), workgroup),
+          loc));
+    scratch.push_back(s);
+  }
+  Value tx = k.threadId(gpu::Dimension::x), ty = k.threadId(gpu::Dimension::y);
+  Value columns = k.expander->expand(keptSize), depth = k.expander->expand(reducedSize);
+  Value bx = k.blockId(gpu::Dimension::x), gx = k.gridDim(gpu::Dimension::x);
+  Value first = k.constant(0), last = depth;
+  if (split) {
+    // Block row `by` of `gy` takes one chunk of the reduced extent.
+    Value by = k.blockId(gpu::Dimension::y), gy = k.gridDim(gpu::Dimension::y);
+    Value chunk = arith::CeilDivUIOp::create(b, loc, depth, gy);
+    first = arith::MulIOp::create(b, loc, by, chunk);
+    last = arith::MinUIOp::create(b, loc, depth, arith::AddIOp::create(b, loc, first, chunk));
+  }
+
+  auto body = [&](unsigned lanes) {
+    Value lanesV = k.constant(lanes);
+    Value colUnits = arith::DivUIOp::create(b, loc, columns, lanesV);
+    Value tiles = arith::CeilDivUIOp::create(b, loc, colUnits, k.constant(kOuterX));
+    auto loop = scf::ForOp::create(b, loc, bx, tiles, gx);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(loop.getBody());
+    ExprScope tileScope(*k.expander);
+    Value cu = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, loop.getInductionVar(), k.constant(kOuterX)), tx);
+    Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, cu, colUnits);
+    cu = arith::MinUIOp::create(b, loc, cu,
+                                arith::SubIOp::create(b, loc, colUnits, k.constant(1)));
+    SmallVector<Value> colValues(numIterDims);
+    assignIterValues(arith::MulIOp::create(b, loc, cu, lanesV), keptIter, colValues);
+    SmallVector<Value> init;
+    SmallVector<SmallVector<Value>> accs;
+    for (const Reducer &r : reducers) {
+      accs.push_back(r.identity(b, loc, lanes));
+      init.append(accs.back().begin(), accs.back().end());
+    }
+    auto red = scf::ForOp::create(b, loc, arith::AddIOp::create(b, loc, first, ty), last,
+                                  k.constant(kOuterY), init);
+    {
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(red.getBody());
+      ExprScope scope(*k.expander);
+      iterValues = colValues;
+      assignIterValues(red.getInductionVar(), reducedIter, iterValues);
+      memo.clear();
+      unsigned pos = 0;
+      for (auto &a : accs)
+        for (Value &v : a)
+          v = red.getRegionIterArgs()[pos++];
+      SmallVector<Value> yields;
+      for (auto [i, r] : llvm::enumerate(reducers)) {
+        Lanes x = emit(r.op->getOperand(0), sIndex(), lanes);
+        SmallVector<Value> next = r.accumulate(b, loc, accs[i], materialize(x, lanes));
+        yields.append(next.begin(), next.end());
+      }
+      for (Value out : sOutputs)
+        storeOutput(out, sIndex(), lanes, valid);
+      scf::YieldOp::create(b, loc, yields);
+      memo.clear();
+    }
+    unsigned pos = 0;
+    for (auto &a : accs)
+      for (Value &v : a)
+        v = red.getResult(pos++);
+    // The 8 rows of threads meet in shared memory.
+    auto laneValue = [&](Value v, unsigned l) {
+      return lanes > 1 ? vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{(int64_t)l})
+                             .getResult()
+                       : v;
+    };
+    Value slot = arith::MulIOp::create(b, loc, tx, lanesV);
+    for (auto [i, r] : llvm::enumerate(reducers))
+      for (auto [v, s] : llvm::zip(accs[i], scratch[i]))
+        for (unsigned l = 0; l < lanes; ++l)
+          memref::StoreOp::create(
+              b, loc, laneValue(v, l), s,
+              ValueRange{asIndex(ty), asIndex(arith::AddIOp::create(b, loc, slot, k.constant(l)))});
+    gpu::BarrierOp::create(b, loc);
+    Value isFirstRow = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, ty, k.constant(0));
+    auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, isFirstRow, false);
+    {
+      OpBuilder::InsertionGuard g3(b);
+      b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+      ExprScope scope(*k.expander);
+      iterValues = colValues;
+      memo.clear();
+      known.clear();
+      for (auto [i, r] : llvm::enumerate(reducers)) {
+        SmallVector<Value> total;
+        for (int64_t t = 0; t < kOuterY; ++t) {
+          SmallVector<Value> part;
+          for (Value s : scratch[i]) {
+            SmallVector<Value> elems;
+            for (unsigned l = 0; l < lanes; ++l)
+              elems.push_back(memref::LoadOp::create(
+                  b, loc, s,
+                  ValueRange{asIndex(k.constant(t)),
+                             asIndex(arith::AddIOp::create(b, loc, slot, k.constant(l)))}));
+            part.push_back(lanes > 1 ? vector::FromElementsOp::create(
+                                           b, loc, VectorType::get({lanes}, elems[0].getType()), elems)
+                                           .getResult()
+                                     : elems[0]);
+          }
+          total = t == 0 ? part : r.combine(b, loc, total, part);
+        }
+        if (split) {
+          // Partials [split][column] per accumulator value.
+          Value by = k.blockId(gpu::Dimension::y);
+          Value at = arith::AddIOp::create(
+              b, loc, arith::MulIOp::create(b, loc, by, columns),
+              arith::MulIOp::create(b, loc, cu, lanesV));
+          unsigned base = 0;
+          for (unsigned j = 0; j < i; ++j)
+            base += reducers[j].accTypes.size();
+          auto store = scf::IfOp::create(b, loc, TypeRange{}, valid, false);
+          OpBuilder::InsertionGuard g4(b);
+          b.setInsertionPointToStart(&store.getThenRegion().front());
+          for (auto [n, v] : llvm::enumerate(total))
+            k.store(k.extraPointer(base + n), v, at);
+          continue;
+        }
+        SmallVector<Value> results = r.finalize(b, loc, total, depth);
+        for (auto [res, v] : llvm::zip(r.op->getResults(), results))
+          known[res] = Lanes{v, lanes == 1};
+      }
+      if (!split)
+        for (Value out : rOutputs)
+          storeOutput(out, rIndex(out), lanes, valid);
+      memo.clear();
+    }
+    // The scratch is rewritten by the next tile.
+    gpu::BarrierOp::create(b, loc);
+  };
+  if (vectorLanes > 1) {
+    Value isVector = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, k.flag(0),
+                                           arith::ConstantIntOp::create(b, loc, 0, 32));
+    auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, isVector, true);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    {
+      ExprScope scope(*k.expander);
+      body(vectorLanes);
+    }
+    b.setInsertionPointToStart(&ifOp.getElseRegion().front());
+    {
+      ExprScope scope(*k.expander);
+      body(1);
+    }
+  } else {
+    body(1);
+  }
+  k.finish();
+  k.launch({gridPlan, splitsPlan}, {kOuterX, kOuterY}, Value(), condPlan, {flagPlan});
+  kb = nullptr;
+}
+
+/// The second kernel of a split outer reduction: each thread takes `lanes`
+/// columns, combines their partials in split order, finishes the
+/// reductions and writes the reduced outputs.
+void ReductionScheduler::emitOuterCombine(unsigned indexBits, Value gridPlan,
+                                          Value splitsPlan, Value condPlan) {
+  SmallVector<unsigned> symbols;
+  for (unsigned s = 0; s < numSymbols; ++s)
+    symbols.push_back(s);
+  SmallVector<Value> inputs = orderedInputs(seg);
+  SmallVector<Value> outputs(rOutputs.begin(), rOutputs.end());
+  const int64_t block = 256;
+  KernelBuilder k(fe, fe.newKernelName(), indexBits, inputs, outputs, symbols,
+                  /*numFlags=*/1, {block}, partials);
+  kb = &k;
+  OpBuilder &b = k.b;
+  Location loc = k.loc;
+  k.expander = std::make_unique<ExprExpander>(
+      b, loc, k.idxTy, [this](unsigned j) { return iterValues[j]; },
+      [&k](unsigned s) { return k.symbol(s); }, /*hoistSymbolic=*/true);
+  iterValues.assign(numIterDims, Value());
+  Value columns = k.expander->expand(keptSize), depth = k.expander->expand(reducedSize);
+  Value splits = k.idxTy == k.flag(0).getType()
+                     ? k.flag(0)
+                     : arith::ExtUIOp::create(b, loc, k.idxTy, k.flag(0)).getResult();
+  Value tid = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, k.blockId(gpu::Dimension::x), k.constant(block)),
+      k.threadId(gpu::Dimension::x));
+  Value stride = arith::MulIOp::create(b, loc, k.gridDim(gpu::Dimension::x), k.constant(block));
+  auto loop = scf::ForOp::create(b, loc, tid, columns, stride);
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(loop.getBody());
+    ExprScope scope(*k.expander);
+    Value col = loop.getInductionVar();
+    assignIterValues(col, keptIter, iterValues);
+    memo.clear();
+    known.clear();
+    unsigned base = 0;
+    for (const Reducer &r : reducers) {
+      SmallVector<Value> init = r.identity(b, loc, 1);
+      auto sl = scf::ForOp::create(b, loc, k.constant(0), splits, k.constant(1), init);
+      {
+        OpBuilder::InsertionGuard g2(b);
+        b.setInsertionPointToStart(sl.getBody());
+        Value at = arith::AddIOp::create(
+            b, loc, arith::MulIOp::create(b, loc, sl.getInductionVar(), columns), col);
+        SmallVector<Value> part;
+        for (auto [n, t] : llvm::enumerate(r.accTypes))
+          part.push_back(k.load(k.extraPointer(base + n), t, at, 1));
+        scf::YieldOp::create(b, loc,
+                             r.combine(b, loc, SmallVector<Value>(sl.getRegionIterArgs()), part));
+      }
+      SmallVector<Value> results = r.finalize(b, loc, SmallVector<Value>(sl.getResults()), depth);
+      for (auto [res, v] : llvm::zip(r.op->getResults(), results))
+        known[res] = Lanes{v, true};
+      base += r.accTypes.size();
+    }
+    for (Value out : rOutputs)
+      storeOutput(out, rIndex(out), 1, Value());
+    memo.clear();
+  }
+  k.finish();
+  k.launch({gridPlan}, {block}, Value(), condPlan, {splitsPlan});
+  kb = nullptr;
+}
+
+//===----------------------------------------------------------------------===//
+// Planning
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReductionScheduler::run() {
+  ref = info.reductions.front()->getOperand(0);
+  refShape = info.space;
+  refRank = refShape.size();
+  for (Operation *r : info.reductions)
+    reducers.emplace_back(r);
+  dimClass.assign(refRank, 0);
+  for (int64_t d : info.reducedDims)
+    dimClass[d] = 1;
+
+  // Which values depend on a reduction, and each reduction's pass: one more
+  // than the passes of the reductions its input needs.
+  for (Operation *op : seg.ops) {
+    bool dep = isReductionOp(op) ||
+               llvm::any_of(op->getOperands(), [&](Value v) { return dependsOnReduction.contains(v); });
+    if (dep)
+      for (Value r : op->getResults())
+        dependsOnReduction.insert(r);
+  }
+  DenseMap<Value, unsigned> passOf; // of values: the pass after which they exist
+  for (Operation *op : seg.ops) {
+    unsigned p = 0;
+    for (Value v : op->getOperands())
+      p = std::max(p, passOf.lookup(v));
+    if (isReductionOp(op)) {
+      level.push_back(p);
+      numLevels = std::max(numLevels, p + 1);
+      ++p;
+    }
+    for (Value r : op->getResults())
+      passOf[r] = p;
+  }
+  for (Value out : seg.outputs)
+    (ArrayRef(shapeOf(out)) == ArrayRef(refShape) ? sOutputs : rOutputs).push_back(out);
+
+  // Symbolic analysis from everything the kernel evaluates.
+  for (const Reducer &r : reducers)
+    analyze(r.op->getOperand(0), sIndex());
+  for (Value out : sOutputs)
+    analyze(out, sIndex());
+  for (Value out : rOutputs)
+    analyze(out, rIndex(out));
+  planIterationSpace(dimClass);
+  // Classes of the iteration dims.
+  SmallVector<int> iterClass(numIterDims, 0);
+  for (unsigned d = 0; d < refRank; ++d)
+    if (auto m = dyn_cast<AffineDimExpr>(dimSubstitution[d]))
+      iterClass[m.getPosition()] = dimClass[d];
+  keptSize = getAffineConstantExpr(1, ctx);
+  reducedSize = getAffineConstantExpr(1, ctx);
+  for (unsigned j = 0; j < numIterDims; ++j) {
+    if (iterClass[j]) {
+      reducedIter.push_back(j);
+      reducedSize = reducedSize * iterSizes[j];
+    } else {
+      keptIter.push_back(j);
+      keptSize = keptSize * iterSizes[j];
+    }
+  }
+  keptSize = simplify(keptSize, 0, numSymbols);
+  reducedSize = simplify(reducedSize, 0, numSymbols);
+  innerStyle = numIterDims == 0 || iterClass.back() == 1;
+  if (info.kind == GroupKind::Normalization && !innerStyle)
+    return seg.ops.front()->emitOpError(
+        "normalization along a dim that is not the fastest-varying one is not "
+        "supported by the kernel emitter");
+
+  // Lanes along the fastest-varying dim: 16 bytes of the narrowest type
+  // accessed contiguously; every other term of a contiguous access must be a
+  // multiple of the lanes, and rows of the lane dim whole units.
+  unsigned narrowest = 16;
+  SmallVector<std::pair<Value, AffineExpr>> contiguous;
+  if (numIterDims > 0) {
+    for (Value out : sOutputs)
+      contiguous.push_back({out, toIteration(linearIndex(out, sIndex()))});
+    if (!innerStyle)
+      for (Value out : rOutputs)
+        contiguous.push_back({out, toIteration(linearIndex(out, rIndex(out)))});
+    for (auto &[v, off] : leafOffsets) {
+      AffineExpr o = toIteration(off);
+      if (laneStride(o) == std::optional<int64_t>(1))
+        contiguous.push_back({v, o});
+    }
+  }
+  for (auto &[v, o] : contiguous)
+    narrowest = std::min(narrowest, byteSize(elementTypeOf(v)));
+  vectorLanes = numIterDims == 0 ? 1 : std::min(16u / narrowest, 8u);
+  if (numIterDims > 0) {
+    AffineExpr inner = iterSizes.back();
+    if (auto c = ShapeAnalysis::constantValue(inner)) {
+      while (vectorLanes > 1 && *c % vectorLanes)
+        vectorLanes /= 2;
+    } else {
+      divisibility.push_back(inner);
+    }
+  }
+  for (auto &[v, off] : contiguous) {
+    auto c = linearCoefficients(off, numIterDims);
+    if (!c) {
+      vectorLanes = 1;
+      break;
+    }
+    for (unsigned j = 0; j < numIterDims; ++j) {
+      AffineExpr term = simplify((*c)[j], 0, numSymbols);
+      if (!isMultipleOf(term, vectorLanes))
+        divisibility.push_back(term);
+    }
+    alignment.push_back({v, std::min(16u, vectorLanes * byteSize(elementTypeOf(v)))});
+  }
+  for (AffineExpr e : divisibility)
+    if (ShapeAnalysis::constantValue(e))
+      vectorLanes = 1;
+  if (vectorLanes == 1) {
+    divisibility.clear();
+    alignment.clear();
+  }
+  llvm::MapVector<Value, unsigned> align;
+  for (auto &[v, bytes] : alignment)
+    align[v] = std::max(align[v], bytes);
+  alignment.assign(align.begin(), align.end());
+
+  AffineExpr maxElements = simplify(getAffineConstantExpr(1, ctx) * keptSize * reducedSize, 0, numSymbols);
+  for (Value in : seg.inputs) {
+    AffineExpr n = fe.shapes.numElements(in);
+    auto a = ShapeAnalysis::constantValue(maxElements), c = ShapeAnalysis::constantValue(n);
+    maxElements = (a && c) ? getAffineConstantExpr(std::max(*a, *c), ctx)
+                           : simplify(maxElements + n, 0, numSymbols);
+  }
+  SmallVector<unsigned> widths = fe.indexWidths(maxElements);
+  Value fits32 = widths.size() > 1 ? fe.planFitsIn32Bits(maxElements) : Value();
+
+  std::optional<int64_t> staticK = ShapeAnalysis::constantValue(reducedSize);
+  std::optional<int64_t> staticRows = ShapeAnalysis::constantValue(keptSize);
+  OpBuilder &pb = fe.planBuilder;
+  int64_t tilesTarget = fe.target.smCount * 2;
+  bool split = !innerStyle &&
+               (!staticRows || !staticK ||
+                ((*staticRows / vectorLanes + kOuterX - 1) / kOuterX < tilesTarget &&
+                 *staticK >= 8 * kOuterY));
+  for (unsigned w : widths) {
+    variantCondition = Value();
+    if (fits32)
+      variantCondition = w == 32 ? fits32
+                                 : arith::XOrIOp::create(pb, fe.loc, fits32,
+                                                         arith::ConstantIntOp::create(pb, fe.loc, 1, 1))
+                                       .getResult();
+    if (innerStyle) {
+      int64_t threads = 0;
+      bool persistent = false;
+      if (staticK) {
+        // Threads per row: at least 4 units each, a power of two in
+        // [32, 1024]; a normalization keeps the row in registers when each
+        // thread's share fits, raising the thread count if needed.
+        int64_t units = std::max<int64_t>(1, *staticK / vectorLanes);
+        threads = 32;
+        while (threads < 1024 && threads * 4 < units)
+          threads *= 2;
+        if (info.kind == GroupKind::Normalization) {
+          int64_t perThread = (units + threads - 1) / threads * vectorLanes;
+          while (threads < 1024 && perThread > kPersistentValuesPerThread) {
+            threads *= 2;
+            perThread = (units + threads - 1) / threads * vectorLanes;
+          }
+          persistent = perThread <= kPersistentValuesPerThread;
+        }
+      }
+      emitInner(w, threads, persistent);
+      continue;
+    }
+    // Outer: split the reduced extent across blocks when the column tiles
+    // alone would leave most SMs idle and each split still has work.
+    Value tiles = arith::CeilDivUIOp::create(
+        pb, fe.loc, fe.planExpr(keptSize), fe.planConstant(kOuterX * vectorLanes));
+    Value planRows = fe.planExpr(keptSize);
+    Value maxBlocks = fe.planConstant(fe.target.smCount * (fe.target.maxThreadsPerSM / (kOuterX * kOuterY)));
+    Value gridX = arith::MinUIOp::create(pb, fe.loc, tiles, maxBlocks);
+    Value vecOk = arith::ConstantIntOp::create(pb, fe.loc, 1, 1);
+    if (vectorLanes > 1) {
+      for (AffineExpr e : divisibility) {
+        Value rem = arith::RemUIOp::create(pb, fe.loc, fe.planExpr(e), fe.planConstant(vectorLanes));
+        vecOk = arith::AndIOp::create(
+            pb, fe.loc, vecOk,
+            arith::CmpIOp::create(pb, fe.loc, arith::CmpIPredicate::eq, rem, fe.planConstant(0)));
+      }
+      for (auto &[buf, bytes] : alignment)
+        vecOk = arith::AndIOp::create(pb, fe.loc, vecOk,
+                                      IsAlignedOp::create(pb, fe.loc, fe.buffers.lookup(buf), bytes));
+    }
+    Value flag = arith::IndexCastUIOp::create(pb, fe.loc, pb.getIndexType(), vecOk);
+    Value cond = arith::CmpIOp::create(pb, fe.loc, arith::CmpIPredicate::sgt, planRows,
+                                       fe.planConstant(0));
+    if (variantCondition)
+      cond = arith::AndIOp::create(pb, fe.loc, cond, variantCondition);
+    if (!split) {
+      emitOuter(w, false, gridX, fe.planConstant(1), flag, cond);
+      continue;
+    }
+    if (!splitsValue) {
+      // Splits: enough blocks for two waves, at least 8 steps of the
+      // reduced extent per thread row in each.
+      Value wanted = arith::CeilDivUIOp::create(pb, fe.loc, fe.planConstant(tilesTarget), gridX);
+      Value most = arith::MaxUIOp::create(
+          pb, fe.loc, fe.planConstant(1),
+          arith::CeilDivUIOp::create(pb, fe.loc, fe.planExpr(reducedSize),
+                                     fe.planConstant(8 * kOuterY)));
+      splitsValue = arith::MinUIOp::create(pb, fe.loc, wanted, most);
+      for (const Reducer &r : reducers)
+        for (Type t : r.accTypes) {
+          Value size = arith::MulIOp::create(pb, fe.loc, splitsValue, planRows);
+          partials.push_back(memref::AllocOp::create(
+              pb, fe.loc, MemRefType::get({ShapedType::kDynamic}, t), ValueRange{size}));
+        }
+    }
+    emitOuter(w, true, gridX, splitsValue, flag, cond);
+    Value combineGrid = arith::MinUIOp::create(
+        pb, fe.loc, arith::CeilDivUIOp::create(pb, fe.loc, planRows, fe.planConstant(256)),
+        fe.planConstant(fe.target.smCount * 8));
+    emitOuterCombine(w, combineGrid, splitsValue, cond);
+  }
+  return success();
+}
+
+LogicalResult mlir::fuser::emitReductionSegment(FusionEmitter &fe, const Segment &segment,
+                                                const GroupInfo &info) {
+  return ReductionScheduler(fe, segment, info).run();
+}

@@ -1,0 +1,78 @@
+// The reduction and normalization kernels.
+// RUN: fuser-opt %s -split-input-file --fuser-decompose --fuser-segment --fuser-emit-kernels --canonicalize --cse | FileCheck %s
+
+// An inner reduction: threads walk the row with 128-bit loads, then a warp
+// butterfly, partials of the warps through shared memory, and a butterfly
+// over them.
+// CHECK-LABEL: gpu.func @rowsum_0(
+// CHECK-SAME: workgroup(%[[SCRATCH:.*]] : memref<16x32xf32, #gpu.address_space<workgroup>>)
+// CHECK: scf.for
+// CHECK:   scf.for {{.*}} iter_args({{.*}}) -> (vector<4xf32>)
+// CHECK:     llvm.load {{.*}} {alignment = 16 : i64} : !llvm.ptr -> vector<4xf32>
+// CHECK:   gpu.shuffle xor {{.*}}, %c16_i32, %c32_i32 : f32
+// CHECK:   gpu.shuffle xor {{.*}}, %c1_i32, %c32_i32 : f32
+// CHECK:   memref.store {{.*}}, %[[SCRATCH]]
+// CHECK:   gpu.barrier
+// CHECK:   memref.load %[[SCRATCH]]
+// CHECK:   gpu.barrier
+// CHECK-LABEL: func.func @rowsum(
+// CHECK: fuser.launch @rowsum_kernels::@rowsum_0 grid({{.*}}) block(%c64, %c4, %c1)
+func.func @rowsum(%x: tensor<64x1024xf32>) -> tensor<64xf32> {
+  %0 = fuser.sum %x dims = [1] : tensor<64x1024xf32> -> tensor<64xf32>
+  return %0 : tensor<64xf32>
+}
+
+// -----
+
+// softmax of short rows: one warp per row, eight rows per block, the row
+// read once into registers (one 128-bit load per thread) and reused by both
+// reductions and the output.
+// CHECK-LABEL: gpu.func @softmax_0(
+// CHECK-NOT: workgroup
+// CHECK: scf.if
+// CHECK: llvm.load {{.*}} : !llvm.ptr -> vector<4xf32>
+// CHECK-NOT: llvm.load {{.*}} vector<4xf32>
+// CHECK: gpu.shuffle xor
+// CHECK-NOT: llvm.load {{.*}} vector<4xf32>
+// CHECK: llvm.store {{.*}} : vector<4xf32>, !llvm.ptr
+// CHECK: } else {
+// CHECK-LABEL: func.func @softmax(
+// CHECK: block(%c32, %c8, %c1)
+func.func @softmax(%x: tensor<256x128xf32>) -> tensor<256x128xf32> {
+  %0 = fuser.softmax %x dim = 1 : tensor<256x128xf32>
+  return %0 : tensor<256x128xf32>
+}
+
+// -----
+
+// A column sum over few columns splits the rows across blocks: a kernel of
+// partial sums into a buffer the plan allocates, then a kernel combining
+// them in order.
+// CHECK-LABEL: gpu.func @colsum_0(
+// CHECK-SAME: %{{.*}}: !llvm.ptr {llvm.noalias, llvm.readonly}, %{{.*}}: !llvm.ptr {llvm.noalias}, %{{.*}}: i32) workgroup
+// CHECK: gpu.block_id y
+// CHECK: gpu.barrier
+// CHECK: llvm.store {{.*}} : vector<4xf32>, !llvm.ptr
+// CHECK-LABEL: gpu.func @colsum_1(
+// CHECK: scf.for
+// CHECK:   scf.for {{.*}} iter_args
+// CHECK-LABEL: func.func @colsum(
+// CHECK: %[[BUF:.*]] = memref.alloc() : memref<33792xf32>
+// CHECK: %[[CAST:.*]] = memref.cast %[[BUF]]
+// CHECK: fuser.launch @colsum_kernels::@colsum_0 grid(%c2, %c132, %c1) block(%c32, %c8, %c1) {{.*}}args(%arg0, %[[CAST]]
+// CHECK: fuser.launch @colsum_kernels::@colsum_1 {{.*}}args(%arg0, %arg1, %[[CAST]], %c132 : {{.*}}) index_bits [32]
+func.func @colsum(%x: tensor<65536x256xf32>) -> tensor<256xf32> {
+  %0 = fuser.sum %x dims = [0] : tensor<65536x256xf32> -> tensor<256xf32>
+  return %0 : tensor<256xf32>
+}
+
+// -----
+
+// var_mean accumulates with Welford's algorithm: (count, mean, m2), one
+// scratch buffer for each.
+// CHECK-LABEL: gpu.func @vm_0(
+// CHECK-SAME: workgroup(%{{.*}} : memref<16x32xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<16x32xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<16x32xf32, #gpu.address_space<workgroup>>)
+func.func @vm(%x: tensor<64x4096xf32>) -> (tensor<64xf32>, tensor<64xf32>) {
+  %v, %m = fuser.var_mean %x dims = [1] : tensor<64x4096xf32> -> tensor<64xf32>, tensor<64xf32>
+  return %v, %m : tensor<64xf32>, tensor<64xf32>
+}
