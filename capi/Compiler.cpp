@@ -173,6 +173,11 @@ void fuserCompileOptionsSetEmulation(FuserCompileOptions o, bool v) {
     return;
   unwrap(o)->emulation = v;
 }
+void fuserCompileOptionsSetTestingPlantBug(FuserCompileOptions o, MlirStringRef bug) {
+  if (!o.ptr)
+    return;
+  unwrap(o)->plantBug = unwrap(bug).str();
+}
 
 FuserCompileResult fuserCompile(MlirModule module, FuserCompileOptions options) {
   auto *result = new Result();

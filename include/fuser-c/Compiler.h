@@ -81,6 +81,12 @@ MLIR_CAPI_EXPORTED void fuserCompileOptionsSetKeepStages(FuserCompileOptions opt
 MLIR_CAPI_EXPORTED void fuserCompileOptionsSetEmulation(FuserCompileOptions options,
                                                         bool emulation);
 
+/// Testing only: emit a known schedule bug ("missing-barrier", "wrong-tail",
+/// "wrong-index", or "" for none) so that a test can check that the CPU
+/// emulation catches it. Never use it to produce kernels.
+MLIR_CAPI_EXPORTED void
+fuserCompileOptionsSetTestingPlantBug(FuserCompileOptions options, MlirStringRef bug);
+
 /*===-- Compiling ---------------------------------------------------------===*/
 
 typedef struct FuserCompileResult {

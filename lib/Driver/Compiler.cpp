@@ -81,6 +81,7 @@ LogicalResult mlir::fuser::compileModule(ModuleOp module,
         EmitKernelsPassOptions emit;
         emit.chip = options.chip;
         emit.indexBits = options.indexBits;
+        emit.plantBug = options.plantBug;
         pm.addPass(createEmitKernelsPass(emit));
         pm.addPass(createCanonicalizerPass());
         pm.addPass(createCSEPass());

@@ -147,17 +147,17 @@ extern "C" void fuser_emu_shared_access(ThreadContext *ctx, int64_t offset,
     const char *problem = nullptr;
     if (isWrite) {
       if (s.writeEpoch == b->epoch && s.writer != t->linear && s.writer >= 0)
-        problem = "written by two threads";
+        problem = "written by two threads with no barrier in between";
       else if (s.readEpoch == b->epoch && (s.manyReaders || s.reader != t->linear) &&
                s.reader >= 0)
-        problem = "written after another thread read it";
+        problem = "written after another thread read it, with no barrier in between";
       s.writer = t->linear;
       s.writeEpoch = b->epoch;
     } else {
       if (s.writer < 0)
-        problem = "read before any thread wrote it";
+        problem = "read before any thread of the block wrote it";
       else if (s.writeEpoch == b->epoch && s.writer != t->linear)
-        problem = "read after another thread wrote it";
+        problem = "read after another thread wrote it, with no barrier in between";
       if (s.readEpoch == b->epoch && s.reader != t->linear)
         s.manyReaders = true;
       else if (s.readEpoch != b->epoch)
@@ -167,8 +167,7 @@ extern "C" void fuser_emu_shared_access(ThreadContext *ctx, int64_t offset,
     }
     if (problem) {
       b->error = "shared memory race in " + b->where + ": byte " + std::to_string(i) +
-                 " " + problem + " with no barrier in between (thread " +
-                 std::to_string(t->linear) + ")";
+                 " " + problem + " (thread " + std::to_string(t->linear) + ")";
       return;
     }
   }

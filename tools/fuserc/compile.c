@@ -15,6 +15,7 @@ void fusercDefaultFlags(FusercCompileFlags *f) {
   f->optLevel = 3;
   f->fastMath = false;
   f->emulation = true;
+  f->plantBug = "";
 }
 
 static int parseUnsigned(const char *opt, const char *s, unsigned *out) {
@@ -31,7 +32,8 @@ static int parseUnsigned(const char *opt, const char *s, unsigned *out) {
 
 int fusercParseCompileFlag(int argc, char **argv, int *i, FusercCompileFlags *f) {
   const char *a = argv[*i];
-  const char *valued[] = {"--chip", "--ptx", "--index-bits", "--opt-level"};
+  const char *valued[] = {"--chip", "--ptx", "--index-bits", "--opt-level",
+                          "--plant-bug"};
   for (size_t k = 0; k < sizeof(valued) / sizeof(valued[0]); ++k) {
     if (strcmp(a, valued[k]))
       continue;
@@ -42,6 +44,10 @@ int fusercParseCompileFlag(int argc, char **argv, int *i, FusercCompileFlags *f)
     const char *v = argv[++*i];
     if (k == 0) {
       f->chip = v;
+      return 1;
+    }
+    if (k == 4) { /* testing only: see fuserCompileOptionsSetTestingPlantBug */
+      f->plantBug = v;
       return 1;
     }
     unsigned *dst = k == 1 ? &f->ptx : k == 2 ? &f->indexBits : &f->optLevel;
@@ -131,6 +137,7 @@ FuserCompileResult fusercCompileFile(const char *path, const FusercCompileFlags 
   fuserCompileOptionsSetFastMath(o, f->fastMath);
   fuserCompileOptionsSetEmulation(o, f->emulation);
   fuserCompileOptionsSetKeepStages(o, keepStages);
+  fuserCompileOptionsSetTestingPlantBug(o, mlirStringRefCreateFromCString(f->plantBug));
   FuserCompileResult r = fuserCompile(module, o);
   fuserCompileOptionsDestroy(o);
   mlirModuleDestroy(module);

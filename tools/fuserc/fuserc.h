@@ -18,6 +18,7 @@ typedef struct {
   const char *chip;
   unsigned ptx, indexBits, optLevel;
   bool fastMath, emulation;
+  const char *plantBug; /* testing only */
 } FusercCompileFlags;
 
 void fusercDefaultFlags(FusercCompileFlags *flags);

@@ -28,6 +28,9 @@ struct DriverOptions {
   bool keepStages = false;
   /// Put the kernels' MLIR into the bundle so that it also runs on the CPU.
   bool emulation = true;
+  /// Testing only: a schedule bug the emulation must catch (see
+  /// fuser-emit-kernels' plant-bug option).
+  std::string plantBug;
 };
 
 struct CompileOutput {

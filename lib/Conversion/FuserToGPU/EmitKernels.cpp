@@ -66,7 +66,8 @@ static void emitChecks(FusionEmitter &fe, func::FuncOp plan, unsigned numArgs) {
 }
 
 static LogicalResult emitFusion(func::FuncOp fusion, gpu::GPUModuleOp module,
-                                TargetInfo target, unsigned indexBits) {
+                                TargetInfo target, unsigned indexBits,
+                                StringRef plantBug) {
   FailureOr<ShapeAnalysis> shapes = ShapeAnalysis::analyze(fusion);
   if (failed(shapes))
     return failure();
@@ -101,6 +102,7 @@ static LogicalResult emitFusion(func::FuncOp fusion, gpu::GPUModuleOp module,
   func::ReturnOp::create(rb, fusion.getLoc());
 
   FusionEmitter fe(fusion, *shapes, target, indexBits, module, plan);
+  fe.plantBug = plantBug.str();
   fe.planBuilder.setInsertionPoint(body->getTerminator());
   for (unsigned i = 0; i < numArgs; ++i)
     fe.buffers[fusion.getArgument(i)] = plan.getArgument(i);
@@ -167,6 +169,12 @@ struct EmitKernelsPass : fuser::impl::EmitKernelsPassBase<EmitKernelsPass> {
       m.emitError("unknown chip '") << chip << "'; expected sm_80, sm_89, sm_90 or sm_100";
       return signalPassFailure();
     }
+    if (!plantBug.empty() && plantBug != "missing-barrier" && plantBug != "wrong-tail" &&
+        plantBug != "wrong-index") {
+      m.emitError("plant-bug must be missing-barrier, wrong-tail or wrong-index, got '")
+          << plantBug << "'";
+      return signalPassFailure();
+    }
     if (indexBits != 0 && indexBits != 32 && indexBits != 64) {
       m.emitError("index-bits must be 0, 32 or 64, got ") << (unsigned)indexBits;
       return signalPassFailure();
@@ -183,7 +191,7 @@ struct EmitKernelsPass : fuser::impl::EmitKernelsPassBase<EmitKernelsPass> {
       b.setInsertionPoint(f);
       auto module = gpu::GPUModuleOp::create(b, f.getLoc(),
                                              (f.getSymName() + "_kernels").str());
-      if (failed(emitFusion(f, module, *target, indexBits)))
+      if (failed(emitFusion(f, module, *target, indexBits, plantBug)))
         return signalPassFailure();
     }
   }

@@ -85,6 +85,8 @@ public:
   const ShapeAnalysis &shapes;
   TargetInfo target;
   unsigned indexBits; ///< 32, 64, or 0 to choose per kernel.
+  /// Testing only: a schedule bug to emit on purpose (see EmitKernelsPass).
+  std::string plantBug;
   gpu::GPUModuleOp module;
   func::FuncOp plan;
   OpBuilder planBuilder;

@@ -114,8 +114,8 @@ void PointwiseScheduler::emitKernel(unsigned indexBits) {
   Value first = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, bid, blockV), tid);
   Value stride = arith::MulIOp::create(b, loc, gdim, blockV);
 
-  auto scalarLoop = [&](Value from) {
-    auto loop = scf::ForOp::create(b, loc, from, n, stride);
+  auto scalarLoop = [&](Value from, Value to) {
+    auto loop = scf::ForOp::create(b, loc, from, to, stride);
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(loop.getBody());
     emitUnit(loop.getInductionVar(), 1);
@@ -137,15 +137,21 @@ void PointwiseScheduler::emitKernel(unsigned indexBits) {
         b.setInsertionPointToStart(loop.getBody());
         emitUnit(arith::MulIOp::create(b, loc, loop.getInductionVar(), lanesV), vectorLanes);
       }
-      if (numIterDims <= 1) // a flat space has a tail of fewer than `lanes`
+      if (numIterDims <= 1) { // a flat space has a tail of fewer than `lanes`
+        // Testing only: a wrong tail bound that drops the last element.
+        Value end = fe.plantBug == "wrong-tail"
+                        ? arith::SubIOp::create(b, loc, n, k.constant(1)).getResult()
+                        : n;
         scalarLoop(arith::AddIOp::create(
-            b, loc, arith::MulIOp::create(b, loc, units, lanesV), first));
+                       b, loc, arith::MulIOp::create(b, loc, units, lanesV), first),
+                   end);
+      }
       b.setInsertionPointToStart(&ifOp.getElseRegion().front());
       ExprScope scope2(*k.expander);
-      scalarLoop(first);
+      scalarLoop(first, n);
     }
   } else {
-    scalarLoop(first);
+    scalarLoop(first, n);
   }
   k.finish();
 

@@ -180,11 +180,15 @@ void PointwiseScheduler::emitTransposeKernel(unsigned indexBits) {
                 Value v = k.load(k.pointer(s.input), elem, k.expander->expand(s.offset), 1);
                 if (elem.isInteger(1))
                   v = arith::ExtUIOp::create(b, loc, b.getI8Type(), v);
+                // Testing only: a wrong index mapping, the tile transposed.
+                bool wrong = fe.plantBug == "wrong-index";
                 memref::StoreOp::create(b, loc, v, s.tile,
-                                        ValueRange{asIndex(row), asIndex(tx)});
+                                        wrong ? ValueRange{asIndex(tx), asIndex(row)}
+                                              : ValueRange{asIndex(row), asIndex(tx)});
               }
             });
-    gpu::BarrierOp::create(b, loc);
+    if (fe.plantBug != "missing-barrier")
+      gpu::BarrierOp::create(b, loc);
     // Phase 2: compute along the output's inner dim, the staged inputs
     // coming from the tile's transpose.
     forRows([&](Value row) { return std::make_pair(add(baseT, row), add(baseI, tx)); },
