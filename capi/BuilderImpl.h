@@ -126,6 +126,16 @@ private:
   std::optional<ScopedDiagnosticHandler> handler;
 };
 
+inline RankedTensorType tensorOf(Value v) {
+  return cast<RankedTensorType>(v.getType());
+}
+inline NamedAttribute attr(MLIRContext *ctx, StringRef name, Attribute value) {
+  return NamedAttribute(StringAttr::get(ctx, name), value);
+}
+inline Value firstResult(Operation *op) {
+  return op ? op->getResult(0) : Value();
+}
+
 /// The FuserDType of an element type (FuserDTypeInvalid if none).
 FuserDType dtypeOf(Type elementType);
 Type elementTypeOf(MLIRContext *ctx, FuserDType dtype);

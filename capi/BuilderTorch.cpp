@@ -81,10 +81,6 @@ static const WrappedNumber *wrappedOf(BuilderImpl &B, Value v) {
   return it == B.wrapped.end() ? nullptr : &it->second;
 }
 
-static RankedTensorType tensorOf(Value v) {
-  return cast<RankedTensorType>(v.getType());
-}
-
 /// torch.result_type of `vs`.
 static Type resultType(BuilderImpl &B, ArrayRef<Value> vs) {
   Type dim, zero, wrapped;

@@ -4,7 +4,7 @@
 |* CUDA driver has one, else the CPU emulator), running one fusion on host    *|
 |* buffers, bf16 conversions, and comparing with a reference. Everything here *|
 |* is plain use of the fuser-c headers and fuser_runtime.h;                   *|
-|* embedding_minimal.c does the same inline, without this header.            *|
+|* embedding_minimal.c does the same inline, without this header.             *|
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 

@@ -5,7 +5,7 @@
 |* builder, which inserts the broadcast of the bias; the sum is cast to f32   *|
 |* for gelu (tanh approximation) and the result back to bf16, as a            *|
 |* mixed-precision model would. Compiled, run on the GPU or the CPU emulator, *|
-|* and compared with a reference computed here in double precision.          *|
+|* and compared with a reference computed here in double precision.           *|
 |*                                                                            *|
 |* Tolerance: each output is a bf16 rounding of a value computed in f32, so   *|
 |* it may differ from the double-precision reference rounded to bf16 by one   *|

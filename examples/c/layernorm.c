@@ -4,7 +4,7 @@
 |* fuserBuildLayerNorm returns the output (bf16) and the mean and reciprocal  *|
 |* standard deviation (f32, [?, 1]), as torch.native_layer_norm does. The     *|
 |* fusion is compiled, run on the GPU or the CPU emulator, and compared with  *|
-|* a reference computed here in double precision.                            *|
+|* a reference computed here in double precision.                             *|
 |*                                                                            *|
 |* Tolerances: mean and rstd are computed in f32 over 768 values, one row     *|
 |* with a mean of 300: mean |got - ref| <= 1e-6 + 1e-5 |ref|, rstd            *|

@@ -30,10 +30,14 @@
 |* Diagnostics that the ops emit while a builder function runs go to the      *|
 |* builder, not to the context's diagnostic handlers.                         *|
 |*                                                                            *|
-|* Threads: a builder is used by one thread at a time, and, like everything   *|
-|* in an MlirContext, not concurrently with other users of its context.       *|
-|* Builders in different contexts may be used concurrently from different     *|
-|* threads. Creating and destroying builders is thread safe.                  *|
+|* Threads: a builder, like everything in an MlirContext, is used by one      *|
+|* thread at a time and not concurrently with other users of its context.     *|
+|* Builders of different contexts may be created, used and destroyed          *|
+|* concurrently from different threads (their handles live in one             *|
+|* process-wide table behind a lock). fuserDTypeGetName is thread safe.       *|
+|*                                                                            *|
+|* Every op of FuserOps.td has a builder function (a test checks it); the     *|
+|* launch-plan ops of FuserPlanOps.td are the compiler's own and have none.   *|
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 

@@ -15,11 +15,11 @@
 |* owns it. Passes run with their default options; for options, or the whole  *|
 |* `fuser-compile` pipeline, register everything with fuserRegisterAllPasses  *|
 |* (fuser-c/Dialects.h) and use mlirParsePassPipeline. Registration functions *|
-|* may be called more than once; call them before creating threads that use  *|
+|* may be called more than once; call them before creating threads that use   *|
 |* pass registration (MLIR's registry is not synchronized).                   *|
 |*                                                                            *|
 |* The included .inc files are generated into the build tree                  *|
-|* (build/include/fuser-c/); add that directory to the include path.         *|
+|* (build/include/fuser-c/); add that directory to the include path.          *|
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 

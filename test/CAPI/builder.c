@@ -5,7 +5,7 @@
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 
-/* RUN: capi-builder 2>&1 | FileCheck %s
+/* RUN: capi-builder %fuser_src/include/fuser/Dialect/Fuser/IR/FuserOps.td 2>&1 | FileCheck %s
  */
 
 #include "fuser-c/Builder.h"
@@ -34,9 +34,20 @@ static int failures = 0;
     }                                                                          \
   } while (0)
 
+/* Everything printed, kept for testEveryOpBuilt. */
+static char *printed = NULL;
+static size_t printedLength = 0;
+
 static void printToStderr(MlirStringRef s, void *userData) {
   (void)userData;
   fwrite(s.data, 1, s.length, stderr);
+  char *grown = realloc(printed, printedLength + s.length + 1);
+  if (!grown)
+    return;
+  printed = grown;
+  memcpy(printed + printedLength, s.data, s.length);
+  printedLength += s.length;
+  printed[printedLength] = '\0';
 }
 
 /* Checks that the builder holds no error (printing it if it does). */
@@ -403,7 +414,38 @@ static void testFinishIntoModule(MlirContext ctx) {
 // CHECK-DAG: #[[N1]] = loc("first")
 // CHECK-DAG: #[[N2]] = loc("second")
 
-int main(void) {
+/* Every op that FuserOps.td defines (`def Fuser_XOp : ...<"mnemonic"`) was
+ * built by the tests above: a new op without a builder function fails here. */
+static void testEveryOpBuilt(const char *opsTd) {
+  fprintf(stderr, "@testEveryOpBuilt\n");
+  FILE *f = fopen(opsTd, "r");
+  EXPECT(f != NULL);
+  if (!f)
+    return;
+  char line[512];
+  int ops = 0, missing = 0;
+  while (fgets(line, sizeof line, f)) {
+    const char *open = strstr(line, "<\"");
+    if (strncmp(line, "def Fuser_", 10) != 0 || !open)
+      continue;
+    char name[64];
+    const char *end = strchr(open + 2, '"');
+    size_t n = end ? (size_t)(end - open - 2) : 0;
+    if (!n || n >= sizeof name - 8)
+      continue;
+    snprintf(name, sizeof name, "fuser.%.*s ", (int)n, open + 2);
+    ++ops;
+    if (!printed || !strstr(printed, name)) {
+      fprintf(stderr, "not built by any test: %s\n", name);
+      ++missing;
+    }
+  }
+  fclose(f);
+  fprintf(stderr, "%d ops in FuserOps.td, %d not built\n", ops, missing);
+  EXPECT(ops > 60 && missing == 0);
+}
+
+int main(int argc, char **argv) {
   MlirContext ctx = fuserContextCreate();
   testInputsOutputs(ctx);
   testUnary(ctx);
@@ -415,7 +457,13 @@ int main(void) {
   testComposites(ctx);
   testFinishIntoModule(ctx);
   mlirContextDestroy(ctx);
+  if (argc > 1)
+    testEveryOpBuilt(argv[1]);
+  free(printed);
   fprintf(stderr, "@done: %d failures\n", failures);
   return failures ? 1 : 0;
 }
+// CHECK-LABEL: @testEveryOpBuilt
+// CHECK-NOT: not built
+// CHECK: ops in FuserOps.td, 0 not built
 // CHECK-LABEL: @done: 0 failures

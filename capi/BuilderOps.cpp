@@ -1,0 +1,587 @@
+//===- BuilderOps.cpp - one builder function per op of the dialect -------===//
+//
+// The fuserBuild* functions of fuser-c/Builder.h. Each resolves its handles
+// through a Call (BuilderImpl.h), normalizes PyTorch-style dims, computes the
+// result type with the op's own inference, and creates and verifies the op;
+// a failure at any step is recorded in the builder and gives a null value.
+//
+//===----------------------------------------------------------------------===//
+
+#include "BuilderImpl.h"
+
+#include "fuser/Dialect/Fuser/IR/FuserOps.h"
+
+#include "mlir/CAPI/IR.h"
+#include "mlir/CAPI/Support.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+using namespace mlir;
+using namespace mlir::fuser;
+using namespace mlir::fuser::capi;
+
+//===----------------------------------------------------------------------===//
+// Elementwise ops
+//===----------------------------------------------------------------------===//
+
+template <typename OpTy>
+static MlirValue unary(FuserBuilder b, const char *fn, MlirValue x,
+                       ArrayRef<NamedAttribute> attrs = {}) {
+  Call c(b, fn);
+  if (!c.ready())
+    return MlirValue{nullptr};
+  Value v = c.operand(x, "the operand");
+  if (!v)
+    return MlirValue{nullptr};
+  if constexpr (OpTy::template hasTrait<OpTrait::SameOperandsAndResultType>())
+    return c.wrapValue(buildSameType(c, OpTy::getOperationName(), v, attrs));
+  else
+    return c.wrapValue(buildInferred(c, OpTy::getOperationName(), v, attrs));
+}
+
+template <typename OpTy>
+static MlirValue nary(FuserBuilder b, const char *fn, ArrayRef<MlirValue> xs,
+                      ArrayRef<NamedAttribute> attrs = {}) {
+  Call c(b, fn);
+  if (!c.ready())
+    return MlirValue{nullptr};
+  SmallVector<Value, 3> vs;
+  if (!c.operands(xs, vs))
+    return MlirValue{nullptr};
+  return c.wrapValue(buildInferred(c, OpTy::getOperationName(), vs, attrs));
+}
+
+#define FUSER_UNARY(NAME, OP)                                                  \
+  MlirValue fuserBuild##NAME(FuserBuilder b, MlirValue x) {                    \
+    return unary<OP>(b, "fuserBuild" #NAME, x);                                \
+  }
+FUSER_UNARY(Neg, NegOp)
+FUSER_UNARY(Abs, AbsOp)
+FUSER_UNARY(Exp, ExpOp)
+FUSER_UNARY(Exp2, Exp2Op)
+FUSER_UNARY(Expm1, Expm1Op)
+FUSER_UNARY(Log, LogOp)
+FUSER_UNARY(Log2, Log2Op)
+FUSER_UNARY(Log1p, Log1pOp)
+FUSER_UNARY(Sqrt, SqrtOp)
+FUSER_UNARY(Rsqrt, RsqrtOp)
+FUSER_UNARY(Reciprocal, ReciprocalOp)
+FUSER_UNARY(Sin, SinOp)
+FUSER_UNARY(Cos, CosOp)
+FUSER_UNARY(Tanh, TanhOp)
+FUSER_UNARY(Sigmoid, SigmoidOp)
+FUSER_UNARY(Erf, ErfOp)
+FUSER_UNARY(Relu, ReluOp)
+FUSER_UNARY(Silu, SiluOp)
+FUSER_UNARY(Floor, FloorOp)
+FUSER_UNARY(Ceil, CeilOp)
+FUSER_UNARY(Round, RoundOp)
+FUSER_UNARY(Sign, SignOp)
+FUSER_UNARY(Not, NotOp)
+FUSER_UNARY(IsNan, IsNanOp)
+FUSER_UNARY(IsInf, IsInfOp)
+FUSER_UNARY(IsFinite, IsFiniteOp)
+#undef FUSER_UNARY
+
+MlirValue fuserBuildGelu(FuserBuilder b, MlirValue x,
+                         FuserGeluApproximation approximate) {
+  BuilderImpl *impl = lookupBuilder(b);
+  if (impl && approximate != FuserGeluNone && approximate != FuserGeluTanh) {
+    Call c(b, "fuserBuildGelu");
+    c.fail("approximate " + Twine((int)approximate) +
+           " is not a FuserGeluApproximation");
+    return MlirValue{nullptr};
+  }
+  if (!impl)
+    return MlirValue{nullptr};
+  return unary<GeluOp>(
+      b, "fuserBuildGelu", x,
+      {attr(impl->ctx, "approximate",
+            GeluApproximationAttr::get(impl->ctx,
+                                       (GeluApproximation)approximate))});
+}
+
+#define FUSER_BINARY(NAME, OP)                                                 \
+  MlirValue fuserBuild##NAME(FuserBuilder b, MlirValue x, MlirValue y) {       \
+    return nary<OP>(b, "fuserBuild" #NAME, {x, y});                            \
+  }
+FUSER_BINARY(Add, AddOp)
+FUSER_BINARY(Sub, SubOp)
+FUSER_BINARY(Mul, MulOp)
+FUSER_BINARY(Pow, PowOp)
+FUSER_BINARY(Maximum, MaximumOp)
+FUSER_BINARY(Minimum, MinimumOp)
+FUSER_BINARY(Remainder, RemainderOp)
+FUSER_BINARY(Atan2, Atan2Op)
+FUSER_BINARY(And, AndOp)
+FUSER_BINARY(Or, OrOp)
+FUSER_BINARY(Xor, XorOp)
+FUSER_BINARY(Eq, EqOp)
+FUSER_BINARY(Ne, NeOp)
+FUSER_BINARY(Lt, LtOp)
+FUSER_BINARY(Le, LeOp)
+FUSER_BINARY(Gt, GtOp)
+FUSER_BINARY(Ge, GeOp)
+#undef FUSER_BINARY
+
+MlirValue fuserBuildDiv(FuserBuilder b, MlirValue x, MlirValue y,
+                        FuserRoundingMode roundingMode) {
+  BuilderImpl *impl = lookupBuilder(b);
+  if (!impl)
+    return MlirValue{nullptr};
+  if (roundingMode != FuserRoundingNone && roundingMode != FuserRoundingTrunc &&
+      roundingMode != FuserRoundingFloor) {
+    Call c(b, "fuserBuildDiv");
+    c.fail("rounding mode " + Twine((int)roundingMode) +
+           " is not a FuserRoundingMode");
+    return MlirValue{nullptr};
+  }
+  return nary<DivOp>(
+      b, "fuserBuildDiv", {x, y},
+      {attr(impl->ctx, "rounding_mode",
+            RoundingModeAttr::get(impl->ctx, (RoundingMode)roundingMode))});
+}
+
+MlirValue fuserBuildWhere(FuserBuilder b, MlirValue condition, MlirValue x,
+                          MlirValue y) {
+  return nary<WhereOp>(b, "fuserBuildWhere", {condition, x, y});
+}
+MlirValue fuserBuildClamp(FuserBuilder b, MlirValue x, MlirValue low,
+                          MlirValue high) {
+  return nary<ClampOp>(b, "fuserBuildClamp", {x, low, high});
+}
+MlirValue fuserBuildLerp(FuserBuilder b, MlirValue start, MlirValue end,
+                         MlirValue weight) {
+  return nary<LerpOp>(b, "fuserBuildLerp", {start, end, weight});
+}
+MlirValue fuserBuildFma(FuserBuilder b, MlirValue x, MlirValue y, MlirValue z) {
+  return nary<FmaOp>(b, "fuserBuildFma", {x, y, z});
+}
+
+//===----------------------------------------------------------------------===//
+// Cast, constants, iota
+//===----------------------------------------------------------------------===//
+
+MlirValue fuserBuildCast(FuserBuilder b, MlirValue x, FuserDType dtype) {
+  Call c(b, "fuserBuildCast");
+  if (!c.ready())
+    return MlirValue{nullptr};
+  Value v = c.operand(x, "the operand");
+  Type elem = v ? c.elementType(dtype) : Type();
+  if (!elem)
+    return MlirValue{nullptr};
+  return c.wrapValue(buildCast(c, v, elem));
+}
+
+/// An integer attribute of `type` holding `v`, or null when it does not fit.
+static TypedAttr intAttr(IntegerType type, int64_t v) {
+  unsigned w = type.getWidth();
+  if (w == 1) {
+    if (v != 0 && v != 1)
+      return nullptr;
+    return IntegerAttr::get(type, APInt(1, v));
+  }
+  if (w < 64 && (v < -(int64_t(1) << (w - 1)) || v >= (int64_t(1) << (w - 1))))
+    return nullptr;
+  return IntegerAttr::get(type, APInt(w, v, /*isSigned=*/true));
+}
+
+static TypedAttr floatAttr(FloatType type, const APFloat &v) {
+  APFloat x = v;
+  bool lost;
+  x.convert(type.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+  return FloatAttr::get(type, x);
+}
+
+/// The shortest of %.15g and %.17g that reads back as `f` ("2.5", "inf").
+static std::string formatDouble(double f) {
+  char buf[32];
+  snprintf(buf, sizeof buf, "%.15g", f);
+  if (std::isfinite(f) && strtod(buf, nullptr) != f)
+    snprintf(buf, sizeof buf, "%.17g", f);
+  return buf;
+}
+
+namespace {
+struct ConstantValue {
+  enum { F64, I64, Bool } kind;
+  double f;
+  int64_t i;
+};
+} // namespace
+
+static MlirValue constant(FuserBuilder b, const char *fn, FuserDType dtype,
+                          ConstantValue value, intptr_t rank,
+                          const int64_t *shape) {
+  Call c(b, fn);
+  if (!c.ready())
+    return MlirValue{nullptr};
+  Type elem = c.elementType(dtype);
+  SmallVector<int64_t> dims;
+  if (!elem || !c.shape(rank, shape, dims))
+    return MlirValue{nullptr};
+  TypedAttr a;
+  if (auto ft = dyn_cast<FloatType>(elem)) {
+    if (value.kind == ConstantValue::F64) {
+      a = floatAttr(ft, APFloat(value.f));
+    } else {
+      APFloat x(ft.getFloatSemantics());
+      x.convertFromAPInt(APInt(64, value.i, /*isSigned=*/true), /*IsSigned=*/true,
+                         APFloat::rmNearestTiesToEven);
+      a = FloatAttr::get(ft, x);
+    }
+  } else {
+    auto it = cast<IntegerType>(elem);
+    if (value.kind == ConstantValue::F64) {
+      double f = value.f;
+      if (!std::isfinite(f) || std::trunc(f) != f || f < -9223372036854775808.0 ||
+          f >= 9223372036854775808.0 || !(a = intAttr(it, (int64_t)f))) {
+        c.fail("the value " + formatDouble(f) + " is not an integer that fits in " +
+               fuserDTypeGetName(dtype));
+        return MlirValue{nullptr};
+      }
+    } else if (!(a = intAttr(it, value.i))) {
+      c.fail("the value " + Twine(value.i) + " does not fit in " +
+             fuserDTypeGetName(dtype));
+      return MlirValue{nullptr};
+    }
+  }
+  return c.wrapValue(buildConstant(c, elem, dims, a));
+}
+
+MlirValue fuserBuildConstantF64(FuserBuilder b, FuserDType dtype, double value,
+                                intptr_t rank, const int64_t *shape) {
+  return constant(b, "fuserBuildConstantF64", dtype,
+                  {ConstantValue::F64, value, 0}, rank, shape);
+}
+MlirValue fuserBuildConstantI64(FuserBuilder b, FuserDType dtype, int64_t value,
+                                intptr_t rank, const int64_t *shape) {
+  return constant(b, "fuserBuildConstantI64", dtype,
+                  {ConstantValue::I64, 0, value}, rank, shape);
+}
+MlirValue fuserBuildConstantBool(FuserBuilder b, FuserDType dtype, bool value,
+                                 intptr_t rank, const int64_t *shape) {
+  return constant(b, "fuserBuildConstantBool", dtype,
+                  {ConstantValue::I64, 0, value ? 1 : 0}, rank, shape);
+}
+
+MlirValue fuserBuildIota(FuserBuilder b, FuserDType dtype, intptr_t rank,
+                         const int64_t *shape, int64_t dim) {
+  Call c(b, "fuserBuildIota");
+  if (!c.ready())
+    return MlirValue{nullptr};
+  Type elem = c.elementType(dtype);
+  SmallVector<int64_t> dims, d;
+  if (!elem || !c.shape(rank, shape, dims) ||
+      !c.normalizeDims({dim}, rank, d))
+    return MlirValue{nullptr};
+  return c.wrapValue(firstResult(
+      c.create(IotaOp::getOperationName(), {}, RankedTensorType::get(dims, elem),
+               {attr(c.ctx(), "dim",
+                     IntegerAttr::get(IntegerType::get(c.ctx(), 64), d[0]))})));
+}
+
+//===----------------------------------------------------------------------===//
+// Broadcast, reductions
+//===----------------------------------------------------------------------===//
+
+MlirValue fuserBuildBroadcast(FuserBuilder b, MlirValue x, intptr_t rank,
+                              const int64_t *shape, const int64_t *dims,
+                              intptr_t numDims) {
+  Call c(b, "fuserBuildBroadcast");
+  if (!c.ready())
+    return MlirValue{nullptr};
+  Value v = c.operand(x, "the operand");
+  SmallVector<int64_t> s, d, norm;
+  if (!v || !c.shape(rank, shape, s) || !c.array(numDims, dims, d, "dims") ||
+      !c.normalizeDims(d, rank, norm))
+    return MlirValue{nullptr};
+  return c.wrapValue(buildBroadcast(c, v, s, norm));
+}
+
+#define FUSER_REDUCTION(NAME, OP)                                              \
+  MlirValue fuserBuild##NAME(FuserBuilder b, MlirValue x, const int64_t *dims, \
+                             intptr_t numDims, bool keepdim) {                 \
+    Call c(b, "fuserBuild" #NAME);                                             \
+    if (!c.ready())                                                            \
+      return MlirValue{nullptr};                                               \
+    Value v = c.operand(x, "the operand");                                     \
+    SmallVector<int64_t> d;                                                    \
+    if (!v || !c.array(numDims, dims, d, "dims"))                              \
+      return MlirValue{nullptr};                                               \
+    return c.wrapValue(buildReduction(c, OP::getOperationName(), v, d, keepdim)); \
+  }
+FUSER_REDUCTION(Sum, SumOp)
+FUSER_REDUCTION(Prod, ProdOp)
+FUSER_REDUCTION(Max, MaxOp)
+FUSER_REDUCTION(Min, MinOp)
+FUSER_REDUCTION(Mean, MeanOp)
+FUSER_REDUCTION(Any, AnyOp)
+FUSER_REDUCTION(All, AllOp)
+#undef FUSER_REDUCTION
+
+bool fuserBuildVarMean(FuserBuilder b, MlirValue x, const int64_t *dims,
+                       intptr_t numDims, int64_t correction, bool keepdim,
+                       MlirValue *var, MlirValue *mean) {
+  if (var)
+    *var = MlirValue{nullptr};
+  if (mean)
+    *mean = MlirValue{nullptr};
+  Call c(b, "fuserBuildVarMean");
+  if (!c.ready())
+    return false;
+  Value v = c.operand(x, "the operand");
+  SmallVector<int64_t> d, norm;
+  if (!v || !c.array(numDims, dims, d, "dims") ||
+      !c.normalizeDims(d, tensorOf(v).getRank(), norm))
+    return false;
+  // The result type when the dims are valid; otherwise the input's, and the
+  // op's verifier says what is wrong with the dims.
+  FailureOr<RankedTensorType> t =
+      SumOp::inferResultType(std::nullopt, tensorOf(v), norm, keepdim);
+  Type type = succeeded(t) ? Type(*t) : v.getType();
+  Operation *op = c.create(
+      VarMeanOp::getOperationName(), v, {type, type},
+      {attr(c.ctx(), "dims", DenseI64ArrayAttr::get(c.ctx(), norm)),
+       attr(c.ctx(), "correction",
+            IntegerAttr::get(IntegerType::get(c.ctx(), 64), correction)),
+       attr(c.ctx(), "keepdim", BoolAttr::get(c.ctx(), keepdim))});
+  if (!op)
+    return false;
+  if (var)
+    *var = c.wrapValue(op->getResult(0));
+  if (mean)
+    *mean = c.wrapValue(op->getResult(1));
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Shape ops
+//===----------------------------------------------------------------------===//
+
+MlirValue fuserBuildReshape(FuserBuilder b, MlirValue x, intptr_t rank,
+                            const int64_t *shape) {
+  Call c(b, "fuserBuildReshape");
+  if (!c.ready())
+    return MlirValue{nullptr};
+  Value v = c.operand(x, "the operand");
+  SmallVector<int64_t> s;
+  if (!v || !c.shape(rank, shape, s))
+    return MlirValue{nullptr};
+  return c.wrapValue(buildReshape(c, v, s));
+}
+
+MlirValue fuserBuildPermute(FuserBuilder b, MlirValue x, const int64_t *perm,
+                            intptr_t numPerm) {
+  Call c(b, "fuserBuildPermute");
+  if (!c.ready())
+    return MlirValue{nullptr};
+  Value v = c.operand(x, "the operand");
+  SmallVector<int64_t> p, norm;
+  if (!v || !c.array(numPerm, perm, p, "perm") ||
+      !c.normalizeDims(p, tensorOf(v).getRank(), norm))
+    return MlirValue{nullptr};
+  FailureOr<RankedTensorType> t = PermuteOp::inferResultType(c.loc(), tensorOf(v), norm);
+  if (failed(t)) {
+    c.failWithDiagnostics("'fuser.permute' op cannot infer its result type");
+    return MlirValue{nullptr};
+  }
+  return c.wrapValue(firstResult(
+      c.create(PermuteOp::getOperationName(), v, *t,
+               {attr(c.ctx(), "perm", DenseI64ArrayAttr::get(c.ctx(), norm))})));
+}
+
+MlirValue fuserBuildSlice(FuserBuilder b, MlirValue x, intptr_t rank,
+                          const int64_t *start, const int64_t *limit,
+                          const int64_t *step) {
+  Call c(b, "fuserBuildSlice");
+  if (!c.ready())
+    return MlirValue{nullptr};
+  Value v = c.operand(x, "the operand");
+  SmallVector<int64_t> st, li, sp;
+  if (!v || !c.array(rank, start, st, "start") || !c.array(rank, limit, li, "limit"))
+    return MlirValue{nullptr};
+  if (step) {
+    if (!c.array(rank, step, sp, "step"))
+      return MlirValue{nullptr};
+  } else {
+    sp.assign(st.size(), 1);
+  }
+  RankedTensorType in = tensorOf(v);
+  // Python's negative indices, against static sizes.
+  if (rank == in.getRank()) {
+    for (int64_t i = 0; i < rank; ++i) {
+      for (int64_t *e : {&st[i], &li[i]}) {
+        if (*e >= 0)
+          continue;
+        if (in.isDynamicDim(i)) {
+          c.fail("dim " + Twine(i) + " is dynamic: a negative start or limit (" +
+                 Twine(*e) + ") cannot count from its end");
+          return MlirValue{nullptr};
+        }
+        *e += in.getDimSize(i);
+      }
+    }
+  }
+  FailureOr<RankedTensorType> t = SliceOp::inferResultType(c.loc(), in, st, li, sp);
+  if (failed(t)) {
+    c.failWithDiagnostics("'fuser.slice' op cannot infer its result type");
+    return MlirValue{nullptr};
+  }
+  return c.wrapValue(firstResult(
+      c.create(SliceOp::getOperationName(), v, *t,
+               {attr(c.ctx(), "start", DenseI64ArrayAttr::get(c.ctx(), st)),
+                attr(c.ctx(), "limit", DenseI64ArrayAttr::get(c.ctx(), li)),
+                attr(c.ctx(), "step", DenseI64ArrayAttr::get(c.ctx(), sp))})));
+}
+
+MlirValue fuserBuildPad(FuserBuilder b, MlirValue x, MlirValue value,
+                        intptr_t rank, const int64_t *low, const int64_t *high) {
+  Call c(b, "fuserBuildPad");
+  if (!c.ready())
+    return MlirValue{nullptr};
+  SmallVector<Value, 2> vs;
+  SmallVector<int64_t> lo, hi;
+  if (!c.operands({x, value}, vs) || !c.array(rank, low, lo, "low") ||
+      !c.array(rank, high, hi, "high"))
+    return MlirValue{nullptr};
+  FailureOr<RankedTensorType> t = PadOp::inferResultType(
+      c.loc(), tensorOf(vs[0]), tensorOf(vs[1]), lo, hi);
+  if (failed(t)) {
+    c.failWithDiagnostics("'fuser.pad' op cannot infer its result type");
+    return MlirValue{nullptr};
+  }
+  return c.wrapValue(firstResult(
+      c.create(PadOp::getOperationName(), vs, *t,
+               {attr(c.ctx(), "low", DenseI64ArrayAttr::get(c.ctx(), lo)),
+                attr(c.ctx(), "high", DenseI64ArrayAttr::get(c.ctx(), hi))})));
+}
+
+MlirValue fuserBuildConcat(FuserBuilder b, const MlirValue *inputs,
+                           intptr_t numInputs, int64_t dim) {
+  Call c(b, "fuserBuildConcat");
+  if (!c.ready())
+    return MlirValue{nullptr};
+  if (numInputs < 1 || !inputs) {
+    c.fail("needs at least one input (inputs is " +
+           Twine(inputs ? "non-NULL" : "NULL") + ", numInputs " +
+           Twine((int64_t)numInputs) + ")");
+    return MlirValue{nullptr};
+  }
+  SmallVector<Value> vs;
+  SmallVector<int64_t> d;
+  if (!c.operands(ArrayRef<MlirValue>(inputs, numInputs), vs) ||
+      !c.normalizeDims({dim}, tensorOf(vs[0]).getRank(), d))
+    return MlirValue{nullptr};
+  FailureOr<RankedTensorType> t =
+      ConcatOp::inferResultType(c.loc(), ValueRange(vs).getTypes(), d[0]);
+  if (failed(t)) {
+    c.failWithDiagnostics("'fuser.concat' op cannot infer its result type");
+    return MlirValue{nullptr};
+  }
+  return c.wrapValue(firstResult(c.create(
+      ConcatOp::getOperationName(), vs, *t,
+      {attr(c.ctx(), "dim", IntegerAttr::get(IntegerType::get(c.ctx(), 64), d[0]))})));
+}
+
+//===----------------------------------------------------------------------===//
+// Composites
+//===----------------------------------------------------------------------===//
+
+template <typename OpTy>
+static MlirValue softmaxLike(FuserBuilder b, const char *fn, MlirValue x,
+                             int64_t dim) {
+  Call c(b, fn);
+  if (!c.ready())
+    return MlirValue{nullptr};
+  Value v = c.operand(x, "the operand");
+  SmallVector<int64_t> d;
+  if (!v || !c.normalizeDims({dim}, tensorOf(v).getRank(), d))
+    return MlirValue{nullptr};
+  return c.wrapValue(buildSameType(
+      c, OpTy::getOperationName(), v,
+      {attr(c.ctx(), "dim", IntegerAttr::get(IntegerType::get(c.ctx(), 64), d[0]))}));
+}
+
+MlirValue fuserBuildSoftmax(FuserBuilder b, MlirValue x, int64_t dim) {
+  return softmaxLike<SoftmaxOp>(b, "fuserBuildSoftmax", x, dim);
+}
+MlirValue fuserBuildLogSoftmax(FuserBuilder b, MlirValue x, int64_t dim) {
+  return softmaxLike<LogSoftmaxOp>(b, "fuserBuildLogSoftmax", x, dim);
+}
+
+/// Reads the optional operand `v` (null: absent). False on a foreign one.
+static bool optionalOperand(Call &c, MlirValue v, const char *what, Value &out) {
+  if (!v.ptr)
+    return true;
+  out = c.operand(v, what);
+  return (bool)out;
+}
+
+MlirValue fuserBuildLayerNorm(FuserBuilder b, MlirValue x, MlirValue weight,
+                              MlirValue bias, const int64_t *dims,
+                              intptr_t numDims, double eps, MlirValue *mean,
+                              MlirValue *rstd) {
+  if (mean)
+    *mean = MlirValue{nullptr};
+  if (rstd)
+    *rstd = MlirValue{nullptr};
+  Call c(b, "fuserBuildLayerNorm");
+  if (!c.ready())
+    return MlirValue{nullptr};
+  Value v = c.operand(x, "the input"), w, bi;
+  SmallVector<int64_t> d, norm;
+  if (!v || !optionalOperand(c, weight, "the weight", w) ||
+      !optionalOperand(c, bias, "the bias", bi) ||
+      !c.array(numDims, dims, d, "dims") ||
+      !c.normalizeDims(d, tensorOf(v).getRank(), norm))
+    return MlirValue{nullptr};
+  RankedTensorType in = tensorOf(v);
+  SmallVector<int64_t> statShape = llvm::to_vector(in.getShape());
+  for (int64_t i : norm)
+    statShape[i] = 1;
+  Type elem = in.getElementType();
+  Type statElem =
+      (elem.isF16() || elem.isBF16()) ? Float32Type::get(c.ctx()) : elem;
+  auto statType = RankedTensorType::get(statShape, statElem);
+  SmallVector<Value, 3> operands = {v};
+  if (w)
+    operands.push_back(w);
+  if (bi)
+    operands.push_back(bi);
+  Operation *op = c.create(
+      LayerNormOp::getOperationName(), operands, {in, statType, statType},
+      {attr(c.ctx(), "dims", DenseI64ArrayAttr::get(c.ctx(), norm)),
+       attr(c.ctx(), "eps", FloatAttr::get(Float64Type::get(c.ctx()), eps)),
+       attr(c.ctx(), "operandSegmentSizes",
+            DenseI32ArrayAttr::get(c.ctx(), {1, w ? 1 : 0, bi ? 1 : 0}))});
+  if (!op)
+    return MlirValue{nullptr};
+  if (mean)
+    *mean = c.wrapValue(op->getResult(1));
+  if (rstd)
+    *rstd = c.wrapValue(op->getResult(2));
+  return c.wrapValue(op->getResult(0));
+}
+
+MlirValue fuserBuildRmsNorm(FuserBuilder b, MlirValue x, MlirValue weight,
+                            const int64_t *dims, intptr_t numDims, double eps) {
+  Call c(b, "fuserBuildRmsNorm");
+  if (!c.ready())
+    return MlirValue{nullptr};
+  Value v = c.operand(x, "the input"), w;
+  SmallVector<int64_t> d, norm;
+  if (!v || !optionalOperand(c, weight, "the weight", w) ||
+      !c.array(numDims, dims, d, "dims") ||
+      !c.normalizeDims(d, tensorOf(v).getRank(), norm))
+    return MlirValue{nullptr};
+  SmallVector<Value, 2> operands = {v};
+  if (w)
+    operands.push_back(w);
+  return c.wrapValue(firstResult(c.create(
+      RmsNormOp::getOperationName(), operands, v.getType(),
+      {attr(c.ctx(), "dims", DenseI64ArrayAttr::get(c.ctx(), norm)),
+       attr(c.ctx(), "eps", FloatAttr::get(Float64Type::get(c.ctx()), eps))})));
+}
