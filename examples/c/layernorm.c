@@ -12,9 +12,6 @@
 |* value (one bf16 ulp, 2^-8 relative, plus the f32 error scaled by |w|):     *|
 |* |got - ref| <= 2e-3 + 2^-7 |ref|.                                          *|
 |*                                                                            *|
-|* Needs the reduction scheduler: a build without it fails at compile time    *|
-|* with the segmenter's diagnostic, and this program exits 1.                 *|
-|*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 
 #include "example_util.h"

@@ -8,9 +8,6 @@
 |* Tolerance: f32 exp, sum and division, 512 terms: |got - ref| <= 1e-7 +     *|
 |* 1e-5 |ref|.                                                                *|
 |*                                                                            *|
-|* Needs the reduction scheduler: a build without it fails at compile time    *|
-|* with the segmenter's diagnostic, and this program exits 1.                 *|
-|*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 
 #include "example_util.h"
