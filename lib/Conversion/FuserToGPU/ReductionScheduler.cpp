@@ -22,6 +22,9 @@ static constexpr int64_t kPersistentValuesPerThread = 32;
 /// The outer kernel's block: 32 threads along the kept dim, 8 along the
 /// reduced ones.
 static constexpr int64_t kOuterX = 32, kOuterY = 8;
+/// Inner reductions with fewer rows than two waves of blocks split rows of
+/// at least this many elements across blocks of this many threads.
+static constexpr int64_t kInnerSplitMinLength = 32768, kInnerSplitThreads = 512;
 
 ReductionScheduler::ReductionScheduler(FusionEmitter &fe, const Segment &seg,
                                        GroupInfo info)
@@ -169,7 +172,8 @@ SmallVector<Value> ReductionScheduler::blockReduce(const Reducer &r, SmallVector
 
 void ReductionScheduler::emitInnerRow(unsigned lanes, Value row, Value valid, Value tx,
                                       Value ty, Value threadsPerRow, int64_t staticThreads,
-                                      bool persistent, ArrayRef<SmallVector<Value>> scratch) {
+                                      bool persistent, ArrayRef<SmallVector<Value>> scratch,
+                                      Value split) {
   OpBuilder &b = kb->b;
   Location loc = kb->loc;
   unsigned q = numIterDims;
@@ -178,6 +182,17 @@ void ReductionScheduler::emitInnerRow(unsigned lanes, Value row, Value valid, Va
   Value k = kb->expander->expand(reducedSize);
   Value lanesV = kb->constant(lanes);
   Value units = arith::DivUIOp::create(b, loc, k, lanesV);
+  // A split row: this block walks units [first, last) of it.
+  Value firstUnit = tx, lastUnit = units;
+  if (split) {
+    Value chunk = arith::CeilDivUIOp::create(b, loc, units,
+                                             kb->gridDim(gpu::Dimension::y));
+    Value start = arith::MinUIOp::create(b, loc, units,
+                                         arith::MulIOp::create(b, loc, split, chunk));
+    firstUnit = arith::AddIOp::create(b, loc, start, tx);
+    lastUnit = arith::MinUIOp::create(b, loc, units,
+                                      arith::AddIOp::create(b, loc, start, chunk));
+  }
   known.clear();
 
   // Persistent rows: each thread's units, built once for the row.
@@ -253,7 +268,7 @@ void ReductionScheduler::emitInnerRow(unsigned lanes, Value row, Value valid, Va
       SmallVector<Value> init;
       for (auto &a : accs)
         init.append(a.begin(), a.end());
-      auto loop = scf::ForOp::create(b, loc, tx, units, threadsPerRow, init);
+      auto loop = scf::ForOp::create(b, loc, firstUnit, lastUnit, threadsPerRow, init);
       {
         OpBuilder::InsertionGuard g(b);
         b.setInsertionPointToStart(loop.getBody());
@@ -283,10 +298,26 @@ void ReductionScheduler::emitInnerRow(unsigned lanes, Value row, Value valid, Va
           v = loop.getResult(pos++);
     }
     // Combine lanes, then threads, then finish each reduction.
+    unsigned partial = 0;
     for (auto [n, i] : llvm::enumerate(rs)) {
       const Reducer &r = reducers[i];
       SmallVector<Value> acc = r.reduceLanes(b, loc, accs[n]);
       acc = blockReduce(r, acc, scratch[i], tx, ty, threadsPerRow, staticThreads);
+      if (split) {
+        // Partials [split][row] per accumulator value; the combine kernel
+        // finishes the reduction.
+        Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tx,
+                                            kb->constant(0));
+        auto store = scf::IfOp::create(b, loc, TypeRange{},
+                                       arith::AndIOp::create(b, loc, first, valid), false);
+        OpBuilder::InsertionGuard g(b);
+        b.setInsertionPointToStart(&store.getThenRegion().front());
+        Value at = arith::AddIOp::create(
+            b, loc, arith::MulIOp::create(b, loc, split, kb->expander->expand(keptSize)), row);
+        for (Value v : acc)
+          kb->store(kb->extraPointer(partial++), v, at);
+        continue;
+      }
       SmallVector<Value> results = r.finalize(b, loc, acc, k);
       for (auto [res, v] : llvm::zip(r.op->getResults(), results))
         known[res] = Lanes{v, true};
@@ -320,7 +351,7 @@ void ReductionScheduler::emitInnerRow(unsigned lanes, Value row, Value valid, Va
     }
   }
   // Reduced outputs: one thread of the row writes them.
-  if (!rOutputs.empty()) {
+  if (!rOutputs.empty() && !split) {
     Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tx, kb->constant(0));
     Value guard = arith::AndIOp::create(b, loc, first, valid);
     SmallVector<Value> saved = iterValues;
@@ -334,18 +365,23 @@ void ReductionScheduler::emitInnerRow(unsigned lanes, Value row, Value valid, Va
 }
 
 void ReductionScheduler::emitInner(unsigned indexBits, int64_t staticThreads,
-                                   bool persistent) {
+                                   bool persistent, bool split) {
   SmallVector<unsigned> symbols;
   for (unsigned s = 0; s < numSymbols; ++s)
     symbols.push_back(s);
   SmallVector<Value> inputs = orderedInputs(seg);
-  SmallVector<Value> outputs(seg.outputs.begin(), seg.outputs.end());
+  // A split kernel writes partials; the combine kernel writes the reduced
+  // outputs (outputs of S are written as they are read).
+  SmallVector<Value> outputs;
+  for (Value o : seg.outputs)
+    if (!split || llvm::is_contained(sOutputs, o))
+      outputs.push_back(o);
   int64_t rowsPerBlock = staticThreads ? std::max<int64_t>(1, 256 / staticThreads) : 0;
   // No known block size: with `.maxntid` ptxas aims at a register count for
   // full occupancy and spills to reach it; the thread count is a constant of
   // the code anyway.
   KernelBuilder k(fe, fe.newKernelName(), indexBits, inputs, outputs, symbols,
-                  /*numFlags=*/1, /*blockSize=*/{});
+                  /*numFlags=*/1, /*blockSize=*/{}, split ? partials : ArrayRef<Value>{});
   kb = &k;
   OpBuilder &b = k.b;
   Location loc = k.loc;
@@ -353,6 +389,7 @@ void ReductionScheduler::emitInner(unsigned indexBits, int64_t staticThreads,
       b, loc, k.idxTy, [this](unsigned j) { return iterValues[j]; },
       [&k](unsigned s) { return k.symbol(s); }, /*hoistSymbolic=*/true);
   iterValues.assign(numIterDims, Value());
+  Value splitIndex = split ? k.blockId(gpu::Dimension::y) : Value();
   // Scratch of the block reductions: [rows of the block][warps] per value.
   auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
                                               gpu::GPUDialect::getWorkgroupAddressSpace());
@@ -391,7 +428,8 @@ void ReductionScheduler::emitInner(unsigned indexBits, int64_t staticThreads,
     // thread takes part in the shuffles and barriers.
     row = arith::MinUIOp::create(b, loc, row,
                                  arith::SubIOp::create(b, loc, rows, k.constant(1)));
-    emitInnerRow(lanes, row, valid, tx, ty, threads, staticThreads, persistent, scratch);
+    emitInnerRow(lanes, row, valid, tx, ty, threads, staticThreads, persistent, scratch,
+                 splitIndex);
   };
   if (vectorLanes > 1) {
     Value isVector = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, k.flag(0),
@@ -459,8 +497,17 @@ void ReductionScheduler::emitInner(unsigned indexBits, int64_t staticThreads,
   if (variantCondition)
     cond = arith::AndIOp::create(pb, ploc, cond, variantCondition);
   Value flag = arith::IndexCastUIOp::create(pb, ploc, pb.getIndexType(), vecOk);
-  k.launch({blocks}, {threadsPlan, rowsPlan}, Value(), cond, {flag});
+  if (split)
+    k.launch({blocks, splitsValue}, {threadsPlan, rowsPlan}, Value(), cond, {flag});
+  else
+    k.launch({blocks}, {threadsPlan, rowsPlan}, Value(), cond, {flag});
   kb = nullptr;
+  if (split) {
+    Value combineGrid = arith::MinUIOp::create(
+        pb, ploc, arith::CeilDivUIOp::create(pb, ploc, planRows, fe.planConstant(256)),
+        fe.planConstant(fe.target.smCount * 8));
+    emitOuterCombine(indexBits, combineGrid, splitsValue, cond);
+  }
 }
 
 //===----------------------------------------------------------------------===//
@@ -888,6 +935,52 @@ LogicalResult ReductionScheduler::run() {
           }
           persistent = perThread <= kPersistentValuesPerThread;
         }
+      }
+      // Fewer rows than SMs (a block of 1024 threads per row would leave
+      // SMs idle): each row splits across blocks, a second kernel combines
+      // the partials in split order.
+      int64_t fewRows = fe.target.smCount;
+      bool maySplit = info.kind == GroupKind::Reduction && numLevels == 1 &&
+                      (!staticRows || *staticRows < fewRows) &&
+                      (!staticK || *staticK >= kInnerSplitMinLength);
+      bool mustSplit = maySplit && staticRows && staticK;
+      Value splitCond;
+      if (maySplit && !splitsValue) {
+        Value rows = fe.planExpr(keptSize), length = fe.planExpr(reducedSize);
+        splitCond = arith::AndIOp::create(
+            pb, fe.loc,
+            arith::CmpIOp::create(pb, fe.loc, arith::CmpIPredicate::ult, rows,
+                                  fe.planConstant(fewRows)),
+            arith::CmpIOp::create(pb, fe.loc, arith::CmpIPredicate::uge, length,
+                                  fe.planConstant(kInnerSplitMinLength)));
+        // Splits: two waves of blocks, each block at least 32 elements per
+        // thread; one split (and no partials) when the variant is not taken.
+        Value wanted = arith::CeilDivUIOp::create(pb, fe.loc, fe.planConstant(tilesTarget), rows);
+        Value most = arith::CeilDivUIOp::create(
+            pb, fe.loc, length, fe.planConstant(kInnerSplitThreads * 32));
+        splitsValue = arith::SelectOp::create(
+            pb, fe.loc, splitCond, arith::MinUIOp::create(pb, fe.loc, wanted, most),
+            fe.planConstant(1));
+        Value size = arith::SelectOp::create(
+            pb, fe.loc, splitCond, arith::MulIOp::create(pb, fe.loc, splitsValue, rows),
+            fe.planConstant(0));
+        for (const Reducer &r : reducers)
+          for (Type t : r.accTypes)
+            partials.push_back(memref::AllocOp::create(
+                pb, fe.loc, MemRefType::get({ShapedType::kDynamic}, t), ValueRange{size}));
+        innerSplitCond = splitCond;
+      }
+      Value widthCond = variantCondition;
+      auto withCond = [&](Value c) {
+        return widthCond ? arith::AndIOp::create(pb, fe.loc, widthCond, c).getResult() : c;
+      };
+      if (maySplit) {
+        variantCondition = mustSplit ? widthCond : withCond(innerSplitCond);
+        emitInner(w, kInnerSplitThreads, /*persistent=*/false, /*split=*/true);
+        if (mustSplit)
+          continue;
+        variantCondition = withCond(arith::XOrIOp::create(
+            pb, fe.loc, innerSplitCond, arith::ConstantIntOp::create(pb, fe.loc, 1, 1)));
       }
       emitInner(w, threads, persistent);
       continue;

@@ -7,7 +7,8 @@
 //    A normalization keeps its row on chip between reductions: with a static
 //    row length each thread holds its units of the row in registers; with a
 //    dynamic one the row is re-read for each reduction (documented fallback).
-//    Few long rows split across blocks and combine in a second kernel.
+//    A reduction with few long rows splits them across blocks and combines
+//    the partials in a second kernel.
 //  - outer (a kept dim is the fastest-varying one): threads run along the
 //    kept dim (coalesced) and loop over the reduced dims; 8 rows of threads
 //    combine through shared memory; when there are few columns the reduced
@@ -55,10 +56,16 @@ private:
   void withUnit(Unit &u, function_ref<void()> body);
   void storeOutput(Value out, const Index &idx, unsigned lanes, Value guard);
 
-  void emitInner(unsigned indexBits, int64_t staticThreads, bool persistent);
+  /// Builds an inner kernel and its launch. `split`: each row's units
+  /// divide among `splitsValue` blocks along y that write partials, and a
+  /// combine kernel follows.
+  void emitInner(unsigned indexBits, int64_t staticThreads, bool persistent,
+                 bool split = false);
+  /// One row of an inner kernel; `split` (the block's y index, or null)
+  /// restricts it to that block's chunk of the row.
   void emitInnerRow(unsigned lanes, Value row, Value valid, Value tx, Value ty,
                     Value threadsPerRow, int64_t staticThreads, bool persistent,
-                    ArrayRef<SmallVector<Value>> scratch);
+                    ArrayRef<SmallVector<Value>> scratch, Value split);
   /// Builds the outer kernel and its launch on `grid` x `splits` blocks
   /// (split: it writes partial accumulators instead of outputs).
   void emitOuter(unsigned indexBits, bool split, Value grid, Value splits, Value flag,
@@ -79,6 +86,7 @@ private:
   /// accumulator value of each reducer.
   SmallVector<Value> partials;
   Value splitsValue; ///< plan value
+  Value innerSplitCond; ///< plan value: the inner split variant runs
 };
 
 LogicalResult emitReductionSegment(FusionEmitter &fe, const Segment &segment,
