@@ -40,3 +40,18 @@ docs: build
 
 clean:
 	rm -rf $(BUILD)
+
+# make bench     compile latency (fuser vs NVRTC, in process) and the kernel
+#                quality table (ptxas, traffic, H200 model vs eager PyTorch):
+#                bench/results/compile.md and kernels.md; see bench/README.md
+# make gpu-pack  the folder bench/gpu/run-all.sh needs on a GPU machine
+#                without LLVM: $(BUILD)/gpu-pack (bundles, reference cases)
+.PHONY: bench gpu-pack
+bench: configure
+	ninja -C $(BUILD) fuserc fuser-opt FuserCAPI
+	./bench/compile/run.sh $(BUILD) $(LLVM_DIR)
+	python3 bench/quality/kernels.py --build $(BUILD)
+
+gpu-pack: configure
+	ninja -C $(BUILD) fuserc
+	python3 bench/gpu/pack.py --build $(BUILD) --out $(BUILD)/gpu-pack

@@ -1,0 +1,573 @@
+/*===- compile_bench.c - compile latency: fuser vs NVRTC, in process ------===*\
+|*                                                                            *|
+|* For each example fusion (examples/NAME.mlir) and its hand-written CUDA     *|
+|* twin (bench/cuda/NAME.cu), measures in one process, warm:                  *|
+|*   - fuser: source text -> parsed module -> PTX (fuserParseSourceString +   *|
+|*     fuserCompile), and the compile step alone on an already parsed module; *|
+|*   - NVRTC: source text -> PTX (nvrtcCreateProgram, nvrtcCompileProgram,    *|
+|*     nvrtcGetPTX), NVRTC opened with dlopen; skipped with a note when the   *|
+|*     CUDA toolkit is absent.                                                *|
+|* Each figure is the median of --runs timed runs (default 21) after 2 warm-  *|
+|* up runs. Prints a table and writes it, with the method, as markdown.      *|
+|*                                                                            *|
+|* usage: compile_bench --examples DIR --cuda DIR [--runs N] [--out FILE.md]  *|
+|*                      [--nvrtc LIB] [--only NAME]...                        *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+
+#define _GNU_SOURCE
+#include "fuser-c/Compiler.h"
+#include "fuser-c/Dialects.h"
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+/*===-- NVRTC, by hand (no nvrtc.h needed) ---------------------------------===*/
+
+typedef int nvrtcResult;
+typedef struct _nvrtcProgram *nvrtcProgram;
+typedef struct {
+  void *lib;
+  char path[512];
+  int major, minor;
+  const char *(*GetErrorString)(nvrtcResult);
+  nvrtcResult (*Version)(int *, int *);
+  nvrtcResult (*CreateProgram)(nvrtcProgram *, const char *, const char *, int,
+                               const char *const *, const char *const *);
+  nvrtcResult (*CompileProgram)(nvrtcProgram, int, const char *const *);
+  nvrtcResult (*GetPTXSize)(nvrtcProgram, size_t *);
+  nvrtcResult (*GetPTX)(nvrtcProgram, char *);
+  nvrtcResult (*GetProgramLogSize)(nvrtcProgram, size_t *);
+  nvrtcResult (*GetProgramLog)(nvrtcProgram, char *);
+  nvrtcResult (*DestroyProgram)(nvrtcProgram *);
+} Nvrtc;
+
+static int loadNvrtc(Nvrtc *n, const char *explicitPath, char *why, size_t whyLen) {
+  memset(n, 0, sizeof *n);
+  const char *env = getenv("FUSER_NVRTC");
+  const char *candidates[] = {
+      explicitPath,
+      env && *env ? env : NULL,
+      "libnvrtc.so",
+      "libnvrtc.so.13",
+      "libnvrtc.so.12",
+      "/usr/local/cuda/lib64/libnvrtc.so",
+      "/usr/local/cuda/targets/x86_64-linux/lib/libnvrtc.so",
+  };
+  why[0] = '\0';
+  for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; ++i) {
+    if (!candidates[i])
+      continue;
+    n->lib = dlopen(candidates[i], RTLD_NOW | RTLD_LOCAL);
+    if (n->lib) {
+      snprintf(n->path, sizeof n->path, "%s", candidates[i]);
+      break;
+    }
+    if (!why[0] || explicitPath)
+      snprintf(why, whyLen, "%s", dlerror());
+    if (explicitPath)
+      return -1; /* an explicit path must work */
+  }
+  if (!n->lib)
+    return -1;
+#define SYM(field, name)                                                                 \
+  do {                                                                                   \
+    *(void **)&n->field = dlsym(n->lib, name);                                           \
+    if (!n->field) {                                                                     \
+      snprintf(why, whyLen, "%.400s has no %s", n->path, name);                          \
+      return -1;                                                                         \
+    }                                                                                    \
+  } while (0)
+  SYM(GetErrorString, "nvrtcGetErrorString");
+  SYM(Version, "nvrtcVersion");
+  SYM(CreateProgram, "nvrtcCreateProgram");
+  SYM(CompileProgram, "nvrtcCompileProgram");
+  SYM(GetPTXSize, "nvrtcGetPTXSize");
+  SYM(GetPTX, "nvrtcGetPTX");
+  SYM(GetProgramLogSize, "nvrtcGetProgramLogSize");
+  SYM(GetProgramLog, "nvrtcGetProgramLog");
+  SYM(DestroyProgram, "nvrtcDestroyProgram");
+#undef SYM
+  n->Version(&n->major, &n->minor);
+  return 0;
+}
+
+/* The options nvFuser passes NVRTC, minus the cubin target: PTX for sm_90. */
+static const char *const kNvrtcOptions[] = {"--gpu-architecture=compute_90", "--std=c++17",
+                                            "-default-device", "-DNDEBUG"};
+#define NUM_NVRTC_OPTIONS (int)(sizeof kNvrtcOptions / sizeof kNvrtcOptions[0])
+
+/* One NVRTC compile of `src` to PTX; returns the PTX size (0 on failure,
+ * with the log printed). */
+static size_t nvrtcOnce(const Nvrtc *n, const char *src, const char *name, char **ptxOut) {
+  nvrtcProgram prog = NULL;
+  nvrtcResult r = n->CreateProgram(&prog, src, name, 0, NULL, NULL);
+  if (r) {
+    fprintf(stderr, "%s: nvrtcCreateProgram: %s\n", name, n->GetErrorString(r));
+    return 0;
+  }
+  r = n->CompileProgram(prog, NUM_NVRTC_OPTIONS, kNvrtcOptions);
+  size_t size = 0;
+  if (r) {
+    size_t logSize = 0;
+    n->GetProgramLogSize(prog, &logSize);
+    char *log = malloc(logSize + 1);
+    if (log && !n->GetProgramLog(prog, log)) {
+      log[logSize] = '\0';
+      fprintf(stderr, "%s: NVRTC failed: %s\n%s\n", name, n->GetErrorString(r), log);
+    }
+    free(log);
+  } else if (!n->GetPTXSize(prog, &size) && size) {
+    char *ptx = malloc(size);
+    if (!ptx || n->GetPTX(prog, ptx)) {
+      size = 0;
+      free(ptx);
+    } else if (ptxOut) {
+      *ptxOut = ptx;
+    } else {
+      free(ptx);
+    }
+  }
+  n->DestroyProgram(&prog);
+  return size;
+}
+
+/*===-- helpers --------------------------------------------------------------===*/
+
+static double nowMs(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+static double cpuMs(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+static int cmpDouble(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n) {
+  qsort(v, (size_t)n, sizeof *v, cmpDouble);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static char *readFile(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return NULL;
+  fseek(f, 0, SEEK_END);
+  long size = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *buf = size >= 0 ? malloc((size_t)size + 1) : NULL;
+  if (buf && fread(buf, 1, (size_t)size, f) != (size_t)size) {
+    free(buf);
+    buf = NULL;
+  }
+  fclose(f);
+  if (buf)
+    buf[size] = '\0';
+  return buf;
+}
+
+static int countOccurrences(const char *text, size_t len, const char *needle) {
+  int count = 0;
+  size_t m = strlen(needle);
+  for (size_t i = 0; i + m <= len; ++i)
+    if (!memcmp(text + i, needle, m))
+      ++count;
+  return count;
+}
+
+static void printDiagnostics(MlirStringRef text, void *userData) {
+  (void)userData;
+  fwrite(text.data, 1, text.length, stderr);
+}
+
+static int cmpString(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*===-- one example --------------------------------------------------------===*/
+
+typedef struct {
+  char name[128];
+  int ok;
+  double fuserMs, fuserCpuMs, fuserCompileMs, nvrtcMs, nvrtcCpuMs;
+  int fuserKernels, cudaKernels, fusions;
+  size_t fuserPtxBytes, nvrtcPtxBytes;
+  int haveCuda, nvrtcOk;
+} Row;
+
+static FuserCompileOptions makeOptions(void) {
+  /* Defaults (sm_90, -O3, index width per kernel) without the emulation
+   * data, which a PTX-only comparison does not need. */
+  FuserCompileOptions o = fuserCompileOptionsCreate();
+  fuserCompileOptionsSetChip(o, mlirStringRefCreateFromCString("sm_90"));
+  fuserCompileOptionsSetEmulation(o, false);
+  return o;
+}
+
+/* Parses and compiles once; returns the number of PTX .entry kernels, or -1. */
+static int fuserOnce(MlirContext ctx, const char *src, const char *name, int *numFusions,
+                     size_t *ptxBytes) {
+  MlirModule m = fuserParseSourceString(ctx, mlirStringRefCreateFromCString(src),
+                                        mlirStringRefCreateFromCString(name),
+                                        printDiagnostics, NULL);
+  if (mlirModuleIsNull(m))
+    return -1;
+  FuserCompileOptions o = makeOptions();
+  FuserCompileResult r = fuserCompile(m, o);
+  int kernels = -1;
+  if (fuserCompileResultIsSuccess(r)) {
+    kernels = 0;
+    size_t bytes = 0;
+    intptr_t nf = fuserCompileResultGetNumFusions(r);
+    for (intptr_t i = 0; i < nf; ++i) {
+      MlirStringRef ptx = fuserCompileResultGetFusionPtx(r, i);
+      kernels += countOccurrences(ptx.data, ptx.length, ".entry ");
+      bytes += ptx.length;
+    }
+    if (numFusions)
+      *numFusions = (int)nf;
+    if (ptxBytes)
+      *ptxBytes = bytes;
+  } else {
+    MlirStringRef d = fuserCompileResultGetDiagnostics(r);
+    fwrite(d.data, 1, d.length, stderr);
+  }
+  fuserCompileResultDestroy(r);
+  fuserCompileOptionsDestroy(o);
+  mlirModuleDestroy(m);
+  return kernels;
+}
+
+static void measure(Row *row, const char *mlirPath, const char *cuPath, const Nvrtc *nvrtc,
+                    int runs) {
+  double *t = calloc((size_t)runs, sizeof(double));
+  double *c = calloc((size_t)runs, sizeof(double));
+  char *src = readFile(mlirPath);
+  if (!src || !t || !c) {
+    fprintf(stderr, "%s: cannot read\n", mlirPath);
+    free(src);
+    free(t);
+    free(c);
+    return;
+  }
+  MlirContext ctx = fuserContextCreate();
+  /* fuser: source -> PTX; 2 warm-up runs (the first also loads dialects). */
+  int kernels = 0;
+  for (int i = 0; i < 2 && kernels >= 0; ++i)
+    kernels = fuserOnce(ctx, src, mlirPath, &row->fusions, &row->fuserPtxBytes);
+  if (kernels < 0) {
+    fprintf(stderr, "%s: fuser failed to compile it\n", mlirPath);
+    goto done;
+  }
+  row->fuserKernels = kernels;
+  for (int i = 0; i < runs; ++i) {
+    double t0 = nowMs(), c0 = cpuMs();
+    fuserOnce(ctx, src, mlirPath, NULL, NULL);
+    t[i] = nowMs() - t0;
+    c[i] = cpuMs() - c0;
+  }
+  row->fuserMs = median(t, runs);
+  row->fuserCpuMs = median(c, runs);
+  /* fuser: the compile step alone on a parsed module. */
+  {
+    MlirModule m = fuserParseSourceString(ctx, mlirStringRefCreateFromCString(src),
+                                          mlirStringRefCreateFromCString(mlirPath),
+                                          printDiagnostics, NULL);
+    FuserCompileOptions o = makeOptions();
+    for (int i = 0; i < runs + 2; ++i) {
+      double t0 = nowMs();
+      FuserCompileResult r = fuserCompile(m, o);
+      double dt = nowMs() - t0;
+      fuserCompileResultDestroy(r);
+      if (i >= 2)
+        t[i - 2] = dt;
+    }
+    row->fuserCompileMs = median(t, runs);
+    fuserCompileOptionsDestroy(o);
+    mlirModuleDestroy(m);
+  }
+  row->ok = 1;
+  /* NVRTC: CUDA source -> PTX. */
+  char *cu = readFile(cuPath);
+  if (cu) {
+    row->haveCuda = 1;
+    row->cudaKernels = countOccurrences(cu, strlen(cu), "__global__");
+    if (nvrtc->lib) {
+      char *ptx = NULL;
+      size_t size = nvrtcOnce(nvrtc, cu, cuPath, &ptx);
+      if (size) {
+        row->nvrtcPtxBytes = size;
+        nvrtcOnce(nvrtc, cu, cuPath, NULL);
+        for (int i = 0; i < runs; ++i) {
+          double t0 = nowMs(), c0 = cpuMs();
+          nvrtcOnce(nvrtc, cu, cuPath, NULL);
+          t[i] = nowMs() - t0;
+          c[i] = cpuMs() - c0;
+        }
+        row->nvrtcMs = median(t, runs);
+        row->nvrtcCpuMs = median(c, runs);
+        row->nvrtcOk = 1;
+      }
+      free(ptx);
+    }
+    free(cu);
+  }
+done:
+  mlirContextDestroy(ctx);
+  free(src);
+  free(t);
+  free(c);
+}
+
+/*===-- reporting ----------------------------------------------------------===*/
+
+static void cpuName(char *out, size_t len) {
+  snprintf(out, len, "unknown CPU");
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  if (!f)
+    return;
+  char line[512];
+  while (fgets(line, sizeof line, f)) {
+    if (!strncmp(line, "model name", 10)) {
+      char *c = strchr(line, ':');
+      if (c) {
+        c += 2;
+        c[strcspn(c, "\n")] = '\0';
+        snprintf(out, len, "%s", c);
+      }
+      break;
+    }
+  }
+  fclose(f);
+}
+
+static void writeReport(FILE *o, const Row *rows, int n, const Nvrtc *nvrtc,
+                        const char *nvrtcWhy, int runs, int forFile) {
+  char cpu[256];
+  cpuName(cpu, sizeof cpu);
+  time_t now = time(NULL);
+  char date[64];
+  strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", gmtime(&now));
+  struct utsname u;
+  uname(&u);
+  if (forFile) {
+    fprintf(o, "# Compile latency: fuser vs NVRTC, in process\n\n");
+    fprintf(o, "Generated by `make bench` (bench/compile/compile_bench.c).\n\n");
+  }
+  fprintf(o, "- date: %s\n", date);
+  fprintf(o, "- machine: %s, %ld logical CPUs, %s %s\n", cpu, sysconf(_SC_NPROCESSORS_ONLN),
+          u.sysname, u.release);
+  fprintf(o, "- fuser: C API version %u, options: sm_90, -O3, index width per kernel, "
+             "no emulation data\n",
+          fuserGetCAPIVersion());
+  if (nvrtc->lib)
+    fprintf(o, "- NVRTC %d.%d (%s), options: --gpu-architecture=compute_90 --std=c++17 "
+               "-default-device -DNDEBUG\n",
+            nvrtc->major, nvrtc->minor, nvrtc->path);
+  else
+    fprintf(o, "- NVRTC: not found (%s): the NVRTC columns are skipped\n",
+            nvrtcWhy[0] ? nvrtcWhy : "no CUDA toolkit");
+  fprintf(o, "- runs: median of %d warm runs each (after 2 warm-up runs), wall clock\n\n",
+          runs);
+  fprintf(o, "| example | fuser kernels | fuser PTX KB | fuser ms (source to PTX) | "
+             "fuser CPU ms | fuser ms per kernel | fuser compile only ms | NVRTC kernels | "
+             "NVRTC PTX KB | NVRTC ms | NVRTC CPU ms | NVRTC / fuser (fusion) | "
+             "NVRTC / fuser (per kernel) |\n");
+  fprintf(o, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  double logRatio = 0, logRatioK = 0, logRatioCpu = 0, maxPerKernel = 0, minRatioK = 1e30;
+  double maxPerKernelCpu = 0;
+  int nRatio = 0, nOk = 0;
+  double *perKernel = calloc((size_t)n + 1, sizeof(double));
+  for (int i = 0; i < n; ++i) {
+    const Row *r = &rows[i];
+    if (!r->ok) {
+      fprintf(o, "| %s | failed | | | | | | | | | | | |\n", r->name);
+      continue;
+    }
+    double fk = r->fuserMs / (r->fuserKernels ? r->fuserKernels : 1);
+    perKernel[nOk++] = fk;
+    if (fk > maxPerKernel)
+      maxPerKernel = fk;
+    double fkCpu = r->fuserCpuMs / (r->fuserKernels ? r->fuserKernels : 1);
+    if (fkCpu > maxPerKernelCpu)
+      maxPerKernelCpu = fkCpu;
+    fprintf(o, "| %s | %d | %.0f | %.1f | %.1f | %.1f | %.1f |", r->name, r->fuserKernels,
+            r->fuserPtxBytes / 1024.0, r->fuserMs, r->fuserCpuMs, fk, r->fuserCompileMs);
+    if (r->nvrtcOk) {
+      double nk = r->nvrtcMs / (r->cudaKernels ? r->cudaKernels : 1);
+      double ratio = r->nvrtcMs / r->fuserMs, ratioK = nk / fk;
+      logRatio += log(ratio);
+      logRatioK += log(ratioK);
+      logRatioCpu += log(r->nvrtcCpuMs / r->fuserCpuMs);
+      if (ratioK < minRatioK)
+        minRatioK = ratioK;
+      ++nRatio;
+      fprintf(o, " %d | %.0f | %.1f | %.1f | %.2fx | %.2fx |\n", r->cudaKernels,
+              r->nvrtcPtxBytes / 1024.0, r->nvrtcMs, r->nvrtcCpuMs, ratio, ratioK);
+    } else if (r->haveCuda) {
+      fprintf(o, " %d | | skipped | | | |\n", r->cudaKernels);
+    } else {
+      fprintf(o, " no .cu | | | | | |\n");
+    }
+  }
+  fprintf(o, "\n");
+  if (nOk) {
+    double med = median(perKernel, nOk);
+    fprintf(o, "- fuser per kernel: median %.1f ms, worst %.1f ms (%.1f ms by CPU time) "
+               "(goal: at most 10 ms per kernel on this machine: %s)\n",
+            med, maxPerKernel, maxPerKernelCpu, maxPerKernel <= 10.0 ? "met" : "not met");
+  }
+  if (nRatio)
+    fprintf(o, "- NVRTC / fuser: geometric mean %.2fx per fusion (%.2fx by CPU time), %.2fx "
+               "per kernel, lowest %.2fx per kernel (goal: fuser at least 10x faster per "
+               "kernel: %s)\n",
+            exp(logRatio / nRatio), exp(logRatioCpu / nRatio), exp(logRatioK / nRatio),
+            minRatioK, minRatioK >= 10.0 ? "met" : "not met");
+  else
+    fprintf(o, "- NVRTC / fuser ratio: not measured (no NVRTC)\n");
+  free(perKernel);
+  if (!forFile)
+    return;
+  fprintf(o, "\n## Method\n\n"
+             "- Same process, one thread, warm: each example gets one MLIR context "
+             "(`fuserContextCreate`), two untimed warm-up compiles, then the timed runs; "
+             "NVRTC likewise gets two untimed compiles first.\n"
+             "- *fuser ms (source to PTX)*: `fuserParseSourceString` of the example's text "
+             "plus `fuserCompile` of the module (segmentation, scheduling, lowering "
+             "through NVVM, LLVM NVPTX at -O3, bundle writing), i.e. what a JIT does from "
+             "a fusion's text to loadable PTX. *compile only*: `fuserCompile` of an "
+             "already parsed module.\n"
+             "- *NVRTC ms*: `nvrtcCreateProgram` + `nvrtcCompileProgram` + `nvrtcGetPTX` + "
+             "`nvrtcDestroyProgram` of the hand-written CUDA C++ twin in `bench/cuda/` "
+             "(one fused kernel per fusion, fp32 compute, written the way nvFuser emits "
+             "kernels, self-contained: no headers, a small preamble of helpers). Real "
+             "nvFuser kernels carry a preamble of several thousand lines, so this "
+             "understates NVRTC's time for them.\n"
+             "- *kernels*: `.entry` functions in fuser's PTX (a fusion with dynamic sizes "
+             "has a 32-bit and a 64-bit index variant of each kernel) and `__global__` "
+             "functions in the .cu. *per kernel* divides by these counts; the *fusion* "
+             "ratio compares the same job (one fusion to PTX) and is the fairer one when "
+             "fuser emits index-width variants.\n"
+             "- Timing: CLOCK_MONOTONIC (wall) and CLOCK_PROCESS_CPUTIME_ID (CPU time of "
+             "all the process's threads) around each run; the medians of the timed runs. "
+             "Ratios and goals use wall time. The machine is shared (other builds may run "
+             "beside the benchmark), so wall times carry noise; CPU time is the steadier "
+             "figure when they disagree.\n"
+             "- *PTX KB*: the size of the PTX produced; fuser's persistent normalizations "
+             "unroll whole rows into registers, and LLVM's time grows with that code.\n"
+             "- Goals (issues 3 and 8): at most 10 ms per kernel on these 2-core machines; "
+             "fuser at least 10x faster than NVRTC per kernel.\n");
+}
+
+/*===-- main ---------------------------------------------------------------===*/
+
+int main(int argc, char **argv) {
+  const char *examples = "examples", *cuda = "bench/cuda", *out = NULL, *nvrtcPath = NULL;
+  const char *only[64];
+  int numOnly = 0, runs = 21;
+  for (int i = 1; i < argc; ++i) {
+    const char *a = argv[i];
+    const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+    if (!strcmp(a, "--examples") && v)
+      examples = argv[++i];
+    else if (!strcmp(a, "--cuda") && v)
+      cuda = argv[++i];
+    else if (!strcmp(a, "--out") && v)
+      out = argv[++i];
+    else if (!strcmp(a, "--nvrtc") && v)
+      nvrtcPath = argv[++i];
+    else if (!strcmp(a, "--runs") && v)
+      runs = atoi(argv[++i]);
+    else if (!strcmp(a, "--only") && v && numOnly < 64)
+      only[numOnly++] = argv[++i];
+    else {
+      fprintf(stderr, "usage: compile_bench --examples DIR --cuda DIR [--runs N] "
+                      "[--out FILE.md] [--nvrtc LIB] [--only NAME]...\n");
+      return 2;
+    }
+  }
+  if (runs < 1)
+    runs = 1;
+  Nvrtc nvrtc;
+  char why[512];
+  if (loadNvrtc(&nvrtc, nvrtcPath, why, sizeof why)) {
+    if (nvrtcPath) {
+      fprintf(stderr, "compile_bench: cannot load NVRTC '%s': %s\n", nvrtcPath, why);
+      return 1;
+    }
+    fprintf(stderr, "compile_bench: NVRTC not found (%s); NVRTC columns skipped\n", why);
+    memset(&nvrtc, 0, sizeof nvrtc);
+  }
+
+  DIR *d = opendir(examples);
+  if (!d) {
+    fprintf(stderr, "compile_bench: cannot open %s: %s\n", examples, strerror(errno));
+    return 1;
+  }
+  char *names[256];
+  int n = 0;
+  struct dirent *e;
+  while ((e = readdir(d)) && n < 256) {
+    size_t len = strlen(e->d_name);
+    if (len > 5 && !strcmp(e->d_name + len - 5, ".mlir")) {
+      char *name = strndup(e->d_name, len - 5);
+      int keep = !numOnly;
+      for (int k = 0; k < numOnly; ++k)
+        keep |= !strcmp(only[k], name);
+      if (keep)
+        names[n++] = name;
+      else
+        free(name);
+    }
+  }
+  closedir(d);
+  qsort(names, (size_t)n, sizeof names[0], cmpString);
+
+  Row *rows = calloc((size_t)n + 1, sizeof(Row));
+  for (int i = 0; i < n; ++i) {
+    char mlirPath[1024], cuPath[1024];
+    snprintf(rows[i].name, sizeof rows[i].name, "%s", names[i]);
+    snprintf(mlirPath, sizeof mlirPath, "%s/%s.mlir", examples, names[i]);
+    snprintf(cuPath, sizeof cuPath, "%s/%s.cu", cuda, names[i]);
+    fprintf(stderr, "compile_bench: %s ...", names[i]);
+    measure(&rows[i], mlirPath, cuPath, &nvrtc, runs);
+    fprintf(stderr, " fuser %.1f ms", rows[i].fuserMs);
+    if (rows[i].nvrtcOk)
+      fprintf(stderr, ", NVRTC %.1f ms", rows[i].nvrtcMs);
+    fprintf(stderr, "\n");
+  }
+  writeReport(stdout, rows, n, &nvrtc, why, runs, 0);
+  int status = 0;
+  for (int i = 0; i < n; ++i)
+    status |= !rows[i].ok;
+  if (out) {
+    FILE *f = fopen(out, "w");
+    if (!f) {
+      fprintf(stderr, "compile_bench: cannot write %s: %s\n", out, strerror(errno));
+      return 1;
+    }
+    writeReport(f, rows, n, &nvrtc, why, runs, 1);
+    fclose(f);
+    fprintf(stderr, "compile_bench: wrote %s\n", out);
+  }
+  for (int i = 0; i < n; ++i)
+    free(names[i]);
+  free(rows);
+  return status;
+}

@@ -1,0 +1,245 @@
+#!/usr/bin/env python3
+"""make gpu-pack: the folder a GPU machine without LLVM needs to run fuser's
+GPU check (check.sh) and GPU benchmark (harness.py), in one go (run-all.sh).
+
+Built here, with the compiler and the CPU emulator:
+  bundles/      the benchmark fusions of bench/gpu/fusions/ (dynamic row
+                count: one bundle serves every size), compiled for sm_90
+  cases/        small reference cases for the check: each example of
+                examples/ (shrunk where its sizes are large) and each
+                benchmark fusion at a few rows, with inputs drawn from a
+                seed and the expected outputs computed by the CPU emulator
+                (`fuserc run --device cpu`), all as .npy; cases/cases.txt
+                lists them
+  runtime/      the plain-C runtime's sources (built there with cc)
+  npy/          the .npy reader (tools/fuserc/npy.c)
+  check.sh, check_runner.c, harness.py, run-all.sh, README.txt, MANIFEST.txt
+
+Large benchmark inputs are not carried: harness.py draws them on the GPU from
+a seed. The folder stays under 50 MB (checked).
+
+usage: pack.py [--build DIR] [--out DIR]
+Pure Python 3, no third-party modules.
+"""
+import argparse
+import array
+import os
+import random
+import re
+import shutil
+import struct
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "bench", "quality"))
+import fuserbundle as fb  # noqa: E402
+
+LIMIT_BYTES = 50 * 1000 * 1000
+SEED = 20261129
+
+# Shrinking the examples whose inputs are too large to carry: the row
+# counts (or batch) shrink, the inner sizes that pick the schedule stay.
+SMALL = {
+    "add_mul_chain": [("2048x", "24x")],
+    "bf16_scale_tanh": [("8192x", "12x")],
+    "bias_gelu": [("4096x1024", "40x1024")],
+    "column_sum": [("65536x", "1000x")],
+    "layer_norm": [("8192x", "9x")],
+    "layer_norm_manual": [("4096x", "10x")],
+    "permute_add": [("64x512x768", "3x64x96"), ("64x768x512", "3x96x64")],
+    "rms_norm": [("8192x", "9x")],
+    "silu": [("8192x", "20x")],
+    "softmax": [("4096x4096", "8x4096")],
+    "two_kernels": [("256x", "8x")],
+    "two_outputs": [("4096x4096", "12x4096")],
+}
+# Argument shapes for the cases with dynamic dims: {case: {arg: shape}}.
+DYNAMIC = {
+    "dynamic_dims": {"x": [37, 45], "y": [37, 45], "s": []},
+    "dynamic_dims_aligned": {"x": [64, 256], "y": [64, 256], "s": []},
+    "log_softmax": {"x": [5, 32000]},
+    "var_mean": {"x": [9, 8192]},
+}
+# Benchmark fusions checked at these row counts (odd ones test the tails).
+BENCH_ROWS = [1, 7, 64]
+
+DESCR = {"i1": "|b1", "i8": "|i1", "i32": "<i4", "i64": "<i8", "f16": "<f2",
+         "bf16": "<u2", "f32": "<f4", "f64": "<f8"}
+
+
+def run(cmd, **kw):
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       universal_newlines=True, **kw)
+    if r.returncode:
+        sys.stderr.write("pack.py: %s failed:\n%s%s" % (" ".join(cmd), r.stdout, r.stderr))
+        sys.exit(1)
+    return r
+
+
+def save_npy(path, dtype, shape, payload):
+    header = "{'descr': '%s', 'fortran_order': False, 'shape': %r, }" % (
+        DESCR[dtype], tuple(shape))
+    header += " " * ((-(10 + len(header) + 1)) % 64) + "\n"
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode())
+        f.write(payload)
+
+
+def bf16_bits(x):
+    u = struct.unpack("<I", struct.pack("<f", x))[0]
+    return ((u + 0x7FFF + ((u >> 16) & 1)) >> 16) & 0xFFFF
+
+
+def random_payload(rng, dtype, n):
+    """n values uniform in [-4, 4) (integers in [-100, 100), bools 0/1)."""
+    vals = [rng.uniform(-4.0, 4.0) for _ in range(n)]
+    if dtype == "f32":
+        return array.array("f", vals).tobytes()
+    if dtype == "f64":
+        return array.array("d", vals).tobytes()
+    if dtype == "bf16":
+        return array.array("H", (bf16_bits(v) for v in vals)).tobytes()
+    if dtype == "f16":
+        return b"".join(struct.pack("<e", v) for v in vals)
+    if dtype in ("i32", "i64", "i8"):
+        code = {"i32": "i", "i64": "q", "i8": "b"}[dtype]
+        return array.array(code, (rng.randrange(-100, 100) for _ in range(n))).tobytes()
+    if dtype == "i1":
+        return bytes(rng.randrange(2) for _ in range(n))
+    raise ValueError(dtype)
+
+
+def make_case(fuserc, out, cases, name, bundle_rel, fusion, arg_shapes, rng):
+    """Inputs from the seed, expected outputs from the CPU emulator."""
+    bundle = os.path.join(out, bundle_rel)
+    f = fb.load(bundle)[0] if not fusion else [x for x in fb.load(bundle) if x.name == fusion][0]
+    d = os.path.join(out, "cases", name)
+    os.makedirs(os.path.join(d, "expected"), exist_ok=True)
+    inputs = []
+    for t in f.args:
+        shape = arg_shapes.get(t.name, t.dims) if arg_shapes else t.dims
+        if any(s < 0 for s in shape):
+            raise SystemExit("pack.py: case %s: no size for dynamic argument %s" % (name, t.name))
+        n = 1
+        for s in shape:
+            n *= s
+        path = os.path.join(d, t.name + ".npy")
+        save_npy(path, t.dtype_name, shape, random_payload(rng, t.dtype_name, n))
+        inputs.append((t.name, path))
+    cmd = [fuserc, "run", bundle, "--device", "cpu", "--fusion", f.name, "--quiet",
+           "--output-dir", os.path.join(d, "expected")]
+    for (n, p) in inputs:
+        cmd += ["--input", "%s=%s" % (n, p)]
+    run(cmd)
+    rel = lambda p: os.path.relpath(p, os.path.join(out, "cases"))
+    lines = ["case %s %s %s" % (name, os.path.relpath(bundle, os.path.join(out, "cases")), f.name)]
+    lines += ["in %s %s" % (n, rel(p)) for (n, p) in inputs]
+    lines += ["out %s %s" % (t.name, rel(os.path.join(d, "expected", t.name + ".npy")))
+              for t in f.results]
+    lines.append("end")
+    cases.append("\n".join(lines))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--out", default=None)
+    a = ap.parse_args()
+    out = os.path.abspath(a.out or os.path.join(a.build, "gpu-pack"))
+    fuserc = os.path.join(os.path.abspath(a.build), "bin", "fuserc")
+    if not os.access(fuserc, os.X_OK):
+        raise SystemExit("pack.py: %s not found: build fuser first" % fuserc)
+    if os.path.isdir(out):
+        shutil.rmtree(out)
+    for sub in ("bundles", "examples", "cases", "runtime/src", "runtime/include", "npy"):
+        os.makedirs(os.path.join(out, sub), exist_ok=True)
+    rng = random.Random(SEED)
+    cases = []
+
+    # The benchmark fusions (dynamic rows), and small cases of them.
+    bench = sorted(f[:-5] for f in os.listdir(os.path.join(HERE, "fusions")) if f.endswith(".mlir"))
+    for name in bench:
+        rel = os.path.join("bundles", name + ".bundle")
+        run([fuserc, "compile", os.path.join(HERE, "fusions", name + ".mlir"),
+             "-o", os.path.join(out, rel)])
+        f = fb.load(os.path.join(out, rel))[0]
+        for rows in BENCH_ROWS:
+            shapes = {t.name: [rows if s < 0 else s for s in t.dims] for t in f.args}
+            make_case(fuserc, out, cases, "bench_%s_%drows" % (name, rows), rel, f.name,
+                      shapes, rng)
+        sys.stderr.write("pack.py: bundles/%s.bundle\n" % name)
+
+    # Every example, shrunk where needed.
+    examples = sorted(f[:-5] for f in os.listdir(os.path.join(ROOT, "examples"))
+                      if f.endswith(".mlir"))
+    for name in examples:
+        text = open(os.path.join(ROOT, "examples", name + ".mlir")).read()
+        for old, new in SMALL.get(name, []):
+            if old not in text:
+                raise SystemExit("pack.py: %s: '%s' not found to shrink" % (name, old))
+            text = text.replace(old, new)
+        src = os.path.join(out, "examples", name + ".mlir")
+        with open(src, "w") as f:
+            f.write(text)
+        rel = os.path.join("examples", name + ".bundle")
+        run([fuserc, "compile", src, "-o", os.path.join(out, rel)])
+        variants = [(name, DYNAMIC.get(name))]
+        if name == "dynamic_dims":
+            variants.append(("dynamic_dims_aligned", DYNAMIC["dynamic_dims_aligned"]))
+        for case, shapes in variants:
+            make_case(fuserc, out, cases, "example_" + case, rel, None, shapes, rng)
+        sys.stderr.write("pack.py: examples/%s.bundle\n" % name)
+
+    with open(os.path.join(out, "cases", "cases.txt"), "w") as f:
+        f.write("# fuser GPU check cases: written by bench/gpu/pack.py (make gpu-pack).\n"
+                "# Inputs drawn from seed %d; expected outputs from the CPU emulator.\n\n"
+                % SEED)
+        f.write("\n\n".join(cases) + "\n")
+
+    # Sources and scripts.
+    for src in os.listdir(os.path.join(ROOT, "runtime", "src")):
+        shutil.copy(os.path.join(ROOT, "runtime", "src", src), os.path.join(out, "runtime", "src"))
+    shutil.copy(os.path.join(ROOT, "runtime", "include", "fuser_runtime.h"),
+                os.path.join(out, "runtime", "include"))
+    for n in ("npy.c", "npy.h"):
+        shutil.copy(os.path.join(ROOT, "tools", "fuserc", n), os.path.join(out, "npy"))
+    for n in ("check.sh", "run-all.sh", "harness.py", "check_runner.c"):
+        shutil.copy(os.path.join(HERE, n), out)
+    for n in ("check.sh", "run-all.sh", "harness.py"):
+        os.chmod(os.path.join(out, n), 0o755)
+    rev = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
+                         stdout=subprocess.PIPE, universal_newlines=True).stdout.strip()
+    with open(os.path.join(out, "VERSION"), "w") as f:
+        import datetime
+        f.write("fuser %s, packed %s\n" % (rev or "?", datetime.datetime.now(
+            datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")))
+    with open(os.path.join(out, "README.txt"), "w") as f:
+        f.write("fuser GPU pack (make gpu-pack, fuser %s).\n\n"
+                "On a machine with an NVIDIA GPU, its driver, a C compiler and (for the\n"
+                "benchmark) PyTorch with CUDA; no LLVM, no CUDA toolkit needed:\n\n"
+                "  sh run-all.sh          # check.sh, then harness.py; prints both tables\n"
+                "  sh check.sh            # the check alone (pass/fail table with timings)\n"
+                "  python3 harness.py --runtime build/libfuser_runtime.so   # the benchmark alone\n\n"
+                "Results go to $OUT (when set) or ./results: gpu-check.md, gpu.md.\n"
+                "See bench/README.md in the fuser repository for the method.\n" % rev)
+
+    total, listing = 0, []
+    for dp, _, files in os.walk(out):
+        for n in sorted(files):
+            p = os.path.join(dp, n)
+            s = os.path.getsize(p)
+            total += s
+            listing.append("%10d  %s" % (s, os.path.relpath(p, out)))
+    with open(os.path.join(out, "MANIFEST.txt"), "w") as f:
+        f.write("\n".join(sorted(listing, key=lambda l: l[12:])) + "\n")
+        f.write("%10d  total\n" % total)
+    print("pack.py: %s: %d files, %.1f MB, %d check cases" % (
+        out, len(listing), total / 1e6, len(cases)))
+    if total > LIMIT_BYTES:
+        raise SystemExit("pack.py: the pack is %.1f MB, over the 50 MB limit" % (total / 1e6))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,49 @@
+#!/bin/sh
+# The whole GPU session in one command: check.sh (bundles against expected
+# outputs, pass/fail with timings), then harness.py (fuser vs PyTorch eager
+# vs torch.compile, 1 MB to 1 GB). Prints both tables; writes gpu-check.md
+# and gpu.md to $OUT (when set) or PACK/results. Planned to finish in about 5
+# minutes and never more than 8 (each stage has a timeout).
+#
+# usage: run-all.sh [PACK_DIR] [harness options, e.g. --quick]
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+if [ $# -ge 1 ] && [ -d "$1" ]; then
+  PACK=$(cd "$1" && pwd); shift
+elif [ -f "$HERE/cases/cases.txt" ]; then
+  PACK=$HERE
+else
+  PACK=$(cd "$HERE/../.." && pwd)/build/gpu-pack
+fi
+[ -f "$PACK/cases/cases.txt" ] || { echo "run-all.sh: no GPU pack at $PACK (make gpu-pack)" >&2; exit 2; }
+RES=${OUT:-$PACK/results}
+mkdir -p "$RES"
+export OUT="$RES"
+B=${FUSER_PACK_BUILD:-$PACK/build}
+mkdir -p "$B" 2>/dev/null && [ -w "$B" ] || B=$(mktemp -d)
+export FUSER_PACK_BUILD="$B"
+T0=$(date +%s)
+PY=${PYTHON:-python3}
+
+echo "######## 1/2 check.sh"
+timeout -k 5 ${FUSER_CHECK_TIMEOUT:-150} sh "$PACK/check.sh" "$PACK"
+check_rc=$?
+
+echo
+echo "######## 2/2 harness.py (after $(( $(date +%s) - T0 )) s)"
+left=$(( ${FUSER_TOTAL_BUDGET:-460} - ($(date +%s) - T0) ))
+[ $left -lt 60 ] && left=60
+budget=$(( left - 90 )); [ $budget -lt 30 ] && budget=30
+timeout -k 10 $left $PY "$PACK/harness.py" --runtime "$B/libfuser_runtime.so" \
+  --bundles "$PACK/bundles" --out "$RES/gpu.md" --budget $budget "$@" 2>"$RES/harness.stderr"
+bench_rc=$?
+[ $bench_rc = 0 ] || { echo "harness.py failed ($bench_rc); its stderr:"; tail -30 "$RES/harness.stderr"; }
+
+echo
+echo "######## summary after $(( $(date +%s) - T0 )) s: check.sh rc=$check_rc, harness.py rc=$bench_rc"
+echo "######## check (all rows in $RES/gpu-check.md; failures and the count here)"
+grep -E '^\| case|FAIL|passed, ' "$RES/gpu-check.md" 2>/dev/null
+echo
+echo "######## benchmark (from $RES/gpu.md)"
+[ -f "$RES/gpu.md" ] && sed -n '/^| benchmark/,$p' "$RES/gpu.md" | sed '/^## Method/,$d'
+[ $check_rc = 0 ] && [ $bench_rc = 0 ]

@@ -1,0 +1,416 @@
+#!/usr/bin/env python3
+"""Kernel quality table: fuser's kernels against hand-written CUDA, and an
+H200 roofline model of fuser's plan against eager PyTorch.
+
+For each example fusion (examples/NAME.mlir):
+  fuser   compiled by `fuserc compile` (sm_90); its bundle's launch plan run
+          in Python (bench/quality/fuserbundle.py) for the example's sizes;
+          its PTX through `ptxas -v` (registers, spills); the widths of its
+          global loads and stores read from the PTX.
+  CUDA    bench/cuda/NAME.cu through `nvcc -ptx -arch=sm_90` and `ptxas -v`;
+          its launches and buffers from the file's @launch / @buffer lines.
+  model   bytes moved over the minimum for both, and a roofline model for an
+          H200 (4.3 TB/s copy bandwidth, 4 us per launch) of fuser's plan
+          against eager PyTorch (one kernel per op, whole tensors).
+
+Writes bench/results/kernels.md. Pure Python 3; the CUDA columns are skipped
+with a note when the toolkit (nvcc, ptxas) is absent.
+
+usage: kernels.py [--build DIR] [--cuda DIR] [--out FILE.md] [--only NAME]...
+"""
+import argparse
+import datetime
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fuserbundle as fb  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+H200_BW = 4.3e12      # bytes/s: measured device-to-device copy bandwidth
+LAUNCH_S = 4e-6       # seconds per kernel launch
+ELEM = {"i1": 1, "i8": 1, "i32": 4, "i64": 8, "f16": 2, "bf16": 2, "f32": 4, "f64": 8}
+
+# Sizes for the examples with dynamic dims (the model needs numbers): each
+# pair replaces text in the example to make it static.
+STATIC_SUBST = {
+    "dynamic_dims": [("<?x?", "<4096x4096")],
+    "log_softmax": [("<?x", "<4096x")],
+    "var_mean": [("<?x", "<8192x"), ("<?xf32", "<8192xf32")],
+}
+# Eager PyTorch views: no kernel, reading them reads their source.
+VIEW_OPS = {"fuser.broadcast", "fuser.permute", "fuser.reshape", "fuser.slice"}
+FREE_OPS = {"fuser.constant", "func.return"}
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          universal_newlines=True, **kw)
+
+
+def parse_tensor(t):
+    """'8192x4096xbf16' -> ([8192, 4096], 'bf16'); 'f32' -> ([], 'f32')."""
+    parts = t.split("x")
+    return [int(p) if p != "?" else -1 for p in parts[:-1]], parts[-1]
+
+
+def nbytes(shape, dtype):
+    n = ELEM[dtype]
+    for s in shape:
+        n *= s
+    return n
+
+
+# ---- PTX ------------------------------------------------------------------
+
+MEM_RE = re.compile(r"\b(ld|st)\.global((?:\.[\w:]+)*)\s")
+
+
+def widths(body):
+    """Sorted distinct widths in bits of global loads and of global stores."""
+    out = {"ld": set(), "st": set()}
+    for m in MEM_RE.finditer(body):
+        vec, bits = 1, None
+        for tok in m.group(2).split(".")[1:]:
+            if re.fullmatch(r"v\d+", tok):
+                vec = int(tok[1:])
+            elif re.fullmatch(r"[bfsu]\d+", tok):
+                bits = int(tok[1:])
+        if bits:
+            out[m.group(1)].add(vec * bits)
+    return {k: sorted(v, reverse=True) for k, v in out.items()}
+
+
+def fmt_widths(ws):
+    f = lambda v: "/".join(str(x) for x in v) if v else "-"
+    return "ld %s, st %s" % (f(ws["ld"]), f(ws["st"]))
+
+
+PTXAS_FN = re.compile(r"Compiling entry function '([^']+)'")
+PTXAS_SPILL = re.compile(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads")
+PTXAS_REGS = re.compile(r"Used (\d+) registers")
+
+
+def ptxas_info(ptxas, ptx_path):
+    """{kernel: (registers, spill store bytes, spill load bytes)} or None."""
+    if not ptxas:
+        return None
+    r = run([ptxas, "-v", "-arch=sm_90", ptx_path, "-o", os.devnull])
+    if r.returncode:
+        sys.stderr.write(r.stderr)
+        return None
+    info, cur, spill = {}, None, (0, 0)
+    for line in r.stderr.splitlines():
+        m = PTXAS_FN.search(line)
+        if m:
+            cur, spill = m.group(1), (0, 0)
+            continue
+        m = PTXAS_SPILL.search(line)
+        if m and cur:
+            spill = (int(m.group(2)), int(m.group(3)))
+        m = PTXAS_REGS.search(line)
+        if m and cur:
+            info[cur] = (int(m.group(1)),) + spill
+    return info
+
+
+# ---- the example's graph (generic MLIR) -----------------------------------
+
+OP_RE = re.compile(r'^\s*(?:(%[\w]+)(?::(\d+))? = )?"([\w.]+)"\((.*?)\)')
+
+
+def graph(fuser_opt, text):
+    """Arguments [(shape, dtype)], results, and ops [(name, operand refs,
+    operand types, result refs, result types)] of the first function."""
+    r = run([fuser_opt, "--mlir-print-op-generic", "-"], input=text)
+    if r.returncode:
+        raise RuntimeError("fuser-opt failed:\n" + r.stderr)
+    args, results, ops = [], [], []
+    for line in r.stdout.splitlines():
+        if '"func.func"' in line:
+            ft = re.search(r"function_type = \((.*?)\) -> (.*?), sym_name", line)
+            args = [parse_tensor(t) for t in re.findall(r"tensor<([^>]*)>", ft.group(1))]
+            results = [parse_tensor(t) for t in re.findall(r"tensor<([^>]*)>", ft.group(2))]
+            continue
+        m = OP_RE.match(line)
+        if not m or m.group(3) in ("builtin.module", "func.func"):
+            continue
+        res, nres, name, operands = m.group(1), m.group(2), m.group(3), m.group(4)
+        sig = line[line.rindex(" : (") + 4:]
+        ins, outs = sig.split(") -> ", 1)
+        in_types = [parse_tensor(t) for t in re.findall(r"tensor<([^>]*)>", ins)]
+        out_types = [parse_tensor(t) for t in re.findall(r"tensor<([^>]*)>", outs)]
+        refs = [o.strip() for o in operands.split(",") if o.strip()]
+        n = int(nres) if nres else (1 if res else 0)
+        rrefs = [res] if n == 1 else ["%s#%d" % (res, i) for i in range(n)]
+        ops.append((name, refs, in_types, rrefs, out_types))
+    return args, results, ops
+
+
+def eager_kernels(args, ops):
+    """Eager PyTorch, one kernel per op: [(op, read bytes, written bytes)].
+    Views cost nothing and reading one reads its source; scalar constants are
+    Python numbers; rms_norm runs as PyTorch's composite (upcast, pow, mean,
+    add, rsqrt, mul, cast back, mul by the weight)."""
+    size = {"%%arg%d" % i: nbytes(s, d) for i, (s, d) in enumerate(args)}
+    kernels = []
+    for name, refs, in_types, rrefs, out_types in ops:
+        reads = sum(size.get(r, nbytes(*t)) for r, t in zip(refs, in_types))
+        if name in VIEW_OPS:
+            for r in rrefs:
+                size[r] = size.get(refs[0], nbytes(*in_types[0]))
+            continue
+        if name in FREE_OPS:
+            for r, t in zip(rrefs, out_types):
+                size[r] = 0 if not t[0] else nbytes(*t)
+            continue
+        writes = [nbytes(*t) for t in out_types]
+        for r, w in zip(rrefs, writes):
+            size[r] = w
+        if name == "fuser.rms_norm":
+            (shape, dt) = in_types[0]
+            full, f32 = nbytes(shape, dt), nbytes(shape, "f32")
+            rows = f32 // 4 // shape[-1] * 4
+            steps = []
+            if dt != "f32":
+                steps.append(("to(float32)", full, f32))
+            steps += [("pow", f32, f32), ("mean", f32, rows), ("add eps", rows, rows),
+                      ("rsqrt", rows, rows), ("mul", f32 + rows, f32)]
+            if dt != "f32":
+                steps.append(("type_as", f32, full))
+            if len(refs) > 1:
+                steps.append(("mul weight", full + nbytes(*in_types[1]), full))
+            kernels += steps
+            continue
+        kernels.append((name.replace("fuser.", ""), reads, sum(writes)))
+    return kernels
+
+
+# ---- hand-written CUDA ----------------------------------------------------
+
+def cuda_model(cu_text, names, tensor_bytes):
+    """Launches [(kernel, read, written)] from the .cu's @launch lines."""
+    buffers = dict(zip(names, tensor_bytes))
+    for m in re.finditer(r"@buffer\s+(\w+)\s+(\d+)", cu_text):
+        buffers[m.group(1)] = int(m.group(2))
+    launches = []
+    for m in re.finditer(r"@launch\s+(\w+)\s+reads=(\S+)\s+writes=(\S+)", cu_text):
+        rd = sum(buffers[b] for b in m.group(2).split(","))
+        wr = sum(buffers[b] for b in m.group(3).split(","))
+        launches.append((m.group(1), rd, wr))
+    return launches
+
+
+# ---- main -------------------------------------------------------------------
+
+def model_us(kernels):
+    return sum((rd + wr) / H200_BW + LAUNCH_S for (_, rd, wr) in kernels) * 1e6
+
+
+def mb(b):
+    return b / 1e6
+
+
+def cpu_name():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--cuda", default=os.environ.get("CUDA_HOME", "/usr/local/cuda"))
+    ap.add_argument("--out", default=os.path.join(ROOT, "bench", "results", "kernels.md"))
+    ap.add_argument("--only", action="append")
+    a = ap.parse_args()
+
+    fuserc = os.path.join(a.build, "bin", "fuserc")
+    fuser_opt = os.path.join(a.build, "bin", "fuser-opt")
+    find = lambda tool: (os.path.join(a.cuda, "bin", tool)
+                         if os.access(os.path.join(a.cuda, "bin", tool), os.X_OK)
+                         else shutil.which(tool))
+    nvcc, ptxas = find("nvcc"), find("ptxas")
+    work = os.path.join(a.build, "bench", "quality")
+    os.makedirs(work, exist_ok=True)
+    notes = []
+    if not (nvcc and ptxas):
+        notes.append("CUDA toolkit not found (nvcc/ptxas): registers, spills and the "
+                     "hand-written CUDA columns are skipped.")
+    cuda_version = ""
+    if nvcc:
+        m = re.search(r"release ([\d.]+)", run([nvcc, "--version"]).stdout)
+        cuda_version = m.group(1) if m else "?"
+
+    names = sorted(f[:-5] for f in os.listdir(os.path.join(ROOT, "examples"))
+                   if f.endswith(".mlir"))
+    if a.only:
+        names = [n for n in names if n in a.only]
+    quality, model = [], []
+    for name in names:
+        src_path = os.path.join(ROOT, "examples", name + ".mlir")
+        text = open(src_path).read()
+        static = text
+        for old, new in STATIC_SUBST.get(name, []):
+            static = static.replace(old, new)
+        bundle = os.path.join(work, name + ".bundle")
+        r = run([fuserc, "compile", src_path, "-o", bundle, "--no-emulation"])
+        if r.returncode:
+            sys.stderr.write(r.stderr)
+            quality.append("| %s | compile failed | | | | | | | | | |" % name)
+            continue
+        args, _, ops = graph(fuser_opt, static)
+        fusion = fb.load(bundle)[0]
+        shapes = [s for (s, _) in args]
+        dims, launches, allocs = fusion.run_plan(fusion.dyn_dims_of_args(shapes))
+        f_kernels, minimum = fb.traffic(fusion, dims, launches, allocs)
+        f_bytes = sum(rd + wr for (_, rd, wr) in f_kernels)
+        ptx_path = os.path.join(work, name + ".ptx")
+        with open(ptx_path, "w") as f:
+            f.write(fusion.ptx)
+        entries = fb.ptx_entries(fusion.ptx)
+        launched = []
+        for (L, _, _, _) in launches:
+            if L.kernel not in launched:
+                launched.append(L.kernel)
+        info = ptxas_info(ptxas, ptx_path) if ptxas else None
+        fw = {"ld": set(), "st": set()}
+        for k in launched:
+            w = widths(entries[k][1])
+            fw["ld"].update(w["ld"]); fw["st"].update(w["st"])
+        fw = {k: sorted(v, reverse=True) for k, v in fw.items()}
+        regs = lambda inf, ks, i: ", ".join(str(inf[k][i]) if k in inf else "?" for k in ks) \
+            if inf is not None else "n/a"
+        spills = lambda inf, ks: ", ".join(str(inf[k][1] + inf[k][2]) if k in inf else "?"
+                                          for k in ks) if inf is not None else "n/a"
+        row = "| %s | %d (%d in PTX) | %s | %s | %s | %.2fx |" % (
+            name, len(launches), len(entries), regs(info, launched, 0), spills(info, launched),
+            fmt_widths(fw), f_bytes / minimum)
+
+        cu_path = os.path.join(ROOT, "bench", "cuda", name + ".cu")
+        c_kernels = None
+        if os.path.exists(cu_path):
+            cu = open(cu_path).read()
+            tnames = [t.name for t in fusion.tensors]
+            c_kernels = cuda_model(cu, tnames, fusion.tensor_bytes(dims))
+        if c_kernels is not None and nvcc and ptxas:
+            cptx = os.path.join(work, name + ".cu.ptx")
+            r = run([nvcc, "-ptx", "-arch=sm_90", "-O3", cu_path, "-o", cptx])
+            if r.returncode:
+                sys.stderr.write(r.stderr)
+                row += " nvcc failed | | | | |"
+            else:
+                cinfo = ptxas_info(ptxas, cptx)
+                ctext = open(cptx).read()
+                centries = fb.ptx_entries(ctext)
+                ks = list(centries)
+                cw = {"ld": set(), "st": set()}
+                for k in ks:
+                    w = widths(centries[k][1])
+                    cw["ld"].update(w["ld"]); cw["st"].update(w["st"])
+                cw = {k: sorted(v, reverse=True) for k, v in cw.items()}
+                c_bytes = sum(rd + wr for (_, rd, wr) in c_kernels)
+                row += " %d | %s | %s | %s | %.2fx |" % (
+                    len(c_kernels), regs(cinfo, ks, 0), spills(cinfo, ks), fmt_widths(cw),
+                    c_bytes / minimum)
+        elif c_kernels is not None:
+            c_bytes = sum(rd + wr for (_, rd, wr) in c_kernels)
+            row += " %d | n/a | n/a | n/a | %.2fx |" % (len(c_kernels), c_bytes / minimum)
+        else:
+            row += " no .cu | | | | |"
+        quality.append(row)
+
+        e_kernels = eager_kernels(args, ops)
+        e_bytes = sum(rd + wr for (_, rd, wr) in e_kernels)
+        fus_us, eag_us = model_us(f_kernels), model_us(e_kernels)
+        sizes = ", ".join("x".join(str(v) for v in s) for s in shapes if s)
+        model.append("| %s | %s | %.1f | %d | %.1f | %.1f | %d | %.1f | %.1f | %.2fx |" % (
+            name, sizes, mb(minimum), len(f_kernels), mb(f_bytes), fus_us, len(e_kernels),
+            mb(e_bytes), eag_us, eag_us / fus_us))
+        sys.stderr.write("kernels.py: %s done\n" % name)
+
+    date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    out = []
+    out.append("# Kernel quality: fuser vs hand-written CUDA, and an H200 model vs eager PyTorch\n")
+    out.append("Generated by `make bench` (bench/quality/kernels.py).\n")
+    out.append("- date: %s" % date)
+    out.append("- machine: %s, %d logical CPUs (no GPU needed: nothing here runs a kernel)"
+               % (cpu_name(), os.cpu_count() or 0))
+    out.append("- fuser: `fuserc compile` for sm_90 (default options); CUDA: %s" % (
+        "nvcc/ptxas %s, `nvcc -ptx -arch=sm_90 -O3`, `ptxas -v -arch=sm_90`" % cuda_version
+        if nvcc and ptxas else "not available"))
+    for n in notes:
+        out.append("- note: " + n)
+    out.append("")
+    out.append("## Kernels\n")
+    out.append("| example | fuser kernels launched | fuser registers | fuser spill bytes | "
+               "fuser global widths (bits) | fuser bytes / minimum | CUDA kernels | "
+               "CUDA registers | CUDA spill bytes | CUDA global widths (bits) | "
+               "CUDA bytes / minimum |")
+    out.append("|---|---:|---:|---:|---|---:|---:|---:|---:|---|---:|")
+    out += quality
+    out.append("")
+    out.append("## H200 roofline model: fuser's plan vs eager PyTorch\n")
+    out.append("**A model, not a measurement**: each kernel costs its bytes at %.1f TB/s "
+               "(the measured device-to-device copy bandwidth of an H200) plus %g us of "
+               "launch; compute is taken as free. Measured GPU figures come from "
+               "bench/gpu/ (bench/results/gpu.md).\n" % (H200_BW / 1e12, LAUNCH_S * 1e6))
+    out.append("| example | argument sizes | minimum MB | fuser kernels | fuser MB | fuser model us | "
+               "eager kernels | eager MB | eager model us | model speedup |")
+    out.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    out += model
+    out.append("")
+    out.append("## Method\n")
+    out.append("- *kernels launched*: the LAUNCH instructions fuser's plan executes for the "
+               "example's sizes (dynamic examples: %s), found by running the bundle's plan "
+               "program in Python (bench/quality/fuserbundle.py) with every buffer "
+               "256-byte aligned; *in PTX* counts the `.entry` functions (a kernel with "
+               "dynamic sizes has a 32-bit and a 64-bit index variant)." % "; ".join(
+                   "%s %s" % (k, ", ".join("%s -> %s" % p for p in v))
+                   for k, v in STATIC_SUBST.items()))
+    out.append("- *registers*, *spill bytes* (spill stores + spill loads): `ptxas -v -arch=sm_90` "
+               "of the launched kernels (fuser) or of every kernel in the .cu (CUDA), one "
+               "figure per kernel.")
+    out.append("- *global widths*: the distinct widths in bits of `ld.global` and `st.global` "
+               "instructions in those kernels' PTX (vector count times element bits), widest "
+               "first; a narrower width beside the widest is usually the fallback path for "
+               "unaligned buffers or the tail.")
+    out.append("- *bytes / minimum*: global-memory traffic of the plan divided by the minimum, "
+               "one read of every argument and one write of every result. Traffic model: each "
+               "launch reads whole every argument buffer its PTX loads a pointer to and writes "
+               "whole every result; an intermediate (or a result passed on to a later launch) "
+               "is written by the first launch that takes it and read by later ones; "
+               "broadcast operands count their own size once (they stay in cache). For the "
+               "hand-written CUDA the launches and work buffers are the `@launch` and "
+               "`@buffer` lines of each bench/cuda/*.cu. A kernel that re-read its input "
+               "from memory would be undercounted by this model; fuser's persistent kernels "
+               "and these .cu files keep rows in registers and read each element once.")
+    out.append("- *eager PyTorch*: one kernel per op of the example as written (softmax, "
+               "log_softmax, layer_norm, var_mean, gelu are single PyTorch kernels; rms_norm "
+               "is PyTorch's composite of up to 8 kernels), each reading its operands whole "
+               "and writing its results whole; broadcast, permute, reshape and slice are "
+               "views (no kernel) and scalar constants are Python numbers.")
+    out.append("- The hand-written CUDA twins (bench/cuda/) are written as nvFuser and "
+               "Inductor emit kernels: one fused kernel (two for two_kernels, which needs a "
+               "grid-wide dependency), fp32 compute, 16-byte vector accesses where the "
+               "shape allows, row-persistent normalizations, a shared-memory tile for the "
+               "transpose, a grid reduction for column_sum.")
+    os.makedirs(os.path.dirname(a.out), exist_ok=True)
+    with open(a.out, "w") as f:
+        f.write("\n".join(out) + "\n")
+    print("\n".join(out))
+    sys.stderr.write("kernels.py: wrote %s\n" % a.out)
+
+
+if __name__ == "__main__":
+    main()
