@@ -2,14 +2,27 @@
 #   make demo   build, then run the main job on examples/
 #   make test   build, then run every test under ctest
 # Both install what is missing (as root) or print the apt-get line to run.
+# CI (.ci/run) then runs, each in its own build directory:
+#   make sanitize   ASan+UBSan build of everything outside lib/, and its tests
+#   make fuzz       each libFuzzer target for a bounded time (FUZZ_SECONDS)
+# docs/reliability.md says what they cover and how long they take.
 
 BUILD      ?= build
 LLVM_DIR   ?= /usr/lib/llvm-22
 PACKAGES   := llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools ninja-build ccache \
               cmake python3-numpy python3-torch
+# libFuzzer: Debian's clang 22 and its compiler-rt (make fuzz only).
+FUZZ_PACKAGES := clang-22 libclang-rt-22-dev
 JOBS       ?= $(shell nproc)
+ASAN_BUILD ?= build-asan
+FUZZ_BUILD ?= build-fuzz
+# Total seconds of `make fuzz`, split across the targets (fuzz/run.sh).
+FUZZ_SECONDS ?= 60
+# Paths relative to the source tree in ccache's keys: build-asan/ compiles
+# lib/ with the same flags as build/, and so gets it from the cache.
+export CCACHE_BASEDIR := $(CURDIR)
 
-.PHONY: all deps configure build test demo docs clean
+.PHONY: all deps configure build test demo docs clean sanitize fuzz fuzz-deps
 
 all: build
 
@@ -38,8 +51,35 @@ docs: build
 	ninja -C $(BUILD) mlir-doc
 	@echo "op and pass reference: $(BUILD)/docs/"
 
+# The sanitizer build: the whole tree configured with FUSER_SANITIZE=ON,
+# which instruments everything but lib/ (CMakeLists.txt), and every test but
+# the valgrind ones (valgrind and ASan do not mix).
+$(ASAN_BUILD)/build.ninja: | deps
+	cmake -G Ninja -S . -B $(ASAN_BUILD) \
+	  -DCMAKE_BUILD_TYPE=Release -DFUSER_SANITIZE=ON \
+	  -DFUSER_VALGRIND=OFF \
+	  -DMLIR_DIR=$(LLVM_DIR)/lib/cmake/mlir \
+	  -DLLVM_EXTERNAL_LIT=$(LLVM_DIR)/bin/lit \
+	  -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache
+
+sanitize: build $(ASAN_BUILD)/build.ninja
+	ninja -C $(ASAN_BUILD) -j $(JOBS)
+	cd $(ASAN_BUILD) && UBSAN_OPTIONS=print_stacktrace=1 \
+	  ctest --output-on-failure -j $(JOBS) $(SANITIZE_TESTS)
+
+fuzz-deps:
+	@./scripts/install-deps.sh $(FUZZ_PACKAGES)
+
+$(FUZZ_BUILD)/build.ninja: | fuzz-deps
+	cmake -G Ninja -S fuzz -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=Release \
+	  -DCMAKE_C_COMPILER=$(LLVM_DIR)/bin/clang -DFUSER_BUILD_DIR=$(CURDIR)/$(BUILD)
+
+fuzz: build $(FUZZ_BUILD)/build.ninja
+	ninja -C $(FUZZ_BUILD) -j $(JOBS)
+	./fuzz/run.sh $(BUILD) $(FUZZ_BUILD) $(FUZZ_SECONDS)
+
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)
 
 # make bench     compile latency (fuser vs NVRTC, in process) and the kernel
 #                quality table (ptxas, traffic, H200 model vs eager PyTorch):

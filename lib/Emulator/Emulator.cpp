@@ -343,8 +343,15 @@ static fuser_error *loadModule(EmulatorContext &emu, const char *text, size_t si
   std::lock_guard<std::mutex> lock(emu.mutex);
   MLIRContext &ctx = *emu.mlir;
   std::string diagnostics;
+  // "file:line:col: message", one per line (the file is the module's name).
   ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &d) {
-    diagnostics += d.str() + "\n";
+    if (!diagnostics.empty())
+      diagnostics += "\n";
+    if (auto loc = dyn_cast<FileLineColLoc>(d.getLocation()))
+      diagnostics += (loc.getFilename().getValue() + ":" + Twine(loc.getLine()) + ":" +
+                      Twine(loc.getColumn()) + ": ")
+                         .str();
+    diagnostics += "error: " + d.str();
     return success();
   });
   ParserConfig config(&ctx);
@@ -442,7 +449,9 @@ static fuser_error *drvLaunch(void *ctx, void *function, const fuser_launch_dims
   return launch(emuOf(ctx), *static_cast<Kernel *>(function), dims, params);
 }
 static fuser_error *drvAlloc(void *, size_t bytes, uint64_t *out) {
-  void *p = std::aligned_alloc(256, (bytes + 255) / 256 * 256 + 256);
+  // Rounding a size near SIZE_MAX up would wrap to a small block.
+  void *p = bytes > SIZE_MAX / 2 ? nullptr
+                                 : std::aligned_alloc(256, (bytes + 255) / 256 * 256 + 256);
   if (!p)
     return fuser_error_create(FUSER_ERROR_OUT_OF_MEMORY,
                               "emulator: out of host memory allocating %zu bytes", bytes);

@@ -125,6 +125,12 @@ fuser_error *fuser_mem_alloc(fuser_rt *rt, size_t bytes, uint64_t *out_ptr) {
   if (!out_ptr)
     return fuser_error_create(FUSER_ERROR_INVALID_ARGUMENT,
                               "fuser_mem_alloc: NULL output");
+  /* No device has 2^63 bytes; refusing here also keeps drivers that round
+   * sizes up from wrapping around to a small block. */
+  if (bytes > (size_t)INT64_MAX)
+    return fuser_error_create(FUSER_ERROR_OUT_OF_MEMORY,
+                              "fuser_mem_alloc: %zu bytes is more than any "
+                              "device has", bytes);
   fuser_error *e = fr_enter(rt);
   if (e) return e;
   e = rt->drv->mem_alloc(rt->dctx, bytes, out_ptr);
@@ -146,6 +152,10 @@ fuser_error *fuser_mem_copy_h2d(fuser_rt *rt, uint64_t dst, const void *src,
                                 size_t bytes) {
   CHECK_RT("fuser_mem_copy_h2d");
   if (!bytes) return NULL;
+  if (!src)
+    return fuser_error_create(FUSER_ERROR_INVALID_ARGUMENT,
+                              "fuser_mem_copy_h2d: NULL source for %zu bytes",
+                              bytes);
   fuser_error *e = fr_enter(rt);
   if (e) return e;
   e = rt->drv->copy_h2d(rt->dctx, dst, src, bytes);
@@ -157,6 +167,10 @@ fuser_error *fuser_mem_copy_d2h(fuser_rt *rt, void *dst, uint64_t src,
                                 size_t bytes) {
   CHECK_RT("fuser_mem_copy_d2h");
   if (!bytes) return NULL;
+  if (!dst)
+    return fuser_error_create(FUSER_ERROR_INVALID_ARGUMENT,
+                              "fuser_mem_copy_d2h: NULL destination for %zu "
+                              "bytes", bytes);
   fuser_error *e = fr_enter(rt);
   if (e) return e;
   e = rt->drv->copy_d2h(rt->dctx, dst, src, bytes);

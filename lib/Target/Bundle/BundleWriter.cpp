@@ -360,6 +360,10 @@ FailureOr<std::string> mlir::fuser::writeBundle(ModuleOp module,
     }
     fusions.push_back(std::move(*f));
   }
+  // The string table ends with a NUL byte even when it holds no string (a
+  // module without fusions): readers check that before anything else.
+  if (strings.bytes().empty())
+    strings.get("");
 
   // Layout.
   uint64_t at = kHeaderSize;

@@ -1,0 +1,1 @@
+// No fusion at all: compiles to an empty bundle that loads.
