@@ -10,7 +10,7 @@ config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.fuser_obj_root, "test")
-config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Inputs", "check-example.sh"]
+config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Inputs", "check-example.sh", "check-norm-size.sh"]
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%fuser_src", config.fuser_src_root))
@@ -32,3 +32,8 @@ if ptxas:
     config.substitutions.append(("%ptxas", ptxas))
     llvm_config.with_environment("PATH", os.path.dirname(ptxas), append_path=True)
 llvm_config.with_environment("PATH", config.fuser_tools_dir, append_path=True)
+
+# The runtime's fake CUDA driver (test/runtime): plans run against it log
+# their launches without a GPU.
+config.substitutions.append(
+    ("%fake_cuda", os.path.join(config.fuser_obj_root, "lib", "libfuser_fake_cuda.so")))

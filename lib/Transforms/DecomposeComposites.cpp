@@ -112,7 +112,10 @@ struct DecomposeSoftmax : OpRewritePattern<OpTy> {
   }
 };
 
-/// layer_norm: var_mean (biased), rstd = rsqrt(var + eps),
+/// layer_norm: mean, then the mean of the squared deviations from it (two
+/// passes over the row, which the normalization scheduler keeps in
+/// registers: more exact than Welford's one pass, and a plain sum per lane
+/// instead of Welford's three accumulators), rstd = rsqrt(var + eps),
 /// y = (x - mean) * rstd [* weight] [+ bias].
 struct DecomposeLayerNorm : OpRewritePattern<LayerNormOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -123,12 +126,12 @@ struct DecomposeLayerNorm : OpRewritePattern<LayerNormOp> {
     Value x = e.widen(op.getInput());
     RankedTensorType xType = e.typeOf(x);
     Type f = xType.getElementType();
-    auto vm = VarMeanOp::create(rewriter, loc, x, op.getDims(), /*correction=*/0,
-                                /*keepdim=*/true);
-    Value varEps = AddOp::create(rewriter, loc, vm.getVar(),
-                                 e.scalar(f, op.getEps().convertToDouble()));
+    Value mean = MeanOp::create(rewriter, loc, x, op.getDims(), /*keepdim=*/true);
+    Value centered = SubOp::create(rewriter, loc, x, e.expand(mean, xType));
+    Value squares = MulOp::create(rewriter, loc, centered, centered);
+    Value var = MeanOp::create(rewriter, loc, squares, op.getDims(), /*keepdim=*/true);
+    Value varEps = AddOp::create(rewriter, loc, var, e.scalar(f, op.getEps().convertToDouble()));
     Value rstd = RsqrtOp::create(rewriter, loc, varEps);
-    Value centered = SubOp::create(rewriter, loc, x, e.expand(vm.getMean(), xType));
     Value y = MulOp::create(rewriter, loc, centered, e.expand(rstd, xType));
     if (Value w = op.getWeight())
       y = MulOp::create(rewriter, loc, y, e.broadcastTrailing(e.widen(w), xType));
@@ -136,7 +139,7 @@ struct DecomposeLayerNorm : OpRewritePattern<LayerNormOp> {
       y = AddOp::create(rewriter, loc, y, e.broadcastTrailing(e.widen(b), xType));
     Type statType = op.getMean().getType().getElementType();
     rewriter.replaceOp(op, {e.castTo(y, inType.getElementType()),
-                            e.castTo(vm.getMean(), statType), e.castTo(rstd, statType)});
+                            e.castTo(mean, statType), e.castTo(rstd, statType)});
     return success();
   }
 };

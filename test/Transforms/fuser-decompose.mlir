@@ -43,11 +43,13 @@ func.func @log_softmax(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
 // CHECK-SAME: (%[[X:.*]]: tensor<?x1024xbf16>, %[[W:.*]]: tensor<1024xbf16>, %[[B:.*]]: tensor<1024xbf16>)
 // CHECK-DAG: %[[EPS:.*]] = fuser.constant 9.99999974E-6 : tensor<f32>
 // CHECK-DAG: %[[XF:.*]] = fuser.cast %[[X]] : tensor<?x1024xbf16> to tensor<?x1024xf32>
-// CHECK: %[[VAR:.*]], %[[MEAN:.*]] = fuser.var_mean %[[XF]] dims = [1] correction = 0 keepdim = true : tensor<?x1024xf32> -> tensor<?x1xf32>, tensor<?x1xf32>
-// CHECK: %[[VE:.*]] = fuser.add %[[VAR]], %[[EPS]] : tensor<?x1xf32>, tensor<f32>
-// CHECK: %[[RSTD:.*]] = fuser.rsqrt %[[VE]] : tensor<?x1xf32>
+// CHECK: %[[MEAN:.*]] = fuser.mean %[[XF]] dims = [1] keepdim = true : tensor<?x1024xf32> -> tensor<?x1xf32>
 // CHECK: %[[MB:.*]] = fuser.broadcast %[[MEAN]] dims = [0, 1] : tensor<?x1xf32> -> tensor<?x1024xf32>
 // CHECK: %[[C:.*]] = fuser.sub %[[XF]], %[[MB]]
+// CHECK: %[[SQ:.*]] = fuser.mul %[[C]], %[[C]]
+// CHECK: %[[VAR:.*]] = fuser.mean %[[SQ]] dims = [1] keepdim = true : tensor<?x1024xf32> -> tensor<?x1xf32>
+// CHECK: %[[VE:.*]] = fuser.add %[[VAR]], %[[EPS]] : tensor<?x1xf32>, tensor<f32>
+// CHECK: %[[RSTD:.*]] = fuser.rsqrt %[[VE]] : tensor<?x1xf32>
 // CHECK: %[[RB:.*]] = fuser.broadcast %[[RSTD]] dims = [0, 1] : tensor<?x1xf32> -> tensor<?x1024xf32>
 // CHECK: %[[N:.*]] = fuser.mul %[[C]], %[[RB]]
 // CHECK: %[[WF:.*]] = fuser.cast %[[W]] : tensor<1024xbf16> to tensor<1024xf32>
@@ -70,8 +72,10 @@ func.func @layer_norm(%x: tensor<?x1024xbf16>, %w: tensor<1024xbf16>, %b: tensor
 
 // Without weight and bias, over two trailing dims.
 // CHECK-LABEL: func.func @layer_norm_plain
-// CHECK: fuser.var_mean %{{.*}} dims = [1, 2] correction = 0 keepdim = true : tensor<2x3x4xf64> -> tensor<2x1x1xf64>, tensor<2x1x1xf64>
+// CHECK: fuser.mean %{{.*}} dims = [1, 2] keepdim = true : tensor<2x3x4xf64> -> tensor<2x1x1xf64>
 // CHECK-NOT: fuser.cast
+// CHECK: fuser.mul
+// CHECK: fuser.mean %{{.*}} dims = [1, 2] keepdim = true : tensor<2x3x4xf64> -> tensor<2x1x1xf64>
 // CHECK: fuser.mul
 // CHECK-NOT: fuser.mul
 // CHECK-NOT: fuser.add {{.*}}tensor<2x3x4xf64>

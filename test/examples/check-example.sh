@@ -1,17 +1,25 @@
 #!/bin/sh
-# check-example.sh EXAMPLE.mlir TMP ENTRIES: compiles EXAMPLE for sm_80 and
-# sm_90, checks the PTX has ENTRIES kernels, and that ptxas assembles each
-# with 0 spill bytes and no stack.
+# check-example.sh EXAMPLE.mlir TMP LAUNCHES [DIMS]: compiles EXAMPLE, runs
+# its plan on the fake CUDA driver ($FAKE_CUDA) with the dynamic dims DIMS
+# (comma-separated) and checks that exactly LAUNCHES kernels launch; then
+# checks that ptxas assembles the PTX for sm_80 and sm_90 with 0 spill bytes
+# and no stack. Guarded variants (index widths, misaligned buffers, row
+# lengths) are kernels of the PTX that the plan does not launch for DIMS.
 set -e
-example=$1 tmp=$2 entries=$3
+example=$1 tmp=$2 launches=$3 dims=$4
+name=$(basename "$example" .mlir)
+fuserc compile "$example" -o "$tmp.$name.bundle"
+fuser_rt_replay "$tmp.$name.bundle" ${dims:+--dims "$dims"} --driver "$FAKE_CUDA" \
+  --write-expect "$tmp.$name.log" > /dev/null
+n=$(grep -c '^cuLaunchKernel' "$tmp.$name.log" || true)
+if [ "$n" != "$launches" ]; then
+  echo "$example: $n kernels launched, expected $launches" >&2
+  cat "$tmp.$name.log" >&2
+  exit 1
+fi
 for chip in sm_80 sm_90; do
-  ptx=$tmp.$(basename "$example" .mlir).$chip.ptx
+  ptx=$tmp.$name.$chip.ptx
   fuserc compile "$example" --chip $chip --emit ptx -o "$ptx"
-  n=$(grep -c '^\.visible \.entry' "$ptx")
-  if [ "$n" != "$entries" ]; then
-    echo "$example ($chip): $n kernels, expected $entries" >&2
-    exit 1
-  fi
   if ! report=$(ptxas --gpu-name $chip -v "$ptx" -o /dev/null 2>&1); then
     echo "$example ($chip): ptxas failed:" >&2
     echo "$report" >&2

@@ -184,6 +184,26 @@ Lanes GroupEmitter::emitScalarized(Value v, const Index &idx,
   return {vector::FromElementsOp::create(kb->b, kb->loc, vt, elems), false};
 }
 
+Value GroupEmitter::maskedLoad(Value v, Type elem, AffineExpr offset, unsigned lanes) {
+  if (!loadMask)
+    return kb->load(kb->pointer(v), elem, kb->expander->expand(offset), lanes);
+  OpBuilder &b = kb->b;
+  Type t = lanes > 1 ? Type(VectorType::get({lanes}, elem)) : elem;
+  auto ifOp = scf::IfOp::create(b, kb->loc, TypeRange{t}, loadMask, true);
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+  {
+    // Index arithmetic built here stays here.
+    ExprScope scope(*kb->expander);
+    scf::YieldOp::create(b, kb->loc,
+                         kb->load(kb->pointer(v), elem, kb->expander->expand(offset), lanes));
+  }
+  b.setInsertionPointToStart(&ifOp.getElseRegion().front());
+  scf::YieldOp::create(b, kb->loc,
+                       Value(arith::ConstantOp::create(b, kb->loc, t, b.getZeroAttr(t))));
+  return ifOp.getResult(0);
+}
+
 Lanes GroupEmitter::emit(Value v, const Index &idx, unsigned lanes) {
   auto knownIt = known.find(v);
   if (knownIt != known.end())
@@ -201,9 +221,9 @@ Lanes GroupEmitter::emit(Value v, const Index &idx, unsigned lanes) {
     }
     std::optional<int64_t> stride = laneStride(off);
     if (lanes > 1 && stride && *stride == 1) {
-      result = {kb->load(kb->pointer(v), elem, kb->expander->expand(off), lanes), false};
+      result = {maskedLoad(v, elem, off, lanes), false};
     } else if (lanes == 1 || (stride && *stride == 0)) {
-      result = {kb->load(kb->pointer(v), elem, kb->expander->expand(off), 1), true};
+      result = {maskedLoad(v, elem, off, 1), true};
     } else {
       result = emitScalarized(v, idx, lanes);
     }

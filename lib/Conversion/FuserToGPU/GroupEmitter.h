@@ -103,6 +103,9 @@ protected:
 
   // -- emission ---------------------------------------------------------------
   Lanes emit(Value v, const Index &idx, unsigned lanes);
+  /// Loads input `v` at iteration-space `offset`; under `loadMask`, only
+  /// where the mask holds (zeros elsewhere).
+  Value maskedLoad(Value v, Type elem, AffineExpr offset, unsigned lanes);
   Lanes emitOp(Operation *op, const Index &idx, unsigned lanes);
   Lanes emitScalarized(Value v, const Index &idx, unsigned lanes);
   Value materialize(Lanes x, unsigned lanes);
@@ -145,6 +148,9 @@ protected:
   /// Values computed elsewhere in the kernel (a reduction's result: uniform
   /// over a row, or one per column lane): emit returns them as they are.
   DenseMap<Value, Lanes> known;
+  /// When set (an i1), loads happen only where it holds: the unit being
+  /// emitted may lie past the end of its row.
+  Value loadMask;
   /// Launch condition of the index-width variant being emitted (or null).
   Value variantCondition;
 

@@ -191,6 +191,13 @@ KernelBuilder::KernelBuilder(FusionEmitter &fe, StringRef name,
       [this](unsigned k) { return symbol(k); });
 }
 
+void KernelBuilder::setMaxThreadsPerBlock(int64_t threads) {
+  // 64K registers per block, allocated per thread in multiples of 8.
+  int64_t regs = 65536 / threads / 8 * 8;
+  if (regs < 255)
+    func->setAttr("nvvm.maxnreg", b.getI32IntegerAttr(regs));
+}
+
 Value KernelBuilder::pointer(Value tensor) {
   for (auto [i, v] : llvm::enumerate(inputs))
     if (v == tensor)

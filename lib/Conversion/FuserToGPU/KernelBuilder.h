@@ -156,6 +156,14 @@ public:
   void launch(ArrayRef<Value> grid, ArrayRef<Value> block, Value sharedBytes,
               Value condition, ArrayRef<Value> flags);
 
+  /// The most threads any launch of this kernel has: registers are capped
+  /// at what such a block may use (`.maxnreg`, 64 for 1024 threads), or the
+  /// launch would fail for lack of registers. Not `.maxntid`: with it ptxas
+  /// aims at full occupancy (32 registers for 512 threads) and spills to get
+  /// there. Kernels whose block size is fixed get `.maxntid` from their
+  /// known block size.
+  void setMaxThreadsPerBlock(int64_t threads);
+
   void finish() { gpu::ReturnOp::create(b, loc); }
 
 private:

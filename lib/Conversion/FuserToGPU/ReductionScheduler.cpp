@@ -19,12 +19,20 @@ using namespace mlir::fuser;
 
 /// Rows of at most this many register values per thread stay in registers.
 static constexpr int64_t kPersistentValuesPerThread = 32;
+/// With a row length known only at launch, per thread: every slot's
+/// addresses stay live, and 64-bit ones take twice the registers.
+static int64_t dynamicValuesPerThread(unsigned indexBits) {
+  return indexBits == 64 ? 16 : 32;
+}
 /// The outer kernel's block: 32 threads along the kept dim, 8 along the
 /// reduced ones.
 static constexpr int64_t kOuterX = 32, kOuterY = 8;
 /// Inner reductions with fewer rows than two waves of blocks split rows of
 /// at least this many elements across blocks of this many threads.
 static constexpr int64_t kInnerSplitMinLength = 32768, kInnerSplitThreads = 512;
+/// Threads per row of an inner kernel whose row length is known at launch
+/// and that does not keep the row in registers.
+static constexpr int64_t kMaxDynamicThreads = 512;
 
 ReductionScheduler::ReductionScheduler(FusionEmitter &fe, const Segment &seg,
                                        GroupInfo info)
@@ -71,7 +79,10 @@ void ReductionScheduler::assignIterValues(Value linear, ArrayRef<unsigned> dims,
 void ReductionScheduler::withUnit(Unit &u, function_ref<void()> body) {
   std::swap(kb->expander, u.expander);
   std::swap(memo, u.memo);
+  if (u.masked)
+    loadMask = u.inRange;
   body();
+  loadMask = Value();
   std::swap(memo, u.memo);
   std::swap(kb->expander, u.expander);
 }
@@ -210,7 +221,7 @@ void ReductionScheduler::emitInnerRow(unsigned lanes, Value row, Value valid, Va
     std::swap(kb->expander, unit->expander);
     return unit;
   };
-  if (persistent) {
+  if (persistent && staticThreads) {
     int64_t staticUnits = *ShapeAnalysis::constantValue(reducedSize) / lanes;
     int64_t j = 0;
     for (int64_t first = 0; first < staticUnits; first += staticThreads, ++j) {
@@ -222,6 +233,20 @@ void ReductionScheduler::emitInnerRow(unsigned lanes, Value row, Value valid, Va
         u = arith::MinUIOp::create(b, loc, u, kb->constant(staticUnits - 1));
       }
       unitList.push_back(makeUnit(u, inRange));
+    }
+  } else if (persistent) {
+    // Row length and threads known at launch: a fixed number of slots per
+    // thread, those past the row masked (the plan picks the threads so
+    // that the row fills at least half of them). Masked loads, not clamped
+    // units: the slots' addresses then stay one base plus a stride.
+    int64_t perThread = dynamicValuesPerThread(kb->idxTy.getIntOrFloatBitWidth());
+    for (int64_t j = 0; j < perThread / lanes; ++j) {
+      Value u = arith::AddIOp::create(
+          b, loc, tx, arith::MulIOp::create(b, loc, threadsPerRow, kb->constant(j)));
+      Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, u, units);
+      auto unit = makeUnit(u, inRange);
+      unit->masked = true;
+      unitList.push_back(std::move(unit));
     }
   }
 
@@ -235,7 +260,18 @@ void ReductionScheduler::emitInnerRow(unsigned lanes, Value row, Value valid, Va
         storeOutput(out, sIndex(), lanes, sGuard(inRange));
   };
 
+  // Between passes a persistent row keeps only what it loaded: values
+  // computed from the loads are computed again (cheap next to the memory
+  // traffic), which keeps the registers held across a pass to the row
+  // itself (in the input's own type: a bf16 row takes half the registers).
+  auto forgetComputed = [&] {
+    for (auto &u : unitList)
+      llvm::erase_if(u->memo, [&](const auto &entry) { return !isInput(entry.first.v); });
+  };
+
   for (unsigned lvl = 0; lvl < numLevels; ++lvl) {
+    if (lvl > 0)
+      forgetComputed();
     SmallVector<unsigned> rs;
     for (unsigned i = 0; i < reducers.size(); ++i)
       if (level[i] == lvl)
@@ -333,6 +369,7 @@ void ReductionScheduler::emitInnerRow(unsigned lanes, Value row, Value valid, Va
           storeOutput(out, sIndex(), lanes, sGuard(inRange));
     };
     if (persistent) {
+      forgetComputed();
       for (auto &u : unitList)
         withUnit(*u, [&] { writeLate(u->inRange); });
     } else {
@@ -365,7 +402,7 @@ void ReductionScheduler::emitInnerRow(unsigned lanes, Value row, Value valid, Va
 }
 
 void ReductionScheduler::emitInner(unsigned indexBits, int64_t staticThreads,
-                                   bool persistent, bool split) {
+                                   bool persistent, bool split, Bodies bodies) {
   SmallVector<unsigned> symbols;
   for (unsigned s = 0; s < numSymbols; ++s)
     symbols.push_back(s);
@@ -377,11 +414,13 @@ void ReductionScheduler::emitInner(unsigned indexBits, int64_t staticThreads,
     if (!split || llvm::is_contained(sOutputs, o))
       outputs.push_back(o);
   int64_t rowsPerBlock = staticThreads ? std::max<int64_t>(1, 256 / staticThreads) : 0;
-  // No known block size: with `.maxntid` ptxas aims at a register count for
-  // full occupancy and spills to reach it; the thread count is a constant of
-  // the code anyway.
   KernelBuilder k(fe, fe.newKernelName(), indexBits, inputs, outputs, symbols,
                   /*numFlags=*/1, /*blockSize=*/{}, split ? partials : ArrayRef<Value>{});
+  // Threads per row times rows per block when the plan chooses them: up to
+  // 1024 to hold a row in registers, else up to 512 (leaving a thread up to
+  // 128 registers for its accumulators).
+  k.setMaxThreadsPerBlock(staticThreads ? staticThreads * rowsPerBlock
+                                        : kMaxDynamicThreads);
   kb = &k;
   OpBuilder &b = k.b;
   Location loc = k.loc;
@@ -431,7 +470,11 @@ void ReductionScheduler::emitInner(unsigned indexBits, int64_t staticThreads,
     emitInnerRow(lanes, row, valid, tx, ty, threads, staticThreads, persistent, scratch,
                  splitIndex);
   };
-  if (vectorLanes > 1) {
+  if (bodies == Bodies::VectorOnly) {
+    body(vectorLanes);
+  } else if (bodies == Bodies::ScalarOnly) {
+    body(1);
+  } else if (vectorLanes > 1) {
     Value isVector = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, k.flag(0),
                                            arith::ConstantIntOp::create(b, loc, 0, 32));
     auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, isVector, true);
@@ -455,29 +498,32 @@ void ReductionScheduler::emitInner(unsigned indexBits, int64_t staticThreads,
   OpBuilder &pb = fe.planBuilder;
   Location ploc = fe.loc;
   Value planRows = fe.planExpr(keptSize);
-  Value vecOk = arith::ConstantIntOp::create(pb, ploc, 1, 1);
-  if (vectorLanes > 1) {
-    for (AffineExpr e : divisibility) {
-      Value rem = arith::RemUIOp::create(pb, ploc, fe.planExpr(e), fe.planConstant(vectorLanes));
-      vecOk = arith::AndIOp::create(
-          pb, ploc, vecOk,
-          arith::CmpIOp::create(pb, ploc, arith::CmpIPredicate::eq, rem, fe.planConstant(0)));
-    }
-    for (auto &[buf, bytes] : alignment)
-      vecOk = arith::AndIOp::create(pb, ploc, vecOk,
-                                    IsAlignedOp::create(pb, ploc, fe.buffers.lookup(buf), bytes));
-  }
+  Value vecOk = planVectorOk();
   Value threadsPlan, rowsPlan;
   if (staticThreads) {
     threadsPlan = fe.planConstant(staticThreads);
     rowsPlan = fe.planConstant(rowsPerBlock);
+  } else if (persistent) {
+    // The fewest threads (a power of two, at least 32) whose registers hold
+    // the row.
+    Value need = arith::CeilDivUIOp::create(pb, ploc, fe.planExpr(reducedSize),
+                                            fe.planConstant(dynamicValuesPerThread(indexBits)));
+    threadsPlan = fe.planConstant(32);
+    for (int64_t t = 64; t <= kMaxDynamicThreads; t *= 2) {
+      Value more = arith::CmpIOp::create(pb, ploc, arith::CmpIPredicate::ugt, need,
+                                         fe.planConstant(t / 2));
+      threadsPlan = arith::SelectOp::create(pb, ploc, more, fe.planConstant(t), threadsPlan);
+    }
+    rowsPlan = arith::MaxUIOp::create(
+        pb, ploc, fe.planConstant(1),
+        arith::DivUIOp::create(pb, ploc, fe.planConstant(256), threadsPlan));
   } else {
     // At least 4 units per thread: the smallest power of two >= units/4,
     // between 32 and 1024; enough rows per block for 256 threads.
     Value units = arith::CeilDivUIOp::create(pb, ploc, fe.planExpr(reducedSize),
                                              fe.planConstant(4 * vectorLanes));
     threadsPlan = fe.planConstant(32);
-    for (int64_t t = 64; t <= 1024; t *= 2) {
+    for (int64_t t = 64; t <= kMaxDynamicThreads; t *= 2) {
       Value more = arith::CmpIOp::create(pb, ploc, arith::CmpIPredicate::ugt, units,
                                          fe.planConstant(t / 2));
       threadsPlan = arith::SelectOp::create(pb, ploc, more, fe.planConstant(t), threadsPlan);
@@ -528,6 +574,7 @@ void ReductionScheduler::emitOuter(unsigned indexBits, bool split, Value gridPla
       outputs.push_back(o);
   KernelBuilder k(fe, fe.newKernelName(), indexBits, inputs, outputs, symbols,
                   /*numFlags=*/1, /*blockSize=*/{}, split ? partials : ArrayRef<Value>{});
+  k.setMaxThreadsPerBlock(kOuterX * kOuterY);
   kb = &k;
   OpBuilder &b = k.b;
   Location loc = k.loc;
@@ -770,6 +817,23 @@ void ReductionScheduler::emitOuterCombine(unsigned indexBits, Value gridPlan,
 // Planning
 //===----------------------------------------------------------------------===//
 
+Value ReductionScheduler::planVectorOk() {
+  OpBuilder &pb = fe.planBuilder;
+  Value ok = arith::ConstantIntOp::create(pb, fe.loc, 1, 1);
+  if (vectorLanes == 1)
+    return ok;
+  for (AffineExpr e : divisibility) {
+    Value rem = arith::RemUIOp::create(pb, fe.loc, fe.planExpr(e), fe.planConstant(vectorLanes));
+    ok = arith::AndIOp::create(
+        pb, fe.loc, ok,
+        arith::CmpIOp::create(pb, fe.loc, arith::CmpIPredicate::eq, rem, fe.planConstant(0)));
+  }
+  for (auto &[buf, bytes] : alignment)
+    ok = arith::AndIOp::create(pb, fe.loc, ok,
+                               IsAlignedOp::create(pb, fe.loc, fe.buffers.lookup(buf), bytes));
+  return ok;
+}
+
 LogicalResult ReductionScheduler::run() {
   ref = info.reductions.front()->getOperand(0);
   refShape = info.space;
@@ -831,7 +895,9 @@ LogicalResult ReductionScheduler::run() {
   }
   keptSize = simplify(keptSize, 0, numSymbols);
   reducedSize = simplify(reducedSize, 0, numSymbols);
-  innerStyle = numIterDims == 0 || iterClass.back() == 1;
+  // Reduced dims all of size 1 leave no reduced iteration dim: each row is
+  // one element, an inner kernel without lanes handles it.
+  innerStyle = numIterDims == 0 || iterClass.back() == 1 || reducedIter.empty();
   if (info.kind == GroupKind::Normalization && !innerStyle)
     return seg.ops.front()->emitOpError(
         "normalization along a dim that is not the fastest-varying one is not "
@@ -882,6 +948,8 @@ LogicalResult ReductionScheduler::run() {
   for (AffineExpr e : divisibility)
     if (ShapeAnalysis::constantValue(e))
       vectorLanes = 1;
+  if (reducedIter.empty())
+    vectorLanes = 1;
   if (vectorLanes == 1) {
     divisibility.clear();
     alignment.clear();
@@ -974,13 +1042,51 @@ LogicalResult ReductionScheduler::run() {
       auto withCond = [&](Value c) {
         return widthCond ? arith::AndIOp::create(pb, fe.loc, widthCond, c).getResult() : c;
       };
+      auto negate = [&](Value c) {
+        return arith::XOrIOp::create(pb, fe.loc, c, arith::ConstantIntOp::create(pb, fe.loc, 1, 1))
+            .getResult();
+      };
+      if (!staticK && info.kind == GroupKind::Normalization) {
+        // Row length known at launch: rows of whole vectors that fill the
+        // slots of at least 16 threads, and fit those of 512, stay in
+        // registers; others are read again for each pass (short rows mostly
+        // from L1). Scalar rows never stay: they would hold one mask per
+        // element across the passes, more than the registers hold.
+        if (vectorLanes > 1) {
+          Value length = fe.planExpr(reducedSize);
+          int64_t perThread = dynamicValuesPerThread(w);
+          Value fits = arith::AndIOp::create(
+              pb, fe.loc,
+              arith::CmpIOp::create(pb, fe.loc, arith::CmpIPredicate::uge, length,
+                                    fe.planConstant(16 * perThread)),
+              arith::CmpIOp::create(pb, fe.loc, arith::CmpIPredicate::ule, length,
+                                    fe.planConstant(kMaxDynamicThreads * perThread)));
+          Value keep = arith::AndIOp::create(pb, fe.loc, planVectorOk(), fits);
+          variantCondition = withCond(keep);
+          emitInner(w, 0, /*persistent=*/true, /*split=*/false, Bodies::VectorOnly);
+          variantCondition = withCond(negate(keep));
+        }
+        emitInner(w, 0, /*persistent=*/false);
+        continue;
+      }
       if (maySplit) {
         variantCondition = mustSplit ? widthCond : withCond(innerSplitCond);
         emitInner(w, kInnerSplitThreads, /*persistent=*/false, /*split=*/true);
         if (mustSplit)
           continue;
-        variantCondition = withCond(arith::XOrIOp::create(
-            pb, fe.loc, innerSplitCond, arith::ConstantIntOp::create(pb, fe.loc, 1, 1)));
+        variantCondition = withCond(negate(innerSplitCond));
+      }
+      if (persistent && vectorLanes > 1) {
+        // The row in registers as vectors; the rare misaligned buffer reads
+        // the row again per pass, in scalars (a persistent scalar body would
+        // unroll four times the slots for the same registers).
+        Value vecOk = planVectorOk();
+        variantCondition = withCond(vecOk);
+        emitInner(w, threads, /*persistent=*/true, /*split=*/false, Bodies::VectorOnly);
+        variantCondition = withCond(negate(vecOk));
+        emitInner(w, std::min<int64_t>(threads, kMaxDynamicThreads), /*persistent=*/false,
+                  /*split=*/false, Bodies::ScalarOnly);
+        continue;
       }
       emitInner(w, threads, persistent);
       continue;
@@ -992,18 +1098,7 @@ LogicalResult ReductionScheduler::run() {
     Value planRows = fe.planExpr(keptSize);
     Value maxBlocks = fe.planConstant(fe.target.smCount * (fe.target.maxThreadsPerSM / (kOuterX * kOuterY)));
     Value gridX = arith::MinUIOp::create(pb, fe.loc, tiles, maxBlocks);
-    Value vecOk = arith::ConstantIntOp::create(pb, fe.loc, 1, 1);
-    if (vectorLanes > 1) {
-      for (AffineExpr e : divisibility) {
-        Value rem = arith::RemUIOp::create(pb, fe.loc, fe.planExpr(e), fe.planConstant(vectorLanes));
-        vecOk = arith::AndIOp::create(
-            pb, fe.loc, vecOk,
-            arith::CmpIOp::create(pb, fe.loc, arith::CmpIPredicate::eq, rem, fe.planConstant(0)));
-      }
-      for (auto &[buf, bytes] : alignment)
-        vecOk = arith::AndIOp::create(pb, fe.loc, vecOk,
-                                      IsAlignedOp::create(pb, fe.loc, fe.buffers.lookup(buf), bytes));
-    }
+    Value vecOk = planVectorOk();
     Value flag = arith::IndexCastUIOp::create(pb, fe.loc, pb.getIndexType(), vecOk);
     Value cond = arith::CmpIOp::create(pb, fe.loc, arith::CmpIPredicate::sgt, planRows,
                                        fe.planConstant(0));

@@ -4,9 +4,13 @@
 //  - inner (the reduced dims are the fastest-varying ones): threads of a
 //    block walk a row with vector loads, warp shuffles then shared memory
 //    combine their partials, several rows per block when rows are short.
-//    A normalization keeps its row on chip between reductions: with a static
-//    row length each thread holds its units of the row in registers; with a
-//    dynamic one the row is re-read for each reduction (documented fallback).
+//    A normalization keeps its row in registers between its reductions (each
+//    thread holds its units of the row) for rows of up to 32768 elements;
+//    with a row length known only at launch, a variant with a fixed number
+//    of masked slots per thread does so for rows of 512 to 16384 elements
+//    (8192 with 64-bit indices). Longer or shorter rows, and rows of a
+//    misaligned buffer, are read again for each pass (the documented
+//    fallback).
 //    A reduction with few long rows splits them across blocks and combines
 //    the partials in a second kernel.
 //  - outer (a kept dim is the fastest-varying one): threads run along the
@@ -41,8 +45,11 @@ private:
     SmallVector<std::pair<MemoKey, Lanes>> memo;
     SmallVector<Value> values; ///< iteration dims
     Value inRange;             ///< null when always in range
+    bool masked = false;       ///< loads only where inRange holds
   };
 
+  /// Plan condition: vector accesses are aligned and whole.
+  Value planVectorOk();
   Index sIndex();
   Index rIndex(Value v);
   /// Row-major values of the iteration dims `dims` for linear index `linear`.
@@ -59,8 +66,11 @@ private:
   /// Builds an inner kernel and its launch. `split`: each row's units
   /// divide among `splitsValue` blocks along y that write partials, and a
   /// combine kernel follows.
+  /// Which bodies a kernel has: both, chosen by its vector flag, or only
+  /// the one the plan's launch condition guarantees.
+  enum class Bodies { Both, VectorOnly, ScalarOnly };
   void emitInner(unsigned indexBits, int64_t staticThreads, bool persistent,
-                 bool split = false);
+                 bool split = false, Bodies bodies = Bodies::Both);
   /// One row of an inner kernel; `split` (the block's y index, or null)
   /// restricts it to that block's chunk of the row.
   void emitInnerRow(unsigned lanes, Value row, Value valid, Value tx, Value ty,

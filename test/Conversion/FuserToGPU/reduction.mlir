@@ -26,18 +26,26 @@ func.func @rowsum(%x: tensor<64x1024xf32>) -> tensor<64xf32> {
 
 // softmax of short rows: one warp per row, eight rows per block, the row
 // read once into registers (one 128-bit load per thread) and reused by both
-// reductions and the output.
+// reductions and the output. A misaligned buffer takes a second kernel that
+// reads the row in scalars, once per pass.
 // CHECK-LABEL: gpu.func @softmax_0(
 // CHECK-NOT: workgroup
-// CHECK: scf.if
+// CHECK-NOT: scf.if
 // CHECK: llvm.load {{.*}} : !llvm.ptr -> vector<4xf32>
-// CHECK-NOT: llvm.load {{.*}} vector<4xf32>
+// CHECK-NOT: llvm.load
 // CHECK: gpu.shuffle xor
-// CHECK-NOT: llvm.load {{.*}} vector<4xf32>
+// CHECK-NOT: llvm.load
 // CHECK: llvm.store {{.*}} : vector<4xf32>, !llvm.ptr
-// CHECK: } else {
+// CHECK-LABEL: gpu.func @softmax_1(
+// CHECK-NOT: vector<4xf32>
+// CHECK: llvm.load {{.*}} : !llvm.ptr -> f32
 // CHECK-LABEL: func.func @softmax(
-// CHECK: block(%c32, %c8, %c1)
+// CHECK-DAG: %[[OUT:.*]] = fuser.is_aligned %arg1, 16
+// CHECK-DAG: %[[IN:.*]] = fuser.is_aligned %arg0, 16
+// CHECK: %[[BOTH:.*]] = arith.andi %[[OUT]], %[[IN]]
+// CHECK: fuser.launch @softmax_kernels::@softmax_0 {{.*}}block(%c32, %c8, %c1) smem(%c0) if(%[[BOTH]])
+// CHECK: %[[MIS:.*]] = arith.xori %[[BOTH]], %true
+// CHECK: fuser.launch @softmax_kernels::@softmax_1 {{.*}}block(%c32, %c8, %c1) smem(%c0) if(%[[MIS]])
 func.func @softmax(%x: tensor<256x128xf32>) -> tensor<256x128xf32> {
   %0 = fuser.softmax %x dim = 1 : tensor<256x128xf32>
   return %0 : tensor<256x128xf32>
@@ -137,4 +145,31 @@ func.func @rowsum_dyn(%x: tensor<?x65536xf32>) -> tensor<?xf32> {
 func.func @longsoftmax(%x: tensor<1x1000000xf32>) -> tensor<1x1000000xf32> {
   %0 = fuser.softmax %x dim = 1 : tensor<1x1000000xf32>
   return %0 : tensor<1x1000000xf32>
+}
+
+// -----
+
+// A row length known only at launch: rows of whole vectors from 512 to
+// 16384 elements stay in registers (eight masked slots of four lanes per
+// thread, the threads chosen by the plan, at most 512 of them so that a
+// thread may use 128 registers); other rows are read once per pass.
+// CHECK-LABEL: gpu.func @dynsoftmax_0(
+// CHECK-SAME: nvvm.maxnreg = 128
+// CHECK-COUNT-8: llvm.load {{.*}} -> vector<4xf32>
+// CHECK-NOT: llvm.load
+// CHECK: gpu.shuffle xor
+// CHECK-NOT: llvm.load
+// CHECK-LABEL: gpu.func @dynsoftmax_1(
+// CHECK-LABEL: func.func @dynsoftmax(
+// CHECK: %[[K:.*]] = memref.dim %arg0, %c1
+// CHECK-DAG: %[[SHORT:.*]] = arith.cmpi ule, %[[K]], %c16384
+// CHECK-DAG: %[[LONG:.*]] = arith.cmpi uge, %[[K]], %c512
+// CHECK: %[[FITS:.*]] = arith.andi %[[LONG]], %[[SHORT]]
+// CHECK: %[[KEEP:.*]] = arith.andi %{{.*}}, %[[FITS]]
+// CHECK: fuser.launch @dynsoftmax_kernels::@dynsoftmax_0
+// CHECK: %[[REREAD:.*]] = arith.xori %[[KEEP]], %true
+// CHECK: fuser.launch @dynsoftmax_kernels::@dynsoftmax_1
+func.func @dynsoftmax(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %0 = fuser.softmax %x dim = 1 : tensor<?x?xf32>
+  return %0 : tensor<?x?xf32>
 }
