@@ -18,6 +18,10 @@ ASAN_BUILD ?= build-asan
 FUZZ_BUILD ?= build-fuzz
 # Total seconds of `make fuzz`, split across the targets (fuzz/run.sh).
 FUZZ_SECONDS ?= 60
+# ctest arguments of `make sanitize`. examples/c/embedding-doc builds a
+# program with plain cc, as the guide prints it, against the instrumented
+# libraries, which ASan refuses (its runtime must come first).
+SANITIZE_TESTS ?= -E embedding-doc
 # Paths relative to the source tree in ccache's keys: build-asan/ compiles
 # lib/ with the same flags as build/, and so gets it from the cache.
 export CCACHE_BASEDIR := $(CURDIR)

@@ -48,6 +48,19 @@ LogicalResult mlir::fuser::compileModule(ModuleOp module,
            << " (it needs " << minimumPtxVersion(options.chip) / 10 << "."
            << minimumPtxVersion(options.chip) % 10 << " or newer)";
 
+  // LLVM ignores a PTX feature it does not know, with a warning on stderr,
+  // and would write PTX of another version than the one asked for.
+  static const unsigned knownPtx[] = {32, 40, 41, 42, 43, 50, 60, 61, 62, 63, 64,
+                                      65, 70, 71, 72, 73, 74, 75, 76, 77, 78, 80,
+                                      81, 82, 83, 84, 85, 86, 87, 88, 90};
+  if (!llvm::is_contained(knownPtx, ptx))
+    return emitError(module.getLoc(), "PTX ")
+           << ptx / 10 << "." << ptx % 10
+           << " is not a PTX ISA version this LLVM can write (7.0 to 9.0)";
+  if (options.optLevel > 3)
+    return emitError(module.getLoc(), "optimization level must be 0 to 3, got ")
+           << options.optLevel;
+
   CompileOptions pipeline;
   pipeline.chip = options.chip;
   pipeline.ptx = ptx;

@@ -14,6 +14,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -286,6 +287,20 @@ struct SegmentPass : fuser::impl::SegmentPassBase<SegmentPass> {
     for (auto fusion : getOperation().getOps<func::FuncOp>()) {
       if (fusion.isExternal() || fusion->hasAttr("fuser.plan"))
         continue;
+      // Kernels are named after their fusion, and PTX names are identifiers:
+      // LLVM aborts on some other characters and writes PTX that ptxas
+      // rejects for others ('.', a leading digit).
+      StringRef name = fusion.getSymName();
+      if (name.empty() || llvm::isDigit(name.front()) ||
+          !llvm::all_of(name, [](char c) {
+            return llvm::isAlnum(c) || c == '_' || c == '$';
+          })) {
+        fusion.emitError("fusion name '")
+            << name
+            << "' is not a PTX identifier: use letters, digits, '_' and '$', "
+               "not starting with a digit";
+        return signalPassFailure();
+      }
       FailureOr<ShapeAnalysis> shapes = ShapeAnalysis::analyze(fusion);
       if (failed(shapes) || failed(Segmenter(fusion, *shapes).run(dump, dot)))
         return signalPassFailure();
