@@ -260,11 +260,16 @@ void ReductionScheduler::emitInnerRow(unsigned lanes, Value row, Value valid, Va
         storeOutput(out, sIndex(), lanes, sGuard(inRange));
   };
 
-  // Between passes a persistent row keeps only what it loaded: values
-  // computed from the loads are computed again (cheap next to the memory
-  // traffic), which keeps the registers held across a pass to the row
-  // itself (in the input's own type: a bf16 row takes half the registers).
+  // Between passes a persistent row of more than 16 values per thread
+  // keeps only what it loaded: values computed from the loads are computed
+  // again, which keeps the registers held across a pass to the row itself
+  // (in the input's own type: a bf16 row takes half the registers). Shorter
+  // rows keep everything (softmax's exponentials are not computed twice).
+  bool keepComputed = unitList.size() * lanes <= 16 && !unitList.empty() &&
+                      !unitList.front()->masked;
   auto forgetComputed = [&] {
+    if (keepComputed)
+      return;
     for (auto &u : unitList)
       llvm::erase_if(u->memo, [&](const auto &entry) { return !isInput(entry.first.v); });
   };
