@@ -367,6 +367,36 @@ FUSER_API fuser_error *fuser_fusion_infer_dims(const fuser_fusion *fusion,
  * first fuser_run. Idempotent, thread safe. */
 FUSER_API fuser_error *fuser_fusion_prepare(const fuser_fusion *fusion);
 
+/* ---- what a bundle holds (for tools such as `fuserc inspect`) ---------- */
+
+/* A module of a bundle: PTX text, or the emulator's MLIR text. */
+typedef struct fuser_module_info {
+  const char *name;
+  fuser_module_kind kind;
+  const char *data; /* `size` bytes, the last one NUL; owned by the bundle */
+  uint64_t size;
+} fuser_module_info;
+
+FUSER_API size_t fuser_bundle_num_modules(const fuser_bundle *bundle);
+/* Fills `out` with module i (its strings and data borrowed from the
+ * bundle); returns 0 when i is out of range, else 1. */
+FUSER_API int fuser_bundle_module(const fuser_bundle *bundle, size_t i,
+                                  fuser_module_info *out);
+/* Index of the fusion's PTX module in its bundle. */
+FUSER_API size_t fuser_fusion_ptx_module(const fuser_fusion *fusion);
+/* The fusion's launch records (docs/bundle.md); some are guarded variants
+ * that a given call may not run. */
+FUSER_API size_t fuser_fusion_num_launch_records(const fuser_fusion *fusion);
+/* The kernel of launch record i; NULL when out of range. */
+FUSER_API const char *fuser_fusion_launch_kernel(const fuser_fusion *fusion,
+                                                 size_t i);
+/* Writes the fusion's plan program as text into `buffer` (at most `size`
+ * bytes, NUL-terminated when size > 0), one instruction per line, in the
+ * notation of docs/bundle.md. Returns the length of the whole text (as
+ * snprintf does: call with size 0 to learn it). */
+FUSER_API size_t fuser_fusion_plan_text(const fuser_fusion *fusion,
+                                        char *buffer, size_t size);
+
 /* ======================================================================== */
 /* Running                                                                   */
 /* ======================================================================== */

@@ -1,7 +1,7 @@
 /*===- fuserc.c - the fuser command-line driver ---------------------------===*\
 |*                                                                            *|
 |* fuserc compile IN.mlir -o OUT [options]   compile fusions to a bundle      *|
-|* fuserc inspect BUNDLE                     show fusions, kernels and plans  *|
+|* fuserc inspect IN.mlir|BUNDLE [options]   show kernels, plans, launches    *|
 |* fuserc run IN.mlir|BUNDLE [options]       run fusions on a GPU or the CPU  *|
 |*                                                                            *|
 |* Built on fuser's C API and runtime, as an embedder would use them.         *|
@@ -19,7 +19,8 @@ static void usage(FILE *out) {
         "  fuserc compile IN.mlir -o OUT [--chip sm_80|sm_89|sm_90|sm_100] [--ptx N]\n"
         "                 [--fast-math] [--index-bits 0|32|64] [--opt-level N]\n"
         "                 [--emit bundle|ptx|mlir] [--no-emulation] [--dump-stages DIR]\n"
-        "  fuserc inspect BUNDLE\n"
+        "  fuserc inspect IN.mlir|BUNDLE [--fusion NAME] [--dims D,D,...] [--plan]\n"
+        "                 [--ptx] [--ptxas PATH | --no-ptxas] [compile options]\n"
         "  fuserc run IN.mlir|BUNDLE [--device cuda|cpu|auto] [--fusion NAME]\n"
         "                 [--input NAME=FILE.npy]... [--random SEED] [--dims D,D,...]\n"
         "                 [--output-dir DIR] [compile options]\n"

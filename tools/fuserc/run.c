@@ -283,15 +283,28 @@ static int runFusion(fuser_rt *rt, const fuser_fusion *fusion, const RunFlags *f
                         "--input %s=FILE.npy, or --random SEED)\n", n, fname, n);
         goto done;
       }
-  /* Dynamic dims: --dims gives them all; else argument files give theirs
-   * and the fusion computes the results'. */
+  /* Dynamic dims: --dims gives them all, or the arguments' only; else
+   * argument files give theirs. The fusion computes the results'. */
   if (f->dims) {
     int n = parseDims(f->dims, dims, 256);
     if (n < 0)
       goto done;
-    if ((size_t)n != numDims) {
-      fprintf(stderr, "fuserc: error: fusion '%s' has %zu dynamic dims, --dims gives %d\n",
-              fname, numDims, n);
+    size_t argDims = 0;
+    for (size_t k = 0; k < numDims; ++k)
+      argDims += fuser_fusion_dyn_dim(fusion, k)->tensor < numArgs;
+    if ((size_t)n == argDims && argDims < numDims) {
+      int64_t given[256];
+      memcpy(given, dims, sizeof given);
+      for (size_t k = 0, j = 0; k < numDims; ++k)
+        dims[k] = fuser_fusion_dyn_dim(fusion, k)->tensor < numArgs ? given[j++] : 0;
+    } else if ((size_t)n != numDims) {
+      if (argDims == numDims)
+        fprintf(stderr, "fuserc: error: fusion '%s' has %zu dynamic dims, --dims gives %d\n",
+                fname, numDims, n);
+      else
+        fprintf(stderr, "fuserc: error: fusion '%s' has %zu dynamic dims (%zu of its "
+                        "arguments), --dims gives %d\n",
+                fname, numDims, argDims, n);
       goto done;
     }
   }
