@@ -198,9 +198,28 @@ static void printElementwiseTypes(OpAsmPrinter &p, Operation *op, Type a,
       DictionaryAttr attributes, OpaqueProperties properties,                  \
       RegionRange regions, SmallVectorImpl<Type> &inferred)
 
+/// The custom parser infers the result type before the operand type
+/// constraints are checked, so inference must not assume them: a scalar
+/// operand (`: tensor<4xf32>, f32`) crashed it (found by fuzz_ir).
+static LogicalResult checkRankedTensors(std::optional<Location> loc,
+                                        StringRef opName, ValueRange operands,
+                                        size_t atLeast) {
+  if (operands.size() < atLeast)
+    return emitOptionalError(loc, "'fuser.", opName, "' op takes at least ",
+                             atLeast, " operands, got ", operands.size());
+  for (auto [i, v] : llvm::enumerate(operands))
+    if (!isa<RankedTensorType>(v.getType()))
+      return emitOptionalError(loc, "'fuser.", opName, "' op operand #", i,
+                               " must be a ranked tensor, got ", v.getType());
+  return success();
+}
+
 // Unary predicates: i1 of the operand's shape.
 #define FUSER_INFER_PREDICATE(OP)                                              \
   FUSER_INFER_SIGNATURE(OP) {                                                  \
+    if (failed(checkRankedTensors(loc, getOperationName().drop_front(6),       \
+                                  operands, 1)))                               \
+      return failure();                                                        \
     auto t = cast<RankedTensorType>(operands[0].getType());                   \
     inferred.push_back(t.clone(IntegerType::get(context, 1)));                \
     return success();                                                          \
@@ -212,6 +231,9 @@ FUSER_INFER_PREDICATE(IsFiniteOp)
 // Binary ops whose result has the operand element type.
 #define FUSER_INFER_BINARY(OP)                                                 \
   FUSER_INFER_SIGNATURE(OP) {                                                  \
+    if (failed(checkRankedTensors(loc, getOperationName().drop_front(6),       \
+                                  operands, 2)))                               \
+      return failure();                                                        \
     return inferElementwise(loc, getOperationName().drop_front(6), operands,   \
                             operands, elementTypeOf(operands[0]), inferred);  \
   }
@@ -234,6 +256,9 @@ FUSER_INFER_BINARY(FmaOp)
 // Comparisons: i1 result.
 #define FUSER_INFER_COMPARE(OP)                                                \
   FUSER_INFER_SIGNATURE(OP) {                                                  \
+    if (failed(checkRankedTensors(loc, getOperationName().drop_front(6),       \
+                                  operands, 2)))                               \
+      return failure();                                                        \
     return inferElementwise(loc, getOperationName().drop_front(6), operands,   \
                             operands, IntegerType::get(context, 1), inferred); \
   }
@@ -245,6 +270,8 @@ FUSER_INFER_COMPARE(GtOp)
 FUSER_INFER_COMPARE(GeOp)
 
 FUSER_INFER_SIGNATURE(WhereOp) {
+  if (failed(checkRankedTensors(loc, "where", operands, 3)))
+    return failure();
   return inferElementwise(loc, "where", operands, operands.drop_front(),
                           elementTypeOf(operands[1]), inferred);
 }
