@@ -1,0 +1,1 @@
+"""fuser's PyTorch oracle (docs/oracle.md)."""

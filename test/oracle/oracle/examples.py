@@ -1,0 +1,276 @@
+"""Every example fusion in examples/*.mlir, at its own size, run exactly as
+a user would: `fuserc run examples/X.mlir --device cpu --random SEED`
+(fuserc fills the inputs; values.fuserc_random regenerates the same values
+here), so a failure's reproducer is that one line.
+
+Each example has a reference below, written with PyTorch in f64 (or in f32
+eager where fuser must agree bit for bit: chains of +, -, *, / that fuser
+neither reorders nor contracts). An example without a reference fails the
+suite: add one when you add an example."""
+
+import glob
+import os
+import re
+
+import numpy as np
+import torch
+
+from . import normalization, reductions
+from .core import (Exact, Expect, Part, Result, Ulps, from_f64, from_torch, to_f64, to_torch,
+                   torch_dtype, HALF_TYPES)
+from .values import fuserc_random, fuserc_random_at
+
+EXACT = Exact()
+U32 = 2.0 ** -24
+
+# Sizes of the dynamic dims (--dims: every ? of the arguments, then of the
+# results, in order).
+DIMS = {
+    "dynamic_dims": [1000, 999, 1000, 999, 1000, 999],
+    "log_softmax": [64, 64],
+    "var_mean": [1000, 1000, 1000],
+}
+
+
+def parse_signature(text):
+    """[(name, dims, type)] of the arguments and [(dims, type)] of the
+    results of the first func.func in text (dims: ints, None for ?)."""
+    m = re.search(r"func\.func\s+@(\w+)\((.*?)\)\s*->\s*(.*?)\{", text, re.S)
+    if not m:
+        raise ValueError("no func.func")
+
+    def ty(s):
+        parts = s.split("x")
+        return [None if p == "?" else int(p) for p in parts[:-1]], parts[-1]
+    args = [(n,) + ty(t) for n, t in re.findall(r"%(\w+)\s*:\s*tensor<([^>]*)>", m.group(2))]
+    results = [ty(t) for t in re.findall(r"tensor<([^>]*)>", m.group(3))]
+    return m.group(1), args, results
+
+
+def _t(a, t):
+    return to_torch(a, t)
+
+
+def _f64(a, t):
+    return torch.from_numpy(to_f64(a, t))
+
+
+def _gelu_atol(h64):
+    return np.abs(h64.numpy()) * 2.0 ** -23
+
+
+# Each reference: inputs (name -> storage array) -> [(want, rule, alts)]
+def ref_add_mul_chain(i):
+    x, row, col, alpha = (_t(i[k], "f32") for k in ("x", "row", "col", "alpha"))
+    y = (x + row) * col * alpha + x          # f32 eager, the same four roundings
+    return [(from_torch(y, "f32"), EXACT, [])]
+
+
+def ref_bf16_scale_tanh(i):
+    x, y = _f64(i["x"], "bf16"), _f64(i["y"], "bf16")
+    th = torch.tanh(x * 0.5)
+    r = th + y
+    # f32 tanh (1 ulp of f32) and add, then one bf16 rounding: 1 bf16 ulp,
+    # or the f32 errors where tanh and y cancel
+    atol = (2 * U32 * (th.abs() + y.abs())).numpy()
+    return [(from_f64(r.numpy(), "bf16"), Ulps(1, atol), [])]
+
+
+def ref_bias_gelu(i):
+    h = _t(i["x"], "f32") + _t(i["bias"], "f32")   # exact f32 add, as fuser
+    h64 = h.double()
+    g = torch.nn.functional.gelu(h64, approximate="tanh")
+    g32 = torch.nn.functional.gelu(h, approximate="tanh")
+    # as elementwise/gelu_tanh: 4 ulp of PyTorch f32, or 1 ulp of PyTorch f64
+    # plus the cancellation of 1 + tanh(..) in f32
+    return [(from_torch(g32, "f32"), Ulps(4),
+             [(from_f64(g.numpy(), "f32"), Ulps(1, _gelu_atol(h64)), "PyTorch f64")])]
+
+
+def ref_column_sum(i):
+    return [_sum_ref(_f64(i["x"], "f32"), 0)]
+
+
+def _sum_ref(x64, dim):
+    n = x64.shape[dim]
+    s = x64.sum(dim=dim)
+    tol = (n * U32 * x64.abs().sum(dim=dim)).numpy()
+    return (from_f64(s.numpy(), "f32"), Ulps(1, tol), [])
+
+
+def ref_dynamic_dims(i):
+    x, y, s = (_t(i[k], "f32") for k in ("x", "y", "s"))
+    a = (x - y) * s                          # exact f32 steps
+    e64 = torch.exp(a.double())
+    return [(from_f64(e64.numpy(), "f32"), Ulps(1), [])]
+
+
+def ref_layer_norm(i):
+    refs, mt, alts = normalization.layer_norm_ref(i["x"], "bf16", 1, i["w"], i["b"], 1e-5)
+    return [(w, r, alts[k:k + 1]) for k, (w, r) in enumerate(refs)]
+
+
+def ref_layer_norm_manual(i):
+    refs, mt, alts = normalization.layer_norm_ref(i["x"], "f32", 1, i["w"], i["b"], 1e-5)
+    return [(refs[0][0], refs[0][1], alts[0:1])]
+
+
+def ref_log_softmax(i):
+    want, rule, alts = normalization.softmax_ref(i["x"], "f32", 1, log=True)
+    return [(want, rule, alts)]
+
+
+def ref_permute_add(i):
+    x, y = _t(i["x"], "f32"), _t(i["y"], "f32")
+    return [(from_torch(x.permute(0, 2, 1) + y, "f32"), EXACT, [])]
+
+
+def ref_rms_norm(i):
+    want, rule, alts = normalization.rms_norm_ref(i["x"], "bf16", 1, i["w"], 1e-6)
+    return [(want, rule, alts)]
+
+
+def ref_silu(i):
+    x = _f64(i["x"], "f32")
+    # f32 sigmoid (1 ulp) then an f32 multiply: within 2 ulp of the exact value
+    return [(from_f64((x * torch.sigmoid(x)).numpy(), "f32"), Ulps(2), [])]
+
+
+def ref_softmax(i):
+    want, rule, alts = normalization.softmax_ref(i["x"], "f32", 1)
+    return [(want, rule, alts)]
+
+
+def ref_two_kernels(i):
+    x = _t(i["x"], "f32")
+    y = x / x.amax(dim=1, keepdim=True)      # exact f32 division, as fuser
+    return [_sum_ref(y.double(), 0)]
+
+
+def ref_two_outputs(i):
+    x, b = _t(i["x"], "f16").float(), _t(i["bias"], "f16").float()
+    pre = (x + b).half()                     # f32 add, one f16 rounding
+    return [(from_torch(pre, "f16"), EXACT, []), (from_torch(torch.relu(pre.float()).half(), "f16"), EXACT, [])]
+
+
+def ref_var_mean(i):
+    refs = reductions.reference("var_mean", i["x"], "f32", [1], False, 1)
+    return [(w, r, []) for w, _, r in refs]
+
+
+REFERENCES = {k[4:]: v for k, v in globals().items() if k.startswith("ref_")}
+
+# Examples whose results are computed row by row along dim 0: their
+# references are computed (and compared) a block of rows at a time, which
+# keeps the float64 temporaries of an 8192x4096 example small.
+ROWWISE = {"add_mul_chain", "bf16_scale_tanh", "bias_gelu", "dynamic_dims", "layer_norm",
+           "layer_norm_manual", "log_softmax", "permute_add", "rms_norm", "silu", "softmax",
+           "two_outputs", "var_mean"}
+CHUNK_ELEMENTS = 1 << 22
+
+
+class FileCase:
+    """A case run from an existing .mlir file with fuserc's own --random
+    inputs; `expect(seed)` gives the parts to compare (results only)."""
+
+    def __init__(self, name, path, extra, expect, alone=True):
+        self.name, self.path, self.extra, self.expect = name, path, list(extra), expect
+        self.alone = alone
+        self.parts = []
+
+
+# Row-wise examples check at most this many elements: the first and the
+# last blocks of rows and evenly spaced blocks between them (fuserc computes
+# every row; regenerating its inputs and the float64 reference for all of an
+# 8192x4096 example would cost the oracle more than the emulation does).
+CHECK_ELEMENTS = 1 << 22
+# column_sum checks this many of its 1024 columns (each one whole).
+CHECK_COLUMNS = 64
+
+
+def _blocks(rows, row_elems):
+    step = max(1, CHUNK_ELEMENTS // max(1, row_elems))
+    blocks = [(r, min(rows, r + step)) for r in range(0, rows, step)]
+    keep = max(2, CHECK_ELEMENTS // max(1, step * row_elems))
+    if len(blocks) > keep:
+        pick = sorted(set(np.linspace(0, len(blocks) - 1, keep).round().astype(int)))
+        blocks = [blocks[i] for i in pick]
+    return [slice(a, b) for a, b in blocks]
+
+
+def _expect_for(path, stem):
+    def expect(seed):
+        """[(result index, row slice or column index array or None, Result)]:
+        what each checked block of each result must be."""
+        with open(path) as f:
+            text = f.read()
+        fname, args, results = parse_signature(text)
+        dims = list(DIMS.get(stem, []))
+        shapes, offsets, off = {}, {}, 0
+        for name, ds, t in args:
+            shape = tuple(d if d is not None else dims.pop(0) for d in ds)
+            shapes[name], offsets[name] = (shape, t), off
+            off += int(np.prod(shape)) if shape else 1
+        ref = REFERENCES.get(stem)
+        if ref is None:
+            raise KeyError("examples/%s.mlir has no reference in test/oracle/oracle/examples.py"
+                           % stem)
+        first = shapes[args[0][0]][0]
+        rows = first[0] if first else 1
+        row_elems = int(np.prod(first[1:])) if len(first) > 1 else 1
+
+        def gen(name, sl=None, cols=None):
+            shape, t = shapes[name]
+            if cols is not None:  # whole columns of a 2-D argument
+                idx = (np.arange(shape[0])[:, None] * shape[1] + cols[None, :]).reshape(-1)
+                return fuserc_random_at(t, seed, offsets[name], idx).reshape(shape[0], len(cols))
+            if sl is not None and len(shape) == len(first) and shape and shape[0] == rows:
+                per = int(np.prod(shape[1:])) if len(shape) > 1 else 1
+                return fuserc_random(t, (sl.stop - sl.start,) + shape[1:], seed,
+                                     offsets[name] + sl.start * per)[0]
+            return fuserc_random(t, shape, seed, offsets[name])[0]
+
+        checks = []
+        if stem == "column_sum":
+            cols = np.unique(np.linspace(0, first[1] - 1, CHECK_COLUMNS).round().astype(np.int64))
+            blocks = [("cols", cols)]
+        elif stem in ROWWISE and first:
+            blocks = [("rows", sl) for sl in _blocks(rows, row_elems)]
+        else:
+            blocks = [(None, None)]
+        shared = {}
+        for kind, sel in blocks:
+            chunk = {}
+            for name, _, _ in args:
+                if kind == "cols":
+                    chunk[name] = gen(name, cols=sel)
+                elif kind == "rows":
+                    shape, _ = shapes[name]
+                    sliced = len(shape) == len(first) and shape and shape[0] == rows
+                    if not sliced and name not in shared:
+                        shared[name] = gen(name)
+                    chunk[name] = gen(name, sl=sel) if sliced else shared[name]
+                else:
+                    chunk[name] = gen(name)
+            outs = ref(chunk)
+            if len(outs) != len(results):
+                raise ValueError("%s: the reference gives %d results, the fusion %d"
+                                 % (stem, len(outs), len(results)))
+            for k, ((want, rule, alts), (ds, t)) in enumerate(zip(outs, results)):
+                ty = "tensor<%s%s>" % ("".join(("?" if d is None else str(d)) + "x" for d in ds), t)
+                exp = Expect(np.array(want, order="C"), rule, None,
+                             [(np.array(a[0], order="C"),) + tuple(a[1:]) for a in alts])
+                checks.append((k, sel, Result("%d" % k, ty, t, exp)))
+        return checks
+    return expect
+
+
+def cases(rng_for, root):
+    out = []
+    for path in sorted(glob.glob(os.path.join(root, "examples", "*.mlir"))):
+        stem = os.path.splitext(os.path.basename(path))[0]
+        extra = []
+        if stem in DIMS:
+            extra = ["--dims", ",".join(map(str, DIMS[stem]))]
+        out.append(FileCase("examples/" + stem, path, extra, _expect_for(path, stem)))
+    return out

@@ -1,0 +1,289 @@
+"""softmax, log_softmax, layer_norm and rms_norm: every float type, inner
+and outer dims, rows of every length of issue 6 (and many counts), keepdim
+outputs, dynamic dims; NaN, infinities and huge values inside rows
+(inf through softmax), f16/bf16 inputs whose f16/bf16 intermediates would
+overflow (fuser computes them in f32, as documented).
+
+References: PyTorch in f64 on the same values (torch.softmax,
+torch.log_softmax, torch.native_layer_norm; rms_norm written out since
+PyTorch 1.13 has no rms_norm), rounded once to the output type. Bounds:
+docs/oracle.md."""
+
+import math
+
+import numpy as np
+import torch
+
+from . import values
+from .core import (FLOAT_TYPES, HALF_TYPES, Case, PartBuilder, Ulps, from_f64,
+                   mlir_type, to_f64)
+from .reductions import SWEEP
+
+U = {"f16": 2.0 ** -24, "bf16": 2.0 ** -24, "f32": 2.0 ** -24, "f64": 2.0 ** -53}
+
+
+def _bind(fn, *a):
+    return lambda: fn(*a)
+
+
+def _growth(n):
+    """How many roundings a row of n contributes at most in practice: a
+    per-thread chain plus the tree (see docs/oracle.md)."""
+    return 16 + 2 * math.log2(max(n, 2)) + math.sqrt(n) / 8
+
+
+def softmax_ref(x, t, dim, log=False):
+    f = torch.from_numpy(to_f64(x, t))
+    y = torch.log_softmax(f, dim) if log else torch.softmax(f, dim)
+    n = x.shape[dim]
+    if n == 0:
+        return from_f64(y.numpy(), t), Ulps(0), []
+    m = f.amax(dim=dim, keepdim=True)
+    u = U[t]
+    g = _growth(n)
+    if log:
+        # absolute: |x - m| and log(sum) each carry relative error g*u
+        lse = (y - (f - m)).abs()
+        atol = (u * ((f - m).abs() * 2 + lse * g + 4)).numpy()
+    else:
+        # relative: exp(x - m) is off by |x - m| * u (the rounded argument),
+        # the sum by g * u
+        atol = (u * ((f - m).abs() + g) * y.abs()).numpy()
+    atol = np.nan_to_num(atol, nan=0.0, posinf=0.0)
+    return from_f64(y.numpy(), t), Ulps(1, atol), _f32_alt(
+        lambda g: torch.log_softmax(g, dim) if log else torch.softmax(g, dim), x, t, Ulps(1, atol))
+
+
+def _f32_alt(fn, x, t, rule, *more):
+    """PyTorch computing at the op's type (f32 for f16/bf16), rounded to t:
+    an f32 intermediate that overflows (x * x of 1e37, a variance of 1e74)
+    gives the same inf/NaN as in fuser, where the f64 reference has none."""
+    if t == "f64":
+        return []
+    ct = torch.float32
+    args = [torch.from_numpy(to_f64(a, t)).to(ct) if a is not None else None for a in (x,) + more]
+    out = fn(*args)
+    outs = out if isinstance(out, tuple) else (out,)
+    return [(from_f64(o.double().numpy(), t if i == 0 else ("f32" if t in HALF_TYPES else t)),
+             rule if not isinstance(rule, list) else rule[i], "PyTorch f32") for i, o in enumerate(outs)]
+
+
+def layer_norm_ref(x, t, nd, w, b, eps):
+    """(y, mean, rstd) of torch.native_layer_norm over the last nd dims."""
+    f = torch.from_numpy(to_f64(x, t))
+    shape = x.shape[-nd:] if nd else ()
+    wf = torch.from_numpy(to_f64(w, t)) if w is not None else None
+    bf = torch.from_numpy(to_f64(b, t)) if b is not None else None
+    y, mean, rstd = torch.native_layer_norm(f, list(shape), wf, bf, eps)
+    n = int(np.prod(shape))
+    u = U[t]
+    g = _growth(n)
+    # mean and rstd: relative g*u (Welford); y = (x - mean) * rstd * w + b
+    wa = wf.abs() if wf is not None else 1.0
+    ba = bf.abs() if bf is not None else 0.0
+    scale = (f - mean).abs() * rstd * wa
+    # y's own roundings and rstd's relative error, the bias, and the mean's
+    # error, which moves every x - mean by g*u*mean(|x|)
+    mabs = f.abs().mean(dim=tuple(range(f.dim() - nd, f.dim())), keepdim=True)
+    aty = u * (scale * (g + 4) + ba * 2 + g * mabs * rstd * wa + 4 * y.abs())
+    mt = "f32" if t in HALF_TYPES else t
+    um = U[mt]
+    atm = (um * g * f.abs().mean(dim=tuple(range(f.dim() - nd, f.dim())), keepdim=True)).numpy()
+    # Welford's variance carries u * |mean| / sigma besides its own roundings
+    # (a mean of 1000 and a spread of 0.01 cost PyTorch's f32 layer_norm
+    # 3e-4 of rstd as well)
+    kappa = mean.abs() * rstd
+    atr = (um * rstd.abs() * (2 * g + 8 * kappa)).numpy()
+    rules = [Ulps(1, np.nan_to_num(aty.numpy())), Ulps(1, np.nan_to_num(atm)),
+             Ulps(1, np.nan_to_num(atr))]
+    alts = _f32_alt(lambda a, ww, bb: torch.native_layer_norm(a, list(shape), ww, bb, eps),
+                    x, t, rules, w, b)
+    return [(from_f64(y.numpy(), t), rules[0]), (from_f64(mean.numpy(), mt), rules[1]),
+            (from_f64(rstd.numpy(), mt), rules[2])], mt, alts
+
+
+def rms_norm_ref(x, t, nd, w, eps):
+    f = torch.from_numpy(to_f64(x, t))
+    dims = tuple(range(f.dim() - nd, f.dim()))
+    ms = (f * f).mean(dim=dims, keepdim=True)
+    r = torch.rsqrt(ms + eps)
+    y = f * r
+    if w is not None:
+        y = y * torch.from_numpy(to_f64(w, t))
+    n = int(np.prod(x.shape[-nd:]))
+    atol = (U[t] * (_growth(n) + 4) * y.abs()).numpy()
+    rule = Ulps(1, np.nan_to_num(atol))
+
+    def formula(a, ww):
+        r = a * torch.rsqrt((a * a).mean(dim=dims, keepdim=True) + eps)
+        return r * ww if ww is not None else r
+    return from_f64(y.numpy(), t), rule, _f32_alt(formula, x, t, rule, w)
+
+
+# ---------------------------------------------------------------------------
+# Parts
+# ---------------------------------------------------------------------------
+
+def softmax_part(label, t, x, dim, log=False, dyn=None):
+    pb = PartBuilder(label)
+    D = dyn if dyn is not None else x.shape
+    tx = pb.arg("x", x, t, D)
+    op = "log_softmax" if log else "softmax"
+    pb.line("%%0 = fuser.%s %%x dim = %d : %s" % (op, dim, tx))
+    want, rule, alts = softmax_ref(x, t, dim, log)
+    pb.result("0", x.shape, t, want, rule, dims=D, alts=alts)
+    return pb.part()
+
+
+def layer_norm_part(label, t, x, nd, weight=True, bias=True, eps=1e-5, rng=None, dyn=None):
+    pb = PartBuilder(label)
+    D = dyn if dyn is not None else x.shape
+    tx = pb.arg("x", x, t, D)
+    nshape = x.shape[x.ndim - nd:]
+    ndims = D[len(D) - nd:]
+    w = values.random(t, nshape, rng, "normal") if weight else None
+    b = values.random(t, nshape, rng, "normal") if bias else None
+    types = [tx]
+    ops = ""
+    if weight:
+        types.append(pb.arg("w", w, t, ndims))
+        ops += " weight %w"
+    if bias:
+        types.append(pb.arg("b", b, t, ndims))
+        ops += " bias %b"
+    refs, mt, alts = layer_norm_ref(x, t, nd, w, b, eps)
+    kshape = x.shape[:x.ndim - nd] + (1,) * nd
+    kdims = tuple(D[:len(D) - nd]) + (1,) * nd
+    ty, tm = mlir_type(D, t), mlir_type(kdims, mt)
+    dims = list(range(x.ndim - nd, x.ndim))
+    pb.line("%%y, %%m, %%r = fuser.layer_norm %%x%s dims = %s eps = %.9e : (%s) -> (%s, %s, %s)" % (
+        ops, dims, eps, ", ".join(types), ty, tm, tm))
+    for k, (nm, shp, ty_, dm) in enumerate([("y", x.shape, t, D), ("m", kshape, mt, kdims),
+                                             ("r", kshape, mt, kdims)]):
+        pb.result(nm, shp, ty_, refs[k][0], refs[k][1], dims=dm, alts=alts[k:k + 1])
+    return pb.part()
+
+
+def rms_norm_part(label, t, x, nd, weight=True, eps=1e-6, rng=None, dyn=None):
+    pb = PartBuilder(label)
+    D = dyn if dyn is not None else x.shape
+    tx = pb.arg("x", x, t, D)
+    nshape = x.shape[x.ndim - nd:]
+    w = values.random(t, nshape, rng, "normal") if weight else None
+    types = [tx]
+    ops = ""
+    if weight:
+        types.append(pb.arg("w", w, t, D[len(D) - nd:]))
+        ops = " weight %w"
+    want, rule, alts = rms_norm_ref(x, t, nd, w, eps)
+    dims = list(range(x.ndim - nd, x.ndim))
+    pb.line("%%0 = fuser.rms_norm %%x%s dims = %s eps = %.9e : (%s) -> %s" % (
+        ops, dims, eps, ", ".join(types), tx))
+    pb.result("0", x.shape, t, want, rule, dims=D, alts=alts)
+    return pb.part()
+
+
+def _rows(t, shape, rng, scale=3.0):
+    return from_f64(rng.standard_normal(shape) * scale, t)
+
+
+def special_rows(t, shape, rng):
+    """Rows 0..6 hold: a NaN, +inf, -inf, every element -inf, huge values
+    (near the type's max), an f16/bf16 row whose exp would overflow the half
+    type (values near 88 for bf16, 11 for f16) and tiny values."""
+    x = _rows(t, shape, rng)
+    f = to_f64(x, t)
+    L = shape[-1]
+    mx = {"f16": 65504.0, "bf16": 3.3e38, "f32": 3.4e38, "f64": 1.7e308}[t]
+    if shape[0] >= 7 and L >= 2:
+        f[0, L // 2] = np.nan
+        f[1, 0] = np.inf
+        f[2, L - 1] = -np.inf
+        f[3, :] = -np.inf
+        f[4, :] = np.abs(f[4, :]) / 8 * mx / 4
+        f[5, :] = 80 + np.abs(f[5, :]) if t != "f16" else 10 + np.abs(f[5, :])
+        f[6, :] = f[6, :] * 1e-30 if t != "f16" else f[6, :] * 1e-6
+    return from_f64(f, t)
+
+
+def _value_parts(kind, t, name, rng_for):
+    rng = rng_for(name)
+    parts = []
+    if kind in ("softmax", "log_softmax"):
+        log = kind == "log_softmax"
+        x = special_rows(t, (9, 257), rng)
+        parts.append(softmax_part("9x257 dim 1, NaN/inf/huge rows", t, x, 1, log))
+        x = np.array(special_rows(t, (9, 130), rng).T, order="C")
+        parts.append(softmax_part("130x9 dim 0, NaN/inf/huge columns", t, x, 0, log))
+        parts.append(softmax_part("3x40x5 dim 1", t, _rows(t, (3, 40, 5), rng), 1, log))
+        parts.append(softmax_part("?x? dim 1 as 5x1031", t, _rows(t, (5, 1031), rng), 1, log,
+                                  (None, None)))
+        parts.append(softmax_part("7x1 dim 1", t, _rows(t, (7, 1), rng), 1, log))
+        parts.append(softmax_part("rank 1 of 33", t, _rows(t, (33,), rng), 0, log))
+        parts.append(softmax_part("4x0 dim 1 (empty rows)", t, _rows(t, (4, 0), rng), 1, log))
+    elif kind == "layer_norm":
+        x = special_rows(t, (9, 257), rng)
+        parts.append(layer_norm_part("9x257 dims [1], NaN/inf/huge rows", t, x, 1, rng=rng))
+        parts.append(layer_norm_part("6x7x9 dims [1, 2]", t, _rows(t, (6, 7, 9), rng), 2, rng=rng))
+        parts.append(layer_norm_part("5x33 no weight", t, _rows(t, (5, 33), rng), 1, False, True, rng=rng))
+        parts.append(layer_norm_part("5x33 no bias", t, _rows(t, (5, 33), rng), 1, True, False, rng=rng))
+        parts.append(layer_norm_part("5x33 neither", t, _rows(t, (5, 33), rng), 1, False, False, rng=rng))
+        x = from_f64(1000.0 + rng.standard_normal((4, 1031)) * 0.01, t)
+        parts.append(layer_norm_part("4x1031 mean 1000, spread 0.01", t, x, 1, rng=rng))
+        parts.append(layer_norm_part("?x? as 3x100", t, _rows(t, (3, 100), rng), 1, rng=rng,
+                                     dyn=(None, None)))
+    elif kind == "rms_norm":
+        x = special_rows(t, (9, 257), rng)
+        parts.append(rms_norm_part("9x257 dims [1], NaN/inf/huge rows", t, x, 1, rng=rng))
+        parts.append(rms_norm_part("6x7x9 dims [1, 2]", t, _rows(t, (6, 7, 9), rng), 2, rng=rng))
+        parts.append(rms_norm_part("5x33 no weight", t, _rows(t, (5, 33), rng), 1, False, rng=rng))
+        parts.append(rms_norm_part("?x? as 3x100", t, _rows(t, (3, 100), rng), 1, rng=rng,
+                                   dyn=(None, None)))
+    return parts
+
+
+def cases(rng_for):
+    out = []
+    for kind in ("softmax", "log_softmax", "layer_norm", "rms_norm"):
+        for t in FLOAT_TYPES:
+            name = "normalization/%s/%s" % (kind, t)
+            out.append(Case(name, _bind(_value_parts, kind, t, name, rng_for)))
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Sweep: row lengths x counts through the normalization schedulers
+# ---------------------------------------------------------------------------
+
+def _sweep_parts(kind, t, name, rng_for):
+    rng = rng_for(name)
+    parts = []
+    for i, (length, rows) in enumerate(SWEEP):
+        # normalizations write every element, and short rows cost the
+        # emulator a block each: at most 150000 elements and 5000 rows
+        rows = max(1, min(rows, 5000, 150000 // max(length, 1)))
+        x = _rows(t, (rows, length), rng)
+        dyn = (None, None) if i % 3 == 2 else None
+        label = "%d rows of %d%s" % (rows, length, " ?x?" if dyn else "")
+        if kind == "softmax":
+            parts.append(softmax_part(label, t, x, 1, False, dyn))
+        elif kind == "softmax_outer":
+            parts.append(softmax_part(label.replace("rows", "columns"), t,
+                                      np.array(x.T, order="C"), 0, False, dyn))
+        elif kind == "log_softmax":
+            parts.append(softmax_part(label, t, x, 1, True, dyn))
+        elif kind == "layer_norm":
+            parts.append(layer_norm_part(label, t, x, 1, rng=rng, dyn=dyn))
+        else:
+            parts.append(rms_norm_part(label, t, x, 1, rng=rng, dyn=dyn))
+    return parts
+
+
+def sweep_cases(rng_for):
+    out = []
+    for kind, t in [("softmax", "f32"), ("softmax", "bf16"), ("softmax_outer", "f32"),
+                    ("log_softmax", "f32"), ("layer_norm", "f32"), ("layer_norm", "bf16"),
+                    ("rms_norm", "f16")]:
+        name = "normalization/sweep/%s/%s" % (kind, t)
+        out.append(Case(name, _bind(_sweep_parts, kind, t, name, rng_for)))
+    return out

@@ -1,0 +1,18 @@
+"""The suites run.py knows, each a function rng_for -> [Case]."""
+
+import os
+
+from . import elementwise, examples, normalization, reductions, shapes
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+
+SUITES = {
+    "elementwise": elementwise.op_cases,
+    "cast": elementwise.cast_cases,
+    "shapes": shapes.cases,
+    "reductions": reductions.cases,
+    "sweep": reductions.sweep_cases,
+    "normalization": normalization.cases,
+    "normalization-sweep": normalization.sweep_cases,
+    "examples": lambda rng_for: examples.cases(rng_for, ROOT),
+}
