@@ -227,6 +227,58 @@ def cpu_name():
     return platform.processor() or "unknown CPU"
 
 
+NORM_SIZES = [1, 100, 1024, 4097, 8192, 16384, 32768, 65536]
+NORM_ROWS = 4
+
+
+def norm_source(op, k, dynamic):
+    """A normalization over rows of k elements (every dim dynamic when asked)."""
+    r, kk = ("?", "?") if dynamic else (NORM_ROWS, k)
+    dt = "f32" if op in ("softmax", "log_softmax") else "bf16"
+    x, w, s = "tensor<%sx%sx%s>" % (r, kk, dt), "tensor<%sx%s>" % (kk, dt), "tensor<%sx1xf32>" % r
+    if op in ("softmax", "log_softmax"):
+        return dt, ("func.func @f(%%x: %s) -> %s {\n  %%0 = fuser.%s %%x dim = 1 : %s\n"
+                    "  return %%0 : %s\n}\n" % (x, x, op, x, x))
+    if op == "layer_norm":
+        return dt, ("func.func @f(%%x: %s, %%w: %s, %%b: %s) -> (%s, %s, %s) {\n"
+                    "  %%y:3 = fuser.layer_norm %%x weight %%w bias %%b dims = [1] eps = 1.0e-05"
+                    " : (%s, %s, %s) -> (%s, %s, %s)\n"
+                    "  return %%y#0, %%y#1, %%y#2 : %s, %s, %s\n}\n"
+                    % (x, w, w, x, s, s, x, w, w, x, s, s, x, s, s))
+    return dt, ("func.func @f(%%x: %s, %%w: %s) -> %s {\n"
+                "  %%0 = fuser.rms_norm %%x weight %%w dims = [1] eps = 1.0e-06 : (%s, %s) -> %s\n"
+                "  return %%0 : %s\n}\n" % (x, w, x, x, w, x, x))
+
+
+def measured_traffic(fuserc, work):
+    """Rows of the table of normalizations measured on the CPU emulator:
+    how many times the kernels read the input and write the output."""
+    rows = []
+    for op in ("softmax", "log_softmax", "layer_norm", "rms_norm"):
+        cells = {}
+        for dynamic in (False, True):
+            for k in NORM_SIZES:
+                dt, text = norm_source(op, k, dynamic)
+                path = os.path.join(work, "norm_%s_%s_%d.mlir" % (op, "dyn" if dynamic else "static", k))
+                with open(path, "w") as f:
+                    f.write(text)
+                cmd = [fuserc, "run", path, "--device", "cpu", "--random", "1", "--traffic", "--quiet"]
+                if dynamic:
+                    cmd += ["--dims", "%d,%d" % (NORM_ROWS, k) + (",%d,%d" % (k, k) if op == "layer_norm"
+                                                                  else ",%d" % k if op == "rms_norm" else "")]
+                r = run(cmd)
+                rd = re.search(r"^\s+x\s+\S+\s+read ([\d.]+)x", r.stdout, re.M)
+                wr = re.search(r"^\s+result0\s+\S+\s+read [\d.]+x\s+written ([\d.]+)x", r.stdout, re.M)
+                cells[(dynamic, k)] = ("%s / %s" % (rd.group(1), wr.group(1)) if rd and wr and not r.returncode
+                                       else "failed")
+        for dynamic in (False, True):
+            rows.append("| %s %s | %s | %s |" % (
+                op, dt, "launch" if dynamic else "static",
+                " | ".join(cells[(dynamic, k)] for k in NORM_SIZES)))
+        sys.stderr.write("kernels.py: measured %s\n" % op)
+    return rows
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
@@ -339,6 +391,8 @@ def main():
             mb(e_bytes), eag_us, eag_us / fus_us))
         sys.stderr.write("kernels.py: %s done\n" % name)
 
+    measured = [] if a.only else measured_traffic(fuserc, work)
+
     date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     out = []
     out.append("# Kernel quality: fuser vs hand-written CUDA, and an H200 model vs eager PyTorch\n")
@@ -360,6 +414,20 @@ def main():
     out.append("|---|---:|---:|---:|---|---:|---:|---:|---:|---|---:|")
     out += quality
     out.append("")
+    if measured:
+        out.append("## Normalizations across row lengths, measured on the CPU emulator\n")
+        out.append("Times the kernels read the input x / write the output, per element: "
+                   "counted by `fuserc run --traffic` over every global load and store the "
+                   "emulated kernels issue (%d rows; *static*: the row length is compiled in, "
+                   "*launch*: every dim dynamic, known at launch). 1.00 / 1.00 is the "
+                   "minimum: the row stays on chip. Above the documented limits "
+                   "(docs/schedulers.md) the fallback reads the row once per pass. softmax and "
+                   "log_softmax in f32, layer_norm (weight, bias, mean, rstd) and rms_norm "
+                   "(weight) in bf16 with f32 compute.\n" % NORM_ROWS)
+        out.append("| fusion | row length | " + " | ".join(str(k) for k in NORM_SIZES) + " |")
+        out.append("|---|---|" + "---:|" * len(NORM_SIZES))
+        out += measured
+        out.append("")
     out.append("## H200 roofline model: fuser's plan vs eager PyTorch\n")
     out.append("**A model, not a measurement**: each kernel costs its bytes at %.1f TB/s "
                "(the measured device-to-device copy bandwidth of an H200) plus %g us of "

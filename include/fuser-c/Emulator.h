@@ -27,9 +27,12 @@ typedef struct FuserEmulatorOptions {
   bool raceCheck;
   /// LLVM optimization level of the JIT, 0 to 3.
   unsigned optLevel;
+  /// Count the bytes the kernels' global loads and stores request, per
+  /// allocation (fuserEmulatorGetTraffic). Slower.
+  bool countTraffic;
 } FuserEmulatorOptions;
 
-/// Defaults: forward order, no race check, -O2.
+/// Defaults: forward order, no race check, -O2, no traffic counting.
 MLIR_CAPI_EXPORTED void fuserEmulatorOptionsInit(FuserEmulatorOptions *options);
 
 /// Creates a runtime on the CPU emulator; `options` may be NULL for the
@@ -37,6 +40,17 @@ MLIR_CAPI_EXPORTED void fuserEmulatorOptionsInit(FuserEmulatorOptions *options);
 /// emulation data (fuserc compile without --no-emulation).
 MLIR_CAPI_EXPORTED fuser_error *
 fuserEmulatorRuntimeCreate(const FuserEmulatorOptions *options, fuser_rt **out);
+
+/// Bytes that the kernels' global loads (*loaded) and stores (*stored)
+/// requested from the allocation at `address` (as returned by
+/// fuser_mem_alloc) since it was allocated: what the kernels ask for, not
+/// DRAM traffic (a GPU serves re-reads of a small broadcast operand from
+/// its caches). A persistent normalization reads its input exactly once:
+/// loaded == the input's size. Fails unless `rt` is an emulator runtime
+/// created with countTraffic and `address` starts an allocation.
+MLIR_CAPI_EXPORTED fuser_error *fuserEmulatorGetTraffic(fuser_rt *rt, uint64_t address,
+                                                        uint64_t *loaded,
+                                                        uint64_t *stored);
 
 #ifdef __cplusplus
 }

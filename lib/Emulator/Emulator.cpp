@@ -44,6 +44,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -78,6 +79,7 @@ struct ShadowByte {
 };
 
 struct BlockState;
+struct EmulatorContext;
 
 /// One emulated thread of a block.
 struct Thread {
@@ -102,12 +104,22 @@ struct BlockState {
   uint32_t epoch = 1;
   std::string error; // the first race found
   std::string where; // the block, for messages
+  EmulatorContext *emu = nullptr;
+};
+
+/// What the kernels' global accesses asked of one allocation.
+struct Allocation {
+  uint64_t size = 0, loaded = 0, stored = 0;
 };
 
 struct EmulatorContext {
   EmulatorOptions options;
   std::unique_ptr<MLIRContext> mlir;
   std::mutex mutex; // modules load under the runtime's lock; launches may race
+  /// With countTraffic: every live allocation by address, under
+  /// trafficMutex.
+  std::map<uint64_t, Allocation> allocations;
+  std::mutex trafficMutex;
 };
 
 thread_local Thread *currentThread = nullptr;
@@ -134,6 +146,19 @@ extern "C" int32_t fuser_emu_shuffle(ThreadContext *ctx, int32_t value,
   t->shuffleMode = mode;
   t->fiber->yield();
   return t->shuffleResult;
+}
+
+extern "C" void fuser_emu_global_access(ThreadContext *ctx, int64_t address, int64_t size,
+                                        int32_t isStore) {
+  EmulatorContext &emu = *static_cast<Thread *>(ctx->thread)->block->emu;
+  std::lock_guard<std::mutex> lock(emu.trafficMutex);
+  auto it = emu.allocations.upper_bound(static_cast<uint64_t>(address));
+  if (it == emu.allocations.begin())
+    return;
+  --it;
+  if (static_cast<uint64_t>(address) >= it->first + it->second.size)
+    return;
+  (isStore ? it->second.stored : it->second.loaded) += static_cast<uint64_t>(size);
 }
 
 extern "C" void fuser_emu_shared_access(ThreadContext *ctx, int64_t offset,
@@ -292,6 +317,7 @@ static fuser_error *launch(EmulatorContext &emu, Kernel &k, const fuser_launch_d
   b.shared = &shared;
   b.shadow = &shadow;
   b.raceCheck = emu.options.raceCheck;
+  b.emu = &emu;
   for (uint32_t bz = 0; bz < dims->grid[2]; ++bz)
     for (uint32_t by = 0; by < dims->grid[1]; ++by)
       for (uint32_t bx = 0; bx < dims->grid[0]; ++bx) {
@@ -362,7 +388,7 @@ static fuser_error *loadModule(EmulatorContext &emu, const char *text, size_t si
                               "emulator: cannot parse module '%s': %s", name,
                               diagnostics.c_str());
   PassManager lower(&ctx);
-  lower.addPass(createLowerKernelsToHostPass());
+  lower.addPass(createLowerKernelsToHostPass(emu.options.countTraffic));
   if (failed(lower.run(*module)))
     return fuser_error_create(FUSER_ERROR_DRIVER,
                               "emulator: cannot lower module '%s': %s", name,
@@ -405,6 +431,7 @@ static fuser_error *loadModule(EmulatorContext &emu, const char *text, size_t si
     add(kBarrierFn, reinterpret_cast<void *>(&fuser_emu_barrier));
     add(kShuffleFn, reinterpret_cast<void *>(&fuser_emu_shuffle));
     add(kSharedAccessFn, reinterpret_cast<void *>(&fuser_emu_shared_access));
+    add(kGlobalAccessFn, reinterpret_cast<void *>(&fuser_emu_global_access));
     return symbols;
   });
   m->engine = std::move(*engine);
@@ -448,7 +475,7 @@ static fuser_error *drvLaunch(void *ctx, void *function, const fuser_launch_dims
                               void *, void **params, const uint32_t *, uint32_t) {
   return launch(emuOf(ctx), *static_cast<Kernel *>(function), dims, params);
 }
-static fuser_error *drvAlloc(void *, size_t bytes, uint64_t *out) {
+static fuser_error *drvAlloc(void *ctx, size_t bytes, uint64_t *out) {
   // Rounding a size near SIZE_MAX up would wrap to a small block.
   void *p = bytes > SIZE_MAX / 2 ? nullptr
                                  : std::aligned_alloc(256, (bytes + 255) / 256 * 256 + 256);
@@ -456,9 +483,19 @@ static fuser_error *drvAlloc(void *, size_t bytes, uint64_t *out) {
     return fuser_error_create(FUSER_ERROR_OUT_OF_MEMORY,
                               "emulator: out of host memory allocating %zu bytes", bytes);
   *out = reinterpret_cast<uint64_t>(p);
+  EmulatorContext &emu = emuOf(ctx);
+  if (emu.options.countTraffic) {
+    std::lock_guard<std::mutex> lock(emu.trafficMutex);
+    emu.allocations[*out] = Allocation{bytes, 0, 0};
+  }
   return nullptr;
 }
-static fuser_error *drvFree(void *, uint64_t ptr) {
+static fuser_error *drvFree(void *ctx, uint64_t ptr) {
+  EmulatorContext &emu = emuOf(ctx);
+  if (emu.options.countTraffic) {
+    std::lock_guard<std::mutex> lock(emu.trafficMutex);
+    emu.allocations.erase(ptr);
+  }
   std::free(reinterpret_cast<void *>(ptr));
   return nullptr;
 }
@@ -494,6 +531,20 @@ const fuser_driver *mlir::fuser::getEmulatorDriver() {
     return d;
   }();
   return &driver;
+}
+
+bool mlir::fuser::emulatorTraffic(void *ctx, uint64_t address, uint64_t &loaded,
+                                  uint64_t &stored) {
+  EmulatorContext &emu = emuOf(ctx);
+  if (!emu.options.countTraffic)
+    return false;
+  std::lock_guard<std::mutex> lock(emu.trafficMutex);
+  auto it = emu.allocations.find(address);
+  if (it == emu.allocations.end())
+    return false;
+  loaded = it->second.loaded;
+  stored = it->second.stored;
+  return true;
 }
 
 void *mlir::fuser::createEmulatorContext(const EmulatorOptions &options) {

@@ -35,9 +35,10 @@ namespace {
 
 class KernelLowering {
 public:
-  KernelLowering(ModuleOp host, gpu::GPUFuncOp kernel)
+  KernelLowering(ModuleOp host, gpu::GPUFuncOp kernel, bool countTraffic)
       : host(host), kernel(kernel), b(host.getContext()), loc(kernel.getLoc()),
-        ptrTy(LLVM::LLVMPointerType::get(host.getContext())) {}
+        ptrTy(LLVM::LLVMPointerType::get(host.getContext())),
+        countTraffic(countTraffic) {}
 
   LogicalResult run();
 
@@ -67,6 +68,7 @@ private:
   OpBuilder b;
   Location loc;
   Type ptrTy;
+  bool countTraffic;
   Value ctx, sharedBase;
   /// Byte offset of each workgroup attribution in the block's shared memory.
   DenseMap<Value, int64_t> sharedOffset;
@@ -128,6 +130,10 @@ LogicalResult KernelLowering::run() {
   Block &entry = fn.getBody().front();
   ctx = entry.addArgument(ptrTy, loc);
 
+  // The kernel's own ops (not the context reads built below).
+  SmallVector<Operation *> ops;
+  fn.walk([&](Operation *op) { ops.push_back(op); });
+
   b.setInsertionPointToStart(&entry);
   sharedBase = field(kSharedMemoryOffset, ptrTy);
   // Workgroup attributions follow the arguments; lay them out 16-aligned.
@@ -141,8 +147,22 @@ LogicalResult KernelLowering::run() {
     sharedBytes += (t.getNumElements() * t.getElementTypeBitWidth() / 8 + 15) / 16 * 16;
   }
 
-  SmallVector<Operation *> ops;
-  fn.walk([&](Operation *op) { ops.push_back(op); });
+  // Bytes of a loaded or stored value.
+  auto byteSize = [](Type t) -> int64_t {
+    if (auto v = dyn_cast<VectorType>(t))
+      return v.getNumElements() * ((v.getElementTypeBitWidth() + 7) / 8);
+    if (isa<LLVM::LLVMPointerType>(t))
+      return 8;
+    return (t.getIntOrFloatBitWidth() + 7) / 8;
+  };
+  auto reportGlobal = [&](Value addr, Type t, bool isStore) {
+    Type i64 = b.getI64Type();
+    declare(kGlobalAccessFn, {ptrTy, i64, i64, b.getI32Type()}, {});
+    Value a = LLVM::PtrToIntOp::create(b, loc, i64, addr);
+    func::CallOp::create(b, loc, kGlobalAccessFn, TypeRange{},
+                         ValueRange{ctx, a, arith::ConstantIntOp::create(b, loc, byteSize(t), 64),
+                                    arith::ConstantIntOp::create(b, loc, isStore ? 1 : 0, 32)});
+  };
   for (Operation *op : ops) {
     b.setInsertionPoint(op);
     auto replace = [&](Value v) {
@@ -197,6 +217,12 @@ LogicalResult KernelLowering::run() {
         if (failed(lowerSharedAccess(op, st.getMemRef(), st.getIndices(), st.getValue(), Type())))
           return failure();
       }
+    } else if (auto ld = dyn_cast<LLVM::LoadOp>(op)) {
+      if (countTraffic)
+        reportGlobal(ld.getAddr(), ld.getType(), false);
+    } else if (auto st = dyn_cast<LLVM::StoreOp>(op)) {
+      if (countTraffic)
+        reportGlobal(st.getAddr(), st.getValue().getType(), true);
     } else if (isa<gpu::GPUDialect>(op->getDialect())) {
       return op->emitError("the CPU emulation does not support this op");
     }
@@ -236,6 +262,8 @@ namespace {
 struct LowerKernelsToHostPass
     : PassWrapper<LowerKernelsToHostPass, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(LowerKernelsToHostPass)
+  explicit LowerKernelsToHostPass(bool countTraffic) : countTraffic(countTraffic) {}
+  bool countTraffic;
   StringRef getArgument() const override { return "fuser-lower-kernels-to-host"; }
   StringRef getDescription() const override {
     return "Lower gpu.module kernels to host functions of one emulated thread";
@@ -248,7 +276,7 @@ struct LowerKernelsToHostPass
     SmallVector<gpu::GPUModuleOp> modules(m.getOps<gpu::GPUModuleOp>());
     for (gpu::GPUModuleOp gm : modules) {
       for (auto k : gm.getOps<gpu::GPUFuncOp>())
-        if (failed(KernelLowering(m, k).run()))
+        if (failed(KernelLowering(m, k, countTraffic).run()))
           return signalPassFailure();
       gm.erase();
     }
@@ -257,6 +285,6 @@ struct LowerKernelsToHostPass
 };
 } // namespace
 
-std::unique_ptr<Pass> mlir::fuser::createLowerKernelsToHostPass() {
-  return std::make_unique<LowerKernelsToHostPass>();
+std::unique_ptr<Pass> mlir::fuser::createLowerKernelsToHostPass(bool countTraffic) {
+  return std::make_unique<LowerKernelsToHostPass>(countTraffic);
 }

@@ -32,6 +32,7 @@ constexpr int64_t kThreadIdOffset = 0, kBlockIdOffset = 12, kBlockDimOffset = 24
 inline constexpr const char *kBarrierFn = "fuser_emu_barrier";
 inline constexpr const char *kShuffleFn = "fuser_emu_shuffle";
 inline constexpr const char *kSharedAccessFn = "fuser_emu_shared_access";
+inline constexpr const char *kGlobalAccessFn = "fuser_emu_global_access";
 inline constexpr const char *kStaticSharedAttr = "fuser.emu.static_shared";
 inline constexpr const char *kSynchronizesAttr = "fuser.emu.synchronizes";
 inline constexpr const char *kEntrySuffix = ".entry";

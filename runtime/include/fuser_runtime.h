@@ -220,6 +220,10 @@ FUSER_API void fuser_rt_destroy(fuser_rt *rt);
 
 /* The driver's name ("cuda", or the pluggable driver's name). Borrowed. */
 FUSER_API const char *fuser_rt_driver_name(const fuser_rt *rt);
+/* The driver_ctx a pluggable driver was created with (NULL for the CUDA
+ * backend): for a driver's own extensions, such as the emulator's traffic
+ * counters. */
+FUSER_API void *fuser_rt_driver_context(const fuser_rt *rt);
 
 /* ======================================================================== */
 /* Device memory helpers (for tools and tests; thread safe)                  */

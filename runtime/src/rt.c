@@ -113,6 +113,10 @@ const char *fuser_rt_driver_name(const fuser_rt *rt) {
   return rt && rt->drv->name ? rt->drv->name : "";
 }
 
+void *fuser_rt_driver_context(const fuser_rt *rt) {
+  return rt && rt->drv != &rt->own_table ? rt->dctx : NULL;
+}
+
 /* ---- memory helpers ------------------------------------------------------ */
 
 #define CHECK_RT(fn)                                                         \

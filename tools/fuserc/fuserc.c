@@ -23,7 +23,8 @@ static void usage(FILE *out) {
         "                 [--ptx] [--ptxas PATH | --no-ptxas] [compile options]\n"
         "  fuserc run IN.mlir|BUNDLE [--device cuda|cpu|auto] [--fusion NAME]\n"
         "                 [--input NAME=FILE.npy]... [--random SEED] [--dims D,D,...]\n"
-        "                 [--output-dir DIR] [compile options]\n"
+        "                 [--output-dir DIR] [--quiet] [--traffic] [--reverse-threads]\n"
+        "                 [--race-check] [compile options]\n"
         "  fuserc --help | --version\n",
         out);
 }

@@ -31,7 +31,7 @@ typedef struct {
   InputFlag inputs[64];
   int numInputs;
   uint64_t seed;
-  bool haveSeed, reverseThreads, raceCheck, quiet;
+  bool haveSeed, reverseThreads, raceCheck, quiet, traffic;
   FusercCompileFlags compile;
 } RunFlags;
 
@@ -174,6 +174,8 @@ static bool parseRunFlags(int argc, char **argv, RunFlags *f) {
       f->raceCheck = true;
     } else if (!strcmp(a, "--quiet")) {
       f->quiet = true;
+    } else if (!strcmp(a, "--traffic")) {
+      f->traffic = true;
     } else if (a[0] == '-' && a[1]) {
       fprintf(stderr, "fuserc: error: unknown option '%s' for run\n", a);
       return false;
@@ -211,7 +213,12 @@ static int parseDims(const char *s, int64_t *out, int max) {
 
 static fuser_rt *createRuntime(const RunFlags *f) {
   fuser_rt *rt = NULL;
-  bool tryCuda = strcmp(f->device, "cpu") != 0;
+  if (f->traffic && !strcmp(f->device, "cuda")) {
+    fprintf(stderr, "fuserc: error: --traffic counts on the CPU emulator: use --device cpu "
+                    "or auto\n");
+    return NULL;
+  }
+  bool tryCuda = strcmp(f->device, "cpu") != 0 && !f->traffic;
   if (tryCuda) {
     fuser_error *e = fuser_rt_create(NULL, &rt);
     if (!e)
@@ -226,6 +233,7 @@ static fuser_rt *createRuntime(const RunFlags *f) {
   fuserEmulatorOptionsInit(&o);
   o.reverseThreads = f->reverseThreads;
   o.raceCheck = f->raceCheck;
+  o.countTraffic = f->traffic;
   if (reportError(fuserEmulatorRuntimeCreate(&o, &rt), "cannot create the CPU emulator"))
     return NULL;
   return rt;
@@ -385,6 +393,24 @@ static int runFusion(fuser_rt *rt, const fuser_fusion *fusion, const RunFlags *f
   if (reportError(fuser_run(fusion, device, device + numArgs, dims, numDims, NULL, NULL), fname) ||
       reportError(fuser_device_synchronize(rt), fname))
     goto done;
+  if (f->traffic) {
+    /* What the kernels asked of each tensor, over its size: 1.00x read for
+     * an input read once, 1.00x written for a result written once. */
+    printf("%s traffic (bytes requested by the kernels' global loads and stores, over "
+           "the tensor's size):\n", fname);
+    for (size_t i = 0; i < numTensors; ++i) {
+      uint64_t loaded, stored;
+      if (reportError(fuserEmulatorGetTraffic(rt, device[i], &loaded, &stored), fname))
+        goto done;
+      const fuser_tensor_info *t = fuser_fusion_tensor(fusion, i);
+      double bytes = (double)(host[i].num_elements * host[i].element_size);
+      printf("  %-12s %s[", t->name, fuser_dtype_name(t->dtype));
+      for (int d = 0; d < host[i].rank; ++d)
+        printf("%s%" PRId64, d ? "," : "", host[i].shape[d]);
+      printf("]  read %.2fx  written %.2fx  (%" PRIu64 " and %" PRIu64 " bytes)\n",
+             bytes ? loaded / bytes : 0.0, bytes ? stored / bytes : 0.0, loaded, stored);
+    }
+  }
   for (size_t r = 0; r < numResults; ++r) {
     npy_array *h = &host[numArgs + r];
     size_t bytes = h->num_elements * h->element_size;

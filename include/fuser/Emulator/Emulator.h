@@ -14,6 +14,7 @@
 #ifndef FUSER_EMULATOR_EMULATOR_H
 #define FUSER_EMULATOR_EMULATOR_H
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -24,8 +25,10 @@ class Pass;
 namespace fuser {
 
 /// Lowers every gpu.module of a module to host functions: for kernel `k`,
-/// `k.entry(void **params, void *threadContext)` (see the pass).
-std::unique_ptr<Pass> createLowerKernelsToHostPass();
+/// `k.entry(void **params, void *threadContext)` (see the pass). With
+/// `countTraffic`, every global load and store also reports its address
+/// and size to the emulator.
+std::unique_ptr<Pass> createLowerKernelsToHostPass(bool countTraffic = false);
 
 struct EmulatorOptions {
   /// Run the threads of a block in reverse order (a missing barrier often
@@ -37,7 +40,17 @@ struct EmulatorOptions {
   bool raceCheck = false;
   /// LLVM optimization level of the JIT (0-3).
   unsigned optLevel = 2;
+  /// Count the bytes the kernels' global loads and stores request, per
+  /// allocation (emulatorTraffic). Slower.
+  bool countTraffic = false;
 };
+
+/// Bytes that global loads and stores of the kernels requested from the
+/// allocation at `address` since it was allocated: what the kernels ask
+/// for, not DRAM traffic (a GPU serves re-reads of a small operand from its
+/// caches). False when `ctx` does not count traffic or no allocation starts
+/// at `address`.
+bool emulatorTraffic(void *ctx, uint64_t address, uint64_t &loaded, uint64_t &stored);
 
 /// The emulator as a runtime driver. `ctx` (from createEmulatorContext) is
 /// the driver_ctx; the runtime calls destroy on it when it goes away.

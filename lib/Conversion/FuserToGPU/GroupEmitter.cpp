@@ -185,11 +185,14 @@ Lanes GroupEmitter::emitScalarized(Value v, const Index &idx,
 }
 
 Value GroupEmitter::maskedLoad(Value v, Type elem, AffineExpr offset, unsigned lanes) {
-  if (!loadMask)
+  if (!loadMask && !rowMask)
     return kb->load(kb->pointer(v), elem, kb->expander->expand(offset), lanes);
   OpBuilder &b = kb->b;
+  Value mask = !loadMask  ? rowMask
+               : !rowMask ? loadMask
+                          : arith::AndIOp::create(b, kb->loc, loadMask, rowMask).getResult();
   Type t = lanes > 1 ? Type(VectorType::get({lanes}, elem)) : elem;
-  auto ifOp = scf::IfOp::create(b, kb->loc, TypeRange{t}, loadMask, true);
+  auto ifOp = scf::IfOp::create(b, kb->loc, TypeRange{t}, mask, true);
   OpBuilder::InsertionGuard g(b);
   b.setInsertionPointToStart(&ifOp.getThenRegion().front());
   {

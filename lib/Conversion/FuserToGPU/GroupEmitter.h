@@ -148,9 +148,10 @@ protected:
   /// Values computed elsewhere in the kernel (a reduction's result: uniform
   /// over a row, or one per column lane): emit returns them as they are.
   DenseMap<Value, Lanes> known;
-  /// When set (an i1), loads happen only where it holds: the unit being
-  /// emitted may lie past the end of its row.
-  Value loadMask;
+  /// When set (i1 values), loads happen only where both hold: the unit
+  /// being emitted may lie past the end of its row (loadMask), the row past
+  /// the last row (rowMask).
+  Value loadMask, rowMask;
   /// Launch condition of the index-width variant being emitted (or null).
   Value variantCondition;
 

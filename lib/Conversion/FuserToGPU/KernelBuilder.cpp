@@ -88,12 +88,17 @@ Value ExprExpander::build(AffineExpr e) {
     return symbol(s.getPosition());
   auto bin = cast<AffineBinaryOpExpr>(e);
   Value l = expand(bin.getLHS()), r = expand(bin.getRHS());
-  // Sizes and offsets are never negative: unsigned division is exact.
+  // Sizes and offsets are never negative: unsigned division is exact. They
+  // never overflow either (the index width is chosen so; see
+  // kMax32BitElements): `nsw` lets LLVM split a sign-extended offset into a
+  // register plus a constant, so that the units of a thread share one
+  // address register.
+  auto nsw = arith::IntegerOverflowFlags::nsw;
   switch (e.getKind()) {
   case AffineExprKind::Add:
-    return arith::AddIOp::create(b, loc, l, r);
+    return arith::AddIOp::create(b, loc, l, r, nsw);
   case AffineExprKind::Mul:
-    return arith::MulIOp::create(b, loc, l, r);
+    return arith::MulIOp::create(b, loc, l, r, nsw);
   case AffineExprKind::FloorDiv:
     return arith::DivUIOp::create(b, loc, l, r);
   case AffineExprKind::CeilDiv:

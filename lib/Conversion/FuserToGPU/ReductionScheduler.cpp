@@ -30,6 +30,9 @@ static constexpr int64_t kOuterX = 32, kOuterY = 8;
 /// Inner reductions with fewer rows than two waves of blocks split rows of
 /// at least this many elements across blocks of this many threads.
 static constexpr int64_t kInnerSplitMinLength = 32768, kInnerSplitThreads = 512;
+/// Rows of an inner block of `threads` threads per row (256 threads a
+/// block for short rows).
+static int64_t rowsPerBlockOf(int64_t threads) { return std::max<int64_t>(1, 256 / threads); }
 /// Threads per row of an inner kernel whose row length is known at launch
 /// and that does not keep the row in registers.
 static constexpr int64_t kMaxDynamicThreads = 512;
@@ -193,6 +196,9 @@ void ReductionScheduler::emitInnerRow(unsigned lanes, Value row, Value valid, Va
   Value k = kb->expander->expand(reducedSize);
   Value lanesV = kb->constant(lanes);
   Value units = arith::DivUIOp::create(b, loc, k, lanesV);
+  // A row past the last one (the block's rows overrun the tensor) takes
+  // part in the shuffles and barriers but loads nothing.
+  rowMask = staticThreads && rowsPerBlockOf(staticThreads) == 1 ? Value() : valid;
   // A split row: this block walks units [first, last) of it.
   Value firstUnit = tx, lastUnit = units;
   if (split) {
@@ -221,18 +227,28 @@ void ReductionScheduler::emitInnerRow(unsigned lanes, Value row, Value valid, Va
     std::swap(kb->expander, unit->expander);
     return unit;
   };
-  if (persistent && staticThreads) {
+  bool staticLength = ShapeAnalysis::constantValue(reducedSize).has_value();
+  if (persistent && staticLength) {
     int64_t staticUnits = *ShapeAnalysis::constantValue(reducedSize) / lanes;
     int64_t j = 0;
     for (int64_t first = 0; first < staticUnits; first += staticThreads, ++j) {
       // Unit j of this thread: tx + j*T; the last may run past the row.
+      // Past the row it loads nothing, or, where registers are tightest
+      // (64-bit indices, more than 16 values a thread), it loads the row's
+      // last unit again: the same sector, which costs no memory traffic
+      // but saves the mask's registers.
       Value u = arith::AddIOp::create(b, loc, tx, kb->constant(j * staticThreads));
       Value inRange;
+      bool clamp = kb->idxTy.getIntOrFloatBitWidth() == 64 &&
+                   (staticUnits + staticThreads - 1) / staticThreads * lanes > 16;
       if (first + staticThreads > staticUnits) {
         inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, u, units);
-        u = arith::MinUIOp::create(b, loc, u, kb->constant(staticUnits - 1));
+        if (clamp)
+          u = arith::MinUIOp::create(b, loc, u, kb->constant(staticUnits - 1));
       }
-      unitList.push_back(makeUnit(u, inRange));
+      auto unit = makeUnit(u, inRange);
+      unit->masked = inRange && !clamp;
+      unitList.push_back(std::move(unit));
     }
   } else if (persistent) {
     // Row length and threads known at launch: a fixed number of slots per
@@ -265,8 +281,7 @@ void ReductionScheduler::emitInnerRow(unsigned lanes, Value row, Value valid, Va
   // again, which keeps the registers held across a pass to the row itself
   // (in the input's own type: a bf16 row takes half the registers). Shorter
   // rows keep everything (softmax's exponentials are not computed twice).
-  bool keepComputed = unitList.size() * lanes <= 16 && !unitList.empty() &&
-                      !unitList.front()->masked;
+  bool keepComputed = unitList.size() * lanes <= 16 && !unitList.empty() && staticLength;
   auto forgetComputed = [&] {
     if (keepComputed)
       return;
@@ -392,6 +407,7 @@ void ReductionScheduler::emitInnerRow(unsigned lanes, Value row, Value valid, Va
       iterValues = saved;
     }
   }
+  rowMask = Value();
   // Reduced outputs: one thread of the row writes them.
   if (!rOutputs.empty() && !split) {
     Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tx, kb->constant(0));
@@ -418,7 +434,7 @@ void ReductionScheduler::emitInner(unsigned indexBits, int64_t staticThreads,
   for (Value o : seg.outputs)
     if (!split || llvm::is_contained(sOutputs, o))
       outputs.push_back(o);
-  int64_t rowsPerBlock = staticThreads ? std::max<int64_t>(1, 256 / staticThreads) : 0;
+  int64_t rowsPerBlock = staticThreads ? rowsPerBlockOf(staticThreads) : 0;
   KernelBuilder k(fe, fe.newKernelName(), indexBits, inputs, outputs, symbols,
                   /*numFlags=*/1, /*blockSize=*/{}, split ? partials : ArrayRef<Value>{});
   // Threads per row times rows per block when the plan chooses them: up to
@@ -1053,22 +1069,44 @@ LogicalResult ReductionScheduler::run() {
       };
       if (!staticK && info.kind == GroupKind::Normalization) {
         // Row length known at launch: rows of whole vectors that fill the
-        // slots of at least 16 threads, and fit those of 512, stay in
-        // registers; others are read again for each pass (short rows mostly
-        // from L1). Scalar rows never stay: they would hold one mask per
-        // element across the passes, more than the registers hold.
+        // slots of at least 16 threads stay in registers, in blocks of up to
+        // 512 threads (128 registers each), or with 32-bit indices and at
+        // most one other operand of 1024 (64 registers: rows up to 32768
+        // elements); others are read again
+        // for each pass (short rows mostly from L1). Scalar rows never
+        // stay: they would hold one mask per element across the passes,
+        // more than the registers hold.
         if (vectorLanes > 1) {
           Value length = fe.planExpr(reducedSize);
           int64_t perThread = dynamicValuesPerThread(w);
-          Value fits = arith::AndIOp::create(
-              pb, fe.loc,
-              arith::CmpIOp::create(pb, fe.loc, arith::CmpIPredicate::uge, length,
-                                    fe.planConstant(16 * perThread)),
-              arith::CmpIOp::create(pb, fe.loc, arith::CmpIPredicate::ule, length,
-                                    fe.planConstant(kMaxDynamicThreads * perThread)));
-          Value keep = arith::AndIOp::create(pb, fe.loc, planVectorOk(), fits);
-          variantCondition = withCond(keep);
+          auto between = [&](int64_t lo, int64_t hi) {
+            return arith::AndIOp::create(
+                       pb, fe.loc,
+                       arith::CmpIOp::create(pb, fe.loc, arith::CmpIPredicate::uge, length,
+                                             fe.planConstant(lo)),
+                       arith::CmpIOp::create(pb, fe.loc, arith::CmpIPredicate::ule, length,
+                                             fe.planConstant(hi)))
+                .getResult();
+          };
+          Value vecOk = planVectorOk();
+          int64_t small = kMaxDynamicThreads * perThread;
+          Value keepSmall = arith::AndIOp::create(pb, fe.loc, vecOk,
+                                                  between(16 * perThread, small));
+          variantCondition = withCond(keepSmall);
           emitInner(w, 0, /*persistent=*/true, /*split=*/false, Bodies::VectorOnly);
+          Value keep = keepSmall;
+          if (w == 32 && seg.inputs.size() <= 2) {
+            // Longer rows, up to 32768 elements: 1024 threads, 64
+            // registers each; not for a group with more than one operand
+            // beside the row (layer_norm's weight and bias): loading both
+            // for every slot of the last pass spills at 64 registers
+            // (test/examples/norm-sizes-ptxas.test).
+            Value keepLarge = arith::AndIOp::create(
+                pb, fe.loc, vecOk, between(small + 1, 1024 * perThread));
+            variantCondition = withCond(keepLarge);
+            emitInner(w, 1024, /*persistent=*/true, /*split=*/false, Bodies::VectorOnly);
+            keep = arith::OrIOp::create(pb, fe.loc, keepSmall, keepLarge);
+          }
           variantCondition = withCond(negate(keep));
         }
         emitInner(w, 0, /*persistent=*/false);

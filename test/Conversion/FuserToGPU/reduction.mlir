@@ -25,13 +25,14 @@ func.func @rowsum(%x: tensor<64x1024xf32>) -> tensor<64xf32> {
 // -----
 
 // softmax of short rows: one warp per row, eight rows per block, the row
-// read once into registers (one 128-bit load per thread) and reused by both
-// reductions and the output. A misaligned buffer takes a second kernel that
-// reads the row in scalars, once per pass.
+// read once into registers (one 128-bit load per thread, none for a row past
+// the last) and reused by both reductions and the output. A misaligned
+// buffer takes a second kernel that reads the row in scalars, once per pass.
 // CHECK-LABEL: gpu.func @softmax_0(
 // CHECK-NOT: workgroup
-// CHECK-NOT: scf.if
+// CHECK: %[[LOADED:.*]] = scf.if %[[VALID:.*]] -> (vector<4xf32>) {
 // CHECK: llvm.load {{.*}} : !llvm.ptr -> vector<4xf32>
+// CHECK: } else {
 // CHECK-NOT: llvm.load
 // CHECK: gpu.shuffle xor
 // CHECK-NOT: llvm.load
@@ -152,7 +153,8 @@ func.func @longsoftmax(%x: tensor<1x1000000xf32>) -> tensor<1x1000000xf32> {
 // A row length known only at launch: rows of whole vectors from 512 to
 // 16384 elements stay in registers (eight masked slots of four lanes per
 // thread, the threads chosen by the plan, at most 512 of them so that a
-// thread may use 128 registers); other rows are read once per pass.
+// thread may use 128 registers), rows up to 32768 in 1024-thread blocks of
+// 64 registers a thread; other rows are read once per pass.
 // CHECK-LABEL: gpu.func @dynsoftmax_0(
 // CHECK-SAME: nvvm.maxnreg = 128
 // CHECK-COUNT-8: llvm.load {{.*}} -> vector<4xf32>
@@ -160,15 +162,23 @@ func.func @longsoftmax(%x: tensor<1x1000000xf32>) -> tensor<1x1000000xf32> {
 // CHECK: gpu.shuffle xor
 // CHECK-NOT: llvm.load
 // CHECK-LABEL: gpu.func @dynsoftmax_1(
+// CHECK-SAME: nvvm.maxnreg = 64
+// CHECK-LABEL: gpu.func @dynsoftmax_2(
 // CHECK-LABEL: func.func @dynsoftmax(
 // CHECK: %[[K:.*]] = memref.dim %arg0, %c1
 // CHECK-DAG: %[[SHORT:.*]] = arith.cmpi ule, %[[K]], %c16384
 // CHECK-DAG: %[[LONG:.*]] = arith.cmpi uge, %[[K]], %c512
 // CHECK: %[[FITS:.*]] = arith.andi %[[LONG]], %[[SHORT]]
-// CHECK: %[[KEEP:.*]] = arith.andi %{{.*}}, %[[FITS]]
+// CHECK: %[[KEEP:.*]] = arith.andi %[[VEC:.*]], %[[FITS]]
 // CHECK: fuser.launch @dynsoftmax_kernels::@dynsoftmax_0
-// CHECK: %[[REREAD:.*]] = arith.xori %[[KEEP]], %true
-// CHECK: fuser.launch @dynsoftmax_kernels::@dynsoftmax_1
+// CHECK-DAG: %[[UPTO:.*]] = arith.cmpi ule, %[[K]], %c32768
+// CHECK-DAG: %[[FROM:.*]] = arith.cmpi uge, %[[K]], %c16385
+// CHECK: %[[FITS2:.*]] = arith.andi %[[FROM]], %[[UPTO]]
+// CHECK: %[[KEEP2:.*]] = arith.andi %[[VEC]], %[[FITS2]]
+// CHECK: fuser.launch @dynsoftmax_kernels::@dynsoftmax_1 {{.*}}block(%c1024, %c1, %c1)
+// CHECK: %[[EITHER:.*]] = arith.ori %[[KEEP]], %[[KEEP2]]
+// CHECK: %[[REREAD:.*]] = arith.xori %[[EITHER]], %true
+// CHECK: fuser.launch @dynsoftmax_kernels::@dynsoftmax_2
 func.func @dynsoftmax(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
   %0 = fuser.softmax %x dim = 1 : tensor<?x?xf32>
   return %0 : tensor<?x?xf32>
