@@ -301,6 +301,36 @@ struct SegmentPass : fuser::impl::SegmentPassBase<SegmentPass> {
                "not starting with a digit";
         return signalPassFailure();
       }
+      // Sizes are 64-bit in kernels and plans: a static shape of 2^64
+      // elements wrapped to an empty tensor, compiled and "ran".
+      auto tooLarge = [](Type type) {
+        auto t = dyn_cast<RankedTensorType>(type);
+        if (!t || llvm::is_contained(t.getShape(), 0))
+          return false;
+        Type e = t.getElementType();
+        unsigned bits = e.isIntOrFloat() ? e.getIntOrFloatBitWidth() : 64;
+        uint64_t bytes = std::max<uint64_t>(1, bits / 8);
+        for (int64_t d : t.getShape())
+          if (!ShapedType::isDynamic(d) &&
+              (__builtin_mul_overflow(bytes, (uint64_t)d, &bytes) ||
+               bytes > (uint64_t)INT64_MAX))
+            return true;
+        return false;
+      };
+      WalkResult big = fusion.walk<WalkOrder::PreOrder>([&](Operation *op) {
+        SmallVector<Type> types(op->getResultTypes());
+        if (op == fusion.getOperation())
+          llvm::append_range(types, fusion.getArgumentTypes());
+        for (Type t : types)
+          if (tooLarge(t)) {
+            op->emitError("the type ")
+                << t << " is 2^63 bytes or more; sizes are 64-bit";
+            return WalkResult::interrupt();
+          }
+        return WalkResult::advance();
+      });
+      if (big.wasInterrupted())
+        return signalPassFailure();
       FailureOr<ShapeAnalysis> shapes = ShapeAnalysis::analyze(fusion);
       if (failed(shapes) || failed(Segmenter(fusion, *shapes).run(dump, dot)))
         return signalPassFailure();

@@ -206,6 +206,21 @@ static fuser_error *parse_tensors(reader *r, fuser_fusion *f, uint64_t off,
       (*dims_store)[k] = d;
       if (d == -1) ndyn++;
     }
+    /* The static dims alone must not make the tensor 2^63 bytes or more:
+     * size arithmetic (here and in the plan) is in 64 bits. */
+    uint64_t bytes = fuser_dtype_size(ti->dtype), size;
+    bool empty = false, overflow = false;
+    for (uint32_t k = 0; k < rank; k++) {
+      int64_t d = (*dims_store)[k];
+      if (d == 0) empty = true;
+      if (d > 0 && __builtin_mul_overflow(bytes, (uint64_t)d, &size)) overflow = true;
+      else if (d > 0) bytes = size;
+    }
+    if (!empty && (overflow || bytes > (uint64_t)INT64_MAX)) {
+      e = bad(r, "its static dims make it 2^63 bytes or more");
+      snprintf(r->loc, sizeof r->loc, "%s", base);
+      return e;
+    }
     *dims_store += rank;
     snprintf(r->loc, sizeof r->loc, "%s", base);
   }

@@ -193,6 +193,16 @@ static void test_fusions(void) {
       "tensors have 4 dims of -1");
   BAD(bw_put_u64(d, L.dims[0][0], 7), "says it has 4 dynamic dims",
       "have 3 dims of -1");
+  /* Static dims whose size does not fit in 64-bit arithmetic (f32 x 2^62
+   * is 2^64 bytes, which wrapped to 0: an empty tensor). */
+  BAD_B(false,
+        (b.fusions[0].tensors[0].dims[0] = INT64_C(1) << 62,
+         b.fusions[0].tensors[0].dims[1] = 1, b.fusions[0].num_dyn = BW_NONE),
+        "fusion 0 'softmax': argument 0: its static dims make it 2^63 bytes or more");
+  BAD_B(false,
+        (b.fusions[0].tensors[1].dims[0] = INT64_C(1) << 61,
+         b.fusions[0].tensors[1].dims[1] = 2, b.fusions[0].num_dyn = BW_NONE),
+        "fusion 0 'softmax': result 0: its static dims make it 2^63 bytes or more");
 }
 
 static void test_instructions(void) {
