@@ -33,14 +33,17 @@ command -v nvidia-smi >/dev/null 2>&1 &&
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null |
   sed 's/^/== GPU: /'
 echo "== building the runtime with $CC ($($CC --version 2>/dev/null | head -1))"
+objs=""
 for src in "$PACK"/runtime/src/*.c; do
   obj="$B/$(basename "$src" .c).o"
+  objs="$objs $obj"
   $CC -std=c11 -O2 -fPIC -fvisibility=hidden -DFUSER_RUNTIME_BUILDING \
     -I"$PACK/runtime/include" -c "$src" -o "$obj" &
 done
 wait
-$CC -shared -o "$B/libfuser_runtime.so" "$B"/alloc.o "$B"/bundle.o "$B"/cuda.o "$B"/error.o \
-  "$B"/ptx.o "$B"/rt.o "$B"/run.o -ldl -pthread || { echo "check.sh: runtime build failed"; exit 1; }
+# shellcheck disable=SC2086
+$CC -shared -o "$B/libfuser_runtime.so" $objs -ldl -pthread ||
+  { echo "check.sh: runtime build failed"; exit 1; }
 $CC -std=c11 -O2 -I"$PACK/runtime/include" -I"$PACK/npy" "$PACK/check_runner.c" \
   "$PACK/npy/npy.c" -o "$B/check_runner" -L"$B" -lfuser_runtime -Wl,-rpath,"$B" \
   -lm -ldl -pthread || { echo "check.sh: check_runner build failed"; exit 1; }
