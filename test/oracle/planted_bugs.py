@@ -93,6 +93,7 @@ def main(argv):
     ap.add_argument("--fuserc", default=os.path.join(ROOT, "build", "bin", "fuserc"))
     ap.add_argument("-v", "--verbose", action="store_true")
     a = ap.parse_args(argv)
+    a.fuserc = os.environ.get("FUSER_ORACLE_FUSERC") or a.fuserc  # as run.py
     failures = []
     checks = 0
     work = tempfile.mkdtemp(prefix="fuser-planted-")

@@ -11,12 +11,10 @@ reruns the failing part alone and prints a one-line reproducer.
 import dataclasses
 import os
 import re
-import shlex
 import subprocess
-import sys
 import tempfile
 import time
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence
 
 import warnings
 
@@ -427,8 +425,9 @@ STATS = [] if os.environ.get("ORACLE_STATS") else None
 
 def compare(parts, results, excuse=None, max_report=4):
     """Per part, a list of problem strings (empty when the part passes).
-    `excuse(got, want, type, ctx)` may return a mask of elements a known
-    failure explains; they are not counted (see known_failures.py)."""
+    `excuse(got, wants, type, ctx, bad)` may return a mask of the elements
+    a known failure explains, given the references (primary first) and the
+    failing elements; they are not counted (see known_failures.py)."""
     problems = []
     k = 0
     for p in parts:
@@ -458,10 +457,8 @@ def compare(parts, results, excuse=None, max_report=4):
                 if bad.any():
                     bad &= ar.check(got, np.asarray(aw), r.dtype)
             if excuse is not None and bad.any():
-                ex = excuse(got, want, r.dtype, e.ctx)
-                for aw, _, _ in e.alts:
-                    ex |= excuse(got, np.asarray(aw), r.dtype, e.ctx)
-                bad &= ~ex
+                bad &= ~excuse(got, [want] + [np.asarray(aw) for aw, _, _ in e.alts],
+                               r.dtype, e.ctx, bad)
             nbad = int(np.count_nonzero(bad))
             if nbad:
                 idx = np.argwhere(bad)[:max_report]

@@ -4,7 +4,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from .core import from_f64, ordered, to_f64, finfo
+from .core import finfo, from_f64, to_f64
 
 _U = {"f16": np.uint16, "bf16": np.uint16, "f32": np.uint32, "f64": np.uint64}
 

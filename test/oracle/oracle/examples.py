@@ -16,8 +16,8 @@ import numpy as np
 import torch
 
 from . import normalization, reductions
-from .core import (Exact, Expect, Part, Result, Ulps, from_f64, from_torch, to_f64, to_torch,
-                   torch_dtype, HALF_TYPES)
+from .core import (Exact, Expect, Result, Ulps, from_f64, from_torch, to_f64,
+                   to_torch)
 from .values import fuserc_random, fuserc_random_at
 
 EXACT = Exact()
@@ -27,8 +27,8 @@ U32 = 2.0 ** -24
 # results, in order).
 DIMS = {
     "dynamic_dims": [1000, 999, 1000, 999, 1000, 999],
-    "log_softmax": [64, 64],
-    "var_mean": [1000, 1000, 1000],
+    "log_softmax": [16, 16],
+    "var_mean": [100, 100, 100],
 }
 
 
@@ -183,7 +183,7 @@ class FileCase:
 # last blocks of rows and evenly spaced blocks between them (fuserc computes
 # every row; regenerating its inputs and the float64 reference for all of an
 # 8192x4096 example would cost the oracle more than the emulation does).
-CHECK_ELEMENTS = 1 << 22
+CHECK_ELEMENTS = 1 << 21
 # column_sum checks this many of its 1024 columns (each one whole).
 CHECK_COLUMNS = 64
 

@@ -10,9 +10,8 @@ import numpy as np
 import torch
 
 from . import values
-from .core import (ALL_TYPES, FLOAT_TYPES, HALF_TYPES, INT_TYPES, NUMERIC_TYPES, Case,
-                   Exact, PartBuilder, from_f64, from_torch, is_float, is_int, mlir_type,
-                   to_f64, to_torch, torch_dtype)
+from .core import (ALL_TYPES, HALF_TYPES, NUMERIC_TYPES, Case, Exact, PartBuilder, from_f64,
+                   from_torch, is_float, is_int, mlir_type, to_f64, to_torch, torch_dtype)
 
 EXACT = Exact()
 

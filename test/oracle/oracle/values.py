@@ -2,9 +2,7 @@
 
 import numpy as np
 
-from .core import (FLOAT_TYPES, INT_TYPES, finfo, from_f64, iinfo, np_dtype,
-                   from_torch)
-import torch
+from .core import INT_TYPES, finfo, from_f64, iinfo, np_dtype
 
 
 def float_specials(t):
