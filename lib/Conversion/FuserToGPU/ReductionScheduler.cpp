@@ -1023,6 +1023,12 @@ LogicalResult ReductionScheduler::run() {
             perThread = (units + threads - 1) / threads * vectorLanes;
           }
           persistent = perThread <= kPersistentValuesPerThread;
+          // 64-bit indices leave a thread of 1024 (64 registers) too few
+          // for more than 16 values: the row is read again per pass (a
+          // tensor of 2^31 elements and more; 12 bytes of spills otherwise,
+          // test/examples/examples-ptxas.test).
+          if (w == 64 && threads == 1024 && perThread > 16)
+            persistent = false;
         }
       }
       // Fewer rows than SMs (a block of 1024 threads per row would leave
