@@ -158,6 +158,13 @@ void fuserCompileOptionsSetIndexBits(FuserCompileOptions o, unsigned v) {
     return;
   unwrap(o)->indexBits = v;
 }
+void fuserCompileOptionsSetMathAccuracy(FuserCompileOptions o, FuserMathAccuracy v) {
+  if (!o.ptr)
+    return;
+  unwrap(o)->math = v == FuserMathAccuracyFast      ? "fast"
+                    : v == FuserMathAccuracyPrecise ? "precise"
+                                                    : "(" + std::to_string((int)v) + ")";
+}
 void fuserCompileOptionsSetOptLevel(FuserCompileOptions o, unsigned v) {
   if (!o.ptr)
     return;

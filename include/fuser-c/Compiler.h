@@ -54,8 +54,8 @@ typedef struct FuserCompileOptions {
 } FuserCompileOptions;
 
 /// Default options: chip sm_90, the lowest PTX version the chip allows,
-/// fast-math off, index width chosen per kernel, LLVM -O3, no stage dumps,
-/// emulation data included.
+/// fast-math off, index width chosen per kernel, the fast math tier, LLVM
+/// -O3, no stage dumps, emulation data included.
 MLIR_CAPI_EXPORTED FuserCompileOptions fuserCompileOptionsCreate(void);
 MLIR_CAPI_EXPORTED void fuserCompileOptionsDestroy(FuserCompileOptions options);
 /// Target chip: "sm_80", "sm_89", "sm_90" or "sm_100" (checked when compiling).
@@ -72,6 +72,25 @@ MLIR_CAPI_EXPORTED void fuserCompileOptionsSetIndexBits(FuserCompileOptions opti
                                                         unsigned bits);
 MLIR_CAPI_EXPORTED void fuserCompileOptionsSetOptLevel(FuserCompileOptions options,
                                                        unsigned level);
+
+/// Accuracy tier of the transcendental functions (exp, log, sin, tanh, erf,
+/// pow, sigmoid...; docs/math.md). Both tiers give the same bits on the GPU
+/// and on the CPU emulator and keep the special values (inf, NaN, signed
+/// zeros, subnormals) of C99 Annex F.
+typedef enum FuserMathAccuracy {
+  /// The default: f32 (and f16/bf16, computed in f32) within 2 ulp of the
+  /// exact result on every input, in about a third of the instructions;
+  /// f64 gets the precise tier.
+  FuserMathAccuracyFast = 0,
+  /// Within 1 ulp for f32 and f64 (double-word arithmetic).
+  FuserMathAccuracyPrecise = 1,
+} FuserMathAccuracy;
+
+/// Sets the math tier. A value outside the enum makes fuserCompile fail
+/// with a diagnostic.
+MLIR_CAPI_EXPORTED void
+fuserCompileOptionsSetMathAccuracy(FuserCompileOptions options,
+                                   FuserMathAccuracy accuracy);
 /// Keep the IR after each stage ("input", "decomposed", "segmented",
 /// "kernels", "nvvm", "ptx") in the result.
 MLIR_CAPI_EXPORTED void fuserCompileOptionsSetKeepStages(FuserCompileOptions options,

@@ -66,6 +66,7 @@ LogicalResult mlir::fuser::compileModule(ModuleOp module,
   pipeline.ptx = ptx;
   pipeline.fastMath = options.fastMath;
   pipeline.indexBits = options.indexBits;
+  pipeline.math = options.math;
   pipeline.optLevel = options.optLevel;
 
   auto keep = [&](const char *stage) {
@@ -95,6 +96,7 @@ LogicalResult mlir::fuser::compileModule(ModuleOp module,
         emit.chip = options.chip;
         emit.indexBits = options.indexBits;
         emit.plantBug = options.plantBug;
+        emit.math = options.math;
         pm.addPass(createEmitKernelsPass(emit));
         pm.addPass(createCanonicalizerPass());
         pm.addPass(createCSEPass());

@@ -155,6 +155,8 @@ static Location locOf(const void *p) {
 
 Value MathBuilder::exp(Value x) {
   Emitter e(builder, locOf(location), x.getType());
+  if (fast(x))
+    return fastExp(e, x);
   Value xc = e.clamp(x, expLo(e), expHi(e));
   ExpParts p = expCore(e, xc, e.c(0.0));
   Value r = e.scale(e.add(p.hi, p.lo), p.k);
@@ -163,6 +165,8 @@ Value MathBuilder::exp(Value x) {
 
 Value MathBuilder::exp2(Value x) {
   Emitter e(builder, locOf(location), x.getType());
+  if (fast(x))
+    return fastExp2(e, x);
   Value xc = e.f64 ? e.clamp(x, -1080.0, 1030.0) : e.clamp(x, -160.0, 130.0);
   Value kf = e.roundEven(xc);
   Value r = e.sub(xc, kf); // exact, |r| <= 1/2
@@ -178,6 +182,8 @@ Value MathBuilder::exp2(Value x) {
 
 Value MathBuilder::expm1(Value x) {
   Emitter e(builder, locOf(location), x.getType());
+  if (fast(x))
+    return fastExpm1(e, x);
   Value xc = e.clamp(x, e.f64 ? -50.0 : -30.0, expHi(e));
   DD m = expm1DD(e, xc);
   Value r = e.add(m.hi, m.lo);
@@ -199,6 +205,8 @@ static Value logSpecials(Emitter &e, Value r, Value x, double pole) {
 
 Value MathBuilder::log(Value x) {
   Emitter e(builder, locOf(location), x.getType());
+  if (fast(x))
+    return fastLog(e, x);
   Value ok = e.andB(e.gt(x, e.c(0.0)), e.lt(x, e.inf()));
   Value xs = e.select(ok, x, e.c(1.0));
   DD l = logDD(e, logCore(e, xs));
@@ -207,6 +215,8 @@ Value MathBuilder::log(Value x) {
 
 Value MathBuilder::log2(Value x) {
   Emitter e(builder, locOf(location), x.getType());
+  if (fast(x))
+    return fastLog2(e, x);
   Value ok = e.andB(e.gt(x, e.c(0.0)), e.lt(x, e.inf()));
   Value xs = e.select(ok, x, e.c(1.0));
   LogParts l = logCore(e, xs);
@@ -221,6 +231,8 @@ Value MathBuilder::log2(Value x) {
 
 Value MathBuilder::log1p(Value x) {
   Emitter e(builder, locOf(location), x.getType());
+  if (fast(x))
+    return fastLog1p(e, x);
   // 1 + x = u + c exactly; log(u + c) = log(u) + c/u.
   DD u = e.twoSum(e.c(1.0), x);
   Value ok = e.andB(e.gt(x, e.c(-1.0)), e.lt(x, e.inf()));
@@ -245,6 +257,8 @@ Value MathBuilder::log1p(Value x) {
 Value MathBuilder::pow(Value x, Value y) {
   Emitter e(builder, locOf(location), x.getType());
   assert(x.getType() == y.getType() && "pow operands differ in type");
+  if (fast(x))
+    return fastPow(e, x, y);
   Value zero = e.c(0.0), one = e.c(1.0);
   Value ax = e.abs(x);
   Value finiteX = e.andB(e.gt(ax, zero), e.lt(ax, e.inf()));
@@ -308,6 +322,8 @@ static Value divDD(Emitter &e, Value nh, Value nl, Value dh, Value dl) {
 
 Value MathBuilder::tanh(Value x) {
   Emitter e(builder, locOf(location), x.getType());
+  if (fast(x))
+    return fastTanh(e, x);
   // tanh|x| = -t / (2 + t), t = expm1(-2|x|) in (-1, 0]: no cancellation.
   Value ax = e.abs(x);
   Value a2 = e.clamp(e.mul(ax, e.c(-2.0)), e.f64 ? -50.0 : -30.0, 0.0);
@@ -321,6 +337,8 @@ Value MathBuilder::tanh(Value x) {
 
 Value MathBuilder::sigmoid(Value x) {
   Emitter e(builder, locOf(location), x.getType());
+  if (fast(x))
+    return fastSigmoid(e, x);
   // u = e^-|x| in (0, 1]: sigmoid = 1 / (1 + u) for x >= 0 and
   // u / (1 + u) for x < 0; u never overflows.
   Value a = e.clamp(e.neg(e.abs(x)), expLo(e), 0.0);

@@ -202,6 +202,10 @@ std::pair<Value, Value> Emitter::mulExtended(Value x, Value y) {
   return {op.getLow(), op.getHigh()};
 }
 
+Value Emitter::iminSigned(Value x, Value y) {
+  return arith::MinSIOp::create(b, loc, x, y);
+}
+
 Value Emitter::clamp(Value x, double lo, double hi, double ifNaN) {
   Value r = select(gt(x, c(hi)), c(hi), x);
   r = select(lt(r, c(lo)), c(lo), r);
@@ -263,8 +267,27 @@ Value Emitter::pick(Value index, llvm::ArrayRef<int64_t> table, Type intTy) {
 // MathBuilder
 //===----------------------------------------------------------------------===//
 
-MathBuilder::MathBuilder(OpBuilder &b, Location loc)
-    : builder(b), location(loc.getAsOpaquePointer()) {}
+MathBuilder::MathBuilder(OpBuilder &b, Location loc, MathAccuracy accuracy)
+    : builder(b), location(loc.getAsOpaquePointer()), accuracy(accuracy) {}
+
+bool MathBuilder::fast(Value x) const {
+  return accuracy == MathAccuracy::Fast &&
+         getElementTypeOrSelf(x.getType()).isF32();
+}
+
+bool mlir::fuser::parseMathAccuracy(llvm::StringRef name, MathAccuracy &out) {
+  if (name == "fast")
+    out = MathAccuracy::Fast;
+  else if (name == "precise")
+    out = MathAccuracy::Precise;
+  else
+    return false;
+  return true;
+}
+
+const char *mlir::fuser::stringifyMathAccuracy(MathAccuracy accuracy) {
+  return accuracy == MathAccuracy::Fast ? "fast" : "precise";
+}
 
 bool MathBuilder::isSupportedType(Type type) {
   if (auto v = dyn_cast<VectorType>(type)) {

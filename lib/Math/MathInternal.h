@@ -97,6 +97,8 @@ public:
   /// Full 64x64 -> 128 unsigned product as (lo, hi).
   std::pair<Value, Value> mulExtended(Value a, Value b);
 
+  Value iminSigned(Value a, Value b);
+
   /// a clamped to [lo, hi], NaN mapped to `ifNaN` (never lets a NaN through).
   Value clamp(Value a, double lo, double hi, double ifNaN = 0.0);
 
@@ -139,6 +141,20 @@ struct LogParts {
 LogParts logCore(Emitter &e, Value x);
 /// The full log(x) of logCore as a normalized double word.
 DD logDD(Emitter &e, const LogParts &l);
+
+/// The Fast tier (FastMath.cpp, sin and cos in TrigErf.cpp): f32 only.
+Value fastExp(Emitter &e, Value x);
+Value fastExp2(Emitter &e, Value x);
+Value fastExpm1(Emitter &e, Value x);
+Value fastLog(Emitter &e, Value x);
+Value fastLog2(Emitter &e, Value x);
+Value fastLog1p(Emitter &e, Value x);
+Value fastTanh(Emitter &e, Value x);
+Value fastSigmoid(Emitter &e, Value x);
+Value fastErf(Emitter &e, Value x);
+Value fastAtan2(Emitter &e, Value y, Value x);
+Value fastPow(Emitter &e, Value x, Value y);
+Value fastSinOrCos(Emitter &e, Value x, bool cosine);
 
 } // namespace mlir::fuser::mathx
 

@@ -10,6 +10,8 @@
 #include "MathInternal.h"
 #include "fuser/Math/MathExpansion.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Location.h"
 
 #include <cmath>
@@ -224,13 +226,88 @@ static Value sinOrCos(Emitter &e, Value x, bool cosine) {
   return e.select(e.isNaN(x), x, v);
 }
 
+//===----------------------------------------------------------------------===//
+// sin and cos, Fast tier
+//===----------------------------------------------------------------------===//
+
+/// sin (cosine = false) or cos of x = (4j + q) pi/2 + r, |r| <= pi/4 (about),
+/// with single-precision polynomials.
+static Value fastTrigKernel(Emitter &e, Value x, Value q, Value r,
+                            bool cosine) {
+  Value z = e.mul(r, r);
+  // sin r = r + r^3 S(z); cos r = 1 - z/2 + z^2 C(z).
+  Value sinV = e.fma(e.mul(r, z), e.poly(z, kFastSinSF32), r);
+  Value c = e.fma(e.poly(z, kFastCosCF32), z, e.c(-0.5));
+  Value cosV = e.fma(c, z, e.c(1.0));
+  if (cosine)
+    q = e.iadd(q, e.ci(1));
+  Value odd = e.icmp(arith::CmpIPredicate::ne, e.iand(q, e.ci(1)), e.ci(0));
+  Value flip = e.icmp(arith::CmpIPredicate::ne, e.iand(q, e.ci(2)), e.ci(0));
+  Value v = e.select(odd, cosV, sinV);
+  v = e.select(flip, e.neg(v), v);
+  if (!cosine) // sin(-0) = -0 (r + r^3 S gives +0)
+    v = e.select(e.eq(x, e.c(0.0)), x, v);
+  return v;
+}
+
+/// Cody-Waite: j = round(x 2/pi), r = x - j pi/2 with pi/2 in three parts
+/// (fma steps); the quadrant j mod 4 from the bits of the rounding sum.
+/// Within 0.5 ulp of the exact reduction for |x| <= 105615 (checked on
+/// every such float by the exhaustive accuracy test).
+static TrigReduced codyWaite(Emitter &e, Value x) {
+  Value t = e.fma(x, e.c(0x1.45f306p-1), e.c(0x1.8p23));
+  Value j = e.sub(t, e.c(0x1.8p23));
+  Value r = e.fma(j, e.c(-0x1.921fb0p+0), x);
+  r = e.fma(j, e.c(-0x1.5110b4p-22), r);
+  r = e.fma(j, e.c(-0x1.846988p-48), r);
+  return {e.iand(e.bitsOf(t), e.ci(3)), r, Value()};
+}
+
+/// Cody-Waite for |x| <= 105615.  Beyond, and for inf and NaN, a branch
+/// (rarely taken, uniform in the sense that a whole vector takes it) runs
+/// the Payne-Hanek reduction of the Precise tier and the special values;
+/// the common path is then straight-line code without either.
+Value mathx::fastSinOrCos(Emitter &e, Value x, bool cosine) {
+  Value huge = arith::CmpFOp::create(e.b, e.loc, arith::CmpFPredicate::UGT,
+                                     e.abs(x), e.c(105615.0));
+  Value any = huge;
+  if (isa<VectorType>(x.getType()))
+    any = vector::ReductionOp::create(e.b, e.loc, vector::CombiningKind::OR,
+                                      huge);
+  auto ifOp = scf::IfOp::create(e.b, e.loc, TypeRange{x.getType()}, any,
+                                /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(e.b);
+  {
+    e.b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    TrigReduced cw = codyWaite(e, x);
+    TrigReduced ph = trigReduce(e, x);
+    Value q = e.select(huge, ph.q, cw.q);
+    Value r = e.select(huge, e.add(ph.rh, ph.rl), cw.rh);
+    Value v = fastTrigKernel(e, x, q, r, cosine);
+    v = e.select(e.isFinite(x), v, e.nan());
+    v = e.select(e.isNaN(x), x, v);
+    scf::YieldOp::create(e.b, e.loc, v);
+  }
+  {
+    e.b.setInsertionPointToStart(&ifOp.getElseRegion().front());
+    TrigReduced cw = codyWaite(e, x);
+    scf::YieldOp::create(e.b, e.loc,
+                         fastTrigKernel(e, x, cw.q, cw.rh, cosine));
+  }
+  return ifOp.getResult(0);
+}
+
 Value MathBuilder::sin(Value x) {
   Emitter e(builder, locOf(location), x.getType());
+  if (fast(x))
+    return fastSinOrCos(e, x, /*cosine=*/false);
   return sinOrCos(e, x, /*cosine=*/false);
 }
 
 Value MathBuilder::cos(Value x) {
   Emitter e(builder, locOf(location), x.getType());
+  if (fast(x))
+    return fastSinOrCos(e, x, /*cosine=*/true);
   return sinOrCos(e, x, /*cosine=*/true);
 }
 
@@ -241,6 +318,8 @@ Value MathBuilder::cos(Value x) {
 Value MathBuilder::atan2(Value y, Value x) {
   Emitter e(builder, locOf(location), x.getType());
   assert(x.getType() == y.getType() && "atan2 operands differ in type");
+  if (fast(x))
+    return fastAtan2(e, y, x);
   Value zero = e.c(0.0), one = e.c(1.0);
   Value ax = e.abs(x), ay = e.abs(y);
   // theta = atan(n / d) in [0, pi/4] with n = min, d = max.
@@ -307,6 +386,8 @@ Value MathBuilder::atan2(Value y, Value x) {
 
 Value MathBuilder::erf(Value x) {
   Emitter e(builder, locOf(location), x.getType());
+  if (fast(x))
+    return fastErf(e, x);
   double xmax = e.f64 ? kErfcXMaxF64 : kErfcXMaxF32; // erf rounds to 1 beyond
   Value one = e.c(1.0);
   Value a = e.clamp(e.abs(x), 0.0, xmax);

@@ -346,6 +346,115 @@ def dlogg(t, cc):
     return (2 * x - 2 / mpmath.sqrt(mpmath.pi) / g_erfcx(x)) * dxdt
 
 
+# ---------------------------------------------------------------------------
+# The Fast tier (f32 only, lib/Math/FastMath.cpp): single-precision
+# polynomials, every coefficient an f32, evaluated by fma Horner steps.
+# Fitted at 128 bits (ample for f32 coefficients) on a coarser grid.
+FAST = []
+
+
+def fit_fast(name, g, w, lo, hi, n, doc):
+    prec = mp.prec
+    mp.prec = 128
+    lo, hi = mpf(lo), mpf(hi)
+    c, e = fit_rounded(g, w, lo, hi, n, lambda x: x, to_f32)
+    er = measure(c, g, w, lo, hi, lambda x: x, to_f32, grid=4000)
+    mp.prec = prec
+    FAST.append((name, doc, c, log2f(e), log2f(er)))
+
+
+def fast_fits():
+    ln2 = mpmath.log(2)
+    # e^r = 1 + r + r^2 Q(r), |r| <= ln2/2, relative to e^r.  Also expm1's
+    # (r + r^2 Q(r)) and, with the odd coefficients negated, e^-r.
+    fit_fast('FastExpQ', g_exp, lambda r: r * r / mpmath.exp(eps_lo(r)),
+             -R_EXP, R_EXP, 5, 'e^r = 1 + r + r^2 Q(r) on |r| <= 0.3467')
+    # The same relative to expm1(r): expm1 and tanh near 0.
+    fit_fast('FastExpm1Q', g_exp, w_exp, -R_EXP, R_EXP, 5,
+             'e^r - 1 = r + r^2 Q(r) on |r| <= 0.3467, relative to e^r - 1')
+    # tanh(a) = a + a^3 T(a^2) on |a| <= 0.55.
+    fit_fast('FastTanhT',
+             lambda z: (mpmath.tanh(mpmath.sqrt(eps_lo(z))) -
+                        mpmath.sqrt(eps_lo(z))) / mpmath.sqrt(eps_lo(z)) ** 3,
+             lambda z: mpmath.sqrt(eps_lo(z)) ** 3 /
+             mpmath.tanh(mpmath.sqrt(eps_lo(z))),
+             0, (mpf('0.55') * mpf('1.0001')) ** 2, 5,
+             'tanh(a) = a + a^3 T(a^2) on |a| <= 0.55')
+    # 2^f = 1 + f H(f), |f| <= 1/2.
+    fit_fast('FastExp2H',
+             lambda f: (mpmath.exp(eps_lo(f) * ln2) - 1) / eps_lo(f),
+             lambda f: eps_lo(f) / mpmath.exp(eps_lo(f) * ln2),
+             mpf('-0.50005'), mpf('0.50005'), 6,
+             '2^f = 1 + f H(f) on |f| <= 1/2')
+    # log1p(f) = f + f^2 P(f) and log2(1 + f) = f log2(e) + f^2 P2(f) for
+    # f = m - 1, m in [sqrt(1/2), sqrt(2)) (plus slack: log1p's f is
+    # rounded).
+    flo = (mpmath.sqrt(mpf(1) / 2) - 1) * mpf('1.0001')
+    fhi = (mpmath.sqrt(2) - 1) * mpf('1.0001')
+    fit_fast('FastLogP',
+             lambda f: (mpmath.log1p(eps_lo(f)) - eps_lo(f)) / eps_lo(f) ** 2,
+             lambda f: eps_lo(f) ** 2 / abs(mpmath.log1p(eps_lo(f))),
+             flo, fhi, 9, 'log1p(f) = f + f^2 P(f) on [sqrt(1/2) - 1, sqrt(2) - 1]')
+    l2e = 1 / ln2
+    fit_fast('FastLog2P',
+             lambda f: (mpmath.log1p(eps_lo(f)) - eps_lo(f)) * l2e / eps_lo(f) ** 2,
+             lambda f: eps_lo(f) ** 2 / abs(mpmath.log1p(eps_lo(f)) * l2e),
+             flo, fhi, 9,
+             'log2(1 + f) = f log2(e) + f^2 P2(f) on [sqrt(1/2) - 1, sqrt(2) - 1]')
+    # sin r = r + r^3 S(r^2), cos r = 1 - r^2/2 + r^4 C(r^2), |r| <= pi/4.
+    fit_fast('FastSinS', g_sin, w_sin, 0, Z_TRIG, 3,
+             'sin(r) = r + r^3 S(r^2) on |r| <= pi/4')
+    fit_fast('FastCosC', g_cos, w_cos, 0, Z_TRIG, 3,
+             'cos(r) = 1 - r^2/2 + r^4 C(r^2) on |r| <= pi/4')
+    # atan(a) = a + a^3 A(a^2) on [0, 1].
+    fit_fast('FastAtanA', g_atan, w_atan, 0, mpf('1.0001'), FAST_ATAN_N,
+             'atan(a) = a + a^3 A(a^2) on [0, 1]')
+    # erf(x) = x + x E(x^2) on |x| <= FAST_ERF_SPLIT; beyond, erf = 1 - erfc
+    # with log2(erfc(a)) = L(a) on [FAST_ERF_SPLIT, 4], the weight erfc(a)
+    # making the error absolute in erf.
+    fit_fast('FastErfE', g_erf, w_erf, 0, FAST_ERF_SPLIT ** 2, FAST_ERFE_N,
+             'erf(x) = x + x E(x^2) on |x| <= %g' % FAST_ERF_SPLIT)
+    fit_fast('FastErfcL', lambda t: mpmath.log(mpmath.erfc(t), 2),
+             lambda t: mpmath.erfc(t), FAST_ERF_SPLIT, 4, FAST_ERFCL_N,
+             'log2(erfc(a)) = L(a) on [%g, 4], error times erfc(a)'
+             % FAST_ERF_SPLIT)
+    # pow: 2 atanh(s) = 2s + s z Q(z), z = s^2 <= tanh(ln2 / 8)^2.
+    zmax = mpmath.tanh(ln2 / 8) ** 2 * mpf('1.001')
+
+    def g_pow(z):
+        s = mpmath.sqrt(eps_lo(z))
+        return (2 * mpmath.atanh(s) - 2 * s) / (s * eps_lo(z))
+
+    def w_pow(z):
+        s = mpmath.sqrt(eps_lo(z))
+        return s * eps_lo(z) / (2 * mpmath.atanh(s))
+    fit_fast('FastPowQ', g_pow, w_pow, 0, zmax, 3,
+             '2 atanh(s) = 2s + s^3 Q(s^2) on |s| <= tanh(ln2/8)')
+
+
+FAST_ATAN_N = 8
+FAST_ERF_SPLIT = mpf('0.921875')
+FAST_ERFE_N = 6
+FAST_ERFCL_N = 8
+
+
+def emit_fast(w):
+    w('// The Fast tier (f32 only): f32 coefficients, fma Horner evaluation.\n')
+    for name, doc, c, e, er in FAST:
+        w('// %s: %d coefficients, weighted error 2^%.1f (2^%.1f after '
+          'rounding)\n' % (doc, len(c), e, er))
+        w('static const double k%sF32[] = {\n' % name)
+        for x in c:
+            w('    %s,\n' % fmt64(x))
+        w('};\n')
+    w('static const double kFastErfSplitF32 = %s;\n' % fmt64(FAST_ERF_SPLIT))
+    # pow: c = sqrt(2) rounded to f32 and log2(c) - 1/2.
+    c = to_f32(mpmath.sqrt(2))
+    w('static const double kFastSqrt2F32 = %s;\n' % fmt64(c))
+    w('static const double kFastLog2Sqrt2LoF32 = %s;\n' % fmt64(
+        to_f32(mpmath.log(mpf(c), 2) - mpf(1) / 2)))
+
+
 def two_over_pi_words(bits_per_word, nwords):
     """Words of the binary expansion of 2/pi, first word = bits 1..w."""
     mp.prec = bits_per_word * nwords + 64
@@ -454,7 +563,9 @@ def emit():
     for x in w64:
         w('    0x%016xull,\n' % x)
     w('};\n')
+    emit_fast(w)
 
 
 if __name__ == '__main__':
+    fast_fits()
     emit()

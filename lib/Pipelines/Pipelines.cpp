@@ -43,6 +43,7 @@ void mlir::fuser::buildFrontendPipeline(OpPassManager &pm,
   EmitKernelsPassOptions emit;
   emit.chip = options.chip;
   emit.indexBits = options.indexBits;
+  emit.math = options.math;
   pm.addPass(createEmitKernelsPass(emit));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -76,6 +77,6 @@ void mlir::fuser::registerPipelines() {
   PassPipelineRegistration<CompileOptions>(
       "fuser-compile",
       "Compile fusions to PTX kernels and launch plans (options: chip, ptx, "
-      "fast-math, index-bits, opt-level)",
+      "fast-math, index-bits, math, opt-level)",
       buildCompilePipeline);
 }

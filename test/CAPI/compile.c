@@ -330,6 +330,14 @@ static void testCompileFailures(MlirContext ctx) {
   EXPECT(fuserCompileResultGetNumFusions(r) == 0);
   printDiagnostics(r);
   fuserCompileResultDestroy(r);
+  /* A math tier outside the enum. */
+  fuserCompileOptionsSetChip(o, S("sm_90"));
+  fuserCompileOptionsSetMathAccuracy(o, (FuserMathAccuracy)7);
+  r = fuserCompile(m, o);
+  EXPECT(!fuserCompileResultIsSuccess(r));
+  printDiagnostics(r);
+  fuserCompileResultDestroy(r);
+  fuserCompileOptionsSetMathAccuracy(o, FuserMathAccuracyPrecise);
   mlirModuleDestroy(m);
   /* An op the compiler does not take, with its location. */
   const char *src = "func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {\n"
@@ -351,6 +359,7 @@ static void testCompileFailures(MlirContext ctx) {
   fuserCompileOptionsSetFastMath(none, true);
   fuserCompileOptionsSetIndexBits(none, 32);
   fuserCompileOptionsSetOptLevel(none, 1);
+  fuserCompileOptionsSetMathAccuracy(none, FuserMathAccuracyPrecise);
   fuserCompileOptionsSetKeepStages(none, true);
   fuserCompileOptionsSetEmulation(none, false);
   fuserCompileOptionsDestroy(none);
@@ -370,6 +379,7 @@ static void testCompileFailures(MlirContext ctx) {
 // CHECK-NEXT: <api>: error: fuserCompile: the module is null
 // CHECK-NEXT: <api>: error: fuserCompile: the options are null
 // CHECK-NEXT: error: unknown chip 'sm_12'; expected sm_80, sm_89, sm_90 or sm_100
+// CHECK-NEXT: error: math must be fast or precise, got '(7)'
 // CHECK-NEXT: negf.mlir:2:8: error: 'arith.negf' op is not supported in a fusion body
 // CHECK: <api>: error: the compile result is null
 // CHECK-NEXT: fuserEmulatorRuntimeCreate: out is NULL

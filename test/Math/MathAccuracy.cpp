@@ -8,13 +8,15 @@
 // for f64.  Prints the max ulp error per function and type; fails when it is
 // above the bound, when a special value (NaN, signed zero, infinity) is
 // wrong, when scalar and vector forms disagree, or when the expansion emits
-// an op outside the allowed set.
+// an op outside the allowed set.  Both accuracy tiers are checked: Precise
+// (f32 and f64) and Fast (f32; f64 has no fast tier), each within 2 ulp.
 //
 //   fuser-math-accuracy                  the ctest run (fixed samples: per
 //                                        input class 10^6 for f32, 4 10^5
-//                                        for f64)
+//                                        for f64), both tiers
 //   fuser-math-accuracy --samples 20     20x the samples
 //   fuser-math-accuracy --exhaustive     every f32 input of the unary functions
+//   fuser-math-accuracy --math fast      one tier only (fast or precise)
 //   fuser-math-accuracy --only sin,cos --type f32
 //
 //===----------------------------------------------------------------------===//
@@ -168,11 +170,20 @@ struct OpCheck {
   std::set<std::string> disallowed;
 };
 
-bool allowedOp(Operation *op) {
+/// What an expansion may emit: arith ops, llvm.intr.fma and llvm.intr.trunc;
+/// the Fast tier's sin and cos also their one scf.if (with the
+/// vector.reduction of its condition for vectors).
+bool allowedOp(Operation *op, bool branchAllowed) {
   StringRef d = op->getDialect() ? op->getDialect()->getNamespace() : "";
   if (d == "arith")
     return true;
+  if (branchAllowed && isa<scf::IfOp, scf::YieldOp, vector::ReductionOp>(op))
+    return true;
   return isa<LLVM::FMAOp, LLVM::FTruncOp>(op);
+}
+
+bool isFastTrig(const MathFn &fn) {
+  return std::string(fn.name) == "sin" || std::string(fn.name) == "cos";
 }
 
 template <typename T> struct Kernel {
@@ -219,7 +230,8 @@ public:
   /// Compiles `fn` over memrefs of `T`, `width` elements per iteration
   /// (1: scalar ops; 4: vector<4xT> ops).
   template <typename T>
-  bool compile(const MathFn &fn, int width, Kernel<T> &k, OpCheck &check) {
+  bool compile(const MathFn &fn, int width, fuser::MathAccuracy accuracy,
+               Kernel<T> &k, OpCheck &check) {
     Location loc = UnknownLoc::get(&ctx);
     OpBuilder b(&ctx);
     OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
@@ -250,15 +262,19 @@ public:
     Operation *before = b.getInsertionBlock()->empty()
                             ? nullptr
                             : &*std::prev(b.getInsertionPoint());
-    fuser::MathBuilder mb(b, loc);
+    fuser::MathBuilder mb(b, loc, accuracy);
     Value r = fn.emit(mb, x, y);
-    // Check what the expansion emitted.
+    // Check what the expansion emitted (nested ops included).
+    bool branch = accuracy == fuser::MathAccuracy::Fast &&
+                  std::is_same_v<T, float> && isFastTrig(fn);
     for (Operation *op = before ? before->getNextNode()
                                 : &b.getInsertionBlock()->front();
          op && op != loop.getBody()->getTerminator(); op = op->getNextNode()) {
-      ++check.ops;
-      if (!allowedOp(op))
-        check.disallowed.insert(op->getName().getStringRef().str());
+      op->walk([&](Operation *inner) {
+        ++check.ops;
+        if (!allowedOp(inner, branch))
+          check.disallowed.insert(inner->getName().getStringRef().str());
+      });
     }
     if (width == 1)
       memref::StoreOp::create(b, loc, r, out, ValueRange{iv});
@@ -591,17 +607,22 @@ struct Options {
   std::set<std::string> types = {"f32", "f64"};
   double bound = 2.0;
   unsigned threads = 2;
+  std::vector<fuser::MathAccuracy> tiers = {fuser::MathAccuracy::Precise,
+                                            fuser::MathAccuracy::Fast};
 };
 
 template <typename T>
-bool runFunction(Jit &jit, const MathFn &fn, const Options &o) {
+bool runFunction(Jit &jit, const MathFn &fn, fuser::MathAccuracy tier,
+                 const Options &o) {
   using R = typename Traits<T>::R;
   std::string name = fn.name;
   const char *tn = Traits<T>::name;
+  const char *tierName = fuser::stringifyMathAccuracy(tier);
   Kernel<T> scalar, vec;
   OpCheck sc, vc;
   auto t0 = std::chrono::steady_clock::now();
-  if (!jit.compile<T>(fn, 1, scalar, sc) || !jit.compile<T>(fn, 4, vec, vc))
+  if (!jit.compile<T>(fn, 1, tier, scalar, sc) ||
+      !jit.compile<T>(fn, 4, tier, vec, vc))
     return false;
   double compileS =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
@@ -610,7 +631,8 @@ bool runFunction(Jit &jit, const MathFn &fn, const Options &o) {
   if (!sc.disallowed.empty()) {
     ok = false;
     for (auto &op : sc.disallowed)
-      std::printf("  %s %s: disallowed op %s\n", name.c_str(), tn, op.c_str());
+      std::printf("  %s %s %s: disallowed op %s\n", name.c_str(), tn,
+                  tierName, op.c_str());
   }
   RefFn<R> ref = referenceFor<R>(name);
   Stats st;
@@ -673,10 +695,10 @@ bool runFunction(Jit &jit, const MathFn &fn, const Options &o) {
     std::snprintf(at, sizeof at, "(%.17Lg, %.17Lg)", st.worstX, st.worstY);
   else
     std::snprintf(at, sizeof at, "(%.17Lg)", st.worstX);
-  std::printf("%-8s %s  max %.3f ulp  at %s  (%" PRIu64
+  std::printf("%-8s %s %-7s  max %.3f ulp  at %s  (%" PRIu64
               " inputs, %d ops, compile %.2fs, run %.2fs)%s\n",
-              name.c_str(), tn, st.maxUlp, at, st.count, sc.ops, compileS,
-              runS, pass ? "" : "  FAIL");
+              name.c_str(), tn, tierName, st.maxUlp, at, st.count, sc.ops,
+              compileS, runS, pass ? "" : "  FAIL");
   for (auto &note : st.notes)
     std::printf("    special value wrong: %s\n", note.c_str());
   if (st.vecMismatch)
@@ -687,11 +709,12 @@ bool runFunction(Jit &jit, const MathFn &fn, const Options &o) {
 
 /// --eval: one function at one point, against the reference.
 template <typename T>
-int evalOne(Jit &jit, const MathFn &fn, const char *xs, const char *ys) {
+int evalOne(Jit &jit, const MathFn &fn, fuser::MathAccuracy tier,
+            const char *xs, const char *ys) {
   using R = typename Traits<T>::R;
   Kernel<T> k;
   OpCheck check;
-  if (!jit.compile<T>(fn, 4, k, check))
+  if (!jit.compile<T>(fn, 4, tier, k, check))
     return 1;
   T x[4], y[4], out[4];
   for (int i = 0; i < 4; ++i) {
@@ -702,9 +725,9 @@ int evalOne(Jit &jit, const MathFn &fn, const char *xs, const char *ys) {
   R ref = referenceFor<R>(fn.name)(R(x[0]), R(y[0]));
   Verdict v;
   double err = ulpError<T>(out[0], ref, v);
-  std::printf("%s %s(%.17Lg, %.17Lg) = %.20Lg (%a)\n  reference %.20Lg, "
+  std::printf("%s %s %s(%.17Lg, %.17Lg) = %.20Lg (%a)\n  reference %.20Lg, "
               "%.3f ulp%s\n",
-              fn.name, Traits<T>::name, (long double)x[0], (long double)y[0],
+              fuser::stringifyMathAccuracy(tier), fn.name, Traits<T>::name, (long double)x[0], (long double)y[0],
               (long double)out[0], (double)out[0], (long double)ref, err,
               v == Verdict::Ok ? "" : ", special value wrong");
   return 0;
@@ -713,15 +736,24 @@ int evalOne(Jit &jit, const MathFn &fn, const char *xs, const char *ys) {
 } // namespace
 
 int main(int argc, char **argv) {
+  // --eval [--math fast|precise] FN TYPE X [Y]
   if (argc >= 5 && std::string(argv[1]) == "--eval") {
+    fuser::MathAccuracy tier = fuser::MathAccuracy::Precise;
+    int a = 2;
+    if (std::string(argv[2]) == "--math" && argc >= 7) {
+      if (!fuser::parseMathAccuracy(argv[3], tier))
+        return 2;
+      a = 4;
+    }
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
     Jit jit;
+    const char *y = argc > a + 3 ? argv[a + 3] : nullptr;
     for (const MathFn &fn : kMathFunctions)
-      if (fn.name == std::string(argv[2]))
-        return std::string(argv[3]) == "f32"
-                   ? evalOne<float>(jit, fn, argv[4], argc > 5 ? argv[5] : nullptr)
-                   : evalOne<double>(jit, fn, argv[4], argc > 5 ? argv[5] : nullptr);
+      if (fn.name == std::string(argv[a]))
+        return std::string(argv[a + 1]) == "f32"
+                   ? evalOne<float>(jit, fn, tier, argv[a + 2], y)
+                   : evalOne<double>(jit, fn, tier, argv[a + 2], y);
     return 2;
   }
   Options o;
@@ -750,11 +782,22 @@ int main(int argc, char **argv) {
       o.types = list(argv[++i]);
     else if (a == "--threads" && i + 1 < argc)
       o.threads = std::max(1, std::atoi(argv[++i]));
-    else {
+    else if (a == "--math" && i + 1 < argc &&
+             std::string(argv[i + 1]) != "both") {
+      fuser::MathAccuracy tier;
+      if (!fuser::parseMathAccuracy(argv[++i], tier)) {
+        std::fprintf(stderr, "--math expects fast, precise or both\n");
+        return 2;
+      }
+      o.tiers = {tier};
+    } else if (a == "--math" && i + 1 < argc) {
+      ++i;
+    } else {
       std::fprintf(stderr,
                    "usage: %s [--exhaustive] [--samples X] [--only f,g] "
-                   "[--type f32,f64] [--threads N]\n",
-                   argv[0]);
+                   "[--type f32,f64] [--threads N] [--math fast|precise|both]\n"
+                   "       %s --eval [--math fast|precise] FN f32|f64 X [Y]\n",
+                   argv[0], argv[0]);
       return 2;
     }
   }
@@ -762,14 +805,17 @@ int main(int argc, char **argv) {
   llvm::InitializeNativeTargetAsmPrinter();
   Jit jit;
   int failures = 0, passes = 0;
-  for (const MathFn &fn : kMathFunctions) {
-    if (!o.only.empty() && !o.only.count(fn.name))
-      continue;
-    if (o.types.count("f32"))
-      (runFunction<float>(jit, fn, o) ? passes : failures)++;
-    if (o.types.count("f64") && !o.exhaustive)
-      (runFunction<double>(jit, fn, o) ? passes : failures)++;
-  }
+  for (fuser::MathAccuracy tier : o.tiers)
+    for (const MathFn &fn : kMathFunctions) {
+      if (!o.only.empty() && !o.only.count(fn.name))
+        continue;
+      if (o.types.count("f32"))
+        (runFunction<float>(jit, fn, tier, o) ? passes : failures)++;
+      // f64 has no fast tier: MathAccuracy::Fast gives the precise code.
+      if (o.types.count("f64") && !o.exhaustive &&
+          tier == fuser::MathAccuracy::Precise)
+        (runFunction<double>(jit, fn, tier, o) ? passes : failures)++;
+    }
   std::printf("%d passed, %d failed\n", passes, failures);
   return failures ? 1 : 0;
 }

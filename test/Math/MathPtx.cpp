@@ -1,8 +1,9 @@
 //===- MathPtx.cpp - The math expansions through NVPTX ---------------------===//
 //
-// Builds a gpu.module with one kernel per function and type (f32, f64 and
-// vector<4xf32>; bare !llvm.ptr arguments, llvm.load / llvm.store), runs the
-// upstream convert-gpu-to-nvvm, nvvm-attach-target and
+// Builds a gpu.module with one kernel per function, type and tier (Precise:
+// f32, f64 and vector<4xf32>; Fast: f32 and vector<4xf32>; bare !llvm.ptr
+// arguments, llvm.load / llvm.store), runs scf-to-cf (the Fast tier's sin
+// and cos branch) and the upstream convert-gpu-to-nvvm, nvvm-attach-target and
 // gpu-module-to-binary{format=isa} in process for sm_80 (+ptx70) and sm_90
 // (+ptx80), and checks the PTX: no call instruction, no __nv_ (libdevice)
 // reference, no local or constant memory, exactly the loads of the inputs,
@@ -12,7 +13,10 @@
 // message.
 //
 //   fuser-math-ptx             the ctest run
-//   fuser-math-ptx -v          also registers and stack per kernel (ptxas)
+//   fuser-math-ptx -v          also PTX instructions per kernel (the common
+//                              path: the shortest path from entry to return,
+//                              less a copy kernel's) and registers and stack
+//                              (ptxas)
 //   fuser-math-ptx --dump DIR  also writes DIR/math_sm_80.ptx, math_sm_90.ptx
 //   fuser-math-ptx --each      compiles the kernels one by one (debugging)
 //
@@ -21,14 +25,20 @@
 #include "MathFunctions.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVM.h"
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
 #include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -47,7 +57,9 @@
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <regex>
 #include <sstream>
@@ -61,16 +73,19 @@ namespace {
 
 struct KernelSpec {
   std::string name;
-  const MathFn *fn;
+  const MathFn *fn; // null: the copy kernel (out = in), the baseline
   Type type;
+  fuser::MathAccuracy tier = fuser::MathAccuracy::Precise;
 };
+
+int arityOf(const KernelSpec &k) { return k.fn ? k.fn->arity : 1; }
 
 /// One kernel: out[i] = f(in0[i] [, in1[i]]), i = block * dim + thread.
 void buildKernel(OpBuilder &b, gpu::GPUModuleOp mod, const KernelSpec &k) {
   Location loc = b.getUnknownLoc();
   MLIRContext *ctx = b.getContext();
   Type ptr = LLVM::LLVMPointerType::get(ctx);
-  SmallVector<Type> args(k.fn->arity + 1, ptr);
+  SmallVector<Type> args(arityOf(k) + 1, ptr);
   b.setInsertionPointToEnd(mod.getBody());
   auto func =
       gpu::GPUFuncOp::create(b, loc, k.name, b.getFunctionType(args, {}));
@@ -92,10 +107,10 @@ void buildKernel(OpBuilder &b, gpu::GPUModuleOp mod, const KernelSpec &k) {
     return LLVM::LoadOp::create(b, loc, k.type, addr(base), align);
   };
   Value x = load(entry.getArgument(0));
-  Value y = k.fn->arity == 2 ? load(entry.getArgument(1)) : Value();
-  fuser::MathBuilder mb(b, loc);
-  Value r = k.fn->emit(mb, x, y);
-  LLVM::StoreOp::create(b, loc, r, addr(entry.getArgument(k.fn->arity)),
+  Value y = arityOf(k) == 2 ? load(entry.getArgument(1)) : Value();
+  fuser::MathBuilder mb(b, loc, k.tier);
+  Value r = k.fn ? k.fn->emit(mb, x, y) : x;
+  LLVM::StoreOp::create(b, loc, r, addr(entry.getArgument(arityOf(k))),
                         align);
   gpu::ReturnOp::create(b, loc);
   (void)elem;
@@ -118,6 +133,7 @@ std::string compile(MLIRContext &ctx, const std::vector<KernelSpec> &kernels,
     return "";
   }
   PassManager pm(&ctx);
+  pm.addNestedPass<gpu::GPUModuleOp>(createSCFToControlFlowPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToNVVMOps());
   GpuNVVMAttachTargetOptions target;
   target.chip = chip;
@@ -191,11 +207,82 @@ int checkPtx(const std::string &ptx, const std::vector<KernelSpec> &kernels,
     auto n = std::distance(
         std::sregex_iterator(body.begin(), body.end(), gload),
         std::sregex_iterator());
-    if (n != k.fn->arity)
+    if (n != arityOf(k))
       report(k.name + " has " + std::to_string(n) + " global loads, want " +
-             std::to_string(k.fn->arity));
+             std::to_string(arityOf(k)));
   }
   return problems;
+}
+
+/// The body of entry `name` in `ptx` ("" if absent).
+std::string entryBody(const std::string &ptx, const std::string &name) {
+  size_t at = ptx.find(".entry " + name + "(");
+  if (at == std::string::npos)
+    return "";
+  size_t open = ptx.find('{', at);
+  size_t next = ptx.find(".entry ", at + 1);
+  return ptx.substr(open, (next == std::string::npos ? ptx.size() : next) - open);
+}
+
+/// PTX instructions on the shortest path from the entry to a `ret` (the
+/// kernels have no loops): the common path of a kernel with a rarely taken
+/// branch, all of them for straight-line code.
+int shortestPathInstructions(const std::string &body) {
+  struct Block {
+    int count = 0;
+    std::vector<std::string> succ;
+    bool ret = false, open = true; // open: falls through to the next block
+  };
+  std::vector<std::string> order = {""};
+  std::map<std::string, Block> blocks;
+  std::istringstream lines(body);
+  std::string line;
+  std::regex label(R"(^\s*(\$[A-Za-z0-9_]+):)");
+  std::regex bra(R"(^\s*(@!?%p\d+\s+)?bra(\.uni)?\s+(\$[A-Za-z0-9_]+);)");
+  while (std::getline(lines, line)) {
+    std::smatch m;
+    if (std::regex_search(line, m, label)) {
+      Block &prev = blocks[order.back()];
+      if (prev.open)
+        prev.succ.push_back(m[1]);
+      order.push_back(m[1]);
+      continue;
+    }
+    size_t p = line.find_first_not_of(" \t");
+    if (p == std::string::npos || line[p] == '.' || line[p] == '/' ||
+        line[p] == '{' || line[p] == '}' || line.back() != ';')
+      continue;
+    Block &b = blocks[order.back()];
+    if (!b.open)
+      continue; // unreachable after ret or an unconditional branch
+    ++b.count;
+    if (line.find("ret;") != std::string::npos) {
+      b.ret = true;
+      b.open = false;
+    } else if (std::regex_search(line, m, bra)) {
+      b.succ.push_back(m[3]);
+      if (!m[1].matched) {
+        b.open = false;
+      } else { // a conditional branch ends the block: fall through to a new one
+        std::string next = "#" + std::to_string(order.size());
+        b.succ.push_back(next);
+        order.push_back(next);
+      }
+    }
+  }
+  std::map<std::string, int> memo;
+  std::function<int(const std::string &)> best = [&](const std::string &l) {
+    auto it = memo.find(l);
+    if (it != memo.end())
+      return it->second;
+    memo[l] = 1 << 20; // the kernels have no loops; this guards against them
+    const Block &b = blocks[l];
+    int r = b.ret ? 0 : 1 << 20;
+    for (const std::string &s : b.succ)
+      r = std::min(r, best(s));
+    return memo[l] = b.count + r;
+  };
+  return best("");
 }
 
 std::string findPtxas() {
@@ -294,10 +381,13 @@ int main(int argc, char **argv) {
   }
   DialectRegistry registry;
   registry.insert<arith::ArithDialect, func::FuncDialect, gpu::GPUDialect,
-                  LLVM::LLVMDialect, NVVM::NVVMDialect>();
+                  LLVM::LLVMDialect, NVVM::NVVMDialect, scf::SCFDialect,
+                  vector::VectorDialect, cf::ControlFlowDialect>();
   NVVM::registerNVVMTargetInterfaceExternalModels(registry);
   // convert-gpu-to-nvvm takes the arith patterns from this interface.
   arith::registerConvertArithToLLVMInterface(registry);
+  cf::registerConvertControlFlowToLLVMInterface(registry);
+  vector::registerConvertVectorToLLVMInterface(registry);
   registerConvertNVVMToLLVMInterface(registry);
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
@@ -308,12 +398,19 @@ int main(int argc, char **argv) {
 
   std::vector<KernelSpec> kernels;
   Type f32 = Float32Type::get(&ctx), f64 = Float64Type::get(&ctx);
+  Type v4f32 = VectorType::get({4}, f32);
+  using fuser::MathAccuracy;
   for (const MathFn &fn : kMathFunctions) {
-    kernels.push_back({std::string(fn.name) + "_f32", &fn, f32});
-    kernels.push_back({std::string(fn.name) + "_f64", &fn, f64});
-    kernels.push_back(
-        {std::string(fn.name) + "_v4f32", &fn, VectorType::get({4}, f32)});
+    std::string n = fn.name;
+    kernels.push_back({n + "_f32", &fn, f32});
+    kernels.push_back({n + "_f64", &fn, f64});
+    kernels.push_back({n + "_v4f32", &fn, v4f32});
+    kernels.push_back({n + "_f32_fast", &fn, f32, MathAccuracy::Fast});
+    kernels.push_back({n + "_v4f32_fast", &fn, v4f32, MathAccuracy::Fast});
   }
+  kernels.push_back({"copy_f32", nullptr, f32});
+  kernels.push_back({"copy_f64", nullptr, f64});
+  kernels.push_back({"copy_v4f32", nullptr, v4f32});
   if (each) { // debugging: which kernel breaks the pipeline
     for (const KernelSpec &k : kernels) {
       std::string p = compile(ctx, {k}, "sm_90", "+ptx80");
@@ -353,6 +450,26 @@ int main(int argc, char **argv) {
     }
     std::printf("%s: %zu kernels, %zu bytes of PTX, static checks %s\n", chip,
                 kernels.size(), ptx.size(), problems ? "FAILED" : "ok");
+    if (verbose && !ptx.empty()) {
+      // Instructions per evaluation: the kernel's common path less the
+      // copy kernel's (indexing, loads, store, ret).
+      std::map<std::string, int> n;
+      for (const KernelSpec &k : kernels)
+        n[k.name] = shortestPathInstructions(entryBody(ptx, k.name));
+      std::printf("  %s PTX instructions per evaluation (precise f32 / f64 / "
+                  "v4f32, fast f32 / v4f32):\n",
+                  chip);
+      for (const MathFn &fn : kMathFunctions) {
+        std::string b = fn.name;
+        auto net = [&](const std::string &suffix, const char *copy) {
+          return n[b + suffix] - n[copy];
+        };
+        std::printf("  %s %-8s %4d %4d %4d   %4d %4d\n", chip, fn.name,
+                    net("_f32", "copy_f32"), net("_f64", "copy_f64"),
+                    net("_v4f32", "copy_v4f32"), net("_f32_fast", "copy_f32"),
+                    net("_v4f32_fast", "copy_v4f32"));
+      }
+    }
     if (!ptx.empty()) {
       if (ptxas.empty()) {
         std::printf("%s: ptxas not found (PATH, /usr/local/cuda/bin): "

@@ -15,6 +15,7 @@ void fusercDefaultFlags(FusercCompileFlags *f) {
   f->optLevel = 3;
   f->fastMath = false;
   f->emulation = true;
+  f->math = "fast";
   f->plantBug = "";
 }
 
@@ -33,7 +34,7 @@ static int parseUnsigned(const char *opt, const char *s, unsigned *out) {
 int fusercParseCompileFlag(int argc, char **argv, int *i, FusercCompileFlags *f) {
   const char *a = argv[*i];
   const char *valued[] = {"--chip", "--ptx", "--index-bits", "--opt-level",
-                          "--plant-bug"};
+                          "--plant-bug", "--math"};
   for (size_t k = 0; k < sizeof(valued) / sizeof(valued[0]); ++k) {
     if (strcmp(a, valued[k]))
       continue;
@@ -48,6 +49,14 @@ int fusercParseCompileFlag(int argc, char **argv, int *i, FusercCompileFlags *f)
     }
     if (k == 4) { /* testing only: see fuserCompileOptionsSetTestingPlantBug */
       f->plantBug = v;
+      return 1;
+    }
+    if (k == 5) {
+      if (strcmp(v, "fast") && strcmp(v, "precise")) {
+        fprintf(stderr, "fuserc: error: --math expects fast or precise, got '%s'\n", v);
+        return -1;
+      }
+      f->math = v;
       return 1;
     }
     unsigned *dst = k == 1 ? &f->ptx : k == 2 ? &f->indexBits : &f->optLevel;
@@ -134,6 +143,8 @@ FuserCompileResult fusercCompileFile(const char *path, const FusercCompileFlags 
   fuserCompileOptionsSetPtxVersion(o, f->ptx);
   fuserCompileOptionsSetIndexBits(o, f->indexBits);
   fuserCompileOptionsSetOptLevel(o, f->optLevel);
+  fuserCompileOptionsSetMathAccuracy(
+      o, strcmp(f->math, "precise") ? FuserMathAccuracyFast : FuserMathAccuracyPrecise);
   fuserCompileOptionsSetFastMath(o, f->fastMath);
   fuserCompileOptionsSetEmulation(o, f->emulation);
   fuserCompileOptionsSetKeepStages(o, keepStages);

@@ -18,6 +18,7 @@ typedef struct {
   const char *chip;
   unsigned ptx, indexBits, optLevel;
   bool fastMath, emulation;
+  const char *math;     /* "fast" or "precise" */
   const char *plantBug; /* testing only */
 } FusercCompileFlags;
 

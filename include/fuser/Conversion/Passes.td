@@ -28,6 +28,10 @@ def EmitKernelsPass : Pass<"fuser-emit-kernels", "ModuleOp"> {
            "Width of index math: 32, 64, or 0 to choose per kernel (32 "
            "when every tensor has fewer than 2^31 elements; both variants, "
            "picked at launch, for dynamic sizes)">,
+    Option<"math", "math", "std::string", /*default=*/"\"fast\"",
+           "Accuracy tier of the transcendental functions (MathBuilder): "
+           "fast (f32 within 2 ulp, f64 precise) or precise (within 1 ulp); "
+           "see docs/math.md">,
     Option<"plantBug", "plant-bug", "std::string", /*default=*/"\"\"",
            "For testing the CPU emulation only: emit a known schedule bug "
            "(missing-barrier, wrong-tail, wrong-index) that it must catch">,

@@ -23,6 +23,9 @@ struct DriverOptions {
   unsigned ptx = 0; ///< 0: the lowest the chip allows.
   bool fastMath = false;
   unsigned indexBits = 0;
+  /// Accuracy tier of the transcendental functions: "fast" or "precise"
+  /// (docs/math.md).
+  std::string math = "fast";
   unsigned optLevel = 3;
   /// Keep the module's IR after each stage.
   bool keepStages = false;

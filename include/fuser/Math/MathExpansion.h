@@ -11,6 +11,10 @@
 #ifndef FUSER_MATH_MATHEXPANSION_H
 #define FUSER_MATH_MATHEXPANSION_H
 
+namespace llvm {
+class StringRef;
+} // namespace llvm
+
 namespace mlir {
 class OpBuilder;
 class Location;
@@ -18,6 +22,21 @@ class Value;
 class Type;
 
 namespace fuser {
+
+/// Accuracy tier of the expansions (docs/math.md, "Two tiers").
+enum class MathAccuracy {
+  /// f32 (and the halves, which compute in f32): at most 2 ulp over every
+  /// input, single-precision polynomials, about a third of the
+  /// instructions of Precise.  f64 has no fast tier: it gets Precise.
+  Fast,
+  /// Under 1 ulp for f32 and f64, double-word arithmetic.
+  Precise,
+};
+
+/// Parses "fast" / "precise"; false for anything else.
+bool parseMathAccuracy(llvm::StringRef name, MathAccuracy &out);
+/// "fast" or "precise".
+const char *stringifyMathAccuracy(MathAccuracy accuracy);
 
 /// Builds IR that computes elementary functions from arith ops and the LLVM
 /// intrinsics both NVPTX and x86/aarch64 lower natively (only `llvm.intr.fma`
@@ -27,14 +46,25 @@ namespace fuser {
 /// operand's type.  The emitted code is straight-line (selects only), uses no
 /// memory and no calls, and has no fast-math flags.
 ///
-/// Accuracy: at most 2 ulp (most functions under 1 ulp) over the whole range
-/// of the type, subnormals included; special values follow C99 Annex F (the
-/// semantics of PyTorch's CPU kernels).  A NaN operand is returned as it is
-/// (bit for bit); a NaN the function creates (log(-1), sin(inf)...) is the
-/// canonical quiet NaN, so that CPU and GPU give the same bits.
+/// Accuracy over the whole range of the type, subnormals included: at most 2
+/// ulp for the Fast tier (f32 operands), under 1 ulp for the Precise tier
+/// (and for every f64 operand); special values follow C99 Annex F (the
+/// semantics of PyTorch's CPU kernels) in both tiers.  A NaN operand is
+/// returned as it is (bit for bit); a NaN the function creates (log(-1),
+/// sin(inf)...) is the canonical quiet NaN, so that CPU and GPU give the
+/// same bits.
+///
+/// The Fast tier's sin and cos contain one `scf.if` (with a
+/// `vector.reduction <or>` of its condition for vector operands), taken only
+/// when an operand is beyond 105615 in magnitude, infinite or NaN; every
+/// other expansion is straight-line code.
 class MathBuilder {
 public:
-  MathBuilder(OpBuilder &b, Location loc);
+  MathBuilder(OpBuilder &b, Location loc,
+              MathAccuracy accuracy = MathAccuracy::Fast);
+
+  MathAccuracy getAccuracy() const { return accuracy; }
+  void setAccuracy(MathAccuracy a) { accuracy = a; }
 
   /// Whether `type` is an operand type the builder accepts.
   static bool isSupportedType(Type type);
@@ -59,6 +89,10 @@ public:
 private:
   OpBuilder &builder;
   const void *location; // Location::getAsOpaquePointer()
+  MathAccuracy accuracy;
+
+  /// Whether `x` gets the Fast tier (f32 element type and accuracy Fast).
+  bool fast(Value x) const;
 };
 
 } // namespace fuser

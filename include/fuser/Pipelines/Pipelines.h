@@ -29,6 +29,12 @@ struct CompileOptions : public PassPipelineOptions<CompileOptions> {
       *this, "index-bits",
       llvm::cl::desc("Index math width: 32, 64, or 0 to choose per kernel"),
       llvm::cl::init(0)};
+  PassOptions::Option<std::string> math{
+      *this, "math",
+      llvm::cl::desc("Accuracy of exp, log, sin, tanh, erf, pow...: fast (f32 "
+                     "within 2 ulp, the default) or precise (within 1 ulp); "
+                     "f64 is always precise (docs/math.md)"),
+      llvm::cl::init("fast")};
   PassOptions::Option<unsigned> optLevel{
       *this, "opt-level", llvm::cl::desc("LLVM optimization level for kernels"),
       llvm::cl::init(3)};

@@ -45,6 +45,7 @@ bool isHalf(Type e) { return e.isF16() || e.isBF16(); }
 struct Emitter {
   OpBuilder &b;
   Location loc;
+  MathAccuracy accuracy = MathAccuracy::Fast;
 
   // -- constants -------------------------------------------------------------
   Value splat(Type type, double v) { return emitSplat(b, loc, type, v); }
@@ -90,7 +91,7 @@ struct Emitter {
   Value fabs(Value x) { return LLVM::FAbsOp::create(b, loc, x); }
   Value floor(Value x) { return LLVM::FFloorOp::create(b, loc, x); }
   Value fmod(Value x, Value y) { return arith::RemFOp::create(b, loc, x, y); }
-  MathBuilder math() { return MathBuilder(b, loc); }
+  MathBuilder math() { return MathBuilder(b, loc, accuracy); }
 
   bool isBool(Value v) { return elementOf(v.getType()).isInteger(1); }
 
@@ -449,8 +450,8 @@ bool mlir::fuser::isElementwise(Operation *op) {
 }
 
 Value mlir::fuser::emitElementwise(OpBuilder &b, Location loc, Operation *op,
-                                   ValueRange operands) {
-  return Emitter{b, loc}.emit(op, operands);
+                                   ValueRange operands, MathAccuracy math) {
+  return Emitter{b, loc, math}.emit(op, operands);
 }
 
 Value mlir::fuser::emitSplat(OpBuilder &b, Location loc, Type type, double value) {

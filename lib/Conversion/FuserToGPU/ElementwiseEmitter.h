@@ -2,6 +2,7 @@
 #ifndef FUSER_CONVERSION_FUSERTOGPU_ELEMENTWISEEMITTER_H
 #define FUSER_CONVERSION_FUSERTOGPU_ELEMENTWISEEMITTER_H
 
+#include "fuser/Math/MathExpansion.h"
 #include "mlir/IR/Builders.h"
 
 namespace mlir::fuser {
@@ -10,8 +11,10 @@ namespace mlir::fuser {
 /// on values held in registers: scalars, or vectors that all have the same
 /// number of lanes, in the operands' element types. Half types compute in
 /// f32 and round the result back, as eager PyTorch does op by op.
+/// Transcendental functions use the MathBuilder tier `math` (docs/math.md).
 Value emitElementwise(OpBuilder &b, Location loc, Operation *op,
-                      ValueRange operands);
+                      ValueRange operands,
+                      MathAccuracy math = MathAccuracy::Fast);
 
 /// Converts register values between element types with fuser.cast's
 /// semantics (saturating float-to-int, NaN to 0, `!= 0` to i1).

@@ -67,7 +67,7 @@ static void emitChecks(FusionEmitter &fe, func::FuncOp plan, unsigned numArgs) {
 
 static LogicalResult emitFusion(func::FuncOp fusion, gpu::GPUModuleOp module,
                                 TargetInfo target, unsigned indexBits,
-                                StringRef plantBug) {
+                                StringRef plantBug, MathAccuracy math) {
   FailureOr<ShapeAnalysis> shapes = ShapeAnalysis::analyze(fusion);
   if (failed(shapes))
     return failure();
@@ -103,6 +103,7 @@ static LogicalResult emitFusion(func::FuncOp fusion, gpu::GPUModuleOp module,
 
   FusionEmitter fe(fusion, *shapes, target, indexBits, module, plan);
   fe.plantBug = plantBug.str();
+  fe.math = math;
   fe.planBuilder.setInsertionPoint(body->getTerminator());
   for (unsigned i = 0; i < numArgs; ++i)
     fe.buffers[fusion.getArgument(i)] = plan.getArgument(i);
@@ -175,6 +176,11 @@ struct EmitKernelsPass : fuser::impl::EmitKernelsPassBase<EmitKernelsPass> {
           << plantBug << "'";
       return signalPassFailure();
     }
+    MathAccuracy accuracy;
+    if (!parseMathAccuracy(math, accuracy)) {
+      m.emitError("math must be fast or precise, got '") << math << "'";
+      return signalPassFailure();
+    }
     if (indexBits != 0 && indexBits != 32 && indexBits != 64) {
       m.emitError("index-bits must be 0, 32 or 64, got ") << (unsigned)indexBits;
       return signalPassFailure();
@@ -191,7 +197,7 @@ struct EmitKernelsPass : fuser::impl::EmitKernelsPassBase<EmitKernelsPass> {
       b.setInsertionPoint(f);
       auto module = gpu::GPUModuleOp::create(b, f.getLoc(),
                                              (f.getSymName() + "_kernels").str());
-      if (failed(emitFusion(f, module, *target, indexBits, plantBug)))
+      if (failed(emitFusion(f, module, *target, indexBits, plantBug, accuracy)))
         return signalPassFailure();
     }
   }

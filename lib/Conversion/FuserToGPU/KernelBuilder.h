@@ -13,6 +13,7 @@
 #define FUSER_CONVERSION_FUSERTOGPU_KERNELBUILDER_H
 
 #include "fuser/Analysis/ShapeAnalysis.h"
+#include "fuser/Math/MathExpansion.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -87,6 +88,8 @@ public:
   unsigned indexBits; ///< 32, 64, or 0 to choose per kernel.
   /// Testing only: a schedule bug to emit on purpose (see EmitKernelsPass).
   std::string plantBug;
+  /// Accuracy tier of the transcendental functions (MathBuilder).
+  MathAccuracy math = MathAccuracy::Fast;
   gpu::GPUModuleOp module;
   func::FuncOp plan;
   OpBuilder planBuilder;
