@@ -131,9 +131,7 @@ LogicalResult mlir::fuser::compileModule(ModuleOp module,
         target.optLevel = options.optLevel;
         target.fastFlag = options.fastMath;
         pm.addPass(createGpuNVVMAttachTarget(target));
-        GpuModuleToBinaryPassOptions binary;
-        binary.compilationTarget = "isa";
-        pm.addPass(createGpuModuleToBinaryPass(binary));
+        pm.addPass(fuser::createSerializeKernelsPass());
       })))
     return failure();
   keep("ptx");

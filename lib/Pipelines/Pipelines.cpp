@@ -3,7 +3,8 @@
 // fuser-compile = the frontend (decompose, simplify, segment, emit kernels
 // and plans) + the kernel lowering: SCF to CF, fuser's lowering to LLVM and
 // NVVM (upstream's patterns, LLVM intrinsics kept), then LLVM's NVPTX backend
-// through gpu-module-to-binary. Kernels carry no math library calls, so no libdevice
+// through fuser-serialize-kernels (gpu-module-to-binary, one LLVM job per
+// kernel, in parallel). Kernels carry no math library calls, so no libdevice
 // is linked and the PTX is the same on every machine.
 //
 //===----------------------------------------------------------------------===//
@@ -62,9 +63,7 @@ void mlir::fuser::buildKernelLoweringPipeline(OpPassManager &pm,
   target.optLevel = options.optLevel;
   target.fastFlag = options.fastMath;
   pm.addPass(createGpuNVVMAttachTarget(target));
-  GpuModuleToBinaryPassOptions binary;
-  binary.compilationTarget = "isa";
-  pm.addPass(createGpuModuleToBinaryPass(binary));
+  pm.addPass(fuser::createSerializeKernelsPass());
 }
 
 void mlir::fuser::buildCompilePipeline(OpPassManager &pm,

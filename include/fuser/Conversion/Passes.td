@@ -60,4 +60,20 @@ def LowerKernelsToNVVMPass : Pass<"fuser-lower-kernels-to-nvvm", "::mlir::gpu::G
   ];
 }
 
+def SerializeKernelsPass : Pass<"fuser-serialize-kernels", "ModuleOp"> {
+  let summary = "Compile each kernel of each gpu.module to PTX, in parallel";
+  let description = [{
+    Does what upstream's `gpu-module-to-binary{format=isa}` does for fuser's
+    modules (one `gpu.binary` of PTX assembly per `gpu.module`, through the
+    module's target attribute), but hands each kernel to LLVM on its own
+    and runs them on the context's thread pool: LLVM's NVPTX back end is
+    most of a compile, and a fusion's module holds several kernels (index
+    widths, the misaligned-buffer fallback, split reductions). The PTX of
+    the kernels is joined in their order under one header, so the bundle and
+    the runtime see one module, the same as before. A module with anything
+    beside kernels at its top level (a device function, a global) is
+    compiled whole. Serial when the context's multithreading is off.
+  }];
+}
+
 #endif // FUSER_CONVERSION_PASSES_TD

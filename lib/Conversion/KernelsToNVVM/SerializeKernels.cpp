@@ -1,0 +1,156 @@
+//===- SerializeKernels.cpp - Kernels to PTX, one LLVM job per kernel -----===//
+//
+// gpu-module-to-binary{format=isa} compiles a gpu.module as one LLVM module,
+// on one thread. A fusion's module holds several kernels (the 32- and
+// 64-bit index variants, the misaligned-buffer fallback, the two kernels of
+// a split reduction) and LLVM's NVPTX back end is most of a compile, so this
+// pass clones the module once per kernel, compiles the clones through the
+// module's own target attribute on the context's thread pool, and joins the
+// PTX under one header: the bundle and the runtime still see one module.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fuser/Conversion/Passes.h"
+
+#include "mlir/Dialect/GPU/IR/CompilationInterfaces.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/IR/Threading.h"
+#include "llvm/ADT/StringMap.h"
+
+namespace mlir::fuser {
+#define GEN_PASS_DEF_SERIALIZEKERNELSPASS
+#include "fuser/Conversion/Passes.h.inc"
+} // namespace mlir::fuser
+
+using namespace mlir;
+
+namespace {
+
+/// One LLVM compile: a clone of a gpu.module holding one kernel (or the
+/// whole module).
+struct Job {
+  unsigned module; // index into the modules being compiled
+  OwningOpRef<gpu::GPUModuleOp> piece;
+  std::optional<SmallVector<char, 0>> ptx;
+};
+
+/// The kernels of `m`, with the globals (workgroup buffers) each one uses,
+/// when `m` holds nothing else at its top level but declarations and no
+/// global is used by two kernels: then each kernel compiles on its own and
+/// the PTX texts join without two definitions of one symbol.
+bool splitByKernel(gpu::GPUModuleOp m, SmallVectorImpl<StringRef> &kernels,
+                   llvm::StringMap<StringRef> &globalOwner) {
+  SmallVector<LLVM::GlobalOp> globals;
+  for (Operation &op : m.getBody()->getOperations()) {
+    if (auto g = dyn_cast<LLVM::GlobalOp>(op)) {
+      globals.push_back(g);
+      continue;
+    }
+    auto f = dyn_cast<LLVM::LLVMFuncOp>(op);
+    if (!f)
+      return false;
+    if (f.isExternal())
+      continue;
+    if (!f->hasAttr(NVVM::NVVMDialect::getKernelFuncAttrName()))
+      return false;
+    kernels.push_back(f.getSymName());
+  }
+  for (LLVM::GlobalOp g : globals) {
+    for (StringRef k : kernels) {
+      auto f = cast<LLVM::LLVMFuncOp>(SymbolTable::lookupSymbolIn(m, k));
+      if (SymbolTable::symbolKnownUseEmpty(g.getSymNameAttr(), f))
+        continue;
+      if (globalOwner.count(g.getSymName()))
+        return false; // shared by two kernels
+      globalOwner[g.getSymName()] = k;
+    }
+  }
+  return true;
+}
+
+/// The PTX after its header (the comment banner and the .version, .target
+/// and .address_size directives): the kernels of one job, to append to
+/// another job's text.
+StringRef afterHeader(StringRef ptx) {
+  size_t at = ptx.find(".address_size");
+  if (at == StringRef::npos)
+    return ptx;
+  size_t eol = ptx.find('\n', at);
+  return eol == StringRef::npos ? StringRef() : ptx.substr(eol + 1);
+}
+
+struct SerializeKernelsPass
+    : fuser::impl::SerializeKernelsPassBase<SerializeKernelsPass> {
+  void runOnOperation() override {
+    ModuleOp top = getOperation();
+    SmallVector<gpu::GPUModuleOp> modules(top.getOps<gpu::GPUModuleOp>());
+    SmallVector<gpu::TargetAttrInterface> targets;
+    std::vector<Job> jobs;
+    for (auto [i, m] : llvm::enumerate(modules)) {
+      ArrayAttr attrs = m.getTargetsAttr();
+      gpu::TargetAttrInterface target =
+          attrs && attrs.size() == 1 ? dyn_cast<gpu::TargetAttrInterface>(attrs[0])
+                                     : gpu::TargetAttrInterface();
+      if (!target) {
+        m.emitError("expected exactly one GPU target attribute (nvvm-attach-target)");
+        return signalPassFailure();
+      }
+      targets.push_back(target);
+      SmallVector<StringRef> kernels;
+      llvm::StringMap<StringRef> globalOwner;
+      if (!splitByKernel(m, kernels, globalOwner) || kernels.size() < 2) {
+        jobs.push_back({(unsigned)i, OwningOpRef<gpu::GPUModuleOp>(m.clone()), {}});
+        continue;
+      }
+      for (StringRef keep : kernels) {
+        OwningOpRef<gpu::GPUModuleOp> piece(m.clone());
+        for (Operation &op : llvm::make_early_inc_range(piece->getBody()->getOperations())) {
+          if (auto f = dyn_cast<LLVM::LLVMFuncOp>(op)) {
+            if (!f.isExternal() && f.getSymName() != keep)
+              f.erase();
+          } else if (auto g = dyn_cast<LLVM::GlobalOp>(op)) {
+            if (globalOwner.lookup(g.getSymName()) != keep)
+              g.erase();
+          }
+        }
+        jobs.push_back({(unsigned)i, std::move(piece), {}});
+      }
+    }
+
+    gpu::TargetOptions options({}, {}, {}, {}, gpu::CompilationTarget::Assembly);
+    LogicalResult compiled =
+        failableParallelForEach(&getContext(), jobs, [&](Job &job) {
+          job.ptx = targets[job.module].serializeToObject(job.piece.get(), options);
+          return success(job.ptx.has_value());
+        });
+    if (failed(compiled)) {
+      top.emitError("compiling the kernels to PTX failed");
+      return signalPassFailure();
+    }
+
+    // Join each module's PTX in kernel order, under the first job's header.
+    OpBuilder b(&getContext());
+    for (auto [i, m] : llvm::enumerate(modules)) {
+      SmallVector<char, 0> ptx;
+      for (Job &job : jobs) {
+        if (job.module != i)
+          continue;
+        StringRef text(job.ptx->data(), job.ptx->size());
+        if (!ptx.empty())
+          text = afterHeader(text);
+        ptx.append(text.begin(), text.end());
+      }
+      Attribute object = targets[i].createObject(m, ptx, options);
+      if (!object) {
+        m.emitError("could not wrap the PTX of this module");
+        return signalPassFailure();
+      }
+      b.setInsertionPointAfter(m);
+      gpu::BinaryOp::create(b, m.getLoc(), m.getName(), /*offloadingHandler=*/nullptr,
+                            b.getArrayAttr({object}));
+      m.erase();
+    }
+  }
+};
+
+} // namespace
