@@ -72,7 +72,9 @@ def SerializeKernelsPass : Pass<"fuser-serialize-kernels", "ModuleOp"> {
     the kernels is joined in their order under one header, so the bundle and
     the runtime see one module, the same as before. A module with anything
     beside kernels at its top level (a device function, a global) is
-    compiled whole. Serial when the context's multithreading is off.
+    compiled whole, and so is every module when the context has one thread
+    (multithreading off, or a pool of one): splitting then only adds LLVM's
+    per-module setup.
   }];
 }
 

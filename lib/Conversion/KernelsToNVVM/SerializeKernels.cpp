@@ -16,6 +16,7 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/IR/Threading.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Support/ThreadPool.h"
 
 namespace mlir::fuser {
 #define GEN_PASS_DEF_SERIALIZEKERNELSPASS
@@ -86,6 +87,10 @@ struct SerializeKernelsPass
     SmallVector<gpu::GPUModuleOp> modules(top.getOps<gpu::GPUModuleOp>());
     SmallVector<gpu::TargetAttrInterface> targets;
     std::vector<Job> jobs;
+    // One thread: compile each module whole (splitting only adds LLVM's
+    // per-module setup, about a tenth of a kernel's time).
+    MLIRContext &ctx = getContext();
+    bool parallel = ctx.isMultithreadingEnabled() && ctx.getThreadPool().getMaxConcurrency() > 1;
     for (auto [i, m] : llvm::enumerate(modules)) {
       ArrayAttr attrs = m.getTargetsAttr();
       gpu::TargetAttrInterface target =
@@ -98,7 +103,7 @@ struct SerializeKernelsPass
       targets.push_back(target);
       SmallVector<StringRef> kernels;
       llvm::StringMap<StringRef> globalOwner;
-      if (!splitByKernel(m, kernels, globalOwner) || kernels.size() < 2) {
+      if (!parallel || !splitByKernel(m, kernels, globalOwner) || kernels.size() < 2) {
         jobs.push_back({(unsigned)i, OwningOpRef<gpu::GPUModuleOp>(m.clone()), {}});
         continue;
       }

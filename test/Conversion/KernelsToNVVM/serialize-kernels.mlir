@@ -3,6 +3,8 @@
 // gpu.binary; each kernel keeps its own workgroup buffer; a module whose
 // kernels share a global is compiled whole.
 // RUN: fuser-opt %s -split-input-file --fuser-serialize-kernels -verify-diagnostics | FileCheck %s
+// Single-threaded, each module compiles whole, to the same kernels:
+// RUN: fuser-opt %s -split-input-file --mlir-disable-threading --fuser-serialize-kernels -verify-diagnostics | FileCheck %s
 
 // CHECK-LABEL: gpu.binary @two
 // CHECK-SAME: assembly = "
