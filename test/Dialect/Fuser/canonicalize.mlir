@@ -85,6 +85,26 @@ func.func @identities(%x: tensor<4x?xf32>, %i: tensor<8xi32>)
 
 // -----
 
+// A float x / 1 with rounding is trunc(x) or floor(x), not x: it stays
+// (found by test/oracle/random_fusions.py, seed 692237125). An integer
+// i / 1 is i in every mode.
+// CHECK-LABEL: func.func @div_one_rounding
+// CHECK-SAME: (%[[X:.*]]: tensor<4xf32>, %[[I:.*]]: tensor<4xi32>)
+// CHECK: %[[T:.*]] = fuser.div %[[X]], %{{.*}} rounding_mode = trunc
+// CHECK: %[[F:.*]] = fuser.div %[[X]], %{{.*}} rounding_mode = floor
+// CHECK: return %[[T]], %[[F]], %[[I]]
+func.func @div_one_rounding(%x: tensor<4xf32>, %i: tensor<4xi32>)
+    -> (tensor<4xf32>, tensor<4xf32>, tensor<4xi32>) {
+  %one = fuser.constant 1.0 : tensor<f32>
+  %ione = fuser.constant 1 : tensor<i32>
+  %0 = fuser.div %x, %one rounding_mode = trunc : tensor<4xf32>, tensor<f32>
+  %1 = fuser.div %x, %one rounding_mode = floor : tensor<4xf32>, tensor<f32>
+  %2 = fuser.div %i, %ione rounding_mode = trunc : tensor<4xi32>, tensor<i32>
+  return %0, %1, %2 : tensor<4xf32>, tensor<4xf32>, tensor<4xi32>
+}
+
+// -----
+
 // x + 0.0 is not x when x is -0.0 (-0.0 + 0.0 == +0.0), so it stays.
 // CHECK-LABEL: func.func @no_float_add_zero
 // CHECK: fuser.add

@@ -144,10 +144,12 @@ OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
 }
 
 OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
-  if (isScalar(adaptor.getRhs(), 1))
+  RoundingMode mode = getRoundingMode();
+  // x / 1 == x, except for a float quotient that is rounded: trunc(x), floor(x).
+  bool isFloat = isa<FloatType>(elementTypeOf(getType()));
+  if (isScalar(adaptor.getRhs(), 1) && (!isFloat || mode == RoundingMode::none))
     if (OpFoldResult r = sameTypeOrNull(getLhs(), getType()))
       return r;
-  RoundingMode mode = getRoundingMode();
   return foldBinary(
       adaptor.getLhs(), adaptor.getRhs(),
       [&](llvm::APFloat a, const llvm::APFloat &b) -> std::optional<llvm::APFloat> {
