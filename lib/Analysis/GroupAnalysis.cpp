@@ -111,6 +111,21 @@ FailureOr<GroupInfo> mlir::fuser::classifyGroup(ArrayRef<Operation *> group,
     bool fromReduction = llvm::any_of(op->getOperands(), [&](Value v) {
       return dependsOnReduction.contains(v);
     });
+    // Values computed from a reduction live in the registers of the row
+    // they belong to: an op that reads another element than its own index
+    // (permute, slice, pad, concat; a reshape other than adding or dropping
+    // the reduced unit dims) would need other rows' values, even where the
+    // shapes match (a square permute).
+    if (fromReduction) {
+      bool remaps = isa<PermuteOp, SliceOp, PadOp, ConcatOp>(op);
+      if (auto r = dyn_cast<ReshapeOp>(op))
+        remaps = !isR(r->getOperand(0)) || !isR(r->getResult(0));
+      if (remaps) {
+        fail(whyNot, "a value computed from a reduction is permuted, reshaped, "
+                     "sliced, padded or concatenated: that needs another kernel");
+        return failure();
+      }
+    }
     for (Value r : op->getResults()) {
       if (!fromReduction)
         continue;

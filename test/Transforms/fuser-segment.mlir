@@ -100,3 +100,23 @@ func.func @shared_constant(%x: tensor<64x32xf32>) -> (tensor<32xf32>, tensor<64x
   %z = fuser.mul %m, %c : tensor<64xf32>, tensor<f32>
   return %s, %z : tensor<32xf32>, tensor<64xf32>
 }
+
+// -----
+
+// A square permute of a normalized value reads other rows' values: it
+// cannot share the normalization's kernel, even though every shape is 5x5
+// (found by test/oracle/random_fusions.py, seed 1480: wrong values). The
+// reduction gets its own kernel; the rest is pointwise over its result.
+// CHECK-LABEL: func.func @normalize_then_permute
+// CHECK-SAME: fuser.schedulers = ["reduction", "pointwise"]
+// CHECK: fuser.max {{.*}} {fuser.segment = 0 : i64}
+// CHECK: fuser.mul {{.*}} {fuser.segment = 1 : i64}
+// CHECK: fuser.permute {{.*}} {fuser.segment = 1 : i64}
+// DUMP: fusion @normalize_then_permute: 2 segments
+func.func @normalize_then_permute(%x: tensor<5x5xf32>) -> tensor<5x5xf32> {
+  %m = fuser.max %x dims = [1] : tensor<5x5xf32> -> tensor<5xf32>
+  %mb = fuser.broadcast %m dims = [0] : tensor<5xf32> -> tensor<5x5xf32>
+  %y = fuser.mul %x, %mb : tensor<5x5xf32>
+  %p = fuser.permute %y perm = [1, 0] : tensor<5x5xf32> -> tensor<5x5xf32>
+  return %p : tensor<5x5xf32>
+}
