@@ -1050,7 +1050,11 @@ LogicalResult ReductionScheduler::run() {
                                   fe.planConstant(kInnerSplitMinLength)));
         // Splits: two waves of blocks, each block at least 32 elements per
         // thread; one split (and no partials) when the variant is not taken.
-        Value wanted = arith::CeilDivUIOp::create(pb, fe.loc, fe.planConstant(tilesTarget), rows);
+        // (rows may be 0 at launch: the kernels are not launched then, but
+        // the plan still computes this)
+        Value wanted = arith::CeilDivUIOp::create(
+            pb, fe.loc, fe.planConstant(tilesTarget),
+            arith::MaxUIOp::create(pb, fe.loc, rows, fe.planConstant(1)));
         Value most = arith::CeilDivUIOp::create(
             pb, fe.loc, length, fe.planConstant(kInnerSplitThreads * 32));
         splitsValue = arith::SelectOp::create(
@@ -1160,7 +1164,10 @@ LogicalResult ReductionScheduler::run() {
     if (!splitsValue) {
       // Splits: enough blocks for two waves, at least 8 steps of the
       // reduced extent per thread row in each.
-      Value wanted = arith::CeilDivUIOp::create(pb, fe.loc, fe.planConstant(tilesTarget), gridX);
+      // (gridX is 0 when nothing is kept: no launch, but no division by 0)
+      Value wanted = arith::CeilDivUIOp::create(
+          pb, fe.loc, fe.planConstant(tilesTarget),
+          arith::MaxUIOp::create(pb, fe.loc, gridX, fe.planConstant(1)));
       Value most = arith::MaxUIOp::create(
           pb, fe.loc, fe.planConstant(1),
           arith::CeilDivUIOp::create(pb, fe.loc, fe.planExpr(reducedSize),
