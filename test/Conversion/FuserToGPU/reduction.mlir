@@ -116,7 +116,8 @@ func.func @total(%x: tensor<1000000xf32>) -> tensor<f32> {
 // CHECK-LABEL: func.func @rowsum_dyn(
 // CHECK: %[[ROWS:.*]] = memref.dim %arg0, %c0
 // CHECK: %[[FEW:.*]] = arith.cmpi ult, %[[ROWS]], %c132
-// CHECK: %[[WANTED:.*]] = arith.ceildivui %c264, %[[ROWS]]
+// CHECK: %[[ATLEAST1:.*]] = arith.maxui %[[ROWS]], %c1
+// CHECK: %[[WANTED:.*]] = arith.ceildivui %c264, %[[ATLEAST1]]
 // CHECK: %[[MOST:.*]] = arith.minui %[[WANTED]], %c4
 // CHECK: %[[SPLITS:.*]] = arith.select %[[FEW]], %[[MOST]], %c1
 // CHECK: %[[N:.*]] = arith.muli %[[SPLITS]], %[[ROWS]]
