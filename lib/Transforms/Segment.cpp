@@ -331,6 +331,19 @@ struct SegmentPass : fuser::impl::SegmentPassBase<SegmentPass> {
       });
       if (big.wasInterrupted())
         return signalPassFailure();
+      // A result that is an argument, or the same value as an earlier
+      // result, has its own buffer to fill: an identity cast makes it a
+      // value that a kernel writes (a copy kernel for an argument; for a
+      // duplicate, a second store in the kernel that computes it).
+      Operation *ret = fusion.getBody().front().getTerminator();
+      llvm::SmallPtrSet<Value, 8> returned;
+      for (OpOperand &operand : ret->getOpOperands()) {
+        Value v = operand.get();
+        if (!isa<BlockArgument>(v) && returned.insert(v).second)
+          continue;
+        OpBuilder b(ret);
+        operand.set(CastOp::create(b, ret->getLoc(), v.getType(), v));
+      }
       FailureOr<ShapeAnalysis> shapes = ShapeAnalysis::analyze(fusion);
       if (failed(shapes) || failed(Segmenter(fusion, *shapes).run(dump, dot)))
         return signalPassFailure();

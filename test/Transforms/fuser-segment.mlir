@@ -120,3 +120,21 @@ func.func @normalize_then_permute(%x: tensor<5x5xf32>) -> tensor<5x5xf32> {
   %p = fuser.permute %y perm = [1, 0] : tensor<5x5xf32> -> tensor<5x5xf32>
   return %p : tensor<5x5xf32>
 }
+
+// -----
+
+// Results that are an argument or repeat an earlier result get their own
+// value (an identity cast), so that a kernel fills every result buffer: here
+// the one pointwise kernel that computes exp also copies x and stores exp
+// twice (random-fusion seed 692237533 was "fuser does not copy buffers").
+// CHECK-LABEL: func.func @aliased_results
+// CHECK-SAME: (%[[X:.*]]: tensor<4xf32>)
+// CHECK-SAME: fuser.schedulers = ["pointwise"]
+// CHECK: %[[E:.*]] = fuser.exp %[[X]] {fuser.segment = 0 : i64}
+// CHECK: %[[C0:.*]] = fuser.cast %[[X]] {fuser.segment = 0 : i64}
+// CHECK: %[[C1:.*]] = fuser.cast %[[E]] {fuser.segment = 0 : i64}
+// CHECK: return %[[C0]], %[[E]], %[[C1]]
+func.func @aliased_results(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  %e = fuser.exp %x : tensor<4xf32>
+  return %x, %e, %e : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}
