@@ -23,7 +23,7 @@ FUZZ_SECONDS ?= 60
 # libraries, which ASan refuses (its runtime must come first). The oracle's
 # sweeps (about 270 s of CPU) run in `make test`; under the sanitizers only
 # oracle/inputs and oracle/planted-bugs, which drive fuserc run's own code.
-SANITIZE_TESTS ?= -E 'embedding-doc|large-tensor|oracle/(elementwise|shapes|reductions|normalization|examples)'
+SANITIZE_TESTS ?= -E 'embedding-doc|large-tensor|oracle/(elementwise|shapes|reductions|normalization|examples|random-fusions)'
 # Paths relative to the source tree in ccache's keys: build-asan/ compiles
 # lib/ with the same flags as build/, and so gets it from the cache.
 export CCACHE_BASEDIR := $(CURDIR)

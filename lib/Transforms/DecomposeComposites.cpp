@@ -160,9 +160,13 @@ struct DecomposeRmsNorm : OpRewritePattern<RmsNormOp> {
     Value msEps = AddOp::create(rewriter, loc, ms, e.scalar(f, op.getEps().convertToDouble()));
     Value rstd = RsqrtOp::create(rewriter, loc, msEps);
     Value y = MulOp::create(rewriter, loc, x, e.expand(rstd, xType));
-    y = e.castTo(y, inType.getElementType());
+    // The weight in f32 too, then one rounding to the input type, as
+    // PyTorch's fused rms_norm (rounding x * rstd first would turn an
+    // underflowed product times an inf weight into NaN; random-fusion seed
+    // 695318108).
     if (Value w = op.getWeight())
-      y = MulOp::create(rewriter, loc, y, e.broadcastTrailing(w, inType));
+      y = MulOp::create(rewriter, loc, y, e.broadcastTrailing(e.widen(w), xType));
+    y = e.castTo(y, inType.getElementType());
     rewriter.replaceOp(op, y);
     return success();
   }

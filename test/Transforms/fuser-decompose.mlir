@@ -88,7 +88,8 @@ func.func @layer_norm_plain(%x: tensor<2x3x4xf64>) -> tensor<2x3x4xf64> {
 
 // -----
 
-// rms_norm rounds to the input type before the weight multiplies, as PyTorch.
+// rms_norm multiplies by the weight in f32 and rounds once to the input type,
+// as PyTorch's fused rms_norm (its older composite rounded before the weight).
 // CHECK-LABEL: func.func @rms_norm
 // CHECK-SAME: (%[[X:.*]]: tensor<8x64xf16>, %[[W:.*]]: tensor<64xf16>)
 // CHECK-DAG: %[[EPS:.*]] = fuser.constant 9.99999997E-7 : tensor<f32>
@@ -99,9 +100,10 @@ func.func @layer_norm_plain(%x: tensor<2x3x4xf64>) -> tensor<2x3x4xf64> {
 // CHECK: %[[R:.*]] = fuser.rsqrt %[[ME]]
 // CHECK: %[[RB:.*]] = fuser.broadcast %[[R]] dims = [0, 1]
 // CHECK: %[[N:.*]] = fuser.mul %[[XF]], %[[RB]]
-// CHECK: %[[NH:.*]] = fuser.cast %[[N]] : tensor<8x64xf32> to tensor<8x64xf16>
-// CHECK: %[[WB:.*]] = fuser.broadcast %[[W]] dims = [1] : tensor<64xf16> -> tensor<8x64xf16>
-// CHECK: %[[Y:.*]] = fuser.mul %[[NH]], %[[WB]] : tensor<8x64xf16>
+// CHECK: %[[WF:.*]] = fuser.cast %[[W]] : tensor<64xf16> to tensor<64xf32>
+// CHECK: %[[WB:.*]] = fuser.broadcast %[[WF]] dims = [1] : tensor<64xf32> -> tensor<8x64xf32>
+// CHECK: %[[NW:.*]] = fuser.mul %[[N]], %[[WB]] : tensor<8x64xf32>
+// CHECK: %[[Y:.*]] = fuser.cast %[[NW]] : tensor<8x64xf32> to tensor<8x64xf16>
 // CHECK: return %[[Y]]
 func.func @rms_norm(%x: tensor<8x64xf16>, %w: tensor<64xf16>) -> tensor<8x64xf16> {
   %0 = fuser.rms_norm %x weight %w dims = [1] eps = 1.0e-06 : (tensor<8x64xf16>, tensor<64xf16>) -> tensor<8x64xf16>

@@ -643,7 +643,8 @@ def Fuser_RmsNormOp : Fuser_Op<"rms_norm", [Pure]> {
   let summary = "root-mean-square normalization over trailing dims";
   let description = [{
     As `torch.nn.functional.rms_norm`: `x * rsqrt(mean(x^2 over dims) + eps)`,
-    times `weight` when given; f16/bf16 compute in f32.
+    times `weight` when given; f16/bf16 compute in f32, the weight product
+    included, and round once (as PyTorch's fused rms_norm).
 
     ```mlir
     %0 = fuser.rms_norm %x weight %w dims = [1] eps = 1.0e-06
