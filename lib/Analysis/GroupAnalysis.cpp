@@ -26,11 +26,6 @@ static ArrayRef<int64_t> reductionDims(Operation *op) {
   return cast<DenseI64ArrayAttr>(op->getAttr("dims")).asArrayRef();
 }
 
-static bool keepdim(Operation *op) {
-  auto a = op->getAttrOfType<BoolAttr>("keepdim");
-  return a && a.getValue();
-}
-
 static bool fail(std::string *whyNot, const Twine &why) {
   if (whyNot)
     *whyNot = why.str();
