@@ -254,31 +254,10 @@ Value MathBuilder::log1p(Value x) {
 // pow
 //===----------------------------------------------------------------------===//
 
-Value MathBuilder::pow(Value x, Value y) {
-  Emitter e(builder, locOf(location), x.getType());
-  assert(x.getType() == y.getType() && "pow operands differ in type");
-  if (fast(x))
-    return fastPow(e, x, y);
-  Value zero = e.c(0.0), one = e.c(1.0);
-  Value ax = e.abs(x);
-  Value finiteX = e.andB(e.gt(ax, zero), e.lt(ax, e.inf()));
-  Value axs = e.select(finiteX, ax, one);
-  // |y| beyond 2^(p+11) over- or underflows whenever log|x| != 0 (which is
-  // then at least 2^-p in magnitude), so clamping keeps y log|x| finite.
-  double yBig = std::ldexp(1.0, e.mant + 12);
-  Value ys = e.clamp(y, -yBig, yBig);
-  // y log|x| as a double word: log|x| to about 2^-(2p-8) relative.
-  DD l = logDD(e, logCore(e, axs));
-  DD prod = e.twoProd(ys, l.hi);
-  prod.lo = e.fma(ys, l.lo, prod.lo);
-  Value over = e.gt(prod.hi, e.c(expHi(e)));
-  Value under = e.lt(prod.hi, e.c(expLo(e)));
-  Value ph = e.select(over, e.c(expHi(e)),
-                      e.select(under, e.c(expLo(e)), prod.hi));
-  Value pl = e.select(e.orB(over, under), zero, prod.lo);
-  ExpParts ex = expCore(e, ph, pl);
-  Value mag = e.scale(e.add(ex.hi, ex.lo), ex.k);
-
+/// pow's sign and special cases (C99 F.9.4.4) around `mag` = |x|^y, shared
+/// by both tiers; `ax` = |x|, `zero` and `one` the caller's constants.
+Value mathx::powSpecials(Emitter &e, Value x, Value y, Value ax, Value mag,
+                         Value zero, Value one) {
   // Sign: negative for x < 0 (or -0) and y an odd integer.
   Value yInt = e.eq(e.trunc(y), y); // true for +-inf, false for NaN
   Value half = e.mul(y, e.c(0.5));
@@ -305,6 +284,34 @@ Value MathBuilder::pow(Value x, Value y) {
   r = e.select(e.isNaN(x), x, r);
   // pow(x, +-0) = 1 and pow(1, y) = 1, even for NaN.
   return e.select(e.orB(e.eq(y, zero), e.eq(x, one)), one, r);
+}
+
+Value MathBuilder::pow(Value x, Value y) {
+  Emitter e(builder, locOf(location), x.getType());
+  assert(x.getType() == y.getType() && "pow operands differ in type");
+  if (fast(x))
+    return fastPow(e, x, y);
+  Value zero = e.c(0.0), one = e.c(1.0);
+  Value ax = e.abs(x);
+  Value finiteX = e.andB(e.gt(ax, zero), e.lt(ax, e.inf()));
+  Value axs = e.select(finiteX, ax, one);
+  // |y| beyond 2^(p+11) over- or underflows whenever log|x| != 0 (which is
+  // then at least 2^-p in magnitude), so clamping keeps y log|x| finite.
+  double yBig = std::ldexp(1.0, e.mant + 12);
+  Value ys = e.clamp(y, -yBig, yBig);
+  // y log|x| as a double word: log|x| to about 2^-(2p-8) relative.
+  DD l = logDD(e, logCore(e, axs));
+  DD prod = e.twoProd(ys, l.hi);
+  prod.lo = e.fma(ys, l.lo, prod.lo);
+  Value over = e.gt(prod.hi, e.c(expHi(e)));
+  Value under = e.lt(prod.hi, e.c(expLo(e)));
+  Value ph = e.select(over, e.c(expHi(e)),
+                      e.select(under, e.c(expLo(e)), prod.hi));
+  Value pl = e.select(e.orB(over, under), zero, prod.lo);
+  ExpParts ex = expCore(e, ph, pl);
+  Value mag = e.scale(e.add(ex.hi, ex.lo), ex.k);
+
+  return powSpecials(e, x, y, ax, mag, zero, one);
 }
 
 //===----------------------------------------------------------------------===//

@@ -389,25 +389,5 @@ Value mathx::fastPow(Emitter &e, Value x, Value y) {
   Value p = e.fma(e.poly(f, kFastExp2HF32), f, one);
   Value mag = scaleWide(e, p, k.kf, k.kShifted);
 
-  // Special cases, as the Precise tier (C99 F.9.4.4).
-  Value yInt = e.eq(e.trunc(y), y); // true for +-inf, false for NaN
-  Value half = e.mul(y, e.c(0.5));
-  Value yOdd = e.andB(yInt, e.ne(e.trunc(half), half));
-  Value negRes = e.andB(e.signBit(x), yOdd);
-  Value r = e.select(negRes, e.neg(mag), mag);
-  Value yNeg = e.lt(y, zero);
-  Value xZero = e.eq(ax, zero);
-  Value edge = e.select(xZero, e.select(yNeg, e.inf(), zero),
-                        e.select(yNeg, zero, e.inf()));
-  edge = e.select(negRes, e.neg(edge), edge);
-  r = e.select(e.orB(xZero, e.eq(ax, e.inf())), edge, r);
-  Value toInf = e.select(e.lt(ax, one), yNeg, e.notB(yNeg));
-  Value yInfR = e.select(e.eq(ax, one), one, e.select(toInf, e.inf(), zero));
-  r = e.select(e.isInf(y), yInfR, r);
-  Value xNegFinite = e.andB(e.lt(x, zero), e.gt(x, e.neg(e.inf())));
-  Value bad = e.andB(xNegFinite, e.andB(e.notB(yInt), e.isFinite(y)));
-  r = e.select(bad, e.nan(), r);
-  r = e.select(e.isNaN(y), y, r);
-  r = e.select(e.isNaN(x), x, r);
-  return e.select(e.orB(e.eq(y, zero), e.eq(x, one)), one, r);
+  return powSpecials(e, x, y, ax, mag, zero, one);
 }

@@ -142,6 +142,11 @@ LogParts logCore(Emitter &e, Value x);
 /// The full log(x) of logCore as a normalized double word.
 DD logDD(Emitter &e, const LogParts &l);
 
+/// pow's sign and special cases around `mag` = |x|^y (ExpLog.cpp), for
+/// both tiers.
+Value powSpecials(Emitter &e, Value x, Value y, Value ax, Value mag,
+                  Value zero, Value one);
+
 /// The Fast tier (FastMath.cpp, sin and cos in TrigErf.cpp): f32 only.
 Value fastExp(Emitter &e, Value x);
 Value fastExp2(Emitter &e, Value x);
