@@ -2,7 +2,9 @@
 # make demo: compile every example fusion, show what it became (kernels,
 # launches, registers and spills when ptxas is found), and run it once on
 # random inputs: on the GPU when there is one, else on the CPU emulator.
-set -e
+# Every example is tried; the exit status is 1 when any step of any example
+# failed, and the last lines name them.
+set -u
 build=${1:-build}
 fuserc=$build/bin/fuserc
 # Sizes for the examples with dynamic dims: every dynamic dim of the
@@ -15,10 +17,26 @@ dims_of() {
   *) echo "" ;;
   esac
 }
+failed=""
+count=0
 for f in examples/*.mlir; do
   d=$(dims_of "$f")
+  count=$((count + 1))
   echo "== $f"
-  "$fuserc" inspect "$f" ${d:+--dims "$d"}
-  "$fuserc" run "$f" --random 1 --quiet ${d:+--dims "$d"} && echo "  ran: ok"
+  if ! "$fuserc" inspect "$f" ${d:+--dims "$d"}; then
+    echo "  inspect: FAILED"
+    failed="$failed $f(inspect)"
+  fi
+  if "$fuserc" run "$f" --random 1 --quiet ${d:+--dims "$d"}; then
+    echo "  ran: ok"
+  else
+    echo "  run: FAILED"
+    failed="$failed $f(run)"
+  fi
   echo
 done
+if [ -n "$failed" ]; then
+  echo "make demo: FAILED:$failed" >&2
+  exit 1
+fi
+echo "make demo: all $count examples compiled, inspected and ran"
