@@ -480,9 +480,13 @@ Value mlir::fuser::emitCast(OpBuilder &b, Location loc, Value v, Type to) {
     return em.cmpi(arith::CmpIPredicate::ne, v, em.zero(v.getType()));
   }
   if (fromF && toF) {
-    // bf16 <-> f16 goes through f32, where both are exact.
+    // bf16 <-> f16 goes through f32, where both are exact. f64 -> half
+    // rounds to f32 first, as PyTorch does (c10::Half and c10::BFloat16 are
+    // built from a float), though that rounds twice.
     if (isHalf(from) && isHalf(to))
       v = em.widen(v);
+    else if (isHalf(to) && from.isF64())
+      v = arith::TruncFOp::create(b, loc, withElement(v.getType(), b.getF32Type()), v);
     Type mid = elementOf(v.getType());
     if (mid.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
       return arith::ExtFOp::create(b, loc, outType, v);
@@ -508,16 +512,19 @@ Value mlir::fuser::emitCast(OpBuilder &b, Location loc, Value v, Type to) {
   }
   if (!fromF && toF) {
     bool isBool = from.isInteger(1);
-    // Halves: convert through f32 when the integer is wider than 16 bits so
-    // rounding happens once (i32 -> f32 is exact below 2^24, and the
-    // f32 -> half step rounds the exact-or-nearest value once more only when
-    // the integer exceeds 2^24, beyond f16's range and bf16's precision).
-    Type mid = isHalf(to) && from.getIntOrFloatBitWidth() > 16 ? b.getF64Type() : to;
+    // Halves: through f32, as PyTorch converts (an integer becomes a float,
+    // which becomes the half): past 2^24 that rounds twice.
+    Type mid = isHalf(to) ? b.getF32Type() : to;
     Type midType = withElement(v.getType(), mid);
     Value f = isBool ? arith::UIToFPOp::create(b, loc, midType, v).getResult()
                      : arith::SIToFPOp::create(b, loc, midType, v).getResult();
+    // The explicit rounding mode (the default one) keeps the canonicalizer
+    // from folding truncf(sitofp) into one sitofp that rounds once.
     if (mid != to)
-      f = arith::TruncFOp::create(b, loc, outType, f);
+      f = arith::TruncFOp::create(
+          b, loc, outType, f,
+          arith::RoundingModeAttr::get(b.getContext(), arith::RoundingMode::to_nearest_even),
+          arith::FastMathFlagsAttr());
     return f;
   }
   // Integer to integer: extend (zero for i1) or wrap.

@@ -470,6 +470,62 @@ def cast_cases(rng_for):
     return cases
 
 
+def _half_conversion_values(s):
+    """Every bit pattern of bf16 and f16 (NaNs, subnormals, infinities);
+    from f32, every finite bf16 and f16 value, each halfway point between
+    neighbours (a tie: to even) and the f32 values either side of it, which
+    round down and up."""
+    if s in ("bf16", "f16"):
+        return np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(np_dtype(s))
+    if s != "f32":
+        return np.zeros(0, np_dtype(s))
+    out = []
+    for half in ("bf16", "f16"):
+        bits = np.arange(0x7fff, dtype=np.uint32)
+        if half == "bf16":
+            v = (bits << 16).view(np.float32)
+        else:
+            v = bits.astype(np.uint16).view(np.float16).astype(np.float32)
+        v = v[np.isfinite(v)]
+        lo, hi = v[:-1].astype(np.float64), v[1:].astype(np.float64)
+        mid = ((lo + hi) / 2).astype(np.float32)   # exact: the halves have few bits
+        up = np.nextafter(mid, np.float32(np.inf))
+        down = np.nextafter(mid, np.float32(0))
+        out += [v, mid, up, down]
+    x = np.concatenate(out)
+    return np.concatenate([x, -x])
+
+
+def _double_rounding_values(s, rng):
+    """Values PyTorch converts to bf16 and f16 through f32, rounding twice
+    (c10::BFloat16 and c10::Half are built from a float): f64 values just off
+    a halfway point of bf16 or f16 (by less than half an f32 ulp, so f32
+    lands on the halfway point and the tie goes to even), normal and
+    subnormal; integers past 2^24 likewise for bf16."""
+    if s == "f64":
+        mids = []
+        h = rng.integers(0, 0x7bff, 300).astype(np.uint16).view(np.float16)
+        h = np.concatenate([h, np.arange(1, 40, dtype=np.uint16).view(np.float16)])
+        lo = h.astype(np.float64)
+        hi = np.nextafter(h, np.float16(np.inf)).astype(np.float64)
+        mids.append((lo + hi) / 2)
+        b = np.concatenate([rng.integers(0, 0x7f7f, 300), np.arange(1, 40)]).astype(np.uint32)
+        lo = (b << 16).view(np.float32).astype(np.float64)
+        hi = ((b + 1) << 16).view(np.float32).astype(np.float64)
+        mids.append((lo + hi) / 2)
+        m = np.concatenate(mids)
+        v = np.concatenate([m * (1 + 2.0 ** -40), m * (1 - 2.0 ** -40)])
+        return np.concatenate([v, -v])
+    if s in ("i32", "i64"):
+        k = np.arange(128, 256, dtype=np.int64)
+        v = [k * 2 ** 17 + 2 ** 16 + 1, k * 2 ** 17 + 2 ** 16 - 1]
+        if s == "i64":
+            v += [k * 2 ** 40 + 2 ** 39 + 1, k * 2 ** 40 + 2 ** 39 - 1]
+        v = np.concatenate(v)
+        return np.concatenate([v, -v]).astype(np_dtype(s))
+    return np.zeros(0, np_dtype(s))
+
+
 def _cast_parts(s, name, rng_for):
     parts = []
     rng = rng_for(name)
@@ -483,6 +539,7 @@ def _cast_parts(s, name, rng_for):
             edges += [lo, hi, lo - 1.0, hi + 1.0, lo + 0.5, hi - 0.5, lo * 2.0, hi * 2.0]
         e = from_f64(np.array(edges, np.float64), s)
         x = np.concatenate([x, e])
+    x = np.concatenate([x, _double_rounding_values(s, rng), _half_conversion_values(s)])
     for d in ALL_TYPES:
         if d == s:
             continue
