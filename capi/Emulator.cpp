@@ -4,13 +4,19 @@
 
 #include "fuser/Emulator/Emulator.h"
 
+#include <cstdlib>
 #include <cstring>
+#include <string>
 
 void fuserEmulatorOptionsInit(FuserEmulatorOptions *options) {
+  if (!options)
+    return;
   options->reverseThreads = false;
   options->raceCheck = false;
   options->optLevel = 2;
   options->countTraffic = false;
+  options->cpu = nullptr;
+  options->trace = false;
 }
 
 fuser_error *fuserEmulatorRuntimeCreate(const FuserEmulatorOptions *options,
@@ -19,13 +25,25 @@ fuser_error *fuserEmulatorRuntimeCreate(const FuserEmulatorOptions *options,
     return fuser_error_create(FUSER_ERROR_INVALID_ARGUMENT,
                               "fuserEmulatorRuntimeCreate: out is NULL");
   mlir::fuser::EmulatorOptions o;
+  const char *cpu = nullptr;
   if (options) {
     o.reverseThreads = options->reverseThreads;
     o.raceCheck = options->raceCheck;
     o.optLevel = options->optLevel > 3 ? 3 : options->optLevel;
     o.countTraffic = options->countTraffic;
+    o.trace = options->trace;
+    cpu = options->cpu;
   }
-  void *ctx = mlir::fuser::createEmulatorContext(o);
+  if (!cpu)
+    cpu = std::getenv("FUSER_EMULATOR_CPU");
+  o.cpu = cpu ? cpu : "";
+  if (const char *trace = std::getenv("FUSER_EMULATOR_TRACE"))
+    o.trace = o.trace || (*trace && std::strcmp(trace, "0") != 0);
+  std::string error;
+  void *ctx = mlir::fuser::createEmulatorContext(o, error);
+  if (!ctx)
+    return fuser_error_create(FUSER_ERROR_INVALID_ARGUMENT, "fuserEmulatorRuntimeCreate: %s",
+                              error.c_str());
   fuser_error *e =
       fuser_rt_create_with_driver(mlir::fuser::getEmulatorDriver(), ctx, out);
   if (e)

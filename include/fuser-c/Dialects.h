@@ -19,7 +19,7 @@ extern "C" {
 /// The version of this C API. It increases whenever a declaration changes
 /// incompatibly; a program can compare it with FUSER_CAPI_VERSION, the value
 /// it was compiled against.
-#define FUSER_CAPI_VERSION 1
+#define FUSER_CAPI_VERSION 2
 MLIR_CAPI_EXPORTED unsigned fuserGetCAPIVersion(void);
 
 /// The handle of the fuser dialect: mlirGetDialectHandle__fuser__().

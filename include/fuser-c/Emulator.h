@@ -30,13 +30,23 @@ typedef struct FuserEmulatorOptions {
   /// Count the bytes the kernels' global loads and stores request, per
   /// allocation (fuserEmulatorGetTraffic). Slower.
   bool countTraffic;
+  /// The CPU the JIT compiles the kernels for: "host", "baseline" (x86-64 on
+  /// x86-64, generic on AArch64) or an LLVM CPU name ("x86-64-v3", ...).
+  /// NULL: the environment variable FUSER_EMULATOR_CPU, else "host". The
+  /// results are the same bits for every CPU (docs/cpu-emulation.md).
+  const char *cpu;
+  /// Print to stderr, per loaded module, the CPU it was compiled for and
+  /// the symbols it linked. Also set by FUSER_EMULATOR_TRACE=1.
+  bool trace;
 } FuserEmulatorOptions;
 
-/// Defaults: forward order, no race check, -O2, no traffic counting.
+/// Defaults: forward order, no race check, -O2, no traffic counting, the
+/// CPU from FUSER_EMULATOR_CPU (else the host), no trace.
 MLIR_CAPI_EXPORTED void fuserEmulatorOptionsInit(FuserEmulatorOptions *options);
 
 /// Creates a runtime on the CPU emulator; `options` may be NULL for the
-/// defaults. The caller owns *out (fuser_rt_destroy). Bundles it loads need
+/// defaults. Fails (FUSER_ERROR_INVALID_ARGUMENT) when the CPU is not one of
+/// the host's architecture. The caller owns *out (fuser_rt_destroy). Bundles it loads need
 /// emulation data (fuserc compile without --no-emulation).
 MLIR_CAPI_EXPORTED fuser_error *
 fuserEmulatorRuntimeCreate(const FuserEmulatorOptions *options, fuser_rt **out);

@@ -19,6 +19,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Fiber.h"
+#include "HostJit.h"
 #include "ThreadContext.h"
 
 #include "fuser/Emulator/Emulator.h"
@@ -31,15 +32,11 @@
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/ExecutionEngine/ExecutionEngine.h"
-#include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
-#include "llvm/ExecutionEngine/Orc/Mangling.h"
-#include "llvm/Support/TargetSelect.h"
 
 #include <cmath>
 #include <cstdlib>
@@ -65,7 +62,7 @@ struct Kernel {
 };
 
 struct Module {
-  std::unique_ptr<ExecutionEngine> engine;
+  std::unique_ptr<HostJit> jit;
   std::unordered_map<std::string, Kernel> kernels;
 };
 
@@ -114,6 +111,7 @@ struct Allocation {
 
 struct EmulatorContext {
   EmulatorOptions options;
+  JitTarget target; // the CPU the JIT compiles for
   std::unique_ptr<MLIRContext> mlir;
   std::mutex mutex; // modules load under the runtime's lock; launches may race
   /// With countTraffic: every live allocation by address, under
@@ -407,6 +405,13 @@ static fuser_error *loadModule(EmulatorContext &emu, const char *text, size_t si
     entries.push_back(kernel);
   }
   PassManager toLLVM(&ctx);
+  // f16 and bf16 in f32 and integer arithmetic, so that no host CPU feature
+  // changes a bit (ExpandHalfFloats.cpp).
+  arith::ArithEmulateUnsupportedFloatsOptions halves;
+  halves.sourceTypeStrs = {"f16", "bf16"};
+  halves.targetTypeStr = "f32";
+  toLLVM.addPass(arith::createArithEmulateUnsupportedFloats(halves));
+  toLLVM.addPass(createExpandHalfFloatsPass());
   toLLVM.addPass(arith::createArithExpandOpsPass());
   toLLVM.addPass(createSCFToControlFlowPass());
   toLLVM.addPass(createConvertToLLVMPass());
@@ -415,33 +420,31 @@ static fuser_error *loadModule(EmulatorContext &emu, const char *text, size_t si
     return fuser_error_create(FUSER_ERROR_DRIVER,
                               "emulator: cannot lower module '%s' to LLVM: %s", name,
                               diagnostics.c_str());
-  ExecutionEngineOptions options;
-  options.transformer = makeOptimizingTransformer(emu.options.optLevel, 0, nullptr);
-  options.jitCodeGenOptLevel = static_cast<llvm::CodeGenOptLevel>(emu.options.optLevel);
-  auto engine = ExecutionEngine::create(*module, options);
-  if (!engine)
-    return fuser_error_create(FUSER_ERROR_DRIVER, "emulator: cannot JIT module '%s': %s",
-                              name, llvm::toString(engine.takeError()).c_str());
-  (*engine)->registerSymbols([](llvm::orc::MangleAndInterner interner) {
-    llvm::orc::SymbolMap symbols;
-    auto add = [&](const char *n, void *p) {
-      symbols[interner(n)] = {llvm::orc::ExecutorAddr::fromPtr(p),
-                              llvm::JITSymbolFlags::Exported};
-    };
-    add(kBarrierFn, reinterpret_cast<void *>(&fuser_emu_barrier));
-    add(kShuffleFn, reinterpret_cast<void *>(&fuser_emu_shuffle));
-    add(kSharedAccessFn, reinterpret_cast<void *>(&fuser_emu_shared_access));
-    add(kGlobalAccessFn, reinterpret_cast<void *>(&fuser_emu_global_access));
-    return symbols;
-  });
-  m->engine = std::move(*engine);
+  static const std::map<std::string, uint64_t> runtime = {
+      {kBarrierFn, reinterpret_cast<uint64_t>(&fuser_emu_barrier)},
+      {kShuffleFn, reinterpret_cast<uint64_t>(&fuser_emu_shuffle)},
+      {kSharedAccessFn, reinterpret_cast<uint64_t>(&fuser_emu_shared_access)},
+      {kGlobalAccessFn, reinterpret_cast<uint64_t>(&fuser_emu_global_access)},
+  };
+  std::string error;
+  m->jit = HostJit::compile(*module, emu.target, emu.options.optLevel, runtime, error);
+  if (!m->jit)
+    return fuser_error_create(FUSER_ERROR_DRIVER, "emulator: cannot compile module '%s': %s",
+                              name, error.c_str());
   for (const std::string &kernel : entries) {
-    auto fn = m->engine->lookup(kernel + kEntrySuffix);
+    uint64_t fn = m->jit->lookup(kernel + kEntrySuffix, error);
     if (!fn)
       return fuser_error_create(FUSER_ERROR_DRIVER,
                                 "emulator: kernel '%s' did not compile: %s",
-                                kernel.c_str(), llvm::toString(fn.takeError()).c_str());
-    m->kernels[kernel].entry = reinterpret_cast<EntryFn>(*fn);
+                                kernel.c_str(), error.c_str());
+    m->kernels[kernel].entry = reinterpret_cast<EntryFn>(fn);
+  }
+  if (emu.options.trace) {
+    std::string linked;
+    for (const std::string &s : m->jit->linked())
+      linked += (linked.empty() ? "" : " ") + s;
+    std::fprintf(stderr, "emulator: module '%s': compiled for %s; linked: %s\n", name,
+                 emu.target.describe().c_str(), linked.empty() ? "(nothing)" : linked.c_str());
   }
   *out = m.release();
   return nullptr;
@@ -547,17 +550,15 @@ bool mlir::fuser::emulatorTraffic(void *ctx, uint64_t address, uint64_t &loaded,
   return true;
 }
 
-void *mlir::fuser::createEmulatorContext(const EmulatorOptions &options) {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    llvm::InitializeNativeTarget();
-    llvm::InitializeNativeTargetAsmPrinter();
-  });
-  auto *ctx = new EmulatorContext();
+void *mlir::fuser::createEmulatorContext(const EmulatorOptions &options,
+                                        std::string &error) {
+  auto ctx = std::make_unique<EmulatorContext>();
   ctx->options = options;
+  if (!resolveJitTarget(options.cpu, ctx->target, error))
+    return nullptr;
   DialectRegistry registry;
   registerAllDialects(registry);
   ctx->mlir = std::make_unique<MLIRContext>(registry, MLIRContext::Threading::DISABLED);
   ctx->mlir->loadAllAvailableDialects();
-  return ctx;
+  return ctx.release();
 }

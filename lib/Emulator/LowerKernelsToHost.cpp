@@ -91,8 +91,8 @@ LogicalResult KernelLowering::lowerSharedAccess(Operation *op, Value memref,
     linear = arith::AddIOp::create(b, loc, linear, scaled);
     stride *= type.getDimSize(d);
   }
-  Type elem = type.getElementType();
-  int64_t size = elem.getIntOrFloatBitWidth() / 8;
+  // An i1 takes a byte, as in the GPU's shared memory.
+  int64_t size = (type.getElementTypeBitWidth() + 7) / 8;
   Value bytes = arith::AddIOp::create(
       b, loc, arith::MulIOp::create(b, loc, linear, arith::ConstantIndexOp::create(b, loc, size)),
       arith::ConstantIndexOp::create(b, loc, sharedOffset.lookup(memref)));
@@ -144,7 +144,7 @@ LogicalResult KernelLowering::run() {
     if (!t.hasStaticShape())
       return kernel.emitError("workgroup memory must have a static shape");
     sharedOffset[attr] = sharedBytes;
-    sharedBytes += (t.getNumElements() * t.getElementTypeBitWidth() / 8 + 15) / 16 * 16;
+    sharedBytes += (t.getNumElements() * ((t.getElementTypeBitWidth() + 7) / 8) + 15) / 16 * 16;
   }
 
   // Bytes of a loaded or stored value.

@@ -1,5 +1,6 @@
 //===- fuser-opt.cpp - mlir-opt with fuser's dialect and passes -----------===//
 
+#include "fuser/Emulator/Emulator.h"
 #include "fuser/InitAll.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -9,6 +10,7 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   mlir::fuser::registerAllDialects(registry);
   mlir::fuser::registerAllPasses();
+  mlir::fuser::registerEmulatorPasses();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "fuser optimizer driver\n", registry));
 }

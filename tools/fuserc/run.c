@@ -27,7 +27,7 @@ typedef struct {
 } InputFlag;
 
 typedef struct {
-  const char *source, *device, *fusion, *outputDir, *dims;
+  const char *source, *device, *fusion, *outputDir, *dims, *emulatorCpu;
   InputFlag inputs[64];
   int numInputs;
   uint64_t seed;
@@ -126,7 +126,7 @@ static bool parseRunFlags(int argc, char **argv, RunFlags *f) {
       continue;
     const char *a = argv[i];
     const char *valued[] = {"--device", "--fusion", "--input", "--random", "--dims",
-                            "--output-dir"};
+                            "--output-dir", "--emulator-cpu"};
     bool isValued = false;
     for (size_t k = 0; k < sizeof valued / sizeof valued[0]; ++k)
       isValued |= !strcmp(a, valued[k]);
@@ -168,6 +168,8 @@ static bool parseRunFlags(int argc, char **argv, RunFlags *f) {
       f->dims = argv[++i];
     } else if (!strcmp(a, "--output-dir")) {
       f->outputDir = argv[++i];
+    } else if (!strcmp(a, "--emulator-cpu")) {
+      f->emulatorCpu = argv[++i];
     } else if (!strcmp(a, "--reverse-threads")) {
       f->reverseThreads = true;
     } else if (!strcmp(a, "--race-check")) {
@@ -234,6 +236,7 @@ static fuser_rt *createRuntime(const RunFlags *f) {
   o.reverseThreads = f->reverseThreads;
   o.raceCheck = f->raceCheck;
   o.countTraffic = f->traffic;
+  o.cpu = f->emulatorCpu; /* NULL: FUSER_EMULATOR_CPU, else the host */
   if (reportError(fuserEmulatorRuntimeCreate(&o, &rt), "cannot create the CPU emulator"))
     return NULL;
   return rt;

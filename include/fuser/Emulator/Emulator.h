@@ -1,8 +1,10 @@
 //===- Emulator.h - run fuser's kernels on the CPU, thread by thread -*- C++ -*-===//
 //
 // The kernels a bundle carries for the GPU also run here: each gpu.func is
-// lowered to a host function of one GPU thread (LowerKernelsToHost), JIT-
-// compiled with MLIR's ExecutionEngine, and run for every thread of every
+// lowered to a host function of one GPU thread (LowerKernelsToHost), its
+// f16/bf16 arithmetic expanded so that no host CPU feature changes a bit
+// (ExpandHalfFloats), JIT-compiled for a chosen CPU against a closed symbol
+// table (HostJit), and run for every thread of every
 // block of the launch grid, with barriers and warp shuffles synchronizing
 // emulated threads (fibers) exactly where the GPU synchronizes. Shared memory
 // is one buffer per block, filled with NaN bytes at each block's start. The
@@ -30,6 +32,15 @@ namespace fuser {
 /// and size to the emulator.
 std::unique_ptr<Pass> createLowerKernelsToHostPass(bool countTraffic = false);
 
+/// Expands f16/bf16 conversions into integer arithmetic and rejects any other
+/// computation on half types (run after upstream's
+/// arith-emulate-unsupported-floats), so that the JIT needs no CPU feature and
+/// no libgcc routine for them.
+std::unique_ptr<Pass> createExpandHalfFloatsPass();
+
+/// Registers the emulator's passes with the global pass registry (fuser-opt).
+void registerEmulatorPasses();
+
 struct EmulatorOptions {
   /// Run the threads of a block in reverse order (a missing barrier often
   /// shows in one order and not the other).
@@ -43,6 +54,13 @@ struct EmulatorOptions {
   /// Count the bytes the kernels' global loads and stores request, per
   /// allocation (emulatorTraffic). Slower.
   bool countTraffic = false;
+  /// The CPU the JIT compiles for: "host" (or empty), "baseline" (x86-64 on
+  /// x86-64, generic on AArch64) or an LLVM CPU name. Results are the same
+  /// bits on every CPU; only the speed differs.
+  std::string cpu;
+  /// Print, per loaded module, the CPU it was compiled for and the symbols
+  /// it linked (stderr).
+  bool trace = false;
 };
 
 /// Bytes that global loads and stores of the kernels requested from the
@@ -55,7 +73,8 @@ bool emulatorTraffic(void *ctx, uint64_t address, uint64_t &loaded, uint64_t &st
 /// The emulator as a runtime driver. `ctx` (from createEmulatorContext) is
 /// the driver_ctx; the runtime calls destroy on it when it goes away.
 const fuser_driver *getEmulatorDriver();
-void *createEmulatorContext(const EmulatorOptions &options);
+/// Null with `error` set when `options` name an unknown CPU.
+void *createEmulatorContext(const EmulatorOptions &options, std::string &error);
 
 } // namespace fuser
 } // namespace mlir

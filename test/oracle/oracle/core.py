@@ -345,8 +345,12 @@ class Case:
 class Env:
     """Where fuserc is, where to keep failures, options."""
 
-    def __init__(self, fuserc, workdir, keep_dir=None, verbose=False, source_root=None):
+    def __init__(self, fuserc, workdir, keep_dir=None, verbose=False, source_root=None,
+                 same_bits_cpu=None):
         self.fuserc = fuserc
+        # Run every fusion a second time with the emulator's JIT compiling
+        # for this CPU (FUSER_EMULATOR_CPU) and require the same bits.
+        self.same_bits_cpu = same_bits_cpu
         self.workdir = workdir
         self.keep_dir = keep_dir
         self.verbose = verbose
@@ -360,12 +364,16 @@ class FusercBroken(Exception):
     library): no result means anything, so the run stops."""
 
 
-def run_fuserc(env, mlir_path, inputs, outdir, extra=(), timeout=600):
-    """Runs `fuserc run` on the CPU; returns (rc, stderr)."""
+def run_fuserc(env, mlir_path, inputs, outdir, extra=(), timeout=600, cpu=None):
+    """Runs `fuserc run` on the CPU (the emulator's JIT compiling for `cpu`,
+    else for what FUSER_EMULATOR_CPU or the host says); returns (rc, stderr,
+    command)."""
     cmd = [env.fuserc, "run", mlir_path, "--device", "cpu", "--output-dir", outdir]
     for name, path in inputs:
         cmd += ["--input", "%s=%s" % (name, path)]
     cmd += list(extra)
+    if cpu:
+        cmd += ["--emulator-cpu", cpu]
     t0 = time.time()
     try:
         p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
@@ -407,6 +415,24 @@ def execute(env, fname, parts, extra=(), directory=None):
         n = sum(len(p.results) for p in parts)
         for i in range(n):
             res.append(np.load(os.path.join(out, "result%d.npy" % i)))
+        if env.same_bits_cpu:
+            other = os.path.join(d, "out-" + env.same_bits_cpu)
+            rc, err2, cmd2 = run_fuserc(env, path, inputs, other, extra, cpu=env.same_bits_cpu)
+            if rc != 0:
+                return None, err2, cmd2
+            for i in range(n):
+                a = res[i]
+                b = np.load(os.path.join(other, "result%d.npy" % i))
+                ab = np.ascontiguousarray(a).view(np.uint8)
+                bb = np.ascontiguousarray(b).view(np.uint8)
+                if a.shape != b.shape or not np.array_equal(ab, bb):
+                    w = a.dtype.itemsize
+                    bad = np.nonzero(np.any(ab.reshape(-1, w) != bb.reshape(-1, w), axis=1))[0]
+                    j = int(bad[0]) if len(bad) else 0
+                    return None, ("result %d differs between the JIT for the default CPU and "
+                                  "for %s: %d elements, the first at flat index %d: %r vs %r" % (
+                                      i, env.same_bits_cpu, len(bad), j,
+                                      a.reshape(-1)[j], b.reshape(-1)[j])), cmd2
         return res, err, cmd
     finally:
         if own:

@@ -311,6 +311,9 @@ def main(argv, suites, source_root):
     ap.add_argument("--list", action="store_true", help="list the cases and exit")
     ap.add_argument("--include-known", action="store_true",
                     help="also run the cases listed in KNOWN_FAILURES")
+    ap.add_argument("--same-bits-on", metavar="CPU", default=None,
+                    help="run every fusion a second time with the emulator compiling for "
+                         "CPU (baseline, x86-64-v3, ...) and fail where any bit differs")
     ap.add_argument("-v", "--verbose", action="store_true", help="one line per batch")
     a = ap.parse_args(argv)
 
@@ -336,7 +339,7 @@ def main(argv, suites, source_root):
     tgen = time.time() - t0
     work = tempfile.mkdtemp(prefix="fuser-oracle-")
     keep = a.keep or os.path.join(work, "failures")
-    env = Env(fuserc, work, keep, a.verbose, source_root)
+    env = Env(fuserc, work, keep, a.verbose, source_root, same_bits_cpu=a.same_bits_on)
     r = Runner(env, a.seed, a.batch, a.include_known, source_root=source_root)
     try:
         r.run(cases)

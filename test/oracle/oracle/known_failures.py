@@ -32,18 +32,6 @@ class KnownFailure:
     excused: int = 0   # elements (or failing parts) excused in this run
 
 
-def _bf16_flushed(got, want, t, ctx):
-    """bf16 results off by what flushing bf16 subnormals to zero explains:
-    within 4 * 2^-126 (four flushed subnormals along a chain of ops) of the
-    reference, both of them that small. Nothing else is excused."""
-    if t != "bf16":
-        return np.zeros(got.shape, bool)
-    from .core import to_f64
-    g, w = to_f64(got, t), to_f64(want, t)
-    tiny = 2.0 ** -124
-    return (np.abs(g - w) <= tiny) & (np.abs(g) <= tiny) & (np.abs(w) <= tiny)
-
-
 def _negative_zero_as_positive(got, want, t, ctx):
     """The result is +0.0 where PyTorch gives -0.0."""
     from .core import is_float, to_f64
@@ -64,24 +52,6 @@ def _inf_or_zero_for_layer_norm(got, want, t):
 
 KNOWN_FAILURES = [
     KnownFailure(
-        "bf16-subnormal-flush",
-        ["*bf16*"],
-        "bf16 results that should be subnormal (or round up from an f32 subnormal "
-        "to the smallest normal) come out as zero on the CPU emulator: on a host "
-        "with AVX512-BF16 the JIT lowers f32 -> bf16 truncation to vcvtneps2bf16, "
-        "which flushes subnormals (PyTorch and PTX's cvt.rn.bf16.f32 keep them). "
-        "Fix: expand bf16 truncation in lib/Emulator (arith-expand with "
-        "include-bf16) or JIT without the avx512bf16 feature.",
-        "build/bin/fuserc run test/oracle/repro/bf16_subnormal_flush.mlir --device cpu --random 1",
-        _bf16_flushed),
-    KnownFailure(
-        "cast-f64-to-bf16",
-        ["cast/from_f64:to bf16"],
-        "fuser.cast f64 -> bf16 does not load on the CPU emulator: the JIT needs "
-        "__truncdfbf2, which nothing in the process provides.",
-        "build/bin/fuserc run test/oracle/repro/cast_f64_to_bf16.mlir --device cpu --random 1",
-        error=r"Symbols not found: \[ __truncdfbf2 \]"),
-    KnownFailure(
         "reduction-64bit-inner",
         ["reductions/*/f64:*", "reductions/*/i64:*", "reductions/sweep/*/f64/*:*",
          "normalization/*/f64:*"],
@@ -90,17 +60,6 @@ KNOWN_FAILURES = [
         "same shape for all operands and results\". Outer reductions compile.",
         "build/bin/fuserc run test/oracle/repro/reduction_64bit_inner.mlir --device cpu --random 1",
         error=r"'arith.bitcast' op requires the same shape for all operands and results"),
-    KnownFailure(
-        "emulator-i1-shared-memory",
-        ["reductions/any/*", "reductions/all/*", "reductions/max/i1*", "reductions/min/i1*",
-         "reductions/sweep/any/*", "reductions/sweep/all/*"],
-        "Reductions with an i1 accumulator (any, all, max/min of i1) are wrong on the "
-        "CPU emulator: their warps combine through an i1 buffer in shared memory, and "
-        "LowerKernelsToHost sizes an i1 element as getIntOrFloatBitWidth() / 8 = 0 "
-        "bytes, so the whole buffer is one byte and the last warp wins (and the race "
-        "check sees 0-byte accesses). The GPU lowering is not affected.",
-        "build/bin/fuserc run test/oracle/repro/i1_shared_memory.mlir --device cpu --random 1",
-        lambda got, want, t, ctx: np.ones(got.shape, bool) if t == "i1" else np.zeros(got.shape, bool)),
     KnownFailure(
         "iota-sibling-output",
         ["shapes/iota/sibling-output"],

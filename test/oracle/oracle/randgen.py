@@ -33,8 +33,7 @@ the ops before it gave, each result rounded to its type, in several samples:
   200, 201  sample 0 with floor, comparisons, remainder... (DISCONTINUOUS)
          taken across their jumps where their operands may be off by as
          much as the samples above say (_across).
-Samples 1 and after flush bf16 subnormals to 0, as the emulator does
-(KNOWN_FAILURES bf16-subnormal-flush). A result passes where it is within
+A result passes where it is within
 the bound (ulps, atol) of its last op that computes (shape ops and where
 carry their operands' bounds) plus SPREAD times the distance of the
 farthest sample from sample 0; NaN exactly where sample 0 has NaN; +0/-0
@@ -1039,21 +1038,6 @@ def _rule_bound(rule):
     return 0, None
 
 
-def _bf16_flush(x, t):
-    """bf16 subnormals to (signed) zero, as the emulator's truncation does on
-    this host (KNOWN_FAILURES bf16-subnormal-flush)."""
-    if t != "bf16":
-        return x
-    f = to_f64(x, t)
-    # subnormal results, and up to 4 times the smallest normal (rounded up
-    # from an f32 subnormal, which the conversion flushes too; or a few f32
-    # ulps away from one)
-    sub = (f != 0) & (np.abs(f) <= 2.0 ** -124)
-    if not sub.any():
-        return x
-    return np.where(sub, from_f64(np.copysign(0.0, f), t), x)
-
-
 def _step(x, t, k):
     """Storage array x of float type t moved by k (an integer array) units in
     the last place (core.ordered's order: -0 and +0 are one value)."""
@@ -1416,9 +1400,6 @@ def evaluate(g, vals, data, mode, reach=None):
     for i, n in enumerate(g["nodes"]):
         if n["op"] == "input":
             res[(i, 0)] = data[i]
-            if mode == 1 and USE_KNOWN_MODELS:
-                # the emulator reads bf16 subnormals as 0 in some kernels too
-                res[(i, 0)] = _bf16_flush(data[i], n["dtype"])
             bounds[(i, 0)] = (0, None)
             continue
         args = [res[tuple(r)] for r in n.get("args", [])]
@@ -1437,10 +1418,6 @@ def evaluate(g, vals, data, mode, reach=None):
             x = np.array(np.asarray(x).reshape(vals[(i, k)].sizes), order="C")
             if x.dtype != np.dtype(np_dtype(t)):
                 raise Invalid("reference of %s gave %s for %s" % (n["op"], x.dtype, t))
-            if 1 <= mode < KNOWN_MODE and USE_KNOWN_MODELS and n["op"] not in SHAPE_OPS:
-                # bf16 subnormal results are 0 on the emulator (KNOWN_FAILURES
-                # bf16-subnormal-flush), in every sample but the reference
-                x = _bf16_flush(x, t)
             if 3 <= mode < KNOWN_MODE:
                 x = _perturb(x, t, u, a, mode, rng)
             res[(i, k)] = x
@@ -1676,7 +1653,7 @@ def part(g, label=None):
         r = tuple(r)
         t = vals[r].dtype
         u, a = bounds[r]
-        known = [KF["bf16-subnormal-flush"]] if t == "bf16" else []
+        known = []
         if g["nodes"][r[0]]["op"] == "layer_norm" and r[1] > 0:
             known.append(KF["layer-norm-mean"])
         if not USE_KNOWN_MODELS:
