@@ -91,7 +91,9 @@ clean:
 #                quality table (ptxas, traffic, H200 model vs eager PyTorch):
 #                bench/results/compile.md and kernels.md; see bench/README.md
 # make gpu-pack  the folder bench/gpu/run-all.sh needs on a GPU machine
-#                without LLVM: $(BUILD)/gpu-pack (bundles, reference cases)
+#                without LLVM: $(BUILD)/gpu-pack (bundles, reference cases),
+#                then its checks rehearsed here on the CPU emulator
+#                (bench/gpu/dry-run.sh)
 .PHONY: bench gpu-pack
 bench: configure
 	ninja -C $(BUILD) fuserc fuser-opt FuserCAPI
@@ -99,5 +101,6 @@ bench: configure
 	python3 bench/quality/kernels.py --build $(BUILD)
 
 gpu-pack: configure
-	ninja -C $(BUILD) fuserc
+	ninja -C $(BUILD) fuserc FuserCAPI fuser_runtime fuser_fake_cuda
 	python3 bench/gpu/pack.py --build $(BUILD) --out $(BUILD)/gpu-pack
+	sh bench/gpu/dry-run.sh $(BUILD)/gpu-pack $(BUILD) $(LLVM_DIR)

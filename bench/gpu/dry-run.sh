@@ -1,0 +1,54 @@
+#!/bin/sh
+# The GPU session rehearsed where fuser is built, without a GPU: every check
+# case of a pack (`make gpu-pack`) run through check_runner on fuser's CPU
+# emulator against the pack's expected outputs, the benchmark harness's
+# ctypes bindings on the runtime's fake CUDA driver, and the harness's whole
+# flow with PyTorch on the CPU and fuser on its emulator (sizes / 64). Exits
+# non-zero when any of them fails, so a pack that would fail on the GPU
+# machine for a reason of its own is caught here.
+#
+# usage: dry-run.sh PACK_DIR BUILD_DIR [LLVM_DIR]
+set -u
+PACK=$1
+BUILD=$(cd "$2" && pwd)
+LLVM=${3:-/usr/lib/llvm-22}
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+CC=${CC:-cc}
+W=$PACK/dry-run
+mkdir -p "$W"
+PY=/usr/bin/python3
+[ -x $PY ] || PY=python3
+fail=""
+
+echo "== dry run 1/3: check_runner on the CPU emulator ($PACK/cases)"
+$CC -std=c11 -O2 -DWITH_EMULATOR -I"$ROOT/include" -I"$BUILD/include" -I"$LLVM/include" \
+  -I"$ROOT/runtime/include" -I"$ROOT/tools/fuserc" "$ROOT/bench/gpu/check_runner.c" \
+  "$ROOT/tools/fuserc/npy.c" -L"$BUILD/lib" -lFuserCAPI -lfuser_runtime \
+  -Wl,-rpath,"$BUILD/lib" -lm -o "$W/check_runner" || fail="$fail check_runner(build)"
+if [ -x "$W/check_runner" ]; then
+  "$W/check_runner" "$PACK/cases/cases.txt" --emulator --runs 1 --out "$W/check.md" |
+    tail -3 || fail="$fail check_runner"
+  grep -q ' 0 failed' "$W/check.md" 2>/dev/null || fail="$fail check_runner(cases)"
+fi
+
+echo "== dry run 2/3: harness.py's bindings on the fake CUDA driver"
+python3 "$PACK/harness.py" --selftest --runtime "$BUILD/lib/libfuser_runtime.so" \
+  --bundles "$PACK/bundles" --driver "$BUILD/lib/libfuser_fake_cuda.so" | tail -1 ||
+  fail="$fail harness(selftest)"
+
+echo "== dry run 3/3: harness.py with PyTorch on the CPU, fuser on its emulator"
+if $PY -c 'import torch' 2>/dev/null; then
+  $PY "$PACK/harness.py" --dry-run-cpu "$BUILD/lib/libFuserCAPI.so" \
+    --runtime "$BUILD/lib/libfuser_runtime.so" --bundles "$PACK/bundles" --quick \
+    --out "$W/gpu.md" > "$W/harness.log" 2>&1 || fail="$fail harness(dry-run-cpu)"
+  grep -E '^\| (softmax|layer_norm|rms_norm|bias_gelu|silu|add_mul_chain) ' "$W/gpu.md" | head -6
+else
+  echo "   skipped: $PY has no torch"
+fi
+
+if [ -n "$fail" ]; then
+  echo "dry-run.sh: FAILED:$fail (files in $W)" >&2
+  exit 1
+fi
+echo "dry-run.sh: the pack's checks pass on the CPU emulator"
