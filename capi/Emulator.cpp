@@ -17,6 +17,8 @@ void fuserEmulatorOptionsInit(FuserEmulatorOptions *options) {
   options->countTraffic = false;
   options->cpu = nullptr;
   options->trace = false;
+  options->maxMemoryBytes = 0;
+  options->maxWork = 0;
 }
 
 fuser_error *fuserEmulatorRuntimeCreate(const FuserEmulatorOptions *options,
@@ -32,6 +34,8 @@ fuser_error *fuserEmulatorRuntimeCreate(const FuserEmulatorOptions *options,
     o.optLevel = options->optLevel > 3 ? 3 : options->optLevel;
     o.countTraffic = options->countTraffic;
     o.trace = options->trace;
+    o.maxMemoryBytes = options->maxMemoryBytes;
+    o.maxWork = options->maxWork;
     cpu = options->cpu;
   }
   if (!cpu)

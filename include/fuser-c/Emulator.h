@@ -38,10 +38,20 @@ typedef struct FuserEmulatorOptions {
   /// Print to stderr, per loaded module, the CPU it was compiled for and
   /// the symbols it linked. Also set by FUSER_EMULATOR_TRACE=1.
   bool trace;
+  /// The most bytes the emulator's allocations may hold at once (device
+  /// memory is host memory): an allocation past it fails with
+  /// FUSER_ERROR_OUT_OF_MEMORY. 0: half the machine's physical memory.
+  uint64_t maxMemoryBytes;
+  /// The most work one launch may do, counted as threads plus loop
+  /// iterations: a launch that would do more fails with a message instead
+  /// of running for hours (a reduction over a broadcast of 2^61 elements,
+  /// a crafted grid). 0: 2^36, minutes of emulation.
+  uint64_t maxWork;
 } FuserEmulatorOptions;
 
 /// Defaults: forward order, no race check, -O2, no traffic counting, the
-/// CPU from FUSER_EMULATOR_CPU (else the host), no trace.
+/// CPU from FUSER_EMULATOR_CPU (else the host), no trace, the default
+/// limits. NULL is a no-op.
 MLIR_CAPI_EXPORTED void fuserEmulatorOptionsInit(FuserEmulatorOptions *options);
 
 /// Creates a runtime on the CPU emulator; `options` may be NULL for the

@@ -39,6 +39,8 @@
 #include "mlir/Pass/PassManager.h"
 
 #include <cmath>
+#include <cstdio>
+#include <unistd.h>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -56,9 +58,14 @@ namespace {
 using EntryFn = void (*)(void **params, ThreadContext *ctx);
 
 struct Kernel {
+  std::string name;
   EntryFn entry = nullptr;
   int64_t staticShared = 0;
   bool synchronizes = false;
+  /// Bytes of each parameter (8 for pointers and i64, 4 for i32), and
+  /// which are pointers.
+  std::vector<uint32_t> paramSizes;
+  std::vector<bool> paramIsPointer;
 };
 
 struct Module {
@@ -99,12 +106,14 @@ struct BlockState {
   std::vector<ShadowByte> *shadow = nullptr;
   bool raceCheck = false;
   uint32_t epoch = 1;
-  std::string error; // the first race found
+  std::string error; // the first race or bad access found
   std::string where; // the block, for messages
   EmulatorContext *emu = nullptr;
+  const Kernel *kernel = nullptr;
+  int64_t work = 0; // loop trips and threads of the launch so far
 };
 
-/// What the kernels' global accesses asked of one allocation.
+/// One allocation, and what the kernels' global accesses asked of it.
 struct Allocation {
   uint64_t size = 0, loaded = 0, stored = 0;
 };
@@ -112,12 +121,13 @@ struct Allocation {
 struct EmulatorContext {
   EmulatorOptions options;
   JitTarget target; // the CPU the JIT compiles for
+  uint64_t maxMemory = 0, maxWork = 0; // the limits in effect
   std::unique_ptr<MLIRContext> mlir;
   std::mutex mutex; // modules load under the runtime's lock; launches may race
-  /// With countTraffic: every live allocation by address, under
-  /// trafficMutex.
+  /// Every live allocation by address, and their bytes, under allocMutex.
   std::map<uint64_t, Allocation> allocations;
-  std::mutex trafficMutex;
+  uint64_t allocatedBytes = 0;
+  std::mutex allocMutex;
 };
 
 thread_local Thread *currentThread = nullptr;
@@ -146,10 +156,63 @@ extern "C" int32_t fuser_emu_shuffle(ThreadContext *ctx, int32_t value,
   return t->shuffleResult;
 }
 
+static std::string threadName(const Thread &t) {
+  return "thread (" + std::to_string(t.ctx.threadId[0]) + ", " +
+         std::to_string(t.ctx.threadId[1]) + ", " + std::to_string(t.ctx.threadId[2]) +
+         ") of block (" + std::to_string(t.ctx.blockId[0]) + ", " +
+         std::to_string(t.ctx.blockId[1]) + ", " + std::to_string(t.ctx.blockId[2]) + ")";
+}
+
+/// A load or store outside what it may reach: recorded (the first one), and
+/// skipped by the kernel (a load reads zeros). `param` is the kernel
+/// parameter the address derives from, or -1 for shared memory, whose
+/// addresses are offsets in the block's buffer.
+extern "C" void fuser_emu_bad_access(ThreadContext *ctx, int32_t param, int64_t address,
+                                     int64_t size, int64_t begin, int64_t end,
+                                     int32_t isStore, int64_t elementBytes) {
+  auto *t = static_cast<Thread *>(ctx->thread);
+  BlockState &b = *t->block;
+  if (!b.error.empty())
+    return;
+  const char *verb = isStore ? "stored" : "loaded";
+  int64_t offset = address - begin; // bytes from the start it may reach
+  std::string at = "element " + std::to_string(offset / std::max<int64_t>(elementBytes, 1)) +
+                   " (byte " + std::to_string(offset) + ")";
+  if (param < 0) {
+    b.error = "kernel '" + b.kernel->name + "' " + verb + " " + std::to_string(size) +
+              " bytes at byte " + std::to_string(address) +
+              " of shared memory, outside the workgroup buffer it indexes (bytes " +
+              std::to_string(begin) + " to " + std::to_string(end) + "), " + threadName(*t);
+    return;
+  }
+  if (end == 0 && begin == 0)
+    b.error = "kernel '" + b.kernel->name + "' " + verb + " " + std::to_string(size) +
+              " bytes through parameter " + std::to_string(param) +
+              ", which points into no allocation of this emulator, " + threadName(*t);
+  else
+    b.error = "kernel '" + b.kernel->name + "' " + verb + " " + std::to_string(size) +
+              " bytes at " + at + " of parameter " + std::to_string(param) +
+              ", outside the " + std::to_string(end - begin) +
+              " bytes from it to the end of its allocation, " + threadName(*t);
+}
+
+/// A loop that would take the launch past the work limit: recorded; the
+/// kernel skips it.
+extern "C" void fuser_emu_work_exceeded(ThreadContext *ctx, int64_t trips) {
+  auto *t = static_cast<Thread *>(ctx->thread);
+  BlockState &b = *t->block;
+  if (!b.error.empty())
+    return;
+  b.error = "kernel '" + b.kernel->name + "' would run more than the emulator's work limit "
+            "of " + std::to_string(b.emu->maxWork) + " loop iterations in one launch (reached "
+            "at a loop of " + std::to_string(trips) + " in " + threadName(*t) +
+            "); raise FuserEmulatorOptions.maxWork if that is meant";
+}
+
 extern "C" void fuser_emu_global_access(ThreadContext *ctx, int64_t address, int64_t size,
                                         int32_t isStore) {
   EmulatorContext &emu = *static_cast<Thread *>(ctx->thread)->block->emu;
-  std::lock_guard<std::mutex> lock(emu.trafficMutex);
+  std::lock_guard<std::mutex> lock(emu.allocMutex);
   auto it = emu.allocations.upper_bound(static_cast<uint64_t>(address));
   if (it == emu.allocations.begin())
     return;
@@ -163,8 +226,9 @@ extern "C" void fuser_emu_shared_access(ThreadContext *ctx, int64_t offset,
                                         int64_t size, int32_t isWrite) {
   auto *t = static_cast<Thread *>(ctx->thread);
   BlockState *b = t->block;
-  if (!b->raceCheck || !b->error.empty())
-    return;
+  if (!b->raceCheck || !b->error.empty() || offset < 0 ||
+      offset + size > static_cast<int64_t>(b->shadow->size()))
+    return; // an access outside is reported by fuser_emu_bad_access
   for (int64_t i = offset; i < offset + size; ++i) {
     ShadowByte &s = (*b->shadow)[i];
     const char *problem = nullptr;
@@ -293,14 +357,62 @@ static std::string runSynchronizingBlock(BlockState &b, bool reverse) {
   return "";
 }
 
+/// The most shared memory a block may ask for: an H100/H200's 227 KiB.
+constexpr int64_t kMaxSharedBytes = 227 * 1024;
+
+static fuser_error *launchError(const Kernel &k, const std::string &what) {
+  return fuser_error_create(FUSER_ERROR_DRIVER, "emulator: kernel '%s': %s", k.name.c_str(),
+                            what.c_str());
+}
+
 static fuser_error *launch(EmulatorContext &emu, Kernel &k, const fuser_launch_dims *dims,
-                           void **params) {
+                           void **params, const uint32_t *paramSizes, uint32_t numParams) {
+  // The launch must pass what the kernel takes: whatever a bundle says, the
+  // kernel reads nothing but its own parameters.
+  if (numParams != k.paramSizes.size())
+    return launchError(k, "the launch passes " + std::to_string(numParams) +
+                              " parameters, the kernel takes " +
+                              std::to_string(k.paramSizes.size()));
+  for (uint32_t i = 0; i < numParams; ++i)
+    if (paramSizes[i] != k.paramSizes[i])
+      return launchError(k, "parameter " + std::to_string(i) + " is " +
+                                std::to_string(paramSizes[i]) + " bytes in the launch, " +
+                                std::to_string(k.paramSizes[i]) + " in the kernel");
   int64_t threadsPerBlock = int64_t(dims->block[0]) * dims->block[1] * dims->block[2];
   if (threadsPerBlock <= 0 || threadsPerBlock > 1024)
     return fuser_error_create(FUSER_ERROR_DRIVER,
                               "emulator: a block of %lld threads (at most 1024)",
                               (long long)threadsPerBlock);
   int64_t sharedBytes = k.staticShared + dims->shared_mem_bytes;
+  if (sharedBytes > kMaxSharedBytes)
+    return launchError(k, std::to_string(sharedBytes) + " bytes of shared memory a block "
+                          "(a GPU has at most " + std::to_string(kMaxSharedBytes) + ")");
+  // Every thread counts as work, then every loop iteration.
+  unsigned __int128 threads128 = (unsigned __int128)dims->grid[0] * dims->grid[1] *
+                                 dims->grid[2] * (uint64_t)threadsPerBlock;
+  if (threads128 > emu.maxWork)
+    return launchError(k, "a grid of " + std::to_string((uint64_t)(threads128 >> 64 ? ~0ull
+                                                                       : (uint64_t)threads128)) +
+                              " threads is more than the emulator's work limit of " +
+                              std::to_string(emu.maxWork) +
+                              " (FuserEmulatorOptions.maxWork)");
+  // Each pointer parameter may reach from where it points to the end of its
+  // allocation; one pointing into none reaches nothing.
+  std::vector<ParamBounds> bounds(numParams, ParamBounds{0, 0});
+  {
+    std::lock_guard<std::mutex> lock(emu.allocMutex);
+    for (uint32_t i = 0; i < numParams; ++i) {
+      if (!k.paramIsPointer[i])
+        continue;
+      uint64_t p = *static_cast<const uint64_t *>(params[i]);
+      auto it = emu.allocations.upper_bound(p);
+      if (it == emu.allocations.begin())
+        continue;
+      --it;
+      if (p <= it->first + it->second.size)
+        bounds[i] = ParamBounds{p, it->first + it->second.size};
+    }
+  }
   std::vector<char> shared(sharedBytes + 16);
   std::vector<ShadowByte> shadow(emu.options.raceCheck ? sharedBytes : 0);
   std::vector<Thread> threads(threadsPerBlock);
@@ -316,6 +428,8 @@ static fuser_error *launch(EmulatorContext &emu, Kernel &k, const fuser_launch_d
   b.shadow = &shadow;
   b.raceCheck = emu.options.raceCheck;
   b.emu = &emu;
+  b.kernel = &k;
+  b.work = static_cast<int64_t>(threads128);
   for (uint32_t bz = 0; bz < dims->grid[2]; ++bz)
     for (uint32_t by = 0; by < dims->grid[1]; ++by)
       for (uint32_t bx = 0; bx < dims->grid[0]; ++bx) {
@@ -335,7 +449,11 @@ static fuser_error *launch(EmulatorContext &emu, Kernel &k, const fuser_launch_d
                                      (int32_t)dims->block[2]},
                                     {(int32_t)dims->grid[0], (int32_t)dims->grid[1],
                                      (int32_t)dims->grid[2]},
-                                    shared.data(), &t};
+                                    shared.data(),
+                                    &t,
+                                    bounds.data(),
+                                    &b.work,
+                                    static_cast<int64_t>(emu.maxWork)};
               t.block = &b;
               t.linear = linear;
             }
@@ -385,6 +503,11 @@ static fuser_error *loadModule(EmulatorContext &emu, const char *text, size_t si
     return fuser_error_create(FUSER_ERROR_DRIVER,
                               "emulator: cannot parse module '%s': %s", name,
                               diagnostics.c_str());
+  if (failed(validateEmulationModule(*module)))
+    return fuser_error_create(FUSER_ERROR_DRIVER,
+                              "emulator: module '%s' is not a kernel module fuser would "
+                              "emit: %s",
+                              name, diagnostics.c_str());
   PassManager lower(&ctx);
   lower.addPass(createLowerKernelsToHostPass(emu.options.countTraffic));
   if (failed(lower.run(*module)))
@@ -400,7 +523,13 @@ static fuser_error *loadModule(EmulatorContext &emu, const char *text, size_t si
     if (auto s = f->getAttrOfType<IntegerAttr>(kStaticSharedAttr))
       k.staticShared = s.getInt();
     k.synchronizes = f->hasAttr(kSynchronizesAttr);
+    if (auto params = f->getAttrOfType<DenseI32ArrayAttr>(kParamsAttr))
+      for (int32_t p : params.asArrayRef()) {
+        k.paramSizes.push_back(static_cast<uint32_t>(p < 0 ? -p : p));
+        k.paramIsPointer.push_back(p < 0);
+      }
     std::string kernel = f.getSymName().drop_back(strlen(kEntrySuffix)).str();
+    k.name = kernel;
     m->kernels[kernel] = k;
     entries.push_back(kernel);
   }
@@ -425,6 +554,8 @@ static fuser_error *loadModule(EmulatorContext &emu, const char *text, size_t si
       {kShuffleFn, reinterpret_cast<uint64_t>(&fuser_emu_shuffle)},
       {kSharedAccessFn, reinterpret_cast<uint64_t>(&fuser_emu_shared_access)},
       {kGlobalAccessFn, reinterpret_cast<uint64_t>(&fuser_emu_global_access)},
+      {kBadAccessFn, reinterpret_cast<uint64_t>(&fuser_emu_bad_access)},
+      {kWorkExceededFn, reinterpret_cast<uint64_t>(&fuser_emu_work_exceeded)},
   };
   std::string error;
   m->jit = HostJit::compile(*module, emu.target, emu.options.optLevel, runtime, error);
@@ -475,41 +606,96 @@ static fuser_error *drvFunctionGet(void *, void *module, const char *name, void 
   return nullptr;
 }
 static fuser_error *drvLaunch(void *ctx, void *function, const fuser_launch_dims *dims,
-                              void *, void **params, const uint32_t *, uint32_t) {
-  return launch(emuOf(ctx), *static_cast<Kernel *>(function), dims, params);
+                              void *, void **params, const uint32_t *paramSizes,
+                              uint32_t numParams) {
+  return launch(emuOf(ctx), *static_cast<Kernel *>(function), dims, params, paramSizes,
+                numParams);
 }
+static std::string hex(uint64_t v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)v);
+  return buf;
+}
+
 static fuser_error *drvAlloc(void *ctx, size_t bytes, uint64_t *out) {
-  // Rounding a size near SIZE_MAX up would wrap to a small block.
-  void *p = bytes > SIZE_MAX / 2 ? nullptr
-                                 : std::aligned_alloc(256, (bytes + 255) / 256 * 256 + 256);
+  EmulatorContext &emu = emuOf(ctx);
+  std::lock_guard<std::mutex> lock(emu.allocMutex);
+  if (bytes > emu.maxMemory || emu.allocatedBytes > emu.maxMemory - bytes)
+    return fuser_error_create(
+        FUSER_ERROR_OUT_OF_MEMORY,
+        "emulator: allocating %zu bytes would take the emulator past its memory limit of "
+        "%llu bytes (%llu in use; FuserEmulatorOptions.maxMemoryBytes)",
+        bytes, (unsigned long long)emu.maxMemory, (unsigned long long)emu.allocatedBytes);
+  // 256-byte aligned as cuMemAlloc's; a zero-byte allocation still gets a
+  // distinct address.
+  void *p = std::aligned_alloc(256, (bytes + 255) / 256 * 256 + 256);
   if (!p)
     return fuser_error_create(FUSER_ERROR_OUT_OF_MEMORY,
                               "emulator: out of host memory allocating %zu bytes", bytes);
   *out = reinterpret_cast<uint64_t>(p);
-  EmulatorContext &emu = emuOf(ctx);
-  if (emu.options.countTraffic) {
-    std::lock_guard<std::mutex> lock(emu.trafficMutex);
-    emu.allocations[*out] = Allocation{bytes, 0, 0};
-  }
+  emu.allocations[*out] = Allocation{bytes, 0, 0};
+  emu.allocatedBytes += bytes;
   return nullptr;
 }
 static fuser_error *drvFree(void *ctx, uint64_t ptr) {
   EmulatorContext &emu = emuOf(ctx);
-  if (emu.options.countTraffic) {
-    std::lock_guard<std::mutex> lock(emu.trafficMutex);
-    emu.allocations.erase(ptr);
-  }
+  std::lock_guard<std::mutex> lock(emu.allocMutex);
+  auto it = emu.allocations.find(ptr);
+  if (it == emu.allocations.end())
+    return fuser_error_create(FUSER_ERROR_INVALID_ARGUMENT,
+                              "emulator: freeing %s, which is not the start of a live "
+                              "allocation of this emulator (freed twice, never allocated, or "
+                              "inside one)",
+                              hex(ptr).c_str());
+  emu.allocatedBytes -= it->second.size;
+  emu.allocations.erase(it);
   std::free(reinterpret_cast<void *>(ptr));
   return nullptr;
 }
-static fuser_error *drvCopyH2D(void *, uint64_t dst, const void *src, size_t bytes) {
-  if (bytes)
-    std::memcpy(reinterpret_cast<void *>(dst), src, bytes);
+/// Whether [address, address + bytes) lies in one live allocation; else an
+/// error naming `what` (the operation and side).
+static fuser_error *checkRange(EmulatorContext &emu, uint64_t address, size_t bytes,
+                               const char *what) {
+  std::lock_guard<std::mutex> lock(emu.allocMutex);
+  auto it = emu.allocations.upper_bound(address);
+  if (it != emu.allocations.begin()) {
+    --it;
+    uint64_t end = it->first + it->second.size;
+    if (address >= it->first && address <= end && bytes <= end - address)
+      return nullptr;
+    if (address >= it->first && address <= end)
+      return fuser_error_create(FUSER_ERROR_INVALID_ARGUMENT,
+                                "emulator: %s %zu bytes at %s, but only %llu bytes from there "
+                                "to the end of its allocation (%s, %llu bytes)",
+                                what, bytes, hex(address).c_str(),
+                                (unsigned long long)(end - address), hex(it->first).c_str(),
+                                (unsigned long long)it->second.size);
+  }
+  return fuser_error_create(FUSER_ERROR_INVALID_ARGUMENT,
+                            "emulator: %s %zu bytes at %s, which is in no live allocation of "
+                            "this emulator",
+                            what, bytes, hex(address).c_str());
+}
+static fuser_error *drvCopyH2D(void *ctx, uint64_t dst, const void *src, size_t bytes) {
+  if (!bytes)
+    return nullptr;
+  if (!src)
+    return fuser_error_create(FUSER_ERROR_INVALID_ARGUMENT,
+                              "emulator: copy to the device from a NULL host pointer");
+  if (fuser_error *e = checkRange(emuOf(ctx), dst, bytes, "copy to the device of"))
+    return e;
+  std::memcpy(reinterpret_cast<void *>(dst), src, bytes);
   return nullptr;
 }
-static fuser_error *drvCopyD2H(void *, void *dst, uint64_t src, size_t bytes) {
-  if (bytes)
-    std::memcpy(dst, reinterpret_cast<const void *>(src), bytes);
+static fuser_error *drvCopyD2H(void *ctx, void *dst, uint64_t src, size_t bytes) {
+  if (!bytes)
+    return nullptr;
+  if (!dst)
+    return fuser_error_create(FUSER_ERROR_INVALID_ARGUMENT,
+                              "emulator: copy from the device to a NULL host pointer");
+  if (fuser_error *e = checkRange(emuOf(ctx), src, bytes, "copy from the device of"))
+    return e;
+  std::memcpy(dst, reinterpret_cast<const void *>(src), bytes);
   return nullptr;
 }
 static fuser_error *drvSynchronize(void *, void *, int) { return nullptr; }
@@ -541,7 +727,7 @@ bool mlir::fuser::emulatorTraffic(void *ctx, uint64_t address, uint64_t &loaded,
   EmulatorContext &emu = emuOf(ctx);
   if (!emu.options.countTraffic)
     return false;
-  std::lock_guard<std::mutex> lock(emu.trafficMutex);
+  std::lock_guard<std::mutex> lock(emu.allocMutex);
   auto it = emu.allocations.find(address);
   if (it == emu.allocations.end())
     return false;
@@ -556,6 +742,14 @@ void *mlir::fuser::createEmulatorContext(const EmulatorOptions &options,
   ctx->options = options;
   if (!resolveJitTarget(options.cpu, ctx->target, error))
     return nullptr;
+  // Limits: half the machine's memory, and 2^36 loop iterations a launch
+  // (minutes of emulation), unless the options say otherwise.
+  long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGESIZE);
+  uint64_t physical = pages > 0 && pageSize > 0 ? uint64_t(pages) * uint64_t(pageSize) : 0;
+  ctx->maxMemory = options.maxMemoryBytes ? options.maxMemoryBytes
+                   : physical               ? physical / 2
+                                            : uint64_t(8) << 30;
+  ctx->maxWork = options.maxWork ? options.maxWork : uint64_t(1) << 36;
   DialectRegistry registry;
   registerAllDialects(registry);
   ctx->mlir = std::make_unique<MLIRContext>(registry, MLIRContext::Threading::DISABLED);

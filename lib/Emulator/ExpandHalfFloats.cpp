@@ -198,7 +198,7 @@ bool movesBitsOnly(Operation *op) {
   StringRef name = op->getName().getStringRef();
   static const char *const kAllowed[] = {
       "arith.constant", "arith.bitcast", "arith.select", "llvm.load", "llvm.store",
-      "llvm.getelementptr", "llvm.mlir.undef", "llvm.mlir.poison",
+      "llvm.getelementptr", "llvm.mlir.undef", "llvm.mlir.poison", "llvm.mlir.zero",
       "llvm.insertelement", "llvm.extractelement", "llvm.shufflevector",
       "memref.load", "memref.store", "vector.broadcast", "vector.splat",
       "vector.extract", "vector.insert", "vector.extract_strided_slice",

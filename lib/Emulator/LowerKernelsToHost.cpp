@@ -7,9 +7,16 @@
 //  - gpu.barrier and gpu.shuffle call into the emulator, which switches
 //    between emulated threads there (and only there);
 //  - workgroup memory (shared memory) is the block's buffer in the context;
-//    every access also reports itself to the emulator's race check.
-// The rest of the kernel (arith, scf, LLVM intrinsics, loads and stores) is
-// untouched: the CPU runs the same operations the GPU runs.
+//    every access also reports itself to the emulator's race check;
+//  - every global load and store is checked against the bounds of the
+//    kernel parameter it addresses through (the emulator fills them per
+//    launch from its allocations), every shared access against the block's
+//    shared memory: an access outside is skipped and reported, so that no
+//    kernel, whatever a bundle says, touches host memory it does not own;
+//  - every scf.for adds its trip count to the launch's work before it runs,
+//    and is skipped (and reported) past the emulator's work limit.
+// The rest of the kernel (arith, scf, LLVM intrinsics) is untouched: the
+// CPU runs the same operations the GPU runs.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,9 +29,11 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/Pass/Pass.h"
 
 using namespace mlir;
@@ -62,6 +71,15 @@ private:
   }
   LogicalResult lowerSharedAccess(Operation *op, Value memref, ValueRange indices,
                                   Value stored, Type loaded);
+  /// Runs `access` (a load or store whose address is the i64 `address`) only
+  /// when [address, address + size) lies in [begin, end); else reports it as
+  /// parameter `param` (-1: shared memory) and, for a load, gives zeros.
+  void guard(Operation *access, Value address, int64_t size, Value begin, Value end,
+             int32_t param, int64_t elementBytes);
+  /// Adds the loop's trip count to the launch's work; skips the loop past
+  /// the limit.
+  void countWork(scf::ForOp loop);
+  Value i64(int64_t v) { return arith::ConstantIntOp::create(b, loc, v, 64); }
 
   ModuleOp host;
   gpu::GPUFuncOp kernel;
@@ -93,25 +111,118 @@ LogicalResult KernelLowering::lowerSharedAccess(Operation *op, Value memref,
   }
   // An i1 takes a byte, as in the GPU's shared memory.
   int64_t size = (type.getElementTypeBitWidth() + 7) / 8;
-  Value bytes = arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, linear, arith::ConstantIndexOp::create(b, loc, size)),
-      arith::ConstantIndexOp::create(b, loc, sharedOffset.lookup(memref)));
-  Value bytes64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), bytes);
-  func::CallOp::create(b, loc, kSharedAccessFn, TypeRange{},
-                       ValueRange{ctx, bytes64,
-                                  arith::ConstantIntOp::create(b, loc, size, 64),
-                                  arith::ConstantIntOp::create(b, loc, stored ? 1 : 0, 32)});
+  // The byte offset in the block's buffer, computed in i64 from the element
+  // offset: a wild index must not wrap into the buffer.
+  Value linear64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), linear);
+  int64_t base = sharedOffset.lookup(memref);
+  Value bytes64 = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, linear64, i64(size)),
+                                        i64(base));
+  Operation *access;
   Value addr = LLVM::GEPOp::create(b, loc, ptrTy, b.getI8Type(), sharedBase,
                                    ValueRange{bytes64});
   if (stored) {
-    LLVM::StoreOp::create(b, loc, stored, addr, size);
-    op->erase();
+    access = LLVM::StoreOp::create(b, loc, stored, addr, size);
   } else {
-    Value v = LLVM::LoadOp::create(b, loc, loaded, addr, size);
-    op->getResult(0).replaceAllUsesWith(v);
-    op->erase();
+    access = LLVM::LoadOp::create(b, loc, loaded, addr, size);
+    op->getResult(0).replaceAllUsesWith(access->getResult(0));
   }
+  op->erase();
+  // Inside this attribution's own bytes: the race check then sees only
+  // accesses that stay there.
+  b.setInsertionPoint(access);
+  func::CallOp::create(b, loc, kSharedAccessFn, TypeRange{},
+                       ValueRange{ctx, bytes64, i64(size),
+                                  arith::ConstantIntOp::create(b, loc, stored ? 1 : 0, 32)});
+  int64_t attributionBytes = type.getNumElements() * size;
+  guard(access, bytes64, size, i64(base), i64(base + attributionBytes), -1, size);
   return success();
+}
+
+/// Moves `op` into the then-branch of a new scf.if on `cond` (placed where
+/// `op` was) whose results replace op's; returns the else-block, empty,
+/// whose yield the caller adds.
+static Block *wrapInIf(OpBuilder &b, Location loc, Operation *op, Value cond) {
+  auto ifOp = scf::IfOp::create(b, loc, op->getResultTypes(), cond, /*withElseRegion=*/true);
+  Block *thenBlock = ifOp.thenBlock();
+  if (op->getNumResults() == 0) {
+    op->moveBefore(thenBlock->getTerminator());
+    Block *elseBlock = ifOp.elseBlock();
+    elseBlock->getTerminator()->erase();
+    return elseBlock;
+  }
+  b.setInsertionPointToEnd(thenBlock);
+  auto yield = scf::YieldOp::create(b, loc, op->getResults());
+  for (auto [r, ifResult] : llvm::zip(op->getResults(), ifOp.getResults()))
+    r.replaceAllUsesExcept(ifResult, yield);
+  op->moveBefore(yield);
+  return ifOp.elseBlock();
+}
+
+void KernelLowering::guard(Operation *access, Value address, int64_t size, Value begin,
+                           Value end, int32_t param, int64_t elementBytes) {
+  b.setInsertionPoint(access);
+  Type i64Ty = b.getI64Type(), i32Ty = b.getI32Type();
+  // begin <= address and address + size <= end, unsigned; address + size
+  // cannot wrap for an address that passed the first test and an end that
+  // is an allocation's.
+  Value inside = arith::AndIOp::create(
+      b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, address, begin),
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
+                            arith::AddIOp::create(b, loc, address, i64(size)), end));
+  declare(kBadAccessFn, {ptrTy, i32Ty, i64Ty, i64Ty, i64Ty, i64Ty, i32Ty, i64Ty}, {});
+  bool isStore = access->getNumResults() == 0;
+  SmallVector<Type> results(access->getResultTypes());
+  Block *elseBlock = wrapInIf(b, loc, access, inside);
+  // Else: report, and give zeros to a load.
+  b.setInsertionPointToStart(elseBlock);
+  func::CallOp::create(b, loc, kBadAccessFn, TypeRange{},
+                       ValueRange{ctx, arith::ConstantIntOp::create(b, loc, param, 32), address,
+                                  i64(size), begin, end,
+                                  arith::ConstantIntOp::create(b, loc, isStore ? 1 : 0, 32),
+                                  i64(elementBytes)});
+  SmallVector<Value> zeros;
+  for (Type t : results)
+    zeros.push_back(LLVM::ZeroOp::create(b, loc, t));
+  scf::YieldOp::create(b, loc, zeros);
+}
+
+void KernelLowering::countWork(scf::ForOp loop) {
+  b.setInsertionPoint(loop);
+  Type i64Ty = b.getI64Type();
+  auto toI64 = [&](Value v) -> Value {
+    if (v.getType().isIndex())
+      return arith::IndexCastOp::create(b, loc, i64Ty, v);
+    if (v.getType().getIntOrFloatBitWidth() < 64)
+      return arith::ExtSIOp::create(b, loc, i64Ty, v);
+    return v;
+  };
+  Value lb = toI64(loop.getLowerBound()), ub = toI64(loop.getUpperBound());
+  Value step = toI64(loop.getStep());
+  // trips = ub > lb ? ceil((ub - lb) / step) : 0; a step below 1 never ends.
+  Value positive = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, step, i64(0));
+  Value safeStep = arith::SelectOp::create(b, loc, positive, step, i64(1));
+  Value span = arith::SubIOp::create(b, loc, ub, lb);
+  Value trips = arith::DivUIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, span, arith::SubIOp::create(b, loc, safeStep, i64(1))),
+      safeStep);
+  trips = arith::SelectOp::create(
+      b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, ub, lb), trips, i64(0));
+  Value workPtr = field(kWorkOffset, ptrTy);
+  Value limit = field(kWorkLimitOffset, i64Ty);
+  Value work = LLVM::LoadOp::create(b, loc, i64Ty, workPtr);
+  // Saturating: work + trips past the limit stays past it.
+  Value room = arith::SubIOp::create(b, loc, limit, work);
+  Value fits = arith::AndIOp::create(
+      b, loc, positive, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, trips, room));
+  Value newWork = arith::SelectOp::create(b, loc, fits, arith::AddIOp::create(b, loc, work, trips),
+                                          arith::AddIOp::create(b, loc, limit, i64(1)));
+  LLVM::StoreOp::create(b, loc, newWork, workPtr);
+  declare(kWorkExceededFn, {ptrTy, i64Ty}, {});
+  SmallVector<Value> inits(loop.getInitArgs());
+  Block *elseBlock = wrapInIf(b, loc, loop, fits);
+  b.setInsertionPointToStart(elseBlock);
+  func::CallOp::create(b, loc, kWorkExceededFn, TypeRange{}, ValueRange{ctx, trips});
+  scf::YieldOp::create(b, loc, inits);
 }
 
 LogicalResult KernelLowering::run() {
@@ -136,6 +247,31 @@ LogicalResult KernelLowering::run() {
 
   b.setInsertionPointToStart(&entry);
   sharedBase = field(kSharedMemoryOffset, ptrTy);
+  // Each pointer parameter's bounds, read once per thread.
+  DenseMap<Value, std::pair<Value, Value>> paramBounds;
+  DenseMap<Value, int32_t> paramIndex;
+  {
+    Value table = field(kBoundsOffset, ptrTy);
+    for (unsigned i = 0; i < numArgs; ++i) {
+      if (!isa<LLVM::LLVMPointerType>(argTypes[i]))
+        continue;
+      auto at = [&](int64_t offset) -> Value {
+        Value p = LLVM::GEPOp::create(b, loc, ptrTy, b.getI8Type(), table,
+                                      ArrayRef<LLVM::GEPArg>{(int32_t)offset});
+        return LLVM::LoadOp::create(b, loc, b.getI64Type(), p);
+      };
+      Value arg = entry.getArgument(i);
+      paramBounds[arg] = {at(16 * i), at(16 * i + 8)};
+      paramIndex[arg] = i;
+    }
+  }
+  // The parameter a global address derives from, through GEPs; null when it
+  // derives from anything else.
+  auto rootParam = [&](Value addr) -> Value {
+    while (auto gep = addr.getDefiningOp<LLVM::GEPOp>())
+      addr = gep.getBase();
+    return paramBounds.count(addr) ? addr : Value();
+  };
   // Workgroup attributions follow the arguments; lay them out 16-aligned.
   int64_t sharedBytes = 0;
   for (unsigned i = numArgs; i < numArgs + kernel.getNumWorkgroupAttributions(); ++i) {
@@ -154,6 +290,21 @@ LogicalResult KernelLowering::run() {
     if (isa<LLVM::LLVMPointerType>(t))
       return 8;
     return (t.getIntOrFloatBitWidth() + 7) / 8;
+  };
+  auto guardGlobal = [&](Operation *access, Value addr, Type t) -> LogicalResult {
+    Value root = rootParam(addr);
+    if (!root)
+      return access->emitError("the CPU emulation needs every global load and store "
+                               "to address memory through a kernel parameter");
+    b.setInsertionPoint(access);
+    Value a = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), addr);
+    Type element = getElementTypeOrSelf(t);
+    int64_t elementBytes = isa<LLVM::LLVMPointerType>(element)
+                               ? 8
+                               : (element.getIntOrFloatBitWidth() + 7) / 8;
+    auto [begin, end] = paramBounds.lookup(root);
+    guard(access, a, byteSize(t), begin, end, paramIndex.lookup(root), elementBytes);
+    return success();
   };
   auto reportGlobal = [&](Value addr, Type t, bool isStore) {
     Type i64 = b.getI64Type();
@@ -220,9 +371,19 @@ LogicalResult KernelLowering::run() {
     } else if (auto ld = dyn_cast<LLVM::LoadOp>(op)) {
       if (countTraffic)
         reportGlobal(ld.getAddr(), ld.getType(), false);
+      if (failed(guardGlobal(op, ld.getAddr(), ld.getType())))
+        return failure();
     } else if (auto st = dyn_cast<LLVM::StoreOp>(op)) {
       if (countTraffic)
         reportGlobal(st.getAddr(), st.getValue().getType(), true);
+      if (failed(guardGlobal(op, st.getAddr(), st.getValue().getType())))
+        return failure();
+    } else if (auto gep = dyn_cast<LLVM::GEPOp>(op)) {
+      // An out-of-bounds inbounds GEP is poison, and LLVM may then assume
+      // the bounds check on its address passes: no such flags here.
+      gep.setNoWrapFlags(LLVM::GEPNoWrapFlags::none);
+    } else if (auto loop = dyn_cast<scf::ForOp>(op)) {
+      countWork(loop);
     } else if (isa<gpu::GPUDialect>(op->getDialect())) {
       return op->emitError("the CPU emulation does not support this op");
     }
@@ -240,6 +401,18 @@ LogicalResult KernelLowering::run() {
   auto entryFn = func::FuncOp::create(b, loc, (kernel.getName() + kEntrySuffix).str(),
                                       b.getFunctionType({ptrTy, ptrTy}, {}));
   entryFn->setAttr(kStaticSharedAttr, b.getI64IntegerAttr(sharedBytes));
+  SmallVector<int32_t> params;
+  for (unsigned i = 0; i < numArgs; ++i) {
+    Type t = argTypes[i];
+    if (isa<LLVM::LLVMPointerType>(t))
+      params.push_back(-8);
+    else if (t.isInteger(32) || t.isInteger(64))
+      params.push_back(t.getIntOrFloatBitWidth() / 8);
+    else
+      return kernel.emitError("the CPU emulation takes kernel parameters of types "
+                              "!llvm.ptr, i32 and i64 only");
+  }
+  entryFn->setAttr(kParamsAttr, b.getDenseI32ArrayAttr(params));
   if (synchronizes)
     entryFn->setAttr(kSynchronizesAttr, b.getUnitAttr());
   Block *eb = entryFn.addEntryBlock();
@@ -269,7 +442,8 @@ struct LowerKernelsToHostPass
     return "Lower gpu.module kernels to host functions of one emulated thread";
   }
   void getDependentDialects(DialectRegistry &registry) const override {
-    registry.insert<arith::ArithDialect, func::FuncDialect, LLVM::LLVMDialect>();
+    registry.insert<arith::ArithDialect, func::FuncDialect, LLVM::LLVMDialect,
+                    scf::SCFDialect>();
   }
   void runOnOperation() override {
     ModuleOp m = getOperation();

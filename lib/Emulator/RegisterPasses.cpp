@@ -13,4 +13,5 @@
 void mlir::fuser::registerEmulatorPasses() {
   PassRegistration<Pass>([] { return createLowerKernelsToHostPass(); });
   PassRegistration<Pass>([] { return createExpandHalfFloatsPass(); });
+  PassRegistration<Pass>([] { return createValidateEmulationModulePass(); });
 }

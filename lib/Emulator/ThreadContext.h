@@ -13,19 +13,33 @@
 
 namespace mlir::fuser::emu {
 
+/// The global memory a pointer parameter may reach: [begin, end), the bytes
+/// from the pointer to the end of the allocation it points into (empty
+/// when it points into none).
+struct ParamBounds {
+  uint64_t begin, end;
+};
+
 struct ThreadContext {
-  int32_t threadId[3];  // offset 0
-  int32_t blockId[3];   // 12
-  int32_t blockDim[3];  // 24
-  int32_t gridDim[3];   // 36
-  char *sharedMemory;   // 48: the block's shared memory
-  void *thread;         // 56: the emulator's state of this thread
+  int32_t threadId[3];       // offset 0
+  int32_t blockId[3];        // 12
+  int32_t blockDim[3];       // 24
+  int32_t gridDim[3];        // 36
+  char *sharedMemory;        // 48: the block's shared memory
+  void *thread;              // 56: the emulator's state of this thread
+  const ParamBounds *bounds; // 64: per kernel parameter (pointers only)
+  int64_t *work;             // 72: the launch's work so far (loop trips)
+  int64_t workLimit;         // 80: the most work a launch may do
 };
 static_assert(offsetof(ThreadContext, sharedMemory) == 48, "layout");
 static_assert(offsetof(ThreadContext, thread) == 56, "layout");
+static_assert(offsetof(ThreadContext, bounds) == 64, "layout");
+static_assert(offsetof(ThreadContext, work) == 72, "layout");
+static_assert(offsetof(ThreadContext, workLimit) == 80, "layout");
 
 constexpr int64_t kThreadIdOffset = 0, kBlockIdOffset = 12, kBlockDimOffset = 24,
-                  kGridDimOffset = 36, kSharedMemoryOffset = 48;
+                  kGridDimOffset = 36, kSharedMemoryOffset = 48, kBoundsOffset = 64,
+                  kWorkOffset = 72, kWorkLimitOffset = 80;
 
 /// Names of the emulator's entry points the lowered kernels call, and the
 /// attributes the lowering leaves on each kernel's entry function.
@@ -33,8 +47,12 @@ inline constexpr const char *kBarrierFn = "fuser_emu_barrier";
 inline constexpr const char *kShuffleFn = "fuser_emu_shuffle";
 inline constexpr const char *kSharedAccessFn = "fuser_emu_shared_access";
 inline constexpr const char *kGlobalAccessFn = "fuser_emu_global_access";
+inline constexpr const char *kBadAccessFn = "fuser_emu_bad_access";
+inline constexpr const char *kWorkExceededFn = "fuser_emu_work_exceeded";
 inline constexpr const char *kStaticSharedAttr = "fuser.emu.static_shared";
 inline constexpr const char *kSynchronizesAttr = "fuser.emu.synchronizes";
+/// Per kernel parameter, its bytes (4 or 8), negative for a pointer.
+inline constexpr const char *kParamsAttr = "fuser.emu.params";
 inline constexpr const char *kEntrySuffix = ".entry";
 
 } // namespace mlir::fuser::emu

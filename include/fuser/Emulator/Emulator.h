@@ -22,7 +22,10 @@
 
 struct fuser_driver;
 
+#include "mlir/Support/LLVM.h"
+
 namespace mlir {
+class ModuleOp;
 class Pass;
 namespace fuser {
 
@@ -37,6 +40,13 @@ std::unique_ptr<Pass> createLowerKernelsToHostPass(bool countTraffic = false);
 /// arith-emulate-unsupported-floats), so that the JIT needs no CPU feature and
 /// no libgcc routine for them.
 std::unique_ptr<Pass> createExpandHalfFloatsPass();
+
+/// Checks that `module` holds only what fuser's compiler emits for kernels
+/// (gpu.module of gpu.func kernels made of a fixed list of ops: no calls,
+/// globals, function pointers or inline assembly), with diagnostics naming
+/// what does not belong. The emulator runs it on every module it loads.
+LogicalResult validateEmulationModule(ModuleOp module);
+std::unique_ptr<Pass> createValidateEmulationModulePass();
 
 /// Registers the emulator's passes with the global pass registry (fuser-opt).
 void registerEmulatorPasses();
@@ -61,6 +71,11 @@ struct EmulatorOptions {
   /// Print, per loaded module, the CPU it was compiled for and the symbols
   /// it linked (stderr).
   bool trace = false;
+  /// The most bytes allocated at once; 0: half the machine's memory.
+  uint64_t maxMemoryBytes = 0;
+  /// The most work one launch may do, in threads plus loop iterations;
+  /// 0: 2^36.
+  uint64_t maxWork = 0;
 };
 
 /// Bytes that global loads and stores of the kernels requested from the

@@ -1,0 +1,165 @@
+//===- ValidateKernels.cpp - a bundle's kernel module, checked before the JIT ===//
+//
+// The emulator JIT-compiles the MLIR a bundle carries and runs it on the
+// host, and a bundle may come from anywhere. So before anything is lowered,
+// the module must look like what fuser's compiler emits for kernels: gpu
+// modules of gpu.func kernels whose parameters are pointers and integers,
+// made of ops from a fixed list (arithmetic, structured control flow, loads
+// and stores through a parameter, barriers and shuffles, the LLVM math
+// intrinsics fuser uses). Nothing else: no calls, no function pointers or
+// globals, no inline assembly, no integer-to-pointer casts. Together with the
+// bounds checks LowerKernelsToHost puts on every access and the JIT's closed
+// symbol table (HostJit), a kernel can compute, and read and write its own
+// buffers, and nothing more (docs/bundle.md, the trust model).
+//
+//===----------------------------------------------------------------------===//
+
+#include "fuser/Emulator/Emulator.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+
+#include "llvm/ADT/StringSet.h"
+
+using namespace mlir;
+
+namespace {
+
+/// Every op a kernel may hold, by name. Whole dialects are listed where all
+/// their ops only compute on values (arith, and vector's shape ops).
+bool isAllowedInKernel(Operation *op) {
+  static const llvm::StringSet<> allowed = {
+      // gpu: the kernel's frame and its synchronization
+      "gpu.return", "gpu.thread_id", "gpu.block_id", "gpu.block_dim", "gpu.grid_dim",
+      "gpu.barrier", "gpu.shuffle",
+      // structured control flow
+      "scf.for", "scf.if", "scf.yield",
+      // global memory through parameters; workgroup memory
+      "llvm.getelementptr", "llvm.load", "llvm.store", "memref.load", "memref.store",
+      // values
+      "llvm.mlir.constant", "llvm.mlir.undef", "llvm.mlir.poison", "llvm.mlir.zero",
+      "llvm.bitcast", "llvm.extractelement", "llvm.insertelement", "llvm.shufflevector",
+      "vector.broadcast", "vector.splat", "vector.extract", "vector.insert",
+      "vector.extract_strided_slice", "vector.insert_strided_slice", "vector.shuffle",
+      "vector.from_elements", "vector.bitcast",
+      // the LLVM intrinsics fuser's math and reductions use
+      "llvm.intr.fma", "llvm.intr.fmuladd", "llvm.intr.maximum", "llvm.intr.minimum",
+      "llvm.intr.maxnum", "llvm.intr.minnum", "llvm.intr.sqrt", "llvm.intr.fabs",
+      "llvm.intr.copysign", "llvm.intr.floor", "llvm.intr.ceil", "llvm.intr.trunc",
+      "llvm.intr.round", "llvm.intr.roundeven", "llvm.intr.rint", "llvm.intr.nearbyint",
+      "llvm.intr.abs", "llvm.intr.smax", "llvm.intr.smin", "llvm.intr.umax",
+      "llvm.intr.umin", "llvm.intr.ctlz", "llvm.intr.cttz", "llvm.intr.ctpop",
+      "llvm.intr.ldexp"};
+  if (allowed.contains(op->getName().getStringRef()))
+    return true;
+  return isa<arith::ArithDialect>(op->getDialect());
+}
+
+bool isParameterType(Type t) {
+  return isa<LLVM::LLVMPointerType>(t) || t.isInteger(32) || t.isInteger(64);
+}
+
+/// Values a kernel may hold: integers, floats, index, vectors of them, and
+/// pointers (to global memory, derived from a parameter; memref values of
+/// workgroup attributions).
+bool isValueType(Type t) {
+  if (auto v = dyn_cast<VectorType>(t))
+    t = v.getElementType();
+  return isa<IntegerType, FloatType, IndexType, LLVM::LLVMPointerType>(t);
+}
+
+LogicalResult validateKernel(gpu::GPUFuncOp kernel) {
+  if (!kernel.isKernel())
+    return kernel.emitError("the CPU emulation runs gpu.func kernels only; '")
+           << kernel.getName() << "' is not marked kernel";
+  for (Type t : kernel.getArgumentTypes())
+    if (!isParameterType(t))
+      return kernel.emitError("kernel '")
+             << kernel.getName() << "' takes a parameter of type " << t
+             << "; kernels take !llvm.ptr, i32 and i64 only";
+  if (kernel.getNumPrivateAttributions())
+    return kernel.emitError("kernel '") << kernel.getName()
+                                        << "' has private attributions, which fuser never emits";
+  for (BlockArgument a : kernel.getWorkgroupAttributions()) {
+    auto t = dyn_cast<MemRefType>(a.getType());
+    if (!t || !t.hasStaticShape() || !t.getLayout().isIdentity() ||
+        !isValueType(t.getElementType()))
+      return kernel.emitError("kernel '")
+             << kernel.getName() << "': workgroup memory must be a static memref of numbers";
+  }
+  WalkResult r = kernel.getBody().walk([&](Operation *op) {
+    if (!isAllowedInKernel(op)) {
+      op->emitError("'") << op->getName()
+                         << "' is not an op fuser emits in kernels: the CPU emulation "
+                            "refuses to compile it";
+      return WalkResult::interrupt();
+    }
+    for (Type t : op->getResultTypes())
+      if (!isValueType(t)) {
+        op->emitError("a kernel value of type ") << t << " (the CPU emulation takes numbers, "
+                                                         "vectors of them and pointers only)";
+        return WalkResult::interrupt();
+      }
+    // Workgroup memory is indexed only by the loads and stores that the
+    // lowering checks; it never escapes into another op.
+    for (Value v : op->getOperands())
+      if (isa<MemRefType>(v.getType()) && !isa<memref::LoadOp, memref::StoreOp>(op)) {
+        op->emitError("workgroup memory used by '") << op->getName() << "'";
+        return WalkResult::interrupt();
+      }
+    return WalkResult::advance();
+  });
+  if (r.wasInterrupted())
+    return failure();
+  // One block: structured control flow only.
+  if (!llvm::hasSingleElement(kernel.getBody()))
+    return kernel.emitError("the CPU emulation needs structured control flow (one block "
+                            "per kernel)");
+  return success();
+}
+
+} // namespace
+
+LogicalResult mlir::fuser::validateEmulationModule(ModuleOp module) {
+  if (module->getNumRegions() != 1 || !module.getBody())
+    return module.emitError("not a module");
+  for (Operation &op : *module.getBody()) {
+    auto gm = dyn_cast<gpu::GPUModuleOp>(op);
+    if (!gm)
+      return op.emitError("a bundle's kernel module holds gpu.module ops only, not '")
+             << op.getName() << "'";
+    for (Operation &inner : gm.getBody()->getOperations()) {
+      auto kernel = dyn_cast<gpu::GPUFuncOp>(inner);
+      if (!kernel)
+        return inner.emitError("a gpu.module of a bundle holds gpu.func kernels only, not '")
+               << inner.getName() << "'";
+      if (failed(validateKernel(kernel)))
+        return failure();
+    }
+  }
+  return success();
+}
+
+namespace {
+struct ValidateKernelsPass
+    : PassWrapper<ValidateKernelsPass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ValidateKernelsPass)
+  StringRef getArgument() const override { return "fuser-validate-emulation-module"; }
+  StringRef getDescription() const override {
+    return "Check that a module holds only what fuser emits for kernels, before the CPU "
+           "emulation compiles it";
+  }
+  void runOnOperation() override {
+    if (failed(fuser::validateEmulationModule(getOperation())))
+      signalPassFailure();
+  }
+};
+} // namespace
+
+std::unique_ptr<Pass> mlir::fuser::createValidateEmulationModulePass() {
+  return std::make_unique<ValidateKernelsPass>();
+}

@@ -1,0 +1,80 @@
+// RUN: fuser-opt %s --split-input-file --fuser-validate-emulation-module --verify-diagnostics
+
+// What fuser emits passes: pointers and integers in, arithmetic, loads and
+// stores through the parameters, barriers, shared memory.
+gpu.module @ok_kernels {
+  gpu.func @ok(%x: !llvm.ptr, %y: !llvm.ptr, %n: i32) workgroup(%s : memref<32xf32, #gpu.address_space<workgroup>>) kernel {
+    %t = gpu.thread_id x
+    %i = arith.index_castui %t : index to i32
+    %p = llvm.getelementptr %x[%i] : (!llvm.ptr, i32) -> !llvm.ptr, f32
+    %v = llvm.load %p : !llvm.ptr -> f32
+    memref.store %v, %s[%t] : memref<32xf32, #gpu.address_space<workgroup>>
+    gpu.barrier
+    %w = memref.load %s[%t] : memref<32xf32, #gpu.address_space<workgroup>>
+    %e = llvm.intr.fma(%w, %w, %v) : (f32, f32, f32) -> f32
+    %q = llvm.getelementptr %y[%i] : (!llvm.ptr, i32) -> !llvm.ptr, f32
+    llvm.store %e, %q : f32, !llvm.ptr
+    gpu.return
+  }
+}
+
+// -----
+
+// expected-error @+1 {{a bundle's kernel module holds gpu.module ops only, not 'llvm.func'}}
+llvm.func @system(!llvm.ptr) -> i32
+
+// -----
+
+gpu.module @calls_kernels {
+  llvm.func @system(!llvm.ptr) -> i32
+  // expected-error @-1 {{a gpu.module of a bundle holds gpu.func kernels only, not 'llvm.func'}}
+}
+
+// -----
+
+// A call through a function pointer passed as a parameter.
+gpu.module @call_kernels {
+  gpu.func @k(%f: !llvm.ptr, %x: i32) kernel {
+    // expected-error @+1 {{'llvm.call' is not an op fuser emits in kernels: the CPU emulation refuses to compile it}}
+    %r = llvm.call %f(%x) : !llvm.ptr, (i32) -> i32
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @asm_kernels {
+  gpu.func @k(%x: i32) kernel {
+    // expected-error @+1 {{'llvm.inline_asm' is not an op fuser emits in kernels}}
+    %r = llvm.inline_asm "nop", "=r,r" %x : (i32) -> i32
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @cast_kernels {
+  gpu.func @k(%x: i64) kernel {
+    // expected-error @+1 {{'llvm.inttoptr' is not an op fuser emits in kernels}}
+    %p = llvm.inttoptr %x : i64 to !llvm.ptr
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @param_kernels {
+  // expected-error @+1 {{kernel 'k' takes a parameter of type 'f32'; kernels take !llvm.ptr, i32 and i64 only}}
+  gpu.func @k(%x: f32) kernel {
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @notkernel_kernels {
+  // expected-error @+1 {{the CPU emulation runs gpu.func kernels only; 'f' is not marked kernel}}
+  gpu.func @f(%x: i32) {
+    gpu.return
+  }
+}
