@@ -247,12 +247,17 @@ Value mlir::fuser::shuffleXor(OpBuilder &b, Location loc, Value v, int32_t offse
   };
   unsigned bits = t.getIntOrFloatBitWidth();
   if (bits == 64) {
-    auto halves = VectorType::get({2}, i32);
-    Value h = arith::BitcastOp::create(b, loc, halves, v);
-    Value lo = shuffle32(vector::ExtractOp::create(b, loc, h, ArrayRef<int64_t>{0}));
-    Value hi = shuffle32(vector::ExtractOp::create(b, loc, h, ArrayRef<int64_t>{1}));
-    Value r = vector::FromElementsOp::create(b, loc, halves, ValueRange{lo, hi});
-    return arith::BitcastOp::create(b, loc, t, r);
+    // Shuffles move 32 bits: the two halves of the i64 (or f64) bits.
+    Type i64 = b.getI64Type();
+    Value w = t == i64 ? v : arith::BitcastOp::create(b, loc, i64, v).getResult();
+    Value c32 = arith::ConstantIntOp::create(b, loc, 32, 64);
+    Value lo = shuffle32(arith::TruncIOp::create(b, loc, i32, w));
+    Value hi = shuffle32(
+        arith::TruncIOp::create(b, loc, i32, arith::ShRUIOp::create(b, loc, w, c32)));
+    Value r = arith::OrIOp::create(
+        b, loc, arith::ExtUIOp::create(b, loc, i64, lo),
+        arith::ShLIOp::create(b, loc, arith::ExtUIOp::create(b, loc, i64, hi), c32));
+    return t == i64 ? r : arith::BitcastOp::create(b, loc, t, r).getResult();
   }
   if (bits < 32) {
     Value w = isa<FloatType>(t) ? Value() : arith::ExtUIOp::create(b, loc, i32, v).getResult();

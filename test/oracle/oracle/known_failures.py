@@ -52,15 +52,6 @@ def _inf_or_zero_for_layer_norm(got, want, t):
 
 KNOWN_FAILURES = [
     KnownFailure(
-        "reduction-64bit-inner",
-        ["reductions/*/f64:*", "reductions/*/i64:*", "reductions/sweep/*/f64/*:*",
-         "normalization/*/f64:*"],
-        "Inner reductions (a row per block, warp shuffles) of f64 and i64 do not "
-        "compile, for the GPU or the emulator: \"'arith.bitcast' op requires the "
-        "same shape for all operands and results\". Outer reductions compile.",
-        "build/bin/fuserc run test/oracle/repro/reduction_64bit_inner.mlir --device cpu --random 1",
-        error=r"'arith.bitcast' op requires the same shape for all operands and results"),
-    KnownFailure(
         "iota-sibling-output",
         ["shapes/iota/sibling-output"],
         "A fusion returning an iota directly next to a result of another shape does "
