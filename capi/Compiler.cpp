@@ -1,6 +1,7 @@
 //===- Compiler.cpp - parse and compile fusions through the C API ---------===//
 
 #include "fuser-c/Compiler.h"
+#include "fuser/Dialect/Fuser/IR/FuserAttrNames.h"
 
 #include "Diagnostics.h"
 
@@ -37,14 +38,14 @@ static void nameArguments(ModuleOp module, const AsmParserState &state) {
     if (!def)
       continue;
     for (auto [i, arg] : llvm::enumerate(def->arguments)) {
-      if (f.getArgAttr(i, "fuser.name"))
+      if (f.getArgAttr(i, kNameAttr))
         continue;
       StringRef text(arg.loc.Start.getPointer(),
                      arg.loc.End.getPointer() - arg.loc.Start.getPointer());
       text.consume_front("%");
       if (text.empty() || !(std::isalpha((unsigned char)text[0]) || text[0] == '_'))
         continue;
-      f.setArgAttr(i, "fuser.name", StringAttr::get(f.getContext(), text));
+      f.setArgAttr(i, kNameAttr, StringAttr::get(f.getContext(), text));
     }
   }
 }

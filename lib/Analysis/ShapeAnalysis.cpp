@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fuser/Analysis/ShapeAnalysis.h"
+#include "fuser/Dialect/Fuser/IR/FuserAttrNames.h"
 
 #include "fuser/Dialect/Fuser/IR/FuserOps.h"
 
@@ -79,7 +80,7 @@ public:
 
 private:
   std::string argName(unsigned i) {
-    if (auto n = fusion.getArgAttrOfType<StringAttr>(i, "fuser.name"))
+    if (auto n = fusion.getArgAttrOfType<StringAttr>(i, kNameAttr))
       return n.str();
     return "arg" + std::to_string(i);
   }

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fuser/Analysis/GroupAnalysis.h"
+#include "fuser/Dialect/Fuser/IR/FuserAttrNames.h"
 #include "fuser/Dialect/Fuser/IR/FuserOps.h"
 #include "fuser/Transforms/Passes.h"
 #include "fuser/Transforms/Segments.h"
@@ -285,7 +286,7 @@ struct SegmentPass : fuser::impl::SegmentPassBase<SegmentPass> {
 
   void runOnOperation() override {
     for (auto fusion : getOperation().getOps<func::FuncOp>()) {
-      if (fusion.isExternal() || fusion->hasAttr("fuser.plan"))
+      if (fusion.isExternal() || fusion->hasAttr(kPlanAttr))
         continue;
       // Kernels are named after their fusion, and PTX names are identifiers:
       // LLVM aborts on some other characters and writes PTX that ptxas

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "KernelBuilder.h"
+#include "fuser/Dialect/Fuser/IR/FuserAttrNames.h"
 #include "ReductionScheduler.h"
 
 #include "fuser/Analysis/GroupAnalysis.h"
@@ -36,7 +37,7 @@ static MemRefType bufferType(Type tensorType) {
 
 /// The printable name of argument `i` of `fusion`.
 static std::string argumentName(func::FuncOp fusion, unsigned i) {
-  if (auto n = fusion.getArgAttrOfType<StringAttr>(i, "fuser.name"))
+  if (auto n = fusion.getArgAttrOfType<StringAttr>(i, kNameAttr))
     return n.str();
   return "arg" + std::to_string(i);
 }
@@ -87,15 +88,15 @@ static LogicalResult emitFusion(func::FuncOp fusion, gpu::GPUModuleOp module,
   auto plan = func::FuncOp::create(b, fusion.getLoc(),
                                    (fusion.getSymName() + ".plan").str(),
                                    b.getFunctionType(types, {}));
-  plan->setAttr("fuser.plan", b.getUnitAttr());
-  plan->setAttr("fuser.num_args", b.getI64IntegerAttr(numArgs));
+  plan->setAttr(kPlanAttr, b.getUnitAttr());
+  plan->setAttr(kNumArgsAttr, b.getI64IntegerAttr(numArgs));
   for (unsigned i = 0; i < numArgs; ++i)
-    plan.setArgAttr(i, "fuser.name", b.getStringAttr(argumentName(fusion, i)));
+    plan.setArgAttr(i, kNameAttr, b.getStringAttr(argumentName(fusion, i)));
   for (unsigned i = 0; i < ft.getNumResults(); ++i) {
     std::string name = "result" + std::to_string(i);
-    if (auto n = fusion.getResultAttrOfType<StringAttr>(i, "fuser.name"))
+    if (auto n = fusion.getResultAttrOfType<StringAttr>(i, kNameAttr))
       name = n.str();
-    plan.setArgAttr(numArgs + i, "fuser.name", b.getStringAttr(name));
+    plan.setArgAttr(numArgs + i, kNameAttr, b.getStringAttr(name));
   }
   Block *body = plan.addEntryBlock();
   OpBuilder rb = OpBuilder::atBlockEnd(body);
@@ -187,7 +188,7 @@ struct EmitKernelsPass : fuser::impl::EmitKernelsPassBase<EmitKernelsPass> {
     }
     SmallVector<func::FuncOp> fusions;
     for (auto f : m.getOps<func::FuncOp>())
-      if (!f.isExternal() && !f->hasAttr("fuser.plan"))
+      if (!f.isExternal() && !f->hasAttr(kPlanAttr))
         fusions.push_back(f);
     if (fusions.empty())
       return;

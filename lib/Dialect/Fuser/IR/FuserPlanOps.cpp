@@ -1,6 +1,7 @@
 //===- FuserPlanOps.cpp - verifiers of the launch plan ops ----------------===//
 
 #include "fuser/Dialect/Fuser/IR/FuserOps.h"
+#include "fuser/Dialect/Fuser/IR/FuserAttrNames.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMTypes.h"
 #include "mlir/IR/Matchers.h"
@@ -105,7 +106,7 @@ LogicalResult ResultDimOp::verify() {
     return emitOpError("dim ") << d << " of " << t << " is static";
   auto arg = dyn_cast<BlockArgument>(getResult());
   auto plan = getOperation()->getParentOfType<FunctionOpInterface>();
-  auto numArgs = plan ? plan->getAttrOfType<IntegerAttr>("fuser.num_args") : IntegerAttr();
+  auto numArgs = plan ? plan->getAttrOfType<IntegerAttr>(kNumArgsAttr) : IntegerAttr();
   if (!arg || !numArgs || arg.getOwner() != &plan.getFunctionBody().front() ||
       (int64_t)arg.getArgNumber() < numArgs.getInt())
     return emitOpError("must name a result buffer of the enclosing plan");
