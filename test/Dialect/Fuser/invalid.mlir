@@ -395,6 +395,32 @@ func.func @pad_negative(%a: tensor<4xf32>, %v: tensor<f32>) {
 
 // -----
 
+// The result size is computed with checks: INT64_MAX twice wrapped to 2.
+func.func @pad_overflow(%a: tensor<4xf32>, %v: tensor<f32>) {
+  // expected-error @+1 {{'fuser.pad' op dim 0: 4 + 9223372036854775807 + 9223372036854775807 overflows 64 bits}}
+  %0 = fuser.pad %a, %v low = [9223372036854775807] high = [9223372036854775807] : tensor<4xf32>, tensor<f32> -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @concat_overflow(%a: tensor<4611686018427387904xi8>) {
+  // expected-error @+1 {{'fuser.concat' op the sizes of dim 0 add up past 64 bits}}
+  %0 = fuser.concat %a, %a, %a dim = 0 : tensor<4611686018427387904xi8>, tensor<4611686018427387904xi8>, tensor<4611686018427387904xi8> -> tensor<4xi8>
+  return
+}
+
+// -----
+
+// A huge step: ceil((limit - start) / step) without overflow.
+func.func @slice_huge_step(%a: tensor<8xf32>) {
+  // expected-error @+1 {{'fuser.slice' op result type 'tensor<0xf32>' does not match the expected 'tensor<1xf32>'}}
+  %0 = fuser.slice %a start = [1] limit = [8] step = [9223372036854775807] : tensor<8xf32> -> tensor<0xf32>
+  return
+}
+
+// -----
+
 func.func @concat_none() {
   // expected-error @+1 {{'fuser.concat' op needs at least one operand}}
   %0 = "fuser.concat"() {dim = 0 : i64} : () -> tensor<4xf32>

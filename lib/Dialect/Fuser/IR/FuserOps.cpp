@@ -591,7 +591,10 @@ SliceOp::inferResultType(std::optional<Location> loc, RankedTensorType in,
     if (!ShapedType::isDynamic(size) && limit[i] > size)
       return emitOptionalError(loc, "'fuser.slice' op dim ", i, " limit ",
                                limit[i], " exceeds the dim size ", size);
-    shape.push_back((limit[i] - start[i] + step[i] - 1) / step[i]);
+    // ceil((limit - start) / step), which cannot overflow as
+    // limit - start + step - 1 could.
+    int64_t span = limit[i] - start[i];
+    shape.push_back(span / step[i] + (span % step[i] != 0));
   }
   return in.clone(shape);
 }
@@ -623,9 +626,16 @@ PadOp::inferResultType(std::optional<Location> loc, RankedTensorType in,
     if (low[i] < 0 || high[i] < 0)
       return emitOptionalError(loc, "'fuser.pad' op dim ", i,
                                " has negative padding; use fuser.slice to crop");
-    int64_t size = in.getDimSize(i);
-    shape.push_back(ShapedType::isDynamic(size) ? size
-                                                : size + low[i] + high[i]);
+    int64_t size = in.getDimSize(i), padded;
+    if (ShapedType::isDynamic(size)) {
+      shape.push_back(size);
+      continue;
+    }
+    if (__builtin_add_overflow(size, low[i], &padded) ||
+        __builtin_add_overflow(padded, high[i], &padded))
+      return emitOptionalError(loc, "'fuser.pad' op dim ", i, ": ", size, " + ", low[i],
+                               " + ", high[i], " overflows 64 bits");
+    shape.push_back(padded);
   }
   return in.clone(shape);
 }
@@ -661,9 +671,11 @@ ConcatOp::inferResultType(std::optional<Location> loc, TypeRange inputs,
     for (int64_t i = 0; i < rank; ++i) {
       int64_t d = t.getDimSize(i);
       if (i == dim) {
-        shape[i] = (ShapedType::isDynamic(d) || ShapedType::isDynamic(shape[i]))
-                       ? ShapedType::kDynamic
-                       : shape[i] + d;
+        if (ShapedType::isDynamic(d) || ShapedType::isDynamic(shape[i]))
+          shape[i] = ShapedType::kDynamic;
+        else if (__builtin_add_overflow(shape[i], d, &shape[i]))
+          return emitOptionalError(loc, "'fuser.concat' op the sizes of dim ", dim,
+                                   " add up past 64 bits");
         continue;
       }
       std::optional<int64_t> j = joinDim(shape[i], d);
