@@ -19,7 +19,7 @@ llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.fuser_tools_dir, config.llvm_tools_dir]
-tools = ["fuser-opt", "fuserc", "not", "count", "capi-builder", "capi-builder-errors", "capi-torch", "capi-compile", "capi-threads"]
+tools = ["fuser-opt", "fuserc", "not", "count", "capi-builder", "capi-builder-errors", "capi-torch", "capi-compile", "capi-threads", "fuser-bundle-patch", "split-file"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 # ptxas from the CUDA toolkit, when the machine has it: tests that assemble

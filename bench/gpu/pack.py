@@ -201,8 +201,9 @@ def main():
     # Sources and scripts.
     for src in os.listdir(os.path.join(ROOT, "runtime", "src")):
         shutil.copy(os.path.join(ROOT, "runtime", "src", src), os.path.join(out, "runtime", "src"))
-    shutil.copy(os.path.join(ROOT, "runtime", "include", "fuser_runtime.h"),
-                os.path.join(out, "runtime", "include"))
+    for h in ("fuser_runtime.h", "fuser_bundle_format.h"):
+        shutil.copy(os.path.join(ROOT, "runtime", "include", h),
+                    os.path.join(out, "runtime", "include"))
     for n in ("npy.c", "npy.h"):
         shutil.copy(os.path.join(ROOT, "tools", "fuserc", n), os.path.join(out, "npy"))
     for n in ("check.sh", "run-all.sh", "harness.py", "check_runner.c"):

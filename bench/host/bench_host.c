@@ -24,21 +24,22 @@
 
 static const char bench_ptx[] =
     ".version 7.8\n.target sm_90\n.address_size 64\n"
-    ".visible .entry add_kernel(.param .u64 a, .param .u64 b, .param .u64 c,"
-    " .param .u32 n) { ret; }\n"
-    ".visible .entry ln_stats(.param .u64 x, .param .u64 s, .param .u32 cols,"
+    ".visible .entry add_kernel(.param .u64 .ptr a, .param .u64 .ptr b,"
+    " .param .u64 .ptr c, .param .u32 n) { ret; }\n"
+    ".visible .entry ln_stats(.param .u64 .ptr x, .param .u64 .ptr s,"
+    " .param .u32 cols, .param .u64 rows) { ret; }\n"
+    ".visible .entry ln_norm(.param .u64 .ptr x, .param .u64 .ptr s,"
+    " .param .u64 .ptr w, .param .u64 .ptr y, .param .u32 cols,"
     " .param .u64 rows) { ret; }\n"
-    ".visible .entry ln_norm(.param .u64 x, .param .u64 s, .param .u64 w,"
-    " .param .u64 y, .param .u32 cols, .param .u64 rows) { ret; }\n"
-    ".visible .entry ln_norm_vec(.param .u64 x, .param .u64 s, .param .u64 w,"
-    " .param .u64 y, .param .u32 cols4) { ret; }\n"
-    ".visible .entry ln_scale(.param .u64 y, .param .u64 w, .param .u64 n)"
-    " { ret; }\n"
-    ".visible .entry ln_bias(.param .u64 y, .param .u64 n, .param .u32 c)"
+    ".visible .entry ln_norm_vec(.param .u64 .ptr x, .param .u64 .ptr s,"
+    " .param .u64 .ptr w, .param .u64 .ptr y, .param .u32 cols4) { ret; }\n"
+    ".visible .entry ln_scale(.param .u64 .ptr y, .param .u64 .ptr w,"
+    " .param .u64 n) { ret; }\n"
+    ".visible .entry ln_bias(.param .u64 .ptr y, .param .u64 n, .param .u32 c)"
     " { ret; }\n";
 
 /* "multi": x f32[?,?], w f32[?] -> y f32[?,?]: five dynamic dims, three
- * size checks, one intermediate, five LAUNCH instructions of which four
+ * size checks, two result dims, one intermediate, five LAUNCH instructions of which four
  * run (the vectorized norm when x and y are 16-byte aligned). */
 static void multi_fusion(bw_fusion *f) {
   memset(f, 0, sizeof *f);
@@ -64,6 +65,8 @@ static void multi_fusion(bw_fusion *f) {
   in[n++] = bw_op(BW_EQ, 7, 1, 4);
   in[n] = bw_op(BW_ASSERT, 1, 7, 4);
   in[n++].msg = "y has {} columns but x has {}";
+  in[n++] = bw_op(BW_RESULT_DIM, BW_NONE, 0, 3); /* y's dims are x's */
+  in[n++] = bw_op(BW_RESULT_DIM, BW_NONE, 1, 4);
   in[n++] = bw_const(8, 8);
   in[n++] = bw_op(BW_MUL, 9, 0, 8); /* rows * 8 bytes of stats */
   in[n++] = bw_op(BW_ALLOC, 0, 3, 9);

@@ -5,11 +5,38 @@ which kernels a call launches with which buffers for given sizes.
 Used by bench/quality/kernels.py (the traffic model) and bench/gpu/pack.py.
 Pure Python 3, no third-party modules.
 """
+import os
+import re
 import struct
+import zlib
 
-DTYPES = {1: ("i1", 1), 2: ("i8", 1), 3: ("i32", 4), 4: ("i64", 8),
-          5: ("f16", 2), 6: ("bf16", 2), 7: ("f32", 4), 8: ("f64", 8)}
-NONE = 0xFFFFFFFF
+
+def _format_constants():
+    """The #defines of runtime/include/fuser_bundle_format.h, the one
+    definition of the format: {"VERSION": 2, "HEADER_SIZE": 72, ...} without
+    the FUSER_BUNDLE_ prefix."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                        "runtime", "include", "fuser_bundle_format.h")
+    out = {}
+    with open(path) as f:
+        for m in re.finditer(r'^#define FUSER_BUNDLE_(\w+)\s+("[^"]*"|\w+)', f.read(), re.M):
+            v = m.group(2)
+            out[m.group(1)] = v.strip('"').encode() if v.startswith('"') else int(v.rstrip("uU"), 0)
+    return out
+
+
+FORMAT = _format_constants()
+NONE = FORMAT["NONE"]
+DTYPES = {FORMAT["DTYPE_" + n.upper()]: (n, size) for n, size in (
+    ("i1", 1), ("i8", 1), ("i32", 4), ("i64", 8), ("f16", 2), ("bf16", 2), ("f32", 4), ("f64", 8))}
+OP = {k[3:]: v for k, v in FORMAT.items() if k.startswith("OP_")}
+# The records, field by field in the order of the header's offsets; their
+# sizes are checked against it here, once.
+_MODULE, _FUSION, _TENSOR = "<IIQQII", "<IIIIIIIIQQQII", "<IBBHQQ"
+_INSTR, _LAUNCH, _PARAM = "<HHIIIq", "<IIQ3I3III", "<B3xI"
+for _fmt, _name in ((_MODULE, "MODULE"), (_FUSION, "FUSION"), (_TENSOR, "TENSOR"),
+                    (_INSTR, "INSTR"), (_LAUNCH, "LAUNCH"), (_PARAM, "PARAM")):
+    assert struct.calcsize(_fmt) == FORMAT[_name + "_SIZE"], _name
 
 
 class BundleError(Exception):
@@ -72,35 +99,35 @@ class Fusion:
             launches, allocs, failed = [], {}, None
             for (op, dst, a, b, imm) in self.instrs:
                 r = regs
-                if op == 1: r[dst] = imm
-                elif op == 2: r[dst] = dims[a]
-                elif op == 3: r[dst] = r[a] + r[b]
-                elif op == 4: r[dst] = r[a] - r[b]
-                elif op == 5: r[dst] = r[a] * r[b]
-                elif op == 6:
+                if op == OP["CONST"]: r[dst] = imm
+                elif op == OP["DIM"]: r[dst] = dims[a]
+                elif op == OP["ADD"]: r[dst] = r[a] + r[b]
+                elif op == OP["SUB"]: r[dst] = r[a] - r[b]
+                elif op == OP["MUL"]: r[dst] = r[a] * r[b]
+                elif op == OP["DIV"]:
                     q = abs(r[a]) // abs(r[b]); r[dst] = q if (r[a] >= 0) == (r[b] > 0) else -q
-                elif op == 7: r[dst] = -(-r[a] // r[b])
-                elif op == 8: r[dst] = r[a] - r[b] * int(r[a] / r[b])
-                elif op == 9: r[dst] = min(r[a], r[b])
-                elif op == 10: r[dst] = max(r[a], r[b])
-                elif op == 11: r[dst] = int(r[a] == r[b])
-                elif op == 12: r[dst] = int(r[a] != r[b])
-                elif op == 13: r[dst] = int(r[a] < r[b])
-                elif op == 14: r[dst] = int(r[a] <= r[b])
-                elif op == 15: r[dst] = r[a] & r[b]
-                elif op == 16: r[dst] = r[a] | r[b]
-                elif op == 17: r[dst] = r[b] if r[a] != 0 else r[imm]
-                elif op == 18: r[dst] = 1 if (aligned and imm <= 256) else 0
-                elif op == 19:
+                elif op == OP["CEILDIV"]: r[dst] = -(-r[a] // r[b])
+                elif op == OP["REM"]: r[dst] = r[a] - r[b] * int(r[a] / r[b])
+                elif op == OP["MIN"]: r[dst] = min(r[a], r[b])
+                elif op == OP["MAX"]: r[dst] = max(r[a], r[b])
+                elif op == OP["EQ"]: r[dst] = int(r[a] == r[b])
+                elif op == OP["NE"]: r[dst] = int(r[a] != r[b])
+                elif op == OP["LT"]: r[dst] = int(r[a] < r[b])
+                elif op == OP["LE"]: r[dst] = int(r[a] <= r[b])
+                elif op == OP["AND"]: r[dst] = r[a] & r[b]
+                elif op == OP["OR"]: r[dst] = r[a] | r[b]
+                elif op == OP["SELECT"]: r[dst] = r[b] if r[a] != 0 else r[imm]
+                elif op == OP["ALIGNED"]: r[dst] = 1 if (aligned and imm <= 256) else 0
+                elif op == OP["ASSERT"]:
                     if r[a] == 0 and failed is None:
                         failed = "ASSERT %d failed" % len(launches)
-                elif op == 20: allocs[a] = r[b]
-                elif op == 21:
+                elif op == OP["ALLOC"]: allocs[a] = r[b]
+                elif op == OP["LAUNCH"]:
                     if b == NONE or r[b] != 0:
                         L = self.launches[a]
                         launches.append((L, [r[g] for g in L.grid], [r[k] for k in L.block],
                                          r[L.smem]))
-                elif op == 22:
+                elif op == OP["RESULT_DIM"]:
                     if attempt == 0:
                         dims[b] = r[a]
                 else:
@@ -137,12 +164,23 @@ def load(path_or_bytes):
     if isinstance(data, str):
         with open(data, "rb") as f:
             data = f.read()
-    if data[:8] != b"FUSERBND":
+    F = FORMAT
+    if data[:F["MAGIC_SIZE"]] != F["MAGIC"]:
         raise BundleError("not a fuser bundle")
+    version = struct.unpack_from("<I", data, F["H_VERSION"])[0]
+    if version != F["FORMAT_VERSION"]:
+        raise BundleError("bundle format version %d (this reader reads %d; recompile the bundle)"
+                          % (version, F["FORMAT_VERSION"]))
+    if len(data) < F["HEADER_SIZE"]:
+        raise BundleError("the file is shorter than the header")
     (version, hsize, fsize, nfus, nmod, foff, moff, soff, ssize) = struct.unpack_from(
-        "<IIQIIQQQQ", data, 8)
-    if version != 1:
-        raise BundleError("bundle version %d" % version)
+        "<IIQIIQQQQ", data, F["H_VERSION"])
+    (checksum,) = struct.unpack_from("<I", data, F["H_CHECKSUM"])
+    at = F["H_CHECKSUM"]
+    computed = zlib.crc32(data[at + 4:], zlib.crc32(b"\0\0\0\0", zlib.crc32(data[:at])))
+    if hsize != F["HEADER_SIZE"] or fsize != len(data) or checksum != computed:
+        raise BundleError("corrupted bundle (header size %d, file size %d of %d, checksum 0x%08x, "
+                          "computed 0x%08x)" % (hsize, fsize, len(data), checksum, computed))
 
     def string(off):
         end = data.index(b"\0", soff + off)
@@ -150,25 +188,25 @@ def load(path_or_bytes):
 
     modules = []
     for i in range(nmod):
-        name, kind, doff, dsize, target, ptxv = struct.unpack_from("<IIQQII", data, moff + 32 * i)
+        name, kind, doff, dsize, target, ptxv = struct.unpack_from(_MODULE, data, moff + F["MODULE_SIZE"] * i)
         modules.append((string(name), kind, data[doff:doff + dsize - 1].decode(), target, ptxv))
     fusions = []
     for i in range(nfus):
         (name, na, nr, nd, nregs, ninst, nl, ni, toff, ioff, loff, pmod,
-         emod) = struct.unpack_from("<IIIIIIIIQQQII", data, foff + 64 * i)
+         emod) = struct.unpack_from(_FUSION, data, foff + F["FUSION_SIZE"] * i)
         f = Fusion()
         f.name, f.num_dyn, f.num_regs, f.num_intermediates = string(name), nd, nregs, ni
         for t in range(na + nr):
-            tname, dt, rank, _, doff, _ = struct.unpack_from("<IBBHQQ", data, toff + 24 * t)
+            tname, dt, rank, _, doff, _ = struct.unpack_from(_TENSOR, data, toff + F["TENSOR_SIZE"] * t)
             dims = list(struct.unpack_from("<%dq" % rank, data, doff)) if rank else []
             (f.args if t < na else f.results).append(Tensor(string(tname), dt, dims))
         for k in range(ninst):
-            op, _, dst, a, b, imm = struct.unpack_from("<HHIIIq", data, ioff + 24 * k)
+            op, _, dst, a, b, imm = struct.unpack_from(_INSTR, data, ioff + F["INSTR_SIZE"] * k)
             f.instrs.append((op, dst, a, b, imm))
         for k in range(nl):
             kname, np_, poff, g0, g1, g2, b0, b1, b2, smem, _ = struct.unpack_from(
-                "<IIQ3I3III", data, loff + 48 * k)
-            params = [struct.unpack_from("<B3xI", data, poff + 8 * p) for p in range(np_)]
+                _LAUNCH, data, loff + F["LAUNCH_SIZE"] * k)
+            params = [struct.unpack_from(_PARAM, data, poff + F["PARAM_SIZE"] * p) for p in range(np_)]
             f.launches.append(Launch(string(kname), params, [g0, g1, g2], [b0, b1, b2], smem))
         f.ptx = modules[pmod][2]
         f.emulation = modules[emod][2] if emod != NONE else None
@@ -219,7 +257,7 @@ def traffic(fusion, dims, launches, allocs):
         rd = wr = 0
         used = used_params(entries[L.kernel]) if L.kernel in entries else None
         bufs = sorted({idx for p, (kind, idx) in enumerate(L.params)
-                       if kind == 1 and (used is None or p in used)})
+                       if kind == FORMAT["PARAM_PTR"] and (used is None or p in used)})
         for i in bufs:
             if i < nargs or i in seen:
                 rd += size(i)

@@ -14,6 +14,12 @@
  *   `const T *` (fusions, tensor infos, dynamic dim infos, strings) are
  *   BORROWED: they stay valid until the bundle that owns them is destroyed.
  * - Output parameters are written only on success.
+ * - NULL: a function that returns an error refuses a NULL handle or pointer
+ *   with FUSER_ERROR_INVALID_ARGUMENT and the message
+ *   "<function>: NULL <parameter>"; a pointer may be NULL only where it
+ *   would point at nothing (no arguments, no dynamic dims, 0 bytes). A
+ *   function that returns a value returns 0, NULL or "" for a NULL handle;
+ *   destroying NULL does nothing.
  * - Device memory is named by a `uint64_t` device address (a CUdeviceptr for
  *   the CUDA backend). Streams are `void *` (a CUstream for the CUDA backend;
  *   NULL is the legacy default stream).
@@ -34,6 +40,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The bundle format's constants (magic, version, layout, checksum). */
+#include "fuser_bundle_format.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -46,8 +55,13 @@ extern "C" {
 
 #define FUSER_RUNTIME_VERSION_MAJOR 0
 #define FUSER_RUNTIME_VERSION_MINOR 1
-/* The bundle format version this runtime reads (docs/bundle.md). */
-#define FUSER_BUNDLE_FORMAT_VERSION 1
+/* The bundle format version this runtime reads (docs/bundle.md) is
+ * FUSER_BUNDLE_FORMAT_VERSION, from fuser_bundle_format.h. */
+
+/* The largest tensor rank anywhere in fuser: the dialect's verifier, the
+ * C API's builder, bundles (the writer and this runtime's validator), the
+ * .npy reader and fuserc. NumPy's own limit (NPY_MAXDIMS) is 32 too. */
+#define FUSER_MAX_RANK 32
 
 /* ======================================================================== */
 /* Errors                                                                    */
@@ -98,8 +112,10 @@ FUSER_API fuser_error *fuser_error_create(fuser_error_code code,
 
 /* Module kinds of docs/bundle.md: what a driver's module_load accepts. */
 typedef enum fuser_module_kind {
-  FUSER_MODULE_PTX = 1,      /* PTX text, for cuModuleLoadDataEx */
-  FUSER_MODULE_EMULATOR = 2, /* MLIR text of the kernels, for a CPU emulator */
+  /* PTX text, for cuModuleLoadDataEx */
+  FUSER_MODULE_PTX = FUSER_BUNDLE_MODULE_PTX,
+  /* MLIR text of the kernels, for a CPU emulator */
+  FUSER_MODULE_EMULATOR = FUSER_BUNDLE_MODULE_EMULATOR,
 } fuser_module_kind;
 
 /* Grid, block and dynamic shared memory of one launch. */
@@ -300,14 +316,14 @@ FUSER_API const fuser_fusion *fuser_bundle_find_fusion(
 
 /* Element types (docs/bundle.md TensorRecord). */
 typedef enum fuser_dtype {
-  FUSER_DTYPE_I1 = 1,
-  FUSER_DTYPE_I8 = 2,
-  FUSER_DTYPE_I32 = 3,
-  FUSER_DTYPE_I64 = 4,
-  FUSER_DTYPE_F16 = 5,
-  FUSER_DTYPE_BF16 = 6,
-  FUSER_DTYPE_F32 = 7,
-  FUSER_DTYPE_F64 = 8,
+  FUSER_DTYPE_I1 = FUSER_BUNDLE_DTYPE_I1,
+  FUSER_DTYPE_I8 = FUSER_BUNDLE_DTYPE_I8,
+  FUSER_DTYPE_I32 = FUSER_BUNDLE_DTYPE_I32,
+  FUSER_DTYPE_I64 = FUSER_BUNDLE_DTYPE_I64,
+  FUSER_DTYPE_F16 = FUSER_BUNDLE_DTYPE_F16,
+  FUSER_DTYPE_BF16 = FUSER_BUNDLE_DTYPE_BF16,
+  FUSER_DTYPE_F32 = FUSER_BUNDLE_DTYPE_F32,
+  FUSER_DTYPE_F64 = FUSER_BUNDLE_DTYPE_F64,
 } fuser_dtype;
 
 /* Bytes per element (i1 is stored in one byte); 0 for an unknown dtype. */
@@ -359,7 +375,7 @@ FUSER_API fuser_error *fuser_fusion_tensor_bytes(const fuser_fusion *fusion,
 
 /* The dynamic dims of the results for given argument dims: `dyn_dims`
  * holds all the fusion's dynamic dims in signature order, of which the
- * results' are ignored; `out_dyn_dims` (may be `dyn_dims`) receives all of
+ * results' are ignored (any value); `out_dyn_dims` (may be `dyn_dims`) receives all of
  * them, the results' computed by the plan. Checks the arguments' dims
  * against each other as fuser_run would. Thread safe, no device work. */
 FUSER_API fuser_error *fuser_fusion_infer_dims(const fuser_fusion *fusion,
@@ -397,7 +413,7 @@ FUSER_API const char *fuser_fusion_launch_kernel(const fuser_fusion *fusion,
 /* Writes the fusion's plan program as text into `buffer` (at most `size`
  * bytes, NUL-terminated when size > 0), one instruction per line, in the
  * notation of docs/bundle.md. Returns the length of the whole text (as
- * snprintf does: call with size 0 to learn it). */
+ * snprintf does: call with size 0, or a NULL buffer, to learn it). */
 FUSER_API size_t fuser_fusion_plan_text(const fuser_fusion *fusion,
                                         char *buffer, size_t size);
 
@@ -426,6 +442,12 @@ typedef struct fuser_run_options {
  *  num_dyn_dims  must equal fuser_fusion_num_dyn_dims()
  *  stream     where the kernels run (CUstream for CUDA; NULL = default)
  *  options    NULL, or user scratch for the intermediates
+ *
+ * The buffers are checked first, from each tensor's size for these dims
+ * (FUSER_ERROR_INVALID_ARGUMENT): a non-empty tensor may not be at address
+ * 0, and a result may share no byte with an argument, another result or
+ * the scratch: no fusion runs in place. Arguments may overlap each other.
+ * That each buffer is as large as its tensor is the caller's promise.
  *
  * Size checks, overflows, parameters that don't fit, and allocation
  * failures are found before any kernel is enqueued, so such a failure

@@ -11,15 +11,14 @@
  * hostile bundle can't make the runtime allocate without bound. */
 #define FR_MAX_REGS (1u << 16)
 #define FR_MAX_INTERMEDIATES (1u << 16)
-#define FR_MAX_RANK 64
 
-#define HEADER_SIZE 64
-#define MODULE_REC 32
-#define FUSION_REC 64
-#define TENSOR_REC 24
-#define INSTR_REC 24
-#define LAUNCH_REC 48
-#define PARAM_REC 8
+/* Record sizes and field offsets: fuser_bundle_format.h. */
+#define MODULE_REC FUSER_BUNDLE_MODULE_SIZE
+#define FUSION_REC FUSER_BUNDLE_FUSION_SIZE
+#define TENSOR_REC FUSER_BUNDLE_TENSOR_SIZE
+#define INSTR_REC FUSER_BUNDLE_INSTR_SIZE
+#define LAUNCH_REC FUSER_BUNDLE_LAUNCH_SIZE
+#define PARAM_REC FUSER_BUNDLE_PARAM_SIZE
 
 static const char *const op_names[] = {
     "?",   "CONST", "DIM", "ADD", "SUB", "MUL", "DIV",    "CEILDIV",
@@ -100,14 +99,105 @@ static fuser_error *get_string(const reader *r, const char *what, uint32_t ref,
   return NULL;
 }
 
-/* ---- decoding ---------------------------------------------------------- */
-
-static size_t align16(size_t x) { return (x + 15) & ~(size_t)15; }
-
 static fuser_error *oom(void) {
   return fuser_error_create(FUSER_ERROR_OUT_OF_MEMORY,
                             "out of memory while loading a bundle");
 }
+
+/* ---- names ------------------------------------------------------------- */
+
+/* Whether `s` is [A-Za-z_][A-Za-z0-9_]* (with `dollar`, '$' also counts as a
+ * letter: PTX identifiers, which fusion names become). */
+static bool is_identifier(const char *s, bool dollar) {
+  for (size_t i = 0;; i++) {
+    char c = s[i];
+    bool letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                  c == '_' || (dollar && c == '$');
+    if (c == 0) return i > 0;
+    if (!letter && !(i > 0 && c >= '0' && c <= '9')) return false;
+  }
+}
+
+/* Whether `s` is non-empty printable ASCII without spaces, quotes or
+ * backslashes. */
+static bool is_plain(const char *s) {
+  if (!*s) return false;
+  for (; *s; s++)
+    if (*s <= 0x20 || *s >= 0x7f || *s == '\'' || *s == '"' || *s == '\\')
+      return false;
+  return true;
+}
+
+/* A name from the file, fit to print in a message: at most 64 bytes, and
+ * every byte that is not printable ASCII (or is a quote or a backslash)
+ * written as \xNN, so that a crafted name can't forge a message or drive
+ * the terminal. */
+#define FR_QUOTE_MAX (64 * 4 + 4)
+static const char *quote(const char *s, char out[FR_QUOTE_MAX]) {
+  size_t n = 0, i = 0;
+  for (; s[i] && i < 64; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if (c >= 0x20 && c < 0x7f && c != '\'' && c != '\\') {
+      out[n++] = (char)c;
+    } else {
+      static const char hex[] = "0123456789abcdef";
+      out[n++] = '\\';
+      out[n++] = 'x';
+      out[n++] = hex[c >> 4];
+      out[n++] = hex[c & 15];
+    }
+  }
+  if (s[i]) out[n++] = '.', out[n++] = '.', out[n++] = '.';
+  out[n] = 0;
+  return out;
+}
+
+typedef struct named {
+  const char *name;
+  uint32_t tensor;
+} named;
+
+static int by_name(const void *a, const void *b) {
+  const named *x = a, *y = b;
+  int c = strcmp(x->name, y->name);
+  return c ? c : (x->tensor > y->tensor) - (x->tensor < y->tensor);
+}
+
+static void describe_tensor(const fuser_fusion *f, uint32_t t, char *out,
+                            size_t n) {
+  snprintf(out, n, "%s %u", t < f->num_args ? "argument" : "result",
+           t < f->num_args ? t : t - f->num_args);
+}
+
+/* Argument and result names are distinct (an --input or an output file per
+ * name). Sorting keeps a hostile bundle of many tensors from costing n^2. */
+static fuser_error *check_unique_names(reader *r, const fuser_fusion *f) {
+  uint32_t nt = f->num_args + f->num_results;
+  if (nt < 2) return NULL;
+  named *v = malloc(sizeof *v * nt);
+  if (!v) return oom();
+  for (uint32_t t = 0; t < nt; t++) {
+    v[t].name = f->tensors[t].name;
+    v[t].tensor = t;
+  }
+  qsort(v, nt, sizeof *v, by_name);
+  fuser_error *e = NULL;
+  for (uint32_t i = 1; i < nt && !e; i++) {
+    if (strcmp(v[i - 1].name, v[i].name) != 0) continue;
+    char a[32], b[32];
+    describe_tensor(f, v[i - 1].tensor, a, sizeof a);
+    describe_tensor(f, v[i].tensor, b, sizeof b);
+    e = bad(r, "%s and %s are both named '%s' (each name may appear once)", a,
+            b, v[i].name);
+  }
+  free(v);
+  return e;
+}
+
+/* ---- decoding ---------------------------------------------------------- */
+
+static size_t align16(size_t x) { return (x + 15) & ~(size_t)15; }
+
 
 static bool is_reg(uint32_t x, uint32_t nregs) { return x < nregs; }
 
@@ -116,11 +206,21 @@ static fuser_error *parse_modules(reader *r, fuser_bundle *b, uint64_t tab) {
     uint64_t o = tab + (uint64_t)i * MODULE_REC;
     fr_module *m = &b->modules[i];
     set_loc(r, "module %u", i);
-    fuser_error *e = get_string(r, "name", u32_at(r, o), &m->name);
+    fuser_error *e =
+        get_string(r, "name", u32_at(r, o + FUSER_BUNDLE_M_NAME), &m->name);
     if (e) return e;
+    /* Module names are printed in later messages (a load failure): plain
+     * text only. */
+    if (!is_plain(m->name)) {
+      char q[FR_QUOTE_MAX];
+      return bad(r, "name '%s' is not plain text (printable ASCII without "
+                    "spaces, quotes or backslashes)",
+                 quote(m->name, q));
+    }
     set_loc(r, "module %u '%s'", i, m->name);
-    m->kind = u32_at(r, o + 4);
-    uint64_t off = u64_at(r, o + 8), size = u64_at(r, o + 16);
+    m->kind = u32_at(r, o + FUSER_BUNDLE_M_KIND);
+    uint64_t off = u64_at(r, o + FUSER_BUNDLE_M_DATA),
+             size = u64_at(r, o + FUSER_BUNDLE_M_SIZE);
     if (m->kind != FUSER_MODULE_PTX && m->kind != FUSER_MODULE_EMULATOR)
       return bad(r, "unknown module kind %u", m->kind);
     if (off > r->size || size > r->size - off)
@@ -177,16 +277,25 @@ static fuser_error *parse_tensors(reader *r, fuser_fusion *f, uint64_t off,
       snprintf(r->loc, sizeof r->loc, "%.300s: result %u", base,
                t - f->num_args);
     fuser_tensor_info *ti = &f->tensors[t];
-    e = get_string(r, "name", u32_at(r, o), &ti->name);
-    uint8_t dtype = r->d[o + 4], rank = r->d[o + 5];
+    e = get_string(r, "name", u32_at(r, o + FUSER_BUNDLE_T_NAME), &ti->name);
+    /* Tools find inputs and name output files by these names (fuserc run
+     * writes DIR/<name>.npy): a crafted bundle must not smuggle a path. */
+    if (!e && !is_identifier(ti->name, false)) {
+      char q[FR_QUOTE_MAX];
+      e = bad(r, "name '%s' is not an identifier ([A-Za-z_][A-Za-z0-9_]*)",
+              quote(ti->name, q));
+    }
+    uint8_t dtype = r->d[o + FUSER_BUNDLE_T_DTYPE],
+            rank = r->d[o + FUSER_BUNDLE_T_RANK];
     if (!e && (dtype < FUSER_DTYPE_I1 || dtype > FUSER_DTYPE_F64))
       e = bad(r, "unknown dtype %u", dtype);
-    if (!e && rank > FR_MAX_RANK)
-      e = bad(r, "rank %u is more than the %u this runtime supports", rank,
-              FR_MAX_RANK);
-    if (!e && (u16_at(r, o + 6) != 0 || u64_at(r, o + 16) != 0))
+    if (!e && rank > FUSER_MAX_RANK)
+      e = bad(r, "rank %u is more than FUSER_MAX_RANK (%d)", rank,
+              FUSER_MAX_RANK);
+    if (!e && (u16_at(r, o + FUSER_BUNDLE_T_RESERVED) != 0 ||
+               u64_at(r, o + FUSER_BUNDLE_T_RESERVED2) != 0))
       e = bad(r, "reserved fields are not 0");
-    uint64_t doff = u64_at(r, o + 8);
+    uint64_t doff = u64_at(r, o + FUSER_BUNDLE_T_DIMS);
     if (!e) e = check_table(r, "dims", doff, rank, 8);
     if (e) {
       snprintf(r->loc, sizeof r->loc, "%s", base);
@@ -221,6 +330,7 @@ static fuser_error *parse_tensors(reader *r, fuser_fusion *f, uint64_t off,
       snprintf(r->loc, sizeof r->loc, "%s", base);
       return e;
     }
+    f->tensor_static_bytes[t] = empty ? 0 : bytes;
     *dims_store += rank;
     snprintf(r->loc, sizeof r->loc, "%s", base);
   }
@@ -229,14 +339,19 @@ static fuser_error *parse_tensors(reader *r, fuser_fusion *f, uint64_t off,
                "the fusion says it has %u dynamic dims but its tensors have "
                "%u dims of -1",
                f->num_dyn, ndyn);
+  e = check_unique_names(r, f);
+  if (e) return e;
   uint32_t k = 0;
-  for (uint32_t t = 0; t < nt; t++)
+  for (uint32_t t = 0; t < nt; t++) {
+    f->tensor_dyn_begin[t] = k;
     for (uint32_t d = 0; d < f->tensors[t].rank; d++)
       if (f->tensors[t].dims[d] == -1) {
         f->dyn[k].tensor = t;
         f->dyn[k].dim = d;
         k++;
       }
+  }
+  f->tensor_dyn_begin[nt] = k;
   return NULL;
 }
 
@@ -253,16 +368,21 @@ static fuser_error *parse_launches(reader *r, fuser_fusion *f, uint64_t off,
     uint64_t o = off + (uint64_t)l * LAUNCH_REC;
     fr_launch *L = &f->launches[l];
     snprintf(r->loc, sizeof r->loc, "%.300s: launch %u", base, l);
-    e = get_string(r, "kernel name", u32_at(r, o), &L->kernel_name);
+    e = get_string(r, "kernel name", u32_at(r, o + FUSER_BUNDLE_L_KERNEL),
+                   &L->kernel_name);
     if (e) return e;
+    if (L->kernel_name[0] && !is_identifier(L->kernel_name, true)) {
+      char q[FR_QUOTE_MAX];
+      return bad(r, "kernel name '%s' is not an identifier", quote(L->kernel_name, q));
+    }
     snprintf(r->loc, sizeof r->loc, "%.300s: launch %u '%.64s'", base, l,
              L->kernel_name);
     if (L->kernel_name[0] == 0) return bad(r, "the kernel name is empty");
-    L->num_params = u32_at(r, o + 4);
-    uint64_t poff = u64_at(r, o + 8);
+    L->num_params = u32_at(r, o + FUSER_BUNDLE_L_NUM_PARAMS);
+    uint64_t poff = u64_at(r, o + FUSER_BUNDLE_L_PARAMS);
     for (int k = 0; k < 3; k++) {
-      L->grid[k] = u32_at(r, o + 16 + 4 * (uint64_t)k);
-      L->block[k] = u32_at(r, o + 28 + 4 * (uint64_t)k);
+      L->grid[k] = u32_at(r, o + FUSER_BUNDLE_L_GRID + 4 * (uint64_t)k);
+      L->block[k] = u32_at(r, o + FUSER_BUNDLE_L_BLOCK + 4 * (uint64_t)k);
       if (!is_reg(L->grid[k], f->num_regs))
         return bad(r, "grid %c: register %u out of range (plan has %u "
                       "registers)",
@@ -272,12 +392,13 @@ static fuser_error *parse_launches(reader *r, fuser_fusion *f, uint64_t off,
                       "registers)",
                    "xyz"[k], L->block[k], f->num_regs);
     }
-    L->smem = u32_at(r, o + 40);
+    L->smem = u32_at(r, o + FUSER_BUNDLE_L_SMEM);
     if (!is_reg(L->smem, f->num_regs))
       return bad(r, "shared memory: register %u out of range (plan has %u "
                     "registers)",
                  L->smem, f->num_regs);
-    if (u32_at(r, o + 44) != 0) return bad(r, "reserved field is not 0");
+    if (u32_at(r, o + FUSER_BUNDLE_L_RESERVED) != 0)
+      return bad(r, "reserved field is not 0");
     e = check_table(r, "parameter records", poff, L->num_params, PARAM_REC);
     if (e) return e;
     L->param_kinds = *store;
@@ -287,12 +408,14 @@ static fuser_error *parse_launches(reader *r, fuser_fusion *f, uint64_t off,
     L->param_sizes = (uint32_t *)(void *)*store;
     *store += align16(4ull * L->num_params);
     for (uint32_t p = 0; p < L->num_params; p++) {
-      uint64_t po = poff + 8ull * p;
-      uint8_t kind = r->d[po];
-      uint32_t index = u32_at(r, po + 4);
+      uint64_t po = poff + (uint64_t)PARAM_REC * p;
+      uint8_t kind = r->d[po + FUSER_BUNDLE_P_KIND];
+      uint32_t index = u32_at(r, po + FUSER_BUNDLE_P_INDEX);
       if (kind < PARAM_PTR || kind > PARAM_I64)
         return bad(r, "parameter %u: unknown parameter kind %u", p, kind);
-      if (r->d[po + 1] || r->d[po + 2] || r->d[po + 3])
+      if (r->d[po + FUSER_BUNDLE_P_RESERVED] ||
+          r->d[po + FUSER_BUNDLE_P_RESERVED + 1] ||
+          r->d[po + FUSER_BUNDLE_P_RESERVED + 2])
         return bad(r, "parameter %u: reserved bytes are not 0", p);
       if (kind == PARAM_PTR && index >= nbuf)
         return bad(r,
@@ -309,25 +432,44 @@ static fuser_error *parse_launches(reader *r, fuser_fusion *f, uint64_t off,
       L->param_sizes[p] = kind == PARAM_I32 ? 4 : 8;
     }
     if (L->num_params > f->max_params) f->max_params = L->num_params;
-    /* The kernel must be an .entry of the PTX module; when its parameter
-     * list could be read, it must match the parameter records. */
+    /* The kernel must be an .entry of the PTX module, and the parameter
+     * records must match its parameter list: count, sizes, and which are
+     * pointers. A list the scanner can't read is an error: PTX in a bundle
+     * is what LLVM's NVPTX back end writes for fuser, whose parameter
+     * lists (`.param .u64 .ptr .align 1 k_param_0`, `.param .u32 ...`) the
+     * scanner reads in full, so an unreadable one is damage or a crafted
+     * bundle, and a launch that can't be checked must not run. */
     const fr_ptx_entry *en = find_entry(ptx_scan, L->kernel_name);
     if (!en)
       return bad(r, "kernel '%s' is not an .entry of PTX module %u",
                  L->kernel_name, f->ptx_module);
-    if (en->num_params >= 0) {
-      if ((uint32_t)en->num_params != L->num_params)
+    if (en->num_params < 0)
+      return bad(r,
+                 "the parameter list of the PTX .entry '%s' can't be read "
+                 "(at parameter %d), so the launch can't be checked against "
+                 "it",
+                 L->kernel_name, en->bad_param);
+    if ((uint32_t)en->num_params != L->num_params)
+      return bad(r,
+                 "the launch passes %u parameters but the PTX .entry "
+                 "declares %d",
+                 L->num_params, en->num_params);
+    for (uint32_t p = 0; p < L->num_params; p++) {
+      if (en->param_sizes[p] != L->param_sizes[p])
         return bad(r,
-                   "the launch passes %u parameters but the PTX .entry "
-                   "declares %d",
-                   L->num_params, en->num_params);
-      for (uint32_t p = 0; p < L->num_params; p++)
-        if (en->param_sizes[p] != L->param_sizes[p])
-          return bad(r,
-                     "parameter %u is %s (%u bytes) but the PTX .entry "
-                     "declares %u bytes",
-                     p, kind_name(L->param_kinds[p]), L->param_sizes[p],
-                     en->param_sizes[p]);
+                   "parameter %u is %s (%u bytes) but the PTX .entry "
+                   "declares %u bytes",
+                   p, kind_name(L->param_kinds[p]), L->param_sizes[p],
+                   en->param_sizes[p]);
+      /* LLVM marks a kernel's pointer parameters `.ptr`, and only those:
+       * an i64 passed for a pointer (or a buffer for an i64) is caught. */
+      bool ptr = L->param_kinds[p] == PARAM_PTR;
+      if (ptr != (en->param_is_ptr[p] != 0))
+        return bad(r,
+                   "parameter %u is %s but the PTX .entry declares %s", p,
+                   ptr ? "a pointer to a buffer" : kind_name(L->param_kinds[p]),
+                   en->param_is_ptr[p] ? "a pointer (.ptr)"
+                                       : "an integer (no .ptr)");
     }
   }
   snprintf(r->loc, sizeof r->loc, "%s", base);
@@ -346,6 +488,67 @@ static bool can_fail(uint16_t op) {
   }
 }
 
+/* Registers start at 0, but a plan the compiler writes never reads one
+ * before an earlier instruction has set it (the plan is straight-line SSA):
+ * such a read is damage or a crafted plan, e.g. a size check made to read
+ * a register that holds something else. */
+static fuser_error *check_reads(reader *r, const fuser_fusion *f,
+                                const fr_instr *in,
+                                const unsigned char *written) {
+#define READ(reg, what)                                                      \
+  if ((reg) != FR_NONE && !written[reg])                                     \
+    return bad(r, "%s reads register %u before any instruction writes it",  \
+               what, (unsigned)(reg));
+  switch (in->op) {
+  case OP_CONST: case OP_DIM: case OP_ALIGNED:
+    break;
+  case OP_SELECT:
+    READ(in->a, "operand a");
+    READ(in->b, "operand b");
+    READ((uint32_t)in->imm, "operand imm");
+    break;
+  case OP_ASSERT:
+    READ(in->a, "operand a");
+    READ(in->b, "operand b");
+    READ(in->dst, "operand dst");
+    break;
+  case OP_ALLOC:
+    READ(in->b, "operand b");
+    break;
+  case OP_RESULT_DIM:
+    READ(in->a, "operand a");
+    break;
+  case OP_LAUNCH: {
+    READ(in->b, "the predicate (operand b)");
+    const fr_launch *L = &f->launches[in->a];
+    char what[160];
+    for (int k = 0; k < 3; k++) {
+      snprintf(what, sizeof what, "launch %u '%.64s': grid %c", in->a,
+               L->kernel_name, "xyz"[k]);
+      READ(L->grid[k], what);
+      snprintf(what, sizeof what, "launch %u '%.64s': block %c", in->a,
+               L->kernel_name, "xyz"[k]);
+      READ(L->block[k], what);
+    }
+    snprintf(what, sizeof what, "launch %u '%.64s': shared memory", in->a,
+             L->kernel_name);
+    READ(L->smem, what);
+    for (uint32_t p = 0; p < L->num_params; p++) {
+      if (L->param_kinds[p] == PARAM_PTR) continue;
+      snprintf(what, sizeof what, "launch %u '%.64s': parameter %u", in->a,
+               L->kernel_name, p);
+      READ(L->param_index[p], what);
+    }
+    break;
+  }
+  default: /* binary arithmetic and comparisons */
+    READ(in->a, "operand a");
+    READ(in->b, "operand b");
+  }
+#undef READ
+  return NULL;
+}
+
 static fuser_error *parse_instrs(reader *r, fuser_fusion *f, uint64_t off) {
   fuser_error *e = check_table(r, "instructions", off, f->num_instrs,
                                INSTR_REC);
@@ -355,19 +558,27 @@ static fuser_error *parse_instrs(reader *r, fuser_fusion *f, uint64_t off) {
   uint32_t nio = f->num_args + f->num_results;
   uint32_t nbuf = nio + f->num_inter;
   uint32_t nr = f->num_regs;
-  /* Which intermediates are allocated so far, in program order. */
+  /* Which intermediates are allocated so far, which registers written so
+   * far, in program order; which result dims a RESULT_DIM computes. */
   unsigned char *allocated = calloc(f->num_inter ? f->num_inter : 1, 1);
-  if (!allocated) return oom();
+  unsigned char *written = calloc(nr ? nr : 1, 1);
+  unsigned char *result_dim = calloc(f->num_dyn ? f->num_dyn : 1, 1);
+  if (!allocated || !written || !result_dim) {
+    free(allocated);
+    free(written);
+    free(result_dim);
+    return oom();
+  }
   bool seen_launch = false;
   f->needs_prepass = false;
   for (uint32_t i = 0; i < f->num_instrs && !e; i++) {
     uint64_t o = off + (uint64_t)i * INSTR_REC;
     fr_instr *in = &f->instrs[i];
-    in->op = u16_at(r, o);
-    in->dst = u32_at(r, o + 4);
-    in->a = u32_at(r, o + 8);
-    in->b = u32_at(r, o + 12);
-    in->imm = (int64_t)u64_at(r, o + 16);
+    in->op = u16_at(r, o + FUSER_BUNDLE_I_OPCODE);
+    in->dst = u32_at(r, o + FUSER_BUNDLE_I_DST);
+    in->a = u32_at(r, o + FUSER_BUNDLE_I_A);
+    in->b = u32_at(r, o + FUSER_BUNDLE_I_B);
+    in->imm = (int64_t)u64_at(r, o + FUSER_BUNDLE_I_IMM);
     in->msg = NULL;
     if (in->op < OP_CONST || in->op > OP_LAST) {
       snprintf(r->loc, sizeof r->loc, "%.300s: instruction %u", base, i);
@@ -376,7 +587,7 @@ static fuser_error *parse_instrs(reader *r, fuser_fusion *f, uint64_t off) {
     }
     snprintf(r->loc, sizeof r->loc, "%.300s: instruction %u (%s)", base, i,
              op_names[in->op]);
-    if (u16_at(r, o + 2) != 0) {
+    if (u16_at(r, o + FUSER_BUNDLE_I_RESERVED) != 0) {
       e = bad(r, "reserved field is not 0");
       break;
     }
@@ -483,22 +694,49 @@ static fuser_error *parse_instrs(reader *r, fuser_fusion *f, uint64_t off) {
     }
 #undef REG
 #undef OPT_REG
+    if (!e) e = check_reads(r, f, in, written);
+    if (e) break;
+    switch (in->op) {
+    case OP_ASSERT: case OP_ALLOC: case OP_LAUNCH:
+      break;
+    case OP_RESULT_DIM:
+      result_dim[in->b] = 1;
+      break;
+    default:
+      written[in->dst] = 1;
+    }
     if (seen_launch && can_fail(in->op)) f->needs_prepass = true;
     if (in->op == OP_LAUNCH) seen_launch = true;
   }
-  free(allocated);
+  /* Without a RESULT_DIM, the size a caller passes for a result's dynamic
+   * dim would go unchecked: a buffer allocated for it could be smaller than
+   * what the kernels write. */
   if (!e) snprintf(r->loc, sizeof r->loc, "%s", base);
+  for (uint32_t k = 0; !e && k < f->num_dyn; k++)
+    if (f->dyn[k].tensor >= f->num_args && !result_dim[k])
+      e = bad(r,
+              "no RESULT_DIM computes dynamic dim %u (dim %u of result %u "
+              "'%s'), so the size a caller passes for it could not be checked",
+              k, f->dyn[k].dim, f->dyn[k].tensor - f->num_args,
+              f->tensors[f->dyn[k].tensor].name);
+  free(allocated);
+  free(written);
+  free(result_dim);
   return e;
 }
 
 /* Bytes of per-call working memory: registers, buffers, intermediate
- * blocks, parameter pointers and i32 values. */
+ * blocks, parameter pointers and i32 values, and the byte ranges of the
+ * arguments, results and scratch (run.c's frame_init carves it up in this
+ * order). */
 static size_t frame_bytes(const fuser_fusion *f) {
-  size_t nbuf = (size_t)f->num_args + f->num_results + f->num_inter;
+  size_t nio = (size_t)f->num_args + f->num_results;
+  size_t nbuf = nio + f->num_inter;
   return align16(8 * (size_t)f->num_regs) + align16(8 * nbuf) +
          align16(sizeof(void *) * (size_t)f->num_inter) +
          align16(sizeof(void *) * (size_t)f->max_params) +
-         align16(4 * (size_t)f->max_params);
+         align16(4 * (size_t)f->max_params) +
+         align16(sizeof(fr_span) * (nio + 1));
 }
 
 static fuser_error *parse_fusion(reader *r, fuser_bundle *b, uint32_t i,
@@ -508,23 +746,33 @@ static fuser_error *parse_fusion(reader *r, fuser_bundle *b, uint32_t i,
   f->bundle = b;
   f->index = i;
   set_loc(r, "fusion %u", i);
-  fuser_error *e = get_string(r, "name", u32_at(r, o), &f->name);
+  fuser_error *e =
+      get_string(r, "name", u32_at(r, o + FUSER_BUNDLE_F_NAME), &f->name);
   if (e) return e;
+  /* The compiler makes fusion names PTX identifiers (its kernels are named
+   * after them); holding the runtime to that keeps every name it prints in
+   * a message plain text. */
+  if (!is_identifier(f->name, true)) {
+    char q[FR_QUOTE_MAX];
+    return bad(r, "name '%s' is not an identifier ([A-Za-z_$][A-Za-z0-9_$]*)",
+               quote(f->name, q));
+  }
   set_loc(r, "fusion %u '%.200s'", i, f->name);
   for (uint32_t j = 0; j < i; j++)
     if (strcmp(b->fusions[j].name, f->name) == 0)
       return bad(r, "fusion %u has the same name", j);
-  f->num_args = u32_at(r, o + 4);
-  f->num_results = u32_at(r, o + 8);
-  f->num_dyn = u32_at(r, o + 12);
-  f->num_regs = u32_at(r, o + 16);
-  f->num_instrs = u32_at(r, o + 20);
-  f->num_launches = u32_at(r, o + 24);
-  f->num_inter = u32_at(r, o + 28);
-  uint64_t toff = u64_at(r, o + 32), ioff = u64_at(r, o + 40),
-           loff = u64_at(r, o + 48);
-  f->ptx_module = u32_at(r, o + 56);
-  f->emu_module = u32_at(r, o + 60);
+  f->num_args = u32_at(r, o + FUSER_BUNDLE_F_NUM_ARGS);
+  f->num_results = u32_at(r, o + FUSER_BUNDLE_F_NUM_RESULTS);
+  f->num_dyn = u32_at(r, o + FUSER_BUNDLE_F_NUM_DYN);
+  f->num_regs = u32_at(r, o + FUSER_BUNDLE_F_NUM_REGS);
+  f->num_instrs = u32_at(r, o + FUSER_BUNDLE_F_NUM_INSTRS);
+  f->num_launches = u32_at(r, o + FUSER_BUNDLE_F_NUM_LAUNCHES);
+  f->num_inter = u32_at(r, o + FUSER_BUNDLE_F_NUM_INTER);
+  uint64_t toff = u64_at(r, o + FUSER_BUNDLE_F_TENSORS),
+           ioff = u64_at(r, o + FUSER_BUNDLE_F_INSTRS),
+           loff = u64_at(r, o + FUSER_BUNDLE_F_LAUNCHES);
+  f->ptx_module = u32_at(r, o + FUSER_BUNDLE_F_PTX_MODULE);
+  f->emu_module = u32_at(r, o + FUSER_BUNDLE_F_EMU_MODULE);
 
   if (f->num_regs > FR_MAX_REGS)
     return bad(r, "%u registers, more than the %u this runtime supports",
@@ -568,9 +816,10 @@ static fuser_error *parse_fusion(reader *r, fuser_bundle *b, uint32_t i,
   uint32_t nt = f->num_args + f->num_results;
   uint64_t total_rank = 0, param_bytes = 0;
   for (uint32_t t = 0; t < nt; t++)
-    total_rank += r->d[toff + (uint64_t)t * TENSOR_REC + 5];
+    total_rank += r->d[toff + (uint64_t)t * TENSOR_REC + FUSER_BUNDLE_T_RANK];
   for (uint32_t l = 0; l < f->num_launches; l++) {
-    uint64_t np = u32_at(r, loff + (uint64_t)l * LAUNCH_REC + 4);
+    uint64_t np =
+        u32_at(r, loff + (uint64_t)l * LAUNCH_REC + FUSER_BUNDLE_L_NUM_PARAMS);
     if (np > r->size / PARAM_REC) {
       set_loc(r, "fusion %u '%.200s': launch %u", i, f->name, l);
       return bad(r, "%llu parameter records can't fit in the file",
@@ -579,6 +828,8 @@ static fuser_error *parse_fusion(reader *r, fuser_bundle *b, uint32_t i,
     param_bytes += align16(np) + 2 * align16(4 * np);
   }
   size_t bytes = align16(sizeof(fuser_tensor_info) * nt) +
+                 align16(sizeof(uint64_t) * nt) +
+                 align16(sizeof(uint32_t) * ((size_t)nt + 1)) +
                  align16(sizeof(fuser_dyn_dim_info) * f->num_dyn) +
                  align16(8 * total_rank) +
                  align16(sizeof(fr_instr) * (size_t)f->num_instrs) +
@@ -593,6 +844,10 @@ static fuser_error *parse_fusion(reader *r, fuser_bundle *b, uint32_t i,
   /* The first pointer owns the block (freed in fr_bundle_free). */
   f->tensors = (fuser_tensor_info *)(void *)mem;
   unsigned char *p = mem + align16(sizeof(fuser_tensor_info) * nt);
+  f->tensor_static_bytes = (uint64_t *)(void *)p;
+  p += align16(sizeof(uint64_t) * nt);
+  f->tensor_dyn_begin = (uint32_t *)(void *)p;
+  p += align16(sizeof(uint32_t) * ((size_t)nt + 1));
   f->dyn = (fuser_dyn_dim_info *)(void *)p;
   p += align16(sizeof(fuser_dyn_dim_info) * f->num_dyn);
   int64_t *dims = (int64_t *)(void *)p;
@@ -682,49 +937,86 @@ fuser_error *fr_bundle_parse(fuser_rt *rt, const void *data, size_t size,
                              fuser_bundle **out) {
   reader r;
   memset(&r, 0, sizeof r);
-  if (!data && size) return bad(&r, "NULL data");
-  if (size < HEADER_SIZE)
-    return bad(&r, "the file is %zu bytes, shorter than the %d-byte header",
-               size, HEADER_SIZE);
-  r.d = data;
+  r.d = data; /* non-NULL when size > 0: fuser_bundle_load checked */
   r.size = size;
-  if (memcmp(r.d, "FUSERBND", 8) != 0)
+  /* The magic and the version first: an older format's header may be
+   * shorter, and a file of another version deserves that message rather
+   * than one about its bytes. */
+  if (size >= FUSER_BUNDLE_MAGIC_SIZE &&
+      memcmp(r.d + FUSER_BUNDLE_H_MAGIC, FUSER_BUNDLE_MAGIC,
+             FUSER_BUNDLE_MAGIC_SIZE) != 0)
     return bad(&r, "bad magic (not a fuser bundle)");
-  uint32_t version = u32_at(&r, 8);
-  if (version != FUSER_BUNDLE_FORMAT_VERSION)
-    return bad(&r, "format version %u is not supported (this runtime reads "
-                   "version %u)",
-               version, FUSER_BUNDLE_FORMAT_VERSION);
-  if (u32_at(&r, 12) != HEADER_SIZE)
-    return bad(&r, "header size %u, expected %d", u32_at(&r, 12), HEADER_SIZE);
-  if (u64_at(&r, 16) != size)
+  if (size >= FUSER_BUNDLE_H_VERSION + 4) {
+    uint32_t version = u32_at(&r, FUSER_BUNDLE_H_VERSION);
+    /* Every version but this one is refused: a reader that skipped the
+     * checksum for older files would let a flipped version byte past it. */
+    if (version == 1)
+      return bad(&r, "format version 1 is no longer read (it has no "
+                     "checksum): recompile the fusion with this fuser "
+                     "(fuserc compile) to get format version %d",
+                 FUSER_BUNDLE_FORMAT_VERSION);
+    if (version != FUSER_BUNDLE_FORMAT_VERSION)
+      return bad(&r, "format version %u is not supported (this runtime reads "
+                     "version %d)",
+                 version, FUSER_BUNDLE_FORMAT_VERSION);
+  }
+  if (size < FUSER_BUNDLE_HEADER_SIZE)
+    return bad(&r, "the file is %zu bytes, shorter than the %d-byte header",
+               size, FUSER_BUNDLE_HEADER_SIZE);
+  if (u32_at(&r, FUSER_BUNDLE_H_HEADER_SIZE) != FUSER_BUNDLE_HEADER_SIZE)
+    return bad(&r, "header size %u, expected %d",
+               u32_at(&r, FUSER_BUNDLE_H_HEADER_SIZE),
+               FUSER_BUNDLE_HEADER_SIZE);
+  if (u64_at(&r, FUSER_BUNDLE_H_FILE_SIZE) != size)
     return bad(&r, "the header says the file is %llu bytes but it is %zu",
-               (unsigned long long)u64_at(&r, 16), size);
-  uint32_t nf = u32_at(&r, 24), nm = u32_at(&r, 28);
-  uint64_t ftab = u64_at(&r, 32), mtab = u64_at(&r, 40);
-  r.str_off = u64_at(&r, 48);
-  r.str_size = u64_at(&r, 56);
-  fuser_error *e = check_table(&r, "fusion table", ftab, nf, FUSION_REC);
-  if (!e) e = check_table(&r, "module table", mtab, nm, MODULE_REC);
-  if (e) return e;
-  if (r.str_off > r.size || r.str_size > r.size - r.str_off)
-    return bad(&r, "string table at offset %llu of %llu bytes runs past the "
-                   "end of the file (%zu bytes)",
-               (unsigned long long)r.str_off, (unsigned long long)r.str_size,
-               size);
-  if (r.str_size == 0 || r.d[r.str_off + r.str_size - 1] != 0)
-    return bad(&r, "the string table does not end with a NUL byte");
+               (unsigned long long)u64_at(&r, FUSER_BUNDLE_H_FILE_SIZE), size);
 
-  /* Validate on the caller's bytes, then copy: pointers are rebased. */
-  fuser_bundle *b = calloc(1, sizeof *b);
+  /* Validate a private copy, so that the bytes checked are the bytes used
+   * (the caller may free or change theirs); pointers point into it. */
   unsigned char *copy = malloc(size);
-  if (!b || !copy) {
-    free(b);
+  if (!copy) return oom();
+  memcpy(copy, data, size);
+  r.d = copy;
+  /* Accidental corruption (a bad disk, a truncated copy, a flipped bit) is
+   * caught here, before any field is trusted. */
+  uint32_t stored = u32_at(&r, FUSER_BUNDLE_H_CHECKSUM);
+  uint32_t computed = fuser_bundle_checksum(copy, size);
+  if (stored != computed) {
+    free(copy);
+    return bad(&r, "checksum mismatch: the header says 0x%08x but the "
+                   "file's bytes give 0x%08x (CRC-32); the file is "
+                   "corrupted or was changed after it was written",
+               stored, computed);
+  }
+  fuser_error *e = NULL;
+  uint32_t nf = u32_at(&r, FUSER_BUNDLE_H_NUM_FUSIONS),
+           nm = u32_at(&r, FUSER_BUNDLE_H_NUM_MODULES);
+  uint64_t ftab = u64_at(&r, FUSER_BUNDLE_H_FUSION_TABLE),
+           mtab = u64_at(&r, FUSER_BUNDLE_H_MODULE_TABLE);
+  r.str_off = u64_at(&r, FUSER_BUNDLE_H_STRING_TABLE);
+  r.str_size = u64_at(&r, FUSER_BUNDLE_H_STRING_TABLE_SIZE);
+  if (u32_at(&r, FUSER_BUNDLE_H_RESERVED) != 0)
+    e = bad(&r, "the reserved header field at offset %d is not 0",
+            FUSER_BUNDLE_H_RESERVED);
+  if (!e) e = check_table(&r, "fusion table", ftab, nf, FUSION_REC);
+  if (!e) e = check_table(&r, "module table", mtab, nm, MODULE_REC);
+  if (!e && (r.str_off > r.size || r.str_size > r.size - r.str_off))
+    e = bad(&r, "string table at offset %llu of %llu bytes runs past the "
+                "end of the file (%zu bytes)",
+            (unsigned long long)r.str_off, (unsigned long long)r.str_size,
+            size);
+  if (!e && (r.str_size == 0 || r.d[r.str_off + r.str_size - 1] != 0))
+    e = bad(&r, "the string table does not end with a NUL byte");
+  if (e) {
+    free(copy);
+    return e;
+  }
+
+  fuser_bundle *b = calloc(1, sizeof *b);
+  if (!b) {
     free(copy);
     return oom();
   }
-  memcpy(copy, data, size);
-  r.d = copy;
   b->rt = rt;
   b->data = copy;
   b->size = size;
@@ -796,9 +1088,12 @@ done:
 
 fuser_error *fuser_bundle_load(fuser_rt *rt, const void *data, size_t size,
                                fuser_bundle **out_bundle) {
-  if (!rt || !out_bundle)
+  FR_CHECK_ARG(rt, "fuser_bundle_load", "runtime");
+  FR_CHECK_ARG(out_bundle, "fuser_bundle_load", "out_bundle");
+  if (!data && size)
     return fuser_error_create(FUSER_ERROR_INVALID_ARGUMENT,
-                              "fuser_bundle_load: NULL runtime or output");
+                              "fuser_bundle_load: NULL data (%zu bytes)",
+                              size);
   fuser_bundle *b;
   fuser_error *e = fr_bundle_parse(rt, data, size, &b);
   if (e) return e;
@@ -809,9 +1104,9 @@ fuser_error *fuser_bundle_load(fuser_rt *rt, const void *data, size_t size,
 
 fuser_error *fuser_bundle_load_file(fuser_rt *rt, const char *path,
                                     fuser_bundle **out_bundle) {
-  if (!rt || !path || !out_bundle)
-    return fuser_error_create(FUSER_ERROR_INVALID_ARGUMENT,
-                              "fuser_bundle_load_file: NULL argument");
+  FR_CHECK_ARG(rt, "fuser_bundle_load_file", "runtime");
+  FR_CHECK_ARG(path, "fuser_bundle_load_file", "path");
+  FR_CHECK_ARG(out_bundle, "fuser_bundle_load_file", "out_bundle");
   FILE *fp = fopen(path, "rb");
   if (!fp)
     return fuser_error_create(FUSER_ERROR_IO, "cannot open bundle '%s': %s",
@@ -943,11 +1238,20 @@ fuser_error *fuser_fusion_tensor_bytes(const fuser_fusion *f, size_t i,
                                        const int64_t *dyn_dims,
                                        size_t num_dyn_dims,
                                        uint64_t *out_bytes) {
+  FR_CHECK_ARG(f, "fuser_fusion_tensor_bytes", "fusion");
+  FR_CHECK_ARG(out_bytes, "fuser_fusion_tensor_bytes", "out_bytes");
   const fuser_tensor_info *t = fuser_fusion_tensor(f, i);
-  if (!t || !out_bytes)
+  if (!t)
     return fuser_error_create(FUSER_ERROR_INVALID_ARGUMENT,
-                              "fuser_fusion_tensor_bytes: no tensor %zu", i);
-  if (num_dyn_dims != f->num_dyn || (f->num_dyn && !dyn_dims))
+                              "fuser_fusion_tensor_bytes: fusion '%s' has no "
+                              "tensor %zu (it has %u)",
+                              f->name, i, f->num_args + f->num_results);
+  if (f->num_dyn && !dyn_dims)
+    return fuser_error_create(FUSER_ERROR_INVALID_ARGUMENT,
+                              "fuser_fusion_tensor_bytes: NULL dyn_dims "
+                              "(fusion '%s' takes %u dynamic dims)",
+                              f->name, f->num_dyn);
+  if (num_dyn_dims != f->num_dyn)
     return fuser_error_create(FUSER_ERROR_INVALID_ARGUMENT,
                               "fusion '%s' takes %u dynamic dims, got %zu",
                               f->name, f->num_dyn, num_dyn_dims);

@@ -39,6 +39,8 @@ fuser_error *fr_error_v(fuser_error_code code, const char *format,
 
 fuser_error *fuser_error_create(fuser_error_code code, const char *format,
                                 ...) {
+  /* A driver's bug must not become a crash in the runtime. */
+  if (!format) return fuser_error_create(code, "%s", "(no message)");
   va_list ap;
   va_start(ap, format);
   fuser_error *e = fr_error_v(code, format, ap);

@@ -84,6 +84,7 @@ static void put_launch(text *t, const fuser_fusion *f, const fr_launch *L) {
 
 size_t fuser_fusion_plan_text(const fuser_fusion *f, char *buffer,
                               size_t size) {
+  if (!buffer) size = 0; /* then only the length, as with size 0 */
   text t = {buffer, size, 0};
   if (size) buffer[0] = '\0';
   if (!f) return 0;

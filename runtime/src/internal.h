@@ -15,6 +15,17 @@
 
 /* ---- errors ------------------------------------------------------------ */
 
+/* The convention of every public entry point that returns an error: a NULL
+ * handle or pointer argument is an INVALID_ARGUMENT error whose message is
+ * "<function>: NULL <parameter>". (Entry points that return a value return
+ * 0, NULL or "" instead.) */
+#define FR_CHECK_ARG(ok, function, parameter)                                \
+  do {                                                                       \
+    if (!(ok))                                                               \
+      return fuser_error_create(FUSER_ERROR_INVALID_ARGUMENT,                \
+                                function ": NULL " parameter);               \
+  } while (0)
+
 fuser_error *fr_error_v(fuser_error_code code, const char *format,
                         va_list ap);
 /* The static error returned when an error can't be allocated. */
@@ -33,8 +44,13 @@ typedef struct fr_ptx_entry {
   size_t name_len;
   /* -1 when the parameter list could not be understood; else the count. */
   int num_params;
+  /* When num_params is -1: the parameter that could not be read. */
+  int bad_param;
   /* Byte size of each parameter, num_params entries (owned). */
   uint32_t *param_sizes;
+  /* Whether each parameter is declared `.ptr` (a pointer), num_params
+   * entries; in the same allocation as param_sizes. */
+  unsigned char *param_is_ptr;
 } fr_ptx_entry;
 
 /* Scans `text` (`len` bytes) for `.entry` directives. Returns the number
@@ -110,16 +126,41 @@ fuser_error *fr_cuda_open(const fuser_rt_options *options, fuser_rt *rt);
 
 /* ---- bundles ------------------------------------------------------------ */
 
-#define FR_NONE 0xFFFFFFFFu
+#define FR_NONE ((uint32_t)FUSER_BUNDLE_NONE)
 
+/* Short names for the format's opcodes and parameter kinds
+ * (fuser_bundle_format.h holds the values). */
 enum {
-  OP_CONST = 1, OP_DIM, OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_CEILDIV, OP_REM,
-  OP_MIN, OP_MAX, OP_EQ, OP_NE, OP_LT, OP_LE, OP_AND, OP_OR, OP_SELECT,
-  OP_ALIGNED, OP_ASSERT, OP_ALLOC, OP_LAUNCH, OP_RESULT_DIM,
-  OP_LAST = OP_RESULT_DIM
+  OP_CONST = FUSER_BUNDLE_OP_CONST,
+  OP_DIM = FUSER_BUNDLE_OP_DIM,
+  OP_ADD = FUSER_BUNDLE_OP_ADD,
+  OP_SUB = FUSER_BUNDLE_OP_SUB,
+  OP_MUL = FUSER_BUNDLE_OP_MUL,
+  OP_DIV = FUSER_BUNDLE_OP_DIV,
+  OP_CEILDIV = FUSER_BUNDLE_OP_CEILDIV,
+  OP_REM = FUSER_BUNDLE_OP_REM,
+  OP_MIN = FUSER_BUNDLE_OP_MIN,
+  OP_MAX = FUSER_BUNDLE_OP_MAX,
+  OP_EQ = FUSER_BUNDLE_OP_EQ,
+  OP_NE = FUSER_BUNDLE_OP_NE,
+  OP_LT = FUSER_BUNDLE_OP_LT,
+  OP_LE = FUSER_BUNDLE_OP_LE,
+  OP_AND = FUSER_BUNDLE_OP_AND,
+  OP_OR = FUSER_BUNDLE_OP_OR,
+  OP_SELECT = FUSER_BUNDLE_OP_SELECT,
+  OP_ALIGNED = FUSER_BUNDLE_OP_ALIGNED,
+  OP_ASSERT = FUSER_BUNDLE_OP_ASSERT,
+  OP_ALLOC = FUSER_BUNDLE_OP_ALLOC,
+  OP_LAUNCH = FUSER_BUNDLE_OP_LAUNCH,
+  OP_RESULT_DIM = FUSER_BUNDLE_OP_RESULT_DIM,
+  OP_LAST = FUSER_BUNDLE_OP_LAST,
 };
 
-enum { PARAM_PTR = 1, PARAM_I32 = 2, PARAM_I64 = 3 };
+enum {
+  PARAM_PTR = FUSER_BUNDLE_PARAM_PTR,
+  PARAM_I32 = FUSER_BUNDLE_PARAM_I32,
+  PARAM_I64 = FUSER_BUNDLE_PARAM_I64
+};
 
 typedef struct fr_instr {
   uint16_t op;
@@ -127,6 +168,14 @@ typedef struct fr_instr {
   int64_t imm;
   const char *msg; /* ASSERT: the message */
 } fr_instr;
+
+/* A byte range of device memory a call touches: [begin, end) of tensor
+ * `what` (an argument or result index), or the user scratch (`what` is the
+ * number of arguments and results). */
+typedef struct fr_span {
+  uint64_t begin, end;
+  uint32_t what;
+} fr_span;
 
 typedef struct fr_kernel {
   const char *name;
@@ -163,6 +212,12 @@ struct fuser_fusion {
       num_launches, num_inter;
   fuser_tensor_info *tensors;
   fuser_dyn_dim_info *dyn;
+  /* Per tensor: the bytes of its static dims (element size times their
+   * product, 0 when one is 0), and where its dynamic dims start in `dyn`
+   * (they run to tensor_dyn_begin[t + 1]; args + results + 1 entries).
+   * For the per-call buffer checks of fuser_run. */
+  uint64_t *tensor_static_bytes;
+  uint32_t *tensor_dyn_begin;
   fr_instr *instrs;
   fr_launch *launches;
   uint32_t ptx_module, emu_module;

@@ -81,8 +81,9 @@ static bool parse_uint(const char *t, size_t n, uint64_t *v) {
 }
 
 /* Parses one parameter ".param <qualifiers/type> name [N]". Leaves the
- * cursor on ',' or ')'. Returns its size, or 0 if not understood. */
-static uint32_t parse_param(cursor *c) {
+ * cursor on ',' or ')'. Returns its size, or 0 if not understood; sets
+ * *is_ptr when it has the `.ptr` qualifier of a kernel pointer parameter. */
+static uint32_t parse_param(cursor *c, bool *is_ptr) {
   const char *t;
   size_t n;
   skip_ws(c);
@@ -91,6 +92,7 @@ static uint32_t parse_param(cursor *c) {
   uint32_t size = 0;
   bool have_name = false;
   uint64_t count = 1;
+  *is_ptr = false;
   for (;;) {
     skip_ws(c);
     if (c->p >= c->end) return 0;
@@ -119,7 +121,9 @@ static uint32_t parse_param(cursor *c) {
         uint64_t al;
         n = token(c, &t);
         if (!parse_uint(t, n, &al)) return 0;
-      } else if (tok_is(t, n, ".ptr") || tok_is(t, n, ".global") ||
+      } else if (tok_is(t, n, ".ptr")) {
+        *is_ptr = true;
+      } else if (tok_is(t, n, ".global") ||
                  tok_is(t, n, ".const") || tok_is(t, n, ".local") ||
                  tok_is(t, n, ".shared")) {
         /* qualifiers of a pointer parameter: no effect on its size */
@@ -136,7 +140,8 @@ static uint32_t parse_param(cursor *c) {
   return total > 0xFFFFFFFFu ? 0 : (uint32_t)total;
 }
 
-static void parse_signature(cursor *c, fr_ptx_entry *e, uint32_t *scratch) {
+static void parse_signature(cursor *c, fr_ptx_entry *e, uint32_t *scratch,
+                            unsigned char *ptr_scratch) {
   skip_ws(c);
   if (c->p >= c->end || *c->p != '(') {
     e->num_params = 0; /* `.entry name {` : no parameters */
@@ -151,15 +156,19 @@ static void parse_signature(cursor *c, fr_ptx_entry *e, uint32_t *scratch) {
     return;
   }
   for (;;) {
-    uint32_t s = parse_param(c);
-    if (!s || n >= FR_PTX_MAX_PARAMS) {
+    bool is_ptr;
+    uint32_t s = n < FR_PTX_MAX_PARAMS ? parse_param(c, &is_ptr) : 0;
+    if (!s) {
       e->num_params = -1;
+      e->bad_param = n;
       return;
     }
+    ptr_scratch[n] = is_ptr;
     scratch[n++] = s;
     skip_ws(c);
     if (c->p >= c->end) {
       e->num_params = -1;
+      e->bad_param = n - 1;
       return;
     }
     if (*c->p == ')') {
@@ -169,19 +178,23 @@ static void parse_signature(cursor *c, fr_ptx_entry *e, uint32_t *scratch) {
     c->p++; /* ',' */
   }
   e->num_params = n;
-  e->param_sizes = malloc(sizeof(uint32_t) * (size_t)n);
-  if (e->param_sizes)
+  e->param_sizes = malloc((sizeof(uint32_t) + 1) * (size_t)n + 1);
+  if (e->param_sizes) {
     memcpy(e->param_sizes, scratch, sizeof(uint32_t) * (size_t)n);
-  else
+    e->param_is_ptr = (unsigned char *)(e->param_sizes + n);
+    memcpy(e->param_is_ptr, ptr_scratch, (size_t)n);
+  } else {
     e->num_params = -2; /* out of memory: reported by the caller */
+  }
 }
 
 int fr_ptx_scan(const char *text, size_t len, fr_ptx_entry **out) {
   cursor c = {text, text + len};
   fr_ptx_entry *v = NULL;
   int n = 0, cap = 0;
-  uint32_t *scratch = malloc(sizeof(uint32_t) * FR_PTX_MAX_PARAMS);
+  uint32_t *scratch = malloc((sizeof(uint32_t) + 1) * FR_PTX_MAX_PARAMS);
   if (!scratch) return -1;
+  unsigned char *ptr_scratch = (unsigned char *)(scratch + FR_PTX_MAX_PARAMS);
   while (c.p < c.end) {
     skip_ws(&c);
     if (c.p >= c.end) break;
@@ -208,7 +221,9 @@ int fr_ptx_scan(const char *text, size_t len, fr_ptx_entry **out) {
       e->name = name;
       e->name_len = nn;
       e->param_sizes = NULL;
-      parse_signature(&c, e, scratch);
+      e->param_is_ptr = NULL;
+      e->bad_param = -1;
+      parse_signature(&c, e, scratch, ptr_scratch);
       if (e->num_params == -2) goto oom;
     } else {
       c.p++;

@@ -26,10 +26,8 @@ static bool table_complete(const fuser_driver *d) {
 
 fuser_error *fuser_rt_create_with_driver(const fuser_driver *driver,
                                          void *driver_ctx, fuser_rt **out_rt) {
-  if (!driver || !out_rt)
-    return fuser_error_create(FUSER_ERROR_INVALID_ARGUMENT,
-                              "fuser_rt_create_with_driver: NULL driver or "
-                              "output");
+  FR_CHECK_ARG(driver, "fuser_rt_create_with_driver", "driver");
+  FR_CHECK_ARG(out_rt, "fuser_rt_create_with_driver", "out_rt");
   if (!table_complete(driver))
     return fuser_error_create(FUSER_ERROR_INVALID_ARGUMENT,
                               "fuser_rt_create_with_driver: driver '%s' lacks "
@@ -53,9 +51,7 @@ fuser_error *fuser_rt_create_with_driver(const fuser_driver *driver,
 
 fuser_error *fuser_rt_create(const fuser_rt_options *options,
                              fuser_rt **out_rt) {
-  if (!out_rt)
-    return fuser_error_create(FUSER_ERROR_INVALID_ARGUMENT,
-                              "fuser_rt_create: NULL output");
+  FR_CHECK_ARG(out_rt, "fuser_rt_create", "out_rt");
   fuser_rt_options defaults;
   if (!options) {
     fuser_rt_options_init(&defaults);
@@ -119,16 +115,11 @@ void *fuser_rt_driver_context(const fuser_rt *rt) {
 
 /* ---- memory helpers ------------------------------------------------------ */
 
-#define CHECK_RT(fn)                                                         \
-  if (!rt)                                                                   \
-    return fuser_error_create(FUSER_ERROR_INVALID_ARGUMENT,                  \
-                              fn ": NULL runtime");
+#define CHECK_RT(fn) FR_CHECK_ARG(rt, fn, "runtime")
 
 fuser_error *fuser_mem_alloc(fuser_rt *rt, size_t bytes, uint64_t *out_ptr) {
   CHECK_RT("fuser_mem_alloc");
-  if (!out_ptr)
-    return fuser_error_create(FUSER_ERROR_INVALID_ARGUMENT,
-                              "fuser_mem_alloc: NULL output");
+  FR_CHECK_ARG(out_ptr, "fuser_mem_alloc", "out_ptr");
   /* No device has 2^63 bytes; refusing here also keeps drivers that round
    * sizes up from wrapping around to a small block. */
   if (bytes > (size_t)INT64_MAX)
@@ -158,7 +149,14 @@ fuser_error *fuser_mem_copy_h2d(fuser_rt *rt, uint64_t dst, const void *src,
   if (!bytes) return NULL;
   if (!src)
     return fuser_error_create(FUSER_ERROR_INVALID_ARGUMENT,
-                              "fuser_mem_copy_h2d: NULL source for %zu bytes",
+                              "fuser_mem_copy_h2d: NULL src (%zu bytes)",
+                              bytes);
+  /* No driver allocates address 0; a copy there is a caller's bug that
+   * some drivers would take for a host pointer. */
+  if (!dst)
+    return fuser_error_create(FUSER_ERROR_INVALID_ARGUMENT,
+                              "fuser_mem_copy_h2d: device address 0 as dst "
+                              "(%zu bytes)",
                               bytes);
   fuser_error *e = fr_enter(rt);
   if (e) return e;
@@ -173,8 +171,13 @@ fuser_error *fuser_mem_copy_d2h(fuser_rt *rt, void *dst, uint64_t src,
   if (!bytes) return NULL;
   if (!dst)
     return fuser_error_create(FUSER_ERROR_INVALID_ARGUMENT,
-                              "fuser_mem_copy_d2h: NULL destination for %zu "
-                              "bytes", bytes);
+                              "fuser_mem_copy_d2h: NULL dst (%zu bytes)",
+                              bytes);
+  if (!src)
+    return fuser_error_create(FUSER_ERROR_INVALID_ARGUMENT,
+                              "fuser_mem_copy_d2h: device address 0 as src "
+                              "(%zu bytes)",
+                              bytes);
   fuser_error *e = fr_enter(rt);
   if (e) return e;
   e = rt->drv->copy_d2h(rt->dctx, dst, src, bytes);

@@ -51,6 +51,7 @@ typedef struct call {
   uint32_t num_blocks;
   int64_t *inferred;        /* fuser_fusion_infer_dims: dims being filled */
   unsigned char *defined;   /* ...and which result dims RESULT_DIM set */
+  fr_span *spans;           /* fuser_run: the buffers' byte ranges */
 } call;
 
 static fuser_error *fail(const call *c, uint32_t i, fuser_error_code code,
@@ -346,28 +347,42 @@ static void frame_init(call *c, const fuser_fusion *f, unsigned char *frame) {
   c->pp = (void **)(void *)frame;
   frame += A16(sizeof(void *) * (size_t)f->max_params);
   c->i32 = (int32_t *)(void *)frame;
+  frame += A16(4 * (size_t)f->max_params);
+  c->spans = (fr_span *)(void *)frame;
 #undef A16
   if (f->num_inter) memset(c->blocks, 0, sizeof(void *) * f->num_inter);
 }
 
-static fuser_error *check_call(const fuser_fusion *f, const uint64_t *args,
-                               const uint64_t *results,
+/* The checks every call of a fusion starts with; `function` names the
+ * entry point in messages. fuser_fusion_infer_dims (`inferring`) ignores
+ * the values given for the results' dims: they are its outputs. */
+static fuser_error *check_call(const char *function, const fuser_fusion *f,
+                               const uint64_t *args, const uint64_t *results,
                                const int64_t *dyn_dims, size_t num_dyn_dims,
-                               bool need_buffers) {
+                               bool need_buffers, bool inferring) {
   if (!f)
     return fuser_error_create(FUSER_ERROR_INVALID_ARGUMENT,
-                              "fuser_run: NULL fusion");
-  if (need_buffers && ((f->num_args && !args) || (f->num_results && !results)))
+                              "%s: NULL fusion", function);
+  if (need_buffers && f->num_args && !args)
     return fuser_error_create(FUSER_ERROR_INVALID_ARGUMENT,
-                              "fusion '%s' takes %u arguments and %u results; "
-                              "got NULL",
-                              f->name, f->num_args, f->num_results);
-  if (num_dyn_dims != f->num_dyn || (f->num_dyn && !dyn_dims))
+                              "%s: NULL args (fusion '%s' takes %u "
+                              "arguments)",
+                              function, f->name, f->num_args);
+  if (need_buffers && f->num_results && !results)
+    return fuser_error_create(FUSER_ERROR_INVALID_ARGUMENT,
+                              "%s: NULL results (fusion '%s' has %u results)",
+                              function, f->name, f->num_results);
+  if (f->num_dyn && !dyn_dims)
+    return fuser_error_create(FUSER_ERROR_INVALID_ARGUMENT,
+                              "%s: NULL dyn_dims (fusion '%s' takes %u "
+                              "dynamic dims)",
+                              function, f->name, f->num_dyn);
+  if (num_dyn_dims != f->num_dyn)
     return fuser_error_create(FUSER_ERROR_INVALID_ARGUMENT,
                               "fusion '%s' takes %u dynamic dims, got %zu",
                               f->name, f->num_dyn, num_dyn_dims);
   for (uint32_t k = 0; k < f->num_dyn; k++)
-    if (dyn_dims[k] < 0) {
+    if (dyn_dims[k] < 0 && !(inferring && f->dyn[k].tensor >= f->num_args)) {
       const fuser_tensor_info *t = &f->tensors[f->dyn[k].tensor];
       return fuser_error_create(FUSER_ERROR_INVALID_ARGUMENT,
                                 "fusion '%s': dynamic dim %u (dim %u of '%s') "
@@ -375,6 +390,117 @@ static fuser_error *check_call(const fuser_fusion *f, const uint64_t *args,
                                 f->name, k, f->dyn[k].dim, t->name,
                                 (long long)dyn_dims[k]);
     }
+  return NULL;
+}
+
+static void describe(const fuser_fusion *f, uint32_t what, char *out,
+                     size_t n) {
+  uint32_t nio = f->num_args + f->num_results;
+  if (what == nio)
+    snprintf(out, n, "the user scratch");
+  else if (what < f->num_args)
+    snprintf(out, n, "argument %u '%s'", what, f->tensors[what].name);
+  else
+    snprintf(out, n, "result %u '%s'", what - f->num_args,
+             f->tensors[what].name);
+}
+
+static int by_begin(const void *a, const void *b) {
+  const fr_span *x = a, *y = b;
+  return (x->begin > y->begin) - (x->begin < y->begin);
+}
+
+/* fuser_run's checks of the caller's buffers, before anything runs: every
+ * non-empty argument and result has an address other than 0 and a byte
+ * range (from its dims for this call) that fits the address space; no
+ * result shares a byte with an argument, another result or the user
+ * scratch. Kernels read arguments while they write results, so an overlap
+ * gives wrong numbers (an in-place transpose) or worse; no fusion is proved
+ * safe in place, so none may run in place. Arguments may overlap each
+ * other: they are only read. */
+static fuser_error *check_buffers(call *c) {
+  const fuser_fusion *f = c->f;
+  uint32_t nio = f->num_args + f->num_results, n = 0;
+  for (uint32_t t = 0; t < nio; t++) {
+    uint64_t bytes = f->tensor_static_bytes[t];
+    for (uint32_t k = f->tensor_dyn_begin[t];
+         bytes && k < f->tensor_dyn_begin[t + 1]; k++)
+      if (__builtin_mul_overflow(bytes, (uint64_t)c->dims[k], &bytes) ||
+          bytes > (uint64_t)INT64_MAX) {
+        char what[128];
+        describe(f, t, what, sizeof what);
+        return fuser_error_create(FUSER_ERROR_OUT_OF_RANGE,
+                                  "fusion '%s': %s is 2^63 bytes or more "
+                                  "with these dims",
+                                  f->name, what);
+      }
+    if (!bytes) continue; /* empty: touches nothing */
+    uint64_t begin = c->bufs[t], end;
+    if (begin == 0 || __builtin_add_overflow(begin, bytes, &end)) {
+      char what[128];
+      describe(f, t, what, sizeof what);
+      return fuser_error_create(
+          FUSER_ERROR_INVALID_ARGUMENT,
+          begin == 0 ? "fusion '%s': %s (%" PRIu64 " bytes) is at device "
+                       "address 0"
+                     : "fusion '%s': %s (%" PRIu64 " bytes at 0x%" PRIx64
+                       ") runs past the end of the address space",
+          f->name, what, bytes, begin);
+    }
+    c->spans[n++] = (fr_span){begin, end, t};
+  }
+  if (c->use_scratch && c->scratch_size) {
+    uint64_t end;
+    if (__builtin_add_overflow(c->scratch, c->scratch_size, &end))
+      return fuser_error_create(FUSER_ERROR_INVALID_ARGUMENT,
+                                "fusion '%s': the user scratch (%" PRIu64
+                                " bytes at 0x%" PRIx64 ") runs past the end "
+                                "of the address space",
+                                f->name, c->scratch_size, c->scratch);
+    c->spans[n++] = (fr_span){c->scratch, end, nio};
+  }
+  /* Sorted by start, a span overlaps an earlier one exactly when it starts
+   * before the furthest end so far; only pairs with something written (a
+   * result, the scratch) count. A few buffers (the usual case) sort by
+   * insertion, in about the time of one launch's bookkeeping. */
+  if (n <= 16) {
+    for (uint32_t i = 1; i < n; i++)
+      for (uint32_t j = i; j > 0 && c->spans[j - 1].begin > c->spans[j].begin;
+           j--) {
+        fr_span tmp = c->spans[j];
+        c->spans[j] = c->spans[j - 1];
+        c->spans[j - 1] = tmp;
+      }
+  } else {
+    qsort(c->spans, n, sizeof *c->spans, by_begin);
+  }
+  uint32_t far_any = 0, far_written = UINT32_MAX;
+  for (uint32_t i = 0; i < n; i++) {
+    const fr_span *s = &c->spans[i];
+    bool written = s->what >= f->num_args;
+    uint32_t other = UINT32_MAX;
+    if (i > 0 && written && s->begin < c->spans[far_any].end)
+      other = far_any;
+    else if (far_written != UINT32_MAX && s->begin < c->spans[far_written].end)
+      other = far_written;
+    if (other != UINT32_MAX) {
+      const fr_span *o = &c->spans[other];
+      char a[128], b[128];
+      describe(f, o->what < s->what ? o->what : s->what, a, sizeof a);
+      describe(f, o->what < s->what ? s->what : o->what, b, sizeof b);
+      const fr_span *x = o->what < s->what ? o : s, *y = x == o ? s : o;
+      return fuser_error_create(
+          FUSER_ERROR_INVALID_ARGUMENT,
+          "fusion '%s': %s (0x%" PRIx64 " .. 0x%" PRIx64 ") overlaps %s "
+          "(0x%" PRIx64 " .. 0x%" PRIx64 "); a result may share memory with "
+          "no argument, result or scratch (no fusion runs in place)",
+          f->name, b, y->begin, y->end, a, x->begin, x->end);
+    }
+    if (i == 0 || s->end > c->spans[far_any].end) far_any = i;
+    if (written &&
+        (far_written == UINT32_MAX || s->end > c->spans[far_written].end))
+      far_written = i;
+  }
   return NULL;
 }
 
@@ -391,11 +517,10 @@ fuser_error *fuser_fusion_scratch_size(const fuser_fusion *f,
                                        const int64_t *dyn_dims,
                                        size_t num_dyn_dims,
                                        uint64_t *out_bytes) {
-  fuser_error *e = check_call(f, args, results, dyn_dims, num_dyn_dims, false);
+  fuser_error *e = check_call("fuser_fusion_scratch_size", f, args, results,
+                              dyn_dims, num_dyn_dims, false, false);
   if (e) return e;
-  if (!out_bytes)
-    return fuser_error_create(FUSER_ERROR_INVALID_ARGUMENT,
-                              "fuser_fusion_scratch_size: NULL output");
+  FR_CHECK_ARG(out_bytes, "fuser_fusion_scratch_size", "out_bytes");
   _Alignas(16) unsigned char stack[FRAME_STACK_BYTES];
   unsigned char *frame =
       f->frame_bytes <= sizeof stack ? stack : malloc(f->frame_bytes);
@@ -419,16 +544,18 @@ fuser_error *fuser_fusion_infer_dims(const fuser_fusion *f,
                                      const int64_t *dyn_dims,
                                      size_t num_dyn_dims,
                                      int64_t *out_dyn_dims) {
-  if (!out_dyn_dims)
-    return fuser_error_create(FUSER_ERROR_INVALID_ARGUMENT,
-                              "fuser_fusion_infer_dims: NULL output");
-  if (f && num_dyn_dims == f->num_dyn && out_dyn_dims != dyn_dims && f->num_dyn)
-    memcpy(out_dyn_dims, dyn_dims, sizeof(int64_t) * f->num_dyn);
-  /* The results' entries are outputs: only the arguments' are checked. */
-  for (uint32_t k = 0; f && num_dyn_dims == f->num_dyn && k < f->num_dyn; k++)
-    if (f->dyn[k].tensor >= f->num_args) out_dyn_dims[k] = 0;
-  fuser_error *e = check_call(f, NULL, NULL, out_dyn_dims, num_dyn_dims, false);
+  /* Arguments first, before anything is written (out_dyn_dims is the
+   * plan's working copy below). */
+  fuser_error *e = check_call("fuser_fusion_infer_dims", f, NULL, NULL,
+                              dyn_dims, num_dyn_dims, false, true);
   if (e) return e;
+  FR_CHECK_ARG(out_dyn_dims || !f->num_dyn, "fuser_fusion_infer_dims",
+               "out_dyn_dims");
+  if (out_dyn_dims != dyn_dims && f->num_dyn)
+    memcpy(out_dyn_dims, dyn_dims, sizeof(int64_t) * f->num_dyn);
+  /* The results' entries are outputs: the plan fills them in. */
+  for (uint32_t k = 0; k < f->num_dyn; k++)
+    if (f->dyn[k].tensor >= f->num_args) out_dyn_dims[k] = 0;
   _Alignas(16) unsigned char stack[FRAME_STACK_BYTES];
   unsigned char *frame =
       f->frame_bytes <= sizeof stack ? stack : malloc(f->frame_bytes);
@@ -462,9 +589,7 @@ fuser_error *fuser_fusion_infer_dims(const fuser_fusion *f,
 }
 
 fuser_error *fuser_fusion_prepare(const fuser_fusion *f) {
-  if (!f)
-    return fuser_error_create(FUSER_ERROR_INVALID_ARGUMENT,
-                              "fuser_fusion_prepare: NULL fusion");
+  FR_CHECK_ARG(f, "fuser_fusion_prepare", "fusion");
   if (f->module && fr_module_ready(f->module)) return NULL;
   return fr_module_ensure_slow(f, false);
 }
@@ -473,7 +598,8 @@ fuser_error *fuser_run(const fuser_fusion *f, const uint64_t *args,
                        const uint64_t *results, const int64_t *dyn_dims,
                        size_t num_dyn_dims, void *stream,
                        const fuser_run_options *options) {
-  fuser_error *e = check_call(f, args, results, dyn_dims, num_dyn_dims, true);
+  fuser_error *e = check_call("fuser_run", f, args, results, dyn_dims,
+                              num_dyn_dims, true, false);
   if (e) return e;
   call c;
   c.f = f;
@@ -502,6 +628,11 @@ fuser_error *fuser_run(const fuser_fusion *f, const uint64_t *args,
                               "out of memory running fusion '%s'", f->name);
   frame_init(&c, f, frame);
   set_io(&c, f, args, results);
+  e = check_buffers(&c);
+  if (e) {
+    if (frame != stack) free(frame);
+    return e;
+  }
 
   fuser_rt *rt = c.rt;
   e = fr_enter(rt);

@@ -42,6 +42,11 @@ void bw_put_u64(unsigned char *d, size_t off, uint64_t v) {
   for (int i = 0; i < 8; i++) d[off + (size_t)i] = (unsigned char)(v >> (8 * i));
 }
 
+void bw_fix_checksum(unsigned char *d, size_t size) {
+  if (size >= FUSER_BUNDLE_HEADER_SIZE)
+    bw_put_u32(d, FUSER_BUNDLE_H_CHECKSUM, fuser_bundle_checksum(d, size));
+}
+
 bw_instr bw_op(uint16_t op, uint32_t dst, uint32_t a, uint32_t b) {
   bw_instr in = {op, dst, a, b, 0, NULL};
   return in;
@@ -73,99 +78,105 @@ unsigned char *bw_write(const bw_bundle *bb, size_t *size, bw_layout *L) {
   memset(L, 0, sizeof *L);
   buf o = {0};
   strtab st = {{0}};
-  take(&o, 64);
-  L->module_table = take(&o, 32 * (size_t)bb->num_modules);
-  L->fusion_table = take(&o, 64 * (size_t)bb->num_fusions);
+  take(&o, FUSER_BUNDLE_HEADER_SIZE);
+  L->module_table = take(&o, FUSER_BUNDLE_MODULE_SIZE * (size_t)bb->num_modules);
+  L->fusion_table = take(&o, FUSER_BUNDLE_FUSION_SIZE * (size_t)bb->num_fusions);
   for (uint32_t fi = 0; fi < bb->num_fusions; fi++) {
     const bw_fusion *f = &bb->fusions[fi];
-    size_t fr = L->fusion_table + 64 * (size_t)fi;
+    size_t fr = L->fusion_table + FUSER_BUNDLE_FUSION_SIZE * (size_t)fi;
     uint32_t nt = f->num_args + f->num_results;
     uint32_t ndyn = 0;
-    L->tensors[fi] = take(&o, 24 * (size_t)nt);
+    L->tensors[fi] = take(&o, FUSER_BUNDLE_TENSOR_SIZE * (size_t)nt);
     for (uint32_t t = 0; t < nt; t++) {
       const bw_tensor *T = &f->tensors[t];
-      size_t at = L->tensors[fi] + 24 * (size_t)t;
+      size_t at = L->tensors[fi] + FUSER_BUNDLE_TENSOR_SIZE * (size_t)t;
       L->dims[fi][t] = take(&o, 8 * (size_t)T->rank);
       for (uint32_t k = 0; k < T->rank; k++) {
         bw_put_u64(o.d, L->dims[fi][t] + 8 * k, (uint64_t)T->dims[k]);
         if (T->dims[k] == -1) ndyn++;
       }
-      bw_put_u32(o.d, at, intern(&st, T->name));
-      bw_put_u8(o.d, at + 4, T->dtype);
-      bw_put_u8(o.d, at + 5, T->rank);
-      bw_put_u64(o.d, at + 8, L->dims[fi][t]);
+      bw_put_u32(o.d, at + FUSER_BUNDLE_T_NAME, intern(&st, T->name));
+      bw_put_u8(o.d, at + FUSER_BUNDLE_T_DTYPE, T->dtype);
+      bw_put_u8(o.d, at + FUSER_BUNDLE_T_RANK, T->rank);
+      bw_put_u64(o.d, at + FUSER_BUNDLE_T_DIMS, L->dims[fi][t]);
     }
-    L->instrs[fi] = take(&o, 24 * (size_t)f->num_instrs);
+    L->instrs[fi] = take(&o, FUSER_BUNDLE_INSTR_SIZE * (size_t)f->num_instrs);
     for (uint32_t i = 0; i < f->num_instrs; i++) {
       const bw_instr *in = &f->instrs[i];
-      size_t at = L->instrs[fi] + 24 * (size_t)i;
-      bw_put_u16(o.d, at, in->op);
-      bw_put_u32(o.d, at + 4, in->dst);
-      bw_put_u32(o.d, at + 8, in->a);
-      bw_put_u32(o.d, at + 12, in->b);
+      size_t at = L->instrs[fi] + FUSER_BUNDLE_INSTR_SIZE * (size_t)i;
+      bw_put_u16(o.d, at + FUSER_BUNDLE_I_OPCODE, in->op);
+      bw_put_u32(o.d, at + FUSER_BUNDLE_I_DST, in->dst);
+      bw_put_u32(o.d, at + FUSER_BUNDLE_I_A, in->a);
+      bw_put_u32(o.d, at + FUSER_BUNDLE_I_B, in->b);
       int64_t imm = in->msg ? (int64_t)intern(&st, in->msg) : in->imm;
-      bw_put_u64(o.d, at + 16, (uint64_t)imm);
+      bw_put_u64(o.d, at + FUSER_BUNDLE_I_IMM, (uint64_t)imm);
     }
-    L->launches[fi] = take(&o, 48 * (size_t)f->num_launches);
+    L->launches[fi] =
+        take(&o, FUSER_BUNDLE_LAUNCH_SIZE * (size_t)f->num_launches);
     for (uint32_t l = 0; l < f->num_launches; l++) {
       const bw_launch *la = &f->launches[l];
-      size_t at = L->launches[fi] + 48 * (size_t)l;
-      L->params[fi][l] = take(&o, 8 * (size_t)la->num_params);
+      size_t at = L->launches[fi] + FUSER_BUNDLE_LAUNCH_SIZE * (size_t)l;
+      L->params[fi][l] =
+          take(&o, FUSER_BUNDLE_PARAM_SIZE * (size_t)la->num_params);
       for (uint32_t p = 0; p < la->num_params; p++) {
-        bw_put_u8(o.d, L->params[fi][l] + 8 * p, la->params[p].kind);
-        bw_put_u32(o.d, L->params[fi][l] + 8 * p + 4, la->params[p].index);
+        size_t pr = L->params[fi][l] + FUSER_BUNDLE_PARAM_SIZE * (size_t)p;
+        bw_put_u8(o.d, pr + FUSER_BUNDLE_P_KIND, la->params[p].kind);
+        bw_put_u32(o.d, pr + FUSER_BUNDLE_P_INDEX, la->params[p].index);
       }
-      bw_put_u32(o.d, at, intern(&st, la->kernel));
-      bw_put_u32(o.d, at + 4, la->num_params);
-      bw_put_u64(o.d, at + 8, L->params[fi][l]);
+      bw_put_u32(o.d, at + FUSER_BUNDLE_L_KERNEL, intern(&st, la->kernel));
+      bw_put_u32(o.d, at + FUSER_BUNDLE_L_NUM_PARAMS, la->num_params);
+      bw_put_u64(o.d, at + FUSER_BUNDLE_L_PARAMS, L->params[fi][l]);
       for (int k = 0; k < 3; k++) {
-        bw_put_u32(o.d, at + 16 + 4 * (size_t)k, la->grid[k]);
-        bw_put_u32(o.d, at + 28 + 4 * (size_t)k, la->block[k]);
+        bw_put_u32(o.d, at + FUSER_BUNDLE_L_GRID + 4 * (size_t)k, la->grid[k]);
+        bw_put_u32(o.d, at + FUSER_BUNDLE_L_BLOCK + 4 * (size_t)k,
+                   la->block[k]);
       }
-      bw_put_u32(o.d, at + 40, la->smem);
+      bw_put_u32(o.d, at + FUSER_BUNDLE_L_SMEM, la->smem);
     }
-    bw_put_u32(o.d, fr, intern(&st, f->name));
-    bw_put_u32(o.d, fr + 4, f->num_args);
-    bw_put_u32(o.d, fr + 8, f->num_results);
-    bw_put_u32(o.d, fr + 12, f->num_dyn == BW_NONE ? ndyn : f->num_dyn);
-    bw_put_u32(o.d, fr + 16, f->num_regs);
-    bw_put_u32(o.d, fr + 20, f->num_instrs);
-    bw_put_u32(o.d, fr + 24, f->num_launches);
-    bw_put_u32(o.d, fr + 28, f->num_inter);
-    bw_put_u64(o.d, fr + 32, L->tensors[fi]);
-    bw_put_u64(o.d, fr + 40, L->instrs[fi]);
-    bw_put_u64(o.d, fr + 48, L->launches[fi]);
-    bw_put_u32(o.d, fr + 56, f->ptx_module);
-    bw_put_u32(o.d, fr + 60, f->emu_module);
+    bw_put_u32(o.d, fr + FUSER_BUNDLE_F_NAME, intern(&st, f->name));
+    bw_put_u32(o.d, fr + FUSER_BUNDLE_F_NUM_ARGS, f->num_args);
+    bw_put_u32(o.d, fr + FUSER_BUNDLE_F_NUM_RESULTS, f->num_results);
+    bw_put_u32(o.d, fr + FUSER_BUNDLE_F_NUM_DYN,
+               f->num_dyn == BW_NONE ? ndyn : f->num_dyn);
+    bw_put_u32(o.d, fr + FUSER_BUNDLE_F_NUM_REGS, f->num_regs);
+    bw_put_u32(o.d, fr + FUSER_BUNDLE_F_NUM_INSTRS, f->num_instrs);
+    bw_put_u32(o.d, fr + FUSER_BUNDLE_F_NUM_LAUNCHES, f->num_launches);
+    bw_put_u32(o.d, fr + FUSER_BUNDLE_F_NUM_INTER, f->num_inter);
+    bw_put_u64(o.d, fr + FUSER_BUNDLE_F_TENSORS, L->tensors[fi]);
+    bw_put_u64(o.d, fr + FUSER_BUNDLE_F_INSTRS, L->instrs[fi]);
+    bw_put_u64(o.d, fr + FUSER_BUNDLE_F_LAUNCHES, L->launches[fi]);
+    bw_put_u32(o.d, fr + FUSER_BUNDLE_F_PTX_MODULE, f->ptx_module);
+    bw_put_u32(o.d, fr + FUSER_BUNDLE_F_EMU_MODULE, f->emu_module);
   }
   for (uint32_t m = 0; m < bb->num_modules; m++) {
     const bw_module *M = &bb->modules[m];
     size_t n = strlen(M->text) + 1;
     L->module_data[m] = take(&o, n);
     memcpy(o.d + L->module_data[m], M->text, n);
-    size_t at = L->module_table + 32 * (size_t)m;
-    bw_put_u32(o.d, at, intern(&st, M->name));
-    bw_put_u32(o.d, at + 4, M->kind);
-    bw_put_u64(o.d, at + 8, L->module_data[m]);
-    bw_put_u64(o.d, at + 16, n);
-    bw_put_u32(o.d, at + 24, M->target);
-    bw_put_u32(o.d, at + 28, M->isa);
+    size_t at = L->module_table + FUSER_BUNDLE_MODULE_SIZE * (size_t)m;
+    bw_put_u32(o.d, at + FUSER_BUNDLE_M_NAME, intern(&st, M->name));
+    bw_put_u32(o.d, at + FUSER_BUNDLE_M_KIND, M->kind);
+    bw_put_u64(o.d, at + FUSER_BUNDLE_M_DATA, L->module_data[m]);
+    bw_put_u64(o.d, at + FUSER_BUNDLE_M_SIZE, n);
+    bw_put_u32(o.d, at + FUSER_BUNDLE_M_TARGET, M->target);
+    bw_put_u32(o.d, at + FUSER_BUNDLE_M_ISA, M->isa);
   }
   if (st.b.len == 0) intern(&st, "");
   L->strtab = take(&o, st.b.len);
   L->strtab_size = st.b.len;
   memcpy(o.d + L->strtab, st.b.d, st.b.len);
   free(st.b.d);
-  memcpy(o.d, "FUSERBND", 8);
-  bw_put_u32(o.d, 8, 1);
-  bw_put_u32(o.d, 12, 64);
-  bw_put_u64(o.d, 16, o.len);
-  bw_put_u32(o.d, 24, bb->num_fusions);
-  bw_put_u32(o.d, 28, bb->num_modules);
-  bw_put_u64(o.d, 32, L->fusion_table);
-  bw_put_u64(o.d, 40, L->module_table);
-  bw_put_u64(o.d, 48, L->strtab);
-  bw_put_u64(o.d, 56, L->strtab_size);
+  memcpy(o.d + FUSER_BUNDLE_H_MAGIC, FUSER_BUNDLE_MAGIC, FUSER_BUNDLE_MAGIC_SIZE);
+  bw_put_u32(o.d, FUSER_BUNDLE_H_VERSION, FUSER_BUNDLE_FORMAT_VERSION);
+  bw_put_u32(o.d, FUSER_BUNDLE_H_HEADER_SIZE, FUSER_BUNDLE_HEADER_SIZE);
+  bw_put_u64(o.d, FUSER_BUNDLE_H_FILE_SIZE, o.len);
+  bw_put_u32(o.d, FUSER_BUNDLE_H_NUM_FUSIONS, bb->num_fusions);
+  bw_put_u32(o.d, FUSER_BUNDLE_H_NUM_MODULES, bb->num_modules);
+  bw_put_u64(o.d, FUSER_BUNDLE_H_FUSION_TABLE, L->fusion_table);
+  bw_put_u64(o.d, FUSER_BUNDLE_H_MODULE_TABLE, L->module_table);
+  bw_put_u64(o.d, FUSER_BUNDLE_H_STRING_TABLE, L->strtab);
+  bw_put_u64(o.d, FUSER_BUNDLE_H_STRING_TABLE_SIZE, L->strtab_size);
+  bw_fix_checksum(o.d, o.len);
   *size = o.len;
   return o.d;
 }

@@ -1,9 +1,12 @@
 /* A tiny writer of fuser kernel bundles (docs/bundle.md) for the runtime's
  * tests and benchmark: describe a bundle in these structs, bw_write() lays
- * it out byte by byte and reports where every record went, so tests can
- * patch single fields to make malformed variants. */
+ * it out byte by byte (with the offsets of fuser_bundle_format.h) and
+ * reports where every record went, so tests can patch single fields to make
+ * malformed variants (then bw_fix_checksum). */
 #ifndef FUSER_TEST_BUNDLE_WRITER_H
 #define FUSER_TEST_BUNDLE_WRITER_H
+
+#include "fuser_bundle_format.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -15,14 +18,39 @@
 #define BW_MAX_PARAMS 16
 #define BW_MAX_FUSIONS 4
 #define BW_MAX_MODULES 6
-#define BW_NONE 0xFFFFFFFFu
+#define BW_NONE ((uint32_t)FUSER_BUNDLE_NONE)
 
+/* Short names of the format's opcodes and parameter kinds; the values are
+ * fuser_bundle_format.h's, the one definition of the format. */
 enum {
-  BW_CONST = 1, BW_DIM, BW_ADD, BW_SUB, BW_MUL, BW_DIV, BW_CEILDIV, BW_REM,
-  BW_MIN, BW_MAX, BW_EQ, BW_NE, BW_LT, BW_LE, BW_AND, BW_OR, BW_SELECT,
-  BW_ALIGNED, BW_ASSERT, BW_ALLOC, BW_LAUNCH
+  BW_CONST = FUSER_BUNDLE_OP_CONST,
+  BW_DIM = FUSER_BUNDLE_OP_DIM,
+  BW_ADD = FUSER_BUNDLE_OP_ADD,
+  BW_SUB = FUSER_BUNDLE_OP_SUB,
+  BW_MUL = FUSER_BUNDLE_OP_MUL,
+  BW_DIV = FUSER_BUNDLE_OP_DIV,
+  BW_CEILDIV = FUSER_BUNDLE_OP_CEILDIV,
+  BW_REM = FUSER_BUNDLE_OP_REM,
+  BW_MIN = FUSER_BUNDLE_OP_MIN,
+  BW_MAX = FUSER_BUNDLE_OP_MAX,
+  BW_EQ = FUSER_BUNDLE_OP_EQ,
+  BW_NE = FUSER_BUNDLE_OP_NE,
+  BW_LT = FUSER_BUNDLE_OP_LT,
+  BW_LE = FUSER_BUNDLE_OP_LE,
+  BW_AND = FUSER_BUNDLE_OP_AND,
+  BW_OR = FUSER_BUNDLE_OP_OR,
+  BW_SELECT = FUSER_BUNDLE_OP_SELECT,
+  BW_ALIGNED = FUSER_BUNDLE_OP_ALIGNED,
+  BW_ASSERT = FUSER_BUNDLE_OP_ASSERT,
+  BW_ALLOC = FUSER_BUNDLE_OP_ALLOC,
+  BW_LAUNCH = FUSER_BUNDLE_OP_LAUNCH,
+  BW_RESULT_DIM = FUSER_BUNDLE_OP_RESULT_DIM,
 };
-enum { BW_PTR = 1, BW_I32 = 2, BW_I64 = 3 };
+enum {
+  BW_PTR = FUSER_BUNDLE_PARAM_PTR,
+  BW_I32 = FUSER_BUNDLE_PARAM_I32,
+  BW_I64 = FUSER_BUNDLE_PARAM_I64
+};
 
 typedef struct bw_tensor {
   const char *name;
@@ -89,6 +117,11 @@ typedef struct bw_layout {
 /* Writes the bundle; returns malloc'ed bytes (caller frees), size in
  * *size, offsets in *layout (may be NULL). */
 unsigned char *bw_write(const bw_bundle *b, size_t *size, bw_layout *layout);
+
+/* Stores the checksum of the `size` bytes at `d` (fuser_bundle_checksum)
+ * in the header: call it after patching a bundle, so that the loader gets
+ * past the checksum to the check a test is about. */
+void bw_fix_checksum(unsigned char *d, size_t size);
 
 /* Little-endian patch helpers. */
 void bw_put_u8(unsigned char *d, size_t off, uint8_t v);

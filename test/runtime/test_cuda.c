@@ -22,9 +22,9 @@ static const char ptx[] =
     ".extern .shared .align 16 .b8 dsmem[];\n"
     "\n"
     ".visible .entry add_f32(\n"
-    "\t.param .u64 add_f32_param_0,\n"
-    "\t.param .u64 add_f32_param_1,\n"
-    "\t.param .u64 add_f32_param_2,\n"
+    "\t.param .u64 .ptr .align 1 add_f32_param_0,\n"
+    "\t.param .u64 .ptr .align 1 add_f32_param_1,\n"
+    "\t.param .u64 .ptr .align 1 add_f32_param_2,\n"
     "\t.param .u32 add_f32_param_3\n"
     ")\n"
     "{\n"
@@ -58,7 +58,7 @@ static const char ptx[] =
     "}\n"
     "\n"
     ".visible .entry store_vals(\n"
-    "\t.param .u64 store_vals_param_0,\n"
+    "\t.param .u64 .ptr .align 1 store_vals_param_0,\n"
     "\t.param .u64 store_vals_param_1,\n"
     "\t.param .u32 store_vals_param_2\n"
     ")\n"
@@ -76,7 +76,7 @@ static const char ptx[] =
     "}\n"
     "\n"
     ".visible .entry smem_last(\n"
-    "\t.param .u64 smem_last_param_0,\n"
+    "\t.param .u64 .ptr .align 1 smem_last_param_0,\n"
     "\t.param .u32 smem_last_param_1\n"
     ")\n"
     "{\n"
@@ -134,6 +134,7 @@ static unsigned char *chain_bundle(size_t *size) {
   in[n++] = bw_op(BW_EQ, 3, 0, 2);
   in[n] = bw_op(BW_ASSERT, 0, 3, 2);
   in[n++].msg = "z has {} elements but x has {}";
+  in[n++] = bw_op(BW_RESULT_DIM, BW_NONE, 0, 2); /* z's size is x's */
   in[n++] = bw_const(3, 4);
   in[n++] = bw_op(BW_MUL, 4, 0, 3);
   in[n++] = bw_op(BW_ALLOC, 0, 5, 4);
@@ -168,8 +169,9 @@ static unsigned char *chain_bundle(size_t *size) {
   f->ptx_module = 1;
   f->emu_module = BW_NONE;
   f->instrs[0] = bw_const(0, 1);
-  f->instrs[1] = bw_op(BW_LAUNCH, 0, 0, BW_NONE);
-  f->num_instrs = 2;
+  f->instrs[1] = bw_const(1, 0);
+  f->instrs[2] = bw_op(BW_LAUNCH, 0, 0, BW_NONE);
+  f->num_instrs = 3;
   f->num_launches = 1;
   f->launches[0] = (bw_launch){"bad_kernel", 1, {{BW_I64, 0}}, {0, 0, 0},
                                {0, 0, 0}, 1};

@@ -105,7 +105,7 @@ static void test_creation(void) {
   EXPECT_ERR(fuser_rt_create_with_driver(&d, NULL, &rt),
              FUSER_ERROR_INVALID_ARGUMENT, "unknown module kind 9");
   EXPECT_ERR(fuser_rt_create(NULL, NULL), FUSER_ERROR_INVALID_ARGUMENT,
-             "NULL output");
+             "fuser_rt_create: NULL out_rt");
 }
 
 static void test_module_load(void) {
@@ -175,7 +175,7 @@ static void test_oom(void) {
   EXPECT_ERR(fuser_mem_alloc(s.rt, 64, &p), FUSER_ERROR_OUT_OF_MEMORY,
              "cuMemAlloc_v2 failed: CUDA_ERROR_OUT_OF_MEMORY (out of memory) "
              "(64 bytes)");
-  uint64_t x = 0x100, y = 0x200;
+  uint64_t x = 0x100, y = 0x1000; /* apart enough for `big` below */
   EXPECT_ERR(fuser_run(s.f, &x, &y, dims, 4, NULL, NULL),
              FUSER_ERROR_OUT_OF_MEMORY,
              "fusion 'softmax': instruction 10 (ALLOC): allocating an "
@@ -197,7 +197,7 @@ static void test_oom(void) {
              "cuLaunchKernel name=softmax_max grid=100,1,1 block=256,1,1 "
              "smem=0 stream=(nil) params=256,buf1,5,100",
              "cuLaunchKernel name=softmax_vec4 grid=100,1,1 block=256,1,1 "
-             "smem=20 stream=(nil) params=256,buf1,512,2");
+             "smem=20 stream=(nil) params=256,buf1,4096,2");
   /* A block still pending on a stream is not given back: OOM. */
   EXPECT_ERR(fuser_run(s.f, &x, &y, dims, 4, (void *)(uintptr_t)0x99, NULL),
              FUSER_ERROR_OUT_OF_MEMORY, "allocating an intermediate");
@@ -253,7 +253,8 @@ static void test_other_calls(void) {
 static void test_set_attribute(void) {
   setup s;
   if (!up(&s, "set_attribute")) return;
-  uint64_t x = 0x100, y = 0x200;
+  /* 160000 bytes each at these dims: far apart, never dereferenced. */
+  uint64_t x = 1ull << 32, y = 2ull << 32;
   int64_t wide[4] = {2, 20000, 2, 20000};
   EXPECT_ERR(fuser_run(s.f, &x, &y, wide, 4, NULL, NULL), FUSER_ERROR_DRIVER,
              "fusion 'softmax': launch 1 'softmax_vec4': cuFuncSetAttribute "

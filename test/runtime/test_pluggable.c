@@ -165,7 +165,7 @@ int main(void) {
   EXPECT_OK(fuser_bundle_load(rt, bytes, size, &b));
   free(bytes);
   const fuser_fusion *f = fuser_bundle_find_fusion(b, "softmax");
-  uint64_t x = 0x1000, y = 0x2000;
+  uint64_t x = 0x1000, y = 0x100000; /* room for `wide` below */
   int64_t dims[4] = {3, 5, 3, 5};
   EXPECT_OK(fuser_run(f, &x, &y, dims, 4, (void *)(uintptr_t)0x42, NULL));
   EXPECT_OK(fuser_run(f, &x, &y, dims, 4, (void *)(uintptr_t)0x42, NULL));
@@ -176,11 +176,11 @@ int main(void) {
          "launch f=0x10b grid=3,1,1 block=256 smem=0 stream=0x42 "
          "8:4096,8:65536,4:5,8:3\n"
          "launch f=0x10c grid=3,1,1 block=256 smem=20 stream=0x42 "
-         "8:4096,8:65536,8:8192,4:2\n"
+         "8:4096,8:65536,8:1048576,4:2\n"
          "launch f=0x10b grid=3,1,1 block=256 smem=0 stream=0x42 "
          "8:4096,8:65536,4:5,8:3\n"
          "launch f=0x10c grid=3,1,1 block=256 smem=20 stream=0x42 "
-         "8:4096,8:65536,8:8192,4:2\n");
+         "8:4096,8:65536,8:1048576,4:2\n");
   CHECK(r.depth == 0 && r.max_depth == 1);
   /* No function_set_max_dynamic_shared in this table: big shared memory
    * just goes to launch. */
@@ -215,7 +215,7 @@ int main(void) {
   EXPECT_OK(fuser_bundle_load(rt, bytes, size, &b));
   free(bytes);
   f = fuser_bundle_find_fusion(b, "add");
-  uint64_t io[3] = {1, 2, 3};
+  uint64_t io[3] = {0x10000, 0x20000, 0x30000};
   EXPECT_ERR(fuser_run(f, io, io + 2, NULL, 0, NULL, NULL),
              FUSER_ERROR_NOT_FOUND,
              "fusion 'add': the bundle has no module of kind 2 for the "

@@ -97,6 +97,142 @@ static unsigned char *misc_bundle(size_t *size) {
   return bw_write(&b, size, NULL);
 }
 
+/* "split": x f32[?] -> y f32[?], z f32[?]; one launch k(x, y, z, i32 n). */
+static const char split_ptx[] =
+    ".version 7.8\n.target sm_90\n.address_size 64\n"
+    ".visible .entry k(.param .u64 .ptr a, .param .u64 .ptr b,"
+    " .param .u64 .ptr c, .param .u32 n) { ret; }\n";
+
+static unsigned char *split_bundle(size_t *size) {
+  bw_bundle b;
+  memset(&b, 0, sizeof b);
+  b.num_modules = 1;
+  b.modules[0] = (bw_module){"split", 1, split_ptx, 90, 78};
+  b.num_fusions = 1;
+  bw_fusion *f = &b.fusions[0];
+  f->name = "split";
+  f->num_args = 1;
+  f->num_results = 2;
+  f->num_regs = 4;
+  f->num_dyn = BW_NONE;
+  f->emu_module = BW_NONE;
+  f->tensors[0] = (bw_tensor){"x", 7, 1, {-1}};
+  f->tensors[1] = (bw_tensor){"y", 7, 1, {-1}};
+  f->tensors[2] = (bw_tensor){"z", 7, 1, {-1}};
+  uint32_t n = 0;
+  f->instrs[n++] = bw_op(BW_DIM, 0, 0, 0);
+  f->instrs[n++] = bw_op(BW_RESULT_DIM, BW_NONE, 0, 1);
+  f->instrs[n++] = bw_op(BW_RESULT_DIM, BW_NONE, 0, 2);
+  f->instrs[n++] = bw_const(1, 1);
+  f->instrs[n++] = bw_const(2, 0);
+  f->instrs[n++] = bw_op(BW_LAUNCH, 0, 0, BW_NONE);
+  f->num_instrs = n;
+  f->num_launches = 1;
+  f->launches[0] = (bw_launch){"k", 4,
+                               {{BW_PTR, 0}, {BW_PTR, 1}, {BW_PTR, 2},
+                                {BW_I32, 0}},
+                               {1, 1, 1}, {1, 1, 1}, 2};
+  return bw_write(&b, size, NULL);
+}
+
+/* The caller's buffers are checked before anything runs: a result shares
+ * no byte with an argument, another result or the user scratch (no fusion
+ * runs in place: an in-place transpose gave wrong numbers); a non-empty
+ * tensor is not at device address 0 and does not run past 2^64. Ranges come
+ * from each tensor's dims for the call; empty tensors touch nothing. The
+ * addresses are never dereferenced (the fake driver only logs). */
+static void test_buffers(void) {
+  fuser_rt *rt = tl_fake_rt(fake);
+  size_t size;
+  unsigned char *bytes = split_bundle(&size);
+  fuser_bundle *b = NULL;
+  EXPECT_OK(fuser_bundle_load(rt, bytes, size, &b));
+  free(bytes);
+  if (!b) return;
+  const fuser_fusion *f = fuser_bundle_find_fusion(b, "split");
+  /* (infer_dims: the results' entries are its output; any value goes in.) */
+  int64_t unknown[3] = {16, -1, INT64_MIN}, inferred[3];
+  EXPECT_OK(fuser_fusion_infer_dims(f, unknown, 3, inferred));
+  CHECK(inferred[0] == 16 && inferred[1] == 16 && inferred[2] == 16);
+  int64_t dims[3] = {16, 16, 16}; /* 64 bytes each */
+  uint64_t x = 0x10000, r[2] = {0x20000, 0x30000};
+  EXPECT_OK(fuser_run(f, &x, r, dims, 3, NULL, NULL));
+  /* Adjacent is fine. */
+  r[0] = x + 64;
+  r[1] = x + 128;
+  EXPECT_OK(fuser_run(f, &x, r, dims, 3, NULL, NULL));
+  tl_log_clear();
+
+  r[0] = x; /* in place */
+  EXPECT_ERR(fuser_run(f, &x, r, dims, 3, NULL, NULL),
+             FUSER_ERROR_INVALID_ARGUMENT,
+             "fusion 'split': result 0 'y' (0x10000 .. 0x10040) overlaps "
+             "argument 0 'x' (0x10000 .. 0x10040); a result may share memory "
+             "with no argument, result or scratch (no fusion runs in place)");
+  r[0] = x + 60; /* by 4 bytes */
+  EXPECT_ERR(fuser_run(f, &x, r, dims, 3, NULL, NULL),
+             FUSER_ERROR_INVALID_ARGUMENT,
+             "result 0 'y' (0x1003c .. 0x1007c) overlaps argument 0 'x' "
+             "(0x10000 .. 0x10040)");
+  r[0] = x - 4; /* the other side */
+  EXPECT_ERR(fuser_run(f, &x, r, dims, 3, NULL, NULL),
+             FUSER_ERROR_INVALID_ARGUMENT,
+             "result 0 'y' (0xfffc .. 0x1003c) overlaps argument 0 'x'");
+  r[0] = 0x20000;
+  r[1] = 0x20020; /* two results */
+  EXPECT_ERR(fuser_run(f, &x, r, dims, 3, NULL, NULL),
+             FUSER_ERROR_INVALID_ARGUMENT,
+             "result 1 'z' (0x20020 .. 0x20060) overlaps result 0 'y' "
+             "(0x20000 .. 0x20040)");
+  /* A result inside a larger argument. */
+  int64_t mixed[3] = {1024, 16, 16};
+  r[1] = x + 1000;
+  EXPECT_ERR(fuser_run(f, &x, r, mixed, 3, NULL, NULL),
+             FUSER_ERROR_INVALID_ARGUMENT,
+             "result 1 'z' (0x103e8 .. 0x10428) overlaps argument 0 'x' "
+             "(0x10000 .. 0x11000)");
+  /* The user scratch is written too. */
+  r[1] = 0x30000;
+  fuser_run_options ro = {0x30000, 256};
+  EXPECT_ERR(fuser_run(f, &x, r, dims, 3, NULL, &ro),
+             FUSER_ERROR_INVALID_ARGUMENT,
+             "the user scratch (0x30000 .. 0x30100) overlaps result 1 'z' "
+             "(0x30000 .. 0x30040)");
+  ro.scratch = 0x10000;
+  EXPECT_ERR(fuser_run(f, &x, r, dims, 3, NULL, &ro),
+             FUSER_ERROR_INVALID_ARGUMENT,
+             "the user scratch (0x10000 .. 0x10100) overlaps argument 0 'x'");
+  ro.scratch = 0xFFFFFFFFFFFFFF00ull;
+  EXPECT_ERR(fuser_run(f, &x, r, dims, 3, NULL, &ro),
+             FUSER_ERROR_INVALID_ARGUMENT,
+             "the user scratch (256 bytes at 0xffffffffffffff00) runs past "
+             "the end of the address space");
+  /* Address 0, and ranges past 2^64. */
+  uint64_t zero = 0;
+  EXPECT_ERR(fuser_run(f, &zero, r, dims, 3, NULL, NULL),
+             FUSER_ERROR_INVALID_ARGUMENT,
+             "fusion 'split': argument 0 'x' (64 bytes) is at device address 0");
+  r[1] = 0;
+  EXPECT_ERR(fuser_run(f, &x, r, dims, 3, NULL, NULL),
+             FUSER_ERROR_INVALID_ARGUMENT,
+             "result 1 'z' (64 bytes) is at device address 0");
+  r[1] = 0xFFFFFFFFFFFFFFF0ull;
+  EXPECT_ERR(fuser_run(f, &x, r, dims, 3, NULL, NULL),
+             FUSER_ERROR_INVALID_ARGUMENT,
+             "result 1 'z' (64 bytes at 0xfffffffffffffff0) runs past the end "
+             "of the address space");
+  EXPECT_NO_LOG();
+  /* Empty tensors touch nothing: address 0 and any overlap are fine. */
+  int64_t empty[3] = {0, 0, 0};
+  r[0] = 0;
+  r[1] = 0;
+  EXPECT_OK(fuser_run(f, &zero, r, empty, 3, NULL, NULL));
+  tl_log_clear();
+  fuser_bundle_destroy(b);
+  fuser_rt_destroy(rt);
+  tl_log_clear();
+}
+
 static uint32_t fnv1a(const char *s, size_t n) {
   uint32_t h = 2166136261u;
   for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 16777619u;
@@ -113,10 +249,12 @@ static void test_softmax(fuser_rt *rt) {
   /* Loading touches nothing on the device. */
   EXPECT_NO_LOG();
   const fuser_fusion *f = fuser_bundle_find_fusion(b, "softmax");
+  /* Room for the largest dims below (2 x 30000 f32): fuser_run refuses
+   * buffers that would overlap at the call's dims. */
   uint64_t x = 0, y = 0;
-  EXPECT_OK(fuser_mem_alloc(rt, 4 * 1024, &x));
-  EXPECT_OK(fuser_mem_alloc(rt, 4 * 1024, &y));
-  EXPECT_LOG("cuMemAlloc_v2 bytes=4096 -> buf0", "cuMemAlloc_v2 bytes=4096 -> buf1");
+  EXPECT_OK(fuser_mem_alloc(rt, 256 * 1024, &x));
+  EXPECT_OK(fuser_mem_alloc(rt, 256 * 1024, &y));
+  EXPECT_LOG("cuMemAlloc_v2 bytes=262144 -> buf0", "cuMemAlloc_v2 bytes=262144 -> buf1");
 
   int64_t dims[4] = {3, 5, 3, 5};
   EXPECT_OK(fuser_run(f, &x, &y, dims, 4, NULL, NULL));
@@ -194,7 +332,14 @@ static void test_softmax(fuser_rt *rt) {
              FUSER_ERROR_INVALID_ARGUMENT,
              "fusion 'softmax' takes 4 dynamic dims, got 3");
   EXPECT_ERR(fuser_run(f, NULL, &y, dims, 4, NULL, NULL),
-             FUSER_ERROR_INVALID_ARGUMENT, "takes 1 arguments and 1 results");
+             FUSER_ERROR_INVALID_ARGUMENT,
+             "fuser_run: NULL args (fusion 'softmax' takes 1 arguments)");
+  EXPECT_ERR(fuser_run(f, &x, NULL, dims, 4, NULL, NULL),
+             FUSER_ERROR_INVALID_ARGUMENT,
+             "fuser_run: NULL results (fusion 'softmax' has 1 results)");
+  EXPECT_ERR(fuser_run(f, &x, &y, NULL, 4, NULL, NULL),
+             FUSER_ERROR_INVALID_ARGUMENT,
+             "fuser_run: NULL dyn_dims (fusion 'softmax' takes 4 dynamic dims)");
   int64_t neg[4] = {3, -5, 3, 5};
   EXPECT_ERR(fuser_run(f, &x, &y, neg, 4, NULL, NULL),
              FUSER_ERROR_INVALID_ARGUMENT,
@@ -229,9 +374,12 @@ static void test_softmax(fuser_rt *rt) {
              "cuFuncSetAttribute name=softmax_vec4 attr=8 value=120000",
              "cuLaunchKernel name=softmax_vec4 grid=2,1,1 block=256,1,1 "
              "smem=120000 stream=(nil) params=buf0,buf2,buf1,7500");
-  /* An i32 parameter that doesn't fit fails before anything launches. */
+  /* An i32 parameter that doesn't fit fails before anything launches.
+   * (Buffers of 16 GiB each, at addresses nothing dereferences: x's and
+   * y's would overlap at these dims.) */
   int64_t huge[4] = {2, 1ll << 31, 2, 1ll << 31};
-  EXPECT_ERR(fuser_run(f, &x, &y, huge, 4, NULL, NULL),
+  uint64_t far_x = 1ull << 40, far_y = 2ull << 40;
+  EXPECT_ERR(fuser_run(f, &far_x, &far_y, huge, 4, NULL, NULL),
              FUSER_ERROR_OUT_OF_RANGE,
              "fusion 'softmax': instruction 15 (LAUNCH): launch 0 "
              "'softmax_max': parameter 2 is i32 but register 1 holds "
@@ -334,15 +482,23 @@ static void test_misc(void) {
   EXPECT_OK(fuser_run(ar, &x, NULL, d, 2, NULL, NULL));
   EXPECT_LOG("cuLaunchKernel name=k3 grid=1,1,1 block=1,1,1 smem=0 "
              "stream=(nil) params=9,-5,14,-1,1,0,2,7,0,1,1,1,2,7,2");
+  /* Dims this large make x itself 2^63 bytes or more: fuser_run refuses
+   * them before the plan runs; the plan's own arithmetic checks are seen
+   * through fuser_fusion_scratch_size, which runs it on no buffers. */
   d[0] = 1ll << 62;
   d[1] = 4;
   EXPECT_ERR(fuser_run(ar, &x, NULL, d, 2, NULL, NULL),
+             FUSER_ERROR_OUT_OF_RANGE,
+             "fusion 'arith': argument 0 'x' is 2^63 bytes or more with these "
+             "dims");
+  uint64_t scratch;
+  EXPECT_ERR(fuser_fusion_scratch_size(ar, NULL, NULL, d, 2, &scratch),
              FUSER_ERROR_OUT_OF_RANGE,
              "fusion 'arith': instruction 5 (MUL): 4611686018427387904 * 4 "
              "overflows");
   d[0] = INT64_MAX;
   d[1] = 1;
-  EXPECT_ERR(fuser_run(ar, &x, NULL, d, 2, NULL, NULL),
+  EXPECT_ERR(fuser_fusion_scratch_size(ar, NULL, NULL, d, 2, &scratch),
              FUSER_ERROR_OUT_OF_RANGE,
              "instruction 3 (ADD): 9223372036854775807 + 1 overflows");
   d[0] = 7;
@@ -374,5 +530,6 @@ int main(int argc, char **argv) {
   test_softmax(rt);
   CHECK(tl_fake_hook(fake, "fuser_fake_live_allocations") <= 0);
   test_misc();
+  test_buffers();
   return tl_finish("test_run");
 }

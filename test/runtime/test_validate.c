@@ -22,8 +22,23 @@ static fuser_error *load(const unsigned char *d, size_t n) {
   return e;
 }
 
-/* A copy of the sample, patched by `stmt` (d: bytes, n: size), must fail. */
+/* A copy of the sample, patched by `stmt` (d: bytes, n: size) and given
+ * the checksum of its new bytes, must fail: these are the checks behind
+ * the checksum, for crafted bundles. */
 #define BAD(stmt, ...)                                                       \
+  do {                                                                       \
+    unsigned char *d = malloc(base_size);                                    \
+    size_t n = base_size;                                                    \
+    memcpy(d, base, n);                                                      \
+    (void)n;                                                                 \
+    stmt;                                                                    \
+    bw_fix_checksum(d, n);                                                   \
+    EXPECT_ERR(load(d, n), FUSER_ERROR_INVALID_BUNDLE, __VA_ARGS__);         \
+    free(d);                                                                 \
+  } while (0)
+
+/* The same without fixing the checksum: accidental corruption. */
+#define BAD_RAW(stmt, ...)                                                   \
   do {                                                                       \
     unsigned char *d = malloc(base_size);                                    \
     size_t n = base_size;                                                    \
@@ -46,12 +61,12 @@ static fuser_error *load(const unsigned char *d, size_t n) {
     free(d);                                                                 \
   } while (0)
 
-#define FUS(i) (L.fusion_table + 64 * (i))
-#define MOD(i) (L.module_table + 32 * (i))
-#define INS(i) (L.instrs[0] + 24 * (i))
-#define TEN(i) (L.tensors[0] + 24 * (i))
-#define LAU(i) (L.launches[0] + 48 * (i))
-#define PAR(l, p) (L.params[0][l] + 8 * (p))
+#define FUS(i) (L.fusion_table + FUSER_BUNDLE_FUSION_SIZE * (i))
+#define MOD(i) (L.module_table + FUSER_BUNDLE_MODULE_SIZE * (i))
+#define INS(i) (L.instrs[0] + FUSER_BUNDLE_INSTR_SIZE * (i))
+#define TEN(i) (L.tensors[0] + FUSER_BUNDLE_TENSOR_SIZE * (i))
+#define LAU(i) (L.launches[0] + FUSER_BUNDLE_LAUNCH_SIZE * (i))
+#define PAR(l, p) (L.params[0][l] + FUSER_BUNDLE_PARAM_SIZE * (p))
 
 static void test_valid(void) {
   fuser_bundle *b = NULL;
@@ -126,10 +141,23 @@ static void test_valid(void) {
 
 static void test_header(void) {
   EXPECT_ERR(load(base, 10), FUSER_ERROR_INVALID_BUNDLE,
-             "the file is 10 bytes, shorter than the 64-byte header");
+             "the file is 10 bytes, shorter than the 72-byte header");
+  EXPECT_ERR(load(base, 70), FUSER_ERROR_INVALID_BUNDLE,
+             "the file is 70 bytes, shorter than the 72-byte header");
   BAD(d[0] = 'X', "bad magic");
-  BAD(bw_put_u32(d, 8, 2), "format version 2 is not supported");
-  BAD(bw_put_u32(d, 12, 72), "header size 72, expected 64");
+  BAD(bw_put_u32(d, 8, 3),
+      "format version 3 is not supported (this runtime reads version 2)");
+  /* Version 1 had no checksum: it is refused with what to do. */
+  BAD(bw_put_u32(d, 8, 1), "format version 1 is no longer read",
+      "recompile the fusion with this fuser (fuserc compile) to get format "
+      "version 2");
+  /* The version as version 1 wrote it, in a file too short for version 2's
+   * header: still the version's message. */
+  EXPECT_ERR(load((const unsigned char *)"FUSERBND\1\0\0\0", 12),
+             FUSER_ERROR_INVALID_BUNDLE, "format version 1 is no longer read");
+  BAD(bw_put_u32(d, 12, 64), "header size 64, expected 72");
+  BAD(bw_put_u32(d, 12, 80), "header size 80, expected 72");
+  BAD(bw_put_u32(d, 68, 1), "the reserved header field at offset 68 is not 0");
   BAD(bw_put_u64(d, 16, n + 8), "the header says the file is");
   BAD(bw_put_u64(d, 32, n), "fusion table at offset");
   BAD(bw_put_u64(d, 32, L.fusion_table + 4), "fusion table", "not 8-byte aligned");
@@ -141,6 +169,42 @@ static void test_header(void) {
   BAD(bw_put_u64(d, 56, L.strtab_size - 1),
       "the string table does not end with a NUL byte");
   BAD(bw_put_u64(d, 56, 0), "the string table does not end with a NUL byte");
+}
+
+/* Accidental corruption: the checksum (CRC-32 of the file with its own
+ * field as 0) names the value stored and the value computed. */
+static void test_checksum(void) {
+  uint32_t stored = (uint32_t)base[64] | (uint32_t)base[65] << 8 |
+                    (uint32_t)base[66] << 16 | (uint32_t)base[67] << 24;
+  CHECK(stored == fuser_bundle_checksum(base, base_size));
+  /* The CRC-32 of zlib and PNG: the standard check value. */
+  CHECK(fuser_bundle_crc32(0, "123456789", 9) == 0xCBF43926u);
+  /* A flipped bit anywhere, in each region of the file. */
+  size_t at[] = {FUS(0) + 4, MOD(0) + 8, INS(5) + 8, TEN(1) + 4, LAU(0) + 20,
+                 PAR(0, 1) + 4, L.module_data[0] + 40, L.strtab + 1,
+                 base_size - 1, 28 /* the module count */,
+                 48 /* the string table offset */};
+  for (size_t k = 0; k < sizeof at / sizeof at[0]; k++) {
+    unsigned char *d = malloc(base_size);
+    memcpy(d, base, base_size);
+    d[at[k]] ^= 0x10;
+    char want[160];
+    snprintf(want, sizeof want,
+             "invalid bundle: checksum mismatch: the header says 0x%08x but "
+             "the file's bytes give 0x%08x (CRC-32)",
+             stored, fuser_bundle_checksum(d, base_size));
+    EXPECT_ERR(load(d, base_size), FUSER_ERROR_INVALID_BUNDLE, want,
+               "the file is corrupted");
+    free(d);
+  }
+  /* The stored value itself damaged. */
+  BAD_RAW(d[65] ^= 1, "checksum mismatch");
+  /* A flipped bit in the version is not a way around the checksum. */
+  BAD_RAW(d[8] ^= 3, "format version 1 is no longer read");
+  BAD_RAW(d[8] ^= 1, "format version 3 is not supported");
+  /* Checked before any other field is trusted: a corrupted count is
+   * reported as corruption, not as a table that runs past the end. */
+  BAD_RAW(bw_put_u32(d, 24, 0xFFFFFFFFu), "checksum mismatch");
 }
 
 static void test_modules(void) {
@@ -180,7 +244,7 @@ static void test_fusions(void) {
   BAD(bw_put_u32(d, TEN(0), 1u << 30), "fusion 0 'softmax': argument 0: name: string reference");
   BAD(bw_put_u8(d, TEN(0) + 4, 9), "fusion 0 'softmax': argument 0: unknown dtype 9");
   BAD(bw_put_u8(d, TEN(1) + 4, 0), "fusion 0 'softmax': result 0: unknown dtype 0");
-  BAD(bw_put_u8(d, TEN(1) + 5, 200), "result 0: rank 200 is more than the 64");
+  BAD(bw_put_u8(d, TEN(1) + 5, 200), "result 0: rank 200 is more than FUSER_MAX_RANK (32)");
   BAD(bw_put_u16(d, TEN(0) + 6, 1), "argument 0: reserved fields are not 0");
   BAD(bw_put_u64(d, TEN(0) + 16, 1), "argument 0: reserved fields are not 0");
   BAD(bw_put_u64(d, TEN(0) + 8, n), "argument 0: dims at offset");
@@ -203,6 +267,38 @@ static void test_fusions(void) {
         (b.fusions[0].tensors[1].dims[0] = INT64_C(1) << 61,
          b.fusions[0].tensors[1].dims[1] = 2, b.fusions[0].num_dyn = BW_NONE),
         "fusion 0 'softmax': result 0: its static dims make it 2^63 bytes or more");
+}
+
+/* Names: tensor names are identifiers (fuserc run makes file names of
+ * them) and distinct; fusion and kernel names are PTX identifiers; module
+ * names plain text. A bad name is quoted with its odd bytes escaped. */
+static void test_names(void) {
+  BAD_B(false, b.fusions[0].tensors[1].name = "../escaped",
+        "fusion 0 'softmax': result 0: name '../escaped' is not an identifier "
+        "([A-Za-z_][A-Za-z0-9_]*)");
+  BAD_B(false, b.fusions[0].tensors[0].name = "",
+        "fusion 0 'softmax': argument 0: name '' is not an identifier");
+  BAD_B(false, b.fusions[0].tensors[0].name = "1x", "argument 0: name '1x' is not");
+  BAD_B(false, b.fusions[0].tensors[0].name = "/etc/passwd",
+        "argument 0: name '/etc/passwd' is not");
+  BAD_B(false, b.fusions[0].tensors[0].name = "x\033[2J'\\",
+        "argument 0: name 'x\\x1b[2J\\x27\\x5c' is not an identifier");
+  BAD_B(false, b.fusions[1].tensors[2].name = "x",
+        "fusion 1 'add': argument 0 and result 0 are both named 'x' (each "
+        "name may appear once)");
+  BAD_B(false, b.fusions[1].tensors[1].name = "x",
+        "fusion 1 'add': argument 0 and argument 1 are both named 'x'");
+  BAD_B(false, (b.fusions[1].tensors[0].name = "z", b.fusions[1].tensors[1].name = "z"),
+        "argument 0 and argument 1 are both named 'z'");
+  /* The same names in two fusions are fine: the sample's softmax and add
+   * both have an 'x' and a 'y' (test_valid). */
+  BAD_B(false, b.fusions[1].name = "a.b",
+        "fusion 1: name 'a.b' is not an identifier ([A-Za-z_$][A-Za-z0-9_$]*)");
+  BAD_B(false, b.fusions[1].name = "a\nb", "fusion 1: name 'a\\x0ab' is not");
+  BAD_B(false, b.modules[0].name = "kernels ptx",
+        "module 0: name 'kernels ptx' is not plain text");
+  BAD_B(false, b.fusions[0].launches[0].kernel = "softmax max",
+        "launch 0: kernel name 'softmax max' is not an identifier");
 }
 
 static void test_instructions(void) {
@@ -270,6 +366,41 @@ static void test_instructions(void) {
         "instruction 9 (ALIGNED): intermediate buffer 2 is used before its ALLOC");
 }
 
+/* The plan as data flow: a register is read only after an instruction
+ * wrote it (registers start at 0, which a check reading the wrong one
+ * would take for "fine"), and every dynamic dim of a result has a
+ * RESULT_DIM (else the caller's size for it would go unchecked). */
+static void test_dataflow(void) {
+  BAD(bw_put_u32(d, INS(9) + 12, 16),
+      "fusion 0 'softmax': instruction 9 (MUL): operand b reads register 16 "
+      "before any instruction writes it");
+  BAD(bw_put_u32(d, INS(5) + 8, 5),
+      "instruction 5 (ASSERT): operand a reads register 5 before any "
+      "instruction writes it");
+  BAD(bw_put_u32(d, INS(5) + 12, 14), "instruction 5 (ASSERT): operand b reads register 14");
+  BAD(bw_put_u32(d, INS(10) + 12, 11), "instruction 10 (ALLOC): operand b reads register 11");
+  BAD(bw_put_u32(d, INS(15) + 12, 14),
+      "instruction 15 (LAUNCH): the predicate (operand b) reads register 14");
+  BAD(bw_put_u32(d, LAU(0) + 16, 12),
+      "instruction 15 (LAUNCH): launch 0 'softmax_max': grid x reads "
+      "register 12 before any instruction writes it");
+  BAD(bw_put_u32(d, LAU(0) + 36, 13), "launch 0 'softmax_max': block z reads register 13");
+  BAD(bw_put_u32(d, LAU(0) + 40, 16), "launch 0 'softmax_max': shared memory reads register 16");
+  BAD(bw_put_u32(d, PAR(0, 2) + 4, 16),
+      "instruction 15 (LAUNCH): launch 0 'softmax_max': parameter 2 reads register 16");
+  BAD((bw_put_u16(d, INS(18), 17), bw_put_u64(d, INS(18) + 16, 15)),
+      "instruction 18 (SELECT): operand imm reads register 15");
+  BAD_B(false, (b.fusions[0].num_regs = 18, b.fusions[0].instrs[23].a = 17),
+        "instruction 23 (RESULT_DIM): operand a reads register 17 before");
+  /* A register written later in the plan is still unwritten here. */
+  BAD(bw_put_u32(d, INS(4) + 8, 7), "instruction 4 (EQ): operand a reads register 7");
+  BAD_B(false, b.fusions[0].num_instrs--,
+        "fusion 0 'softmax': no RESULT_DIM computes dynamic dim 3 (dim 1 of "
+        "result 0 'y'), so the size a caller passes for it could not be checked");
+  BAD_B(false, b.fusions[0].instrs[23].b = 3,
+        "no RESULT_DIM computes dynamic dim 2 (dim 0 of result 0 'y')");
+}
+
 static void test_launches(void) {
   BAD(bw_put_u64(d, FUS(0) + 48, n - 8), "fusion 0 'softmax': launch records at offset");
   BAD(bw_put_u64(d, FUS(0) + 48, L.launches[0] + 4), "launch records", "not 8-byte aligned");
@@ -309,8 +440,9 @@ static void test_launches(void) {
   BAD(bw_put_u8(d, PAR(0, 3), 2), "parameter 3 is i32 (4 bytes) but the PTX .entry declares 8 bytes");
 }
 
-/* A PTX whose parameter list the scanner can't read skips the layout check
- * but still needs the .entry. */
+/* The scanner reads every form of parameter list (spacing, comments,
+ * arrays, .align, .ptr with a state space); one it can't read is an error,
+ * since the launch could not be checked against it. */
 static void test_ptx_scanner(void) {
   bw_bundle b;
   tl_sample_bundle(&b, false);
@@ -318,12 +450,14 @@ static void test_ptx_scanner(void) {
       ".version 8.0\n.target sm_90\n.address_size 64\n"
       "// .entry fake_in_comment(.param .u64 x)\n"
       "/* .entry also_fake() */\n"
-      ".visible .entry softmax_max(.param .u64 a, .param .weird b) { ret; }\n"
-      ".visible .entry softmax_vec4 ( .param .u64 a , .param .u64 b,\n"
-      "  .param .align 8 .b8 c[8], .param .u32 d ) { ret; }\n"
-      ".entry softmax_norm(.param .u64 a,.param .u64 b,.param .u64 c,"
-      ".param .u32 d,.param .u64 e){ret;}\n"
-      ".entry add_kernel(.param .u64 a, .param .u64 b, .param .u64 c, .param .u32 n) {}\n";
+      ".visible .entry softmax_max(.param .u64 .ptr.global.align 16 a, "
+      ".param .u64 .ptr /* c */ b, .param .u32 c, .param .s64 d) { ret; }\n"
+      ".visible .entry softmax_vec4 ( .param .u64 .ptr a , .param .u64 .ptr b,\n"
+      "  .param .u64 .ptr .const .align 8 c, .param .u32 d ) { ret; }\n"
+      ".entry softmax_norm(.param .u64 .ptr a,.param .u64 .ptr b,.param .u64 "
+      ".ptr c,.param .u32 d,.param .u64 e){ret;}\n"
+      ".entry add_kernel(.param .u64 .ptr a, .param .u64 .ptr b, .param .u64 "
+      ".ptr c, .param .align 4 .b8 n[4]) {}\n";
   b.modules[0].text = odd_ptx;
   size_t n;
   unsigned char *d = bw_write(&b, &n, NULL);
@@ -334,6 +468,47 @@ static void test_ptx_scanner(void) {
   EXPECT_ERR(load(d, n), FUSER_ERROR_INVALID_BUNDLE,
              "launch 1 'softmax_vec4': parameter 2 is i32 (4 bytes) but the PTX "
              ".entry declares 8 bytes");
+  free(d);
+  /* Pointers and 64-bit integers are both 8 bytes: `.ptr` tells them
+   * apart. */
+  tl_sample_bundle(&b, false);
+  b.fusions[0].launches[1].params[2] = (bw_param){BW_I64, 0};
+  d = bw_write(&b, &n, NULL);
+  EXPECT_ERR(load(d, n), FUSER_ERROR_INVALID_BUNDLE,
+             "launch 1 'softmax_vec4': parameter 2 is i64 but the PTX .entry "
+             "declares a pointer (.ptr)");
+  free(d);
+  tl_sample_bundle(&b, false);
+  b.fusions[0].launches[0].params[3] = (bw_param){BW_PTR, 1};
+  d = bw_write(&b, &n, NULL);
+  EXPECT_ERR(load(d, n), FUSER_ERROR_INVALID_BUNDLE,
+             "launch 0 'softmax_max': parameter 3 is a pointer to a buffer but "
+             "the PTX .entry declares an integer (no .ptr)");
+  free(d);
+  /* A parameter list the scanner can't read. */
+  static const char weird_ptx[] =
+      ".version 8.0\n.target sm_90\n.address_size 64\n"
+      ".visible .entry softmax_max(.param .u64 .ptr a, .param .weird b) { ret; }\n"
+      ".visible .entry softmax_vec4(.param .u64 .ptr a, .param .u64 .ptr b, "
+      ".param .u64 .ptr c, .param .u32 d) { ret; }\n"
+      ".entry softmax_norm(.param .u64 .ptr a, .param .u64 .ptr b, .param .u64 "
+      ".ptr c, .param .u32 d, .param .u64 e) {}\n"
+      ".entry add_kernel(.param .u64 .ptr a, .param .u64 .ptr b, .param .u64 "
+      ".ptr c, .param .u32 n) {}\n";
+  tl_sample_bundle(&b, false);
+  b.modules[0].text = weird_ptx;
+  d = bw_write(&b, &n, NULL);
+  EXPECT_ERR(load(d, n), FUSER_ERROR_INVALID_BUNDLE,
+             "launch 0 'softmax_max': the parameter list of the PTX .entry "
+             "'softmax_max' can't be read (at parameter 1), so the launch "
+             "can't be checked against it");
+  free(d);
+  static const char unterminated_ptx[] =
+      ".entry softmax_max(.param .u64 .ptr a, .param .u64 .ptr b";
+  b.modules[0].text = unterminated_ptx;
+  d = bw_write(&b, &n, NULL);
+  EXPECT_ERR(load(d, n), FUSER_ERROR_INVALID_BUNDLE,
+             "'softmax_max' can't be read (at parameter 1)");
   free(d);
   static const char comment_ptx[] =
       ".version 8.0\n// .entry softmax_max(.param .u64 a)\n";
@@ -353,9 +528,11 @@ static void test_truncations(void) {
     fuser_error *e = load(d, len);
     if (!e || fuser_error_code_of(e) != FUSER_ERROR_INVALID_BUNDLE) failures++;
     fuser_error_destroy(e);
-    /* And with the header's size agreeing, so deeper checks run. */
-    if (len >= 64) {
+    /* And with the header's size and checksum agreeing, so deeper checks
+     * run. */
+    if (len >= FUSER_BUNDLE_HEADER_SIZE) {
       bw_put_u64(d, 16, len);
+      bw_fix_checksum(d, len);
       e = load(d, len);
       if (!e || fuser_error_code_of(e) != FUSER_ERROR_INVALID_BUNDLE)
         failures++;
@@ -367,7 +544,9 @@ static void test_truncations(void) {
 }
 
 /* Random corruptions: every outcome is a clean error or a bundle whose
- * fusions run (on the no-op driver) without crashing. */
+ * fusions run (on the no-op driver) without crashing. Most get the checksum
+ * of their new bytes, so that the structural checks behind it are what is
+ * tested; the rest must all fail on the checksum. */
 static void test_fuzz(long iterations) {
   uint64_t s = 0x9E3779B97F4A7C15ull;
   long loaded = 0;
@@ -383,8 +562,14 @@ static void test_fuzz(long iterations) {
       d[at] ^= (unsigned char)(1u << ((s >> 20) % 8));
       if (it % 7 == 0) d[at] = (unsigned char)(s >> 40);
     }
+    bool fixed = it % 8 != 0;
+    if (fixed) bw_fix_checksum(d, base_size);
     fuser_bundle *b = NULL;
     fuser_error *e = fuser_bundle_load(rt, d, base_size, &b);
+    if (!fixed && !e && memcmp(d, base, base_size) != 0) {
+      fprintf(stderr, "fuzz %ld: a corrupted bundle passed the checksum\n", it);
+      tl_failures++;
+    }
     if (e) {
       if (fuser_error_code_of(e) != FUSER_ERROR_INVALID_BUNDLE) {
         fprintf(stderr, "fuzz %ld: unexpected %s\n", it, fuser_error_message(e));
@@ -393,9 +578,11 @@ static void test_fuzz(long iterations) {
       fuser_error_destroy(e);
     } else {
       loaded++;
-      static uint64_t mem[64];
+      /* Distinct, far-apart addresses (the null driver touches nothing):
+       * overlapping buffers would be refused before the plan runs. */
       uint64_t bufs[16];
-      for (int k = 0; k < 16; k++) bufs[k] = (uint64_t)(uintptr_t)mem;
+      for (int k = 0; k < 16; k++)
+        bufs[k] = ((uint64_t)k + 1) << 44;
       for (size_t i = 0; i < fuser_bundle_num_fusions(b); i++) {
         const fuser_fusion *f = fuser_bundle_get_fusion(b, i);
         int64_t dims[16];
@@ -424,9 +611,12 @@ int main(int argc, char **argv) {
   base = tl_sample_bytes(&base_size, &L);
   test_valid();
   test_header();
+  test_checksum();
   test_modules();
   test_fusions();
+  test_names();
   test_instructions();
+  test_dataflow();
   test_launches();
   test_ptx_scanner();
   test_truncations();

@@ -261,7 +261,8 @@ const fuser_driver tl_null_driver = {
 
 const char tl_sample_ptx[] =
     "//\n"
-    "// Hand-written PTX for the fuser runtime tests (bodies are empty).\n"
+    "// Hand-written PTX for the fuser runtime tests (bodies are empty);\n"
+    "// pointer parameters are `.ptr`, as LLVM writes them.\n"
     "//\n"
     "\n"
     ".version 7.8\n"
@@ -271,7 +272,7 @@ const char tl_sample_ptx[] =
     "\t// .globl\tsoftmax_max\n"
     ".visible .entry softmax_max(\n"
     "\t.param .u64 .ptr .global .align 16 softmax_max_param_0,\n"
-    "\t.param .u64 softmax_max_param_1,\n"
+    "\t.param .u64 .ptr .align 1 softmax_max_param_1,\n"
     "\t.param .u32 softmax_max_param_2,\n"
     "\t.param .u64 softmax_max_param_3\n"
     ")\n"
@@ -280,9 +281,9 @@ const char tl_sample_ptx[] =
     "}\n"
     "\n"
     ".visible .entry softmax_vec4(\n"
-    "\t.param .u64 softmax_vec4_param_0,\n"
-    "\t.param .u64 softmax_vec4_param_1,\n"
-    "\t.param .u64 softmax_vec4_param_2,\n"
+    "\t.param .u64 .ptr .align 1 softmax_vec4_param_0,\n"
+    "\t.param .u64 .ptr .align 1 softmax_vec4_param_1,\n"
+    "\t.param .u64 .ptr .align 1 softmax_vec4_param_2,\n"
     "\t.param .u32 softmax_vec4_param_3\n"
     ")\n"
     "{\n"
@@ -291,9 +292,9 @@ const char tl_sample_ptx[] =
     "\n"
     "/* the unaligned fallback */\n"
     ".visible .entry softmax_norm(\n"
-    "\t.param .u64 softmax_norm_param_0,\n"
-    "\t.param .u64 softmax_norm_param_1,\n"
-    "\t.param .u64 softmax_norm_param_2,\n"
+    "\t.param .u64 .ptr .align 1 softmax_norm_param_0,\n"
+    "\t.param .u64 .ptr .align 1 softmax_norm_param_1,\n"
+    "\t.param .u64 .ptr .align 1 softmax_norm_param_2,\n"
     "\t.param .u32 softmax_norm_param_3,\n"
     "\t.param .s64 softmax_norm_param_4\n"
     ")\n"
@@ -301,8 +302,8 @@ const char tl_sample_ptx[] =
     "\tret;\n"
     "}\n"
     "\n"
-    ".visible .entry add_kernel(.param .u64 a, .param .u64 b, .param .u64 c,"
-    " .param .s32 n)\n"
+    ".visible .entry add_kernel(.param .u64 .ptr a, .param .u64 .ptr b,"
+    " .param .u64 .ptr c, .param .s32 n)\n"
     "{\n"
     "\tret;\n"
     "}\n";
@@ -355,6 +356,9 @@ static void sample_softmax(bw_fusion *f) {
   in[n++] = bw_op(BW_CEILDIV, 16, 1, 6);
   in[n++] = bw_op(BW_LAUNCH, 0, 1, 14);
   in[n++] = bw_op(BW_LAUNCH, 0, 2, 15);
+  /* y's dims are x's (the ASSERTs check the caller's; these say so). */
+  in[n++] = bw_op(BW_RESULT_DIM, BW_NONE, 0, 2);
+  in[n++] = bw_op(BW_RESULT_DIM, BW_NONE, 1, 3);
   f->num_instrs = n;
   f->num_launches = 3;
   f->launches[0] = (bw_launch){"softmax_max", 4,

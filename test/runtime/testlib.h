@@ -72,7 +72,8 @@ extern const char tl_sample_ptx[];
 /* "softmax": x f32[?,?] -> y f32[?,?]; four dynamic dims (x rows, x cols,
  * y rows, y cols); asserts y's dims equal x's; one intermediate of rows*4
  * bytes; launches softmax_max, then softmax_vec4 when x and y are 16-byte
- * aligned, else softmax_norm; their dynamic shared memory is cols*4 bytes.
+ * aligned, else softmax_norm; their dynamic shared memory is cols*4 bytes;
+ * last, RESULT_DIMs say y's dims are x's.
  * "add": x f32[1024], y f32[1024] -> z f32[1024]; static; one launch
  * add_kernel grid 4 block 256 with (x, y, z, i32 1024).
  * Module 0 is the PTX; with `with_emulation`, module 1 is MLIR text for

@@ -11,8 +11,11 @@
 
 #include "fuser/Target/Bundle.h"
 
-#include "BundleFormat.h"
+// The format's one definition, shared with the runtime that reads it.
+#include "fuser_bundle_format.h"
+#include "fuser_runtime.h"
 
+#include "fuser/Dialect/Fuser/IR/FuserAttrNames.h"
 #include "fuser/Dialect/Fuser/IR/FuserOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -25,13 +28,12 @@
 
 using namespace mlir;
 using namespace mlir::fuser;
-using namespace mlir::fuser::bundle;
 
 namespace {
 
 struct Instr {
   uint16_t opcode;
-  uint32_t dst = kNone, a = kNone, b = kNone;
+  uint32_t dst = FUSER_BUNDLE_NONE, a = FUSER_BUNDLE_NONE, b = FUSER_BUNDLE_NONE;
   int64_t imm = 0;
 };
 struct Param {
@@ -55,7 +57,7 @@ struct Fusion {
   std::vector<Tensor> tensors;
   SmallVector<Instr> instrs;
   std::vector<Launch> launches;
-  uint32_t ptxModule, emulationModule = kNone;
+  uint32_t ptxModule, emulationModule = FUSER_BUNDLE_NONE;
 };
 struct Module {
   uint32_t name, kind;
@@ -84,15 +86,26 @@ private:
 };
 
 FailureOr<uint8_t> dtypeOf(Type t, Location loc) {
-  if (t.isInteger(1)) return kI1;
-  if (t.isInteger(8)) return kI8;
-  if (t.isInteger(32)) return kI32;
-  if (t.isInteger(64)) return kI64;
-  if (t.isF16()) return kF16;
-  if (t.isBF16()) return kBF16;
-  if (t.isF32()) return kF32;
-  if (t.isF64()) return kF64;
+  if (t.isInteger(1)) return FUSER_BUNDLE_DTYPE_I1;
+  if (t.isInteger(8)) return FUSER_BUNDLE_DTYPE_I8;
+  if (t.isInteger(32)) return FUSER_BUNDLE_DTYPE_I32;
+  if (t.isInteger(64)) return FUSER_BUNDLE_DTYPE_I64;
+  if (t.isF16()) return FUSER_BUNDLE_DTYPE_F16;
+  if (t.isBF16()) return FUSER_BUNDLE_DTYPE_BF16;
+  if (t.isF32()) return FUSER_BUNDLE_DTYPE_F32;
+  if (t.isF64()) return FUSER_BUNDLE_DTYPE_F64;
   return emitError(loc, "the bundle has no dtype for ") << t;
+}
+
+/// Whether `s` is a name a bundle accepts for a tensor: [A-Za-z_][A-Za-z0-9_]*
+/// (the runtime's validator checks the same, runtime/src/bundle.c).
+static bool isBundleIdentifier(StringRef s) {
+  auto alpha = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+  };
+  if (s.empty() || !alpha(s[0]))
+    return false;
+  return llvm::all_of(s, [&](char c) { return alpha(c) || (c >= '0' && c <= '9'); });
 }
 
 /// Translates one plan function.
@@ -111,7 +124,7 @@ private:
   }
   uint32_t constant(int64_t v) {
     uint32_t r = fusion.numRegs++;
-    fusion.instrs.push_back({kConst, r, kNone, kNone, v});
+    fusion.instrs.push_back({FUSER_BUNDLE_OP_CONST, r, FUSER_BUNDLE_NONE, FUSER_BUNDLE_NONE, v});
     return r;
   }
   void emit(uint16_t op, Value dst, Value a, Value b) {
@@ -143,7 +156,7 @@ LogicalResult PlanTranslator::translate(Operation *op) {
           return c.emitOpError("a plan holds only integer constants");
         int64_t v = i.getType().isInteger(1) ? (int64_t)i.getValue().getZExtValue()
                                              : i.getValue().getSExtValue();
-        fusion.instrs.push_back({kConst, reg(c), kNone, kNone, v});
+        fusion.instrs.push_back({FUSER_BUNDLE_OP_CONST, reg(c), FUSER_BUNDLE_NONE, FUSER_BUNDLE_NONE, v});
         return success();
       })
       .Case<memref::DimOp>([&](memref::DimOp d) -> LogicalResult {
@@ -154,42 +167,42 @@ LogicalResult PlanTranslator::translate(Operation *op) {
         int64_t k = it->second[*dim];
         if (k < 0) {
           auto t = cast<MemRefType>(d.getSource().getType());
-          fusion.instrs.push_back({kConst, reg(d), kNone, kNone, t.getDimSize(*dim)});
+          fusion.instrs.push_back({FUSER_BUNDLE_OP_CONST, reg(d), FUSER_BUNDLE_NONE, FUSER_BUNDLE_NONE, t.getDimSize(*dim)});
         } else {
-          fusion.instrs.push_back({kDim, reg(d), (uint32_t)k, kNone, 0});
+          fusion.instrs.push_back({FUSER_BUNDLE_OP_DIM, reg(d), (uint32_t)k, FUSER_BUNDLE_NONE, 0});
         }
         return success();
       })
-      .Case<arith::AddIOp>([&](auto) { return binary(kAdd); })
-      .Case<arith::SubIOp>([&](auto) { return binary(kSub); })
-      .Case<arith::MulIOp>([&](auto) { return binary(kMul); })
-      .Case<arith::DivUIOp, arith::DivSIOp>([&](auto) { return binary(kDiv); })
-      .Case<arith::CeilDivUIOp, arith::CeilDivSIOp>([&](auto) { return binary(kCeilDiv); })
-      .Case<arith::RemUIOp, arith::RemSIOp>([&](auto) { return binary(kRem); })
-      .Case<arith::MinUIOp, arith::MinSIOp>([&](auto) { return binary(kMin); })
-      .Case<arith::MaxUIOp, arith::MaxSIOp>([&](auto) { return binary(kMax); })
-      .Case<arith::AndIOp>([&](auto) { return binary(kAnd); })
-      .Case<arith::OrIOp>([&](auto) { return binary(kOr); })
+      .Case<arith::AddIOp>([&](auto) { return binary(FUSER_BUNDLE_OP_ADD); })
+      .Case<arith::SubIOp>([&](auto) { return binary(FUSER_BUNDLE_OP_SUB); })
+      .Case<arith::MulIOp>([&](auto) { return binary(FUSER_BUNDLE_OP_MUL); })
+      .Case<arith::DivUIOp, arith::DivSIOp>([&](auto) { return binary(FUSER_BUNDLE_OP_DIV); })
+      .Case<arith::CeilDivUIOp, arith::CeilDivSIOp>([&](auto) { return binary(FUSER_BUNDLE_OP_CEILDIV); })
+      .Case<arith::RemUIOp, arith::RemSIOp>([&](auto) { return binary(FUSER_BUNDLE_OP_REM); })
+      .Case<arith::MinUIOp, arith::MinSIOp>([&](auto) { return binary(FUSER_BUNDLE_OP_MIN); })
+      .Case<arith::MaxUIOp, arith::MaxSIOp>([&](auto) { return binary(FUSER_BUNDLE_OP_MAX); })
+      .Case<arith::AndIOp>([&](auto) { return binary(FUSER_BUNDLE_OP_AND); })
+      .Case<arith::OrIOp>([&](auto) { return binary(FUSER_BUNDLE_OP_OR); })
       .Case<arith::XOrIOp>([&](arith::XOrIOp x) -> LogicalResult {
         if (!x.getType().isInteger(1))
           return x.emitOpError("a plan xors only i1 values");
-        return binary(kNe);
+        return binary(FUSER_BUNDLE_OP_NE);
       })
       .Case<arith::CmpIOp>([&](arith::CmpIOp c) -> LogicalResult {
         Value a = c.getLhs(), b = c.getRhs();
         using P = arith::CmpIPredicate;
         switch (c.getPredicate()) {
-        case P::eq: emit(kEq, c, a, b); break;
-        case P::ne: emit(kNe, c, a, b); break;
-        case P::slt: case P::ult: emit(kLt, c, a, b); break;
-        case P::sle: case P::ule: emit(kLe, c, a, b); break;
-        case P::sgt: case P::ugt: emit(kLt, c, b, a); break;
-        case P::sge: case P::uge: emit(kLe, c, b, a); break;
+        case P::eq: emit(FUSER_BUNDLE_OP_EQ, c, a, b); break;
+        case P::ne: emit(FUSER_BUNDLE_OP_NE, c, a, b); break;
+        case P::slt: case P::ult: emit(FUSER_BUNDLE_OP_LT, c, a, b); break;
+        case P::sle: case P::ule: emit(FUSER_BUNDLE_OP_LE, c, a, b); break;
+        case P::sgt: case P::ugt: emit(FUSER_BUNDLE_OP_LT, c, b, a); break;
+        case P::sge: case P::uge: emit(FUSER_BUNDLE_OP_LE, c, b, a); break;
         }
         return success();
       })
       .Case<arith::SelectOp>([&](arith::SelectOp s) -> LogicalResult {
-        fusion.instrs.push_back({kSelect, reg(s), reg(s.getCondition()),
+        fusion.instrs.push_back({FUSER_BUNDLE_OP_SELECT, reg(s), reg(s.getCondition()),
                                  reg(s.getTrueValue()), (int64_t)reg(s.getFalseValue())});
         return success();
       })
@@ -208,20 +221,20 @@ LogicalResult PlanTranslator::translate(Operation *op) {
         return success();
       })
       .Case<IsAlignedOp>([&](IsAlignedOp a) -> LogicalResult {
-        fusion.instrs.push_back({kAligned, reg(a), buffers.lookup(a.getBuffer()), kNone,
+        fusion.instrs.push_back({FUSER_BUNDLE_OP_ALIGNED, reg(a), buffers.lookup(a.getBuffer()), FUSER_BUNDLE_NONE,
                                  (int64_t)a.getAlignment()});
         return success();
       })
       .Case<CheckOp>([&](CheckOp c) -> LogicalResult {
-        uint32_t v0 = c.getValues().size() > 0 ? reg(c.getValues()[0]) : kNone;
-        uint32_t v1 = c.getValues().size() > 1 ? reg(c.getValues()[1]) : kNone;
-        fusion.instrs.push_back({kAssert, v1, reg(c.getCondition()), v0,
+        uint32_t v0 = c.getValues().size() > 0 ? reg(c.getValues()[0]) : FUSER_BUNDLE_NONE;
+        uint32_t v1 = c.getValues().size() > 1 ? reg(c.getValues()[1]) : FUSER_BUNDLE_NONE;
+        fusion.instrs.push_back({FUSER_BUNDLE_OP_ASSERT, v1, reg(c.getCondition()), v0,
                                  (int64_t)strings.get(c.getMessage())});
         return success();
       })
       .Case<ResultDimOp>([&](ResultDimOp d) -> LogicalResult {
         int64_t k = dynamicDimIndex[d.getResult()][d.getDimAttr().getInt()];
-        fusion.instrs.push_back({kResultDim, kNone, reg(d.getSize()), (uint32_t)k, 0});
+        fusion.instrs.push_back({FUSER_BUNDLE_OP_RESULT_DIM, FUSER_BUNDLE_NONE, reg(d.getSize()), (uint32_t)k, 0});
         return success();
       })
       .Case<memref::AllocOp>([&](memref::AllocOp a) -> LogicalResult {
@@ -238,12 +251,12 @@ LogicalResult PlanTranslator::translate(Operation *op) {
         uint32_t size = constant(staticBytes);
         for (Value d : a.getDynamicSizes()) {
           uint32_t r = fusion.numRegs++;
-          fusion.instrs.push_back({kMul, r, size, reg(d), 0});
+          fusion.instrs.push_back({FUSER_BUNDLE_OP_MUL, r, size, reg(d), 0});
           size = r;
         }
         uint32_t index = fusion.numArgs + fusion.numResults + fusion.numIntermediates++;
         buffers[a] = index;
-        fusion.instrs.push_back({kAlloc, kNone, index, size, 0});
+        fusion.instrs.push_back({FUSER_BUNDLE_OP_ALLOC, FUSER_BUNDLE_NONE, index, size, 0});
         return success();
       })
       .Case<LaunchOp>([&](LaunchOp l) -> LogicalResult {
@@ -261,16 +274,17 @@ LogicalResult PlanTranslator::translate(Operation *op) {
             if (it == buffers.end())
               return l.emitOpError("passes a buffer that is neither an "
                                    "argument, a result nor an allocation");
-            launch.params.push_back({kPointer, it->second});
+            launch.params.push_back({FUSER_BUNDLE_PARAM_PTR, it->second});
           } else {
             int32_t bits = l.getIndexBits()[indexOperand++];
-            launch.params.push_back({bits == 32 ? kI32Param : kI64Param, reg(v)});
+            uint8_t kind = bits == 32 ? FUSER_BUNDLE_PARAM_I32 : FUSER_BUNDLE_PARAM_I64;
+            launch.params.push_back({kind, reg(v)});
           }
         }
         uint32_t index = fusion.launches.size();
         fusion.launches.push_back(std::move(launch));
-        fusion.instrs.push_back({kLaunch, kNone, index,
-                                 l.getCondition() ? reg(l.getCondition()) : kNone, 0});
+        fusion.instrs.push_back({FUSER_BUNDLE_OP_LAUNCH, FUSER_BUNDLE_NONE, index,
+                                 l.getCondition() ? reg(l.getCondition()) : FUSER_BUNDLE_NONE, 0});
         return success();
       })
       .Case<func::ReturnOp>([](auto) { return success(); })
@@ -280,17 +294,42 @@ LogicalResult PlanTranslator::translate(Operation *op) {
 }
 
 FailureOr<Fusion> PlanTranslator::run() {
-  auto numArgsAttr = plan->getAttrOfType<IntegerAttr>("fuser.num_args");
+  auto numArgsAttr = plan->getAttrOfType<IntegerAttr>(kNumArgsAttr);
   if (!numArgsAttr)
     return plan.emitError("plan has no fuser.num_args");
   fusion.name = strings.get(plan.getSymName());
   fusion.numArgs = numArgsAttr.getInt();
   fusion.numResults = plan.getNumArguments() - fusion.numArgs;
+  // Which tensor of the signature, in messages: "argument 1 'x'".
+  auto describe = [&](unsigned i) {
+    return (i < fusion.numArgs ? "argument " + std::to_string(i)
+                               : "result " + std::to_string(i - fusion.numArgs));
+  };
+  llvm::StringMap<unsigned> seen;
   for (BlockArgument arg : plan.getArguments()) {
     auto t = cast<MemRefType>(arg.getType());
+    unsigned i = arg.getArgNumber();
     Tensor tensor;
-    auto name = plan.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "fuser.name");
-    tensor.name = strings.get(name ? name.getValue() : StringRef(""));
+    auto nameAttr = plan.getArgAttrOfType<StringAttr>(i, kNameAttr);
+    StringRef name = nameAttr ? nameAttr.getValue() : StringRef("");
+    // Names are how tools find inputs and name output files (fuserc run
+    // writes DIR/<name>.npy): identifiers only, and each once, so that no
+    // name is a path and no two tensors share a file or an --input.
+    if (!isBundleIdentifier(name))
+      return plan.emitError("fusion '")
+             << plan.getSymName() << "': " << describe(i) << " is named '" << name
+             << "', which is not an identifier ([A-Za-z_][A-Za-z0-9_]*)";
+    auto [it, inserted] = seen.try_emplace(name, i);
+    if (!inserted)
+      return plan.emitError("fusion '")
+             << plan.getSymName() << "': " << describe(i) << " and "
+             << describe(it->second) << " are both named '" << name
+             << "'; the arguments and results of a fusion need distinct names";
+    if (t.getRank() > FUSER_MAX_RANK)
+      return plan.emitError("fusion '")
+             << plan.getSymName() << "': " << describe(i) << " '" << name << "' has rank "
+             << t.getRank() << ", more than FUSER_MAX_RANK (" << FUSER_MAX_RANK << ")";
+    tensor.name = strings.get(name);
     FailureOr<uint8_t> dt = dtypeOf(t.getElementType(), plan.getLoc());
     if (failed(dt))
       return failure();
@@ -336,7 +375,7 @@ FailureOr<std::string> mlir::fuser::writeBundle(ModuleOp module,
   std::vector<Fusion> fusions;
   std::vector<Module> modules;
   for (auto plan : module.getOps<func::FuncOp>()) {
-    if (!plan->hasAttr("fuser.plan"))
+    if (!plan->hasAttr(kPlanAttr))
       continue;
     FailureOr<Fusion> f = PlanTranslator(plan, strings).run();
     if (failed(f))
@@ -350,12 +389,12 @@ FailureOr<std::string> mlir::fuser::writeBundle(ModuleOp module,
     if (object.getFormat() != gpu::CompilationTarget::Assembly)
       return binary.emitError("kernels must be compiled to PTX assembly");
     f->ptxModule = modules.size();
-    modules.push_back({strings.get(binaryName), kPtx, object.getObject().str(),
+    modules.push_back({strings.get(binaryName), FUSER_BUNDLE_MODULE_PTX, object.getObject().str(),
                        options.sm, options.ptx});
     auto emu = options.emulation.find(plan.getSymName());
     if (emu != options.emulation.end()) {
       f->emulationModule = modules.size();
-      modules.push_back({strings.get(binaryName + ".mlir"), kEmulationMlir,
+      modules.push_back({strings.get(binaryName + ".mlir"), FUSER_BUNDLE_MODULE_EMULATOR,
                          emu->second, 0, 0});
     }
     fusions.push_back(std::move(*f));
@@ -366,11 +405,11 @@ FailureOr<std::string> mlir::fuser::writeBundle(ModuleOp module,
     strings.get("");
 
   // Layout.
-  uint64_t at = kHeaderSize;
+  uint64_t at = FUSER_BUNDLE_HEADER_SIZE;
   uint64_t fusionTable = at;
-  at += kFusionSize * fusions.size();
+  at += FUSER_BUNDLE_FUSION_SIZE * fusions.size();
   uint64_t moduleTable = at;
-  at += kModuleSize * modules.size();
+  at += FUSER_BUNDLE_MODULE_SIZE * modules.size();
   struct FusionLayout {
     uint64_t tensors, instrs, launches;
     SmallVector<uint64_t> dims, params;
@@ -379,18 +418,18 @@ FailureOr<std::string> mlir::fuser::writeBundle(ModuleOp module,
   for (Fusion &f : fusions) {
     FusionLayout l;
     l.tensors = at;
-    at += kTensorSize * f.tensors.size();
+    at += FUSER_BUNDLE_TENSOR_SIZE * f.tensors.size();
     for (Tensor &t : f.tensors) {
       l.dims.push_back(at);
       at += 8 * t.dims.size();
     }
     l.instrs = at;
-    at += kInstrSize * f.instrs.size();
+    at += FUSER_BUNDLE_INSTR_SIZE * f.instrs.size();
     l.launches = at;
-    at += kLaunchSize * f.launches.size();
+    at += FUSER_BUNDLE_LAUNCH_SIZE * f.launches.size();
     for (Launch &launch : f.launches) {
       l.params.push_back(at);
-      at += kParamSize * launch.params.size();
+      at += FUSER_BUNDLE_PARAM_SIZE * launch.params.size();
     }
     layouts.push_back(std::move(l));
   }
@@ -404,75 +443,81 @@ FailureOr<std::string> mlir::fuser::writeBundle(ModuleOp module,
   uint64_t size = at;
 
   Writer w(size);
-  w.bytes(0, kMagic, 8);
-  w.u32(8, kVersion);
-  w.u32(12, kHeaderSize);
-  w.u64(16, size);
-  w.u32(24, fusions.size());
-  w.u32(28, modules.size());
-  w.u64(32, fusionTable);
-  w.u64(40, moduleTable);
-  w.u64(48, stringTable);
-  w.u64(56, strings.bytes().size());
+  w.bytes(FUSER_BUNDLE_H_MAGIC, FUSER_BUNDLE_MAGIC, FUSER_BUNDLE_MAGIC_SIZE);
+  w.u32(FUSER_BUNDLE_H_VERSION, FUSER_BUNDLE_FORMAT_VERSION);
+  w.u32(FUSER_BUNDLE_H_HEADER_SIZE, FUSER_BUNDLE_HEADER_SIZE);
+  w.u64(FUSER_BUNDLE_H_FILE_SIZE, size);
+  w.u32(FUSER_BUNDLE_H_NUM_FUSIONS, fusions.size());
+  w.u32(FUSER_BUNDLE_H_NUM_MODULES, modules.size());
+  w.u64(FUSER_BUNDLE_H_FUSION_TABLE, fusionTable);
+  w.u64(FUSER_BUNDLE_H_MODULE_TABLE, moduleTable);
+  w.u64(FUSER_BUNDLE_H_STRING_TABLE, stringTable);
+  w.u64(FUSER_BUNDLE_H_STRING_TABLE_SIZE, strings.bytes().size());
   w.bytes(stringTable, strings.bytes().data(), strings.bytes().size());
   for (auto [i, m] : llvm::enumerate(modules)) {
-    uint64_t r = moduleTable + kModuleSize * i;
-    w.u32(r, m.name);
-    w.u32(r + 4, m.kind);
-    w.u64(r + 8, moduleData[i]);
-    w.u64(r + 16, m.data.size() + 1);
-    w.u32(r + 24, m.sm);
-    w.u32(r + 28, m.ptx);
+    uint64_t r = moduleTable + FUSER_BUNDLE_MODULE_SIZE * i;
+    w.u32(r + FUSER_BUNDLE_M_NAME, m.name);
+    w.u32(r + FUSER_BUNDLE_M_KIND, m.kind);
+    w.u64(r + FUSER_BUNDLE_M_DATA, moduleData[i]);
+    w.u64(r + FUSER_BUNDLE_M_SIZE, m.data.size() + 1);
+    w.u32(r + FUSER_BUNDLE_M_TARGET, m.sm);
+    w.u32(r + FUSER_BUNDLE_M_ISA, m.ptx);
     w.bytes(moduleData[i], m.data.data(), m.data.size());
   }
   for (auto [i, f] : llvm::enumerate(fusions)) {
     const FusionLayout &l = layouts[i];
-    uint64_t r = fusionTable + kFusionSize * i;
-    w.u32(r, f.name);
-    w.u32(r + 4, f.numArgs);
-    w.u32(r + 8, f.numResults);
-    w.u32(r + 12, f.numDynamicDims);
-    w.u32(r + 16, f.numRegs);
-    w.u32(r + 20, f.instrs.size());
-    w.u32(r + 24, f.launches.size());
-    w.u32(r + 28, f.numIntermediates);
-    w.u64(r + 32, l.tensors);
-    w.u64(r + 40, l.instrs);
-    w.u64(r + 48, l.launches);
-    w.u32(r + 56, f.ptxModule);
-    w.u32(r + 60, f.emulationModule);
+    uint64_t r = fusionTable + FUSER_BUNDLE_FUSION_SIZE * i;
+    w.u32(r + FUSER_BUNDLE_F_NAME, f.name);
+    w.u32(r + FUSER_BUNDLE_F_NUM_ARGS, f.numArgs);
+    w.u32(r + FUSER_BUNDLE_F_NUM_RESULTS, f.numResults);
+    w.u32(r + FUSER_BUNDLE_F_NUM_DYN, f.numDynamicDims);
+    w.u32(r + FUSER_BUNDLE_F_NUM_REGS, f.numRegs);
+    w.u32(r + FUSER_BUNDLE_F_NUM_INSTRS, f.instrs.size());
+    w.u32(r + FUSER_BUNDLE_F_NUM_LAUNCHES, f.launches.size());
+    w.u32(r + FUSER_BUNDLE_F_NUM_INTER, f.numIntermediates);
+    w.u64(r + FUSER_BUNDLE_F_TENSORS, l.tensors);
+    w.u64(r + FUSER_BUNDLE_F_INSTRS, l.instrs);
+    w.u64(r + FUSER_BUNDLE_F_LAUNCHES, l.launches);
+    w.u32(r + FUSER_BUNDLE_F_PTX_MODULE, f.ptxModule);
+    w.u32(r + FUSER_BUNDLE_F_EMU_MODULE, f.emulationModule);
     for (auto [j, t] : llvm::enumerate(f.tensors)) {
-      uint64_t tr = l.tensors + kTensorSize * j;
-      w.u32(tr, t.name);
-      w.u8(tr + 4, t.dtype);
-      w.u8(tr + 5, t.dims.size());
-      w.u64(tr + 8, l.dims[j]);
+      uint64_t tr = l.tensors + FUSER_BUNDLE_TENSOR_SIZE * j;
+      w.u32(tr + FUSER_BUNDLE_T_NAME, t.name);
+      w.u8(tr + FUSER_BUNDLE_T_DTYPE, t.dtype);
+      w.u8(tr + FUSER_BUNDLE_T_RANK, t.dims.size());
+      w.u64(tr + FUSER_BUNDLE_T_DIMS, l.dims[j]);
       for (auto [k, d] : llvm::enumerate(t.dims))
         w.u64(l.dims[j] + 8 * k, (uint64_t)d);
     }
     for (auto [j, in] : llvm::enumerate(f.instrs)) {
-      uint64_t ir = l.instrs + kInstrSize * j;
-      w.u16(ir, in.opcode);
-      w.u32(ir + 4, in.dst);
-      w.u32(ir + 8, in.a);
-      w.u32(ir + 12, in.b);
-      w.u64(ir + 16, (uint64_t)in.imm);
+      uint64_t ir = l.instrs + FUSER_BUNDLE_INSTR_SIZE * j;
+      w.u16(ir + FUSER_BUNDLE_I_OPCODE, in.opcode);
+      w.u32(ir + FUSER_BUNDLE_I_DST, in.dst);
+      w.u32(ir + FUSER_BUNDLE_I_A, in.a);
+      w.u32(ir + FUSER_BUNDLE_I_B, in.b);
+      w.u64(ir + FUSER_BUNDLE_I_IMM, (uint64_t)in.imm);
     }
     for (auto [j, launch] : llvm::enumerate(f.launches)) {
-      uint64_t lr = l.launches + kLaunchSize * j;
-      w.u32(lr, launch.kernel);
-      w.u32(lr + 4, launch.params.size());
-      w.u64(lr + 8, l.params[j]);
+      uint64_t lr = l.launches + FUSER_BUNDLE_LAUNCH_SIZE * j;
+      w.u32(lr + FUSER_BUNDLE_L_KERNEL, launch.kernel);
+      w.u32(lr + FUSER_BUNDLE_L_NUM_PARAMS, launch.params.size());
+      w.u64(lr + FUSER_BUNDLE_L_PARAMS, l.params[j]);
       for (int k = 0; k < 3; ++k) {
-        w.u32(lr + 16 + 4 * k, launch.grid[k]);
-        w.u32(lr + 28 + 4 * k, launch.block[k]);
+        w.u32(lr + FUSER_BUNDLE_L_GRID + 4 * k, launch.grid[k]);
+        w.u32(lr + FUSER_BUNDLE_L_BLOCK + 4 * k, launch.block[k]);
       }
-      w.u32(lr + 40, launch.smem);
+      w.u32(lr + FUSER_BUNDLE_L_SMEM, launch.smem);
       for (auto [k, p] : llvm::enumerate(launch.params)) {
-        w.u8(l.params[j] + kParamSize * k, p.kind);
-        w.u32(l.params[j] + kParamSize * k + 4, p.index);
+        uint64_t pr = l.params[j] + FUSER_BUNDLE_PARAM_SIZE * k;
+        w.u8(pr + FUSER_BUNDLE_P_KIND, p.kind);
+        w.u32(pr + FUSER_BUNDLE_P_INDEX, p.index);
       }
     }
   }
-  return w.take();
+  // Last: the checksum over everything above (its own field still 0).
+  std::string bytes = w.take();
+  uint32_t checksum = fuser_bundle_checksum(bytes.data(), bytes.size());
+  for (unsigned i = 0; i < 4; ++i)
+    bytes[FUSER_BUNDLE_H_CHECKSUM + i] = (char)((checksum >> (8 * i)) & 0xff);
+  return bytes;
 }
