@@ -267,9 +267,9 @@ Type Call::elementType(FuserDType dtype) {
 
 bool Call::shape(intptr_t rank, const int64_t *data, SmallVectorImpl<int64_t> &out,
                  StringRef what) {
-  if (rank < 0 || rank > 64) {
+  if (rank < 0 || rank > FUSER_MAX_RANK) {
     fail("rank " + Twine((int64_t)rank) + " of the " + what +
-         " is out of range (0 to 64)");
+         " is out of range (0 to FUSER_MAX_RANK, " + Twine(FUSER_MAX_RANK) + ")");
     return false;
   }
   if (rank > 0 && !data) {
@@ -473,6 +473,16 @@ MlirLogicalResult fuserBuilderSetLocation(FuserBuilder builder,
   return mlirLogicalResultSuccess();
 }
 
+/// Names of inputs and outputs as bundles take them (the bundle writer
+/// checks the same): [A-Za-z_][A-Za-z0-9_]*.
+static bool isTensorName(StringRef s) {
+  auto letter = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+  };
+  return !s.empty() && letter(s[0]) &&
+         llvm::all_of(s, [&](char c) { return letter(c) || (c >= '0' && c <= '9'); });
+}
+
 MlirValue fuserBuilderAddInput(FuserBuilder builder, FuserDType dtype,
                                intptr_t rank, const int64_t *shape,
                                MlirStringRef name) {
@@ -485,6 +495,11 @@ MlirValue fuserBuilderAddInput(FuserBuilder builder, FuserDType dtype,
     return MlirValue{nullptr};
   StringRef n = name.data ? unwrap(name) : StringRef();
   BuilderImpl &B = c.impl();
+  if (!n.empty() && !isTensorName(n)) {
+    c.fail("the name '" + n + "' is not an identifier ([A-Za-z_][A-Za-z0-9_]*); "
+           "bundles and the tools that read them (fuserc run's files) use it");
+    return MlirValue{nullptr};
+  }
   if (!n.empty() && B.nameTaken(n)) {
     c.fail("the name '" + n + "' is already taken by an input or output");
     return MlirValue{nullptr};
@@ -505,6 +520,11 @@ MlirLogicalResult fuserBuilderAddOutput(FuserBuilder builder, MlirValue value,
     return mlirLogicalResultFailure();
   StringRef n = name.data ? unwrap(name) : StringRef();
   BuilderImpl &B = c.impl();
+  if (!n.empty() && !isTensorName(n)) {
+    c.fail("the name '" + n + "' is not an identifier ([A-Za-z_][A-Za-z0-9_]*); "
+           "bundles and the tools that read them (fuserc run's files) use it");
+    return mlirLogicalResultFailure();
+  }
   if (!n.empty() && B.nameTaken(n)) {
     c.fail("the name '" + n + "' is already taken by an input or output");
     return mlirLogicalResultFailure();

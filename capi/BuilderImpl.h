@@ -8,6 +8,7 @@
 #define FUSER_CAPI_BUILDERIMPL_H
 
 #include "fuser-c/Builder.h"
+#include "fuser_runtime.h" // FUSER_MAX_RANK
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -107,7 +108,7 @@ public:
   /// The element type of `dtype`, or null (with an error) when `dtype` is
   /// not a FuserDType.
   Type elementType(FuserDType dtype);
-  /// Reads a shape argument: rank >= 0 (at most 64), sizes >= 0 or
+  /// Reads a shape argument: rank >= 0 (at most FUSER_MAX_RANK), sizes >= 0 or
   /// FUSER_DYNAMIC. False (with an error) otherwise.
   bool shape(intptr_t rank, const int64_t *shape, SmallVectorImpl<int64_t> &out,
              StringRef what = "shape");

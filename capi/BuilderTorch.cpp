@@ -298,8 +298,9 @@ MlirValue fuserTorchBroadcastTo(FuserBuilder b, MlirValue x, intptr_t rank,
   Value v = c.operand(x, "the operand");
   if (!v)
     return MlirValue{nullptr};
-  if (rank < 0 || rank > 64 || (rank > 0 && !shape)) {
-    c.fail("the shape needs a rank in [0, 64] and non-NULL sizes");
+  if (rank < 0 || rank > FUSER_MAX_RANK || (rank > 0 && !shape)) {
+    c.fail("the shape needs a rank in [0, FUSER_MAX_RANK] ([0, " + Twine(FUSER_MAX_RANK) +
+           "]) and non-NULL sizes");
     return MlirValue{nullptr};
   }
   RankedTensorType t = tensorOf(v);
@@ -350,8 +351,9 @@ MlirValue fuserTorchReshape(FuserBuilder b, MlirValue x, intptr_t rank,
   Value v = c.operand(x, "the operand");
   if (!v)
     return MlirValue{nullptr};
-  if (rank < 0 || rank > 64 || (rank > 0 && !shape)) {
-    c.fail("the shape needs a rank in [0, 64] and non-NULL sizes");
+  if (rank < 0 || rank > FUSER_MAX_RANK || (rank > 0 && !shape)) {
+    c.fail("the shape needs a rank in [0, FUSER_MAX_RANK] ([0, " + Twine(FUSER_MAX_RANK) +
+           "]) and non-NULL sizes");
     return MlirValue{nullptr};
   }
   SmallVector<int64_t> target(shape, shape + rank);

@@ -129,7 +129,8 @@ fuserBuilderSetLocation(FuserBuilder builder, MlirLocation location);
 /// Adds an input (a function argument) of element type `dtype` and shape
 /// `shape[0 .. rank)` (FUSER_DYNAMIC for `?`), named `name` in the bundle
 /// (an empty name gives the default `argN`). Names of inputs and outputs are
-/// unique within a fusion. Returns the input's value, or null on error.
+/// identifiers ([A-Za-z_][A-Za-z0-9_]*), unique within a fusion. The rank is
+/// at most FUSER_MAX_RANK (32). Returns the input's value, or null on error.
 /// `shape` may be NULL when `rank` is 0.
 MLIR_CAPI_EXPORTED MlirValue fuserBuilderAddInput(FuserBuilder builder,
                                                   FuserDType dtype,
@@ -138,8 +139,9 @@ MLIR_CAPI_EXPORTED MlirValue fuserBuilderAddInput(FuserBuilder builder,
                                                   MlirStringRef name);
 
 /// Marks `value` as the next output (function result) of the fusion, named
-/// `name` in the bundle (empty: the default `resultN`). A value may be
-/// output more than once under different names.
+/// `name` in the bundle (empty: the default `resultN`; else an identifier,
+/// unique among inputs and outputs). A value may be output more than once
+/// under different names.
 MLIR_CAPI_EXPORTED MlirLogicalResult fuserBuilderAddOutput(FuserBuilder builder,
                                                            MlirValue value,
                                                            MlirStringRef name);

@@ -191,12 +191,21 @@ static void testShapesAndConstants(MlirContext ctx) {
   int64_t neg[] = {4, -3}, minusOne[] = {-1};
   EXPECT_FAIL(b, fuserBuilderAddInput(b, FuserDTypeF32, -1, NULL, S("x")));
   EXPECT_FAIL(b, fuserBuilderAddInput(b, FuserDTypeF32, 65, neg, S("x")));
+  /* One more than FUSER_MAX_RANK: bundles, fuserc and .npy stop at 32. */
+  int64_t ones[33];
+  for (int i = 0; i < 33; ++i)
+    ones[i] = 1;
+  EXPECT_FAIL(b, fuserBuilderAddInput(b, FuserDTypeF32, 33, ones, S("x")));
+  EXPECT(!mlirValueIsNull(fuserBuilderAddInput(b, FuserDTypeF32, 32, ones, S("r32"))));
   EXPECT_FAIL(b, fuserBuilderAddInput(b, FuserDTypeF32, 2, NULL, S("x")));
   EXPECT_FAIL(b, fuserBuilderAddInput(b, FuserDTypeF32, 2, neg, S("x")));
   EXPECT_FAIL(b, fuserBuilderAddInput(b, FuserDTypeF32, 1, minusOne, S("x")));
   EXPECT_FAIL(b, fuserBuilderAddInput(b, FuserDTypeInvalid, 0, NULL, S("x")));
   EXPECT(!mlirValueIsNull(fuserBuilderAddInput(b, FuserDTypeF32, 0, NULL, S("x"))));
   EXPECT_FAIL(b, fuserBuilderAddInput(b, FuserDTypeF32, 0, NULL, S("x")));
+  /* Names are identifiers: fuserc run writes DIR/<name>.npy. */
+  EXPECT_FAIL(b, fuserBuilderAddInput(b, FuserDTypeF32, 0, NULL, S("../escaped")));
+  EXPECT_FAIL(b, fuserBuilderAddInput(b, FuserDTypeF32, 0, NULL, S("1x")));
   EXPECT_FAIL(b, fuserBuildConstantF64(b, FuserDTypeI32, 2.5, 0, NULL));
   EXPECT_FAIL(b, fuserBuildConstantF64(b, FuserDTypeI64, 1e300, 0, NULL));
   EXPECT_FAIL(b, fuserBuildConstantF64(b, FuserDTypeI8, INFINITY, 0, NULL));
@@ -213,13 +222,16 @@ static void testShapesAndConstants(MlirContext ctx) {
   fuserBuilderDestroy(b);
 }
 // CHECK-LABEL: @testShapesAndConstants
-// CHECK-NEXT: error: f: error: fuserBuilderAddInput: rank -1 of the shape is out of range (0 to 64)
-// CHECK-NEXT: error: f: error: fuserBuilderAddInput: rank 65 of the shape is out of range (0 to 64)
+// CHECK-NEXT: error: f: error: fuserBuilderAddInput: rank -1 of the shape is out of range (0 to FUSER_MAX_RANK, 32)
+// CHECK-NEXT: error: f: error: fuserBuilderAddInput: rank 65 of the shape is out of range (0 to FUSER_MAX_RANK, 32)
+// CHECK-NEXT: error: f: error: fuserBuilderAddInput: rank 33 of the shape is out of range (0 to FUSER_MAX_RANK, 32)
 // CHECK-NEXT: error: f: error: fuserBuilderAddInput: the shape is NULL with rank 2
 // CHECK-NEXT: error: f: error: fuserBuilderAddInput: dim 1 of the shape has size -3; sizes are >= 0, or FUSER_DYNAMIC for a dynamic dim
 // CHECK-NEXT: error: f: error: fuserBuilderAddInput: dim 0 of the shape has size -1; sizes are >= 0, or FUSER_DYNAMIC for a dynamic dim
 // CHECK-NEXT: error: f: error: fuserBuilderAddInput: dtype 0 is not a FuserDType
 // CHECK-NEXT: error: f: error: fuserBuilderAddInput: the name 'x' is already taken by an input or output
+// CHECK-NEXT: error: f: error: fuserBuilderAddInput: the name '../escaped' is not an identifier ([A-Za-z_][A-Za-z0-9_]*); bundles and the tools that read them (fuserc run's files) use it
+// CHECK-NEXT: error: f: error: fuserBuilderAddInput: the name '1x' is not an identifier
 // CHECK-NEXT: error: f: error: fuserBuildConstantF64: the value 2.5 is not an integer that fits in i32
 // CHECK-NEXT: error: f: error: fuserBuildConstantF64: the value 1e+300 is not an integer that fits in i64
 // CHECK-NEXT: error: f: error: fuserBuildConstantF64: the value inf is not an integer that fits in i8
@@ -411,6 +423,8 @@ static void testFinish(MlirContext ctx) {
   EXPECT(mlirLogicalResultIsSuccess(fuserBuilderAddOutput(b, x, S("y"))));
   EXPECT(mlirLogicalResultIsFailure(fuserBuilderAddOutput(b, x, S("y"))));
   printError(b);
+  EXPECT(mlirLogicalResultIsFailure(fuserBuilderAddOutput(b, x, S("a/b"))));
+  printError(b);
   EXPECT(mlirLogicalResultIsFailure(fuserBuilderAddOutput(b, NONE, S("z"))));
   printError(b);
   /* Destroying an unfinished builder frees its fusion (valgrind checks). */
@@ -430,6 +444,7 @@ static void testFinish(MlirContext ctx) {
 // CHECK-NEXT: error: f: error: fuserBuilderFinish: the module already has a symbol named 'f'
 // CHECK-NEXT: error: g: error: fuserBuilderFinishNewModule: the fusion has no outputs (fuserBuilderAddOutput)
 // CHECK-NEXT: error: g: error: fuserBuilderAddOutput: the name 'y' is already taken by an input or output
+// CHECK-NEXT: error: g: error: fuserBuilderAddOutput: the name 'a/b' is not an identifier
 // CHECK-NEXT: error: g: error: fuserBuilderAddOutput: the output value is null
 
 static int handlerCalls = 0;

@@ -36,7 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       continue;
     }
     require(e == 0 || (int)a.dtype == e);
-    require(a.rank >= 0 && a.rank <= NPY_MAX_RANK && a.data != NULL);
+    require(a.rank >= 0 && a.rank <= FUSER_MAX_RANK && a.data != NULL);
     require(a.element_size == npy_dtype_size(a.dtype));
     size_t n = 1;
     int zero = 0;

@@ -186,7 +186,7 @@ static void group_roundtrip(void) {
         CHECK(same_array(&a, &b), "%s rank %d: round trip differs",
               npy_dtype_name(t), a.rank);
         CHECK(b.data != NULL, "data is never NULL after a parse");
-        for (int i = b.rank; i < NPY_MAX_RANK; i++)
+        for (int i = b.rank; i < FUSER_MAX_RANK; i++)
           CHECK(b.shape[i] == 0, "unused dims are zero");
       }
       npy_free(&b);
@@ -246,9 +246,9 @@ static void group_roundtrip(void) {
   /* Rank 32, the maximum; and a 1-D shape is written (5,), rank 0 (). */
   {
     npy_array a, b;
-    int64_t sh[NPY_MAX_RANK];
-    for (int i = 0; i < NPY_MAX_RANK; i++) sh[i] = i == 7 ? 3 : 1;
-    make_array(&a, NPY_I64, NPY_MAX_RANK, sh, 1);
+    int64_t sh[FUSER_MAX_RANK];
+    for (int i = 0; i < FUSER_MAX_RANK; i++) sh[i] = i == 7 ? 3 : 1;
+    make_array(&a, NPY_I64, FUSER_MAX_RANK, sh, 1);
     void *buf;
     size_t size;
     char err[NPY_ERR_LEN];
@@ -1085,7 +1085,7 @@ static size_t rnd_below(size_t n) { return n ? (size_t)(rnd() % n) : 0; }
 /* Checks what a successful parse returned, and that it round-trips. */
 static void check_parsed(const npy_array *a, size_t input_size) {
   char err[NPY_ERR_LEN];
-  CHECK(a->rank >= 0 && a->rank <= NPY_MAX_RANK, "rank %d", a->rank);
+  CHECK(a->rank >= 0 && a->rank <= FUSER_MAX_RANK, "rank %d", a->rank);
   CHECK(a->data != NULL, "data");
   CHECK(a->element_size == npy_dtype_size(a->dtype), "element size");
   size_t n = 1;
@@ -1410,8 +1410,8 @@ static void numpy_read(const char *dir) {
       CHECK(sscanf(rest, "%d %d %d%n", &dtype, &exact, &rank, &p) == 3,
             "manifest: %s", line);
       rest += p;
-      int64_t shape[NPY_MAX_RANK] = {0};
-      for (int i = 0; i < rank && i < NPY_MAX_RANK; i++) {
+      int64_t shape[FUSER_MAX_RANK] = {0};
+      for (int i = 0; i < rank && i < FUSER_MAX_RANK; i++) {
         long long d;
         CHECK(sscanf(rest, "%lld%n", &d, &p) == 1, "manifest: %s", line);
         shape[i] = d;

@@ -238,8 +238,8 @@ static int parse_shape(lexer *l, npy_array *a) {
     if (at_end(l) || *l->p < '0' || *l->p > '9')
       return syntax(l, rank == 0 ? "a dimension or ')' in 'shape'"
                                  : "a dimension or ')' after ',' in 'shape'");
-    if (rank == NPY_MAX_RANK)
-      return fail(l->c, "'shape' has more than %d dimensions", NPY_MAX_RANK);
+    if (rank == FUSER_MAX_RANK)
+      return fail(l->c, "'shape' has more than %d dimensions", FUSER_MAX_RANK);
     uint64_t v = 0;
     while (!at_end(l) && *l->p >= '0' && *l->p <= '9') {
       unsigned d = (unsigned)(*l->p - '0');
@@ -730,8 +730,8 @@ static int check_array(const ctx *c, const npy_array *a, size_t *bytes) {
   if (!a) return fail(c, "NULL array");
   if (!valid_dtype((int)a->dtype))
     return fail(c, "invalid dtype %d", (int)a->dtype);
-  if (a->rank < 0 || a->rank > NPY_MAX_RANK)
-    return fail(c, "rank %d is outside 0..%d", a->rank, NPY_MAX_RANK);
+  if (a->rank < 0 || a->rank > FUSER_MAX_RANK)
+    return fail(c, "rank %d is outside 0..%d", a->rank, FUSER_MAX_RANK);
   size_t n = 1;
   int zero = 0, overflow = 0;
   for (int i = 0; i < a->rank; i++) {

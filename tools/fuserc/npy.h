@@ -1,4 +1,5 @@
-/* npy.h - reading and writing NumPy .npy files (C11, no dependencies).
+/* npy.h - reading and writing NumPy .npy files (C11; needs only the runtime's
+ * plain-C header fuser_runtime.h, for FUSER_MAX_RANK and the dtypes).
  *
  * Used by `fuserc run` to read fusion inputs and write results. The format
  * and the conventions (bf16 stored as uint16 bit patterns, what is rejected
@@ -24,12 +25,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* FUSER_MAX_RANK and the dtype numbers: one definition for all of fuser
+ * (a plain-C header; compile with -I runtime/include, no library needed). */
+#include "fuser_runtime.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* The largest rank the library handles (NumPy 1.x's NPY_MAXDIMS). */
-#define NPY_MAX_RANK 32
+/* The largest rank the library handles is FUSER_MAX_RANK (32, NumPy 1.x's
+ * NPY_MAXDIMS too): the rank of every tensor fuser makes. */
 
 /* A good size for the `err` buffers: long enough for every message. */
 #define NPY_ERR_LEN 512
@@ -46,14 +51,14 @@ extern "C" {
  *   NPY_F64  '<f8'  float64
  */
 typedef enum {
-  NPY_I1 = 1,
-  NPY_I8,
-  NPY_I32,
-  NPY_I64,
-  NPY_F16,
-  NPY_BF16,
-  NPY_F32,
-  NPY_F64
+  NPY_I1 = FUSER_DTYPE_I1,
+  NPY_I8 = FUSER_DTYPE_I8,
+  NPY_I32 = FUSER_DTYPE_I32,
+  NPY_I64 = FUSER_DTYPE_I64,
+  NPY_F16 = FUSER_DTYPE_F16,
+  NPY_BF16 = FUSER_DTYPE_BF16,
+  NPY_F32 = FUSER_DTYPE_F32,
+  NPY_F64 = FUSER_DTYPE_F64
 } npy_dtype;
 
 /* An n-dimensional array. npy_parse/npy_load fill every field; for
@@ -61,8 +66,8 @@ typedef enum {
  * element_size are checked against shape and dtype). */
 typedef struct {
   npy_dtype dtype;
-  int rank;                     /* 0..NPY_MAX_RANK; 0 is a scalar (1 element) */
-  int64_t shape[NPY_MAX_RANK];  /* shape[0..rank-1], each >= 0; the rest 0 */
+  int rank;                     /* 0..FUSER_MAX_RANK; 0 is a scalar (1 element) */
+  int64_t shape[FUSER_MAX_RANK];  /* shape[0..rank-1], each >= 0; the rest 0 */
   size_t num_elements;          /* product of the dims (1 for rank 0) */
   size_t element_size;          /* bytes per element: npy_dtype_size(dtype) */
   void *data;                   /* num_elements * element_size bytes, C order,
@@ -88,7 +93,7 @@ typedef struct {
  * magic or version, a malformed header, keys other than 'descr',
  * 'fortran_order' and 'shape' (or a missing or repeated one), Fortran order,
  * big-endian, structured, object and all non-fuser dtypes, negative dims,
- * rank above NPY_MAX_RANK, an element count that overflows, data shorter or
+ * rank above FUSER_MAX_RANK, an element count that overflows, data shorter or
  * longer than the shape says, and bool elements other than 0 and 1.
  * Never reads outside [bytes, bytes+size) and never allocates more than the
  * data bytes present in the input plus a small constant. */
