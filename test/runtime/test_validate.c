@@ -245,6 +245,8 @@ static void test_fusions(void) {
   BAD(bw_put_u8(d, TEN(0) + 4, 9), "fusion 0 'softmax': argument 0: unknown dtype 9");
   BAD(bw_put_u8(d, TEN(1) + 4, 0), "fusion 0 'softmax': result 0: unknown dtype 0");
   BAD(bw_put_u8(d, TEN(1) + 5, 200), "result 0: rank 200 is more than FUSER_MAX_RANK (32)");
+  /* Ranks 33 to 64 were accepted, and overflowed fuserc's shape arrays. */
+  BAD(bw_put_u8(d, TEN(1) + 5, 33), "result 0: rank 33 is more than FUSER_MAX_RANK (32)");
   BAD(bw_put_u16(d, TEN(0) + 6, 1), "argument 0: reserved fields are not 0");
   BAD(bw_put_u64(d, TEN(0) + 16, 1), "argument 0: reserved fields are not 0");
   BAD(bw_put_u64(d, TEN(0) + 8, n), "argument 0: dims at offset");
