@@ -28,7 +28,9 @@ using namespace mlir::fuser;
 //===----------------------------------------------------------------------===//
 
 /// Names each fusion argument after its SSA name in the source, unless the
-/// argument already has a fuser.name or its SSA name is a number.
+/// argument already has a fuser.name or its SSA name is no identifier (a
+/// number, or `%x.1`: bundles take [A-Za-z_][A-Za-z0-9_]* only, and such an
+/// argument keeps its default name, argN).
 static void nameArguments(ModuleOp module, const AsmParserState &state) {
   for (auto f : module.getOps<func::FuncOp>()) {
     if (f.isExternal())
@@ -43,7 +45,9 @@ static void nameArguments(ModuleOp module, const AsmParserState &state) {
       StringRef text(arg.loc.Start.getPointer(),
                      arg.loc.End.getPointer() - arg.loc.Start.getPointer());
       text.consume_front("%");
-      if (text.empty() || !(std::isalpha((unsigned char)text[0]) || text[0] == '_'))
+      auto letter = [](char c) { return std::isalpha((unsigned char)c) || c == '_'; };
+      if (text.empty() || !letter(text[0]) ||
+          !llvm::all_of(text, [&](char c) { return letter(c) || std::isdigit((unsigned char)c); }))
         continue;
       f.setArgAttr(i, kNameAttr, StringAttr::get(f.getContext(), text));
     }

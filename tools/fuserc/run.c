@@ -422,8 +422,15 @@ static int runFusion(fuser_rt *rt, const fuser_fusion *fusion, const RunFlags *f
       goto done;
     const fuser_tensor_info *t = fuser_fusion_result(fusion, r);
     if (f->outputDir) {
+      /* The name is an identifier (the bundle's validator insists), so the
+       * file stays inside the directory. */
       char path[4096], err[512];
-      snprintf(path, sizeof path, "%s/%s.npy", f->outputDir, t->name);
+      int n = snprintf(path, sizeof path, "%s/%s.npy", f->outputDir, t->name);
+      if (n < 0 || (size_t)n >= sizeof path) {
+        fprintf(stderr, "fuserc: error: the path for result '%s' of fusion '%s' is too "
+                        "long\n", t->name, fname);
+        goto done;
+      }
       if (npy_save(path, h, err, sizeof err)) {
         fprintf(stderr, "%s\n", err);
         goto done;
@@ -451,6 +458,68 @@ done:
   free(host);
   free(device);
   return status;
+}
+
+static bool runsFusion(const RunFlags *f, const fuser_fusion *fusion) {
+  return !f->fusion || !strcmp(f->fusion, fuser_fusion_name(fusion));
+}
+
+/* Before anything runs: every --input names an argument of a fusion that
+ * runs, and once; with --output-dir, no two results of the fusions that run
+ * would write the same file. (Within a fusion, names are distinct
+ * identifiers: the bundle's validator checks that.) */
+static bool checkNames(const fuser_bundle *bundle, const RunFlags *f) {
+  size_t n = fuser_bundle_num_fusions(bundle);
+  for (int k = 0; k < f->numInputs; ++k) {
+    const InputFlag *in = &f->inputs[k];
+    for (int j = 0; j < k; ++j)
+      if (!strcmp(f->inputs[j].name, in->name)) {
+        fprintf(stderr, "fuserc: error: --input %s is given twice ('%s' and '%s')\n",
+                in->name, f->inputs[j].path, in->path);
+        return false;
+      }
+    bool used = false;
+    for (size_t i = 0; i < n && !used; ++i) {
+      const fuser_fusion *fusion = fuser_bundle_get_fusion(bundle, i);
+      for (size_t a = 0; runsFusion(f, fusion) && a < fuser_fusion_num_args(fusion); ++a)
+        used |= !strcmp(fuser_fusion_arg(fusion, a)->name, in->name);
+    }
+    if (used)
+      continue;
+    fprintf(stderr, "fuserc: error: --input %s=%s: no fusion that runs has an argument "
+                    "named '%s' (arguments:", in->name, in->path, in->name);
+    const char *sep = " ";
+    for (size_t i = 0; i < n; ++i) {
+      const fuser_fusion *fusion = fuser_bundle_get_fusion(bundle, i);
+      for (size_t a = 0; runsFusion(f, fusion) && a < fuser_fusion_num_args(fusion); ++a) {
+        fprintf(stderr, "%s%s.%s", sep, fuser_fusion_name(fusion),
+                fuser_fusion_arg(fusion, a)->name);
+        sep = ", ";
+      }
+    }
+    fprintf(stderr, "%s)\n", *sep == ' ' ? " none" : "");
+    return false;
+  }
+  if (!f->outputDir)
+    return true;
+  for (size_t i = 0; i < n; ++i) {
+    const fuser_fusion *fi = fuser_bundle_get_fusion(bundle, i);
+    for (size_t j = 0; runsFusion(f, fi) && j < i; ++j) {
+      const fuser_fusion *fj = fuser_bundle_get_fusion(bundle, j);
+      for (size_t r = 0; runsFusion(f, fj) && r < fuser_fusion_num_results(fi); ++r)
+        for (size_t q = 0; q < fuser_fusion_num_results(fj); ++q) {
+          const char *name = fuser_fusion_result(fi, r)->name;
+          if (strcmp(name, fuser_fusion_result(fj, q)->name))
+            continue;
+          fprintf(stderr, "fuserc: error: fusions '%s' and '%s' both have a result named "
+                          "'%s', which --output-dir would write to the same file %s/%s.npy: "
+                          "run one at a time with --fusion NAME\n",
+                  fuser_fusion_name(fj), fuser_fusion_name(fi), name, f->outputDir, name);
+          return false;
+        }
+    }
+  }
+  return true;
 }
 
 int fusercRun(int argc, char **argv) {
@@ -481,18 +550,18 @@ int fusercRun(int argc, char **argv) {
   fuser_rt *rt = createRuntime(&f);
   fuser_bundle *bundle = NULL;
   if (rt && !reportError(fuser_bundle_load(rt, bundleData, bundleSize, &bundle), f.source)) {
-    status = 0;
     bool found = false;
-    for (size_t i = 0; i < fuser_bundle_num_fusions(bundle); ++i) {
-      const fuser_fusion *fusion = fuser_bundle_get_fusion(bundle, i);
-      if (f.fusion && strcmp(f.fusion, fuser_fusion_name(fusion)))
-        continue;
-      found = true;
-      status |= runFusion(rt, fusion, &f);
-    }
-    if (f.fusion && !found) {
+    for (size_t i = 0; i < fuser_bundle_num_fusions(bundle); ++i)
+      found |= !f.fusion || !strcmp(f.fusion, fuser_fusion_name(fuser_bundle_get_fusion(bundle, i)));
+    if (f.fusion && !found)
       fprintf(stderr, "fuserc: error: %s has no fusion named '%s'\n", f.source, f.fusion);
-      status = 1;
+    else if (checkNames(bundle, &f)) {
+      status = 0;
+      for (size_t i = 0; i < fuser_bundle_num_fusions(bundle); ++i) {
+        const fuser_fusion *fusion = fuser_bundle_get_fusion(bundle, i);
+        if (!f.fusion || !strcmp(f.fusion, fuser_fusion_name(fusion)))
+          status |= runFusion(rt, fusion, &f);
+      }
     }
   }
   fuser_bundle_destroy(bundle);
