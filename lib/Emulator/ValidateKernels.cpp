@@ -45,7 +45,8 @@ bool isAllowedInKernel(Operation *op) {
       "llvm.bitcast", "llvm.extractelement", "llvm.insertelement", "llvm.shufflevector",
       "vector.broadcast", "vector.splat", "vector.extract", "vector.insert",
       "vector.extract_strided_slice", "vector.insert_strided_slice", "vector.shuffle",
-      "vector.from_elements", "vector.bitcast",
+      "vector.from_elements", "vector.bitcast", "vector.shape_cast", "vector.reduction",
+      "vector.fma", "ub.poison",
       // the LLVM intrinsics fuser's math and reductions use
       "llvm.intr.fma", "llvm.intr.fmuladd", "llvm.intr.maximum", "llvm.intr.minimum",
       "llvm.intr.maxnum", "llvm.intr.minnum", "llvm.intr.sqrt", "llvm.intr.fabs",

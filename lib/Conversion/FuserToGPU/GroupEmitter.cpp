@@ -74,24 +74,38 @@ Index GroupEmitter::operandIndex(Operation *op, unsigned i,
       });
 }
 
-void GroupEmitter::analyze(Value v, const Index &idx) {
-  for (auto &[seenValue, seenIndex] : visited)
-    if (seenValue == v && seenIndex == idx)
-      return;
-  visited.push_back({v, idx});
-  if (isInput(v)) {
-    leafOffsets.push_back({v, linearIndex(v, idx)});
-    return;
+void GroupEmitter::analyze(Value root, const Index &rootIdx) {
+  // Depth first, operands in order, by an explicit stack. An access under a
+  // pad or concat is guarded: read only where its index is in bounds.
+  struct Item {
+    Value v;
+    Index idx;
+    bool guarded;
+  };
+  SmallVector<Item> work{{root, rootIdx, false}};
+  while (!work.empty()) {
+    auto [v, idx, guarded] = work.pop_back_val();
+    // Seen unguarded, a value is read everywhere anyway; seen guarded, it is
+    // analyzed again if it turns up unguarded.
+    if (!visited.insert(MemoKey{v, idx, guarded ? 1u : 0u}).second ||
+        (guarded && visited.contains(MemoKey{v, idx, 0})))
+      continue;
+    if (isInput(v)) {
+      leafOffsets.push_back({v, linearIndex(v, idx)});
+      leafGuarded.push_back(guarded);
+      continue;
+    }
+    Operation *op = v.getDefiningOp();
+    // A reduction's result is computed by the kernel's reduction; its input
+    // is analyzed from there.
+    if (isReductionOp(op))
+      continue;
+    if (isa<IotaOp, PadOp, ConcatOp>(op))
+      mergeable = false;
+    bool guards = isa<PadOp, ConcatOp>(op);
+    for (unsigned i = op->getNumOperands(); i-- > 0;)
+      work.push_back({op->getOperand(i), operandIndex(op, i, idx), guarded || guards});
   }
-  Operation *op = v.getDefiningOp();
-  // A reduction's result is computed by the kernel's reduction; its input is
-  // analyzed from there.
-  if (isReductionOp(op))
-    return;
-  if (isa<IotaOp, PadOp, ConcatOp>(op))
-    mergeable = false;
-  for (unsigned i = 0; i < op->getNumOperands(); ++i)
-    analyze(op->getOperand(i), operandIndex(op, i, idx));
 }
 
 void GroupEmitter::planIterationSpace(ArrayRef<int> dimClass) {
@@ -207,19 +221,58 @@ Value GroupEmitter::maskedLoad(Value v, Type elem, AffineExpr offset, unsigned l
   return ifOp.getResult(0);
 }
 
+bool GroupEmitter::emitsOperandsFirst(Value v) {
+  if (known.count(v) || isInput(v))
+    return false;
+  Operation *op = v.getDefiningOp();
+  return !isa<ConstantOp, IotaOp, PadOp, ConcatOp>(op) && op->getNumOperands() > 0;
+}
+
 Lanes GroupEmitter::emit(Value v, const Index &idx, unsigned lanes) {
-  auto knownIt = known.find(v);
-  if (knownIt != known.end())
-    return knownIt->second;
-  for (auto &[key, val] : llvm::reverse(memo))
-    if (key.v == v && key.lanes == lanes && key.idx == idx)
-      return val;
+  auto lookup = [&](Value x, const Index &i, unsigned l) -> std::optional<Lanes> {
+    auto knownIt = known.find(x);
+    if (knownIt != known.end())
+      return knownIt->second;
+    return memo.lookup(MemoKey{x, i, l});
+  };
+  if (std::optional<Lanes> hit = lookup(v, idx, lanes))
+    return *hit;
+  // Post-order over the operands: a frame is expanded (its operands pushed,
+  // first operand on top, so they are emitted in order) and then, once they
+  // are all in the memo, emitted.
+  struct Frame {
+    Value v;
+    Index idx;
+    bool expanded;
+  };
+  SmallVector<Frame> stack{{v, idx, false}};
+  while (!stack.empty()) {
+    if (lookup(stack.back().v, stack.back().idx, lanes)) {
+      stack.pop_back();
+      continue;
+    }
+    if (!stack.back().expanded && emitsOperandsFirst(stack.back().v)) {
+      stack.back().expanded = true;
+      Operation *op = stack.back().v.getDefiningOp();
+      Index at = stack.back().idx;
+      unsigned n = isa<BroadcastOp, PermuteOp, ReshapeOp, SliceOp>(op) ? 1 : op->getNumOperands();
+      for (unsigned i = n; i-- > 0;)
+        stack.push_back({op->getOperand(i), operandIndex(op, i, at), false});
+      continue;
+    }
+    Frame f = stack.pop_back_val();
+    emitOne(f.v, f.idx, lanes);
+  }
+  return *lookup(v, idx, lanes);
+}
+
+Lanes GroupEmitter::emitOne(Value v, const Index &idx, unsigned lanes) {
   Lanes result;
   if (isInput(v)) {
     Type elem = elementTypeOf(v);
     AffineExpr off = toIteration(linearIndex(v, idx));
     if (Value s = loadHook(v, off, lanes)) {
-      memo.push_back({{v, idx, lanes}, {s, true}});
+      memo.insert({v, idx, lanes}, {s, true});
       return {s, true};
     }
     std::optional<int64_t> stride = laneStride(off);
@@ -233,7 +286,7 @@ Lanes GroupEmitter::emit(Value v, const Index &idx, unsigned lanes) {
   } else {
     result = emitOp(v.getDefiningOp(), idx, lanes);
   }
-  memo.push_back({{v, idx, lanes}, result});
+  memo.insert({v, idx, lanes}, result);
   return result;
 }
 
@@ -312,9 +365,9 @@ Lanes GroupEmitter::emitOp(Operation *op, const Index &idx,
         OpBuilder::InsertionGuard g(b);
         b.setInsertionPointToStart(&ifOp.getThenRegion().front());
         ExprScope scope(*kb->expander);
-        size_t memoSize = memo.size();
+        size_t mark = memo.mark();
         Value v = materialize(emit(pad.getInput(), oi, lanes), lanes);
-        memo.resize(memoSize);
+        memo.restore(mark);
         scf::YieldOp::create(b, loc, v);
         b.setInsertionPointToStart(&ifOp.getElseRegion().front());
         scf::YieldOp::create(b, loc, materialize(padValue, lanes));
@@ -332,9 +385,9 @@ Lanes GroupEmitter::emitOp(Operation *op, const Index &idx,
       Index oi = operandIndex(op, k, idx);
       if (k + 1 == concat.getInputs().size()) {
         ExprScope scope(*kb->expander);
-        size_t memoSize = memo.size();
+        size_t mark = memo.mark();
         Value v = materialize(emit(in, oi, lanes), lanes);
-        memo.resize(memoSize);
+        memo.restore(mark);
         return v;
       }
       AffineExpr end = start + shapeOf(in)[dim];
@@ -345,9 +398,9 @@ Lanes GroupEmitter::emitOp(Operation *op, const Index &idx,
       b.setInsertionPointToStart(&ifOp.getThenRegion().front());
       {
         ExprScope scope(*kb->expander);
-        size_t memoSize = memo.size();
+        size_t mark = memo.mark();
         Value v = materialize(emit(in, oi, lanes), lanes);
-        memo.resize(memoSize);
+        memo.restore(mark);
         scf::YieldOp::create(b, loc, v);
       }
       b.setInsertionPointToStart(&ifOp.getElseRegion().front());

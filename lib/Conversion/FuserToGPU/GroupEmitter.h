@@ -18,6 +18,8 @@
 #include "fuser/Transforms/Segments.h"
 
 #include "mlir/IR/AffineExpr.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/Hashing.h"
 
 namespace mlir::fuser {
 
@@ -36,6 +38,70 @@ struct Index {
 struct Lanes {
   Value value;
   bool uniform;
+};
+
+/// A value at an index, computed for `lanes` lanes.
+struct MemoKey {
+  Value v;
+  Index idx;
+  unsigned lanes;
+};
+
+struct MemoKeyInfo {
+  static MemoKey getEmptyKey() { return {DenseMapInfo<Value>::getEmptyKey(), {}, 0}; }
+  static MemoKey getTombstoneKey() {
+    return {DenseMapInfo<Value>::getTombstoneKey(), {}, 0};
+  }
+  static unsigned getHashValue(const MemoKey &k) {
+    return llvm::hash_combine(k.v.getAsOpaquePointer(), k.lanes, k.idx.linear,
+                              llvm::hash_combine_range(k.idx.exprs.begin(), k.idx.exprs.end()));
+  }
+  static bool isEqual(const MemoKey &a, const MemoKey &b) {
+    return a.v == b.v && a.lanes == b.lanes && a.idx == b.idx;
+  }
+};
+
+/// The values already emitted for the unit being built: a hash map (a list
+/// searched linearly made emission quadratic in the fusion's size), with an
+/// undo log so that what was emitted inside a region is forgotten when the
+/// region ends (it does not dominate what follows).
+class Memo {
+public:
+  std::optional<Lanes> lookup(const MemoKey &k) const {
+    auto it = map.find(k);
+    if (it == map.end())
+      return std::nullopt;
+    return it->second;
+  }
+  void insert(const MemoKey &k, Lanes l) {
+    if (map.try_emplace(k, l).second)
+      log.push_back(k);
+  }
+  size_t mark() const { return log.size(); }
+  /// Forgets everything inserted since `mark`.
+  void restore(size_t mark) {
+    while (log.size() > mark)
+      map.erase(log.pop_back_val());
+  }
+  void clear() {
+    map.clear();
+    log.clear();
+  }
+  /// Forgets the entries whose key satisfies `pred`.
+  void eraseIf(function_ref<bool(const MemoKey &)> pred) {
+    SmallVector<MemoKey> kept;
+    for (MemoKey &k : log) {
+      if (pred(k))
+        map.erase(k);
+      else
+        kept.push_back(k);
+    }
+    log = std::move(kept);
+  }
+
+private:
+  DenseMap<MemoKey, Lanes, MemoKeyInfo> map;
+  SmallVector<MemoKey> log;
 };
 
 inline unsigned byteSize(Type t) {
@@ -102,7 +168,16 @@ protected:
   }
 
   // -- emission ---------------------------------------------------------------
+  /// The value of `v` at `idx`: operands first, by an explicit stack (a
+  /// chain of ten thousand ops must not recurse ten thousand times), each
+  /// value once per unit (memo).
   Lanes emit(Value v, const Index &idx, unsigned lanes);
+  /// Emits one value whose operands emit() has already emitted.
+  Lanes emitOne(Value v, const Index &idx, unsigned lanes);
+  /// Whether emitting `v` emits its operands at its own index, so that
+  /// emit() can emit them first (elementwise ops and views); not pads and
+  /// concats, whose operands are emitted inside the branches that pick them.
+  bool emitsOperandsFirst(Value v);
   /// Loads input `v` at iteration-space `offset`; under `loadMask`, only
   /// where the mask holds (zeros elsewhere).
   Value maskedLoad(Value v, Type elem, AffineExpr offset, unsigned lanes);
@@ -125,7 +200,10 @@ protected:
   // Analysis results.
   bool mergeable = true;
   SmallVector<std::pair<Value, AffineExpr>> leafOffsets; // d-space
-  SmallVector<std::pair<Value, Index>> visited;
+  /// Per leaf: read only where a pad or concat picks it, so that its offset
+  /// may lie outside the input elsewhere (it must not be read there).
+  SmallVector<bool> leafGuarded;
+  DenseSet<MemoKey, MemoKeyInfo> visited; ///< (value, index) pairs analyzed
 
   // The iteration space: merged dims m_0..m_{q-1} with sizes iterSizes.
   SmallVector<AffineExpr> dimSubstitution; // d_k -> m-space
@@ -139,12 +217,7 @@ protected:
   // Emission state.
   KernelBuilder *kb = nullptr;
   SmallVector<Value> iterValues;
-  struct MemoKey {
-    Value v;
-    Index idx;
-    unsigned lanes;
-  };
-  SmallVector<std::pair<MemoKey, Lanes>> memo;
+  Memo memo;
   /// Values computed elsewhere in the kernel (a reduction's result: uniform
   /// over a row, or one per column lane): emit returns them as they are.
   DenseMap<Value, Lanes> known;

@@ -9,6 +9,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/SmallBitVector.h"
 
 using namespace mlir;
 using namespace mlir::fuser;
@@ -219,7 +220,12 @@ Value KernelBuilder::extraPointer(unsigned i) {
 
 Value KernelBuilder::symbol(unsigned k) {
   auto it = llvm::find(symbols, k);
-  assert(it != symbols.end() && "symbol is not a parameter of this kernel");
+  // segmentSymbols missed a size the kernel indexes with: stop rather than
+  // read another parameter in its place.
+  if (it == symbols.end())
+    llvm::report_fatal_error("fuser: internal error: kernel '" + func.getName() +
+                             "' indexes with dynamic dim " + Twine(k) +
+                             ", which is not among its parameters");
   return func.getArgument(inputs.size() + outputs.size() + extras.size() +
                           (it - symbols.begin()));
 }
@@ -329,4 +335,32 @@ SmallVector<Value> mlir::fuser::orderedInputs(const Segment &segment) {
   });
   args.append(others.begin(), others.end());
   return args;
+}
+
+SmallVector<unsigned> mlir::fuser::segmentSymbols(const ShapeAnalysis &shapes,
+                                                  const Segment &segment) {
+  llvm::SmallBitVector used(shapes.symbols().size());
+  auto note = [&](Value v) {
+    if (!isa<RankedTensorType>(v.getType()))
+      return;
+    for (AffineExpr e : shapes.shape(v))
+      e.walk([&](AffineExpr x) {
+        if (auto s = dyn_cast<AffineSymbolExpr>(x))
+          used.set(s.getPosition());
+      });
+  };
+  for (Value v : segment.inputs)
+    note(v);
+  for (Value v : segment.outputs)
+    note(v);
+  for (Operation *op : segment.ops) {
+    for (Value v : op->getOperands())
+      note(v);
+    for (Value v : op->getResults())
+      note(v);
+  }
+  SmallVector<unsigned> symbols;
+  for (unsigned k : used.set_bits())
+    symbols.push_back(k);
+  return symbols;
 }

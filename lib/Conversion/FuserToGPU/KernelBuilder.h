@@ -179,6 +179,12 @@ private:
 /// order, then intermediates in order of first use.
 SmallVector<Value> orderedInputs(const Segment &segment);
 
+/// The symbols (dynamic dims) the shapes of a segment's values use: the only
+/// ones its kernels take as parameters, so that a kernel never receives a
+/// size it does not index with (a 32-bit kernel of a small output was handed
+/// the 2^31-element dim of another output, and the call failed).
+SmallVector<unsigned> segmentSymbols(const ShapeAnalysis &shapes, const Segment &segment);
+
 /// Builds the kernel(s) and plan launches of one segment.
 LogicalResult emitPointwiseSegment(FusionEmitter &fe, const Segment &segment);
 

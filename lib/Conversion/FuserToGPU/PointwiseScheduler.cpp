@@ -87,9 +87,7 @@ void PointwiseScheduler::emitUnit(Value linear, unsigned lanes) {
 
 void PointwiseScheduler::emitKernel(unsigned indexBits) {
   const int64_t block = 256;
-  SmallVector<unsigned> symbols;
-  for (unsigned k = 0; k < numSymbols; ++k)
-    symbols.push_back(k);
+  SmallVector<unsigned> symbols = segmentSymbols(fe.shapes, seg);
   SmallVector<Value> inputs = orderedInputs(seg);
   SmallVector<Value> outputs(seg.outputs.begin(), seg.outputs.end());
   std::string name = fe.newKernelName();

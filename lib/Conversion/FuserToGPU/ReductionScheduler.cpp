@@ -286,7 +286,7 @@ void ReductionScheduler::emitInnerRow(unsigned lanes, Value row, Value valid, Va
     if (keepComputed)
       return;
     for (auto &u : unitList)
-      llvm::erase_if(u->memo, [&](const auto &entry) { return !isInput(entry.first.v); });
+      u->memo.eraseIf([&](const MemoKey &k) { return !isInput(k.v); });
   };
 
   for (unsigned lvl = 0; lvl < numLevels; ++lvl) {
@@ -424,9 +424,7 @@ void ReductionScheduler::emitInnerRow(unsigned lanes, Value row, Value valid, Va
 
 void ReductionScheduler::emitInner(unsigned indexBits, int64_t staticThreads,
                                    bool persistent, bool split, Bodies bodies) {
-  SmallVector<unsigned> symbols;
-  for (unsigned s = 0; s < numSymbols; ++s)
-    symbols.push_back(s);
+  SmallVector<unsigned> symbols = segmentSymbols(fe.shapes, seg);
   SmallVector<Value> inputs = orderedInputs(seg);
   // A split kernel writes partials; the combine kernel writes the reduced
   // outputs (outputs of S are written as they are read).
@@ -583,9 +581,7 @@ void ReductionScheduler::emitInner(unsigned indexBits, int64_t staticThreads,
 
 void ReductionScheduler::emitOuter(unsigned indexBits, bool split, Value gridPlan,
                                    Value splitsPlan, Value flagPlan, Value condPlan) {
-  SmallVector<unsigned> symbols;
-  for (unsigned s = 0; s < numSymbols; ++s)
-    symbols.push_back(s);
+  SmallVector<unsigned> symbols = segmentSymbols(fe.shapes, seg);
   SmallVector<Value> inputs = orderedInputs(seg);
   // A split kernel writes partials only; the combine kernel writes outputs
   // (except outputs of S, which are written as they are read).
@@ -773,9 +769,7 @@ void ReductionScheduler::emitOuter(unsigned indexBits, bool split, Value gridPla
 /// reductions and writes the reduced outputs.
 void ReductionScheduler::emitOuterCombine(unsigned indexBits, Value gridPlan,
                                           Value splitsPlan, Value condPlan) {
-  SmallVector<unsigned> symbols;
-  for (unsigned s = 0; s < numSymbols; ++s)
-    symbols.push_back(s);
+  SmallVector<unsigned> symbols = segmentSymbols(fe.shapes, seg);
   SmallVector<Value> inputs = orderedInputs(seg);
   SmallVector<Value> outputs(rOutputs.begin(), rOutputs.end());
   const int64_t block = 256;

@@ -42,7 +42,7 @@ private:
   /// persistent kernel keeps across the reductions of the row.
   struct Unit {
     std::unique_ptr<ExprExpander> expander;
-    SmallVector<std::pair<MemoKey, Lanes>> memo;
+    Memo memo;
     SmallVector<Value> values; ///< iteration dims
     Value inRange;             ///< null when always in range
     bool masked = false;       ///< loads only where inRange holds

@@ -36,7 +36,12 @@ bool PointwiseScheduler::planTranspose() {
   // which it is contiguous.
   SmallVector<unsigned> votes(q, 0);
   SmallVector<SmallVector<std::pair<Value, AffineExpr>>> byDim(q);
-  for (auto &[v, off] : leafOffsets) {
+  for (auto [k, leaf] : llvm::enumerate(leafOffsets)) {
+    auto &[v, off] = leaf;
+    // A tile is read whole: an access a pad or concat guards may lie
+    // outside its input where it is not picked (seed-135).
+    if (leafGuarded[k])
+      continue;
     AffineExpr o = toIteration(off);
     auto c = linearCoefficients(o, q);
     if (!c)
@@ -81,9 +86,7 @@ Value PointwiseScheduler::stagedLoad(Value input, AffineExpr offset) {
 }
 
 void PointwiseScheduler::emitTransposeKernel(unsigned indexBits) {
-  SmallVector<unsigned> symbols;
-  for (unsigned k = 0; k < numSymbols; ++k)
-    symbols.push_back(k);
+  SmallVector<unsigned> symbols = segmentSymbols(fe.shapes, seg);
   SmallVector<Value> inputs = orderedInputs(seg);
   SmallVector<Value> outputs(seg.outputs.begin(), seg.outputs.end());
   KernelBuilder k(fe, fe.newKernelName(), indexBits, inputs, outputs, symbols,
