@@ -23,9 +23,11 @@ void fuserEmulatorOptionsInit(FuserEmulatorOptions *options) {
 
 fuser_error *fuserEmulatorRuntimeCreate(const FuserEmulatorOptions *options,
                                         fuser_rt **out) {
+  // The runtime's convention for NULL (fuser_runtime.h): "<function>: NULL
+  // <parameter>", INVALID_ARGUMENT.
   if (!out)
     return fuser_error_create(FUSER_ERROR_INVALID_ARGUMENT,
-                              "fuserEmulatorRuntimeCreate: out is NULL");
+                              "fuserEmulatorRuntimeCreate: NULL out");
   mlir::fuser::EmulatorOptions o;
   const char *cpu = nullptr;
   if (options) {
@@ -59,7 +61,8 @@ fuser_error *fuserEmulatorGetTraffic(fuser_rt *rt, uint64_t address, uint64_t *l
                                      uint64_t *stored) {
   if (!rt || !loaded || !stored)
     return fuser_error_create(FUSER_ERROR_INVALID_ARGUMENT,
-                              "fuserEmulatorGetTraffic: NULL argument");
+                              "fuserEmulatorGetTraffic: NULL %s",
+                              !rt ? "runtime" : !loaded ? "loaded" : "stored");
   void *ctx = fuser_rt_driver_context(rt);
   if (!ctx || std::strcmp(fuser_rt_driver_name(rt), "emulator") != 0)
     return fuser_error_create(FUSER_ERROR_INVALID_ARGUMENT,

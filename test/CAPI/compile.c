@@ -374,6 +374,10 @@ static void testCompileFailures(MlirContext ctx) {
   fuser_error *e = fuserEmulatorRuntimeCreate(NULL, NULL);
   fprintf(stderr, "%s\n", fuser_error_message(e));
   fuser_error_destroy(e);
+  uint64_t loaded = 0;
+  e = fuserEmulatorGetTraffic(NULL, 0, &loaded, &loaded);
+  fprintf(stderr, "%s\n", fuser_error_message(e));
+  fuser_error_destroy(e);
 }
 // CHECK-LABEL: @testCompileFailures
 // CHECK-NEXT: <api>: error: fuserCompile: the module is null
@@ -382,7 +386,8 @@ static void testCompileFailures(MlirContext ctx) {
 // CHECK-NEXT: error: math must be fast or precise, got '(7)'
 // CHECK-NEXT: negf.mlir:2:8: error: 'arith.negf' op is not supported in a fusion body
 // CHECK: <api>: error: the compile result is null
-// CHECK-NEXT: fuserEmulatorRuntimeCreate: out is NULL
+// CHECK-NEXT: fuserEmulatorRuntimeCreate: NULL out
+// CHECK-NEXT: fuserEmulatorGetTraffic: NULL runtime
 
 int main(void) {
   testRegistration();
