@@ -418,36 +418,59 @@ static int by_begin(const void *a, const void *b) {
  * gives wrong numbers (an in-place transpose) or worse; no fusion is proved
  * safe in place, so none may run in place. Arguments may overlap each
  * other: they are only read. */
+/* The messages of check_buffers, out of its way (cold). */
+__attribute__((noinline, cold)) static fuser_error *
+buffer_error(const fuser_fusion *f, uint32_t t, uint64_t bytes, uint64_t at,
+             int why) {
+  char what[128];
+  describe(f, t, what, sizeof what);
+  if (why == 0)
+    return fuser_error_create(FUSER_ERROR_OUT_OF_RANGE,
+                              "fusion '%s': %s is 2^63 bytes or more with "
+                              "these dims",
+                              f->name, what);
+  if (at == 0)
+    return fuser_error_create(FUSER_ERROR_INVALID_ARGUMENT,
+                              "fusion '%s': %s (%" PRIu64 " bytes) is at "
+                              "device address 0",
+                              f->name, what, bytes);
+  return fuser_error_create(FUSER_ERROR_INVALID_ARGUMENT,
+                            "fusion '%s': %s (%" PRIu64 " bytes at 0x%" PRIx64
+                            ") runs past the end of the address space",
+                            f->name, what, bytes, at);
+}
+
+__attribute__((noinline, cold)) static fuser_error *
+overlap_error(const fuser_fusion *f, const fr_span *p, const fr_span *q) {
+  /* The lower-numbered one second: "result 0 'y' ... overlaps argument 0". */
+  const fr_span *x = p->what < q->what ? p : q, *y = x == p ? q : p;
+  char a[128], b[128];
+  describe(f, x->what, a, sizeof a);
+  describe(f, y->what, b, sizeof b);
+  return fuser_error_create(
+      FUSER_ERROR_INVALID_ARGUMENT,
+      "fusion '%s': %s (0x%" PRIx64 " .. 0x%" PRIx64 ") overlaps %s (0x%" PRIx64
+      " .. 0x%" PRIx64 "); a result may share memory with no argument, result "
+      "or scratch (no fusion runs in place)",
+      f->name, b, y->begin, y->end, a, x->begin, x->end);
+}
+
 static fuser_error *check_buffers(call *c) {
   const fuser_fusion *f = c->f;
   uint32_t nio = f->num_args + f->num_results, n = 0;
+  fr_span *sp = c->spans;
   for (uint32_t t = 0; t < nio; t++) {
     uint64_t bytes = f->tensor_static_bytes[t];
     for (uint32_t k = f->tensor_dyn_begin[t];
          bytes && k < f->tensor_dyn_begin[t + 1]; k++)
       if (__builtin_mul_overflow(bytes, (uint64_t)c->dims[k], &bytes) ||
-          bytes > (uint64_t)INT64_MAX) {
-        char what[128];
-        describe(f, t, what, sizeof what);
-        return fuser_error_create(FUSER_ERROR_OUT_OF_RANGE,
-                                  "fusion '%s': %s is 2^63 bytes or more "
-                                  "with these dims",
-                                  f->name, what);
-      }
+          bytes > (uint64_t)INT64_MAX)
+        return buffer_error(f, t, 0, 0, 0);
     if (!bytes) continue; /* empty: touches nothing */
     uint64_t begin = c->bufs[t], end;
-    if (begin == 0 || __builtin_add_overflow(begin, bytes, &end)) {
-      char what[128];
-      describe(f, t, what, sizeof what);
-      return fuser_error_create(
-          FUSER_ERROR_INVALID_ARGUMENT,
-          begin == 0 ? "fusion '%s': %s (%" PRIu64 " bytes) is at device "
-                       "address 0"
-                     : "fusion '%s': %s (%" PRIu64 " bytes at 0x%" PRIx64
-                       ") runs past the end of the address space",
-          f->name, what, bytes, begin);
-    }
-    c->spans[n++] = (fr_span){begin, end, t};
+    if (begin == 0 || __builtin_add_overflow(begin, bytes, &end))
+      return buffer_error(f, t, bytes, begin, 1);
+    sp[n++] = (fr_span){begin, end, t};
   }
   if (c->use_scratch && c->scratch_size) {
     uint64_t end;
@@ -457,48 +480,32 @@ static fuser_error *check_buffers(call *c) {
                                 " bytes at 0x%" PRIx64 ") runs past the end "
                                 "of the address space",
                                 f->name, c->scratch_size, c->scratch);
-    c->spans[n++] = (fr_span){c->scratch, end, nio};
+    sp[n++] = (fr_span){c->scratch, end, nio};
   }
-  /* Sorted by start, a span overlaps an earlier one exactly when it starts
-   * before the furthest end so far; only pairs with something written (a
-   * result, the scratch) count. A few buffers (the usual case) sort by
-   * insertion, in about the time of one launch's bookkeeping. */
-  if (n <= 16) {
+  /* Only pairs with something written (a result, the scratch) count. A
+   * few buffers (the usual case): every such pair, a handful of compares. */
+  if (n <= 8) {
     for (uint32_t i = 1; i < n; i++)
-      for (uint32_t j = i; j > 0 && c->spans[j - 1].begin > c->spans[j].begin;
-           j--) {
-        fr_span tmp = c->spans[j];
-        c->spans[j] = c->spans[j - 1];
-        c->spans[j - 1] = tmp;
-      }
-  } else {
-    qsort(c->spans, n, sizeof *c->spans, by_begin);
+      for (uint32_t j = 0; j < i; j++)
+        if ((sp[i].what >= f->num_args || sp[j].what >= f->num_args) &&
+            sp[i].begin < sp[j].end && sp[j].begin < sp[i].end)
+          return overlap_error(f, &sp[j], &sp[i]);
+    return NULL;
   }
+  /* Many: sorted by start, a span overlaps an earlier one exactly when it
+   * starts before the furthest end so far (of any span, or of a written
+   * one when it is itself only read). */
+  qsort(sp, n, sizeof *sp, by_begin);
   uint32_t far_any = 0, far_written = UINT32_MAX;
   for (uint32_t i = 0; i < n; i++) {
-    const fr_span *s = &c->spans[i];
-    bool written = s->what >= f->num_args;
-    uint32_t other = UINT32_MAX;
-    if (i > 0 && written && s->begin < c->spans[far_any].end)
-      other = far_any;
-    else if (far_written != UINT32_MAX && s->begin < c->spans[far_written].end)
-      other = far_written;
-    if (other != UINT32_MAX) {
-      const fr_span *o = &c->spans[other];
-      char a[128], b[128];
-      describe(f, o->what < s->what ? o->what : s->what, a, sizeof a);
-      describe(f, o->what < s->what ? s->what : o->what, b, sizeof b);
-      const fr_span *x = o->what < s->what ? o : s, *y = x == o ? s : o;
-      return fuser_error_create(
-          FUSER_ERROR_INVALID_ARGUMENT,
-          "fusion '%s': %s (0x%" PRIx64 " .. 0x%" PRIx64 ") overlaps %s "
-          "(0x%" PRIx64 " .. 0x%" PRIx64 "); a result may share memory with "
-          "no argument, result or scratch (no fusion runs in place)",
-          f->name, b, y->begin, y->end, a, x->begin, x->end);
-    }
-    if (i == 0 || s->end > c->spans[far_any].end) far_any = i;
+    bool written = sp[i].what >= f->num_args;
+    if (i > 0 && written && sp[i].begin < sp[far_any].end)
+      return overlap_error(f, &sp[far_any], &sp[i]);
+    if (far_written != UINT32_MAX && sp[i].begin < sp[far_written].end)
+      return overlap_error(f, &sp[far_written], &sp[i]);
+    if (i == 0 || sp[i].end > sp[far_any].end) far_any = i;
     if (written &&
-        (far_written == UINT32_MAX || s->end > c->spans[far_written].end))
+        (far_written == UINT32_MAX || sp[i].end > sp[far_written].end))
       far_written = i;
   }
   return NULL;

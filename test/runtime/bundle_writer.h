@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define BW_MAX_TENSORS 8
+#define BW_MAX_TENSORS 12
 #define BW_MAX_RANK 6
 #define BW_MAX_INSTRS 96
 #define BW_MAX_LAUNCHES 8

@@ -222,6 +222,62 @@ static void test_buffers(void) {
              "result 1 'z' (64 bytes at 0xfffffffffffffff0) runs past the end "
              "of the address space");
   EXPECT_NO_LOG();
+  /* Many buffers (more than 8: sorted, not compared pair by pair). */
+  {
+    bw_bundle wb;
+    memset(&wb, 0, sizeof wb);
+    wb.num_modules = 1;
+    wb.modules[0] = (bw_module){"split", 1, split_ptx, 90, 78};
+    wb.num_fusions = 1;
+    bw_fusion *w = &wb.fusions[0];
+    w->name = "wide";
+    w->num_args = 7;
+    w->num_results = 3;
+    w->num_regs = 3;
+    w->num_dyn = BW_NONE;
+    w->emu_module = BW_NONE;
+    static const char *const names[10] = {"a0", "a1", "a2", "a3", "a4",
+                                          "a5", "a6", "r0", "r1", "r2"};
+    for (int t = 0; t < 10; t++)
+      w->tensors[t] = (bw_tensor){names[t], 7, 1, {16}};
+    w->instrs[0] = bw_const(0, 16);
+    w->instrs[1] = bw_const(1, 1);
+    w->instrs[2] = bw_const(2, 0);
+    w->instrs[3] = bw_op(BW_LAUNCH, 0, 0, BW_NONE);
+    w->num_instrs = 4;
+    w->num_launches = 1;
+    w->launches[0] = (bw_launch){"k", 4,
+                                 {{BW_PTR, 0}, {BW_PTR, 7}, {BW_PTR, 8},
+                                  {BW_I32, 0}},
+                                 {1, 1, 1}, {1, 1, 1}, 2};
+    size_t wsize;
+    unsigned char *wbytes = bw_write(&wb, &wsize, NULL);
+    fuser_bundle *b2 = NULL;
+    EXPECT_OK(fuser_bundle_load(rt, wbytes, wsize, &b2));
+    free(wbytes);
+    const fuser_fusion *wf = fuser_bundle_find_fusion(b2, "wide");
+    uint64_t io[10];
+    for (int t = 0; t < 10; t++) io[t] = 0x100000 * (uint64_t)(10 - t);
+    io[3] = io[1] + 8; /* arguments may overlap each other */
+    EXPECT_OK(fuser_run(wf, io, io + 7, NULL, 0, NULL, NULL));
+    io[8] = io[5] + 60; /* the last byte of a5 */
+    EXPECT_ERR(fuser_run(wf, io, io + 7, NULL, 0, NULL, NULL),
+               FUSER_ERROR_INVALID_ARGUMENT,
+               "fusion 'wide': result 1 'r1' (0x50003c .. 0x50007c) overlaps "
+               "argument 5 'a5' (0x500000 .. 0x500040)");
+    io[8] = 0x200000;
+    io[9] = io[7] + 32; /* two results */
+    EXPECT_ERR(fuser_run(wf, io, io + 7, NULL, 0, NULL, NULL),
+               FUSER_ERROR_INVALID_ARGUMENT,
+               "result 2 'r2' (0x300020 .. 0x300060) overlaps result 0 'r0'");
+    io[9] = 0x100000;
+    io[0] = 0x2ffff0; /* a long-reaching argument found past others */
+    EXPECT_ERR(fuser_run(wf, io, io + 7, NULL, 0, NULL, NULL),
+               FUSER_ERROR_INVALID_ARGUMENT,
+               "result 0 'r0' (0x300000 .. 0x300040) overlaps argument 0 'a0'");
+    tl_log_clear();
+    fuser_bundle_destroy(b2);
+  }
   /* Empty tensors touch nothing: address 0 and any overlap are fine. */
   int64_t empty[3] = {0, 0, 0};
   r[0] = 0;
