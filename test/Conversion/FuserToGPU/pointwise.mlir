@@ -58,12 +58,14 @@ func.func @bcast(%x: tensor<16x64xf32>, %row: tensor<64xf32>, %col: tensor<16x1x
 
 // -----
 
-// Dynamic dims: sizes are kernel parameters, the plan checks that sizes that
-// meet agree, and both index widths are compiled and picked at launch.
+// Dynamic dims: sizes are kernel parameters (the two the kernel indexes
+// with: y's dims equal x's, so only x's are passed), the plan checks that
+// sizes that meet agree, and both index widths are compiled and picked at
+// launch.
 // CHECK-LABEL: gpu.func @dyn_0(
-// CHECK-SAME: %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32) kernel
+// CHECK-SAME: !llvm.ptr {llvm.noalias}, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32) kernel
 // CHECK-LABEL: gpu.func @dyn_1(
-// CHECK-SAME: %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i32) kernel
+// CHECK-SAME: !llvm.ptr {llvm.noalias}, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i32) kernel
 // CHECK-LABEL: func.func @dyn(
 // CHECK-DAG: %[[D0:.*]] = memref.dim %arg0, %c0
 // CHECK-DAG: %[[D2:.*]] = memref.dim %arg1, %c0
@@ -72,10 +74,10 @@ func.func @bcast(%x: tensor<16x64xf32>, %row: tensor<64xf32>, %col: tensor<16x1x
 // CHECK: fuser.result_dim %arg2[0] = %{{.*}} : memref<?x?xf32>
 // CHECK: %[[FITS:.*]] = arith.cmpi slt, %{{.*}}, %c2130706432
 // CHECK: %[[RUN32:.*]] = arith.andi %{{.*}}, %[[FITS]]
-// CHECK: fuser.launch @dyn_kernels::@dyn_0 {{.*}} if(%[[RUN32]]) {{.*}} index_bits [32, 32, 32, 32, 32]
+// CHECK: fuser.launch @dyn_kernels::@dyn_0 {{.*}} if(%[[RUN32]]) {{.*}} index_bits [32, 32, 32]
 // CHECK: %[[NOFIT:.*]] = arith.cmpi sge, %{{.*}}, %c2130706432
 // CHECK: %[[RUN64:.*]] = arith.andi %{{.*}}, %[[NOFIT]]
-// CHECK: fuser.launch @dyn_kernels::@dyn_1 {{.*}} if(%[[RUN64]]) {{.*}} index_bits [64, 64, 64, 64, 32]
+// CHECK: fuser.launch @dyn_kernels::@dyn_1 {{.*}} if(%[[RUN64]]) {{.*}} index_bits [64, 64, 32]
 func.func @dyn(%x: tensor<?x?xf32>, %y: tensor<?x?xf32>) -> tensor<?x?xf32> {
   %0 = fuser.add %x, %y : tensor<?x?xf32>
   return %0 : tensor<?x?xf32>
