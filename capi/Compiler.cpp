@@ -2,6 +2,7 @@
 
 #include "fuser-c/Compiler.h"
 #include "fuser/Dialect/Fuser/IR/FuserAttrNames.h"
+#include "fuser/Driver/InputLimits.h"
 
 #include "Diagnostics.h"
 
@@ -62,6 +63,14 @@ static MlirModule parse(MlirContext context, std::unique_ptr<llvm::MemoryBuffer>
     return MlirModule{nullptr};
   }
   MLIRContext *ctx = unwrap(context);
+  std::string tooDeep;
+  if (!checkNestingDepth(buffer->getBuffer(), tooDeep)) {
+    if (diagnostics) {
+      std::string msg = (buffer->getBufferIdentifier() + ": error: " + tooDeep + "\n").str();
+      diagnostics(wrap(StringRef(msg)), userData);
+    }
+    return MlirModule{nullptr};
+  }
   DiagnosticCollector collector(ctx);
   llvm::SourceMgr sm;
   sm.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
@@ -69,7 +78,10 @@ static MlirModule parse(MlirContext context, std::unique_ptr<llvm::MemoryBuffer>
   AsmParserState state;
   ParserConfig config(ctx);
   OwningOpRef<ModuleOp> module;
-  if (succeeded(parseAsmSourceFile(sm, &block, config, &state))) {
+  // The parser recurses per nesting level: on fuser's own stack.
+  LogicalResult parsed = failure();
+  runOnCompileStack([&] { parsed = parseAsmSourceFile(sm, &block, config, &state); });
+  if (succeeded(parsed)) {
     // A file holding one module is that module; loose ops get wrapped.
     if (llvm::hasSingleElement(block) && isa<ModuleOp>(block.front())) {
       module = cast<ModuleOp>(block.front());
@@ -107,17 +119,16 @@ MlirModule fuserParseSourceFile(MlirContext context, MlirStringRef path,
                                 MlirStringCallback diagnostics, void *userData) {
   if (!path.data)
     path = wrap(StringRef());
-  auto buffer = llvm::MemoryBuffer::getFile(unwrap(path), /*IsText=*/true);
+  std::string error;
+  std::unique_ptr<llvm::MemoryBuffer> buffer = readInputFile(unwrap(path), error);
   if (!buffer) {
     if (diagnostics) {
-      std::string msg = (unwrap(path) + ": error: cannot read the file: " +
-                         buffer.getError().message() + "\n")
-                            .str();
+      std::string msg = (unwrap(path) + ": error: " + error + "\n").str();
       diagnostics(wrap(StringRef(msg)), userData);
     }
     return MlirModule{nullptr};
   }
-  return parse(context, std::move(*buffer), diagnostics, userData);
+  return parse(context, std::move(buffer), diagnostics, userData);
 }
 
 //===----------------------------------------------------------------------===//

@@ -2,19 +2,17 @@
 
 #include "fuser/Driver/Compiler.h"
 
-#include "fuser/Conversion/Passes.h"
+#include "fuser/Driver/InputLimits.h"
+
 #include "fuser/Pipelines/Pipelines.h"
 #include "fuser/Target/Bundle.h"
-#include "fuser/Transforms/Passes.h"
 
-#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
-#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
-#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
+
+#include <cstring>
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
 using namespace mlir::fuser;
@@ -32,9 +30,20 @@ static std::string print(Operation *op) {
   return s;
 }
 
-LogicalResult mlir::fuser::compileModule(ModuleOp module,
-                                         const DriverOptions &options,
+static LogicalResult compileOnThisStack(ModuleOp module, const DriverOptions &options,
+                                        CompileOutput &out);
+
+LogicalResult mlir::fuser::compileModule(ModuleOp module, const DriverOptions &options,
                                          CompileOutput &out) {
+  // On a stack of fuser's own: parts of MLIR and LLVM recurse with the size
+  // of a fusion, and the caller may be a worker thread with 512 KiB.
+  LogicalResult result = failure();
+  runOnCompileStack([&] { result = compileOnThisStack(module, options, out); });
+  return result;
+}
+
+static LogicalResult compileOnThisStack(ModuleOp module, const DriverOptions &options,
+                                        CompileOutput &out) {
   MLIRContext *ctx = module.getContext();
   if (failed(verify(module)))
     return failure();
@@ -74,32 +83,52 @@ LogicalResult mlir::fuser::compileModule(ModuleOp module,
       out.stages.emplace_back(stage, print(module));
   };
   // Each stage is its own pass manager so that the IR between them can be
-  // kept; the passes are the ones fuser-compile runs.
-  auto run = [&](llvm::function_ref<void(OpPassManager &)> build) {
+  // kept; the stages are the ones fuser-compile runs (lib/Pipelines).
+  // Past the input check, invalid IR is fuser's fault, not the user's: when
+  // a stage fails and the module no longer verifies, the verifier's message
+  // is reported as an internal error naming the stage, never as if it were
+  // about the input. A stage's deliberate diagnostics pass through.
+  auto run = [&](const char *stage,
+                 llvm::function_ref<void(OpPassManager &)> build) -> LogicalResult {
     PassManager pm(ctx);
     build(pm);
-    return pm.run(module);
+    SmallVector<std::pair<Location, std::string>> diagnostics;
+    LogicalResult result = failure();
+    {
+      ScopedDiagnosticHandler capture(ctx, [&](Diagnostic &d) {
+        if (d.getSeverity() == DiagnosticSeverity::Error)
+          diagnostics.emplace_back(d.getLocation(), d.str());
+        return success();
+      });
+      result = pm.run(module);
+    }
+    if (succeeded(result))
+      return success();
+    bool valid;
+    {
+      ScopedDiagnosticHandler quiet(ctx, [](Diagnostic &) { return success(); });
+      valid = succeeded(verify(module));
+    }
+    if (valid || !strcmp(stage, "check")) {
+      for (auto &[loc, message] : diagnostics)
+        emitError(loc, message);
+      return failure();
+    }
+    return emitError(module.getLoc(), "internal error: fuser made invalid IR in its '")
+           << stage << "' stage (a bug in fuser; please report it with this input): "
+           << (diagnostics.empty() ? std::string("the module does not verify")
+                                   : diagnostics.front().second);
   };
   keep("input");
-  if (failed(run([&](OpPassManager &pm) {
-        pm.addNestedPass<func::FuncOp>(createDecomposeCompositesPass());
-        pm.addPass(createCanonicalizerPass());
-        pm.addPass(createCSEPass());
-      })))
+  if (failed(run("check", [&](OpPassManager &pm) { buildCheckStage(pm); })) ||
+      failed(run("decompose", [&](OpPassManager &pm) { buildDecomposeStage(pm); })))
     return failure();
   keep("decomposed");
-  if (failed(run([&](OpPassManager &pm) { pm.addPass(createSegmentPass()); })))
+  if (failed(run("segment", [&](OpPassManager &pm) { buildSegmentStage(pm); })))
     return failure();
   keep("segmented");
-  if (failed(run([&](OpPassManager &pm) {
-        EmitKernelsPassOptions emit;
-        emit.chip = options.chip;
-        emit.indexBits = options.indexBits;
-        emit.plantBug = options.plantBug;
-        emit.math = options.math;
-        pm.addPass(createEmitKernelsPass(emit));
-        pm.addPass(createCanonicalizerPass());
-        pm.addPass(createCSEPass());
+  if (failed(run("kernels", [&](OpPassManager &pm) {
+        buildKernelsStage(pm, pipeline, options.plantBug);
       })))
     return failure();
   keep("kernels");
@@ -116,23 +145,10 @@ LogicalResult mlir::fuser::compileModule(ModuleOp module,
     out.kernelIR.emplace_back(fusion.str(), std::move(text));
   }
 
-  if (failed(run([&](OpPassManager &pm) {
-        OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
-        kernels.addPass(createSCFToControlFlowPass());
-        kernels.addPass(fuser::createLowerKernelsToNVVMPass());
-        kernels.addPass(createReconcileUnrealizedCastsPass());
-      })))
+  if (failed(run("nvvm", [&](OpPassManager &pm) { buildNVVMStage(pm); })))
     return failure();
   keep("nvvm");
-  if (failed(run([&](OpPassManager &pm) {
-        GpuNVVMAttachTargetOptions target;
-        target.chip = options.chip;
-        target.features = "+ptx" + std::to_string(ptx);
-        target.optLevel = options.optLevel;
-        target.fastFlag = options.fastMath;
-        pm.addPass(createGpuNVVMAttachTarget(target));
-        pm.addPass(fuser::createSerializeKernelsPass());
-      })))
+  if (failed(run("ptx", [&](OpPassManager &pm) { buildPtxStage(pm, pipeline); })))
     return failure();
   keep("ptx");
 

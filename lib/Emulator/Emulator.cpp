@@ -22,6 +22,7 @@
 #include "HostJit.h"
 #include "ThreadContext.h"
 
+#include "fuser/Driver/InputLimits.h"
 #include "fuser/Emulator/Emulator.h"
 #include "fuser/InitAll.h"
 
@@ -480,8 +481,25 @@ static fuser_error *launch(EmulatorContext &emu, Kernel &k, const fuser_launch_d
 // Loading modules
 //===----------------------------------------------------------------------===//
 
+static fuser_error *loadModuleOnThisStack(EmulatorContext &emu, const char *text,
+                                          size_t size, const char *name, Module **out);
+
+/// Parses, checks, lowers and JIT-compiles a bundle's kernel module: its
+/// nesting is bounded first, and the work runs on fuser's compile stack
+/// (InputLimits.h), whatever the calling thread's stack.
 static fuser_error *loadModule(EmulatorContext &emu, const char *text, size_t size,
                                const char *name, Module **out) {
+  std::string tooDeep;
+  if (!checkNestingDepth(StringRef(text, size), tooDeep))
+    return fuser_error_create(FUSER_ERROR_DRIVER, "emulator: module '%s': %s", name,
+                              tooDeep.c_str());
+  fuser_error *result = nullptr;
+  runOnCompileStack([&] { result = loadModuleOnThisStack(emu, text, size, name, out); });
+  return result;
+}
+
+static fuser_error *loadModuleOnThisStack(EmulatorContext &emu, const char *text,
+                                          size_t size, const char *name, Module **out) {
   std::lock_guard<std::mutex> lock(emu.mutex);
   MLIRContext &ctx = *emu.mlir;
   std::string diagnostics;

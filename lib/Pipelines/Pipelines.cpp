@@ -17,6 +17,7 @@
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
@@ -35,27 +36,38 @@ unsigned mlir::fuser::minimumPtxVersion(StringRef chip) {
       .Default(0);
 }
 
-void mlir::fuser::buildFrontendPipeline(OpPassManager &pm,
-                                        const CompileOptions &options) {
+void mlir::fuser::buildCheckStage(OpPassManager &pm) {
+  pm.addPass(createCheckFusionsPass());
+}
+
+void mlir::fuser::buildDecomposeStage(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createDecomposeCompositesPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
-  pm.addPass(createSegmentPass());
+}
+
+void mlir::fuser::buildSegmentStage(OpPassManager &pm) { pm.addPass(createSegmentPass()); }
+
+void mlir::fuser::buildKernelsStage(OpPassManager &pm, const CompileOptions &options,
+                                    StringRef plantBug) {
   EmitKernelsPassOptions emit;
   emit.chip = options.chip;
   emit.indexBits = options.indexBits;
   emit.math = options.math;
+  emit.plantBug = plantBug.str();
   pm.addPass(createEmitKernelsPass(emit));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }
 
-void mlir::fuser::buildKernelLoweringPipeline(OpPassManager &pm,
-                                              const CompileOptions &options) {
+void mlir::fuser::buildNVVMStage(OpPassManager &pm) {
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
   kernels.addPass(createSCFToControlFlowPass());
   kernels.addPass(fuser::createLowerKernelsToNVVMPass());
   kernels.addPass(createReconcileUnrealizedCastsPass());
+}
+
+void mlir::fuser::buildPtxStage(OpPassManager &pm, const CompileOptions &options) {
   GpuNVVMAttachTargetOptions target;
   target.chip = options.chip;
   unsigned ptx = options.ptx ? (unsigned)options.ptx : minimumPtxVersion(options.chip);
@@ -64,6 +76,20 @@ void mlir::fuser::buildKernelLoweringPipeline(OpPassManager &pm,
   target.fastFlag = options.fastMath;
   pm.addPass(createGpuNVVMAttachTarget(target));
   pm.addPass(fuser::createSerializeKernelsPass());
+}
+
+void mlir::fuser::buildFrontendPipeline(OpPassManager &pm,
+                                        const CompileOptions &options) {
+  buildCheckStage(pm);
+  buildDecomposeStage(pm);
+  buildSegmentStage(pm);
+  buildKernelsStage(pm, options);
+}
+
+void mlir::fuser::buildKernelLoweringPipeline(OpPassManager &pm,
+                                              const CompileOptions &options) {
+  buildNVVMStage(pm);
+  buildPtxStage(pm, options);
 }
 
 void mlir::fuser::buildCompilePipeline(OpPassManager &pm,

@@ -384,7 +384,7 @@ static void testCompileFailures(MlirContext ctx) {
 // CHECK-NEXT: <api>: error: fuserCompile: the options are null
 // CHECK-NEXT: error: unknown chip 'sm_12'; expected sm_80, sm_89, sm_90 or sm_100
 // CHECK-NEXT: error: math must be fast or precise, got '(7)'
-// CHECK-NEXT: negf.mlir:2:8: error: 'arith.negf' op is not supported in a fusion body
+// CHECK-NEXT: negf.mlir:2:8: error: 'arith.negf' is not a fuser tensor op: a fusion holds fuser ops and a return
 // CHECK: <api>: error: the compile result is null
 // CHECK-NEXT: fuserEmulatorRuntimeCreate: NULL out
 // CHECK-NEXT: fuserEmulatorGetTraffic: NULL runtime

@@ -44,10 +44,29 @@ struct CompileOptions : public PassPipelineOptions<CompileOptions> {
 /// unknown chip.
 unsigned minimumPtxVersion(llvm::StringRef chip);
 
-/// Fusion IR to kernels in gpu.modules plus launch plans.
+/// The stages of fuser-compile, in order, each named as `fuserc compile
+/// --dump-stages` names the IR after it. fuser-compile runs them in one pass
+/// manager; fuser::compileModule (fuserc, the C API) runs each in its own so
+/// that it can keep the IR between them. One definition of the pipeline:
+/// both call these.
+///   check      fuser-check-fusions: the input is fusions and only that
+///   decompose  composites to primitives, canonicalize, cse
+///   segment    fuser-segment
+///   kernels    fuser-emit-kernels (and `plantBug`, for testing), cleanups
+///   nvvm       kernels to the LLVM and NVVM dialects
+///   ptx        the NVVM target attached, kernels serialized to PTX
+void buildCheckStage(OpPassManager &pm);
+void buildDecomposeStage(OpPassManager &pm);
+void buildSegmentStage(OpPassManager &pm);
+void buildKernelsStage(OpPassManager &pm, const CompileOptions &options,
+                       llvm::StringRef plantBug = "");
+void buildNVVMStage(OpPassManager &pm);
+void buildPtxStage(OpPassManager &pm, const CompileOptions &options);
+
+/// Fusion IR to kernels in gpu.modules plus launch plans (check to kernels).
 void buildFrontendPipeline(OpPassManager &pm, const CompileOptions &options);
 
-/// gpu.modules to gpu.binary objects holding PTX.
+/// gpu.modules to gpu.binary objects holding PTX (nvvm and ptx).
 void buildKernelLoweringPipeline(OpPassManager &pm, const CompileOptions &options);
 
 /// Both, as `fuser-compile` runs them.

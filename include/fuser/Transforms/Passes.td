@@ -4,6 +4,22 @@
 
 include "mlir/Pass/PassBase.td"
 
+def CheckFusionsPass : Pass<"fuser-check-fusions", "ModuleOp"> {
+  let summary = "Reject a module that holds anything but fusions";
+  let description = [{
+    The first pass of `fuser-compile` (and of `fuserc compile` and
+    `fuserCompile`): every top-level op must be a `func.func` with one block
+    of fuser tensor ops ending in `func.return`, over ranked tensors of
+    fuser's element types and at most `FUSER_MAX_RANK` dims, with argument
+    and result names (`fuser.name`) that are unique identifiers, and no
+    attribute of fuser's own passes (`fuser.plan`, ...). A hand-written
+    launch plan or `gpu.module`, a function of other dialects, or a body that
+    does not return would otherwise compile into a bundle that runs wrong
+    kernels or none.
+  }];
+  let dependentDialects = ["::mlir::fuser::FuserDialect"];
+}
+
 def DecomposeCompositesPass : Pass<"fuser-decompose", "func::FuncOp"> {
   let summary = "Expand composite fuser ops (softmax, log_softmax, layer_norm, "
                 "rms_norm) into primitive fuser ops";

@@ -1,0 +1,127 @@
+//===- CheckFusions.cpp - the compiler's input is fusions, and only that --===//
+//
+// fuserc compile, fuserCompile and fuser-compile take fusions: func.func ops
+// of fuser tensor ops ending in a return, over ranked tensors of fuser's
+// element types. Anything else in the module (a hand-written launch plan, a
+// gpu.module, a function of other dialects, a body that never returns) would
+// otherwise flow through the pipeline into a bundle that runs wrong kernels
+// or none, so it is an error here, with the location of what does not belong.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fuser/Transforms/Passes.h"
+
+#include "fuser/Dialect/Fuser/IR/FuserAttrNames.h"
+#include "fuser/Dialect/Fuser/IR/FuserDialect.h"
+#include "fuser/Dialect/Fuser/IR/FuserOps.h"
+
+#include "fuser_runtime.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/StringSet.h"
+
+namespace mlir::fuser {
+#define GEN_PASS_DEF_CHECKFUSIONSPASS
+#include "fuser/Transforms/Passes.h.inc"
+} // namespace mlir::fuser
+
+using namespace mlir;
+using namespace mlir::fuser;
+
+namespace {
+
+bool isIdentifier(StringRef s) {
+  if (s.empty() || !(std::isalpha((unsigned char)s[0]) || s[0] == '_'))
+    return false;
+  return llvm::all_of(s, [](char c) { return std::isalnum((unsigned char)c) || c == '_'; });
+}
+
+bool isElementType(Type t) {
+  return t.isInteger(1) || t.isInteger(8) || t.isInteger(32) || t.isInteger(64) ||
+         t.isF16() || t.isBF16() || t.isF32() || t.isF64();
+}
+
+/// A tensor type a fusion may take or return; else why not.
+LogicalResult checkTensorType(Operation *at, Type t, const Twine &what) {
+  auto rt = dyn_cast<RankedTensorType>(t);
+  if (!rt)
+    return at->emitError() << what << " must be a ranked tensor, got " << t;
+  if (!isElementType(rt.getElementType()))
+    return at->emitError() << what << " has element type " << rt.getElementType()
+                           << "; fusions use i1, i8, i32, i64, f16, bf16, f32 and f64";
+  if (rt.getRank() > FUSER_MAX_RANK)
+    return at->emitError() << what << " has rank " << rt.getRank() << "; at most "
+                           << FUSER_MAX_RANK << " dims";
+  return success();
+}
+
+LogicalResult checkFusion(func::FuncOp f) {
+  if (f.isExternal())
+    return f.emitError("'") << f.getName()
+                            << "' has no body: a fusion is a func.func with one";
+  for (NamedAttribute a : f->getDiscardableAttrs())
+    if (a.getName().getValue().starts_with("fuser."))
+      return f.emitError("'")
+             << f.getName() << "' carries '" << a.getName().getValue()
+             << "', which fuser's own passes set: the input must be fusions, not their output";
+  if (!llvm::hasSingleElement(f.getBody()))
+    return f.emitError("'") << f.getName()
+                            << "' has more than one block: a fusion is straight-line";
+  Block &body = f.getBody().front();
+  if (!isa<func::ReturnOp>(body.getTerminator()))
+    return body.getTerminator()->emitError("a fusion ends with func.return");
+  FunctionType type = f.getFunctionType();
+  llvm::StringSet<> names;
+  for (unsigned i = 0; i < type.getNumInputs(); ++i) {
+    if (failed(checkTensorType(f, type.getInput(i), "fusion argument " + Twine(i))))
+      return failure();
+    if (auto n = f.getArgAttrOfType<StringAttr>(i, kNameAttr)) {
+      if (!isIdentifier(n.getValue()))
+        return f.emitError("argument ") << i << " is named '" << n.getValue()
+                                        << "', which is not an identifier "
+                                           "([A-Za-z_][A-Za-z0-9_]*)";
+      if (!names.insert(n.getValue()).second)
+        return f.emitError("two arguments are named '") << n.getValue() << "'";
+    }
+  }
+  for (unsigned i = 0; i < type.getNumResults(); ++i) {
+    if (failed(checkTensorType(f, type.getResult(i), "fusion result " + Twine(i))))
+      return failure();
+    if (auto n = f.getResultAttrOfType<StringAttr>(i, kNameAttr)) {
+      if (!isIdentifier(n.getValue()))
+        return f.emitError("result ") << i << " is named '" << n.getValue()
+                                      << "', which is not an identifier "
+                                         "([A-Za-z_][A-Za-z0-9_]*)";
+      if (!names.insert(n.getValue()).second)
+        return f.emitError("two arguments or results are named '") << n.getValue() << "'";
+    }
+  }
+  for (Operation &op : body.without_terminator()) {
+    if (!isa<FuserDialect>(op.getDialect()) || isa<LaunchOp, CheckOp, ResultDimOp, IsAlignedOp>(op))
+      return op.emitError("'") << op.getName()
+                               << "' is not a fuser tensor op: a fusion holds fuser ops "
+                                  "and a return";
+    if (op.getNumRegions())
+      return op.emitError("ops with regions are not fusion ops");
+  }
+  return success();
+}
+
+struct CheckFusionsPass : public fuser::impl::CheckFusionsPassBase<CheckFusionsPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    for (Operation &op : *module.getBody()) {
+      auto f = dyn_cast<func::FuncOp>(op);
+      if (!f) {
+        op.emitError("'") << op.getName()
+                          << "' is not a fusion: the input holds func.func fusions only";
+        return signalPassFailure();
+      }
+      if (failed(checkFusion(f)))
+        return signalPassFailure();
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,76 @@
+// RUN: fuser-opt %s --split-input-file --fuser-check-fusions --verify-diagnostics
+
+// A fusion passes.
+func.func @ok(%x: tensor<4x?xf32> {fuser.name = "x"}, %y: tensor<bf16>) -> (tensor<4x?xf32> {fuser.name = "out"}) {
+  %0 = fuser.exp %x : tensor<4x?xf32>
+  return %0 : tensor<4x?xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'gpu.module' is not a fusion: the input holds func.func fusions only}}
+gpu.module @k_kernels {
+  gpu.func @k(%x: !llvm.ptr) kernel {
+    gpu.return
+  }
+}
+
+// -----
+
+// A hand-written launch plan.
+// expected-error @+1 {{'plan' carries 'fuser.plan', which fuser's own passes set: the input must be fusions, not their output}}
+func.func @plan(%x: memref<4xf32>) attributes {fuser.plan} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'decl' has no body: a fusion is a func.func with one}}
+func.func private @decl(%x: tensor<4xf32>) -> tensor<4xf32>
+
+// -----
+
+// A body that never returns.
+// expected-error @+1 {{'spin' has more than one block: a fusion is straight-line}}
+func.func @spin(%x: tensor<4xf32>) -> tensor<4xf32> {
+  cf.br ^bb1
+^bb1:
+  cf.br ^bb1
+}
+
+// -----
+
+func.func @arith(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'arith.addf' is not a fuser tensor op: a fusion holds fuser ops and a return}}
+  %0 = arith.addf %x, %x : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{fusion argument 0 must be a ranked tensor, got 'memref<4xf32>'}}
+func.func @memref(%x: memref<4xf32>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{fusion argument 0 has rank 33; at most 32 dims}}
+func.func @rank(%x: tensor<1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1xf32>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{result 0 is named '../escaped', which is not an identifier ([A-Za-z_][A-Za-z0-9_]*)}}
+func.func @path(%x: tensor<4xf32>) -> (tensor<4xf32> {fuser.name = "../escaped"}) {
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{two arguments are named 'x'}}
+func.func @twice(%a: tensor<4xf32> {fuser.name = "x"}, %b: tensor<4xf32> {fuser.name = "x"}) -> tensor<4xf32> {
+  %0 = fuser.add %a, %b : tensor<4xf32>, tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
