@@ -9,6 +9,9 @@
  *     --set-u8 OFF=V, --set-u32 OFF=V, --set-u64 OFF=V
  *                          a little-endian integer at byte offset OFF
  *     --flip OFF           xor the byte at OFF with 0x01
+ *     --module N=FILE      module N's data becomes FILE's bytes (and a NUL):
+ *                          appended at the end (8-aligned), the record and
+ *                          the file size updated
  *     --keep-checksum      leave the checksum field as it is
  *
  * Exit status 0, or 1 with a message. */
@@ -76,6 +79,44 @@ int main(int argc, char **argv) {
           found = 1;
         }
       if (!found) return fail("no occurrence of the bytes of", v);
+    } else if (!strcmp(a, "--module")) {
+      const char *eq = strchr(v, '=');
+      char index_text[32];
+      unsigned long long index;
+      if (!eq || (size_t)(eq - v) >= sizeof index_text)
+        return fail("--module needs N=FILE, got", v);
+      memcpy(index_text, v, (size_t)(eq - v));
+      index_text[eq - v] = 0;
+      if (parse_u64(index_text, &index) || size < FUSER_BUNDLE_HEADER_SIZE)
+        return fail("bad module index in", v);
+      unsigned long long table = 0, count = 0;
+      for (int k = 0; k < 8; k++)
+        table |= (unsigned long long)data[FUSER_BUNDLE_H_MODULE_TABLE + k] << (8 * k);
+      for (int k = 0; k < 4; k++)
+        count |= (unsigned long long)data[FUSER_BUNDLE_H_NUM_MODULES + k] << (8 * k);
+      size_t rec = (size_t)(table + index * FUSER_BUNDLE_MODULE_SIZE);
+      if (index >= count || rec + FUSER_BUNDLE_MODULE_SIZE > size)
+        return fail("no such module in", v);
+      FILE *m = fopen(eq + 1, "rb");
+      if (!m) return fail("cannot open", eq + 1);
+      size_t at = (size + 7) & ~(size_t)7, n = 0;
+      for (;;) {
+        if (at + n + 2 > cap) {
+          while (at + n + 2 > cap) cap *= 2;
+          data = realloc(data, cap);
+          if (!data) return fail("out of memory reading", eq + 1);
+        }
+        size_t got = fread(data + at + n, 1, cap - at - n - 1, m);
+        if (!got) break;
+        n += got;
+      }
+      fclose(m);
+      memset(data + size, 0, at - size);
+      data[at + n] = 0;
+      size = at + n + 1;
+      put(rec + FUSER_BUNDLE_M_DATA, at, 8);
+      put(rec + FUSER_BUNDLE_M_SIZE, n + 1, 8);
+      put(FUSER_BUNDLE_H_FILE_SIZE, size, 8);
     } else if (!strcmp(a, "--flip")) {
       unsigned long long off;
       if (parse_u64(v, &off) || off >= size) return fail("bad offset", v);
