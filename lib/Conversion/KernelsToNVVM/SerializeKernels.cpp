@@ -13,6 +13,9 @@
 #include "fuser/Conversion/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/CompilationInterfaces.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/IR/Threading.h"
 #include "llvm/ADT/StringMap.h"
@@ -82,6 +85,38 @@ StringRef afterHeader(StringRef ptx) {
 
 struct SerializeKernelsPass
     : fuser::impl::SerializeKernelsPassBase<SerializeKernelsPass> {
+  /// ptxas refuses a kernel whose parameters take more than 4352 bytes (PTX
+  /// ISA before 8.1) or 32764 (8.1 and newer): caught here, with the limit
+  /// and what to do, rather than when a GPU first loads the bundle.
+  LogicalResult checkParameterSpace(gpu::GPUModuleOp m, gpu::TargetAttrInterface target) {
+    unsigned ptx = 0;
+    if (auto nvvm = dyn_cast<NVVM::NVVMTargetAttr>(target))
+      if (StringRef f = nvvm.getFeatures(); f.consume_front("+ptx"))
+        f.getAsInteger(10, ptx);
+    uint64_t limit = ptx >= 81 ? 32764 : 4352;
+    for (auto f : m.getOps<LLVM::LLVMFuncOp>()) {
+      if (f.isExternal())
+        continue;
+      uint64_t bytes = 0;
+      for (Type t : f.getArgumentTypes()) {
+        uint64_t size = t.isInteger(32) || t.isF32() ? 4 : 8;
+        bytes = (bytes + size - 1) / size * size + size;
+      }
+      if (bytes > limit) {
+        StringRef fusion = m.getName();
+        fusion.consume_back("_kernels");
+        return f.emitError("fusion '")
+               << fusion << "' needs a kernel ('" << f.getName() << "') with "
+               << f.getNumArguments() << " parameters, " << bytes
+               << " bytes: PTX " << ptx / 10 << "." << ptx % 10 << " allows at most " << limit
+               << (ptx >= 81 ? ". Split the fusion into smaller ones"
+                             : ". Split the fusion, or compile for PTX 8.1 or newer "
+                               "(--ptx 81: 32764 bytes, with a CUDA 12.1 or newer driver)");
+      }
+    }
+    return success();
+  }
+
   void runOnOperation() override {
     ModuleOp top = getOperation();
     SmallVector<gpu::GPUModuleOp> modules(top.getOps<gpu::GPUModuleOp>());
@@ -101,6 +136,8 @@ struct SerializeKernelsPass
         return signalPassFailure();
       }
       targets.push_back(target);
+      if (failed(checkParameterSpace(m, target)))
+        return signalPassFailure();
       SmallVector<StringRef> kernels;
       llvm::StringMap<StringRef> globalOwner;
       if (!parallel || !splitByKernel(m, kernels, globalOwner) || kernels.size() < 2) {
