@@ -38,12 +38,29 @@ seed() {  # seed TARGET: the kept inputs, plus what the tests and build give
   esac
 }
 
+# The byte mutations' dictionary for bundles, made from the format's one
+# definition (runtime/include/fuser_bundle_format.h): the magic, every
+# opcode, parameter kind, dtype, module kind and version as the bytes the
+# file holds them in, and "none".
+bundle_dict() {
+  awk '
+    function le(v, n,   s, i) { s = ""; for (i = 0; i < n; i++) { s = s sprintf("\\x%02x", v % 256); v = int(v / 256) } return s }
+    $1 == "#define" && $2 == "FUSER_BUNDLE_MAGIC" { print "magic=" $3 }
+    $1 == "#define" && $2 ~ /^FUSER_BUNDLE_OP_/ && $2 != "FUSER_BUNDLE_OP_LAST" { print tolower(substr($2, 14)) "=\"" le($3, 2) "\"" }
+    $1 == "#define" && $2 ~ /^FUSER_BUNDLE_(PARAM_(PTR|I32|I64)|DTYPE_.*)$/ { print tolower(substr($2, 14)) "=\"" le($3, 1) "\"" }
+    $1 == "#define" && $2 ~ /^FUSER_BUNDLE_MODULE_(PTX|EMULATOR)$/ { print tolower(substr($2, 14)) "=\"" le($3, 4) "\"" }
+    $1 == "#define" && $2 == "FUSER_BUNDLE_FORMAT_VERSION" { print "version=\"" le($3, 4) "\"" }
+    $1 == "#define" && $2 == "FUSER_BUNDLE_NONE" { print "none=\"\\xff\\xff\\xff\\xff\"" }
+  ' "$root/runtime/include/fuser_bundle_format.h" > "$1"
+}
+
 : > "$fuzz/fuzz-summary.txt"
 status=0
 for t in $targets; do
   case $t in
   ir) share=2; opts="-dict=$root/fuzz/ir.dict -max_len=8192 -timeout=60" ;;
-  bundle) share=4; opts="-max_len=65536 -timeout=30" ;;
+  bundle) share=4; bundle_dict "$fuzz/bundle.dict"
+    opts="-dict=$fuzz/bundle.dict -max_len=65536 -timeout=30" ;;
   npy) share=4; opts="-dict=$root/test/npy/npy.dict -max_len=4096 -timeout=30" ;;
   *) echo "fuzz/run.sh: unknown target '$t'" >&2; exit 1 ;;
   esac
