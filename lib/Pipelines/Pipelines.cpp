@@ -56,7 +56,7 @@ void mlir::fuser::buildKernelsStage(OpPassManager &pm, const CompileOptions &opt
   emit.math = options.math;
   emit.plantBug = plantBug.str();
   pm.addPass(createEmitKernelsPass(emit));
-  pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }
 

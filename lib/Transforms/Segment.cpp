@@ -15,6 +15,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
@@ -32,6 +33,12 @@ static bool isFree(Operation *op) { return isa<ConstantOp, IotaOp>(op); }
 
 namespace {
 
+/// Groups as labels (the index a group started with, kept by the group that
+/// absorbs another), each with its ops, its neighbours in the group graph
+/// and the values it computes for other groups, all updated as groups merge
+/// so that a merge costs what the smaller group holds: segmenting a chain of
+/// n ops used to cost n^2 (each merge walked, sorted and classified the
+/// whole growing group).
 class Segmenter {
 public:
   Segmenter(func::FuncOp fusion, const ShapeAnalysis &shapes)
@@ -40,18 +47,37 @@ public:
   LogicalResult run(bool dump, StringRef dot);
 
 private:
-  /// The group of each op (groups are indices into `members`).
-  DenseMap<Operation *, int> groupOf;
-  SmallVector<SmallVector<Operation *>> members; // empty when merged away
-  /// Why the edge from one group to another stayed a boundary.
-  std::map<std::pair<int, int>, std::string> boundaryReason;
-
-  SmallVector<Value> outputsOf(ArrayRef<Operation *> ops);
-  /// Groups whose ops read a result of group `g`.
-  SmallVector<int> successors(int g);
+  /// The group label of `op`; -1 when it is in none (free ops, the return).
+  int groupOf(Operation *op) {
+    auto it = node.find(op);
+    return it == node.end() ? -1 : labelOf[find(it->second)];
+  }
+  int find(int n) {
+    while (parent[n] != n)
+      n = parent[n] = parent[parent[n]];
+    return n;
+  }
+  /// The ops of group `g`, in program order.
+  ArrayRef<Operation *> members(int g);
+  bool alive(int g) { return !ops[nodeOf[g]].empty(); }
+  /// Whether group `from` reaches `to` along a path other than the direct
+  /// edge (a merge of the two would then make a cycle).
   bool reaches(int from, int to, int skipDirect);
   bool tryMerge(int a, int b);
   std::string describe(int g);
+
+  // Union-find over the groups' first nodes; per node: its ops (valid at
+  // roots), whether they are sorted. Per label: its root node.
+  DenseMap<Operation *, int> node;
+  SmallVector<int> parent, labelOf, nodeOf;
+  SmallVector<SmallVector<Operation *>> ops;
+  SmallVector<bool> sorted;
+  // Per label.
+  SmallVector<llvm::SetVector<int>> succ, pred;
+  SmallVector<SmallVector<Value>> outs; ///< values other groups or the return read
+  SmallVector<bool> hasReduction;
+  /// Why the edge from one group to another stayed a boundary.
+  std::map<std::pair<int, int>, std::string> boundaryReason;
 
   func::FuncOp fusion;
   const ShapeAnalysis &shapes;
@@ -60,35 +86,19 @@ private:
 
 } // namespace
 
-SmallVector<Value> Segmenter::outputsOf(ArrayRef<Operation *> ops) {
-  llvm::DenseSet<Operation *> in(ops.begin(), ops.end());
-  SmallVector<Value> outs;
-  for (Operation *op : ops)
-    for (Value r : op->getResults())
-      if (llvm::any_of(r.getUsers(), [&](Operation *u) {
-            return !in.contains(u) && !isFree(u);
-          }))
-        outs.push_back(r);
-  return outs;
+ArrayRef<Operation *> Segmenter::members(int g) {
+  int n = nodeOf[g];
+  if (!sorted[n]) {
+    llvm::sort(ops[n], [](Operation *x, Operation *y) { return x->isBeforeInBlock(y); });
+    sorted[n] = true;
+  }
+  return ops[n];
 }
 
-SmallVector<int> Segmenter::successors(int g) {
-  SmallVector<int> out;
-  for (Operation *op : members[g])
-    for (Operation *u : op->getUsers()) {
-      auto it = groupOf.find(u);
-      if (it != groupOf.end() && it->second != g && !llvm::is_contained(out, it->second))
-        out.push_back(it->second);
-    }
-  return out;
-}
-
-/// Whether group `from` reaches `to` along a path other than the direct
-/// edge (a merge of the two would then make a cycle).
 bool Segmenter::reaches(int from, int to, int skipDirect) {
   SmallVector<int> stack;
   llvm::DenseSet<int> seen;
-  for (int s : successors(from))
+  for (int s : succ[from])
     if (s != skipDirect)
       stack.push_back(s);
   while (!stack.empty()) {
@@ -97,32 +107,92 @@ bool Segmenter::reaches(int from, int to, int skipDirect) {
       return true;
     if (!seen.insert(g).second)
       continue;
-    for (int s : successors(g))
+    for (int s : succ[g])
       stack.push_back(s);
   }
   return false;
 }
 
 bool Segmenter::tryMerge(int a, int b) {
-  if (a == b || members[a].empty() || members[b].empty())
+  if (a == b || !alive(a) || !alive(b))
     return false;
   if (reaches(a, b, b) || reaches(b, a, a)) {
     boundaryReason[{std::min(a, b), std::max(a, b)}] =
         "merging would make a cycle through another kernel";
     return false;
   }
-  SmallVector<Operation *> merged(members[a]);
-  merged.append(members[b]);
-  llvm::sort(merged, [](Operation *x, Operation *y) { return x->isBeforeInBlock(y); });
+  // The merged group's outputs: its values that something outside reads.
+  auto readOutside = [&](Value v) {
+    return llvm::any_of(v.getUsers(), [&](Operation *u) {
+      if (isFree(u))
+        return false;
+      int g = groupOf(u);
+      return g != a && g != b;
+    });
+  };
+  SmallVector<Value> mergedOuts;
+  for (int g : {a, b})
+    for (Value v : outs[g])
+      if (readOutside(v))
+        mergedOuts.push_back(v);
   std::string why;
-  if (failed(classifyGroup(merged, outputsOf(merged), shapes, &why))) {
+  bool ok;
+  if (!hasReduction[a] && !hasReduction[b]) {
+    // Pointwise (what classifyGroup decides without reductions): one
+    // iteration space, that of the outputs.
+    ok = llvm::all_of(mergedOuts, [&](Value v) {
+      return shapes.shape(v) == shapes.shape(mergedOuts.front());
+    });
+    if (!ok)
+      why = "outputs of a pointwise group differ in shape";
+  } else {
+    SmallVector<Operation *> merged(members(a));
+    merged.append(members(b).begin(), members(b).end());
+    llvm::sort(merged, [](Operation *x, Operation *y) { return x->isBeforeInBlock(y); });
+    SmallVector<Value> sortedOuts;
+    for (Operation *op : merged)
+      for (Value r : op->getResults())
+        if (llvm::is_contained(mergedOuts, r))
+          sortedOuts.push_back(r);
+    ok = succeeded(classifyGroup(merged, sortedOuts, shapes, &why));
+  }
+  if (!ok) {
     boundaryReason[{std::min(a, b), std::max(a, b)}] = why;
     return false;
   }
-  for (Operation *op : members[b])
-    groupOf[op] = a;
-  members[a] = std::move(merged);
-  members[b].clear();
+  // Merge: the larger node set absorbs the smaller; label a survives.
+  int na = nodeOf[a], nb = nodeOf[b];
+  if (ops[na].size() < ops[nb].size())
+    std::swap(na, nb);
+  parent[nb] = na;
+  ops[na].append(ops[nb].begin(), ops[nb].end());
+  ops[nb].clear();
+  sorted[na] = false;
+  nodeOf[a] = na;
+  nodeOf[b] = nb; // emptied: label b is gone
+  labelOf[na] = a;
+  // Edges: b's become a's.
+  for (int s : succ[b]) {
+    pred[s].remove(b);
+    if (s != a) {
+      pred[s].insert(a);
+      succ[a].insert(s);
+    }
+  }
+  for (int p : pred[b]) {
+    succ[p].remove(b);
+    if (p != a) {
+      succ[p].insert(a);
+      pred[a].insert(p);
+    }
+  }
+  succ[a].remove(b);
+  pred[a].remove(b);
+  succ[b].clear();
+  pred[b].clear();
+  outs[a] = std::move(mergedOuts);
+  outs[b].clear();
+  hasReduction[a] = hasReduction[a] || hasReduction[b];
   return true;
 }
 
@@ -130,7 +200,7 @@ std::string Segmenter::describe(int g) {
   std::string s;
   llvm::raw_string_ostream os(s);
   llvm::interleave(
-      members[g], os, [&](Operation *op) { os << op->getName().getStringRef().drop_front(6); },
+      members(g), os, [&](Operation *op) { os << op->getName().getStringRef().drop_front(6); },
       " ");
   return s;
 }
@@ -144,47 +214,72 @@ LogicalResult Segmenter::run(bool dump, StringRef dot) {
       return op.emitOpError("must be expanded by fuser-decompose first");
     if (isFree(&op))
       continue;
-    groupOf[&op] = members.size();
-    members.push_back({&op});
+    int g = parent.size();
+    node[&op] = g;
+    parent.push_back(g);
+    labelOf.push_back(g);
+    nodeOf.push_back(g);
+    ops.push_back({&op});
+    sorted.push_back(true);
+    hasReduction.push_back(isReductionOp(&op));
     order.push_back(&op);
+  }
+  unsigned numGroups = order.size();
+  succ.resize(numGroups);
+  pred.resize(numGroups);
+  outs.resize(numGroups);
+  for (Operation *op : order) {
+    int g = groupOf(op);
+    for (Value r : op->getResults()) {
+      bool outside = false;
+      for (Operation *u : r.getUsers()) {
+        if (isFree(u))
+          continue;
+        outside = true;
+        int h = groupOf(u);
+        if (h >= 0 && h != g) {
+          succ[g].insert(h);
+          pred[h].insert(g);
+        }
+      }
+      if (outside)
+        outs[g].push_back(r);
+    }
   }
   // Consumers first: each op joins a consumer's group when it can.
   for (Operation *op : llvm::reverse(order))
     for (Operation *user : op->getUsers()) {
-      auto it = groupOf.find(user);
-      if (it != groupOf.end())
-        tryMerge(it->second, groupOf[op]);
+      int g = groupOf(user);
+      if (g >= 0)
+        tryMerge(g, groupOf(op));
     }
   // Siblings: groups with no path between them merge when a scheduler
   // takes them together.
-  for (unsigned a = 0; a < members.size(); ++a)
-    for (unsigned b = a + 1; b < members.size(); ++b)
-      if (!members[a].empty() && !members[b].empty())
+  for (unsigned a = 0; a < numGroups; ++a)
+    for (unsigned b = a + 1; b < numGroups; ++b)
+      if (alive(a) && alive(b))
         tryMerge(a, b);
 
-  // Number the groups so that each comes after those it reads.
+  // Number the groups so that each comes after those it reads: passes over
+  // the groups in label order, each placing the groups whose predecessors
+  // are all placed.
   SmallVector<int> live;
-  for (unsigned g = 0; g < members.size(); ++g)
-    if (!members[g].empty())
+  for (unsigned g = 0; g < numGroups; ++g)
+    if (alive(g))
       live.push_back(g);
   SmallVector<int> numbered;
+  DenseMap<int, unsigned> waiting;
+  for (int g : live)
+    waiting[g] = pred[g].size();
   llvm::DenseSet<int> placed;
   while (numbered.size() < live.size()) {
     for (int g : live) {
-      if (placed.contains(g))
+      if (placed.contains(g) || waiting[g])
         continue;
-      bool ready = true;
-      for (Operation *op : members[g])
-        for (Value in : op->getOperands())
-          if (Operation *def = in.getDefiningOp()) {
-            auto it = groupOf.find(def);
-            if (it != groupOf.end() && it->second != g && !placed.contains(it->second))
-              ready = false;
-          }
-      if (ready) {
-        numbered.push_back(g);
-        placed.insert(g);
-      }
+      numbered.push_back(g);
+      placed.insert(g);
+      for (int s : succ[g])
+        --waiting[s];
     }
   }
   DenseMap<int, int> index;
@@ -194,9 +289,14 @@ LogicalResult Segmenter::run(bool dump, StringRef dot) {
   Builder b(fusion.getContext());
   SmallVector<Attribute> schedulers;
   for (int g : numbered) {
-    GroupInfo info = *classifyGroup(members[g], outputsOf(members[g]), shapes);
+    SmallVector<Value> groupOuts;
+    for (Operation *op : members(g))
+      for (Value r : op->getResults())
+        if (llvm::is_contained(outs[g], r))
+          groupOuts.push_back(r);
+    GroupInfo info = *classifyGroup(members(g), groupOuts, shapes);
     schedulers.push_back(b.getStringAttr(groupKindName(info.kind)));
-    for (Operation *op : members[g])
+    for (Operation *op : members(g))
       op->setAttr(kSegmentAttr, b.getI64IntegerAttr(index[g]));
   }
   // Free ops: one copy per group that uses them.
@@ -205,8 +305,8 @@ LogicalResult Segmenter::run(bool dump, StringRef dot) {
       continue;
     llvm::MapVector<int, SmallVector<OpOperand *>> usesByGroup;
     for (OpOperand &use : op.getUses()) {
-      auto it = groupOf.find(use.getOwner());
-      usesByGroup[it == groupOf.end() ? -1 : index[it->second]].push_back(&use);
+      int g = groupOf(use.getOwner());
+      usesByGroup[g < 0 ? -1 : index[g]].push_back(&use);
     }
     if (usesByGroup.empty()) {
       op.erase();
@@ -239,9 +339,9 @@ LogicalResult Segmenter::run(bool dump, StringRef dot) {
                  << (numbered.size() == 1 ? " segment\n" : " segments\n");
     for (auto [i, g] : llvm::enumerate(numbered))
       llvm::errs() << "  segment " << i << ": " << cast<StringAttr>(schedulers[i]).getValue()
-                   << ", " << members[g].size() << " ops (" << describe(g) << ")\n";
+                   << ", " << members(g).size() << " ops (" << describe(g) << ")\n";
     for (auto [i, g] : llvm::enumerate(numbered))
-      for (int s : successors(g)) {
+      for (int s : succ[g]) {
         auto it = boundaryReason.find({std::min(g, s), std::max(g, s)});
         llvm::errs() << "  boundary " << i << " -> " << index[s] << ": "
                      << (it == boundaryReason.end() ? "no merge was tried" : it->second)
