@@ -395,6 +395,15 @@ func.func @pad_negative(%a: tensor<4xf32>, %v: tensor<f32>) {
 
 // -----
 
+// 2^32 x 2^32 elements wrapped to 0 and "reshaped" into an empty tensor.
+func.func @reshape_overflow(%a: tensor<4294967296x4294967296xi8>) {
+  // expected-error @+1 {{'fuser.reshape' op cannot reshape [4294967296, 4294967296] into [0]: one of them has 2^63 elements or more}}
+  %0 = fuser.reshape %a : tensor<4294967296x4294967296xi8> -> tensor<0xi8>
+  return
+}
+
+// -----
+
 // The result size is computed with checks: INT64_MAX twice wrapped to 2.
 func.func @pad_overflow(%a: tensor<4xf32>, %v: tensor<f32>) {
   // expected-error @+1 {{'fuser.pad' op dim 0: 4 + 9223372036854775807 + 9223372036854775807 overflows 64 bits}}

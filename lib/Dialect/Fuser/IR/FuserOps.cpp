@@ -536,17 +536,33 @@ LogicalResult VarMeanOp::verify() {
 // Shape ops
 //===----------------------------------------------------------------------===//
 
+/// The element count of a static shape, or nullopt when it is 2^63 or more
+/// (ShapedType::getNumElements wraps).
+static std::optional<int64_t> checkedNumElements(ArrayRef<int64_t> shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    if (__builtin_mul_overflow(n, d, &n))
+      return std::nullopt;
+  return n;
+}
+
 LogicalResult ReshapeOp::verify() {
   RankedTensorType in = getInput().getType(), out = getResult().getType();
   if (in.getElementType() != out.getElementType())
     return emitOpError("changes the element type from ")
            << in.getElementType() << " to " << out.getElementType();
-  if (in.hasStaticShape() && out.hasStaticShape() &&
-      in.getNumElements() != out.getNumElements())
+  if (!in.hasStaticShape() || !out.hasStaticShape())
+    return success();
+  std::optional<int64_t> n = checkedNumElements(in.getShape()),
+                         m = checkedNumElements(out.getShape());
+  if (!n || !m)
     return emitOpError("cannot reshape ")
-           << shapeStr(in.getShape()) << " (" << in.getNumElements()
-           << " elements) into " << shapeStr(out.getShape()) << " ("
-           << out.getNumElements() << " elements)";
+           << shapeStr(in.getShape()) << " into " << shapeStr(out.getShape())
+           << ": one of them has 2^63 elements or more";
+  if (*n != *m)
+    return emitOpError("cannot reshape ")
+           << shapeStr(in.getShape()) << " (" << *n << " elements) into "
+           << shapeStr(out.getShape()) << " (" << *m << " elements)";
   return success();
 }
 
