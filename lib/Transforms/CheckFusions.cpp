@@ -19,7 +19,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/StringMap.h"
 
 namespace mlir::fuser {
 #define GEN_PASS_DEF_CHECKFUSIONSPASS
@@ -72,7 +72,7 @@ LogicalResult checkFusion(func::FuncOp f) {
   if (!isa<func::ReturnOp>(body.getTerminator()))
     return body.getTerminator()->emitError("a fusion ends with func.return");
   FunctionType type = f.getFunctionType();
-  llvm::StringSet<> names;
+  llvm::StringMap<std::string> names; // name -> "argument 0"
   for (unsigned i = 0; i < type.getNumInputs(); ++i) {
     if (failed(checkTensorType(f, type.getInput(i), "fusion argument " + Twine(i))))
       return failure();
@@ -81,8 +81,10 @@ LogicalResult checkFusion(func::FuncOp f) {
         return f.emitError("argument ") << i << " is named '" << n.getValue()
                                         << "', which is not an identifier "
                                            "([A-Za-z_][A-Za-z0-9_]*)";
-      if (!names.insert(n.getValue()).second)
-        return f.emitError("two arguments are named '") << n.getValue() << "'";
+      auto [it, fresh] = names.try_emplace(n.getValue(), "argument " + std::to_string(i));
+      if (!fresh)
+        return f.emitError() << it->second << " and argument " << i << " are both named '"
+                             << n.getValue() << "'";
     }
   }
   for (unsigned i = 0; i < type.getNumResults(); ++i) {
@@ -93,8 +95,10 @@ LogicalResult checkFusion(func::FuncOp f) {
         return f.emitError("result ") << i << " is named '" << n.getValue()
                                       << "', which is not an identifier "
                                          "([A-Za-z_][A-Za-z0-9_]*)";
-      if (!names.insert(n.getValue()).second)
-        return f.emitError("two arguments or results are named '") << n.getValue() << "'";
+      auto [it, fresh] = names.try_emplace(n.getValue(), "result " + std::to_string(i));
+      if (!fresh)
+        return f.emitError() << it->second << " and result " << i << " are both named '"
+                             << n.getValue() << "'";
     }
   }
   for (Operation &op : body.without_terminator()) {

@@ -69,7 +69,7 @@ func.func @path(%x: tensor<4xf32>) -> (tensor<4xf32> {fuser.name = "../escaped"}
 
 // -----
 
-// expected-error @+1 {{two arguments are named 'x'}}
+// expected-error @+1 {{argument 0 and argument 1 are both named 'x'}}
 func.func @twice(%a: tensor<4xf32> {fuser.name = "x"}, %b: tensor<4xf32> {fuser.name = "x"}) -> tensor<4xf32> {
   %0 = fuser.add %a, %b : tensor<4xf32>, tensor<4xf32>
   return %0 : tensor<4xf32>

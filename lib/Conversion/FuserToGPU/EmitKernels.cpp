@@ -8,19 +8,19 @@
 //===----------------------------------------------------------------------===//
 
 #include "KernelBuilder.h"
-#include "fuser/Dialect/Fuser/IR/FuserAttrNames.h"
 #include "ReductionScheduler.h"
 
 #include "fuser/Analysis/GroupAnalysis.h"
-
 #include "fuser/Analysis/ShapeAnalysis.h"
 #include "fuser/Conversion/Passes.h"
+#include "fuser/Dialect/Fuser/IR/FuserAttrNames.h"
 #include "fuser/Dialect/Fuser/IR/FuserOps.h"
 #include "fuser/Transforms/Segments.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/StringSet.h"
 
 namespace mlir::fuser {
 #define GEN_PASS_DEF_EMITKERNELSPASS
@@ -90,12 +90,33 @@ static LogicalResult emitFusion(func::FuncOp fusion, gpu::GPUModuleOp module,
                                    b.getFunctionType(types, {}));
   plan->setAttr(kPlanAttr, b.getUnitAttr());
   plan->setAttr(kNumArgsAttr, b.getI64IntegerAttr(numArgs));
+  // Given names first; a default name (argN, resultN) that a given one
+  // already takes gets '_' appended until it is free, so that defaults never
+  // collide with a user's `%result0`.
+  llvm::StringSet<> taken;
   for (unsigned i = 0; i < numArgs; ++i)
-    plan.setArgAttr(i, kNameAttr, b.getStringAttr(argumentName(fusion, i)));
+    if (auto n = fusion.getArgAttrOfType<StringAttr>(i, kNameAttr))
+      taken.insert(n.getValue());
+  for (unsigned i = 0; i < ft.getNumResults(); ++i)
+    if (auto n = fusion.getResultAttrOfType<StringAttr>(i, kNameAttr))
+      taken.insert(n.getValue());
+  auto freeName = [&](std::string name) {
+    while (taken.contains(name))
+      name += "_";
+    taken.insert(name);
+    return name;
+  };
+  for (unsigned i = 0; i < numArgs; ++i) {
+    std::string name = fusion.getArgAttr(i, kNameAttr) ? argumentName(fusion, i)
+                                                        : freeName(argumentName(fusion, i));
+    plan.setArgAttr(i, kNameAttr, b.getStringAttr(name));
+  }
   for (unsigned i = 0; i < ft.getNumResults(); ++i) {
-    std::string name = "result" + std::to_string(i);
+    std::string name;
     if (auto n = fusion.getResultAttrOfType<StringAttr>(i, kNameAttr))
       name = n.str();
+    else
+      name = freeName("result" + std::to_string(i));
     plan.setArgAttr(numArgs + i, kNameAttr, b.getStringAttr(name));
   }
   Block *body = plan.addEntryBlock();
