@@ -169,9 +169,38 @@ static fuser_error *launch(call *c, uint32_t i, const fr_launch *L,
   }
   fuser_error *e = rt->drv->launch(rt->dctx, K->function, &d, c->stream,
                                    c->pp, L->param_sizes, L->num_params);
-  if (e)
-    return fr_error_wrap(e, "fusion '%s': launch %u '%s'", c->f->name,
-                         (unsigned)(L - c->f->launches), L->kernel_name);
+  if (e) {
+    /* Which tensor each pointer parameter is, so that a driver's message
+     * about "parameter 1" (the emulator's bounds checks) names the tensor. */
+    char legend[512];
+    size_t n = 0;
+    legend[0] = 0;
+    uint32_t nio = c->f->num_args + c->f->num_results;
+    for (uint32_t p = 0; p < L->num_params && n + 80 < sizeof legend; p++) {
+      if (L->param_kinds[p] != PARAM_PTR)
+        continue;
+      uint32_t buf = L->param_index[p];
+      const char *what = buf < c->f->num_args ? "argument"
+                         : buf < nio          ? "result"
+                                              : "intermediate";
+      int w = buf < nio
+                  ? snprintf(legend + n, sizeof legend - n, "%s%u = %s '%.40s'",
+                             n ? ", " : " [kernel parameters: ", p, what,
+                             c->f->tensors[buf].name)
+                  : snprintf(legend + n, sizeof legend - n, "%s%u = %s %u",
+                             n ? ", " : " [kernel parameters: ", p, what, buf - nio);
+      if (w > 0) n += (size_t)w;
+    }
+    if (n && n + 2 < sizeof legend) {
+      legend[n++] = ']';
+      legend[n] = 0;
+    }
+    fuser_error *w = fuser_error_create(fuser_error_code_of(e), "fusion '%s': launch %u '%s': %s%s",
+                                        c->f->name, (unsigned)(L - c->f->launches),
+                                        L->kernel_name, fuser_error_message(e), legend);
+    fuser_error_destroy(e);
+    return w;
+  }
   c->launched = true;
   return NULL;
 }
