@@ -585,3 +585,76 @@ MlirValue fuserBuildRmsNorm(FuserBuilder b, MlirValue x, MlirValue weight,
       {attr(c.ctx(), "dims", DenseI64ArrayAttr::get(c.ctx(), norm)),
        attr(c.ctx(), "eps", FloatAttr::get(Float64Type::get(c.ctx()), eps))})));
 }
+
+//===----------------------------------------------------------------------===//
+// Random numbers
+//===----------------------------------------------------------------------===//
+
+/// rand or randn of `dtype` and `shape`, sizes from `like` where dynamic.
+static MlirValue buildRandom(FuserBuilder b, const char *fn, StringRef opName,
+                             MlirValue seed, MlirValue offset, FuserDType dtype,
+                             intptr_t rank, const int64_t *shape, MlirValue like) {
+  Call c(b, fn);
+  if (!c.ready())
+    return MlirValue{nullptr};
+  SmallVector<Value, 3> operands;
+  SmallVector<int64_t> dims;
+  Type elem = c.elementType(dtype);
+  if (!c.operands({seed, offset}, operands) || !elem || !c.shape(rank, shape, dims))
+    return MlirValue{nullptr};
+  if (like.ptr) {
+    Value l = c.operand(like, "like");
+    if (!l)
+      return MlirValue{nullptr};
+    operands.push_back(l);
+  } else if (llvm::is_contained(dims, ShapedType::kDynamic)) {
+    c.fail("the shape has dynamic sizes: pass `like`, a value of that shape, to take "
+           "them from");
+    return MlirValue{nullptr};
+  }
+  return c.wrapValue(firstResult(c.create(opName, operands, RankedTensorType::get(dims, elem))));
+}
+
+MlirValue fuserBuildRand(FuserBuilder b, MlirValue seed, MlirValue offset, FuserDType dtype,
+                         intptr_t rank, const int64_t *shape, MlirValue like) {
+  return buildRandom(b, "fuserBuildRand", RandOp::getOperationName(), seed, offset, dtype,
+                     rank, shape, like);
+}
+
+MlirValue fuserBuildRandn(FuserBuilder b, MlirValue seed, MlirValue offset, FuserDType dtype,
+                          intptr_t rank, const int64_t *shape, MlirValue like) {
+  return buildRandom(b, "fuserBuildRandn", RandnOp::getOperationName(), seed, offset, dtype,
+                     rank, shape, like);
+}
+
+MlirValue fuserBuildBernoulli(FuserBuilder b, MlirValue p, MlirValue seed, MlirValue offset) {
+  Call c(b, "fuserBuildBernoulli");
+  if (!c.ready())
+    return MlirValue{nullptr};
+  SmallVector<Value, 3> operands;
+  if (!c.operands({p, seed, offset}, operands))
+    return MlirValue{nullptr};
+  return c.wrapValue(firstResult(
+      c.create(BernoulliOp::getOperationName(), operands, operands[0].getType())));
+}
+
+MlirValue fuserBuildDropout(FuserBuilder b, MlirValue x, MlirValue p, MlirValue seed,
+                            MlirValue offset, MlirValue *mask) {
+  if (mask)
+    *mask = MlirValue{nullptr};
+  Call c(b, "fuserBuildDropout");
+  if (!c.ready())
+    return MlirValue{nullptr};
+  SmallVector<Value, 4> operands;
+  if (!c.operands({x, p, seed, offset}, operands))
+    return MlirValue{nullptr};
+  RankedTensorType in = tensorOf(operands[0]);
+  Operation *op = c.create(
+      DropoutOp::getOperationName(), operands,
+      {in, RankedTensorType::get(in.getShape(), IntegerType::get(c.ctx(), 1))});
+  if (!op)
+    return MlirValue{nullptr};
+  if (mask)
+    *mask = c.wrapValue(op->getResult(1));
+  return c.wrapValue(op->getResult(0));
+}

@@ -385,6 +385,35 @@ MLIR_CAPI_EXPORTED MlirValue fuserBuildRmsNorm(FuserBuilder b, MlirValue x,
                                                MlirValue weight, const int64_t *dims,
                                                intptr_t numDims, double eps);
 
+/*===-- Random numbers (docs/random.md) ----------------------------------------===*
+ *
+ * Element i of a result is a function of (seed, offset, i) alone: Philox4x32-10
+ * keyed by `seed` at counter (i / 4, offset). `seed` and `offset` are rank-0
+ * i64 values (usually fusion inputs, so that a training loop changes them
+ * every step without recompiling).
+ */
+
+/// torch.rand: uniform in [0, 1) of `dtype` (f16, bf16, f32, f64), or the raw
+/// Philox words (i32, i64), of `shape[0 .. rank)`; FUSER_DYNAMIC sizes are
+/// taken from `like` (a value of that shape; a null MlirValue when the shape
+/// is static).
+MLIR_CAPI_EXPORTED MlirValue fuserBuildRand(FuserBuilder b, MlirValue seed, MlirValue offset,
+                                            FuserDType dtype, intptr_t rank,
+                                            const int64_t *shape, MlirValue like);
+/// torch.randn: standard normal numbers of a float `dtype` (Box-Muller).
+MLIR_CAPI_EXPORTED MlirValue fuserBuildRandn(FuserBuilder b, MlirValue seed, MlirValue offset,
+                                             FuserDType dtype, intptr_t rank,
+                                             const int64_t *shape, MlirValue like);
+/// torch.bernoulli(p): 1 with probability p[i], else 0, in p's float type.
+MLIR_CAPI_EXPORTED MlirValue fuserBuildBernoulli(FuserBuilder b, MlirValue p, MlirValue seed,
+                                                 MlirValue offset);
+/// torch.native_dropout(x, p, train=True): returns y and writes the i1 mask to
+/// *mask (may be NULL). `p` is a rank-0 float value; a constant outside
+/// [0, 1] is an error.
+MLIR_CAPI_EXPORTED MlirValue fuserBuildDropout(FuserBuilder b, MlirValue x, MlirValue p,
+                                               MlirValue seed, MlirValue offset,
+                                               MlirValue *mask);
+
 /*===-- The PyTorch layer --------------------------------------------------------===*
  *
  * fuserTorch* take operands of any dtypes and broadcastable shapes and

@@ -234,7 +234,7 @@ LogicalResult Analyzer::visit(Operation *op) {
       .Default([&](Operation *op) -> LogicalResult {
         if (!isa<FuserDialect>(op->getDialect()) || op->getNumResults() != 1)
           return op->emitOpError("is not supported in a fusion body");
-        if (isa<SoftmaxOp, LogSoftmaxOp, LayerNormOp, RmsNormOp>(op))
+        if (isa<SoftmaxOp, LogSoftmaxOp, LayerNormOp, RmsNormOp, DropoutOp>(op))
           return op->emitOpError("must be expanded by fuser-decompose first");
         // Elementwise: every operand of rank > 0 has the result's shape.
         Value res = op->getResult(0);

@@ -1,7 +1,8 @@
 //===- DecomposeComposites.cpp - expand composite fuser ops ---------------===//
 //
 // softmax, log_softmax, layer_norm and rms_norm become reductions,
-// broadcasts and elementwise ops. The expansions compute in f32 for f16/bf16
+// broadcasts and elementwise ops; dropout becomes fuser.rand and
+// elementwise ops. The expansions compute in f32 for f16/bf16
 // inputs (as PyTorch does) and follow PyTorch's order of operations, so the
 // result rounds the same way.
 //
@@ -172,6 +173,31 @@ struct DecomposeRmsNorm : OpRewritePattern<RmsNormOp> {
   }
 };
 
+/// dropout as torch.native_dropout: keep where the f32 uniform of
+/// fuser.rand is below 1 - p, y = (x * keep) * scale with scale = 1 / (1 - p)
+/// (0 when p is 1), in f32 for halves (f64 for f64), rounded once.
+struct DecomposeDropout : OpRewritePattern<DropoutOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(DropoutOp op, PatternRewriter &rewriter) const override {
+    Expander e{rewriter, op.getLoc()};
+    Location loc = op.getLoc();
+    RankedTensorType inType = op.getInput().getType();
+    Value x = e.widen(op.getInput());
+    Type f = e.typeOf(x).getElementType();
+    RankedTensorType uType = inType.clone(rewriter.getF32Type());
+    Value u = RandOp::create(rewriter, loc, uType, op.getSeed(), op.getOffset(), op.getInput());
+    Value keepP = SubOp::create(rewriter, loc, e.scalar(f, 1.0), e.castTo(op.getP(), f));
+    Value mask = LtOp::create(rewriter, loc, e.castTo(u, f), keepP);
+    Value inverse = DivOp::create(rewriter, loc, e.scalar(f, 1.0), keepP, RoundingMode::none);
+    Value none = EqOp::create(rewriter, loc, keepP, e.scalar(f, 0.0));
+    Value scale = WhereOp::create(rewriter, loc, none, e.scalar(f, 0.0), inverse);
+    Value kept = MulOp::create(rewriter, loc, x, e.castTo(mask, f));
+    Value y = MulOp::create(rewriter, loc, kept, scale);
+    rewriter.replaceOp(op, {e.castTo(y, inType.getElementType()), mask});
+    return success();
+  }
+};
+
 struct DecomposeCompositesPass
     : fuser::impl::DecomposeCompositesPassBase<DecomposeCompositesPass> {
   void runOnOperation() override {
@@ -186,5 +212,5 @@ struct DecomposeCompositesPass
 
 void mlir::fuser::populateDecomposeCompositesPatterns(RewritePatternSet &patterns) {
   patterns.add<DecomposeSoftmax<SoftmaxOp, false>, DecomposeSoftmax<LogSoftmaxOp, true>,
-               DecomposeLayerNorm, DecomposeRmsNorm>(patterns.getContext());
+               DecomposeLayerNorm, DecomposeRmsNorm, DecomposeDropout>(patterns.getContext());
 }

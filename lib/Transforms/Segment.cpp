@@ -210,7 +210,7 @@ LogicalResult Segmenter::run(bool dump, StringRef dot) {
   for (Operation &op : body.without_terminator()) {
     if (!isa<FuserDialect>(op.getDialect()) || isa<LaunchOp, CheckOp, IsAlignedOp, ResultDimOp>(op))
       return op.emitOpError("cannot be placed in a kernel");
-    if (isa<SoftmaxOp, LogSoftmaxOp, LayerNormOp, RmsNormOp>(op))
+    if (isa<SoftmaxOp, LogSoftmaxOp, LayerNormOp, RmsNormOp, DropoutOp>(op))
       return op.emitOpError("must be expanded by fuser-decompose first");
     if (isFree(&op))
       continue;

@@ -377,6 +377,32 @@ static void testComposites(MlirContext ctx) {
 // CHECK-NEXT: fuser.rms_norm %{{.*}} weight %{{.*}} dims = [2] eps = 9.9999999999999995E-7 : (tensor<?x4x64xbf16>, tensor<64xbf16>) -> tensor<?x4x64xbf16>
 // CHECK-NEXT: fuser.rms_norm %{{[^ ]*}} dims = [1, 2] eps = 9.9999999999999995E-7 : (tensor<?x4x64xbf16>) -> tensor<?x4x64xbf16>
 
+static void testRandom(MlirContext ctx) {
+  fprintf(stderr, "@testRandom\n");
+  FuserBuilder b = fuserBuilderCreate(ctx, S("random"));
+  MlirValue x = fuserBuilderAddInput(b, FuserDTypeBF16, 2, (int64_t[]){DYN, 64}, S("x"));
+  MlirValue p = fuserBuilderAddInput(b, FuserDTypeF32, 0, NULL, S("p"));
+  MlirValue seed = fuserBuilderAddInput(b, FuserDTypeI64, 0, NULL, S("seed"));
+  MlirValue offset = fuserBuilderAddInput(b, FuserDTypeI64, 0, NULL, S("offset"));
+  MlirValue u = fuserBuildRand(b, seed, offset, FuserDTypeF32, 2, (int64_t[]){DYN, 64}, x);
+  fuserBuilderAddOutput(b, u, S("u"));
+  fuserBuilderAddOutput(b, fuserBuildRandn(b, seed, offset, FuserDTypeF64, 1, (int64_t[]){8}, NONE),
+                        S("z"));
+  fuserBuilderAddOutput(b, fuserBuildRand(b, seed, offset, FuserDTypeI32, 1, (int64_t[]){8}, NONE),
+                        S("bits"));
+  fuserBuilderAddOutput(b, fuserBuildBernoulli(b, u, seed, offset), S("b"));
+  MlirValue mask;
+  fuserBuilderAddOutput(b, fuserBuildDropout(b, x, p, seed, offset, &mask), S("y"));
+  fuserBuilderAddOutput(b, mask, S("mask"));
+  finishAndPrint(b);
+}
+// CHECK-LABEL: @testRandom
+// CHECK: %[[U:.*]] = fuser.rand %arg2, %arg3 like %arg0 : tensor<?x64xbf16> : tensor<?x64xf32>
+// CHECK-NEXT: fuser.randn %arg2, %arg3 : tensor<8xf64>
+// CHECK-NEXT: fuser.rand %arg2, %arg3 : tensor<8xi32>
+// CHECK-NEXT: fuser.bernoulli %[[U]], %arg2, %arg3 : tensor<?x64xf32>
+// CHECK-NEXT: fuser.dropout %arg0, %arg1, %arg2, %arg3 : tensor<?x64xbf16>, tensor<f32> -> tensor<?x64xbf16>, tensor<?x64xi1>
+
 static void testFinishIntoModule(MlirContext ctx) {
   fprintf(stderr, "@testFinishIntoModule\n");
   MlirModule module = mlirModuleCreateEmpty(mlirLocationUnknownGet(ctx));
@@ -455,6 +481,7 @@ int main(int argc, char **argv) {
   testBroadcastAndReductions(ctx);
   testShapeOps(ctx);
   testComposites(ctx);
+  testRandom(ctx);
   testFinishIntoModule(ctx);
   mlirContextDestroy(ctx);
   if (argc > 1)

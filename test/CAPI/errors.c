@@ -315,6 +315,7 @@ static void testShapeOps(MlirContext ctx) {
   EXPECT_FAIL(b, fuserBuildPad(b, x, zi, 2, (int64_t[]){0, 0}, (int64_t[]){0, 0}));
   EXPECT_FAIL(b, fuserBuildPad(b, x, z, 2, (int64_t[]){0, -1}, (int64_t[]){0, 0}));
   EXPECT_FAIL(b, fuserBuildPad(b, x, z, 1, (int64_t[]){0}, (int64_t[]){0}));
+  EXPECT_FAIL(b, fuserBuildPad(b, x, z, 2, (int64_t[]){INT64_MAX, 0}, (int64_t[]){INT64_MAX, 0}));
   EXPECT_FAIL(b, fuserBuildConcat(b, NULL, 0, 0));
   EXPECT_FAIL(b, fuserBuildConcat(b, (MlirValue[]){x, i}, 2, 0));
   EXPECT_FAIL(b, fuserBuildConcat(b, (MlirValue[]){x, r3}, 2, 0));
@@ -337,12 +338,41 @@ static void testShapeOps(MlirContext ctx) {
 // CHECK-NEXT: error: f: error: fuserBuildPad: 'fuser.pad' op padding value element type 'i32' differs from the input's 'f32'; insert a fuser.cast
 // CHECK-NEXT: error: f: error: fuserBuildPad: 'fuser.pad' op dim 1 has negative padding; use fuser.slice to crop
 // CHECK-NEXT: error: f: error: fuserBuildPad: 'fuser.pad' op low and high need 2 entries each (the operand rank)
+// CHECK-NEXT: error: f: error: fuserBuildPad: 'fuser.pad' op dim 0: 4 + 9223372036854775807 + 9223372036854775807 overflows 64 bits
 // CHECK-NEXT: error: f: error: fuserBuildConcat: needs at least one input (inputs is NULL, numInputs 0)
 // CHECK-NEXT: error: f: error: fuserBuildConcat: 'fuser.concat' op operand element types 'f32' and 'i32' differ; insert a fuser.cast
 // CHECK-NEXT: error: f: error: fuserBuildConcat: 'fuser.concat' op operands differ in rank: [4, 8] and [4, 8, 1]
 // CHECK-NEXT: error: f: error: fuserBuildConcat: 'fuser.concat' op operand shapes [4, 8] and [4, 3] differ in dim 1, which is not the concat dim
 // CHECK-NEXT: error: f: error: fuserBuildConcat: dim 2 is out of range for rank 2 (expected a dim in [-2, 1])
 // CHECK-NEXT: error: f: error: fuserBuildConcat: operand 2 is null
+
+static void testRandom(MlirContext ctx) {
+  fprintf(stderr, "@testRandom\n");
+  FuserBuilder b = fuserBuilderCreate(ctx, S("f"));
+  MlirValue x = input(b, FuserDTypeF32, SHAPE(4, 8));
+  MlirValue s = input(b, FuserDTypeI64, 0, NULL);
+  MlirValue si = input(b, FuserDTypeI32, 0, NULL);
+  MlirValue pi = input(b, FuserDTypeI32, 0, NULL);
+  EXPECT_FAIL(b, fuserBuildRand(b, s, s, FuserDTypeF32, SHAPE(DYN, 8), NONE));
+  EXPECT_FAIL(b, fuserBuildRand(b, si, s, FuserDTypeF32, SHAPE(4, 8), NONE));
+  EXPECT_FAIL(b, fuserBuildRand(b, s, s, FuserDTypeI1, SHAPE(4, 8), NONE));
+  EXPECT_FAIL(b, fuserBuildRandn(b, s, s, FuserDTypeF32, SHAPE(4, 9), x));
+  EXPECT_FAIL(b, fuserBuildRandn(b, s, s, FuserDTypeI32, SHAPE(4, 8), NONE));
+  EXPECT_FAIL(b, fuserBuildBernoulli(b, si, s, s));
+  MlirValue c = fuserBuildConstantF64(b, FuserDTypeF32, 1.5, 0, NULL);
+  EXPECT_FAIL(b, fuserBuildDropout(b, x, c, s, s, NULL));
+  EXPECT_FAIL(b, fuserBuildDropout(b, x, pi, s, s, NULL));
+  fuserBuilderDestroy(b);
+}
+// CHECK-LABEL: @testRandom
+// CHECK-NEXT: error: f: error: fuserBuildRand: the shape has dynamic sizes: pass `like`, a value of that shape, to take them from
+// CHECK-NEXT: error: f: error: fuserBuildRand: 'fuser.rand' op operand #0 must be 0D tensor of 64-bit signless integer values, but got 'tensor<i32>'
+// CHECK-NEXT: error: f: error: fuserBuildRand: 'fuser.rand' op result #0 must be ranked tensor of 32-bit signless integer or 64-bit signless integer or 16-bit float or bfloat16 type or 32-bit float or 64-bit float values, but got 'tensor<4x8xi1>'
+// CHECK-NEXT: error: f: error: fuserBuildRandn: 'fuser.randn' op like's shape [4, 8] differs from the result's [4, 9] in dim 1
+// CHECK-NEXT: error: f: error: fuserBuildRandn: 'fuser.randn' op result #0 must be ranked tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float values, but got 'tensor<4x8xi32>'
+// CHECK-NEXT: error: f: error: fuserBuildBernoulli: 'fuser.bernoulli' op operand #0 must be ranked tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float values, but got 'tensor<i32>'
+// CHECK-NEXT: error: f: error: fuserBuildDropout: 'fuser.dropout' op p must be in [0, 1], got 1.500000e+00
+// CHECK-NEXT: error: f: error: fuserBuildDropout: 'fuser.dropout' op operand #1 must be ranked tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float values, but got 'tensor<i32>'
 
 static void testComposites(MlirContext ctx) {
   fprintf(stderr, "@testComposites\n");
@@ -493,6 +523,7 @@ int main(void) {
   testShapesAndConstants(ctx);
   testBroadcastAndReductions(ctx);
   testShapeOps(ctx);
+  testRandom(ctx);
   testComposites(ctx);
   testFinish(ctx);
   testLocationsAndHandlers(ctx);

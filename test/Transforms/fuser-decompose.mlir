@@ -109,3 +109,27 @@ func.func @rms_norm(%x: tensor<8x64xf16>, %w: tensor<64xf16>) -> tensor<8x64xf16
   %0 = fuser.rms_norm %x weight %w dims = [1] eps = 1.0e-06 : (tensor<8x64xf16>, tensor<64xf16>) -> tensor<8x64xf16>
   return %0 : tensor<8x64xf16>
 }
+
+// -----
+
+// dropout: the f32 uniform of fuser.rand at each element (its shape from x)
+// below 1 - p keeps it; y = (x * keep) * scale, scale = 1 / (1 - p) or 0
+// when p is 1; in f32 for bf16, rounded once.
+// CHECK-LABEL: func.func @dropout
+// CHECK: %[[XF:.*]] = fuser.cast %arg0 : tensor<8x?xbf16> to tensor<8x?xf32>
+// CHECK: %[[U:.*]] = fuser.rand %arg2, %arg3 like %arg0 : tensor<8x?xbf16> : tensor<8x?xf32>
+// CHECK: %[[KP:.*]] = fuser.sub %{{.*}}, %arg1 : tensor<f32>
+// CHECK: %[[M:.*]] = fuser.lt %[[U]], %[[KP]] : tensor<8x?xf32>, tensor<f32>
+// CHECK: %[[INV:.*]] = fuser.div %{{.*}}, %[[KP]]
+// CHECK: %[[NONE:.*]] = fuser.eq %[[KP]], %{{.*}}
+// CHECK: %[[SCALE:.*]] = fuser.where %[[NONE]], %{{.*}}, %[[INV]]
+// CHECK: %[[MF:.*]] = fuser.cast %[[M]] : tensor<8x?xi1> to tensor<8x?xf32>
+// CHECK: %[[K:.*]] = fuser.mul %[[XF]], %[[MF]]
+// CHECK: %[[Y:.*]] = fuser.mul %[[K]], %[[SCALE]]
+// CHECK: %[[YB:.*]] = fuser.cast %[[Y]] : tensor<8x?xf32> to tensor<8x?xbf16>
+// CHECK: return %[[YB]], %[[M]]
+func.func @dropout(%x: tensor<8x?xbf16>, %p: tensor<f32>, %s: tensor<i64>, %o: tensor<i64>)
+    -> (tensor<8x?xbf16>, tensor<8x?xi1>) {
+  %y, %m = fuser.dropout %x, %p, %s, %o : tensor<8x?xbf16>, tensor<f32> -> tensor<8x?xbf16>, tensor<8x?xi1>
+  return %y, %m : tensor<8x?xbf16>, tensor<8x?xi1>
+}

@@ -443,8 +443,14 @@ static int runFusion(fuser_rt *rt, const fuser_fusion *fusion, const RunFlags *f
       for (int d = 0; d < h->rank; ++d)
         printf("%s%" PRId64, d ? ", " : "", h->shape[d]);
       printf("] sum %.9g:", sum);
-      for (size_t i = 0; i < h->num_elements && i < 8; ++i)
-        printf(" %.9g", elementAsDouble(h->data, i, t->dtype));
+      for (size_t i = 0; i < h->num_elements && i < 8; ++i) {
+        if (t->dtype == FUSER_DTYPE_I64) /* exact: a double holds 53 bits */
+          printf(" %" PRId64, ((const int64_t *)h->data)[i]);
+        else if (t->dtype == FUSER_DTYPE_I32)
+          printf(" %" PRId32, ((const int32_t *)h->data)[i]);
+        else
+          printf(" %.9g", elementAsDouble(h->data, i, t->dtype));
+      }
       printf("%s\n", h->num_elements > 8 ? " ..." : "");
     }
   }

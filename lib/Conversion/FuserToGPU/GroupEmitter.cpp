@@ -8,6 +8,7 @@
 #include "IndexMath.h"
 #include "KernelBuilder.h"
 #include "GroupEmitter.h"
+#include "RandomEmitter.h"
 
 #include "fuser/Analysis/GroupAnalysis.h"
 #include "fuser/Dialect/Fuser/IR/FuserOps.h"
@@ -21,6 +22,14 @@
 
 using namespace mlir;
 using namespace mlir::fuser;
+
+/// The leading operands whose values `op` reads; the rest (a random op's
+/// `like`) give only a shape.
+static unsigned numOperandsRead(Operation *op) {
+  if (isa<RandOp, RandnOp>(op))
+    return 2;
+  return op->getNumOperands();
+}
 
 Index GroupEmitter::operandIndex(Operation *op, unsigned i,
                                        const Index &idx) {
@@ -102,8 +111,12 @@ void GroupEmitter::analyze(Value root, const Index &rootIdx) {
       continue;
     if (isa<IotaOp, PadOp, ConcatOp>(op))
       mergeable = false;
+    // A random op computes its result's row-major index: the iteration
+    // space must keep that expressible, as it keeps the inputs' offsets.
+    if (isa<RandOp, RandnOp, BernoulliOp>(op))
+      indexOffsets.push_back(linearIndex(v, idx));
     bool guards = isa<PadOp, ConcatOp>(op);
-    for (unsigned i = op->getNumOperands(); i-- > 0;)
+    for (unsigned i = numOperandsRead(op); i-- > 0;)
       work.push_back({op->getOperand(i), operandIndex(op, i, idx), guarded || guards});
   }
 }
@@ -120,6 +133,7 @@ void GroupEmitter::planIterationSpace(ArrayRef<int> dimClass) {
   SmallVector<AffineExpr> offsets;
   for (auto &[v, off] : leafOffsets)
     offsets.push_back(off);
+  offsets.append(indexOffsets.begin(), indexOffsets.end());
   offsets.push_back(linearize(
       llvm::to_vector(llvm::map_range(llvm::seq<unsigned>(0, refRank),
                                       [&](unsigned k) { return getAffineDimExpr(k, ctx); })),
@@ -255,7 +269,7 @@ Lanes GroupEmitter::emit(Value v, const Index &idx, unsigned lanes) {
       stack.back().expanded = true;
       Operation *op = stack.back().v.getDefiningOp();
       Index at = stack.back().idx;
-      unsigned n = isa<BroadcastOp, PermuteOp, ReshapeOp, SliceOp>(op) ? 1 : op->getNumOperands();
+      unsigned n = isa<BroadcastOp, PermuteOp, ReshapeOp, SliceOp>(op) ? 1 : numOperandsRead(op);
       for (unsigned i = n; i-- > 0;)
         stack.push_back({op->getOperand(i), operandIndex(op, i, at), false});
       continue;
@@ -321,6 +335,34 @@ Lanes GroupEmitter::emitOp(Operation *op, const Index &idx,
 
   if (isa<BroadcastOp, PermuteOp, ReshapeOp, SliceOp>(op))
     return emit(op->getOperand(0), operandIndex(op, 0, idx), lanes);
+
+  if (isa<RandOp, RandnOp, BernoulliOp>(op)) {
+    // The element's row-major index in the result: one per lane, like iota.
+    AffineExpr e = toIteration(linearIndex(result, idx));
+    std::optional<int64_t> stride = laneStride(e);
+    if (lanes > 1 && !(stride && (*stride == 0 || *stride == 1)))
+      return emitScalarized(result, idx, lanes);
+    Value index = kb->expander->expand(e);
+    bool uniform = lanes == 1 || *stride == 0;
+    if (!uniform) {
+      auto vt = VectorType::get({lanes}, kb->idxTy);
+      SmallVector<APInt> steps;
+      for (unsigned l = 0; l < lanes; ++l)
+        steps.push_back(APInt(kb->idxTy.getIntOrFloatBitWidth(), l));
+      Value ramp = arith::ConstantOp::create(b, loc, vt, DenseIntElementsAttr::get(vt, steps));
+      index = arith::AddIOp::create(b, loc, vector::BroadcastOp::create(b, loc, vt, index), ramp);
+    }
+    bool bernoulli = isa<BernoulliOp>(op);
+    unsigned first = bernoulli ? 1 : 0;
+    Value seed = emit(op->getOperand(first), Index{}, lanes).value;
+    Value offset = emit(op->getOperand(first + 1), Index{}, lanes).value;
+    Value p;
+    if (bernoulli) {
+      Lanes pl = emit(op->getOperand(0), operandIndex(op, 0, idx), lanes);
+      p = uniform ? pl.value : materialize(pl, lanes);
+    }
+    return {emitRandom(b, loc, op, index, seed, offset, p, fe.math), uniform};
+  }
 
   if (isa<PadOp, ConcatOp>(op)) {
     // Which operand (or the padding) an element comes from depends on the

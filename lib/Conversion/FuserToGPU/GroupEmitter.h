@@ -203,6 +203,9 @@ protected:
   /// Per leaf: read only where a pad or concat picks it, so that its offset
   /// may lie outside the input elsewhere (it must not be read there).
   SmallVector<bool> leafGuarded;
+  /// Index expressions ops compute from their own shape (random ops'), in
+  /// d-space: not accesses, but the iteration space must express them.
+  SmallVector<AffineExpr> indexOffsets;
   DenseSet<MemoKey, MemoKeyInfo> visited; ///< (value, index) pairs analyzed
 
   // The iteration space: merged dims m_0..m_{q-1} with sizes iterSizes.

@@ -547,3 +547,52 @@ func.func @rms_norm_dims(%a: tensor<4x8x2xf32>) {
   %0 = fuser.rms_norm %a dims = [1] eps = 1.0e-05 : (tensor<4x8x2xf32>) -> tensor<4x8x2xf32>
   return
 }
+
+// -----
+
+func.func @rand_like_rank(%s: tensor<i64>, %x: tensor<4xf32>) {
+  // expected-error @+1 {{'fuser.rand' op like has rank 1, the result 2}}
+  %0 = fuser.rand %s, %s like %x : tensor<4xf32> : tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @randn_like_shape(%s: tensor<i64>, %x: tensor<4x9xf32>) {
+  // expected-error @+1 {{'fuser.randn' op like's shape [4, 9] differs from the result's [4, 8] in dim 1}}
+  %0 = fuser.randn %s, %s like %x : tensor<4x9xf32> : tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @rand_seed_type(%s: tensor<1xi64>) {
+  // expected-error @+1 {{'fuser.rand' op operand #0 must be 0D tensor of 64-bit signless integer values, but got 'tensor<1xi64>'}}
+  %0 = "fuser.rand"(%s, %s) : (tensor<1xi64>, tensor<1xi64>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @dropout_p_constant(%x: tensor<4xf32>, %s: tensor<i64>) {
+  %p = fuser.constant -0.5 : tensor<f32>
+  // expected-error @+1 {{'fuser.dropout' op p must be in [0, 1], got -5.000000e-01}}
+  %0:2 = fuser.dropout %x, %p, %s, %s : tensor<4xf32>, tensor<f32> -> tensor<4xf32>, tensor<4xi1>
+  return
+}
+
+// -----
+
+func.func @dropout_p_rank(%x: tensor<4xf32>, %p: tensor<4xf32>, %s: tensor<i64>) {
+  // expected-error @+1 {{'fuser.dropout' op p must have rank 0, got 'tensor<4xf32>'}}
+  %0:2 = fuser.dropout %x, %p, %s, %s : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>, tensor<4xi1>
+  return
+}
+
+// -----
+
+func.func @dropout_mask(%x: tensor<4xf32>, %p: tensor<f32>, %s: tensor<i64>) {
+  // expected-error @+1 {{'fuser.dropout' op mask type 'tensor<8xi1>' must be the input's shape of i1}}
+  %0:2 = fuser.dropout %x, %p, %s, %s : tensor<4xf32>, tensor<f32> -> tensor<4xf32>, tensor<8xi1>
+  return
+}

@@ -209,3 +209,18 @@ func.func @composites(%x: tensor<8x?xbf16>, %w: tensor<?xbf16>, %f: tensor<2x8x1
   %5 = fuser.rms_norm %x weight %w dims = [1] eps = 1.0e-06 : (tensor<8x?xbf16>, tensor<?xbf16>) -> tensor<8x?xbf16>
   return
 }
+
+// CHECK-LABEL: func.func @random
+func.func @random(%s: tensor<i64>, %o: tensor<i64>, %x: tensor<?x64xbf16>, %p: tensor<f32>) {
+  // CHECK: fuser.rand %{{.*}}, %{{.*}} : tensor<4x8xf32>
+  %0 = fuser.rand %s, %o : tensor<4x8xf32>
+  // CHECK: fuser.rand %{{.*}}, %{{.*}} like %{{.*}} : tensor<?x64xbf16> : tensor<?x64xi64>
+  %1 = fuser.rand %s, %o like %x : tensor<?x64xbf16> : tensor<?x64xi64>
+  // CHECK: fuser.randn %{{.*}}, %{{.*}} : tensor<16xf64>
+  %2 = fuser.randn %s, %o : tensor<16xf64>
+  // CHECK: fuser.bernoulli %{{.*}}, %{{.*}}, %{{.*}} : tensor<4x8xf32>
+  %3 = fuser.bernoulli %0, %s, %o : tensor<4x8xf32>
+  // CHECK: fuser.dropout %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : tensor<?x64xbf16>, tensor<f32> -> tensor<?x64xbf16>, tensor<?x64xi1>
+  %4:2 = fuser.dropout %x, %p, %s, %o : tensor<?x64xbf16>, tensor<f32> -> tensor<?x64xbf16>, tensor<?x64xi1>
+  return
+}

@@ -2,7 +2,7 @@
 
 import os
 
-from . import elementwise, examples, normalization, reductions, shapes
+from . import elementwise, examples, normalization, random_ops, reductions, shapes
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
@@ -15,4 +15,5 @@ SUITES = {
     "normalization": normalization.cases,
     "normalization-sweep": normalization.sweep_cases,
     "examples": lambda rng_for: examples.cases(rng_for, ROOT),
+    "random": random_ops.cases,
 }

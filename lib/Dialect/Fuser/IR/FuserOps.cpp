@@ -798,5 +798,54 @@ LogicalResult RmsNormOp::verify() {
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// Random numbers
+//===----------------------------------------------------------------------===//
+
+/// `like` gives a random op's shape: the same rank, and equal sizes where
+/// both are static.
+static LogicalResult verifyLike(Operation *op, Value like, RankedTensorType result) {
+  if (!like)
+    return success();
+  auto t = cast<RankedTensorType>(like.getType());
+  if (t.getRank() != result.getRank())
+    return op->emitOpError("like has rank ")
+           << t.getRank() << ", the result " << result.getRank();
+  for (int64_t d = 0; d < t.getRank(); ++d)
+    if (!t.isDynamicDim(d) && !result.isDynamicDim(d) &&
+        t.getDimSize(d) != result.getDimSize(d))
+      return op->emitOpError("like's shape ")
+             << shapeStr(t.getShape()) << " differs from the result's "
+             << shapeStr(result.getShape()) << " in dim " << d;
+  return success();
+}
+
+LogicalResult RandOp::verify() { return verifyLike(*this, getLike(), getType()); }
+LogicalResult RandnOp::verify() { return verifyLike(*this, getLike(), getType()); }
+
+LogicalResult DropoutOp::verify() {
+  RankedTensorType in = getInput().getType();
+  if (getResult().getType() != in)
+    return emitOpError("result type ")
+           << getResult().getType() << " must equal the input type " << in;
+  if (getMask().getType() != RankedTensorType::get(in.getShape(), IntegerType::get(getContext(), 1)))
+    return emitOpError("mask type ")
+           << getMask().getType() << " must be the input's shape of i1";
+  auto p = cast<RankedTensorType>(getP().getType());
+  if (p.getRank() != 0)
+    return emitOpError("p must have rank 0, got ") << p;
+  // A constant probability is checked here; one passed in is the caller's.
+  if (auto c = getP().getDefiningOp<ConstantOp>()) {
+    std::optional<double> v;
+    if (auto f = dyn_cast<FloatAttr>(c.getValue()))
+      v = f.getValueAsDouble();
+    else if (auto dense = dyn_cast<DenseFPElementsAttr>(c.getValue()))
+      v = (*dense.getValues<APFloat>().begin()).convertToDouble();
+    if (v && !(*v >= 0.0 && *v <= 1.0))
+      return emitOpError("p must be in [0, 1], got ") << *v;
+  }
+  return success();
+}
+
 #define GET_OP_CLASSES
 #include "fuser/Dialect/Fuser/IR/FuserOps.cpp.inc"

@@ -661,6 +661,105 @@ def Fuser_RmsNormOp : Fuser_Op<"rms_norm", [Pure]> {
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Random numbers (docs/random.md)
+//===----------------------------------------------------------------------===//
+
+// Seeds and offsets: rank-0 i64 tensors, printed without their type.
+def Fuser_I64Scalar : 0DTensorOf<[I64]> {
+  let builderCall = "::mlir::RankedTensorType::get({}, $_builder.getI64Type())";
+}
+
+class Fuser_RandomOp<string mnemonic, Type resultType>
+    : Fuser_Op<mnemonic, [Pure]> {
+  let arguments = (ins Fuser_I64Scalar:$seed, Fuser_I64Scalar:$offset,
+                       Optional<Fuser_Tensor>:$like);
+  let results = (outs resultType:$result);
+  let assemblyFormat = [{
+    $seed `,` $offset (`like` $like^ `:` type($like))? attr-dict `:` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Fuser_RandOp : Fuser_RandomOp<"rand", RankedTensorOf<[I32, I64, F16, BF16, F32, F64]>> {
+  let summary = "uniform random numbers in [0, 1), or raw Philox4x32-10 bits";
+  let description = [{
+    Element `i` (its row-major index in the result) is a function of
+    `(seed, offset, i)` alone, Philox4x32-10 with key `seed` and counter
+    `(i / 4, offset)`, whatever the kernel, launch or device computing it
+    (docs/random.md has the exact formula). Floats are uniform in [0, 1),
+    never 1.0: 24 random bits for f32, 11 for f16, 8 for bf16, 53 for f64
+    (which takes two 32-bit words). `i32` and `i64` results are the raw
+    words. `seed` and `offset` are ordinary arguments: a training loop
+    changes them every step without recompiling. Dynamic sizes come from
+    `like` (any tensor of the result's shape) or from the ops the result
+    meets.
+
+    ```mlir
+    %u = fuser.rand %seed, %offset like %x : tensor<?x1024xbf16> : tensor<?x1024xf32>
+    ```
+  }];
+}
+
+def Fuser_RandnOp : Fuser_RandomOp<"randn", Fuser_FloatTensor> {
+  let summary = "standard normal random numbers (Box-Muller over Philox)";
+  let description = [{
+    As `fuser.rand`, with each pair of elements `2j, 2j + 1` from the
+    Box-Muller transform of two uniforms: `sqrt(-2 log u1) * cos(2 pi u2)`
+    and `sqrt(-2 log u1) * sin(2 pi u2)`, computed in f32 (f64 for f64) with
+    fuser's math (docs/random.md).
+
+    ```mlir
+    %z = fuser.randn %seed, %offset : tensor<4096xf32>
+    ```
+  }];
+}
+
+def Fuser_BernoulliOp : Fuser_Op<"bernoulli", [Pure, AllTypesMatch<["p", "result"]>]> {
+  let summary = "1 with probability p, else 0";
+  let description = [{
+    As `torch.bernoulli(p)`: element `i` is 1 where the uniform number of
+    `fuser.rand` of the same seed, offset and index (f32's for f16, bf16 and
+    f32 probabilities, f64's for f64) is below `p[i]`, else 0, in `p`'s type.
+    Broadcast `p` first for a scalar probability.
+
+    ```mlir
+    %b = fuser.bernoulli %p, %seed, %offset : tensor<8x128xf32>
+    ```
+  }];
+  let arguments = (ins Fuser_FloatTensor:$p, Fuser_I64Scalar:$seed,
+                       Fuser_I64Scalar:$offset);
+  let results = (outs Fuser_FloatTensor:$result);
+  let assemblyFormat = "$p `,` $seed `,` $offset attr-dict `:` type($p)";
+}
+
+def Fuser_DropoutOp : Fuser_Op<"dropout", [Pure]> {
+  let summary = "dropout: zero elements with probability p, scale the rest";
+  let description = [{
+    As `torch.native_dropout(x, p, train=True)`: `mask = u < 1 - p` with the
+    uniform `u` of `fuser.rand` (f32) at each element's index,
+    `y = x * mask * scale` with `scale = 1 / (1 - p)` (0 when `p` is 1),
+    computed in f32 for f16/bf16 (f64 for f64) and rounded once. `p` is a
+    rank-0 float tensor: a constant outside [0, 1] is a verifier error.
+    Expanded into primitive ops by `fuser-decompose`; regenerating the mask
+    from the same seed and offset gives the same mask (the backward pass
+    need not store it).
+
+    ```mlir
+    %y, %mask = fuser.dropout %x, %p, %seed, %offset
+        : tensor<8x1024xbf16>, tensor<f32> -> tensor<8x1024xbf16>, tensor<8x1024xi1>
+    ```
+  }];
+  let arguments = (ins Fuser_FloatTensor:$input, Fuser_FloatTensor:$p,
+                       Fuser_I64Scalar:$seed, Fuser_I64Scalar:$offset);
+  let results = (outs Fuser_FloatTensor:$result, Fuser_BoolTensor:$mask);
+  let assemblyFormat = [{
+    $input `,` $p `,` $seed `,` $offset attr-dict `:` type($input) `,` type($p)
+    `->` type($result) `,` type($mask)
+  }];
+  let hasVerifier = 1;
+}
+
 include "fuser/Dialect/Fuser/IR/FuserPlanOps.td"
 
 #endif // FUSER_DIALECT_FUSER_IR_FUSEROPS_TD
