@@ -352,6 +352,21 @@ Lanes GroupEmitter::emitOp(Operation *op, const Index &idx,
       Value ramp = arith::ConstantOp::create(b, loc, vt, DenseIntElementsAttr::get(vt, steps));
       index = arith::AddIOp::create(b, loc, vector::BroadcastOp::create(b, loc, vt, index), ramp);
     }
+    // A unit starts where the lane dim is a multiple of the lanes (vector
+    // accesses are aligned there); when every other term of the index is a
+    // multiple too, proven or checked by the launch plan, the unit's first
+    // index is one as well and whole Philox counters fall in the unit.
+    bool aligned = false;
+    if (!uniform && vectorLanes % lanes == 0) {
+      if (auto c = linearCoefficients(e, numIterDims)) {
+        aligned = true;
+        for (unsigned j = 0; j < numIterDims; ++j) {
+          AffineExpr term = simplify((*c)[j], 0, numSymbols);
+          if (!isMultipleOf(term, lanes) && !llvm::is_contained(divisibility, term))
+            aligned = false;
+        }
+      }
+    }
     bool bernoulli = isa<BernoulliOp>(op);
     unsigned first = bernoulli ? 1 : 0;
     Value seed = emit(op->getOperand(first), Index{}, lanes).value;
@@ -361,7 +376,7 @@ Lanes GroupEmitter::emitOp(Operation *op, const Index &idx,
       Lanes pl = emit(op->getOperand(0), operandIndex(op, 0, idx), lanes);
       p = uniform ? pl.value : materialize(pl, lanes);
     }
-    return {emitRandom(b, loc, op, index, seed, offset, p, fe.math), uniform};
+    return {emitRandom(b, loc, op, index, seed, offset, p, fe.math, aligned), uniform};
   }
 
   if (isa<PadOp, ConcatOp>(op)) {

@@ -175,46 +175,114 @@ Value uniform64(Ops &o, Value bits) {
   return o.mulf(o.uitofp(o.b.getF64Type(), top), o.fcst(o.b.getF64Type(), 0x1p-53));
 }
 
-/// A standard normal of element `index`, in f32 or (f64) f64.
-Value normal(Ops &o, Value index, Value seed, Value offset, bool f64, MathAccuracy accuracy) {
+/// The Box-Muller pair of two uniforms' bits: `a` gives u1 in (0, 1] (so
+/// that log(u1) is finite), `c` gives u2 in [0, 1); i32 words in f32, 64-bit
+/// values in f64. Returns r cos(theta) and r sin(theta).
+std::pair<Value, Value> boxMuller(Ops &o, Value a, Value c, bool f64, MathAccuracy accuracy) {
   MathBuilder math(o.b, o.loc, accuracy);
   Type ft = f64 ? Type(o.b.getF64Type()) : Type(o.b.getF32Type());
-  Value u1, u2, second;
+  Value u1, u2;
+  if (f64) {
+    Value top = o.shr(a, o.i64(11));
+    u1 = o.mulf(o.uitofp(ft, o.addi(top, o.i64(1))), o.fcst(ft, 0x1p-53));
+    u2 = uniform64(o, c);
+  } else {
+    Value top = o.shr(a, o.i32(8));
+    u1 = o.mulf(o.uitofp(ft, o.addi(top, o.i32(1))), o.fcst(ft, 0x1p-24));
+    u2 = uniform32(o, c, 24);
+  }
+  // r = sqrt(-2 log u1), theta = 2 pi u2.
+  Value r = LLVM::SqrtOp::create(o.b, o.loc, o.mulf(o.fcst(ft, -2.0), math.log(u1)));
+  Value theta = o.mulf(o.fcst(ft, 6.283185307179586), u2);
+  return {o.mulf(r, math.cos(theta)), o.mulf(r, math.sin(theta))};
+}
+
+Value bits64(Ops &o, Value lo, Value hi) {
+  return o.ori(o.ext64(lo), o.shl(o.ext64(hi), o.i64(32)));
+}
+
+/// A standard normal of element `index`, in f32 or (f64) f64: the first of
+/// a pair of lanes takes the cosine, the second the sine.
+Value normal(Ops &o, Value index, Value seed, Value offset, bool f64, MathAccuracy accuracy) {
+  Value a, c, second;
   if (f64) {
     // Two 53-bit uniforms from the counter's four words; lanes 0 and 1.
     Words w = philoxFor(o, index, seed, offset, 2);
-    auto bits = [&](Value lo, Value hi) {
-      return o.ori(o.ext64(lo), o.shl(o.ext64(hi), o.i64(32)));
-    };
-    // u1 in (0, 1]: log(u1) is finite.
-    Value a = o.shr(bits(w.w[0], w.w[1]), o.i64(11));
-    u1 = o.mulf(o.uitofp(ft, o.addi(a, o.i64(1))), o.fcst(ft, 0x1p-53));
-    u2 = uniform64(o, bits(w.w[2], w.w[3]));
+    a = bits64(o, w.w[0], w.w[1]);
+    c = bits64(o, w.w[2], w.w[3]);
     second = o.eq(w.lane, o.i64(1));
   } else {
     // Lanes 2j and 2j + 1 share words 2j (u1) and 2j + 1 (u2).
     Words w = philoxFor(o, index, seed, offset, 4);
-    Value pair = o.shr(w.lane, o.i64(1));
-    Value isSecondPair = o.eq(pair, o.i64(1));
-    Value wa = o.select(isSecondPair, w.w[2], w.w[0]);
-    Value wb = o.select(isSecondPair, w.w[3], w.w[1]);
-    Value a = o.shr(wa, o.i32(8));
-    u1 = o.mulf(o.uitofp(ft, o.addi(a, o.i32(1))), o.fcst(ft, 0x1p-24));
-    u2 = uniform32(o, wb, 24);
+    Value isSecondPair = o.eq(o.shr(w.lane, o.i64(1)), o.i64(1));
+    a = o.select(isSecondPair, w.w[2], w.w[0]);
+    c = o.select(isSecondPair, w.w[3], w.w[1]);
     second = o.eq(o.andi(w.lane, o.i64(1)), o.i64(1));
   }
-  // r = sqrt(-2 log u1), theta = 2 pi u2; cos for the first of a pair, sin
-  // for the second.
-  Value r = LLVM::SqrtOp::create(o.b, o.loc, o.mulf(o.fcst(ft, -2.0), math.log(u1)));
-  Value theta = o.mulf(o.fcst(ft, 6.283185307179586), u2);
-  Value trig = o.select(second, math.sin(theta), math.cos(theta));
-  return o.mulf(r, trig);
+  auto [cosine, sine] = boxMuller(o, a, c, f64, accuracy);
+  return o.select(second, sine, cosine);
+}
+
+//===----------------------------------------------------------------------===//
+// Aligned vectors: one Philox call per counter
+//===----------------------------------------------------------------------===//
+//
+// A unit of `lanes` consecutive elements whose first index is a multiple of
+// `lanes` covers whole counters: lanes / 4 of them for 32-bit results,
+// lanes / 2 for 64-bit ones. Philox then runs once per counter, on vectors
+// of the counters, and shuffles put each word in its lane: a quarter of the
+// per-element work (Philox is ~10 multiply-high pairs), with the same
+// values, since the formula is the same.
+
+/// The vector whose lane l is lane l / n of parts[l % n] (all of one type).
+Value interleave(OpBuilder &b, Location loc, ArrayRef<Value> parts) {
+  auto vt = cast<VectorType>(parts[0].getType());
+  int64_t g = vt.getNumElements();
+  auto concat = [&](Value x, Value y) {
+    SmallVector<int64_t> mask;
+    for (int64_t l = 0; l < 2 * vt.getNumElements(); ++l)
+      mask.push_back(l);
+    return vector::ShuffleOp::create(b, loc, x, y, mask).getResult();
+  };
+  Value lhs = parts[0], rhs = parts[1];
+  if (parts.size() == 4) {
+    lhs = concat(parts[0], parts[1]);
+    rhs = concat(parts[2], parts[3]);
+  }
+  int64_t n = parts.size();
+  SmallVector<int64_t> mask;
+  for (int64_t l = 0; l < n * g; ++l)
+    mask.push_back((l % n) * g + l / n);
+  return vector::ShuffleOp::create(b, loc, lhs, rhs, mask);
+}
+
+/// The words of the `g` consecutive counters from index `base` (i64, a
+/// multiple of `perCall`), as vectors of g lanes.
+Words counterWords(OpBuilder &b, Location loc, Value base, int64_t g, unsigned perCall,
+                   Value seed, Value offset) {
+  auto vt = VectorType::get({g}, b.getI64Type());
+  Ops o{b, loc, vt};
+  SmallVector<APInt> steps;
+  for (int64_t j = 0; j < g; ++j)
+    steps.push_back(APInt(64, j));
+  Value q0 = o.shr(base, arith::ConstantIntOp::create(b, loc, perCall == 4 ? 2 : 1, 64));
+  Value q = o.addi(o.splat(q0),
+                   arith::ConstantOp::create(b, loc, vt, DenseIntElementsAttr::get(vt, steps)));
+  Value c32 = o.i64(32);
+  Value s = o.splat(seed), off = o.splat(offset);
+  Value c[4] = {o.trunc32(q), o.trunc32(o.shr(q, c32)), o.trunc32(off),
+                o.trunc32(o.shr(off, c32))};
+  Value k[2] = {o.trunc32(s), o.trunc32(o.shr(s, c32))};
+  Words r;
+  emitPhilox(b, loc, c, k, r.w);
+  return r;
 }
 
 } // namespace
 
 Value mlir::fuser::emitRandom(OpBuilder &b, Location loc, Operation *op, Value index,
-                              Value seed, Value offset, Value p, MathAccuracy accuracy) {
+                              Value seed, Value offset, Value p, MathAccuracy accuracy,
+                              bool alignedLanes) {
   Ops o{b, loc, index.getType()};
   // Indices in i64 whatever the kernel's index width: the formula is the
   // same for 32- and 64-bit kernels.
@@ -226,25 +294,64 @@ Value mlir::fuser::emitRandom(OpBuilder &b, Location loc, Operation *op, Value i
       return f;
     return arith::TruncFOp::create(b, loc, o.like(resultElem), f);
   };
+  bool wide = resultElem.isF64() || resultElem.isInteger(64);
+  unsigned perCall = wide ? 2 : 4;
+  auto vt = dyn_cast<VectorType>(index.getType());
+  int64_t lanes = vt ? vt.getNumElements() : 1;
+  // Whole counters per unit: Philox once per counter (see above).
+  Words group;
+  int64_t g = 0;
+  if (alignedLanes && lanes >= perCall && lanes % perCall == 0) {
+    g = lanes / perCall;
+    Value base = vector::ExtractOp::create(b, loc, index, ArrayRef<int64_t>{0});
+    group = counterWords(b, loc, base, g, perCall, seed, offset);
+  }
+  auto w32 = [&]() -> Value {
+    if (g)
+      return interleave(b, loc, {group.w[0], group.w[1], group.w[2], group.w[3]});
+    return word32(o, index, seed, offset);
+  };
+  auto w64 = [&]() -> Value {
+    if (g)
+      return bits64(o, interleave(b, loc, {group.w[0], group.w[2]}),
+                    interleave(b, loc, {group.w[1], group.w[3]}));
+    return word64(o, index, seed, offset);
+  };
   if (isa<RandOp>(op)) {
     if (resultElem.isInteger(32))
-      return word32(o, index, seed, offset);
+      return w32();
     if (resultElem.isInteger(64))
-      return word64(o, index, seed, offset);
+      return w64();
     if (resultElem.isF64())
-      return uniform64(o, word64(o, index, seed, offset));
+      return uniform64(o, w64());
     unsigned bits = resultElem.isF16() ? 11 : resultElem.isBF16() ? 8 : 24;
-    return toResult(uniform32(o, word32(o, index, seed, offset), bits));
+    return toResult(uniform32(o, w32(), bits));
   }
-  if (isa<RandnOp>(op))
-    return toResult(normal(o, index, seed, offset, resultElem.isF64(), accuracy));
+  if (isa<RandnOp>(op)) {
+    if (!g)
+      return toResult(normal(o, index, seed, offset, resultElem.isF64(), accuracy));
+    // One Box-Muller per pair of lanes: cosine to the first, sine to the
+    // second.
+    // A pair per counter (f64) or two (f32).
+    Ops pairs{b, loc, VectorType::get({wide ? g : 2 * g}, b.getI64Type())};
+    Value a, c;
+    if (wide) {
+      a = bits64(pairs, group.w[0], group.w[1]);
+      c = bits64(pairs, group.w[2], group.w[3]);
+    } else {
+      a = interleave(b, loc, {group.w[0], group.w[2]});
+      c = interleave(b, loc, {group.w[1], group.w[3]});
+    }
+    auto [cosine, sine] = boxMuller(pairs, a, c, wide, accuracy);
+    return toResult(interleave(b, loc, {cosine, sine}));
+  }
   // bernoulli: the uniform of rand at the same index (f32's, f64's for f64)
   // below p gives 1.
   Value u, pc = p;
   if (resultElem.isF64()) {
-    u = uniform64(o, word64(o, index, seed, offset));
+    u = uniform64(o, w64());
   } else {
-    u = uniform32(o, word32(o, index, seed, offset), 24);
+    u = uniform32(o, w32(), 24);
     if (!resultElem.isF32())
       pc = arith::ExtFOp::create(
           b, loc,

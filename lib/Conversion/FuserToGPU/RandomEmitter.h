@@ -23,8 +23,11 @@ void emitPhilox(OpBuilder &b, Location loc, Value c[4], Value k[2], Value out[4]
 /// at the elements whose row-major indices in its result are `index` (an
 /// integer scalar, or a vector of one index per lane), given `seed` and
 /// `offset` (i64 scalars) and, for bernoulli, `p` at those elements.
+/// `alignedLanes`: `index` is a vector of consecutive indices whose first is
+/// a multiple of the lane count, so that whole Philox counters fall in it
+/// and each is computed once (the values are the same either way).
 Value emitRandom(OpBuilder &b, Location loc, Operation *op, Value index, Value seed,
-                 Value offset, Value p, MathAccuracy math);
+                 Value offset, Value p, MathAccuracy math, bool alignedLanes = false);
 
 } // namespace mlir::fuser
 

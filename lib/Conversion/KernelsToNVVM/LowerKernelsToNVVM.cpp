@@ -16,6 +16,8 @@
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
 #include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
 #include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVM.h"
+#include "mlir/Conversion/LLVMCommon/Pattern.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
@@ -30,6 +32,47 @@ namespace mlir::fuser {
 using namespace mlir;
 
 namespace {
+
+/// arith.mului_extended on i32 as mul.lo.u32 and mul.hi.u32 (Philox's
+/// rounds). Upstream's lowering multiplies in i64; once InstCombine turns
+/// the next round's zext(trunc(x)) into a 64-bit mask, NVPTX can no longer
+/// match mul.wide.u32 and emits 64-bit multiplies (several IMADs each) and
+/// 64-bit xors for the whole round.
+struct MulUIExtendedToNVVM : ConvertOpToLLVMPattern<arith::MulUIExtendedOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult matchAndRewrite(arith::MulUIExtendedOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Type t = op.getLhs().getType();
+    if (!getElementTypeOrSelf(t).isInteger(32))
+      return failure();
+    Location loc = op.getLoc();
+    Type i32 = rewriter.getI32Type();
+    Value lhs = adaptor.getLhs(), rhs = adaptor.getRhs();
+    Value lo = LLVM::MulOp::create(rewriter, loc, lhs, rhs);
+    auto mulHi = [&](Value a, Value b) {
+      return LLVM::CallIntrinsicOp::create(rewriter, loc, i32,
+                                           rewriter.getStringAttr("llvm.nvvm.mulhi.ui"),
+                                           ValueRange{a, b})
+          .getResult(0);
+    };
+    Value hi;
+    if (auto vt = dyn_cast<VectorType>(t)) {
+      hi = LLVM::PoisonOp::create(rewriter, loc, vt);
+      for (int64_t i = 0; i < vt.getNumElements(); ++i) {
+        Value at = LLVM::ConstantOp::create(rewriter, loc, rewriter.getI64Type(), i);
+        Value l = LLVM::ExtractElementOp::create(rewriter, loc, lhs, at);
+        Value r = LLVM::ExtractElementOp::create(rewriter, loc, rhs, at);
+        Value h = mulHi(l, r);
+        hi = LLVM::InsertElementOp::create(rewriter, loc, hi, h, at);
+      }
+    } else {
+      hi = mulHi(lhs, rhs);
+    }
+    rewriter.replaceOp(op, ValueRange{lo, hi});
+    return success();
+  }
+};
+
 struct LowerKernelsToNVVMPass
     : fuser::impl::LowerKernelsToNVVMPassBase<LowerKernelsToNVVMPass> {
   void runOnOperation() override {
@@ -54,6 +97,7 @@ struct LowerKernelsToNVVMPass
     populateVectorToLLVMConversionPatterns(converter, patterns);
     ub::populateUBToLLVMConversionPatterns(converter, patterns);
     populateGpuToNVVMConversionPatterns(converter, patterns);
+    patterns.add<MulUIExtendedToNVVM>(converter, /*benefit=*/2);
     LLVMConversionTarget target(*ctx);
     target.addLegalDialect<NVVM::NVVMDialect>();
     target.addIllegalDialect<gpu::GPUDialect>();
