@@ -43,6 +43,12 @@ if $PY -c 'import torch' 2>/dev/null; then
     --runtime "$BUILD/lib/libfuser_runtime.so" --bundles "$PACK/bundles" --quick \
     --out "$W/gpu.md" > "$W/harness.log" 2>&1 || fail="$fail harness(dry-run-cpu)"
   grep -E '^\| (softmax|layer_norm|rms_norm|bias_gelu|silu|add_mul_chain) ' "$W/gpu.md" | head -6
+  # fuser's own column: a run that failed, or results that disagree with
+  # the f32 computation (eager's and torch.compile's are PyTorch's business)
+  if grep -E '^\| ' "$W/gpu.md" | grep -qE '\| failed: |fuser DIFFERS'; then
+    grep -E '^\| ' "$W/gpu.md" | grep -E '\| failed: |fuser DIFFERS' | head -3
+    fail="$fail harness(fuser failed or differs)"
+  fi
 else
   echo "   skipped: $PY has no torch"
 fi

@@ -104,6 +104,7 @@ class Runtime:
             self.check(L.fuser_rt_create(ctypes.byref(opts), ctypes.byref(rt)))
         self.rt = rt
         self.bundles = []
+        self.emulator_allocations = []
 
     def check(self, err):
         if err:
@@ -120,6 +121,30 @@ class Runtime:
         self.check(self.lib.fuser_bundle_load_file(self.rt, path.encode(), ctypes.byref(b)))
         self.bundles.append(b)
         return b
+
+    def emulator_tensor(self, torch, like=None, shape=None, dtype=None):
+        """--dry-run-cpu only: a torch CPU tensor in memory that the emulator
+        allocated (its kernels reach nothing else), a copy of `like` or empty.
+        Freed with free_emulator_tensors."""
+        shape = list(like.shape) if like is not None else list(shape)
+        dtype = like.dtype if like is not None else dtype
+        n = 1
+        for d in shape:
+            n *= d
+        nbytes = n * torch.empty((), dtype=dtype).element_size()
+        ptr = ctypes.c_uint64()
+        self.check(self.lib.fuser_mem_alloc(self.rt, max(nbytes, 1), ctypes.byref(ptr)))
+        self.emulator_allocations.append(ptr.value)
+        raw = (ctypes.c_char * max(nbytes, 1)).from_address(ptr.value)
+        t = torch.frombuffer(raw, dtype=torch.uint8)[:nbytes].view(dtype).view(shape)
+        if like is not None:
+            t.copy_(like)
+        return t
+
+    def free_emulator_tensors(self):
+        for p in self.emulator_allocations:
+            self.check(self.lib.fuser_mem_free(self.rt, p))
+        self.emulator_allocations = []
 
     def fusion(self, bundle, name=None):
         L = self.lib
@@ -470,11 +495,15 @@ def run_bench(a):
                                    a.budget))
                 continue
             inputs = make(rows, g)
+            if DEV == "cpu":  # the emulator reaches only its own allocations
+                inputs = {k: rt.emulator_tensor(torch, like=v) for k, v in inputs.items()}
             try:
                 arg_shapes = [list(inputs[n].shape) for n in fusion.arg_names]
                 dims, res_shapes = fusion.shapes(arg_shapes)
                 out_dtype = specs[name][3]
-                outs = [torch.empty(s, dtype=out_dtype, device=DEV) for s in res_shapes]
+                outs = [torch.empty(s, dtype=out_dtype, device=DEV) if DEV != "cpu"
+                        else rt.emulator_tensor(torch, shape=s, dtype=out_dtype)
+                        for s in res_shapes]
                 call = fusion.bind([inputs[n].data_ptr() for n in fusion.arg_names],
                                    [o.data_ptr() for o in outs], dims)
                 run_fuser = lambda: call(sptr)  # noqa: E731
@@ -553,6 +582,7 @@ def run_bench(a):
             del inputs, ref, out_c
             if fuser_error is None:
                 del outs, call
+            rt.free_emulator_tensors()
         if compile_error:
             compile_notes[name] = "torch.compile failed: " + compile_error
         if hasattr(torch, "_dynamo"):

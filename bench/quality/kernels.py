@@ -34,6 +34,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 H200_BW = 4.3e12      # bytes/s: measured device-to-device copy bandwidth
 LAUNCH_S = 4e-6       # seconds per kernel launch
+# Thread instructions an H200 issues per second at most: 132 SMs x 4
+# schedulers x one warp instruction (32 threads) per clock x 1.98 GHz.
+H200_ISSUE = 132 * 4 * 32 * 1.98e9
 ELEM = {"i1": 1, "i8": 1, "i32": 4, "i64": 8, "f16": 2, "bf16": 2, "f32": 4, "f64": 8}
 
 # Sizes for the examples with dynamic dims (the model needs numbers): each
@@ -84,6 +87,45 @@ def widths(body):
         if bits:
             out[m.group(1)].add(vec * bits)
     return {k: sorted(v, reverse=True) for k, v in out.items()}
+
+
+def instructions_per_byte(body):
+    """PTX instructions per byte of global memory the kernel moves,
+    estimated from its text: instructions over the bytes of the
+    ld.global/st.global among them, each counted once. Each path of a kernel
+    (vector body, unaligned fallback, tail) moves its own elements once, so
+    the ratio tracks the dynamic one. A kernel that loops (a backward branch
+    around global accesses: a grid-stride loop, a loop over a long row) is
+    measured over the loop that moves the most bytes, which runs many times
+    for each time the code around it runs once."""
+    instrs, labels = [], {}
+    for line in body.splitlines():
+        line = line.strip()
+        if (not line or line[0] in "{}" or line.startswith("//")
+                or line.startswith((".reg", ".shared", ".local", ".param", ".loc", ".pragma"))):
+            continue
+        if line.endswith(":"):
+            labels[line[:-1]] = len(instrs)
+            continue
+        moved = 0
+        m = MEM_RE.search(line)
+        if m:
+            vec, bits = 1, 0
+            for tok in m.group(2).split(".")[1:]:
+                if re.fullmatch(r"v\d+", tok):
+                    vec = int(tok[1:])
+                elif re.fullmatch(r"[bfsu]\d+", tok):
+                    bits = int(tok[1:])
+            moved = vec * bits // 8
+        instrs.append((line, moved))
+    ranges = [(0, len(instrs))]
+    for j, (line, _) in enumerate(instrs):
+        m = re.search(r"\bbra(?:\.uni)?\s+(\S+);", line)
+        if m and labels.get(m.group(1), len(instrs)) <= j:
+            ranges.append((labels[m.group(1)], j + 1))
+    loops = [r for r in ranges[1:] if sum(b for _, b in instrs[r[0]:r[1]])]
+    a, b = max(loops, key=lambda r: sum(x for _, x in instrs[r[0]:r[1]])) if loops else ranges[0]
+    return (b - a) / max(sum(x for _, x in instrs[a:b]), 1)
 
 
 def fmt_widths(ws):
@@ -341,6 +383,7 @@ def main():
             w = widths(entries[k][1])
             fw["ld"].update(w["ld"]); fw["st"].update(w["st"])
         fw = {k: sorted(v, reverse=True) for k, v in fw.items()}
+        ipb = max(instructions_per_byte(entries[k][1]) for k in launched)
         regs = lambda inf, ks, i: ", ".join(str(inf[k][i]) if k in inf else "?" for k in ks) \
             if inf is not None else "n/a"
         spills = lambda inf, ks: ", ".join(str(inf[k][1] + inf[k][2]) if k in inf else "?"
@@ -386,9 +429,10 @@ def main():
         e_bytes = sum(rd + wr for (_, rd, wr) in e_kernels)
         fus_us, eag_us = model_us(f_kernels), model_us(e_kernels)
         sizes = ", ".join("x".join(str(v) for v in s) for s in shapes if s)
-        model.append("| %s | %s | %.1f | %d | %.1f | %.1f | %d | %.1f | %.1f | %.2fx |" % (
-            name, sizes, mb(minimum), len(f_kernels), mb(f_bytes), fus_us, len(e_kernels),
-            mb(e_bytes), eag_us, eag_us / fus_us))
+        bound = "memory" if ipb < H200_ISSUE / H200_BW else "**issue**"
+        model.append("| %s | %s | %.1f | %d | %.1f | %.1f | %.1f | %s | %d | %.1f | %.1f | %.2fx |" % (
+            name, sizes, mb(minimum), len(f_kernels), mb(f_bytes), fus_us, ipb, bound,
+            len(e_kernels), mb(e_bytes), eag_us, eag_us / fus_us))
         sys.stderr.write("kernels.py: %s done\n" % name)
 
     measured = [] if a.only else measured_traffic(fuserc, work)
@@ -434,8 +478,9 @@ def main():
                "launch; compute is taken as free. Measured GPU figures come from "
                "bench/gpu/ (bench/results/gpu.md).\n" % (H200_BW / 1e12, LAUNCH_S * 1e6))
     out.append("| example | argument sizes | minimum MB | fuser kernels | fuser MB | fuser model us | "
+               "fuser PTX instr / byte | bound | "
                "eager kernels | eager MB | eager model us | model speedup |")
-    out.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    out.append("|---|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|")
     out += model
     out.append("")
     out.append("## Method\n")
@@ -463,6 +508,19 @@ def main():
                "`@buffer` lines of each bench/cuda/*.cu. A kernel that re-read its input "
                "from memory would be undercounted by this model; fuser's persistent kernels "
                "and these .cu files keep rows in registers and read each element once.")
+    out.append("- *fuser PTX instr / byte*: for the launched kernel with the most, its PTX "
+               "instructions over the bytes its `ld.global`/`st.global` instructions move, both "
+               "counted in the PTX text (each path of a kernel, the vector body, the unaligned "
+               "fallback and the tail, moves its own elements once, so the ratio follows the "
+               "dynamic one; ptxas may remove or add some); a kernel with a loop around global "
+               "accesses (grid-stride, long rows) is measured over the loop that moves the "
+               "most bytes. *bound*: memory when that ratio is "
+               "below %.1f, the thread instructions an H200 issues per second at most (132 SMs "
+               "x 4 schedulers x 32 threads x 1.98 GHz) over the bytes it moves per second "
+               "(%.1f TB/s); else **issue**: the kernel may not reach the memory bound, and its "
+               "model time is optimistic. For random numbers this is where Philox's cost shows "
+               "(about 23 instructions per 32-bit element, docs/random.md)." % (
+                   H200_ISSUE / H200_BW, H200_BW / 1e12))
     out.append("- *eager PyTorch*: one kernel per op of the example as written (softmax, "
                "log_softmax, layer_norm, var_mean, gelu are single PyTorch kernels; rms_norm "
                "is PyTorch's composite of up to 8 kernels), each reading its operands whole "

@@ -15,7 +15,7 @@ import re
 import numpy as np
 import torch
 
-from . import normalization, reductions
+from . import normalization, random_ops, reductions
 from .core import (Exact, Expect, Result, Ulps, from_f64, from_torch, to_f64,
                    to_torch)
 from .values import fuserc_random, fuserc_random_at
@@ -98,6 +98,20 @@ def _sum_ref(x64, dim):
     return (from_f64(s.numpy(), "f32"), Ulps(1, tol), [])
 
 
+def ref_dropout_residual_layer_norm(i, rows):
+    # dropout's values depend on each element's index in the whole tensor:
+    # the checked block of rows starts at element rows.start * 1024
+    x, res = i["x"], i["residual"]
+    seed, offset = int(i["seed"]), int(i["offset"])
+    d, mask = random_ops.dropout("bf16", x, np.float32(0.1), seed, offset,
+                                 rows.start * x.shape[1])
+    h = (_t(d, "bf16").float() + _t(res, "bf16").float()).bfloat16()  # as eager PyTorch
+    hs = from_torch(h, "bf16")
+    refs, mt, alts = normalization.layer_norm_ref(hs, "bf16", 1, i["w"], i["b"], 1e-5)
+    return [(refs[0][0], refs[0][1], alts[0:1]), (hs, EXACT, []), (mask, EXACT, []),
+            (refs[1][0], refs[1][1], alts[1:2]), (refs[2][0], refs[2][1], alts[2:3])]
+
+
 def ref_dynamic_dims(i):
     x, y, s = (_t(i[k], "f32") for k in ("x", "y", "s"))
     a = (x - y) * s                          # exact f32 steps
@@ -163,10 +177,14 @@ REFERENCES = {k[4:]: v for k, v in globals().items() if k.startswith("ref_")}
 # Examples whose results are computed row by row along dim 0: their
 # references are computed (and compared) a block of rows at a time, which
 # keeps the float64 temporaries of an 8192x4096 example small.
-ROWWISE = {"add_mul_chain", "bf16_scale_tanh", "bias_gelu", "dynamic_dims", "layer_norm",
+ROWWISE = {"add_mul_chain", "bf16_scale_tanh", "bias_gelu", "dropout_residual_layer_norm",
+           "dynamic_dims", "layer_norm",
            "layer_norm_manual", "log_softmax", "permute_add", "rms_norm", "silu", "softmax",
            "two_outputs", "var_mean"}
 CHUNK_ELEMENTS = 1 << 22
+# Row-wise examples whose reference also takes the block's row slice (their
+# values depend on the position of each element, as random numbers do).
+POSITIONAL = {"dropout_residual_layer_norm"}
 
 
 class FileCase:
@@ -252,7 +270,7 @@ def _expect_for(path, stem):
                     chunk[name] = gen(name, sl=sel) if sliced else shared[name]
                 else:
                     chunk[name] = gen(name)
-            outs = ref(chunk)
+            outs = ref(chunk, sel) if stem in POSITIONAL else ref(chunk)
             if len(outs) != len(results):
                 raise ValueError("%s: the reference gives %d results, the fusion %d"
                                  % (stem, len(outs), len(results)))

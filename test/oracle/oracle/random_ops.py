@@ -68,9 +68,9 @@ def words(seed, offset, q):
                   [zero + s0, zero + s1])
 
 
-def word32(seed, offset, n):
-    """The 32-bit word of elements 0..n-1."""
-    i = np.arange(n, dtype=np.uint64)
+def word32(seed, offset, n, start=0):
+    """The 32-bit word of elements start..start+n-1."""
+    i = np.arange(start, start + n, dtype=np.uint64)
     w = words(seed, offset, i >> np.uint64(2))
     lane = (i & np.uint64(3)).astype(np.int64)
     return np.choose(lane, w).astype(np.uint64)
@@ -86,16 +86,17 @@ def word64(seed, offset, n):
     return lo | (hi << np.uint64(32))
 
 
-def uniform(t, seed, offset, n):
-    """fuser.rand of element type t, flat, as t's storage."""
+def uniform(t, seed, offset, n, start=0):
+    """fuser.rand of element type t at elements start..start+n-1, flat, as
+    t's storage."""
     if t == "i32":
-        return word32(seed, offset, n).astype(np.uint32).view(np.int32)
+        return word32(seed, offset, n, start).astype(np.uint32).view(np.int32)
     if t == "i64":
         return word64(seed, offset, n).view(np.int64)
     if t == "f64":
         return (word64(seed, offset, n) >> np.uint64(11)).astype(np.float64) * 2.0 ** -53
     bits = {"f32": 24, "f16": 11, "bf16": 8}[t]
-    u = (word32(seed, offset, n) >> np.uint64(32 - bits)).astype(np.float64) * 2.0 ** -bits
+    u = (word32(seed, offset, n, start) >> np.uint64(32 - bits)).astype(np.float64) * 2.0 ** -bits
     return from_f64(u, t)
 
 
@@ -137,12 +138,13 @@ def bernoulli(t, p, seed, offset):
     return from_f64(np.where(u < pf, 1.0, 0.0), t).reshape(p.shape)
 
 
-def dropout(t, x, p, seed, offset):
-    """(y, mask) of fuser.dropout as torch.native_dropout computes them."""
+def dropout(t, x, p, seed, offset, start=0):
+    """(y, mask) of fuser.dropout as torch.native_dropout computes them;
+    x holds the elements start..start+x.size-1 of the op's input."""
     ft = np.float64 if t == "f64" else np.float32
     xf = to_f64(x.reshape(-1), t).astype(ft)
     keep_p = ft(1.0) - ft(np.float32(p))  # p is passed as an f32 tensor
-    u = uniform("f32", seed, offset, x.size).astype(ft)
+    u = uniform("f32", seed, offset, x.size, start).astype(ft)
     mask = u < keep_p
     scale = ft(0.0) if keep_p == 0 else ft(1.0) / keep_p
     y = (xf * mask.astype(ft)) * scale
