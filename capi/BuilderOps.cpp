@@ -283,6 +283,20 @@ MlirValue fuserBuildIota(FuserBuilder b, FuserDType dtype, intptr_t rank,
                      IntegerAttr::get(IntegerType::get(c.ctx(), 64), d[0]))})));
 }
 
+MlirValue fuserBuildSize(FuserBuilder b, MlirValue x, int64_t dim, FuserDType dtype) {
+  Call c(b, "fuserBuildSize");
+  if (!c.ready())
+    return MlirValue{nullptr};
+  Value v = c.operand(x, "the operand");
+  Type elem = c.elementType(dtype);
+  SmallVector<int64_t> d;
+  if (!v || !elem || !c.normalizeDims({dim}, tensorOf(v).getRank(), d))
+    return MlirValue{nullptr};
+  return c.wrapValue(firstResult(
+      c.create(SizeOp::getOperationName(), {v}, RankedTensorType::get({}, elem),
+               {attr(c.ctx(), "dim", IntegerAttr::get(IntegerType::get(c.ctx(), 64), d[0]))})));
+}
+
 //===----------------------------------------------------------------------===//
 // Broadcast, reductions
 //===----------------------------------------------------------------------===//

@@ -302,6 +302,12 @@ MLIR_CAPI_EXPORTED MlirValue fuserBuildIota(FuserBuilder b, FuserDType dtype,
                                             intptr_t rank, const int64_t *shape,
                                             int64_t dim);
 
+/// The extent of `dim` of x (negative: counted from the end) as a rank-0
+/// tensor of `dtype` (an integer or float type, not bool): `x.size(dim)`
+/// for formulas such as 1 / N that must hold for every dynamic size.
+MLIR_CAPI_EXPORTED MlirValue fuserBuildSize(FuserBuilder b, MlirValue x, int64_t dim,
+                                            FuserDType dtype);
+
 /*===-- Broadcast -------------------------------------------------------------===*/
 
 /// x broadcast to `shape[0 .. rank)` (StableHLO broadcast_in_dim): operand

@@ -13,6 +13,14 @@ bool mlir::fuser::isReductionOp(Operation *op) {
   return isa<SumOp, ProdOp, MaxOp, MinOp, MeanOp, AnyOp, AllOp, VarMeanOp>(op);
 }
 
+unsigned mlir::fuser::numOperandsRead(Operation *op) {
+  if (isa<RandOp, RandnOp>(op))
+    return 2; // seed and offset; `like` lends its shape
+  if (isa<SizeOp>(op))
+    return 0;
+  return op->getNumOperands();
+}
+
 StringRef mlir::fuser::groupKindName(GroupKind kind) {
   switch (kind) {
   case GroupKind::Pointwise: return "pointwise";
@@ -103,9 +111,9 @@ FailureOr<GroupInfo> mlir::fuser::classifyGroup(ArrayRef<Operation *> group,
         dependsOnReduction.insert(r);
       continue;
     }
-    bool fromReduction = llvm::any_of(op->getOperands(), [&](Value v) {
-      return dependsOnReduction.contains(v);
-    });
+    bool fromReduction = llvm::any_of(
+        op->getOperands().take_front(numOperandsRead(op)),
+        [&](Value v) { return dependsOnReduction.contains(v); });
     // Values computed from a reduction live in the registers of the row
     // they belong to: an op that reads another element than its own index
     // (permute, slice, pad, concat; a reshape other than adding or dropping

@@ -146,7 +146,7 @@ LogicalResult Analyzer::visit(Operation *op) {
   for (Value r : op->getResults())
     addValue(r);
   return TypeSwitch<Operation *, LogicalResult>(op)
-      .Case<ConstantOp, IotaOp>([](auto) { return success(); })
+      .Case<ConstantOp, IotaOp, SizeOp>([](auto) { return success(); })
       .Case<BroadcastOp>([&](BroadcastOp b) {
         for (auto [i, d] : llvm::enumerate(b.getDims())) {
           int64_t s = b.getInput().getType().getDimSize(i);

@@ -31,6 +31,33 @@ using namespace mlir::fuser;
 /// Ops with no operands are copied into each group that uses them.
 static bool isFree(Operation *op) { return isa<ConstantOp, IotaOp>(op); }
 
+/// A result that is a view of another value's bytes: in no group.
+static bool isResultView(Operation *op) { return op->hasAttr(kResultViewAttr); }
+
+/// Marks each result that is a fuser.reshape of a value some kernel computes
+/// as a view (kResultViewAttr): the kernel writes the value into the
+/// result's buffer, and the reshape costs no kernel. A value that already
+/// has a buffer (returned itself, or viewed by an earlier result) is viewed
+/// through an identity cast: a second store in the same kernel.
+static void markResultViews(func::FuncOp fusion) {
+  Operation *ret = fusion.getBody().front().getTerminator();
+  llvm::SmallPtrSet<Value, 8> claimed(ret->operand_begin(), ret->operand_end());
+  for (Value v : ret->getOperands()) {
+    auto r = v.getDefiningOp<ReshapeOp>();
+    if (!r || !r->hasOneUse())
+      continue;
+    Value u = r.getInput();
+    Operation *def = u.getDefiningOp();
+    if (!def || isFree(def) || isa<ReshapeOp>(def))
+      continue;
+    if (!claimed.insert(u).second) {
+      OpBuilder b(r);
+      r.getInputMutable().assign(CastOp::create(b, r.getLoc(), u.getType(), u));
+    }
+    r->setAttr(kResultViewAttr, UnitAttr::get(fusion.getContext()));
+  }
+}
+
 namespace {
 
 /// Groups as labels (the index a group started with, kept by the group that
@@ -212,7 +239,7 @@ LogicalResult Segmenter::run(bool dump, StringRef dot) {
       return op.emitOpError("cannot be placed in a kernel");
     if (isa<SoftmaxOp, LogSoftmaxOp, LayerNormOp, RmsNormOp, DropoutOp>(op))
       return op.emitOpError("must be expanded by fuser-decompose first");
-    if (isFree(&op))
+    if (isFree(&op) || isResultView(&op))
       continue;
     int g = parent.size();
     node[&op] = g;
@@ -347,6 +374,13 @@ LogicalResult Segmenter::run(bool dump, StringRef dot) {
                      << (it == boundaryReason.end() ? "no merge was tried" : it->second)
                      << "\n";
       }
+    for (OpOperand &result : body.getTerminator()->getOpOperands())
+      if (Operation *def = result.get().getDefiningOp(); def && isResultView(def))
+        llvm::errs() << "  result " << result.getOperandNumber()
+                     << ": a reshape of segment "
+                     << def->getOperand(0).getDefiningOp()
+                            ->getAttrOfType<IntegerAttr>(kSegmentAttr).getInt()
+                     << "'s value, written there by its kernel (no copy)\n";
   }
   if (!dot.empty()) {
     std::string path = (dot + "." + fusion.getSymName() + ".dot").str();
@@ -361,6 +395,10 @@ LogicalResult Segmenter::run(bool dump, StringRef dot) {
     for (Operation &op : body.without_terminator()) {
       unsigned n = id.size();
       id[&op] = n;
+      if (isResultView(&op)) {
+        os << "  op" << n << " [label=\"reshape\\nresult view\" fillcolor=white];\n";
+        continue;
+      }
       int g = op.getAttrOfType<IntegerAttr>(kSegmentAttr).getInt();
       os << "  op" << n << " [label=\"" << op.getName().getStringRef().drop_front(6)
          << "\\nsegment " << g << "\" fillcolor=" << colours[g % 8] << "];\n";
@@ -445,6 +483,7 @@ struct SegmentPass : fuser::impl::SegmentPassBase<SegmentPass> {
         OpBuilder b(ret);
         operand.set(CastOp::create(b, ret->getLoc(), v.getType(), v));
       }
+      markResultViews(fusion);
       FailureOr<ShapeAnalysis> shapes = ShapeAnalysis::analyze(fusion);
       if (failed(shapes) || failed(Segmenter(fusion, *shapes).run(dump, dot)))
         return signalPassFailure();
@@ -465,6 +504,8 @@ FailureOr<SmallVector<Segment>> mlir::fuser::getSegments(func::FuncOp fusion) {
   Block &body = fusion.getBody().front();
   DenseMap<Operation *, unsigned> segmentOf;
   for (Operation &op : body.without_terminator()) {
+    if (isResultView(&op))
+      continue;
     auto attr = op.getAttrOfType<IntegerAttr>(kSegmentAttr);
     if (!attr || attr.getInt() < 0 || attr.getInt() >= (int64_t)names.size())
       return op.emitOpError("has no valid ") << kSegmentAttr << " annotation";
@@ -484,7 +525,8 @@ FailureOr<SmallVector<Segment>> mlir::fuser::getSegments(func::FuncOp fusion) {
       }
       for (Value r : op->getResults())
         for (OpOperand &use : r.getUses())
-          if (use.getOwner() == ret || segmentOf[use.getOwner()] != s.index)
+          if (use.getOwner() == ret || isResultView(use.getOwner()) ||
+              segmentOf.lookup(use.getOwner()) != s.index)
             s.outputs.insert(r);
     }
   }

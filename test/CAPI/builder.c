@@ -262,6 +262,8 @@ static void testCastConstantIota(MlirContext ctx) {
   fuserBuilderAddOutput(b, fuserBuildConstantBool(b, FuserDTypeF32, true, 0, NULL), S(""));
   fuserBuilderAddOutput(b, fuserBuildIota(b, FuserDTypeI64, 2, (int64_t[]){4, 8}, -1), S("iota"));
   fuserBuilderAddOutput(b, fuserBuildIota(b, FuserDTypeF32, 2, shape, 0), S("iota0"));
+  fuserBuilderAddOutput(b, fuserBuildSize(b, x, -1, FuserDTypeF32), S("n"));
+  fuserBuilderAddOutput(b, fuserBuildSize(b, x, 0, FuserDTypeI64), S("rows"));
   finishAndPrint(b);
 }
 // CHECK-LABEL: @testCastConstantIota
@@ -277,6 +279,8 @@ static void testCastConstantIota(MlirContext ctx) {
 // CHECK-NEXT: fuser.constant 1.000000e+00 : tensor<f32>
 // CHECK-NEXT: fuser.iota dim = 1 : tensor<4x8xi64>
 // CHECK-NEXT: fuser.iota dim = 0 : tensor<4x?xf32>
+// CHECK-NEXT: fuser.size %{{.*}} dim = 1 : tensor<4x?xbf16> -> tensor<f32>
+// CHECK-NEXT: fuser.size %{{.*}} dim = 0 : tensor<4x?xbf16> -> tensor<i64>
 
 static void testBroadcastAndReductions(MlirContext ctx) {
   fprintf(stderr, "@testBroadcastAndReductions\n");

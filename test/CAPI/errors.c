@@ -219,6 +219,10 @@ static void testShapesAndConstants(MlirContext ctx) {
   EXPECT_FAIL(b, fuserBuildIota(b, FuserDTypeI32, SHAPE(4, 8), -3));
   EXPECT_FAIL(b, fuserBuildIota(b, FuserDTypeI1, SHAPE(4, 8), 0));
   EXPECT_FAIL(b, fuserBuildIota(b, FuserDTypeI64, 0, NULL, 0));
+  MlirValue x = input(b, FuserDTypeF32, SHAPE(4, 8));
+  EXPECT_FAIL(b, fuserBuildSize(b, x, 2, FuserDTypeI64));
+  EXPECT_FAIL(b, fuserBuildSize(b, x, 0, FuserDTypeI1));
+  EXPECT_FAIL(b, fuserBuildSize(b, x, 0, (FuserDType)0));
   fuserBuilderDestroy(b);
 }
 // CHECK-LABEL: @testShapesAndConstants
@@ -245,6 +249,9 @@ static void testShapesAndConstants(MlirContext ctx) {
 // CHECK-NEXT: error: f: error: fuserBuildIota: dim -3 is out of range for rank 2 (expected a dim in [-2, 1])
 // CHECK-NEXT: error: f: error: fuserBuildIota: 'fuser.iota' op result #0 must be ranked tensor of 8-bit signless integer
 // CHECK-NEXT: error: f: error: fuserBuildIota: dim 0 is out of range for rank 0 (no dims)
+// CHECK-NEXT: error: f: error: fuserBuildSize: dim 2 is out of range for rank 2 (expected a dim in [-2, 1])
+// CHECK-NEXT: error: f: error: fuserBuildSize: 'fuser.size' op result #0 must be 0D tensor of 8-bit signless integer
+// CHECK-NEXT: error: f: error: fuserBuildSize: dtype 0 is not a FuserDType
 
 static void testBroadcastAndReductions(MlirContext ctx) {
   fprintf(stderr, "@testBroadcastAndReductions\n");

@@ -138,3 +138,64 @@ func.func @aliased_results(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, 
   %e = fuser.exp %x : tensor<4xf32>
   return %x, %e, %e : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
 }
+
+// -----
+
+// Results that reshape a value a kernel computes are views: in no segment,
+// the kernel writes the value into the result's buffer. A value that has a
+// buffer already (here: returned itself too) is viewed through an identity
+// cast (a second store), so even a reshape of a normalization's output
+// costs no copy kernel.
+// CHECK-LABEL: func.func @result_views
+// CHECK-SAME: fuser.schedulers = ["normalization"]
+// CHECK: %[[Y:.*]] = fuser.div {{.*}} {fuser.segment = 0 : i64}
+// CHECK: %[[C0:.*]] = fuser.cast %[[Y]] {fuser.segment = 0 : i64}
+// CHECK: %[[V0:.*]] = fuser.reshape %[[C0]] {fuser.result_view}
+// CHECK: %[[C1:.*]] = fuser.cast %[[Y]] {fuser.segment = 0 : i64}
+// CHECK: %[[V1:.*]] = fuser.reshape %[[C1]] {fuser.result_view}
+// CHECK: return %[[V0]], %[[V1]], %[[Y]]
+// DUMP: fusion @result_views: 1 segment
+// DUMP-NEXT: segment 0: normalization, 9 ops (max broadcast sub exp sum broadcast div cast cast)
+// DUMP-NEXT: result 0: a reshape of segment 0's value, written there by its kernel (no copy)
+// DUMP-NEXT: result 1: a reshape of segment 0's value, written there by its kernel (no copy)
+func.func @result_views(%x: tensor<8x128xf32>) -> (tensor<8x1x128xf32>, tensor<1024xf32>, tensor<8x128xf32>) {
+  %m = fuser.max %x dims = [1] : tensor<8x128xf32> -> tensor<8xf32>
+  %mb = fuser.broadcast %m dims = [0] : tensor<8xf32> -> tensor<8x128xf32>
+  %s = fuser.sub %x, %mb : tensor<8x128xf32>
+  %e = fuser.exp %s : tensor<8x128xf32>
+  %t = fuser.sum %e dims = [1] : tensor<8x128xf32> -> tensor<8xf32>
+  %tb = fuser.broadcast %t dims = [0] : tensor<8xf32> -> tensor<8x128xf32>
+  %y = fuser.div %e, %tb : tensor<8x128xf32>
+  %v0 = fuser.reshape %y : tensor<8x128xf32> -> tensor<8x1x128xf32>
+  %v1 = fuser.reshape %y : tensor<8x128xf32> -> tensor<1024xf32>
+  return %v0, %v1, %y : tensor<8x1x128xf32>, tensor<1024xf32>, tensor<8x128xf32>
+}
+
+// -----
+
+// A reshape of an argument is no view (the argument's buffer is the
+// caller's): it stays a kernel, a copy.
+// CHECK-LABEL: func.func @reshape_of_argument
+// CHECK: fuser.reshape {{.*}} {fuser.segment = 0 : i64}
+// CHECK-NOT: fuser.result_view
+func.func @reshape_of_argument(%x: tensor<8x128xf32>) -> tensor<1024xf32> {
+  %v = fuser.reshape %x : tensor<8x128xf32> -> tensor<1024xf32>
+  return %v : tensor<1024xf32>
+}
+
+// -----
+
+// The first reshape of a value with no other buffer views it directly.
+// CHECK-LABEL: func.func @view_of_reduction
+// CHECK: %[[S:.*]] = fuser.sum {{.*}} {fuser.segment = 0 : i64}
+// CHECK-NEXT: %[[V:.*]] = fuser.reshape %[[S]] {fuser.result_view}
+// CHECK-NEXT: return %[[V]]
+// DUMP: fusion @view_of_reduction: 1 segment
+// DUMP-NEXT: segment 0: reduction, 2 ops (exp sum)
+// DUMP-NEXT: result 0: a reshape of segment 0's value
+func.func @view_of_reduction(%x: tensor<8x128xf32>) -> tensor<8x1xf32> {
+  %e = fuser.exp %x : tensor<8x128xf32>
+  %s = fuser.sum %e dims = [1] : tensor<8x128xf32> -> tensor<8xf32>
+  %v = fuser.reshape %s : tensor<8xf32> -> tensor<8x1xf32>
+  return %v : tensor<8x1xf32>
+}

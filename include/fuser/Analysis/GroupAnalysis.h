@@ -46,6 +46,9 @@ struct GroupInfo {
 
 /// Whether `op` is a reduction op (sum, prod, max, min, mean, any, all,
 /// var_mean).
+/// How many of `op`'s leading operands a kernel reads element by element:
+/// the rest only lend their shape (fuser.rand's `like`, fuser.size's input).
+unsigned numOperandsRead(Operation *op);
 bool isReductionOp(Operation *op);
 
 /// The scheduler that accepts the ops `group` (a set of ops of one fusion)

@@ -16,6 +16,11 @@ namespace fuser {
 /// Attribute names written by fuser-segment.
 inline constexpr llvm::StringLiteral kSegmentAttr = "fuser.segment";
 inline constexpr llvm::StringLiteral kSchedulersAttr = "fuser.schedulers";
+/// On a fuser.reshape that is a fusion result and reshapes a value a kernel
+/// computes: in no segment; the kernel writes the value into the result's
+/// buffer (a reshape of a row-major value is the same bytes), so reshaping
+/// a result never costs a copy kernel.
+inline constexpr llvm::StringLiteral kResultViewAttr = "fuser.result_view";
 
 /// One group of a segmented fusion: the ops one kernel computes.
 struct Segment {

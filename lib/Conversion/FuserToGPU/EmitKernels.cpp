@@ -138,6 +138,35 @@ static LogicalResult emitFusion(func::FuncOp fusion, gpu::GPUModuleOp module,
     fe.buffers[v] = plan.getArgument(numArgs + i);
   }
   emitChecks(fe, plan, numArgs);
+  // fuser.size into an integer narrower than the extent may be: checked.
+  fusion.walk([&](SizeOp size) {
+    Type t = size.getType().getElementType();
+    ArrayRef<AffineExpr> shape = fe.shapes.shape(size.getInput());
+    AffineExpr extent = shape[size.getDim()];
+    if (!t.isInteger() || t.getIntOrFloatBitWidth() >= 64 || ShapeAnalysis::constantValue(extent))
+      return;
+    int64_t max = APInt::getSignedMaxValue(t.getIntOrFloatBitWidth()).getSExtValue();
+    Value n = fe.planExpr(extent), limit = fe.planConstant(max);
+    Value ok = arith::CmpIOp::create(fe.planBuilder, fe.loc, arith::CmpIPredicate::sle, n, limit);
+    std::string what;
+    llvm::raw_string_ostream os(what);
+    os << "fuser.size of dim " << size.getDim() << " is {}, which does not fit in " << t
+       << " (at most {})";
+    CheckOp::create(fe.planBuilder, fe.loc, ok, os.str(), ValueRange{n, limit});
+  });
+  // Results that are views (fuser-segment's kResultViewAttr): the reshaped
+  // value is written straight into the result's buffer.
+  for (auto [i, v] : llvm::enumerate(ret->getOperands())) {
+    auto r = v.getDefiningOp<ReshapeOp>();
+    if (!r || !r->hasAttr(kResultViewAttr))
+      continue;
+    Value source = r.getInput();
+    if (fe.buffers.count(source))
+      return r.emitOpError("is a result view of a value that already has a buffer");
+    fe.buffers[source] = BufferViewOp::create(fe.planBuilder, fe.loc,
+                                              bufferType(source.getType()),
+                                              plan.getArgument(numArgs + i));
+  }
 
   // Intermediates: segment outputs that are not results live in allocated
   // buffers with their computed sizes.

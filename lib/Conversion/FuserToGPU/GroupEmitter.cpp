@@ -25,11 +25,6 @@ using namespace mlir::fuser;
 
 /// The leading operands whose values `op` reads; the rest (a random op's
 /// `like`) give only a shape.
-static unsigned numOperandsRead(Operation *op) {
-  if (isa<RandOp, RandnOp>(op))
-    return 2;
-  return op->getNumOperands();
-}
 
 Index GroupEmitter::operandIndex(Operation *op, unsigned i,
                                        const Index &idx) {
@@ -239,7 +234,7 @@ bool GroupEmitter::emitsOperandsFirst(Value v) {
   if (known.count(v) || isInput(v))
     return false;
   Operation *op = v.getDefiningOp();
-  return !isa<ConstantOp, IotaOp, PadOp, ConcatOp>(op) && op->getNumOperands() > 0;
+  return !isa<ConstantOp, IotaOp, SizeOp, PadOp, ConcatOp>(op) && op->getNumOperands() > 0;
 }
 
 Lanes GroupEmitter::emit(Value v, const Index &idx, unsigned lanes) {
@@ -331,6 +326,12 @@ Lanes GroupEmitter::emitOp(Operation *op, const Index &idx,
       v = arith::AddIOp::create(b, loc, vector::BroadcastOp::create(b, loc, vt, base), ramp);
     }
     return {emitCast(b, loc, v, elem), uniform};
+  }
+
+  if (auto size = dyn_cast<SizeOp>(op)) {
+    // The extent from the kernel's size parameters; the input is not read.
+    Value n = kb->expander->expand(shapeOf(size.getInput())[size.getDim()]);
+    return {emitCast(b, loc, n, elem), true};
   }
 
   if (isa<BroadcastOp, PermuteOp, ReshapeOp, SliceOp>(op))

@@ -220,6 +220,14 @@ LogicalResult PlanTranslator::translate(Operation *op) {
         buffers[c.getResult()] = it->second;
         return success();
       })
+      .Case<BufferViewOp>([&](BufferViewOp v) -> LogicalResult {
+        // A view of a buffer is the same buffer.
+        auto it = buffers.find(v.getSource());
+        if (it == buffers.end())
+          return v.emitOpError("views a value that is not a buffer of the plan");
+        buffers[v.getResult()] = it->second;
+        return success();
+      })
       .Case<IsAlignedOp>([&](IsAlignedOp a) -> LogicalResult {
         fusion.instrs.push_back({FUSER_BUNDLE_OP_ALIGNED, reg(a), buffers.lookup(a.getBuffer()), FUSER_BUNDLE_NONE,
                                  (int64_t)a.getAlignment()});

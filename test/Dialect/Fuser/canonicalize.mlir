@@ -207,3 +207,44 @@ func.func @shapes(%x: tensor<4xf32>, %y: tensor<2x3x4xf32>)
   %out = fuser.broadcast %sq dims = [1, 2] : tensor<4x3xf32> -> tensor<5x4x3xf32>
   return %0, %1, %out, %3, %4, %5, %6 : tensor<4xf32>, tensor<2x3x4xf32>, tensor<5x4x3xf32>, tensor<24xf32>, tensor<4x3x2xf32>, tensor<2x3x4xf32>, tensor<3x2xf32>
 }
+
+// -----
+
+// Reductions over dims that all have static size 1 are reshapes (or the
+// input itself with keepdim); any/all of non-i1 inputs compare with zero
+// and stay, as does a reduction over a dim of another size.
+// CHECK-LABEL: func.func @reduce_unit_dims
+// CHECK-DAG: %[[S:.*]] = fuser.reshape %arg0 : tensor<64x1x128xf32> -> tensor<64x128xf32>
+// CHECK-DAG: %[[N:.*]] = fuser.reshape %arg1 : tensor<?x1x128xbf16> -> tensor<?x128xbf16>
+// CHECK-DAG: %[[A:.*]] = fuser.reshape %arg2 : tensor<4x1xi1> -> tensor<4xi1>
+// CHECK-DAG: %[[C:.*]] = fuser.any %arg3 dims = [1]
+// CHECK-DAG: %[[T:.*]] = fuser.sum %arg0 dims = [1, 2]
+// CHECK: return %[[S]], %arg0, %[[N]], %[[A]], %[[C]], %[[T]]
+func.func @reduce_unit_dims(%x: tensor<64x1x128xf32>, %d: tensor<?x1x128xbf16>, %b: tensor<4x1xi1>, %i: tensor<4x1xi32>)
+    -> (tensor<64x128xf32>, tensor<64x1x128xf32>, tensor<?x128xbf16>, tensor<4xi1>, tensor<4xi1>, tensor<64xf32>) {
+  %s = fuser.sum %x dims = [1] : tensor<64x1x128xf32> -> tensor<64x128xf32>
+  %m = fuser.max %x dims = [1] keepdim = true : tensor<64x1x128xf32> -> tensor<64x1x128xf32>
+  %n = fuser.mean %d dims = [1] : tensor<?x1x128xbf16> -> tensor<?x128xbf16>
+  %a = fuser.any %b dims = [1] : tensor<4x1xi1> -> tensor<4xi1>
+  %c = fuser.any %i dims = [1] : tensor<4x1xi32> -> tensor<4xi1>
+  %t = fuser.sum %x dims = [1, 2] : tensor<64x1x128xf32> -> tensor<64xf32>
+  return %s, %m, %n, %a, %c, %t : tensor<64x128xf32>, tensor<64x1x128xf32>, tensor<?x128xbf16>, tensor<4xi1>, tensor<4xi1>, tensor<64xf32>
+}
+
+// -----
+
+// A static extent folds to a constant of the result type; a dynamic one stays.
+// CHECK-LABEL: func.func @size_folds
+// CHECK-DAG: %[[F:.*]] = fuser.constant 1.280000e+02 : tensor<bf16>
+// CHECK-DAG: %[[I:.*]] = fuser.constant 128 : tensor<i32>
+// CHECK-DAG: %[[R:.*]] = fuser.constant 0x4B800000 : tensor<f32>
+// CHECK-DAG: %[[D:.*]] = fuser.size %arg0 dim = 0
+// CHECK: return %[[F]], %[[I]], %[[R]], %[[D]]
+func.func @size_folds(%x: tensor<?x128xf32>, %y: tensor<16777217xi8>) -> (tensor<bf16>, tensor<i32>, tensor<f32>, tensor<i64>) {
+  %0 = fuser.size %x dim = 1 : tensor<?x128xf32> -> tensor<bf16>
+  %1 = fuser.size %x dim = 1 : tensor<?x128xf32> -> tensor<i32>
+  // 2^24 + 1 rounds to even in f32
+  %2 = fuser.size %y dim = 0 : tensor<16777217xi8> -> tensor<f32>
+  %3 = fuser.size %x dim = 0 : tensor<?x128xf32> -> tensor<i64>
+  return %0, %1, %2, %3 : tensor<bf16>, tensor<i32>, tensor<f32>, tensor<i64>
+}

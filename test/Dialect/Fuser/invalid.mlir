@@ -195,6 +195,30 @@ func.func @iota_dim() {
 
 // -----
 
+func.func @size_dim(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'fuser.size' op dim 2 is out of range for rank 2}}
+  %0 = fuser.size %x dim = 2 : tensor<4x8xf32> -> tensor<i64>
+  return
+}
+
+// -----
+
+func.func @size_fits(%x: tensor<4x300xf32>) {
+  // expected-error @+1 {{'fuser.size' op extent 300 does not fit in 'i8'}}
+  %0 = fuser.size %x dim = 1 : tensor<4x300xf32> -> tensor<i8>
+  return
+}
+
+// -----
+
+func.func @size_result(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'fuser.size' op result #0 must be 0D tensor}}
+  %0 = fuser.size %x dim = 1 : tensor<4x8xf32> -> tensor<1xi64>
+  return
+}
+
+// -----
+
 func.func @broadcast_element_type(%a: tensor<4xf32>) {
   // expected-error @+1 {{'fuser.broadcast' op changes the element type from 'f32' to 'f16'}}
   %0 = fuser.broadcast %a dims = [0] : tensor<4xf32> -> tensor<4x2xf16>

@@ -143,6 +143,10 @@ func.func @cast_constant_iota(%x: tensor<8x?xbf16>) {
   %8 = fuser.constant 2 : tensor<?xf64>
   // CHECK: fuser.iota dim = 1 : tensor<4x8xi64>
   %9 = fuser.iota dim = 1 : tensor<4x8xi64>
+  // CHECK: fuser.size %{{.*}} dim = 1 : tensor<8x?xbf16> -> tensor<f32>
+  %10 = fuser.size %x dim = 1 : tensor<8x?xbf16> -> tensor<f32>
+  // CHECK: fuser.size %{{.*}} dim = 0 : tensor<8x?xbf16> -> tensor<i32>
+  %11 = fuser.size %x dim = 0 : tensor<8x?xbf16> -> tensor<i32>
   return
 }
 

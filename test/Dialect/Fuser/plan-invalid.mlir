@@ -118,3 +118,19 @@ func.func @result_dim_argument(%x: memref<?xf32>, %y: memref<?xf32>) attributes 
   fuser.result_dim %x[0] = %c4 : memref<?xf32>
   return
 }
+
+// -----
+
+func.func @view_element_type(%x: memref<4xf32>) {
+  // expected-error @+1 {{'fuser.buffer_view' op views 'f32' elements as 'i32'; element types must match}}
+  %v = fuser.buffer_view %x : memref<4xf32> to memref<4xi32>
+  return
+}
+
+// -----
+
+func.func @view_count(%x: memref<4xf32>) {
+  // expected-error @+1 {{'fuser.buffer_view' op views 4 elements as 8}}
+  %v = fuser.buffer_view %x : memref<4xf32> to memref<2x4xf32>
+  return
+}

@@ -18,6 +18,8 @@ module attributes {gpu.container_module} {
     %n = memref.dim %x, %c0 : memref<?xf32>
     // CHECK: fuser.result_dim %{{.*}}[0] = %{{.*}} : memref<?xf32>
     fuser.result_dim %y[0] = %n : memref<?xf32>
+    // CHECK: fuser.buffer_view %{{.*}} : memref<?xf32> to memref<?x1xf32>
+    %view = fuser.buffer_view %y : memref<?xf32> to memref<?x1xf32>
     // CHECK: %[[OK:.*]] = fuser.is_aligned %{{.*}}, 16 : memref<?xf32>
     %ok = fuser.is_aligned %x, 16 : memref<?xf32>
     // CHECK: fuser.check %[[OK]], "x is not aligned"

@@ -17,6 +17,7 @@ import torch
 from . import values
 from .core import (FLOAT_TYPES, HALF_TYPES, Case, PartBuilder, Ulps, from_f64,
                    mlir_type, to_f64)
+from . import reductions
 from .reductions import SWEEP, SWEEP_FEW, SWEEP_SHORT
 
 U = {"f16": 2.0 ** -24, "bf16": 2.0 ** -24, "f32": 2.0 ** -24, "f64": 2.0 ** -53}
@@ -242,12 +243,68 @@ def _value_parts(kind, t, name, rng_for):
     return parts
 
 
+def _view_parts(t, name, rng_for):
+    """Results that are reshapes of a kernel's value (fuser-segment's result
+    views: the kernel writes into the result's buffer, no copy kernel): of
+    a normalization, of a reduction, dynamic, a value viewed twice (the
+    second view is a copy) and a value also read by another op."""
+    rng = rng_for(name)
+    parts = []
+
+    def viewed(rule, shape, vshape):
+        # the rule's per-element tolerance, reshaped like the result
+        if isinstance(getattr(rule, "atol", None), np.ndarray):
+            return Ulps(rule.ulps, np.broadcast_to(rule.atol, shape).reshape(vshape),
+                        rule.name, rule.signed_zero)
+        return rule
+
+    def softmax_view(label, shape, dyn, views, also_exp=False):
+        x = _rows(t, shape, rng)
+        pb = PartBuilder(label)
+        tx = pb.arg("x", x, t, dyn)
+        pb.line("%%y = fuser.softmax %%x dim = %d : %s" % (len(shape) - 1, tx))
+        want, rule, alts = softmax_ref(x, t, len(shape) - 1)
+        for k, (vshape, vdyn) in enumerate(views):
+            pb.line("%%%d = fuser.reshape %%y : %s -> %s" % (k, tx, mlir_type(vdyn, t)))
+            pb.result("%d" % k, vshape, t, want.reshape(vshape), viewed(rule, shape, vshape),
+                      dims=vdyn, alts=[(a[0].reshape(vshape), viewed(a[1], shape, vshape))
+                                       + tuple(a[2:]) for a in alts])
+        if also_exp:
+            k = len(views)
+            pb.line("%%%d = fuser.neg %%y : %s" % (k, tx))
+            pb.result("%d" % k, shape, t, from_f64(-to_f64(want, t), t), rule, dims=dyn,
+                      alts=[(from_f64(-to_f64(a[0], t), t),) + tuple(a[1:]) for a in alts])
+        parts.append(pb.part())
+
+    softmax_view("softmax 9x257 -> 9x1x257", (9, 257), (9, 257), [((9, 1, 257), (9, 1, 257))])
+    softmax_view("softmax 5x33 -> 165", (5, 33), (5, 33), [((165,), (165,))])
+    softmax_view("softmax ?x257 -> ?x1x257 as 6x257", (6, 257), (None, 257),
+                 [((6, 1, 257), (None, 1, 257))])
+    softmax_view("softmax 7x40 viewed twice", (7, 40), (7, 40),
+                 [((7, 1, 40), (7, 1, 40)), ((280,), (280,))])
+    softmax_view("softmax 7x40 viewed and negated", (7, 40), (7, 40),
+                 [((7, 40, 1), (7, 40, 1))], also_exp=True)
+    # a reduction's value viewed with its kept dim
+    x = _rows(t, (64, 33), rng)
+    pb = PartBuilder("sum 64x33 -> 64 -> 64x1")
+    tx = pb.arg("x", x, t)
+    pb.line("%%s = fuser.sum %%x dims = [1] : %s -> %s" % (tx, mlir_type((64,), t)))
+    pb.line("%%0 = fuser.reshape %%s : %s -> %s" % (mlir_type((64,), t), mlir_type((64, 1), t)))
+    for w, _, rule in reductions.reference("sum", x, t, [1], True, 1)[:1]:
+        pb.result("0", (64, 1), t, w, rule)
+    parts.append(pb.part())
+    return parts
+
+
 def cases(rng_for):
     out = []
     for kind in ("softmax", "log_softmax", "layer_norm", "rms_norm"):
         for t in FLOAT_TYPES:
             name = "normalization/%s/%s" % (kind, t)
             out.append(Case(name, _bind(_value_parts, kind, t, name, rng_for)))
+    for t in ("f32", "bf16"):
+        name = "normalization/result-views/%s" % t
+        out.append(Case(name, _bind(_view_parts, t, name, rng_for)))
     return out
 
 

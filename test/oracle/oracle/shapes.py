@@ -10,8 +10,9 @@ import numpy as np
 import torch
 
 from . import values
-from .core import (ALL_TYPES, HALF_TYPES, NUMERIC_TYPES, Case, Exact, PartBuilder, from_f64,
-                   from_torch, is_float, is_int, mlir_type, to_f64, to_torch, torch_dtype)
+from .core import (ALL_TYPES, HALF_TYPES, NUMERIC_TYPES, Case, Exact, PartBuilder, Ulps,
+                   from_f64, from_torch, is_float, is_int, mlir_type, to_f64, to_torch,
+                   torch_dtype)
 
 EXACT = Exact()
 
@@ -455,6 +456,43 @@ def _thin(fn, t):
     return thinned
 
 
+def size_cases(rng_for):
+    """fuser.size of static and dynamic dims, into every result type it
+    takes (rounded to nearest even in floats: 1031 is 1032 in bf16), alone
+    and in a row mean written as sum / size, in kernels of each kind."""
+    def parts(t, name, rng_for):
+        rng = rng_for(name)
+        out = []
+        shapes = [((5, 1031), (None, None)), ((3, 7), (3, None)), ((0, 4), (None, 4)),
+                  ((2, 1, 300), (2, None, None))]
+        if t == "i8":  # extents above 127 are a run-time error (test/tools/fuserc/size.test)
+            shapes = [((5, 127), (None, None)), ((3, 7), (3, None)), ((0, 4), (None, 4))]
+        for shape, dyn in shapes:
+            x = _data("f32", shape, rng)
+            pb = PartBuilder("%s as %s" % (mlir_type(dyn, "f32"), "x".join(map(str, shape))))
+            tx = pb.arg("x", x, "f32", dyn)
+            for d in range(len(shape)):
+                pb.line("%%%d = fuser.size %%x dim = %d : %s -> %s" % (d, d, tx, mlir_type((), t)))
+                pb.result("%d" % d, (), t, from_f64(np.array(float(shape[d])), t), EXACT)
+            out.append(pb.part())
+        if is_float(t) and t != "bf16" and t != "f16":
+            # row mean = sum / size, in a reduction kernel with a dynamic row
+            x = from_f64(rng.standard_normal((6, 257)), t)
+            pb = PartBuilder("sum / size over ?x? as 6x257")
+            tx = pb.arg("x", x, t, (None, None))
+            rt = mlir_type((None,), t)
+            pb.line("%%s = fuser.sum %%x dims = [1] : %s -> %s" % (tx, rt))
+            pb.line("%%n = fuser.size %%x dim = 1 : %s -> %s" % (tx, mlir_type((), t)))
+            pb.line("%%0 = fuser.div %%s, %%n : %s, %s" % (rt, mlir_type((), t)))
+            want = to_f64(x, t).sum(axis=1) / 257.0
+            pb.result("0", (6,), t, from_f64(want, t), Ulps(2, np.abs(to_f64(x, t)).sum(axis=1)
+                                                            / 257.0 * 257 * 2.0 ** -23), dims=(None,))
+            out.append(pb.part())
+        return out
+    return [Case("shapes/size/%s" % t, _bind(parts, t, "shapes/size/%s" % t, rng_for))
+            for t in ("i8", "i32", "i64", "f16", "bf16", "f32", "f64")]
+
+
 def cases(rng_for):
     out = []
     for t in ALL_TYPES:
@@ -465,4 +503,4 @@ def cases(rng_for):
                          ("constant", _constant_parts)]:
             name = "shapes/%s/%s" % (what, t)
             out.append(Case(name, _bind(_thin(fn, t), t, name, rng_for)))
-    return out + iota_cases(rng_for)
+    return out + iota_cases(rng_for) + size_cases(rng_for)

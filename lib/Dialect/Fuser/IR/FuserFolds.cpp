@@ -11,6 +11,7 @@
 #include "fuser/Dialect/Fuser/IR/FuserOps.h"
 
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/APInt.h"
 #include "llvm/ADT/APSInt.h"
@@ -289,6 +290,22 @@ OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
 // Shape folds
 //===----------------------------------------------------------------------===//
 
+OpFoldResult SizeOp::fold(FoldAdaptor) {
+  int64_t extent = getInput().getType().getDimSize(getDim());
+  if (ShapedType::isDynamic(extent))
+    return {};
+  Type t = getResult().getType().getElementType();
+  if (auto f = dyn_cast<FloatType>(t)) {
+    llvm::APFloat v(f.getFloatSemantics());
+    bool lost;
+    (void)lost;
+    v.convertFromAPInt(APInt(64, extent), /*isSigned=*/true,
+                       llvm::APFloat::rmNearestTiesToEven);
+    return FloatAttr::get(t, v);
+  }
+  return IntegerAttr::get(t, APInt(t.getIntOrFloatBitWidth(), extent, /*isSigned=*/true));
+}
+
 OpFoldResult BroadcastOp::fold(FoldAdaptor adaptor) {
   if (getInput().getType() == getType())
     return getInput(); // equal ranks and strictly increasing dims: identity
@@ -356,3 +373,47 @@ OpFoldResult SliceOp::fold(FoldAdaptor adaptor) {
     return adaptor.getInput();
   return {};
 }
+
+//===----------------------------------------------------------------------===//
+// Reductions over size-1 dims
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// A sum, prod, max, min, mean, any or all over dims that all have static
+/// size 1 reduces one element per output: the result is its input,
+/// reshaped (the reduced dims dropped, or kept as the same size 1). Exact
+/// for every value: f16/bf16 accumulate in f32 and round back to the same
+/// value, mean divides by 1, NaN stays NaN. any/all of non-i1 inputs compare
+/// with zero and are left alone.
+template <typename OpTy>
+struct ReductionOverUnitDims : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op, PatternRewriter &rewriter) const override {
+    RankedTensorType in = op.getInput().getType();
+    auto out = cast<RankedTensorType>(op.getType());
+    if (in.getElementType() != out.getElementType())
+      return rewriter.notifyMatchFailure(op, "the result's element type differs");
+    for (int64_t d : op.getDims())
+      if (in.getDimSize(d) != 1)
+        return rewriter.notifyMatchFailure(op, "a reduced dim is not of static size 1");
+    if (in == out)
+      rewriter.replaceOp(op, op.getInput());
+    else
+      rewriter.replaceOpWithNewOp<ReshapeOp>(op, out, op.getInput());
+    return success();
+  }
+};
+} // namespace
+
+#define FUSER_UNIT_REDUCTION_CANONICALIZER(Op)                                             \
+  void Op::getCanonicalizationPatterns(RewritePatternSet &results, MLIRContext *context) { \
+    results.add<ReductionOverUnitDims<Op>>(context);                                       \
+  }
+FUSER_UNIT_REDUCTION_CANONICALIZER(SumOp)
+FUSER_UNIT_REDUCTION_CANONICALIZER(ProdOp)
+FUSER_UNIT_REDUCTION_CANONICALIZER(MaxOp)
+FUSER_UNIT_REDUCTION_CANONICALIZER(MinOp)
+FUSER_UNIT_REDUCTION_CANONICALIZER(MeanOp)
+FUSER_UNIT_REDUCTION_CANONICALIZER(AnyOp)
+FUSER_UNIT_REDUCTION_CANONICALIZER(AllOp)
+#undef FUSER_UNIT_REDUCTION_CANONICALIZER

@@ -437,6 +437,22 @@ LogicalResult IotaOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// SizeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult SizeOp::verify() {
+  int64_t rank = getInput().getType().getRank(), dim = getDim();
+  if (dim < 0 || dim >= rank)
+    return emitOpError("dim ") << dim << " is out of range for rank " << rank;
+  int64_t extent = getInput().getType().getDimSize(dim);
+  Type t = getResult().getType().getElementType();
+  if (!ShapedType::isDynamic(extent) && t.isInteger() &&
+      extent > (int64_t)APInt::getSignedMaxValue(t.getIntOrFloatBitWidth()).getSExtValue())
+    return emitOpError("extent ") << extent << " does not fit in " << t;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // BroadcastOp
 //===----------------------------------------------------------------------===//
 

@@ -112,3 +112,16 @@ LogicalResult ResultDimOp::verify() {
     return emitOpError("must name a result buffer of the enclosing plan");
   return success();
 }
+
+LogicalResult BufferViewOp::verify() {
+  auto from = cast<MemRefType>(getSource().getType());
+  auto to = cast<MemRefType>(getResult().getType());
+  if (from.getElementType() != to.getElementType())
+    return emitOpError("views ") << from.getElementType() << " elements as "
+                                 << to.getElementType() << "; element types must match";
+  if (from.hasStaticShape() && to.hasStaticShape() &&
+      from.getNumElements() != to.getNumElements())
+    return emitOpError("views ") << from.getNumElements() << " elements as "
+                                 << to.getNumElements();
+  return success();
+}

@@ -314,6 +314,28 @@ def Fuser_IotaOp : Fuser_Op<"iota", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Fuser_SizeOp : Fuser_Op<"size", [Pure]> {
+  let summary = "a dim's extent, as a scalar";
+  let description = [{
+    The extent of `dim` of `input`, as a rank-0 tensor of the result's
+    integer or float type (`x.shape[dim]`, `x.size(dim)`): backward formulas
+    written against dynamic shapes (`1 / N`, `N - 1` for an unbiased
+    variance) compile once for every size. Reads no element of `input`.
+    Floats round to nearest even (exact up to 2^24 in f32, 2^11 in f16, 2^8
+    in bf16); `i32` holds extents below 2^31 (checked when the fusion runs
+    where the extent is dynamic). A static extent folds to a constant.
+
+    ```mlir
+    %n = fuser.size %x dim = 1 : tensor<?x?xbf16> -> tensor<f32>
+    ```
+  }];
+  let arguments = (ins Fuser_Tensor:$input, I64Attr:$dim);
+  let results = (outs 0DTensorOf<[I8, I32, I64, F16, BF16, F32, F64]>:$result);
+  let assemblyFormat = "$input `dim` `=` $dim attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Broadcast
 //===----------------------------------------------------------------------===//
@@ -359,6 +381,9 @@ class Fuser_ReductionOp<string mnemonic, Type inType, string desc>
     type($input) `->` type($result)
   }];
   let hasVerifier = 1;
+  // Over dims that are all of static size 1: a reshape (index arithmetic,
+  // never a kernel of its own).
+  let hasCanonicalizer = 1;
   let builders = [
     OpBuilder<(ins "::mlir::Value":$input, "::llvm::ArrayRef<int64_t>":$dims,
                    CArg<"bool", "false">:$keepdim), [{

@@ -97,4 +97,22 @@ def Fuser_IsAlignedOp : Fuser_Op<"is_aligned", [Pure]> {
   let assemblyFormat = "$buffer `,` $alignment attr-dict `:` type($buffer)";
 }
 
+def Fuser_BufferViewOp : Fuser_Op<"buffer_view", [Pure]> {
+  let summary = "the bytes of a buffer, read row-major with another shape";
+  let description = [{
+    A result that is a reshape of a value a kernel computes is that value's
+    bytes: the kernel writes the value straight into the result's buffer,
+    seen through a view with the value's shape (no copy kernel). Element
+    types match; the element counts are equal by the fusion's shape checks.
+
+    ```mlir
+    %v = fuser.buffer_view %result : memref<64x1x128xf32> to memref<64x128xf32>
+    ```
+  }];
+  let arguments = (ins AnyMemRef:$source);
+  let results = (outs AnyMemRef:$result);
+  let assemblyFormat = "$source attr-dict `:` type($source) `to` type($result)";
+  let hasVerifier = 1;
+}
+
 #endif // FUSER_DIALECT_FUSER_IR_FUSERPLANOPS_TD
