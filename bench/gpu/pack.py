@@ -48,6 +48,7 @@ SMALL = {
     "column_sum": [("65536x", "1000x")],
     "dropout_residual_layer_norm": [("8192x", "9x")],
     "layer_norm": [("8192x", "9x")],
+    "layer_norm_backward": [("2048x", "9x")],
     "layer_norm_manual": [("4096x", "10x")],
     "permute_add": [("64x512x768", "3x64x96"), ("64x768x512", "3x96x64")],
     "rms_norm": [("8192x", "9x")],

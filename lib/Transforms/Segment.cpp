@@ -14,6 +14,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringExtras.h"
@@ -58,6 +59,85 @@ static void markResultViews(func::FuncOp fusion) {
   }
 }
 
+/// The most ops fuser-segment clones to recompute one value in another
+/// group; a larger cone stays an intermediate in memory.
+static constexpr unsigned kMaxRecomputedOps = 64;
+
+/// Ops whose value at an element a kernel can recompute from the fusion's
+/// arguments alone: no reductions anywhere upstream. Every op that is not a
+/// reduction qualifies when its operands do (random ops too: their values
+/// are a function of seed, offset and index).
+static bool isRecomputable(Operation *op) { return !isReductionOp(op); }
+
+/// Values that cross from one segment into another and that the reading
+/// segment can recompute from the fusion's arguments (a cast of an input, a
+/// broadcast of the mean, the xhat of a layer_norm backward): the cone of
+/// ops that computes them is cloned into the reader instead of being
+/// written to memory by one kernel and read back by the other. Memory
+/// bound kernels pay nothing for the extra arithmetic, and the bytes of an
+/// intermediate (an f32 copy of a bf16 input: 4 bytes written and read per
+/// element) are saved. Returns how many values were recomputed.
+static unsigned recomputeAcrossSegments(Block &body) {
+  auto segmentOf = [](Operation *op) {
+    auto a = op->getAttrOfType<IntegerAttr>(kSegmentAttr);
+    return a ? a.getInt() : -1;
+  };
+  // The cone of `v`: the ops to clone, in program order, or failure when
+  // `v` depends on a reduction or the cone is too large.
+  auto cone = [&](Value v, SmallVectorImpl<Operation *> &ops) -> bool {
+    llvm::SetVector<Operation *> seen;
+    SmallVector<Value> stack{v};
+    while (!stack.empty()) {
+      Operation *def = stack.pop_back_val().getDefiningOp();
+      if (!def || seen.contains(def))
+        continue; // arguments are there for every group
+      if (isFree(def)) {
+        seen.insert(def); // a constant: each group its own copy
+        continue;
+      }
+      if (!isRecomputable(def) || isResultView(def) || seen.size() >= kMaxRecomputedOps)
+        return false;
+      seen.insert(def);
+      llvm::append_range(stack, def->getOperands());
+    }
+    ops.assign(seen.begin(), seen.end());
+    llvm::sort(ops, [](Operation *x, Operation *y) { return x->isBeforeInBlock(y); });
+    return true;
+  };
+  unsigned recomputed = 0;
+  // Per reading segment: the clone of each original value.
+  DenseMap<int64_t, IRMapping> clones;
+  for (Operation &op : llvm::make_early_inc_range(body.without_terminator())) {
+    int64_t reader = segmentOf(&op);
+    if (reader < 0 || isFree(&op))
+      continue;
+    for (OpOperand &operand : op.getOpOperands()) {
+      Value v = operand.get();
+      Operation *def = v.getDefiningOp();
+      if (!def || isFree(def) || segmentOf(def) == reader || segmentOf(def) < 0)
+        continue;
+      IRMapping &map = clones[reader];
+      if (Value known = map.lookupOrNull(v)) {
+        operand.set(known);
+        continue;
+      }
+      SmallVector<Operation *> ops;
+      if (!cone(v, ops))
+        continue;
+      OpBuilder b(&op);
+      for (Operation *o : ops) {
+        if (map.contains(o->getResult(0)))
+          continue;
+        Operation *c = b.clone(*o, map);
+        c->setAttr(kSegmentAttr, b.getI64IntegerAttr(reader));
+      }
+      operand.set(map.lookup(v));
+      ++recomputed;
+    }
+  }
+  return recomputed;
+}
+
 namespace {
 
 /// Groups as labels (the index a group started with, kept by the group that
@@ -91,7 +171,6 @@ private:
   /// edge (a merge of the two would then make a cycle).
   bool reaches(int from, int to, int skipDirect);
   bool tryMerge(int a, int b);
-  std::string describe(int g);
 
   // Union-find over the groups' first nodes; per node: its ops (valid at
   // roots), whether they are sorted. Per label: its root node.
@@ -223,15 +302,6 @@ bool Segmenter::tryMerge(int a, int b) {
   return true;
 }
 
-std::string Segmenter::describe(int g) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  llvm::interleave(
-      members(g), os, [&](Operation *op) { os << op->getName().getStringRef().drop_front(6); },
-      " ");
-  return s;
-}
-
 LogicalResult Segmenter::run(bool dump, StringRef dot) {
   Block &body = fusion.getBody().front();
   for (Operation &op : body.without_terminator()) {
@@ -360,13 +430,28 @@ LogicalResult Segmenter::run(bool dump, StringRef dot) {
     }
   }
   fusion->setAttr(kSchedulersAttr, b.getArrayAttr(schedulers));
+  unsigned recomputed = recomputeAcrossSegments(body);
+  // Ops whose every reader now recomputes them are dead. (Collected first:
+  // erasing under a reverse iterator invalidates the iterator's base.)
+  SmallVector<Operation *> all;
+  for (Operation &op : body.without_terminator())
+    all.push_back(&op);
+  for (Operation *op : llvm::reverse(all))
+    if (op->use_empty() && !isResultView(op))
+      op->erase();
 
   if (dump) {
     llvm::errs() << "fusion @" << fusion.getSymName() << ": " << numbered.size()
                  << (numbered.size() == 1 ? " segment\n" : " segments\n");
+    // From the IR: the ops recomputed in a segment are its members too.
+    SmallVector<SmallVector<StringRef>> names(numbered.size());
+    for (Operation &op : body.without_terminator())
+      if (auto a = op.getAttrOfType<IntegerAttr>(kSegmentAttr); a && !isFree(&op))
+        names[a.getInt()].push_back(op.getName().getStringRef().drop_front(6));
     for (auto [i, g] : llvm::enumerate(numbered))
       llvm::errs() << "  segment " << i << ": " << cast<StringAttr>(schedulers[i]).getValue()
-                   << ", " << members(g).size() << " ops (" << describe(g) << ")\n";
+                   << ", " << names[i].size() << " ops (" << llvm::join(names[i], " ")
+                   << ")\n";
     for (auto [i, g] : llvm::enumerate(numbered))
       for (int s : succ[g]) {
         auto it = boundaryReason.find({std::min(g, s), std::max(g, s)});
@@ -374,6 +459,10 @@ LogicalResult Segmenter::run(bool dump, StringRef dot) {
                      << (it == boundaryReason.end() ? "no merge was tried" : it->second)
                      << "\n";
       }
+    if (recomputed)
+      llvm::errs() << "  " << recomputed << (recomputed == 1 ? " value" : " values")
+                   << " that a segment reads from another recomputed there from the "
+                      "arguments (no intermediate)\n";
     for (OpOperand &result : body.getTerminator()->getOpOperands())
       if (Operation *def = result.get().getDefiningOp(); def && isResultView(def))
         llvm::errs() << "  result " << result.getOperandNumber()

@@ -199,3 +199,33 @@ func.func @view_of_reduction(%x: tensor<8x128xf32>) -> tensor<8x1xf32> {
   %v = fuser.reshape %s : tensor<8xf32> -> tensor<8x1xf32>
   return %v : tensor<8x1xf32>
 }
+
+// -----
+
+// A value that two segments need and that depends on no reduction (the
+// f32 cast of an input, xhat = (x - mean) * rstd) is recomputed in the
+// segment that reads it, not written to memory by one kernel and read
+// back by the other. Here the column sum and the row normalization both
+// read xhat: each computes it.
+// CHECK-LABEL: func.func @recompute
+// CHECK-SAME: fuser.schedulers = ["normalization", "reduction"]
+// CHECK-DAG: %[[C0:.*]] = fuser.cast %arg0 {fuser.segment = 0 : i64}
+// CHECK-DAG: %[[C1:.*]] = fuser.cast %arg0 {fuser.segment = 1 : i64}
+// CHECK-DAG: %[[H0:.*]] = fuser.mul %[[C0]], %{{.*}} {fuser.segment = 0 : i64}
+// CHECK-DAG: %[[H1:.*]] = fuser.mul %[[C1]], %{{.*}} {fuser.segment = 1 : i64}
+// CHECK-DAG: fuser.sum %[[H1]] dims = [0] {fuser.segment = 1 : i64}
+// CHECK-DAG: fuser.sum %[[H0]] dims = [1] keepdim = true {fuser.segment = 0 : i64}
+// DUMP: fusion @recompute: 2 segments
+// DUMP-NEXT: segment 0: normalization, 6 ops (cast broadcast mul sum broadcast sub)
+// DUMP-NEXT: segment 1: reduction, 4 ops (cast broadcast mul sum)
+// DUMP: 1 value that a segment reads from another recomputed there from the arguments (no intermediate)
+func.func @recompute(%x: tensor<8x128xbf16>, %s: tensor<8x1xf32>) -> (tensor<128xf32>, tensor<8x128xf32>) {
+  %xf = fuser.cast %x : tensor<8x128xbf16> to tensor<8x128xf32>
+  %sb = fuser.broadcast %s dims = [0, 1] : tensor<8x1xf32> -> tensor<8x128xf32>
+  %h = fuser.mul %xf, %sb : tensor<8x128xf32>
+  %col = fuser.sum %h dims = [0] : tensor<8x128xf32> -> tensor<128xf32>
+  %row = fuser.sum %h dims = [1] keepdim = true : tensor<8x128xf32> -> tensor<8x1xf32>
+  %rb = fuser.broadcast %row dims = [0, 1] : tensor<8x1xf32> -> tensor<8x128xf32>
+  %y = fuser.sub %h, %rb : tensor<8x128xf32>
+  return %col, %y : tensor<128xf32>, tensor<8x128xf32>
+}

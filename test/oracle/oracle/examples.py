@@ -91,10 +91,12 @@ def ref_column_sum(i):
     return [_sum_ref(_f64(i["x"], "f32"), 0)]
 
 
-def _sum_ref(x64, dim):
+def _sum_ref(x64, dim, extra=0):
+    """A sum in f32 against f64: n roundings of the running sums, and `extra`
+    roundings in computing each term."""
     n = x64.shape[dim]
     s = x64.sum(dim=dim)
-    tol = (n * U32 * x64.abs().sum(dim=dim)).numpy()
+    tol = ((n + extra) * U32 * x64.abs().sum(dim=dim)).numpy()
     return (from_f64(s.numpy(), "f32"), Ulps(1, tol), [])
 
 
@@ -110,6 +112,25 @@ def ref_dropout_residual_layer_norm(i, rows):
     refs, mt, alts = normalization.layer_norm_ref(hs, "bf16", 1, i["w"], i["b"], 1e-5)
     return [(refs[0][0], refs[0][1], alts[0:1]), (hs, EXACT, []), (mask, EXACT, []),
             (refs[1][0], refs[1][1], alts[1:2]), (refs[2][0], refs[2][1], alts[2:3])]
+
+
+def ref_layer_norm_backward(i):
+    x, dy = _f64(i["x"], "bf16"), _f64(i["dy"], "bf16")
+    mean, rstd, w = _f64(i["mean"], "f32"), _f64(i["rstd"], "f32"), _f64(i["w"], "bf16")
+    n = x.shape[1]
+    xhat = (x - mean) * rstd
+    wdy = dy * w
+    c1 = (wdy * xhat).mean(dim=1, keepdim=True)
+    c2 = wdy.mean(dim=1, keepdim=True)
+    dx = (wdy - xhat * c1 - c2) * rstd
+    # f32 roundings: xhat, wdy and their products (a few u each), the two
+    # row means (the sum bound), then the bf16 rounding of dx (1 ulp)
+    g = normalization._growth(n)
+    m1 = (wdy * xhat).abs().mean(dim=1, keepdim=True)
+    m2 = wdy.abs().mean(dim=1, keepdim=True)
+    atol = U32 * (8 * (wdy.abs() + xhat.abs() * m1) + g * (xhat.abs() * m1 + m2)) * rstd.abs()
+    return [(from_f64(dx.numpy(), "bf16"), Ulps(1, atol.numpy()), []),
+            _sum_ref(dy * xhat, 0, extra=4), _sum_ref(dy, 0)]
 
 
 def ref_dynamic_dims(i):

@@ -2,7 +2,7 @@
 
 import os
 
-from . import elementwise, examples, normalization, random_ops, reductions, shapes
+from . import elementwise, examples, normalization, random_ops, reductions, shapes, training
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
@@ -16,4 +16,5 @@ SUITES = {
     "normalization-sweep": normalization.sweep_cases,
     "examples": lambda rng_for: examples.cases(rng_for, ROOT),
     "random": random_ops.cases,
+    "training": training.cases,
 }

@@ -1,0 +1,340 @@
+"""Backward fusions of a training step, written from primitives as a tracer
+would emit them: softmax and log_softmax backward (along the last and the
+first dim), layer_norm and rms_norm backward (dx, dw, db; bf16 inputs, f32
+compute), silu-mul (SwiGLU) backward with two outputs, and gelu backward
+(tanh and erf forms). Static and dynamic sizes, rows of 1, 7, 100, 1031 and
+4097 elements.
+
+References: torch.autograd.grad of the forward op in float64 on the same
+inputs (fuser's formulas are the ones autograd computes), rounded once to
+the output type. Bounds: the roundings of fuser's f32 computation, written
+per case below (a few u per elementwise step, the sum bound of docs/oracle.md
+per reduction), plus 1 ulp of the output type."""
+
+import math
+
+import numpy as np
+import torch
+
+from .core import Case, PartBuilder, Ulps, from_f64, mlir_type, to_f64
+
+U = 2.0 ** -24
+
+
+def _bind(fn, *a):
+    return lambda: fn(*a)
+
+
+def _growth(n):
+    return 16 + 2 * math.log2(max(n, 2)) + math.sqrt(n) / 8
+
+
+def _data(rng, shape, t, scale=1.0):
+    return from_f64(rng.standard_normal(shape) * scale, t)
+
+
+def _t64(a, t):
+    return torch.from_numpy(to_f64(a, t))
+
+
+def _ty(shape, dyn, t):
+    return mlir_type(dyn if dyn is not None else shape, t)
+
+
+def _dyn(shape, dynamic):
+    return tuple(None for _ in shape) if dynamic else None
+
+
+# ---------------------------------------------------------------------------
+# softmax / log_softmax backward
+# ---------------------------------------------------------------------------
+
+def _softmax_bwd_part(rng, t, shape, dim, log, dynamic):
+    x = _t64(_data(rng, shape, "f64", 2.0), "f64")
+    y64 = (torch.log_softmax if log else torch.softmax)(x, dim)
+    y = from_f64(y64.numpy(), t)  # the forward's output, as stored
+    dy = _data(rng, shape, t)
+    yf, dyf = _t64(y, t), _t64(dy, t)
+    n = shape[dim]
+    pb = PartBuilder("%s backward %s dim %d%s" % ("log_softmax" if log else "softmax",
+                                                  "x".join(map(str, shape)), dim,
+                                                  " dynamic" if dynamic else ""))
+    dyn = _dyn(shape, dynamic)
+    ty = _ty(shape, dyn, t)
+    pb.arg("y", y, t, dyn)
+    pb.arg("dy", dy, t, dyn)
+    kshape = tuple(1 if d == dim else s for d, s in enumerate(shape))
+    kdyn = None if dyn is None else tuple(1 if d == dim else None for d in range(len(shape)))
+    tk = _ty(kshape, kdyn, t)
+    if log:
+        # dx = dy - exp(y) * sum(dy)
+        pb.line("%%s = fuser.sum %%dy dims = [%d] keepdim = true : %s -> %s" % (dim, ty, tk))
+        pb.line("%%sb = fuser.broadcast %%s dims = [0, 1] : %s -> %s" % (tk, ty))
+        pb.line("%%e = fuser.exp %%y : %s" % ty)
+        pb.line("%%p = fuser.mul %%e, %%sb : %s" % ty)
+        pb.line("%%0 = fuser.sub %%dy, %%p : %s" % ty)
+        s = dyf.sum(dim, keepdim=True)
+        want = dyf - torch.exp(yf) * s
+        atol = U * (_growth(n) * dyf.abs().sum(dim, keepdim=True) * torch.exp(yf) +
+                    4 * (dyf.abs() + torch.exp(yf) * s.abs()))
+    else:
+        # dx = y * (dy - sum(y * dy))
+        pb.line("%%p = fuser.mul %%y, %%dy : %s" % ty)
+        pb.line("%%s = fuser.sum %%p dims = [%d] keepdim = true : %s -> %s" % (dim, ty, tk))
+        pb.line("%%sb = fuser.broadcast %%s dims = [0, 1] : %s -> %s" % (tk, ty))
+        pb.line("%%d = fuser.sub %%dy, %%sb : %s" % ty)
+        pb.line("%%0 = fuser.mul %%y, %%d : %s" % ty)
+        s = (yf * dyf).sum(dim, keepdim=True)
+        want = yf * (dyf - s)
+        atol = U * yf.abs() * (_growth(n) * (yf * dyf).abs().sum(dim, keepdim=True) +
+                               4 * (dyf.abs() + s.abs()))
+    # autograd agrees with the formula on the stored y (checked here, so a
+    # wrong formula cannot make a wrong reference)
+    xg = x.clone().requires_grad_(True)
+    yg = (torch.log_softmax if log else torch.softmax)(xg, dim)
+    (g,) = torch.autograd.grad(yg, xg, _t64(dy, t))
+    assert torch.allclose(g, (dyf - torch.exp(y64) * dyf.sum(dim, keepdim=True)) if log
+                          else y64 * (dyf - (y64 * dyf).sum(dim, keepdim=True)), atol=1e-9)
+    pb.result("0", shape, t, from_f64(want.numpy(), t), Ulps(1, atol.numpy()), dims=dyn)
+    return pb.part()
+
+
+# ---------------------------------------------------------------------------
+# layer_norm / rms_norm backward
+# ---------------------------------------------------------------------------
+
+def _norm_bwd_part(rng, t, rows, h, rms, dynamic):
+    x = _data(rng, (rows, h), t, 2.0)
+    dy = _data(rng, (rows, h), t)
+    w = _data(rng, (h,), t)
+    x64, dy64, w64 = _t64(x, t), _t64(dy, t), _t64(w, t)
+    eps = 1e-5
+    # the forward's saved statistics, as fuser's forward stores them (f32)
+    if rms:
+        rstd = torch.rsqrt((x64 * x64).mean(1, keepdim=True) + eps)
+        mean = torch.zeros_like(rstd)
+    else:
+        var, mean = torch.var_mean(x64, 1, unbiased=False, keepdim=True)
+        rstd = torch.rsqrt(var + eps)
+    mean_s, rstd_s = from_f64(mean.numpy(), "f32"), from_f64(rstd.numpy(), "f32")
+    mean_f, rstd_f = _t64(mean_s, "f32"), _t64(rstd_s, "f32")
+
+    dyn = (None, None) if dynamic else None
+    ty = _ty((rows, h), dyn, t)
+    tf = _ty((rows, h), dyn, "f32")
+    tk = _ty((rows, 1), (None, 1) if dynamic else None, "f32")
+    tw = _ty((h,), (None,) if dynamic else None, t)
+    twf = _ty((h,), (None,) if dynamic else None, "f32")
+    tc = _ty((h,), (None,) if dynamic else None, "f32")
+    pb = PartBuilder("%s backward %dx%d %s%s" % ("rms_norm" if rms else "layer_norm", rows, h, t,
+                                                " dynamic" if dynamic else ""))
+    pb.arg("x", x, t, dyn)
+    pb.arg("dy", dy, t, dyn)
+    if not rms:
+        pb.arg("mean", mean_s, "f32", (None, 1) if dynamic else None)
+    pb.arg("rstd", rstd_s, "f32", (None, 1) if dynamic else None)
+    pb.arg("w", w, t, (None,) if dynamic else None)
+    L = pb.line
+    L("%%xf = fuser.cast %%x : %s to %s" % (ty, tf))
+    L("%%dyf = fuser.cast %%dy : %s to %s" % (ty, tf))
+    L("%%wf = fuser.cast %%w : %s to %s" % (tw, twf))
+    L("%%rb = fuser.broadcast %%rstd dims = [0, 1] : %s -> %s" % (tk, tf))
+    L("%%wb = fuser.broadcast %%wf dims = [1] : %s -> %s" % (twf, tf))
+    if rms:
+        L("%%xhat = fuser.mul %%xf, %%rb : %s" % tf)
+    else:
+        L("%%mb = fuser.broadcast %%mean dims = [0, 1] : %s -> %s" % (tk, tf))
+        L("%%xc = fuser.sub %%xf, %%mb : %s" % tf)
+        L("%%xhat = fuser.mul %%xc, %%rb : %s" % tf)
+    L("%%wdy = fuser.mul %%dyf, %%wb : %s" % tf)
+    L("%%p = fuser.mul %%wdy, %%xhat : %s" % tf)
+    L("%%c1 = fuser.mean %%p dims = [1] keepdim = true : %s -> %s" % (tf, tk))
+    L("%%c1b = fuser.broadcast %%c1 dims = [0, 1] : %s -> %s" % (tk, tf))
+    L("%%t1 = fuser.mul %%xhat, %%c1b : %s" % tf)
+    L("%%t2 = fuser.sub %%wdy, %%t1 : %s" % tf)
+    if rms:
+        L("%%t3 = fuser.mul %%t2, %%rb : %s" % tf)
+    else:
+        L("%%c2 = fuser.mean %%wdy dims = [1] keepdim = true : %s -> %s" % (tf, tk))
+        L("%%c2b = fuser.broadcast %%c2 dims = [0, 1] : %s -> %s" % (tk, tf))
+        L("%%t4 = fuser.sub %%t2, %%c2b : %s" % tf)
+        L("%%t3 = fuser.mul %%t4, %%rb : %s" % tf)
+    L("%%0 = fuser.cast %%t3 : %s to %s" % (tf, ty))
+    L("%%q = fuser.mul %%dyf, %%xhat : %s" % tf)
+    L("%%1 = fuser.sum %%q dims = [0] : %s -> %s" % (tf, tc))
+    if not rms:
+        L("%%2 = fuser.sum %%dyf dims = [0] : %s -> %s" % (tf, tc))
+
+    # autograd of the forward with the saved statistics held fixed is the
+    # formula below; checked against torch's own backward on x's true
+    # statistics (the stored f32 ones differ by a rounding).
+    xg = x64.clone().requires_grad_(True)
+    wg = w64.clone().requires_grad_(True)
+    if rms:
+        yg = xg * torch.rsqrt((xg * xg).mean(1, keepdim=True) + eps) * wg
+    else:
+        yg = torch.nn.functional.layer_norm(xg, (h,), wg, None, eps)
+    gx, gw = torch.autograd.grad(yg, (xg, wg), dy64)
+
+    xhat = (x64 - mean_f) * rstd_f
+    wdy = dy64 * w64
+    c1 = (wdy * xhat).mean(1, keepdim=True)
+    c2 = torch.zeros_like(c1) if rms else wdy.mean(1, keepdim=True)
+    dx = (wdy - xhat * c1 - c2) * rstd_f
+    dw = (dy64 * xhat).sum(0)
+    g = _growth(h)
+    m1 = (wdy * xhat).abs().mean(1, keepdim=True)
+    m2 = wdy.abs().mean(1, keepdim=True)
+    # (the terms' size: dx cancels to nearly 0 where a row has one element)
+    scale = float(((wdy.abs() + xhat.abs() * m1 + m2) * rstd_f.abs()).max())
+    assert torch.allclose(dx, gx, rtol=0, atol=1e-5 * scale + 1e-12)
+    assert torch.allclose(dw, gw, rtol=1e-5, atol=1e-5 * float(gw.abs().max()) + 1e-12)
+    atol_dx = U * (8 * (wdy.abs() + xhat.abs() * m1) + g * (xhat.abs() * m1 + m2)) * rstd_f.abs()
+    pb.result("0", (rows, h), t, from_f64(dx.numpy(), t), Ulps(1, atol_dx.numpy()), dims=dyn)
+    cdyn = (None,) if dynamic else None
+    sum_tol = lambda terms: ((rows + 4) * U * terms.abs().sum(0)).numpy()
+    pb.result("1", (h,), "f32", from_f64(dw.numpy(), "f32"), Ulps(1, sum_tol(dy64 * xhat)),
+              dims=cdyn)
+    if not rms:
+        pb.result("2", (h,), "f32", from_f64(dy64.sum(0).numpy(), "f32"), Ulps(1, sum_tol(dy64)),
+                  dims=cdyn)
+    return pb.part()
+
+
+# ---------------------------------------------------------------------------
+# activations: silu-mul (SwiGLU) and gelu backward
+# ---------------------------------------------------------------------------
+
+def _swiglu_bwd_part(rng, t, shape, dynamic):
+    g, u, dy = (_data(rng, shape, t, 3.0) for _ in range(3))
+    dyn = _dyn(shape, dynamic)
+    ty, tf = _ty(shape, dyn, t), _ty(shape, dyn, "f32")
+    pb = PartBuilder("silu-mul backward %s %s%s" % ("x".join(map(str, shape)), t,
+                                                    " dynamic" if dynamic else ""))
+    for name, a in (("g", g), ("u", u), ("dy", dy)):
+        pb.arg(name, a, t, dyn)
+    L = pb.line
+    for name in ("g", "u", "dy"):
+        L("%%%sf = fuser.cast %%%s : %s to %s" % (name, name, ty, tf))
+    L("%one = fuser.constant 1.0 : tensor<f32>")
+    L("%%sg = fuser.sigmoid %%gf : %s" % tf)
+    L("%%silu = fuser.mul %%gf, %%sg : %s" % tf)
+    L("%%du = fuser.mul %%dyf, %%silu : %s" % tf)
+    L("%%oms = fuser.sub %%one, %%sg : tensor<f32>, %s" % tf)
+    L("%%t = fuser.mul %%gf, %%oms : %s" % tf)
+    L("%%t1 = fuser.add %%one, %%t : tensor<f32>, %s" % tf)
+    L("%%ds = fuser.mul %%sg, %%t1 : %s" % tf)
+    L("%%dg0 = fuser.mul %%dyf, %%uf : %s" % tf)
+    L("%%dg1 = fuser.mul %%dg0, %%ds : %s" % tf)
+    L("%%0 = fuser.cast %%dg1 : %s to %s" % (tf, ty))
+    L("%%1 = fuser.cast %%du : %s to %s" % (tf, ty))
+    g64, u64, dy64 = (_t64(a, t).requires_grad_(a is not dy) for a in (g, u, dy))
+    y = torch.nn.functional.silu(g64) * u64
+    dg, du = torch.autograd.grad(y, (g64, u64), dy64)
+    sg = torch.sigmoid(g64.detach())
+    # sigmoid within 2 ulp (fast math), then ~6 f32 steps
+    tol_g = U * 12 * (dy64.abs() * u64.detach().abs() * sg * (1 + g64.detach().abs()))
+    tol_u = U * 8 * (dy64.abs() * g64.detach().abs() * sg)
+    pb.result("0", shape, t, from_f64(dg.numpy(), t), Ulps(1, tol_g.numpy()), dims=dyn)
+    pb.result("1", shape, t, from_f64(du.numpy(), t), Ulps(1, tol_u.numpy()), dims=dyn)
+    return pb.part()
+
+
+def _gelu_bwd_part(rng, t, shape, approximate):
+    x, dy = _data(rng, shape, t, 3.0), _data(rng, shape, t)
+    ty, tf = _ty(shape, None, t), _ty(shape, None, "f32")
+    pb = PartBuilder("gelu(%s) backward %s %s" % (approximate, "x".join(map(str, shape)), t))
+    pb.arg("x", x, t)
+    pb.arg("dy", dy, t)
+    L = pb.line
+    L("%%xf = fuser.cast %%x : %s to %s" % (ty, tf))
+    L("%%dyf = fuser.cast %%dy : %s to %s" % (ty, tf))
+    L("%half = fuser.constant 0.5 : tensor<f32>")
+    L("%one = fuser.constant 1.0 : tensor<f32>")
+    if approximate == "tanh":
+        # d/dx 0.5 x (1 + tanh(k (x + c x^3)))
+        L("%k = fuser.constant 0.797884583 : tensor<f32>")
+        L("%c = fuser.constant 0.044715 : tensor<f32>")
+        L("%c3 = fuser.constant 0.134145 : tensor<f32>")
+        L("%%x2 = fuser.mul %%xf, %%xf : %s" % tf)
+        L("%%x3 = fuser.mul %%x2, %%xf : %s" % tf)
+        L("%%cx3 = fuser.mul %%c, %%x3 : tensor<f32>, %s" % tf)
+        L("%%in0 = fuser.add %%xf, %%cx3 : %s" % tf)
+        L("%%in = fuser.mul %%k, %%in0 : tensor<f32>, %s" % tf)
+        L("%%th = fuser.tanh %%in : %s" % tf)
+        L("%%a = fuser.add %%one, %%th : tensor<f32>, %s" % tf)
+        L("%%left = fuser.mul %%half, %%a : tensor<f32>, %s" % tf)
+        L("%%th2 = fuser.mul %%th, %%th : %s" % tf)
+        L("%%sech2 = fuser.sub %%one, %%th2 : tensor<f32>, %s" % tf)
+        L("%%c3x2 = fuser.mul %%c3, %%x2 : tensor<f32>, %s" % tf)
+        L("%%d0 = fuser.add %%one, %%c3x2 : tensor<f32>, %s" % tf)
+        L("%%d1 = fuser.mul %%k, %%d0 : tensor<f32>, %s" % tf)
+        L("%%d2 = fuser.mul %%sech2, %%d1 : %s" % tf)
+        L("%%d3 = fuser.mul %%xf, %%d2 : %s" % tf)
+        L("%%d4 = fuser.mul %%half, %%d3 : tensor<f32>, %s" % tf)
+        L("%%grad = fuser.add %%left, %%d4 : %s" % tf)
+    else:
+        # d/dx x Phi(x) = Phi(x) + x phi(x)
+        L("%r2 = fuser.constant 0.707106769 : tensor<f32>")
+        L("%rp = fuser.constant 0.398942292 : tensor<f32>")
+        L("%mh = fuser.constant -0.5 : tensor<f32>")
+        L("%%s = fuser.mul %%xf, %%r2 : %s, tensor<f32>" % tf)
+        L("%%erf = fuser.erf %%s : %s" % tf)
+        L("%%a = fuser.add %%one, %%erf : tensor<f32>, %s" % tf)
+        L("%%cdf = fuser.mul %%half, %%a : tensor<f32>, %s" % tf)
+        L("%%x2 = fuser.mul %%xf, %%xf : %s" % tf)
+        L("%%e0 = fuser.mul %%mh, %%x2 : tensor<f32>, %s" % tf)
+        L("%%e = fuser.exp %%e0 : %s" % tf)
+        L("%%pdf = fuser.mul %%rp, %%e : tensor<f32>, %s" % tf)
+        L("%%xp = fuser.mul %%xf, %%pdf : %s" % tf)
+        L("%%grad = fuser.add %%cdf, %%xp : %s" % tf)
+    L("%%dx = fuser.mul %%dyf, %%grad : %s" % tf)
+    L("%%0 = fuser.cast %%dx : %s to %s" % (tf, ty))
+    x64 = _t64(x, t).requires_grad_(True)
+    y = torch.nn.functional.gelu(x64, approximate=approximate)
+    (gx,) = torch.autograd.grad(y, x64, _t64(dy, t))
+    xa = x64.detach().abs()
+    k, c = math.sqrt(2 / math.pi), 0.044715
+    if approximate == "tanh":
+        # left = 0.5 (1 + tanh): a few u; the right term 0.5 x k (1 + 3c x^2)
+        # sech^2: its own roundings, and sech^2 = 1 - tanh^2 carries tanh's
+        # 2 ulp times the term's size without the sech^2
+        right = 0.5 * xa * k * (1 + 3 * c * xa ** 2)
+        tol = U * _t64(dy, t).abs() * (8 + 16 * right)
+    else:
+        # Phi (erf within 2 ulp) and x phi (exp within 2 ulp), a few steps each
+        pdf = torch.exp(-0.5 * xa ** 2) / math.sqrt(2 * math.pi)
+        tol = U * _t64(dy, t).abs() * (8 + 8 * xa * pdf)
+    pb.result("0", shape, t, from_f64(gx.numpy(), t), Ulps(1, tol.numpy()))
+    return pb.part()
+
+
+def _parts(kind, t, name, rng_for):
+    rng = rng_for(name)
+    parts = []
+    if kind == "softmax":
+        for log in (False, True):
+            for shape, dim, dyn in (((9, 1031), 1, False), ((5, 100), 1, True), ((3, 1), 1, False),
+                                    ((130, 9), 0, False), ((4, 4097), 1, False)):
+                parts.append(_softmax_bwd_part(rng, t, shape, dim, log, dyn))
+    elif kind == "norm":
+        for rms in (False, True):
+            for rows, h, dyn in ((7, 100, False), (5, 1031, True), (3, 7, False), (4, 1, False),
+                                 (2, 4097, False), (65, 64, True)):
+                parts.append(_norm_bwd_part(rng, t, rows, h, rms, dyn))
+    elif kind == "activations":
+        for shape, dyn in (((6, 1031), False), ((5, 100), True), ((1,), False)):
+            parts.append(_swiglu_bwd_part(rng, t, shape, dyn))
+        for approximate in ("tanh", "none"):
+            parts.append(_gelu_bwd_part(rng, t, (7, 513), approximate))
+    return parts
+
+
+def cases(rng_for):
+    out = []
+    for kind, types in (("softmax", ("f32",)), ("norm", ("bf16", "f16", "f32")),
+                        ("activations", ("bf16", "f32"))):
+        for t in types:
+            name = "training/%s/%s" % (kind, t)
+            out.append(Case(name, _bind(_parts, kind, t, name, rng_for)))
+    return out
