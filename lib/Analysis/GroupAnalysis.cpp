@@ -60,6 +60,17 @@ FailureOr<GroupInfo> mlir::fuser::classifyGroup(ArrayRef<Operation *> group,
     return info;
   }
 
+  // LLVM's time on one kernel grows faster than its size: 30 chained
+  // softmaxes in one normalization kernel (60 passes over a row held in
+  // registers) took 7 s to compile, 100 took 107 s. Past this many
+  // reductions a group splits (each split costs one write and one read of
+  // the row), so compile time stays linear in the fusion's size.
+  if (info.reductions.size() > kMaxReductionsPerKernel) {
+    fail(whyNot, "more than " + Twine(kMaxReductionsPerKernel) +
+                     " reductions in one kernel (compile time grows faster than the kernel)");
+    return failure();
+  }
+
   // One reduction domain: the same input shape and the same reduced dims.
   Operation *first = info.reductions.front();
   info.space = llvm::to_vector(shapes.shape(first->getOperand(0)));

@@ -229,3 +229,69 @@ func.func @recompute(%x: tensor<8x128xbf16>, %s: tensor<8x1xf32>) -> (tensor<128
   %y = fuser.sub %h, %rb : tensor<8x128xf32>
   return %col, %y : tensor<128xf32>, tensor<8x128xf32>
 }
+
+// -----
+
+// A kernel computes at most 16 reductions (kMaxReductionsPerKernel): LLVM's
+// time grows faster than a kernel's size (100 chained softmaxes in one
+// kernel took 107 s to compile), so 17 chained row centerings, one
+// reduction each, become two kernels (the first sum alone, then 16 passes
+// over the row), and the dump says why.
+// CHECK-LABEL: func.func @centering_chain
+// CHECK-SAME: fuser.schedulers = ["reduction", "normalization"]
+// DUMP: fusion @centering_chain: 2 segments
+// DUMP: more than 16 reductions in one kernel (compile time grows faster than the kernel)
+func.func @centering_chain(%x: tensor<8x128xf32>) -> tensor<8x128xf32> {
+  %m0 = fuser.sum %x dims = [1] : tensor<8x128xf32> -> tensor<8xf32>
+  %b0 = fuser.broadcast %m0 dims = [0] : tensor<8xf32> -> tensor<8x128xf32>
+  %c0 = fuser.sub %x, %b0 : tensor<8x128xf32>
+  %m1 = fuser.sum %c0 dims = [1] : tensor<8x128xf32> -> tensor<8xf32>
+  %b1 = fuser.broadcast %m1 dims = [0] : tensor<8xf32> -> tensor<8x128xf32>
+  %c1 = fuser.sub %c0, %b1 : tensor<8x128xf32>
+  %m2 = fuser.sum %c1 dims = [1] : tensor<8x128xf32> -> tensor<8xf32>
+  %b2 = fuser.broadcast %m2 dims = [0] : tensor<8xf32> -> tensor<8x128xf32>
+  %c2 = fuser.sub %c1, %b2 : tensor<8x128xf32>
+  %m3 = fuser.sum %c2 dims = [1] : tensor<8x128xf32> -> tensor<8xf32>
+  %b3 = fuser.broadcast %m3 dims = [0] : tensor<8xf32> -> tensor<8x128xf32>
+  %c3 = fuser.sub %c2, %b3 : tensor<8x128xf32>
+  %m4 = fuser.sum %c3 dims = [1] : tensor<8x128xf32> -> tensor<8xf32>
+  %b4 = fuser.broadcast %m4 dims = [0] : tensor<8xf32> -> tensor<8x128xf32>
+  %c4 = fuser.sub %c3, %b4 : tensor<8x128xf32>
+  %m5 = fuser.sum %c4 dims = [1] : tensor<8x128xf32> -> tensor<8xf32>
+  %b5 = fuser.broadcast %m5 dims = [0] : tensor<8xf32> -> tensor<8x128xf32>
+  %c5 = fuser.sub %c4, %b5 : tensor<8x128xf32>
+  %m6 = fuser.sum %c5 dims = [1] : tensor<8x128xf32> -> tensor<8xf32>
+  %b6 = fuser.broadcast %m6 dims = [0] : tensor<8xf32> -> tensor<8x128xf32>
+  %c6 = fuser.sub %c5, %b6 : tensor<8x128xf32>
+  %m7 = fuser.sum %c6 dims = [1] : tensor<8x128xf32> -> tensor<8xf32>
+  %b7 = fuser.broadcast %m7 dims = [0] : tensor<8xf32> -> tensor<8x128xf32>
+  %c7 = fuser.sub %c6, %b7 : tensor<8x128xf32>
+  %m8 = fuser.sum %c7 dims = [1] : tensor<8x128xf32> -> tensor<8xf32>
+  %b8 = fuser.broadcast %m8 dims = [0] : tensor<8xf32> -> tensor<8x128xf32>
+  %c8 = fuser.sub %c7, %b8 : tensor<8x128xf32>
+  %m9 = fuser.sum %c8 dims = [1] : tensor<8x128xf32> -> tensor<8xf32>
+  %b9 = fuser.broadcast %m9 dims = [0] : tensor<8xf32> -> tensor<8x128xf32>
+  %c9 = fuser.sub %c8, %b9 : tensor<8x128xf32>
+  %m10 = fuser.sum %c9 dims = [1] : tensor<8x128xf32> -> tensor<8xf32>
+  %b10 = fuser.broadcast %m10 dims = [0] : tensor<8xf32> -> tensor<8x128xf32>
+  %c10 = fuser.sub %c9, %b10 : tensor<8x128xf32>
+  %m11 = fuser.sum %c10 dims = [1] : tensor<8x128xf32> -> tensor<8xf32>
+  %b11 = fuser.broadcast %m11 dims = [0] : tensor<8xf32> -> tensor<8x128xf32>
+  %c11 = fuser.sub %c10, %b11 : tensor<8x128xf32>
+  %m12 = fuser.sum %c11 dims = [1] : tensor<8x128xf32> -> tensor<8xf32>
+  %b12 = fuser.broadcast %m12 dims = [0] : tensor<8xf32> -> tensor<8x128xf32>
+  %c12 = fuser.sub %c11, %b12 : tensor<8x128xf32>
+  %m13 = fuser.sum %c12 dims = [1] : tensor<8x128xf32> -> tensor<8xf32>
+  %b13 = fuser.broadcast %m13 dims = [0] : tensor<8xf32> -> tensor<8x128xf32>
+  %c13 = fuser.sub %c12, %b13 : tensor<8x128xf32>
+  %m14 = fuser.sum %c13 dims = [1] : tensor<8x128xf32> -> tensor<8xf32>
+  %b14 = fuser.broadcast %m14 dims = [0] : tensor<8xf32> -> tensor<8x128xf32>
+  %c14 = fuser.sub %c13, %b14 : tensor<8x128xf32>
+  %m15 = fuser.sum %c14 dims = [1] : tensor<8x128xf32> -> tensor<8xf32>
+  %b15 = fuser.broadcast %m15 dims = [0] : tensor<8xf32> -> tensor<8x128xf32>
+  %c15 = fuser.sub %c14, %b15 : tensor<8x128xf32>
+  %m16 = fuser.sum %c15 dims = [1] : tensor<8x128xf32> -> tensor<8xf32>
+  %b16 = fuser.broadcast %m16 dims = [0] : tensor<8xf32> -> tensor<8x128xf32>
+  %c16 = fuser.sub %c15, %b16 : tensor<8x128xf32>
+  return %c16 : tensor<8x128xf32>
+}

@@ -46,6 +46,10 @@ struct GroupInfo {
 
 /// Whether `op` is a reduction op (sum, prod, max, min, mean, any, all,
 /// var_mean).
+/// The most reductions one kernel computes (a chain of normalizations
+/// beyond it splits into several kernels; see classifyGroup).
+inline constexpr unsigned kMaxReductionsPerKernel = 16;
+
 /// How many of `op`'s leading operands a kernel reads element by element:
 /// the rest only lend their shape (fuser.rand's `like`, fuser.size's input).
 unsigned numOperandsRead(Operation *op);
