@@ -11,8 +11,8 @@ Chains:
            emission per op; LLVM sees one multiply per op and lane)
   sin      x = sin(x), one pointwise kernel (each op a fast-tier sin:
            the cost of a large elementwise expansion per op)
-  softmax  x = softmax(x), one normalization kernel per op (the cost of
-           many kernels)
+  softmax  x = softmax(x), a normalization kernel per 8 ops (16
+           reductions, the cap per kernel: the cost of many kernels)
 
 A size whose predecessor took longer than --budget seconds is skipped and
 says so.
@@ -23,13 +23,15 @@ usage: scaling.py [--build DIR] [--out FILE] [--runs N] [--budget S]
 import argparse
 import datetime
 import os
-import platform
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "bench", "quality"))
+from kernels import cpu_name  # noqa: E402
 
 
 def chain(kind, n):
@@ -49,17 +51,6 @@ def chain(kind, n):
     lines.append("  return %s : %s" % (prev, t))
     lines.append("}")
     return "\n".join(lines) + "\n"
-
-
-def cpu_name():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "?"
 
 
 def main():
@@ -122,7 +113,7 @@ def main():
     out.append("- *mul*: one pointwise kernel; *sin*: one pointwise kernel whose every op is a "
                "fast-tier sin (Cody-Waite, with the Payne-Hanek reduction for |x| > 105615 "
                "behind a branch, inlined at every op and for every vector lane); *softmax*: one "
-               "normalization kernel per op.")
+               "normalization kernel per 8 ops (16 reductions, the cap per kernel).")
     os.makedirs(os.path.dirname(a.out), exist_ok=True)
     with open(a.out, "w") as f:
         f.write("\n".join(out) + "\n")

@@ -299,6 +299,24 @@ Lanes GroupEmitter::emitOne(Value v, const Index &idx, unsigned lanes) {
   return result;
 }
 
+std::optional<Lanes> GroupEmitter::laneIndices(AffineExpr e, unsigned lanes) {
+  std::optional<int64_t> stride = laneStride(e);
+  if (lanes > 1 && !(stride && (*stride == 0 || *stride == 1)))
+    return std::nullopt;
+  OpBuilder &b = kb->b;
+  Location loc = kb->loc;
+  Value base = kb->expander->expand(e);
+  if (lanes == 1 || *stride == 0)
+    return Lanes{base, true};
+  auto vt = VectorType::get({lanes}, kb->idxTy);
+  SmallVector<APInt> steps;
+  for (unsigned l = 0; l < lanes; ++l)
+    steps.push_back(APInt(kb->idxTy.getIntOrFloatBitWidth(), l));
+  Value ramp = arith::ConstantOp::create(b, loc, vt, DenseIntElementsAttr::get(vt, steps));
+  return Lanes{arith::AddIOp::create(b, loc, vector::BroadcastOp::create(b, loc, vt, base), ramp),
+               false};
+}
+
 Lanes GroupEmitter::emitOp(Operation *op, const Index &idx,
                                  unsigned lanes) {
   OpBuilder &b = kb->b;
@@ -311,21 +329,10 @@ Lanes GroupEmitter::emitOp(Operation *op, const Index &idx,
 
   if (auto iota = dyn_cast<IotaOp>(op)) {
     AffineExpr e = toIteration(multiIndex(result, idx)[iota.getDimAttr().getInt()]);
-    std::optional<int64_t> stride = laneStride(e);
-    if (lanes > 1 && !(stride && (*stride == 0 || *stride == 1)))
+    std::optional<Lanes> index = laneIndices(e, lanes);
+    if (!index)
       return emitScalarized(result, idx, lanes);
-    Value base = kb->expander->expand(e);
-    Value v = base;
-    bool uniform = lanes == 1 || *stride == 0;
-    if (!uniform) {
-      auto vt = VectorType::get({lanes}, kb->idxTy);
-      SmallVector<APInt> steps;
-      for (unsigned l = 0; l < lanes; ++l)
-        steps.push_back(APInt(kb->idxTy.getIntOrFloatBitWidth(), l));
-      Value ramp = arith::ConstantOp::create(b, loc, vt, DenseIntElementsAttr::get(vt, steps));
-      v = arith::AddIOp::create(b, loc, vector::BroadcastOp::create(b, loc, vt, base), ramp);
-    }
-    return {emitCast(b, loc, v, elem), uniform};
+    return {emitCast(b, loc, index->value, elem), index->uniform};
   }
 
   if (auto size = dyn_cast<SizeOp>(op)) {
@@ -340,19 +347,11 @@ Lanes GroupEmitter::emitOp(Operation *op, const Index &idx,
   if (isa<RandOp, RandnOp, BernoulliOp>(op)) {
     // The element's row-major index in the result: one per lane, like iota.
     AffineExpr e = toIteration(linearIndex(result, idx));
-    std::optional<int64_t> stride = laneStride(e);
-    if (lanes > 1 && !(stride && (*stride == 0 || *stride == 1)))
+    std::optional<Lanes> lanesIndex = laneIndices(e, lanes);
+    if (!lanesIndex)
       return emitScalarized(result, idx, lanes);
-    Value index = kb->expander->expand(e);
-    bool uniform = lanes == 1 || *stride == 0;
-    if (!uniform) {
-      auto vt = VectorType::get({lanes}, kb->idxTy);
-      SmallVector<APInt> steps;
-      for (unsigned l = 0; l < lanes; ++l)
-        steps.push_back(APInt(kb->idxTy.getIntOrFloatBitWidth(), l));
-      Value ramp = arith::ConstantOp::create(b, loc, vt, DenseIntElementsAttr::get(vt, steps));
-      index = arith::AddIOp::create(b, loc, vector::BroadcastOp::create(b, loc, vt, index), ramp);
-    }
+    Value index = lanesIndex->value;
+    bool uniform = lanesIndex->uniform;
     // A unit starts where the lane dim is a multiple of the lanes (vector
     // accesses are aligned there); when every other term of the index is a
     // multiple too, proven or checked by the launch plan, the unit's first

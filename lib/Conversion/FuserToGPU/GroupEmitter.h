@@ -183,6 +183,10 @@ protected:
   Value maskedLoad(Value v, Type elem, AffineExpr offset, unsigned lanes);
   Lanes emitOp(Operation *op, const Index &idx, unsigned lanes);
   Lanes emitScalarized(Value v, const Index &idx, unsigned lanes);
+  /// The index expression `e` at each lane (`e`, `e + 1`, ...: iota's and
+  /// the random ops' per-lane indices), uniform when `e` does not move
+  /// with the lane; none when its lane stride is not 0 or 1 (scalarize).
+  std::optional<Lanes> laneIndices(AffineExpr e, unsigned lanes);
   Value materialize(Lanes x, unsigned lanes);
   Index shiftLane(const Index &idx, Value v, int64_t by);
   /// `v` (an idxTy value) as an index, for shared-memory subscripts.

@@ -126,16 +126,20 @@ struct Words {
   Value lane; ///< index mod perCall (i64)
 };
 
-Words philoxFor(Ops &o, Value index, Value seed, Value offset, unsigned perCall) {
-  Value shift = o.i64(perCall == 4 ? 2 : 1);
-  Value q = o.shr(index, shift);
+/// Philox4x32-10 of counter `q` (i64, of `o`'s shape) and the seed and
+/// offset: key (seed lo, seed hi), counter (q lo, q hi, offset lo, offset hi).
+void philoxOfCounter(Ops &o, Value q, Value seed, Value offset, Value out[4]) {
   Value c32 = o.i64(32);
   Value s = o.splat(seed), off = o.splat(offset);
   Value c[4] = {o.trunc32(q), o.trunc32(o.shr(q, c32)), o.trunc32(off),
                 o.trunc32(o.shr(off, c32))};
   Value k[2] = {o.trunc32(s), o.trunc32(o.shr(s, c32))};
+  emitPhilox(o.b, o.loc, c, k, out);
+}
+
+Words philoxFor(Ops &o, Value index, Value seed, Value offset, unsigned perCall) {
   Words r;
-  emitPhilox(o.b, o.loc, c, k, r.w);
+  philoxOfCounter(o, o.shr(index, o.i64(perCall == 4 ? 2 : 1)), seed, offset, r.w);
   r.lane = o.andi(index, o.i64(perCall - 1));
   return r;
 }
@@ -268,13 +272,8 @@ Words counterWords(OpBuilder &b, Location loc, Value base, int64_t g, unsigned p
   Value q0 = o.shr(base, arith::ConstantIntOp::create(b, loc, perCall == 4 ? 2 : 1, 64));
   Value q = o.addi(o.splat(q0),
                    arith::ConstantOp::create(b, loc, vt, DenseIntElementsAttr::get(vt, steps)));
-  Value c32 = o.i64(32);
-  Value s = o.splat(seed), off = o.splat(offset);
-  Value c[4] = {o.trunc32(q), o.trunc32(o.shr(q, c32)), o.trunc32(off),
-                o.trunc32(o.shr(off, c32))};
-  Value k[2] = {o.trunc32(s), o.trunc32(o.shr(s, c32))};
   Words r;
-  emitPhilox(b, loc, c, k, r.w);
+  philoxOfCounter(o, q, seed, offset, r.w);
   return r;
 }
 
