@@ -30,7 +30,7 @@ SANITIZE_TESTS ?= -E 'embedding-doc|large-tensor|oracle/(elementwise|shapes|redu
 # lib/ with the same flags as build/, and so gets it from the cache.
 export CCACHE_BASEDIR := $(CURDIR)
 
-.PHONY: all deps configure build test demo docs clean sanitize fuzz fuzz-deps
+.PHONY: all deps configure build test demo docs clean sanitize fuzz fuzz-deps oracle-sweep
 
 all: build
 
@@ -85,6 +85,12 @@ $(FUZZ_BUILD)/build.ninja: | fuzz-deps
 fuzz: build $(FUZZ_BUILD)/build.ninja
 	ninja -C $(FUZZ_BUILD) -j $(JOBS)
 	./fuzz/run.sh $(BUILD) $(FUZZ_BUILD) $(FUZZ_SECONDS)
+
+# Sweeps too long for `make test` (about 10 minutes on 2 cores): layer_norm
+# and rms_norm backward over every row length and row count of
+# docs/schedulers.md's inner-outer section, against PyTorch autograd.
+oracle-sweep: build
+	/usr/bin/python3 test/oracle/run.py training-sweep --fuserc $(BUILD)/bin/fuserc
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

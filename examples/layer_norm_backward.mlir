@@ -2,10 +2,10 @@
 // bf16 activations x and incoming gradient dy, the forward's f32 mean and
 // rstd, a bf16 weight; f32 compute. dx (bf16) needs two row reductions,
 // dw = sum over rows of dy * xhat and db = sum over rows of dy (f32) a
-// column reduction of the same tensors. Three launches today: the row
-// kernel, and the column reduction split over blocks of rows then combined;
-// each reads x and dy once (the values both need, the f32 casts and xhat,
-// are recomputed in each instead of written out).
+// column reduction of the same tensors. Two launches: one inner-outer
+// kernel holds each row on chip, writes dx and keeps per-block column
+// partials of dw and db; a combine kernel adds them in block order
+// (docs/schedulers.md). x and dy are read once.
 func.func @layer_norm_backward(%x: tensor<2048x1024xbf16>, %dy: tensor<2048x1024xbf16>, %mean: tensor<2048x1xf32>,
                                %rstd: tensor<2048x1xf32>, %w: tensor<1024xbf16>)
     -> (tensor<2048x1024xbf16>, tensor<1024xf32>, tensor<1024xf32>) {

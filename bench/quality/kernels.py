@@ -321,6 +321,96 @@ def measured_traffic(fuserc, work):
     return rows
 
 
+BACKWARD_SIZES = [1, 100, 1024, 4097, 8192, 12288, 16384, 32768]
+BACKWARD_ROWS = 64
+
+
+def norm_backward_source(rms, k, dynamic):
+    """layer_norm (rms_norm) backward from primitives over rows of k bf16
+    elements, f32 compute: dx, dw (and db), as examples/layer_norm_backward.mlir."""
+    n, h = ("?", "?") if dynamic else (BACKWARD_ROWS, k)
+    x, xf = "tensor<%sx%sxbf16>" % (n, h), "tensor<%sx%sxf32>" % (n, h)
+    s, w, wf = "tensor<%sx1xf32>" % n, "tensor<%sxbf16>" % h, "tensor<%sxf32>" % h
+    args = "%%x: %s, %%dy: %s, " % (x, x) + ("" if rms else "%%mean: %s, " % s) + \
+        "%%rstd: %s, %%w: %s" % (s, w)
+    outs = "%s, %s" % (x, wf) + ("" if rms else ", %s" % wf)
+    L = ["func.func @f(%s) -> (%s) {" % (args, outs),
+         "  %%xf = fuser.cast %%x : %s to %s" % (x, xf),
+         "  %%dyf = fuser.cast %%dy : %s to %s" % (x, xf),
+         "  %%wf = fuser.cast %%w : %s to %s" % (w, wf),
+         "  %%rb = fuser.broadcast %%rstd dims = [0, 1] : %s -> %s" % (s, xf),
+         "  %%wb = fuser.broadcast %%wf dims = [1] : %s -> %s" % (wf, xf)]
+    if rms:
+        L.append("  %%xhat = fuser.mul %%xf, %%rb : %s" % xf)
+    else:
+        L += ["  %%mb = fuser.broadcast %%mean dims = [0, 1] : %s -> %s" % (s, xf),
+              "  %%xc = fuser.sub %%xf, %%mb : %s" % xf,
+              "  %%xhat = fuser.mul %%xc, %%rb : %s" % xf]
+    L += ["  %%wdy = fuser.mul %%dyf, %%wb : %s" % xf,
+          "  %%p = fuser.mul %%wdy, %%xhat : %s" % xf,
+          "  %%c1 = fuser.mean %%p dims = [1] keepdim = true : %s -> %s" % (xf, s),
+          "  %%c1b = fuser.broadcast %%c1 dims = [0, 1] : %s -> %s" % (s, xf),
+          "  %%t1 = fuser.mul %%xhat, %%c1b : %s" % xf,
+          "  %%t2 = fuser.sub %%wdy, %%t1 : %s" % xf]
+    if rms:
+        L.append("  %%dxf = fuser.mul %%t2, %%rb : %s" % xf)
+    else:
+        L += ["  %%c2 = fuser.mean %%wdy dims = [1] keepdim = true : %s -> %s" % (xf, s),
+              "  %%c2b = fuser.broadcast %%c2 dims = [0, 1] : %s -> %s" % (s, xf),
+              "  %%t3 = fuser.sub %%t2, %%c2b : %s" % xf,
+              "  %%dxf = fuser.mul %%t3, %%rb : %s" % xf]
+    L += ["  %%dx = fuser.cast %%dxf : %s to %s" % (xf, x),
+          "  %%q = fuser.mul %%dyf, %%xhat : %s" % xf,
+          "  %%dw = fuser.sum %%q dims = [0] : %s -> %s" % (xf, wf)]
+    if rms:
+        L.append("  return %%dx, %%dw : %s\n}" % outs)
+    else:
+        L += ["  %%db = fuser.sum %%dyf dims = [0] : %s -> %s" % (xf, wf),
+              "  return %%dx, %%dw, %%db : %s\n}" % outs]
+    return "\n".join(L) + "\n"
+
+
+def measured_backward_traffic(fuserc, work):
+    """Rows of the table of backward fusions measured on the CPU emulator:
+    launches, and how many times the kernels read x and dy and write dx."""
+    rows = []
+    for rms in (False, True):
+        for dynamic in (False, True):
+            cells = []
+            for k in BACKWARD_SIZES:
+                path = os.path.join(work, "bwd_%s_%s_%d.mlir" % ("rms" if rms else "ln",
+                                                                 "dyn" if dynamic else "static", k))
+                with open(path, "w") as f:
+                    f.write(norm_backward_source(rms, k, dynamic))
+                n = BACKWARD_ROWS
+                dims = [n, k, n, k] + ([] if rms else [n]) + [n, k]
+                cmd = [fuserc, "run", path, "--device", "cpu", "--random", "1", "--traffic",
+                       "--quiet"]
+                if dynamic:
+                    cmd += ["--dims", ",".join(str(d) for d in dims)]
+                r = run(cmd)
+                got = {}
+                for name, col in (("x", 1), ("dy", 1), ("result0", 2)):
+                    m = re.search(r"^\s+%s\s+\S+\s+read ([\d.]+)x\s+written ([\d.]+)x" % name,
+                                  r.stdout, re.M)
+                    got[name] = m.group(col) if m else None
+                launches = None
+                if not dynamic:
+                    ins = run([fuserc, "inspect", path])
+                    m = re.search(r"launches: (\d+) kernel", ins.stdout)
+                    launches = m.group(1) if m else None
+                if r.returncode or None in got.values():
+                    cells.append("failed")
+                else:
+                    cells.append("%s%s / %s / %s" % ("%s: " % launches if launches else "",
+                                                     got["x"], got["dy"], got["result0"]))
+            rows.append("| %s backward bf16 | %s | %s |" % (
+                "rms_norm" if rms else "layer_norm", "launch" if dynamic else "static",
+                " | ".join(cells)))
+    sys.stderr.write("kernels.py: measured the backward fusions\n")
+    return rows
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
@@ -436,6 +526,7 @@ def main():
         sys.stderr.write("kernels.py: %s done\n" % name)
 
     measured = [] if a.only else measured_traffic(fuserc, work)
+    measured_backward = [] if a.only else measured_backward_traffic(fuserc, work)
 
     date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     out = []
@@ -471,6 +562,20 @@ def main():
         out.append("| fusion | row length | " + " | ".join(str(k) for k in NORM_SIZES) + " |")
         out.append("|---|---|" + "---:|" * len(NORM_SIZES))
         out += measured
+        out.append("")
+        out.append("## Backward fusions across row lengths, measured on the CPU emulator\n")
+        out.append("layer_norm and rms_norm backward from primitives (dx, dw, db; bf16 in, f32 "
+                   "compute, %d rows): *launches* (static lengths; `fuserc inspect`): times the "
+                   "kernels read x / read dy / write dx, per element, counted by `fuserc run "
+                   "--traffic`. 2 launches and 1.00 / 1.00 / 1.00 is the inner-outer kernel "
+                   "and its combine with the rows on chip (the per-block column partials, "
+                   "blocks x columns x 4 bytes per column sum written once and read once, "
+                   "come on top: docs/schedulers.md); 3 launches, the column sums in a kernel "
+                   "of their own (rows of more than 16384); 2.00 or more, the rows read again "
+                   "(scalar or long rows known only at launch).\n" % BACKWARD_ROWS)
+        out.append("| fusion | row length | " + " | ".join(str(k) for k in BACKWARD_SIZES) + " |")
+        out.append("|---|---|" + "---:|" * len(BACKWARD_SIZES))
+        out += measured_backward
         out.append("")
     out.append("## H200 roofline model: fuser's plan vs eager PyTorch\n")
     out.append("**A model, not a measurement**: each kernel costs its bytes at %.1f TB/s "

@@ -26,6 +26,7 @@ StringRef mlir::fuser::groupKindName(GroupKind kind) {
   case GroupKind::Pointwise: return "pointwise";
   case GroupKind::Reduction: return "reduction";
   case GroupKind::Normalization: return "normalization";
+  case GroupKind::InnerOuter: return "inner-outer";
   }
   return "?";
 }
@@ -71,21 +72,72 @@ FailureOr<GroupInfo> mlir::fuser::classifyGroup(ArrayRef<Operation *> group,
     return failure();
   }
 
-  // One reduction domain: the same input shape and the same reduced dims.
+  // One reduction domain (the same input shape and the same reduced dims),
+  // or two over the same shape whose dims are complementary: the row and
+  // the column domain of an inner-outer group.
   Operation *first = info.reductions.front();
   info.space = llvm::to_vector(shapes.shape(first->getOperand(0)));
   info.reducedDims = llvm::to_vector(reductionDims(first));
   llvm::sort(info.reducedDims);
+  SmallVector<int64_t> otherDims;
+  SmallVector<Operation *> domain, other;
   for (Operation *r : info.reductions) {
     SmallVector<int64_t> dims = llvm::to_vector(reductionDims(r));
     llvm::sort(dims);
-    if (ArrayRef<AffineExpr>(shapes.shape(r->getOperand(0))) != ArrayRef(info.space) ||
-        dims != info.reducedDims) {
+    if (ArrayRef<AffineExpr>(shapes.shape(r->getOperand(0))) != ArrayRef(info.space)) {
       fail(whyNot, "reductions over different shapes or dims need separate kernels");
       return failure();
     }
+    if (dims == info.reducedDims) {
+      domain.push_back(r);
+      continue;
+    }
+    if (!other.empty() && dims != otherDims) {
+      fail(whyNot, "reductions over different shapes or dims need separate kernels");
+      return failure();
+    }
+    otherDims = dims;
+    other.push_back(r);
   }
   unsigned rank = info.space.size();
+  // Whether `dims` are the trailing dims of S (dims of size 1 aside).
+  auto isInnerDims = [&](ArrayRef<int64_t> dims) {
+    if (dims.empty())
+      return false;
+    for (unsigned d = dims.front(); d < rank; ++d) {
+      auto c = ShapeAnalysis::constantValue(info.space[d]);
+      if (!llvm::is_contained(dims, (int64_t)d) && !(c && *c == 1))
+        return false;
+    }
+    return true;
+  };
+  if (!other.empty()) {
+    // The row domain is the trailing one; the column domain reduces every
+    // other dim.
+    if (isInnerDims(otherDims)) {
+      std::swap(domain, other);
+      std::swap(info.reducedDims, otherDims);
+    }
+    bool complementary = isInnerDims(info.reducedDims) &&
+                         info.reducedDims.size() + otherDims.size() == rank;
+    for (int64_t d : otherDims)
+      complementary &= !llvm::is_contained(info.reducedDims, d);
+    if (!complementary) {
+      fail(whyNot, "reductions over different shapes or dims need separate kernels");
+      return failure();
+    }
+    AffineExpr row = getAffineConstantExpr(1, shapes.getContext());
+    for (int64_t d : info.reducedDims)
+      row = row * info.space[d];
+    if (auto n = ShapeAnalysis::constantValue(row); n && *n > kInnerOuterMaxRow) {
+      fail(whyNot, "rows of more than " + Twine(kInnerOuterMaxRow) +
+                       " elements do not stay on chip beside the column reductions' "
+                       "accumulators: those need a kernel of their own");
+      return failure();
+    }
+    info.reductions = domain;
+    info.outerReductions = other;
+  }
   SmallVector<AffineExpr> reduced, reducedKeep;
   for (unsigned d = 0; d < rank; ++d) {
     bool isReduced = llvm::is_contained(info.reducedDims, (int64_t)d);
@@ -105,7 +157,20 @@ FailureOr<GroupInfo> mlir::fuser::classifyGroup(ArrayRef<Operation *> group,
 
   // Spaces: S-space values (shape S), R-space values (the reduced shape,
   // with or without kept dims). Track which S values depend on a reduction.
-  llvm::DenseSet<Value> dependsOnReduction;
+  llvm::DenseSet<Value> dependsOnReduction, dependsOnOuter;
+  // The column domain's reduced shape: S without the row domain's kept
+  // dims, or with them as 1.
+  SmallVector<AffineExpr> outer, outerKeep;
+  for (unsigned d = 0; d < rank; ++d) {
+    bool isReduced = llvm::is_contained(info.reducedDims, (int64_t)d);
+    if (isReduced)
+      outer.push_back(info.space[d]);
+    outerKeep.push_back(isReduced ? info.space[d] : getAffineConstantExpr(1, shapes.getContext()));
+  }
+  auto isOuterR = [&](Value v) {
+    ArrayRef<AffineExpr> s = shapes.shape(v);
+    return s == ArrayRef(outer) || s == ArrayRef(outerKeep);
+  };
   auto isS = [&](Value v) { return ArrayRef(shapes.shape(v)) == ArrayRef(info.space); };
   auto isR = [&](Value v) {
     ArrayRef<AffineExpr> s = shapes.shape(v);
@@ -113,6 +178,31 @@ FailureOr<GroupInfo> mlir::fuser::classifyGroup(ArrayRef<Operation *> group,
   };
   bool sAfterReduction = false;
   for (Operation *op : group) {
+    auto reads = op->getOperands().take_front(numOperandsRead(op));
+    if (llvm::is_contained(info.outerReductions, op)) {
+      if (!isS(op->getOperand(0))) {
+        fail(whyNot, "a reduction input is not of the reduced shape");
+        return failure();
+      }
+      for (Value r : op->getResults())
+        dependsOnOuter.insert(r);
+      continue;
+    }
+    if (llvm::any_of(reads, [&](Value v) { return dependsOnOuter.contains(v); })) {
+      // After the column reductions: values of their reduced shape that the
+      // combine kernel computes per column, never used by the row work (that
+      // would need every row block to have finished).
+      if (llvm::any_of(reads, [&](Value v) { return dependsOnReduction.contains(v); }) ||
+          isa<PermuteOp, SliceOp, PadOp, ConcatOp, BroadcastOp>(op) ||
+          llvm::any_of(op->getResults(), [&](Value r) { return !isOuterR(r); })) {
+        fail(whyNot, "a value computed from a reduction across rows feeds the rows' "
+                     "computation or is moved: that needs another kernel");
+        return failure();
+      }
+      for (Value r : op->getResults())
+        dependsOnOuter.insert(r);
+      continue;
+    }
     if (isReductionOp(op)) {
       if (!isS(op->getOperand(0))) {
         fail(whyNot, "a reduction input is not of the reduced shape");
@@ -122,9 +212,8 @@ FailureOr<GroupInfo> mlir::fuser::classifyGroup(ArrayRef<Operation *> group,
         dependsOnReduction.insert(r);
       continue;
     }
-    bool fromReduction = llvm::any_of(
-        op->getOperands().take_front(numOperandsRead(op)),
-        [&](Value v) { return dependsOnReduction.contains(v); });
+    bool fromReduction =
+        llvm::any_of(reads, [&](Value v) { return dependsOnReduction.contains(v); });
     // Values computed from a reduction live in the registers of the row
     // they belong to: an op that reads another element than its own index
     // (permute, slice, pad, concat; a reshape other than adding or dropping
@@ -173,10 +262,16 @@ FailureOr<GroupInfo> mlir::fuser::classifyGroup(ArrayRef<Operation *> group,
   for (Value out : outputs) {
     // S-space outputs that do not depend on a reduction are written as the
     // reduction reads its elements (each element is visited once).
+    if (dependsOnOuter.contains(out))
+      continue;
     if (!isS(out) && !isR(out)) {
       fail(whyNot, "an output is neither of the reduced shape nor of the shape reduced");
       return failure();
     }
+  }
+  if (!info.outerReductions.empty()) {
+    info.kind = GroupKind::InnerOuter;
+    return info;
   }
   if (!sAfterReduction) {
     info.kind = GroupKind::Reduction;

@@ -62,6 +62,7 @@ struct Kernel {
   std::string name;
   EntryFn entry = nullptr;
   int64_t staticShared = 0;
+  int64_t dynamicSharedNeeded = 0; ///< kDynamicSharedNeededAttr
   bool synchronizes = false;
   /// Bytes of each parameter (8 for pointers and i64, 4 for i32), and
   /// which are pointers.
@@ -384,6 +385,10 @@ static fuser_error *launch(EmulatorContext &emu, Kernel &k, const fuser_launch_d
     return fuser_error_create(FUSER_ERROR_DRIVER,
                               "emulator: a block of %lld threads (at most 1024)",
                               (long long)threadsPerBlock);
+  if (int64_t(dims->shared_mem_bytes) < k.dynamicSharedNeeded)
+    return launchError(k, "the launch gives " + std::to_string(dims->shared_mem_bytes) +
+                              " bytes of dynamic shared memory, the kernel's workgroup "
+                              "buffers need " + std::to_string(k.dynamicSharedNeeded));
   int64_t sharedBytes = k.staticShared + dims->shared_mem_bytes;
   if (sharedBytes > kMaxSharedBytes)
     return launchError(k, std::to_string(sharedBytes) + " bytes of shared memory a block "
@@ -540,6 +545,8 @@ static fuser_error *loadModuleOnThisStack(EmulatorContext &emu, const char *text
     Kernel k;
     if (auto s = f->getAttrOfType<IntegerAttr>(kStaticSharedAttr))
       k.staticShared = s.getInt();
+    if (auto s = f->getAttrOfType<IntegerAttr>(kDynamicSharedNeededAttr))
+      k.dynamicSharedNeeded = s.getInt();
     k.synchronizes = f->hasAttr(kSynchronizesAttr);
     if (auto params = f->getAttrOfType<DenseI32ArrayAttr>(kParamsAttr))
       for (int32_t p : params.asArrayRef()) {

@@ -22,6 +22,8 @@
 
 #include "ThreadContext.h"
 
+#include "fuser/Dialect/Fuser/IR/FuserAttrNames.h"
+
 #include "fuser/Emulator/Emulator.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -400,7 +402,14 @@ LogicalResult KernelLowering::run() {
   b.setInsertionPointToEnd(host.getBody());
   auto entryFn = func::FuncOp::create(b, loc, (kernel.getName() + kEntrySuffix).str(),
                                       b.getFunctionType({ptrTy, ptrTy}, {}));
-  entryFn->setAttr(kStaticSharedAttr, b.getI64IntegerAttr(sharedBytes));
+  // A kernel whose attributions live in dynamic shared memory has none of
+  // its own; its launches must pass at least their bytes.
+  if (kernel->hasAttr(kDynamicSharedAttr)) {
+    entryFn->setAttr(kStaticSharedAttr, b.getI64IntegerAttr(0));
+    entryFn->setAttr(kDynamicSharedNeededAttr, b.getI64IntegerAttr(sharedBytes));
+  } else {
+    entryFn->setAttr(kStaticSharedAttr, b.getI64IntegerAttr(sharedBytes));
+  }
   SmallVector<int32_t> params;
   for (unsigned i = 0; i < numArgs; ++i) {
     Type t = argTypes[i];

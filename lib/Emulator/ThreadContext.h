@@ -50,6 +50,9 @@ inline constexpr const char *kGlobalAccessFn = "fuser_emu_global_access";
 inline constexpr const char *kBadAccessFn = "fuser_emu_bad_access";
 inline constexpr const char *kWorkExceededFn = "fuser_emu_work_exceeded";
 inline constexpr const char *kStaticSharedAttr = "fuser.emu.static_shared";
+/// A kernel whose workgroup memory is dynamic (kDynamicSharedAttr): the
+/// bytes its launches must pass at least.
+inline constexpr const char *kDynamicSharedNeededAttr = "fuser.emu.dynamic_shared_needed";
 inline constexpr const char *kSynchronizesAttr = "fuser.emu.synchronizes";
 /// Per kernel parameter, its bytes (4 or 8), negative for a pointer.
 inline constexpr const char *kParamsAttr = "fuser.emu.params";

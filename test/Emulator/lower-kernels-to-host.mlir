@@ -80,6 +80,26 @@ gpu.module @shared_kernels {
 
 // -----
 
+// Workgroup memory in dynamic shared memory: the kernel has no static
+// shared memory, and its launches must give the 16-aligned bytes of its
+// attributions (20 bytes, then 8: 48).
+// CHECK-LABEL: func.func @dynamic.entry(
+// CHECK-SAME: fuser.emu.dynamic_shared_needed = 48 : i64
+// CHECK-SAME: fuser.emu.static_shared = 0 : i64
+gpu.module @dynamic_kernels {
+  gpu.func @dynamic(%x: i32) workgroup(%a : memref<5xf32, #gpu.address_space<workgroup>>,
+                                       %b : memref<2xf32, #gpu.address_space<workgroup>>)
+      kernel attributes {fuser.dynamic_shared} {
+    %t = gpu.thread_id x
+    %v = arith.constant 1.0 : f32
+    memref.store %v, %a[%t] : memref<5xf32, #gpu.address_space<workgroup>>
+    memref.store %v, %b[%t] : memref<2xf32, #gpu.address_space<workgroup>>
+    gpu.return
+  }
+}
+
+// -----
+
 gpu.module @wild_kernels {
   gpu.func @wild(%x: !llvm.ptr, %c: i1) kernel {
     %z = llvm.mlir.zero : !llvm.ptr

@@ -50,25 +50,58 @@ func.func @siblings(%x: tensor<8x128xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
 
 // -----
 
-// Row maxima, then column sums of the rows divided by them: the second
-// reduction needs every row's maximum, so two kernels; the division joins
-// the column sum as its prologue (the divided tensor is never written).
+// Row maxima, then column sums of the rows divided by them: one inner-outer
+// kernel (each block divides the rows it holds by their maxima and keeps
+// per-block column sums) and a combine.
 // CHECK-LABEL: func.func @two_domains
-// CHECK-SAME: fuser.schedulers = ["reduction", "reduction"]
+// CHECK-SAME: fuser.schedulers = ["inner-outer"]
 // CHECK: fuser.max {{.*}} {fuser.segment = 0 : i64}
-// CHECK: fuser.broadcast {{.*}} {fuser.segment = 1 : i64}
-// CHECK: fuser.div {{.*}} {fuser.segment = 1 : i64}
-// CHECK: fuser.sum {{.*}} {fuser.segment = 1 : i64}
-// DUMP: fusion @two_domains: 2 segments
-// DUMP-NEXT: segment 0: reduction, 1 ops (max)
-// DUMP-NEXT: segment 1: reduction, 3 ops (broadcast div sum)
-// DUMP-NEXT: boundary 0 -> 1: reductions over different shapes or dims need separate kernels
+// CHECK: fuser.div {{.*}} {fuser.segment = 0 : i64}
+// CHECK: fuser.sum {{.*}} {fuser.segment = 0 : i64}
+// DUMP: fusion @two_domains: 1 segment
+// DUMP-NEXT: segment 0: inner-outer, 4 ops (max broadcast div sum)
 func.func @two_domains(%x: tensor<16x512xf32>) -> tensor<512xf32> {
   %m = fuser.max %x dims = [1] : tensor<16x512xf32> -> tensor<16xf32>
   %b = fuser.broadcast %m dims = [0] : tensor<16xf32> -> tensor<16x512xf32>
   %y = fuser.div %x, %b : tensor<16x512xf32>
   %s = fuser.sum %y dims = [0] : tensor<16x512xf32> -> tensor<512xf32>
   return %s : tensor<512xf32>
+}
+
+// -----
+
+// Column sums, then row maxima of the rows divided by them: the rows need
+// every row's contribution to the column sums first (a grid-wide
+// dependency), so two kernels.
+// CHECK-LABEL: func.func @columns_then_rows
+// CHECK-SAME: fuser.schedulers = ["reduction", "reduction"]
+// CHECK: fuser.sum {{.*}} {fuser.segment = 0 : i64}
+// CHECK: fuser.div {{.*}} {fuser.segment = 1 : i64}
+// CHECK: fuser.max {{.*}} {fuser.segment = 1 : i64}
+// DUMP: fusion @columns_then_rows: 2 segments
+// DUMP: boundary 0 -> 1: a value computed from a reduction across rows feeds the rows' computation or is moved: that needs another kernel
+func.func @columns_then_rows(%x: tensor<16x512xf32>) -> tensor<16xf32> {
+  %s = fuser.sum %x dims = [0] : tensor<16x512xf32> -> tensor<512xf32>
+  %b = fuser.broadcast %s dims = [1] : tensor<512xf32> -> tensor<16x512xf32>
+  %y = fuser.div %x, %b : tensor<16x512xf32>
+  %m = fuser.max %y dims = [1] : tensor<16x512xf32> -> tensor<16xf32>
+  return %m : tensor<16xf32>
+}
+
+// -----
+
+// Rows of more than kInnerOuterMaxRow elements keep the column reduction
+// in a kernel of its own.
+// CHECK-LABEL: func.func @long_rows
+// CHECK-SAME: fuser.schedulers = ["reduction", "reduction"]
+// DUMP: fusion @long_rows: 2 segments
+// DUMP: boundary 0 -> 1: rows of more than 16384 elements do not stay on chip beside the column reductions' accumulators: those need a kernel of their own
+func.func @long_rows(%x: tensor<16x16400xf32>) -> tensor<16400xf32> {
+  %m = fuser.max %x dims = [1] : tensor<16x16400xf32> -> tensor<16xf32>
+  %b = fuser.broadcast %m dims = [0] : tensor<16xf32> -> tensor<16x16400xf32>
+  %y = fuser.div %x, %b : tensor<16x16400xf32>
+  %s = fuser.sum %y dims = [0] : tensor<16x16400xf32> -> tensor<16400xf32>
+  return %s : tensor<16400xf32>
 }
 
 // -----
@@ -92,13 +125,13 @@ func.func @column_normalize(%x: tensor<64x32xf32>) -> tensor<64x32xf32> {
 // CHECK-LABEL: func.func @shared_constant
 // CHECK-DAG: fuser.constant 2.000000e+00 {fuser.segment = 0 : i64} : tensor<f32>
 // CHECK-DAG: fuser.constant 2.000000e+00 {fuser.segment = 1 : i64} : tensor<f32>
-func.func @shared_constant(%x: tensor<64x32xf32>) -> (tensor<32xf32>, tensor<64xf32>) {
+func.func @shared_constant(%x: tensor<64x32xf32>, %w: tensor<16x8xf32>) -> (tensor<32xf32>, tensor<16xf32>) {
   %c = fuser.constant 2.0 : tensor<f32>
   %y = fuser.mul %x, %c : tensor<64x32xf32>, tensor<f32>
   %s = fuser.sum %y dims = [0] : tensor<64x32xf32> -> tensor<32xf32>
-  %m = fuser.max %x dims = [1] : tensor<64x32xf32> -> tensor<64xf32>
-  %z = fuser.mul %m, %c : tensor<64xf32>, tensor<f32>
-  return %s, %z : tensor<32xf32>, tensor<64xf32>
+  %m = fuser.max %w dims = [1] : tensor<16x8xf32> -> tensor<16xf32>
+  %z = fuser.mul %m, %c : tensor<16xf32>, tensor<f32>
+  return %s, %z : tensor<32xf32>, tensor<16xf32>
 }
 
 // -----
@@ -205,28 +238,27 @@ func.func @view_of_reduction(%x: tensor<8x128xf32>) -> tensor<8x1xf32> {
 // A value that two segments need and that depends on no reduction (the
 // f32 cast of an input, xhat = (x - mean) * rstd) is recomputed in the
 // segment that reads it, not written to memory by one kernel and read
-// back by the other. Here the column sum and the row normalization both
-// read xhat: each computes it.
+// back by the other. Here the column sum and the column normalization
+// after it both read h: each computes it.
 // CHECK-LABEL: func.func @recompute
-// CHECK-SAME: fuser.schedulers = ["normalization", "reduction"]
+// CHECK-SAME: fuser.schedulers = ["reduction", "pointwise"]
 // CHECK-DAG: %[[C0:.*]] = fuser.cast %arg0 {fuser.segment = 0 : i64}
 // CHECK-DAG: %[[C1:.*]] = fuser.cast %arg0 {fuser.segment = 1 : i64}
 // CHECK-DAG: %[[H0:.*]] = fuser.mul %[[C0]], %{{.*}} {fuser.segment = 0 : i64}
 // CHECK-DAG: %[[H1:.*]] = fuser.mul %[[C1]], %{{.*}} {fuser.segment = 1 : i64}
-// CHECK-DAG: fuser.sum %[[H1]] dims = [0] {fuser.segment = 1 : i64}
-// CHECK-DAG: fuser.sum %[[H0]] dims = [1] keepdim = true {fuser.segment = 0 : i64}
+// CHECK-DAG: fuser.sum %[[H0]] dims = [0] {fuser.segment = 0 : i64}
+// CHECK-DAG: fuser.div %[[H1]], %{{.*}} {fuser.segment = 1 : i64}
 // DUMP: fusion @recompute: 2 segments
-// DUMP-NEXT: segment 0: normalization, 6 ops (cast broadcast mul sum broadcast sub)
-// DUMP-NEXT: segment 1: reduction, 4 ops (cast broadcast mul sum)
+// DUMP-NEXT: segment 0: reduction, 4 ops (cast broadcast mul sum)
+// DUMP-NEXT: segment 1: pointwise, 5 ops (broadcast cast broadcast mul div)
 // DUMP: 1 value that a segment reads from another recomputed there from the arguments (no intermediate)
 func.func @recompute(%x: tensor<8x128xbf16>, %s: tensor<8x1xf32>) -> (tensor<128xf32>, tensor<8x128xf32>) {
   %xf = fuser.cast %x : tensor<8x128xbf16> to tensor<8x128xf32>
   %sb = fuser.broadcast %s dims = [0, 1] : tensor<8x1xf32> -> tensor<8x128xf32>
   %h = fuser.mul %xf, %sb : tensor<8x128xf32>
   %col = fuser.sum %h dims = [0] : tensor<8x128xf32> -> tensor<128xf32>
-  %row = fuser.sum %h dims = [1] keepdim = true : tensor<8x128xf32> -> tensor<8x1xf32>
-  %rb = fuser.broadcast %row dims = [0, 1] : tensor<8x1xf32> -> tensor<8x128xf32>
-  %y = fuser.sub %h, %rb : tensor<8x128xf32>
+  %cb = fuser.broadcast %col dims = [1] : tensor<128xf32> -> tensor<8x128xf32>
+  %y = fuser.div %h, %cb : tensor<8x128xf32>
   return %col, %y : tensor<128xf32>, tensor<8x128xf32>
 }
 

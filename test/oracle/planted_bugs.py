@@ -2,8 +2,9 @@
 """Planted schedule bugs: the CPU emulation must catch each one.
 
 fuserc's --plant-bug (testing only) makes the compiler emit a known schedule
-bug. For a softmax (block reduction), a transpose (shared-memory tile) and a
-flat pointwise fusion (test/oracle/planted/*.mlir), each run with fuserc's
+bug. For a softmax (block reduction), a transpose (shared-memory tile), a
+flat pointwise fusion and an inner-outer fusion (row means, then column sums
+of the centred rows) (test/oracle/planted/*.mlir), each run with fuserc's
 --random inputs, this checks:
 
   - without a bug, forward, --reverse-threads and --race-check runs match
@@ -11,9 +12,11 @@ flat pointwise fusion (test/oracle/planted/*.mlir), each run with fuserc's
   - with a bug that applies to the fusion's schedule, the forward and the
     reverse-order runs give wrong results (a missing barrier: NaN read from
     the poisoned shared memory; a wrong tile index: wrong elements; a wrong
-    tail bound: the last element is never written), and --race-check either
-    stops with an error naming the race (missing barrier, wrong index) or,
-    for a bug that is not a race (the tail), gives the wrong result too;
+    tail bound: the last element is never written; a dropped block of
+    column partials or a wrong row-block mapping: wrong column sums), and
+    --race-check either stops with an error naming the race (missing
+    barrier, wrong index) or, for a bug that is not a race, gives the wrong
+    result too;
   - with a bug that does not apply (no barrier, no tile, no flat tail), the
     results still match.
 
@@ -58,6 +61,14 @@ def ref_transpose(inputs):
     return from_torch(x.permute(0, 2, 1) + y, "f32"), Exact()
 
 
+def ref_inner_outer(inputs):
+    x = torch.from_numpy(to_f64(inputs[0], "f32"))
+    c = (x - x.mean(1, keepdim=True)).sum(0)
+    # f32 roundings: the row mean, the difference, the column sum
+    tol = (x.shape[0] + 8) * 2.0 ** -24 * (x.abs() + x.abs().mean(1, keepdim=True)).sum(0)
+    return from_f64(c.numpy(), "f32"), Ulps(1, tol.numpy())
+
+
 def ref_pointwise(inputs):
     x, y = (torch.from_numpy(to_f64(a, "f32")) for a in inputs)
     return from_f64((torch.exp(x) * y).numpy(), "f32"), Ulps(2)
@@ -68,8 +79,14 @@ FUSIONS = {
     "softmax": ([(64, 1000)], ref_softmax, ["missing-barrier"]),
     "transpose": ([(4, 65, 33), (4, 33, 65)], ref_transpose, ["missing-barrier", "wrong-index"]),
     "pointwise": ([(1031,), (1031,)], ref_pointwise, ["wrong-tail"]),
+    "inner_outer": ([(300, 256)], ref_inner_outer,
+                    ["inner-outer-drop-partial", "inner-outer-row-map"]),
 }
-BUGS = ["missing-barrier", "wrong-tail", "wrong-index"]
+BUGS = ["missing-barrier", "wrong-tail", "wrong-index", "inner-outer-drop-partial",
+        "inner-outer-row-map"]
+# Bugs that are shared-memory races (the race check names them); the others
+# only give wrong results.
+RACES = ["missing-barrier", "wrong-index"]
 MODES = [[], ["--reverse-threads"], ["--race-check"]]
 
 
@@ -125,7 +142,7 @@ def main(argv):
                     elif nbad:
                         verdict = "%d of %d elements differ from PyTorch" % (nbad, got.size)
                     result = "matches PyTorch"
-                elif mode == ["--race-check"] and bug != "wrong-tail":
+                elif mode == ["--race-check"] and bug in RACES:
                     if got is not None:
                         verdict = "the race check did not stop the run (%d elements wrong)" % nbad
                     elif "shared memory race" not in err:

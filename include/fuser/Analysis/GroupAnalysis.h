@@ -14,6 +14,14 @@
 //    (softmax, layer_norm); outputs of shape S or reduced. Only for inner
 //    reductions (the reduced dims are the trailing ones), where a block
 //    keeps its rows on chip between the reductions.
+//  - inner-outer: an inner reduction or normalization (the row domain) and
+//    reductions of the same shape S over all the other dims (the column
+//    domain: a layer_norm backward's dw and db beside its dx). The column
+//    reductions' inputs are values of S (they may depend on the row
+//    reductions); what is computed from their results is of their reduced
+//    shape and is an output. One kernel holds each row on chip, computes
+//    the row work and accumulates per-block column partials; a second one
+//    combines the partials in a fixed order.
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,7 +37,7 @@
 
 namespace mlir::fuser {
 
-enum class GroupKind { Pointwise, Reduction, Normalization };
+enum class GroupKind { Pointwise, Reduction, Normalization, InnerOuter };
 
 /// What a scheduler needs to know about an accepted group.
 struct GroupInfo {
@@ -40,9 +48,19 @@ struct GroupInfo {
   SmallVector<int64_t> reducedDims;
   /// The reduced dims are the trailing dims of S (after dims of size 1).
   bool inner = false;
-  /// The reductions, in program order.
+  /// The reductions, in program order (inner-outer: the row domain's).
   SmallVector<Operation *> reductions;
+  /// Inner-outer: the column domain's reductions (over every dim of S that
+  /// `reducedDims` keeps), in program order.
+  SmallVector<Operation *> outerReductions;
 };
+
+/// Inner-outer groups whose rows (the product of the reduced dims, when
+/// known at compile time) are longer than this keep their column
+/// reductions in a kernel of their own: a thread's share of the row would
+/// not fit its registers beside the column accumulators (registers up to
+/// 8192, shared memory up to 16384: docs/schedulers.md).
+inline constexpr int64_t kInnerOuterMaxRow = 16384;
 
 /// Whether `op` is a reduction op (sum, prod, max, min, mean, any, all,
 /// var_mean).
@@ -63,7 +81,8 @@ FailureOr<GroupInfo> classifyGroup(ArrayRef<Operation *> group,
                                    const ShapeAnalysis &shapes,
                                    std::string *whyNot = nullptr);
 
-/// A name for the kind: "pointwise", "reduction", "normalization".
+/// A name for the kind: "pointwise", "reduction", "normalization",
+/// "inner-outer".
 StringRef groupKindName(GroupKind kind);
 
 } // namespace mlir::fuser

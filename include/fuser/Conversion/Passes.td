@@ -34,7 +34,8 @@ def EmitKernelsPass : Pass<"fuser-emit-kernels", "ModuleOp"> {
            "see docs/math.md">,
     Option<"plantBug", "plant-bug", "std::string", /*default=*/"\"\"",
            "For testing the CPU emulation only: emit a known schedule bug "
-           "(missing-barrier, wrong-tail, wrong-index) that it must catch">,
+           "(missing-barrier, wrong-tail, wrong-index, inner-outer-drop-partial, "
+           "inner-outer-row-map) that it must catch">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",

@@ -38,7 +38,7 @@ def SegmentPass : Pass<"fuser-segment", "ModuleOp"> {
   let description = [{
     Annotates every op of every fusion with `fuser.segment = N`, the group it
     belongs to, and the fusion with `fuser.schedulers`, the scheduler of each
-    group (`pointwise`, `reduction`, `normalization`), groups numbered so that
+    group (`pointwise`, `reduction`, `normalization`, `inner-outer`), groups numbered so that
     each comes after the groups it reads. Values that cross from one group to
     another become intermediates in global memory; `fuser-emit-kernels`
     builds the kernels of each group.

@@ -189,7 +189,8 @@ static LogicalResult emitFusion(func::FuncOp fusion, gpu::GPUModuleOp module,
     LogicalResult r = failure();
     if (s.scheduler == "pointwise") {
       r = emitPointwiseSegment(fe, s);
-    } else if (s.scheduler == "reduction" || s.scheduler == "normalization") {
+    } else if (s.scheduler == "reduction" || s.scheduler == "normalization" ||
+               s.scheduler == "inner-outer") {
       SmallVector<Value> outs(s.outputs.begin(), s.outputs.end());
       std::string why;
       FailureOr<GroupInfo> info = classifyGroup(s.ops, outs, *shapes, &why);
@@ -222,8 +223,10 @@ struct EmitKernelsPass : fuser::impl::EmitKernelsPassBase<EmitKernelsPass> {
       return signalPassFailure();
     }
     if (!plantBug.empty() && plantBug != "missing-barrier" && plantBug != "wrong-tail" &&
-        plantBug != "wrong-index") {
-      m.emitError("plant-bug must be missing-barrier, wrong-tail or wrong-index, got '")
+        plantBug != "wrong-index" && plantBug != "inner-outer-drop-partial" &&
+        plantBug != "inner-outer-row-map") {
+      m.emitError("plant-bug must be missing-barrier, wrong-tail, wrong-index, "
+                  "inner-outer-drop-partial or inner-outer-row-map, got '")
           << plantBug << "'";
       return signalPassFailure();
     }

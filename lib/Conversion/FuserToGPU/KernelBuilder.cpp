@@ -2,6 +2,8 @@
 
 #include "KernelBuilder.h"
 
+#include "fuser/Dialect/Fuser/IR/FuserAttrNames.h"
+
 #include "fuser/Dialect/Fuser/IR/FuserOps.h"
 #include "fuser/Transforms/Segments.h"
 
@@ -321,6 +323,14 @@ void KernelBuilder::launch(ArrayRef<Value> grid, ArrayRef<Value> block,
   SmallVector<Value> bl(block.begin(), block.end());
   while (bl.size() < 3)
     bl.push_back(c(1));
+  if (!sharedBytes && func->hasAttr(kDynamicSharedAttr)) {
+    int64_t bytes = 0;
+    for (BlockArgument a : func.getWorkgroupAttributions()) {
+      auto t = cast<MemRefType>(a.getType());
+      bytes += alignSharedBytes(t.getNumElements() * ((t.getElementTypeBitWidth() + 7) / 8));
+    }
+    sharedBytes = c(bytes);
+  }
   LaunchOp::create(pb, fe.loc, ref, g[0], g[1], g[2], bl[0], bl[1], bl[2],
                    sharedBytes ? sharedBytes : c(0), condition, operands,
                    pb.getDenseI32ArrayAttr(widths));

@@ -5,6 +5,7 @@
 #include "ElementwiseEmitter.h"
 #include "IndexMath.h"
 
+#include "fuser/Dialect/Fuser/IR/FuserAttrNames.h"
 #include "fuser/Dialect/Fuser/IR/FuserOps.h"
 #include "fuser/Transforms/Segments.h"
 
@@ -24,6 +25,23 @@ static constexpr int64_t kPersistentValuesPerThread = 32;
 static int64_t dynamicValuesPerThread(unsigned indexBits) {
   return indexBits == 64 ? 16 : 32;
 }
+/// An inner-outer kernel's threads hold at most this many values of a row
+/// and as many column accumulators per column reduction in registers: a
+/// layer_norm backward (x and dy, dw and db) takes 125 registers of the 128
+/// a block of 512 threads allows at 16; at 32 it spilled (H = 16384 bf16:
+/// 464 bytes). Rows of up to twice that keep the accumulators in shared
+/// memory instead, in blocks of 512 threads that hold
+/// kInnerOuterSharedValuesPerThread values of the row each. (At H = 16384
+/// bf16 that still spills 92 bytes: the row, the weight hoisted out of the
+/// row loop and their f32 conversions; 1024 threads of 16 values and 64
+/// registers spilled 128.)
+static constexpr int64_t kInnerOuterValuesPerThread = 16;
+static constexpr int64_t kInnerOuterSharedValuesPerThread = 32;
+static constexpr int64_t kInnerOuterSharedThreads = 512;
+/// Rows held in scalars (misaligned, or not whole vectors): a slot per
+/// element, each with its own mask and address; at 16 a thread the 32-bit
+/// kernel spilled 40 bytes.
+static constexpr int64_t kInnerOuterScalarValuesPerThread = 8;
 /// The outer kernel's block: 32 threads along the kept dim, 8 along the
 /// reduced ones.
 static constexpr int64_t kOuterX = 32, kOuterY = 8;
@@ -107,6 +125,233 @@ void ReductionScheduler::storeOutput(Value out, const Index &idx, unsigned lanes
   kb->store(kb->pointer(out), value, offset);
 }
 
+Index ReductionScheduler::oIndex(Value v) {
+  auto t = cast<RankedTensorType>(v.getType());
+  SmallVector<AffineExpr> e;
+  bool keep = (unsigned)t.getRank() == refRank;
+  for (unsigned k = 0; k < refRank; ++k) {
+    if (dimClass[k])
+      e.push_back(getAffineDimExpr(k, ctx));
+    else if (keep)
+      e.push_back(getAffineConstantExpr(0, ctx));
+  }
+  return Index{false, e};
+}
+
+int64_t ReductionScheduler::rowsPerBlock(int64_t threads, bool persistent) const {
+  if (hasOuter() && (!persistent || outerInShared))
+    return 1;
+  return rowsPerBlockOf(threads);
+}
+
+void ReductionScheduler::accumulateOuter(OuterAccs &accs, unsigned slot, unsigned lanes,
+                                         Value valid, Value inRange) {
+  OpBuilder &b = kb->b;
+  Location loc = kb->loc;
+  unsigned perSlot = 0;
+  for (const Reducer &r : outerReducers)
+    perSlot += r.accTypes.size();
+  Value keep = inRange ? arith::AndIOp::create(b, loc, valid, inRange).getResult() : valid;
+  unsigned pos = slot * perSlot, value = 0;
+  for (const Reducer &r : outerReducers) {
+    Lanes x = emit(r.op->getOperand(0), sIndex(), lanes);
+    unsigned n = r.accTypes.size();
+    SmallVector<Value> cur;
+    if (!accs.shared.empty()) {
+      for (unsigned i = 0; i < n; ++i)
+        cur.push_back(loadSharedSlot(accs, value + i, slot, lanes, r.accTypes[i]));
+    } else {
+      cur.assign(accs.values.begin() + pos, accs.values.begin() + pos + n);
+    }
+    SmallVector<Value> next = r.accumulate(b, loc, cur, materialize(x, lanes));
+    for (unsigned i = 0; i < n; ++i) {
+      Value v = arith::SelectOp::create(b, loc, keep, next[i], cur[i]);
+      if (!accs.shared.empty())
+        storeSharedSlot(accs, value + i, slot, lanes, v);
+      else
+        accs.values[pos + i] = v;
+    }
+    pos += n;
+    value += n;
+  }
+}
+
+Value ReductionScheduler::sharedSlotIndex(const OuterAccs &accs, unsigned slot, unsigned lanes,
+                                          unsigned lane) {
+  OpBuilder &b = kb->b;
+  Location loc = kb->loc;
+  Value u = arith::AddIOp::create(
+      b, loc, accs.tx, arith::MulIOp::create(b, loc, accs.threads, kb->constant(slot)));
+  return asIndex(arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, u, kb->constant(lanes)), kb->constant(lane)));
+}
+
+Value ReductionScheduler::loadSharedSlot(const OuterAccs &accs, unsigned value, unsigned slot,
+                                         unsigned lanes, Type t) {
+  OpBuilder &b = kb->b;
+  Location loc = kb->loc;
+  SmallVector<Value> elems;
+  for (unsigned l = 0; l < lanes; ++l)
+    elems.push_back(memref::LoadOp::create(b, loc, accs.shared[value],
+                                           ValueRange{sharedSlotIndex(accs, slot, lanes, l)}));
+  if (lanes == 1)
+    return elems[0];
+  return vector::FromElementsOp::create(b, loc, VectorType::get({lanes}, t), elems);
+}
+
+void ReductionScheduler::storeSharedSlot(const OuterAccs &accs, unsigned value, unsigned slot,
+                                         unsigned lanes, Value v) {
+  OpBuilder &b = kb->b;
+  Location loc = kb->loc;
+  for (unsigned l = 0; l < lanes; ++l) {
+    Value e = lanes > 1 ? vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{(int64_t)l})
+                              .getResult()
+                        : v;
+    memref::StoreOp::create(b, loc, e, accs.shared[value],
+                            ValueRange{sharedSlotIndex(accs, slot, lanes, l)});
+  }
+}
+
+void ReductionScheduler::accumulateOuterInMemory(const OuterAccs &accs, Value unit,
+                                                 unsigned lanes, Value valid) {
+  OpBuilder &b = kb->b;
+  Location loc = kb->loc;
+  Value at = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, accs.partialRow, kb->expander->expand(reducedSize)),
+      arith::MulIOp::create(b, loc, unit, kb->constant(lanes)));
+  unsigned base = 0;
+  for (const Reducer &r : outerReducers) {
+    Value x = materialize(emit(r.op->getOperand(0), sIndex(), lanes), lanes);
+    unsigned n = r.accTypes.size();
+    // The block's first row block starts its partials; later ones add to
+    // them (only the thread that owns these columns reads and writes them).
+    auto first = scf::IfOp::create(b, loc, TypeRange{}, accs.firstRowBlock, true);
+    {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(&first.getThenRegion().front());
+      SmallVector<Value> init = r.identity(b, loc, lanes);
+      SmallVector<Value> next = r.accumulate(b, loc, init, x);
+      for (unsigned i = 0; i < n; ++i)
+        kb->store(kb->extraPointer(base + i),
+                  arith::SelectOp::create(b, loc, valid, next[i], init[i]), at);
+      b.setInsertionPointToStart(&first.getElseRegion().front());
+      auto add = scf::IfOp::create(b, loc, TypeRange{}, valid, false);
+      b.setInsertionPointToStart(&add.getThenRegion().front());
+      SmallVector<Value> prev;
+      for (unsigned i = 0; i < n; ++i)
+        prev.push_back(kb->load(kb->extraPointer(base + i), r.accTypes[i], at, lanes));
+      SmallVector<Value> sum = r.accumulate(b, loc, prev, x);
+      for (unsigned i = 0; i < n; ++i)
+        kb->store(kb->extraPointer(base + i), sum[i], at);
+    }
+    base += n;
+  }
+}
+
+void ReductionScheduler::writeOuterPartials(ArrayRef<Value> accsIn, unsigned lanes,
+                                            unsigned slots, Value tx, Value ty, Value threads,
+                                            Value rowsInBlock, int64_t staticRows,
+                                            ArrayRef<Value> stage) {
+  OpBuilder &b = kb->b;
+  Location loc = kb->loc;
+  SmallVector<Value> accs(accsIn);
+  unsigned perSlot = 0;
+  for (const Reducer &r : outerReducers)
+    perSlot += r.accTypes.size();
+  Value lanesV = kb->constant(lanes);
+  Value isFirstRow = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, ty, kb->constant(0));
+  auto laneValue = [&](Value v, unsigned l) {
+    return lanes > 1 ? vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{(int64_t)l})
+                           .getResult()
+                     : v;
+  };
+  // Slot j's lane l sits at column (tx + j*T)*lanes + l of the stage.
+  auto stageIndex = [&](unsigned j, unsigned l) {
+    Value u = arith::AddIOp::create(
+        b, loc, tx, arith::MulIOp::create(b, loc, threads, kb->constant(j)));
+    return asIndex(arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, u, lanesV),
+                                         kb->constant(l)));
+  };
+  // Rows of threads 1, 2, ... hand their slots to row 0 in turn, through
+  // shared memory: row 0 combines them in row order.
+  int64_t maxRows = staticRows ? staticRows : 8;
+  for (int64_t round = 1; round < maxRows; ++round) {
+    Value roundRuns = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                            kb->constant(round), rowsInBlock);
+    auto ifRound = scf::IfOp::create(b, loc, TypeRange(ValueRange(accs)), roundRuns, true);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(&ifRound.getThenRegion().front());
+    ExprScope scope(*kb->expander);
+    Value isSender =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, ty, kb->constant(round));
+    SmallVector<Value> next(accs);
+    unsigned pos = 0;
+    for (const Reducer &r : outerReducers) {
+      unsigned n = r.accTypes.size();
+      // part[j][i]: the sender's value i of slot j.
+      SmallVector<SmallVector<Value>> part(slots);
+      for (unsigned i = 0; i < n; ++i) {
+        // One stage buffer per accumulator type.
+        Value buf;
+        for (Value sbuf : stage)
+          if (cast<MemRefType>(sbuf.getType()).getElementType() == r.accTypes[i])
+            buf = sbuf;
+        gpu::BarrierOp::create(b, loc);
+        auto send = scf::IfOp::create(b, loc, TypeRange{}, isSender, false);
+        {
+          OpBuilder::InsertionGuard g2(b);
+          b.setInsertionPointToStart(&send.getThenRegion().front());
+          ExprScope scope2(*kb->expander);
+          for (unsigned j = 0; j < slots; ++j)
+            for (unsigned l = 0; l < lanes; ++l)
+              memref::StoreOp::create(b, loc, laneValue(accs[j * perSlot + pos + i], l), buf,
+                                      ValueRange{stageIndex(j, l)});
+        }
+        gpu::BarrierOp::create(b, loc);
+        for (unsigned j = 0; j < slots; ++j) {
+          SmallVector<Value> elems;
+          for (unsigned l = 0; l < lanes; ++l)
+            elems.push_back(memref::LoadOp::create(b, loc, buf, ValueRange{stageIndex(j, l)}));
+          part[j].push_back(lanes > 1 ? vector::FromElementsOp::create(
+                                            b, loc, VectorType::get({lanes}, r.accTypes[i]), elems)
+                                            .getResult()
+                                      : elems[0]);
+        }
+      }
+      for (unsigned j = 0; j < slots; ++j) {
+        SmallVector<Value> own(accs.begin() + j * perSlot + pos,
+                               accs.begin() + j * perSlot + pos + n);
+        SmallVector<Value> sum = r.combine(b, loc, own, part[j]);
+        for (unsigned i = 0; i < n; ++i)
+          next[j * perSlot + pos + i] =
+              arith::SelectOp::create(b, loc, isFirstRow, sum[i], own[i]);
+      }
+      pos += n;
+    }
+    scf::YieldOp::create(b, loc, next);
+    b.setInsertionPointToStart(&ifRound.getElseRegion().front());
+    scf::YieldOp::create(b, loc, accs);
+    b.setInsertionPointAfter(ifRound);
+    accs.assign(ifRound.getResults().begin(), ifRound.getResults().end());
+  }
+  // Row 0 writes the block's partials: [block][column].
+  Value units = arith::DivUIOp::create(b, loc, kb->expander->expand(reducedSize), lanesV);
+  Value at0 = arith::MulIOp::create(b, loc, kb->blockId(gpu::Dimension::x),
+                                    kb->expander->expand(reducedSize));
+  for (unsigned j = 0; j < slots; ++j) {
+    Value u = arith::AddIOp::create(b, loc, tx,
+                                    arith::MulIOp::create(b, loc, threads, kb->constant(j)));
+    Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, u, units);
+    Value guard = arith::AndIOp::create(b, loc, isFirstRow, inRange);
+    Value at = arith::AddIOp::create(b, loc, at0, arith::MulIOp::create(b, loc, u, lanesV));
+    auto store = scf::IfOp::create(b, loc, TypeRange{}, guard, false);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(&store.getThenRegion().front());
+    for (unsigned v = 0; v < perSlot; ++v)
+      kb->store(kb->extraPointer(v), accs[j * perSlot + v], at);
+  }
+}
+
 SmallVector<Value> ReductionScheduler::blockReduce(const Reducer &r, SmallVector<Value> acc,
                                                    ArrayRef<Value> scratch, Value tx,
                                                    Value ty, Value threadsPerRow,
@@ -187,7 +432,7 @@ SmallVector<Value> ReductionScheduler::blockReduce(const Reducer &r, SmallVector
 void ReductionScheduler::emitInnerRow(unsigned lanes, Value row, Value valid, Value tx,
                                       Value ty, Value threadsPerRow, int64_t staticThreads,
                                       bool persistent, ArrayRef<SmallVector<Value>> scratch,
-                                      Value split) {
+                                      Value split, OuterAccs *outerAccs) {
   OpBuilder &b = kb->b;
   Location loc = kb->loc;
   unsigned q = numIterDims;
@@ -198,7 +443,7 @@ void ReductionScheduler::emitInnerRow(unsigned lanes, Value row, Value valid, Va
   Value units = arith::DivUIOp::create(b, loc, k, lanesV);
   // A row past the last one (the block's rows overrun the tensor) takes
   // part in the shuffles and barriers but loads nothing.
-  rowMask = staticThreads && rowsPerBlockOf(staticThreads) == 1 ? Value() : valid;
+  rowMask = staticThreads && rowsPerBlock(staticThreads, persistent) == 1 ? Value() : valid;
   // A split row: this block walks units [first, last) of it.
   Value firstUnit = tx, lastUnit = units;
   if (split) {
@@ -255,7 +500,8 @@ void ReductionScheduler::emitInnerRow(unsigned lanes, Value row, Value valid, Va
     // thread, those past the row masked (the plan picks the threads so
     // that the row fills at least half of them). Masked loads, not clamped
     // units: the slots' addresses then stay one base plus a stride.
-    int64_t perThread = dynamicValuesPerThread(kb->idxTy.getIntOrFloatBitWidth());
+    int64_t perThread = outerAccs ? outerValuesPerThread
+                                  : dynamicValuesPerThread(kb->idxTy.getIntOrFloatBitWidth());
     for (int64_t j = 0; j < perThread / lanes; ++j) {
       Value u = arith::AddIOp::create(
           b, loc, tx, arith::MulIOp::create(b, loc, threadsPerRow, kb->constant(j)));
@@ -280,8 +526,10 @@ void ReductionScheduler::emitInnerRow(unsigned lanes, Value row, Value valid, Va
   // keeps only what it loaded: values computed from the loads are computed
   // again, which keeps the registers held across a pass to the row itself
   // (in the input's own type: a bf16 row takes half the registers). Shorter
-  // rows keep everything (softmax's exponentials are not computed twice).
-  bool keepComputed = unitList.size() * lanes <= 16 && !unitList.empty() && staticLength;
+  // rows keep everything (softmax's exponentials are not computed twice),
+  // unless the registers also hold column accumulators (inner-outer).
+  bool keepComputed = unitList.size() * lanes <= 16 && !unitList.empty() && staticLength &&
+                      !outerAccs;
   auto forgetComputed = [&] {
     if (keepComputed)
       return;
@@ -381,7 +629,9 @@ void ReductionScheduler::emitInnerRow(unsigned lanes, Value row, Value valid, Va
   }
 
   // Outputs that depend on the reductions: a last pass over the row.
-  bool anyLate = llvm::any_of(sOutputs, [&](Value o) { return dependsOnReduction.contains(o); });
+  // The column reductions of an inner-outer kernel accumulate in it too.
+  bool anyLate = outerAccs ||
+                 llvm::any_of(sOutputs, [&](Value o) { return dependsOnReduction.contains(o); });
   if (anyLate) {
     auto writeLate = [&](Value inRange) {
       for (Value out : sOutputs)
@@ -390,8 +640,12 @@ void ReductionScheduler::emitInnerRow(unsigned lanes, Value row, Value valid, Va
     };
     if (persistent) {
       forgetComputed();
-      for (auto &u : unitList)
-        withUnit(*u, [&] { writeLate(u->inRange); });
+      for (auto [j, u] : llvm::enumerate(unitList))
+        withUnit(*u, [&] {
+          writeLate(u->inRange);
+          if (outerAccs)
+            accumulateOuter(*outerAccs, j, lanes, valid, u->inRange);
+        });
     } else {
       auto loop = scf::ForOp::create(b, loc, tx, units, threadsPerRow);
       OpBuilder::InsertionGuard g(b);
@@ -403,6 +657,8 @@ void ReductionScheduler::emitInnerRow(unsigned lanes, Value row, Value valid, Va
                        reducedIter, iterValues);
       memo.clear();
       writeLate(Value());
+      if (outerAccs)
+        accumulateOuterInMemory(*outerAccs, loop.getInductionVar(), lanes, valid);
       memo.clear();
       iterValues = saved;
     }
@@ -428,18 +684,22 @@ void ReductionScheduler::emitInner(unsigned indexBits, int64_t staticThreads,
   SmallVector<Value> inputs = orderedInputs(seg);
   // A split kernel writes partials; the combine kernel writes the reduced
   // outputs (outputs of S are written as they are read).
+  // An inner-outer kernel writes its column partials; the combine kernel
+  // writes the column outputs.
   SmallVector<Value> outputs;
   for (Value o : seg.outputs)
-    if (!split || llvm::is_contained(sOutputs, o))
+    if ((!split || llvm::is_contained(sOutputs, o)) && !llvm::is_contained(oOutputs, o))
       outputs.push_back(o);
-  int64_t rowsPerBlock = staticThreads ? rowsPerBlockOf(staticThreads) : 0;
+  int64_t blockRows = staticThreads ? rowsPerBlock(staticThreads, persistent) : 0;
   KernelBuilder k(fe, fe.newKernelName(), indexBits, inputs, outputs, symbols,
-                  /*numFlags=*/1, /*blockSize=*/{}, split ? partials : ArrayRef<Value>{});
+                  /*numFlags=*/1, /*blockSize=*/{},
+                  hasOuter() ? ArrayRef<Value>(outerPartials)
+                             : (split ? ArrayRef<Value>(partials) : ArrayRef<Value>{}));
   // Threads per row times rows per block when the plan chooses them: up to
   // 1024 to hold a row in registers, else up to 512 (leaving a thread up to
   // 128 registers for its accumulators).
-  k.setMaxThreadsPerBlock(staticThreads ? staticThreads * rowsPerBlock
-                                        : kMaxDynamicThreads);
+  int64_t maxDynamicThreads = outerInShared ? kInnerOuterSharedThreads : kMaxDynamicThreads;
+  k.setMaxThreadsPerBlock(staticThreads ? staticThreads * blockRows : maxDynamicThreads);
   kb = &k;
   OpBuilder &b = k.b;
   Location loc = k.loc;
@@ -460,12 +720,43 @@ void ReductionScheduler::emitInner(unsigned indexBits, int64_t staticThreads,
             MemRefType::get({16, 32}, t, MemRefLayoutAttrInterface(), workgroup), loc));
     scratch.push_back(s);
   }
+  // Inner-outer, rows on chip: each thread's column slots, and where a
+  // block's rows of threads meet (one buffer per accumulator type, a slot
+  // per column of the row).
+  int64_t perThread = hasOuter() ? outerValuesPerThread : dynamicValuesPerThread(indexBits);
+  auto slotsOf = [&](unsigned lanes) -> unsigned {
+    if (auto c = ShapeAnalysis::constantValue(reducedSize))
+      return (*c / lanes + staticThreads - 1) / staticThreads;
+    return perThread / lanes;
+  };
+  SmallVector<Value> stage, sharedAccs;
+  if (hasOuter() && persistent && outerInShared) {
+    // The column accumulators in shared memory, one buffer per value (one
+    // row of threads a block: each thread owns its slots, no barriers).
+    int64_t columns = staticThreads ? slotsOf(vectorLanes) * staticThreads * vectorLanes
+                                    : perThread * kInnerOuterSharedThreads;
+    for (const Reducer &r : outerReducers)
+      for (Type t : r.accTypes)
+        sharedAccs.push_back(k.func.addWorkgroupAttribution(
+            MemRefType::get({columns}, t, MemRefLayoutAttrInterface(), workgroup), loc));
+    k.func->setAttr(kDynamicSharedAttr, UnitAttr::get(ctx));
+  } else if (hasOuter() && persistent && blockRows != 1) {
+    int64_t columns = staticThreads ? slotsOf(vectorLanes) * staticThreads * vectorLanes
+                                    : perThread * (kMaxDynamicThreads / 4);
+    for (const Reducer &r : outerReducers)
+      for (Type t : r.accTypes)
+        if (llvm::none_of(stage, [&](Value v) {
+              return cast<MemRefType>(v.getType()).getElementType() == t;
+            }))
+          stage.push_back(k.func.addWorkgroupAttribution(
+              MemRefType::get({columns}, t, MemRefLayoutAttrInterface(), workgroup), loc));
+  }
   Value tx = k.threadId(gpu::Dimension::x), ty = k.threadId(gpu::Dimension::y);
   Value threads = staticThreads ? k.constant(staticThreads)
                                 : arith::IndexCastUIOp::create(
                                       b, loc, k.idxTy, gpu::BlockDimOp::create(b, loc, gpu::Dimension::x))
                                       .getResult();
-  Value rowsInBlock = staticThreads ? k.constant(rowsPerBlock)
+  Value rowsInBlock = staticThreads ? k.constant(blockRows)
                                     : arith::IndexCastUIOp::create(
                                           b, loc, k.idxTy,
                                           gpu::BlockDimOp::create(b, loc, gpu::Dimension::y))
@@ -475,19 +766,64 @@ void ReductionScheduler::emitInner(unsigned indexBits, int64_t staticThreads,
   Value bid = k.blockId(gpu::Dimension::x), grid = k.gridDim(gpu::Dimension::x);
 
   auto body = [&](unsigned lanes) {
-    auto loop = scf::ForOp::create(b, loc, bid, rowBlocks, grid);
-    OpBuilder::InsertionGuard g(b);
-    b.setInsertionPointToStart(loop.getBody());
-    ExprScope scope(*k.expander);
-    Value row = arith::AddIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, loop.getInductionVar(), rowsInBlock), ty);
-    Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row, rows);
-    // Rows past the end compute on the last row and store nothing: every
-    // thread takes part in the shuffles and barriers.
-    row = arith::MinUIOp::create(b, loc, row,
-                                 arith::SubIOp::create(b, loc, rows, k.constant(1)));
-    emitInnerRow(lanes, row, valid, tx, ty, threads, staticThreads, persistent, scratch,
-                 splitIndex);
+    // Inner-outer on chip: the column accumulators ride along the row loop.
+    unsigned slots = hasOuter() && persistent ? slotsOf(lanes) : 0;
+    SmallVector<Value> init;
+    OuterAccs inShared;
+    inShared.shared = sharedAccs;
+    inShared.tx = tx;
+    inShared.threads = threads;
+    for (unsigned j = 0; j < slots; ++j) {
+      unsigned value = 0;
+      for (const Reducer &r : outerReducers)
+        for (Value v : r.identity(b, loc, lanes)) {
+          if (outerInShared)
+            storeSharedSlot(inShared, value++, j, lanes, v);
+          else
+            init.push_back(v);
+        }
+    }
+    Value start = bid;
+    // Testing only: blocks 2k and 2k+1 both walk block 2k's row blocks.
+    if (hasOuter() && fe.plantBug == "inner-outer-row-map")
+      start = arith::AndIOp::create(b, loc, bid, k.constant(~int64_t(1)));
+    auto loop = scf::ForOp::create(b, loc, start, rowBlocks, grid, init);
+    {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(loop.getBody());
+      ExprScope scope(*k.expander);
+      Value row = arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, loop.getInductionVar(), rowsInBlock), ty);
+      Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row, rows);
+      // Rows past the end compute on the last row and store nothing: every
+      // thread takes part in the shuffles and barriers.
+      row = arith::MinUIOp::create(b, loc, row,
+                                   arith::SubIOp::create(b, loc, rows, k.constant(1)));
+      OuterAccs accs = inShared;
+      accs.values.assign(loop.getRegionIterArgs().begin(), loop.getRegionIterArgs().end());
+      if (hasOuter() && !persistent) {
+        accs.firstRowBlock = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                                   loop.getInductionVar(), start);
+        accs.partialRow = bid;
+      }
+      emitInnerRow(lanes, row, valid, tx, ty, threads, staticThreads, persistent, scratch,
+                   splitIndex, hasOuter() ? &accs : nullptr);
+      if (!init.empty())
+        scf::YieldOp::create(b, loc, accs.values);
+    }
+    if (slots && outerInShared) {
+      SmallVector<Value> values;
+      for (unsigned j = 0; j < slots; ++j) {
+        unsigned value = 0;
+        for (const Reducer &r : outerReducers)
+          for (Type t : r.accTypes)
+            values.push_back(loadSharedSlot(inShared, value++, j, lanes, t));
+      }
+      writeOuterPartials(values, lanes, slots, tx, ty, threads, rowsInBlock, 1, {});
+    } else if (slots) {
+      writeOuterPartials(SmallVector<Value>(loop.getResults()), lanes, slots, tx, ty, threads,
+                         rowsInBlock, blockRows, stage);
+    }
   };
   if (bodies == Bodies::VectorOnly) {
     body(vectorLanes);
@@ -521,14 +857,15 @@ void ReductionScheduler::emitInner(unsigned indexBits, int64_t staticThreads,
   Value threadsPlan, rowsPlan;
   if (staticThreads) {
     threadsPlan = fe.planConstant(staticThreads);
-    rowsPlan = fe.planConstant(rowsPerBlock);
+    rowsPlan = fe.planConstant(blockRows);
   } else if (persistent) {
     // The fewest threads (a power of two, at least 32) whose registers hold
     // the row.
     Value need = arith::CeilDivUIOp::create(pb, ploc, fe.planExpr(reducedSize),
-                                            fe.planConstant(dynamicValuesPerThread(indexBits)));
+                                            fe.planConstant(hasOuter() ? outerValuesPerThread
+                                                                       : dynamicValuesPerThread(indexBits)));
     threadsPlan = fe.planConstant(32);
-    for (int64_t t = 64; t <= kMaxDynamicThreads; t *= 2) {
+    for (int64_t t = 64; t <= maxDynamicThreads; t *= 2) {
       Value more = arith::CmpIOp::create(pb, ploc, arith::CmpIPredicate::ugt, need,
                                          fe.planConstant(t / 2));
       threadsPlan = arith::SelectOp::create(pb, ploc, more, fe.planConstant(t), threadsPlan);
@@ -551,12 +888,17 @@ void ReductionScheduler::emitInner(unsigned indexBits, int64_t staticThreads,
         pb, ploc, fe.planConstant(1),
         arith::DivUIOp::create(pb, ploc, fe.planConstant(256), threadsPlan));
   }
+  if (hasOuter() && (!persistent || outerInShared))
+    rowsPlan = fe.planConstant(1);
   Value blockThreads = arith::MulIOp::create(pb, ploc, threadsPlan, rowsPlan);
   Value maxBlocks = arith::MulIOp::create(
       pb, ploc, fe.planConstant(fe.target.smCount),
       arith::DivUIOp::create(pb, ploc, fe.planConstant(fe.target.maxThreadsPerSM), blockThreads));
-  Value blocks = arith::MinUIOp::create(
-      pb, ploc, arith::CeilDivUIOp::create(pb, ploc, planRows, rowsPlan), maxBlocks);
+  Value blocks = hasOuter() ? outerGrid
+                            : arith::MinUIOp::create(
+                                  pb, ploc, arith::CeilDivUIOp::create(pb, ploc, planRows, rowsPlan),
+                                  maxBlocks)
+                                  .getResult();
   Value cond = arith::CmpIOp::create(pb, ploc, arith::CmpIPredicate::sgt, planRows,
                                      fe.planConstant(0));
   if (variantCondition)
@@ -764,17 +1106,24 @@ void ReductionScheduler::emitOuter(unsigned indexBits, bool split, Value gridPla
   kb = nullptr;
 }
 
-/// The second kernel of a split outer reduction: each thread takes `lanes`
-/// columns, combines their partials in split order, finishes the
-/// reductions and writes the reduced outputs.
+/// The second kernel of a split outer reduction.
 void ReductionScheduler::emitOuterCombine(unsigned indexBits, Value gridPlan,
                                           Value splitsPlan, Value condPlan) {
+  CombineSpec spec{&reducers, partials, rOutputs, keptSize, reducedSize, keptIter,
+                   [this](Value v) { return rIndex(v); }};
+  emitCombine(spec, indexBits, gridPlan, splitsPlan, condPlan);
+}
+
+/// A combine kernel: each thread takes one column, combines its partials in
+/// split order, finishes the reductions and writes the reduced outputs.
+void ReductionScheduler::emitCombine(const CombineSpec &spec, unsigned indexBits,
+                                     Value gridPlan, Value splitsPlan, Value condPlan) {
   SmallVector<unsigned> symbols = segmentSymbols(fe.shapes, seg);
   SmallVector<Value> inputs = orderedInputs(seg);
-  SmallVector<Value> outputs(rOutputs.begin(), rOutputs.end());
+  SmallVector<Value> outputs(spec.outputs.begin(), spec.outputs.end());
   const int64_t block = 256;
   KernelBuilder k(fe, fe.newKernelName(), indexBits, inputs, outputs, symbols,
-                  /*numFlags=*/1, {block}, partials);
+                  /*numFlags=*/1, {block}, spec.partials);
   kb = &k;
   OpBuilder &b = k.b;
   Location loc = k.loc;
@@ -782,10 +1131,15 @@ void ReductionScheduler::emitOuterCombine(unsigned indexBits, Value gridPlan,
       b, loc, k.idxTy, [this](unsigned j) { return iterValues[j]; },
       [&k](unsigned s) { return k.symbol(s); }, /*hoistSymbolic=*/true);
   iterValues.assign(numIterDims, Value());
-  Value columns = k.expander->expand(keptSize), depth = k.expander->expand(reducedSize);
+  Value columns = k.expander->expand(spec.columns), depth = k.expander->expand(spec.depth);
   Value splits = k.idxTy == k.flag(0).getType()
                      ? k.flag(0)
                      : arith::ExtUIOp::create(b, loc, k.idxTy, k.flag(0)).getResult();
+  // Testing only: the last block's partials are lost.
+  if (spec.reducers == &outerReducers && fe.plantBug == "inner-outer-drop-partial")
+    splits = arith::SubIOp::create(
+        b, loc, splits,
+        arith::MinUIOp::create(b, loc, splits, k.constant(1)));
   Value tid = arith::AddIOp::create(
       b, loc, arith::MulIOp::create(b, loc, k.blockId(gpu::Dimension::x), k.constant(block)),
       k.threadId(gpu::Dimension::x));
@@ -796,11 +1150,11 @@ void ReductionScheduler::emitOuterCombine(unsigned indexBits, Value gridPlan,
     b.setInsertionPointToStart(loop.getBody());
     ExprScope scope(*k.expander);
     Value col = loop.getInductionVar();
-    assignIterValues(col, keptIter, iterValues);
+    assignIterValues(col, spec.columnIter, iterValues);
     memo.clear();
     known.clear();
     unsigned base = 0;
-    for (const Reducer &r : reducers) {
+    for (const Reducer &r : *spec.reducers) {
       SmallVector<Value> init = r.identity(b, loc, 1);
       auto sl = scf::ForOp::create(b, loc, k.constant(0), splits, k.constant(1), init);
       {
@@ -819,8 +1173,8 @@ void ReductionScheduler::emitOuterCombine(unsigned indexBits, Value gridPlan,
         known[res] = Lanes{v, true};
       base += r.accTypes.size();
     }
-    for (Value out : rOutputs)
-      storeOutput(out, rIndex(out), 1, Value());
+    for (Value out : spec.outputs)
+      storeOutput(out, spec.index(out), 1, Value());
     memo.clear();
   }
   k.finish();
@@ -855,6 +1209,8 @@ LogicalResult ReductionScheduler::run() {
   refRank = refShape.size();
   for (Operation *r : info.reductions)
     reducers.emplace_back(r);
+  for (Operation *r : info.outerReductions)
+    outerReducers.emplace_back(r);
   dimClass.assign(refRank, 0);
   for (int64_t d : info.reducedDims)
     dimClass[d] = 1;
@@ -868,12 +1224,22 @@ LogicalResult ReductionScheduler::run() {
       for (Value r : op->getResults())
         dependsOnReduction.insert(r);
   }
+  // (The column reductions of an inner-outer group accumulate in the last
+  // pass, after every row reduction.)
+  llvm::DenseSet<Value> dependsOnOuter;
+  for (Operation *op : seg.ops) {
+    bool dep = llvm::is_contained(info.outerReductions, op) ||
+               llvm::any_of(op->getOperands(), [&](Value v) { return dependsOnOuter.contains(v); });
+    if (dep)
+      for (Value r : op->getResults())
+        dependsOnOuter.insert(r);
+  }
   DenseMap<Value, unsigned> passOf; // of values: the pass after which they exist
   for (Operation *op : seg.ops) {
     unsigned p = 0;
     for (Value v : op->getOperands())
       p = std::max(p, passOf.lookup(v));
-    if (isReductionOp(op)) {
+    if (llvm::is_contained(info.reductions, op)) {
       level.push_back(p);
       numLevels = std::max(numLevels, p + 1);
       ++p;
@@ -882,7 +1248,10 @@ LogicalResult ReductionScheduler::run() {
       passOf[r] = p;
   }
   for (Value out : seg.outputs)
-    (ArrayRef(shapeOf(out)) == ArrayRef(refShape) ? sOutputs : rOutputs).push_back(out);
+    (dependsOnOuter.contains(out)                      ? oOutputs
+     : ArrayRef(shapeOf(out)) == ArrayRef(refShape) ? sOutputs
+                                                      : rOutputs)
+        .push_back(out);
 
   // Symbolic analysis from everything the kernel evaluates.
   for (const Reducer &r : reducers)
@@ -891,6 +1260,10 @@ LogicalResult ReductionScheduler::run() {
     analyze(out, sIndex());
   for (Value out : rOutputs)
     analyze(out, rIndex(out));
+  for (const Reducer &r : outerReducers)
+    analyze(r.op->getOperand(0), sIndex());
+  for (Value out : oOutputs)
+    analyze(out, oIndex(out));
   planIterationSpace(dimClass);
   // Classes of the iteration dims.
   SmallVector<int> iterClass(numIterDims, 0);
@@ -913,7 +1286,8 @@ LogicalResult ReductionScheduler::run() {
   // Reduced dims all of size 1 leave no reduced iteration dim: each row is
   // one element, an inner kernel without lanes handles it.
   innerStyle = numIterDims == 0 || iterClass.back() == 1 || reducedIter.empty();
-  if (info.kind == GroupKind::Normalization && !innerStyle)
+  if ((info.kind == GroupKind::Normalization || info.kind == GroupKind::InnerOuter) &&
+      !innerStyle)
     return seg.ops.front()->emitOpError(
         "normalization along a dim that is not the fastest-varying one is not "
         "supported by the kernel emitter");
@@ -992,6 +1366,23 @@ LogicalResult ReductionScheduler::run() {
                (!staticRows || !staticK ||
                 ((*staticRows / vectorLanes + kOuterX - 1) / kOuterX < tilesTarget &&
                  *staticK >= 8 * kOuterY));
+  if (hasOuter()) {
+    // Blocks of an inner-outer kernel: each walks at least 32 rows, so
+    // that its row of partials (written once, read once) stays small
+    // beside the rows it reads; at most two per SM. The same for every
+    // variant, so the partials and their combine are too.
+    Value rows = fe.planExpr(keptSize);
+    outerGrid = arith::MaxUIOp::create(
+        pb, fe.loc, fe.planConstant(1),
+        arith::MinUIOp::create(pb, fe.loc,
+                               arith::CeilDivUIOp::create(pb, fe.loc, rows, fe.planConstant(32)),
+                               fe.planConstant(2 * fe.target.smCount)));
+    Value size = arith::MulIOp::create(pb, fe.loc, outerGrid, fe.planExpr(reducedSize));
+    for (const Reducer &r : outerReducers)
+      for (Type t : r.accTypes)
+        outerPartials.push_back(memref::AllocOp::create(
+            pb, fe.loc, MemRefType::get({ShapedType::kDynamic}, t), ValueRange{size}));
+  }
   for (unsigned w : widths) {
     variantCondition = Value();
     if (fits32)
@@ -999,6 +1390,10 @@ LogicalResult ReductionScheduler::run() {
                                  : arith::XOrIOp::create(pb, fe.loc, fits32,
                                                          arith::ConstantIntOp::create(pb, fe.loc, 1, 1))
                                        .getResult();
+    if (hasOuter()) {
+      emitInnerOuter(w);
+      continue;
+    }
     if (innerStyle) {
       int64_t threads = 0;
       bool persistent = false;
@@ -1181,6 +1576,153 @@ LogicalResult ReductionScheduler::run() {
     emitOuterCombine(w, combineGrid, splitsValue, cond);
   }
   return success();
+}
+
+void ReductionScheduler::emitInnerOuter(unsigned w) {
+  OpBuilder &pb = fe.planBuilder;
+  Location ploc = fe.loc;
+  Value widthCond = variantCondition;
+  auto withCond = [&](Value c) {
+    return widthCond ? arith::AndIOp::create(pb, ploc, widthCond, c).getResult() : c;
+  };
+  auto negate = [&](Value c) {
+    return arith::XOrIOp::create(pb, ploc, c, arith::ConstantIntOp::create(pb, ploc, 1, 1))
+        .getResult();
+  };
+  int64_t capacity = kInnerOuterValuesPerThread;
+  // Whether 512 threads holding `values` values of the row each may keep
+  // their column accumulators in shared memory: 32-bit indices (64-bit ones
+  // take the registers the row needs), and the target's shared memory holds
+  // them beside the row reductions' scratch.
+  auto sharedFits = [&](int64_t values) {
+    if (w != 32)
+      return false;
+    int64_t bytes = 0;
+    for (const Reducer &r : outerReducers)
+      for (Type t : r.accTypes)
+        bytes += alignSharedBytes(kInnerOuterSharedThreads * values * byteSize(t));
+    for (const Reducer &r : reducers)
+      for (Type t : r.accTypes)
+        bytes += alignSharedBytes(16 * 32 * byteSize(t));
+    return bytes <= (int64_t)fe.target.sharedMemoryPerBlock;
+  };
+  auto emitOnChip = [&](int64_t threads, bool inShared, Bodies bodies) {
+    outerInShared = inShared;
+    outerValuesPerThread = inShared                      ? kInnerOuterSharedValuesPerThread
+                           : bodies == Bodies::ScalarOnly ? kInnerOuterScalarValuesPerThread
+                                                          : capacity;
+    emitInner(w, threads, /*persistent=*/true, /*split=*/false, bodies);
+    outerInShared = false;
+    outerValuesPerThread = capacity;
+  };
+  std::optional<int64_t> staticK = ShapeAnalysis::constantValue(reducedSize);
+  if (staticK) {
+    // On chip: the fewest threads (a power of two, 32 to 512) that leave
+    // each at most the capacity, with the accumulators in shared memory
+    // for rows of up to twice that. Read again: at least 4 units a thread.
+    int64_t units = std::max<int64_t>(1, *staticK / vectorLanes);
+    auto perThread = [&](int64_t t) { return (units + t - 1) / t * vectorLanes; };
+    int64_t threads = 32;
+    while (threads < kMaxDynamicThreads && perThread(threads) > capacity)
+      threads *= 2;
+    bool inRegisters = perThread(threads) <= capacity;
+    bool inShared = !inRegisters &&
+                    perThread(kInnerOuterSharedThreads) <= kInnerOuterSharedValuesPerThread &&
+                    sharedFits(kInnerOuterSharedValuesPerThread);
+    if (inShared)
+      threads = kInnerOuterSharedThreads;
+    bool persistent = inRegisters || inShared;
+    int64_t rereadThreads = 32;
+    while (rereadThreads < kMaxDynamicThreads && rereadThreads * 4 < units)
+      rereadThreads *= 2;
+    if (persistent && vectorLanes > 1) {
+      // Misaligned buffers: the rows stay on chip in scalars where 512
+      // threads' registers hold them, else they are read again.
+      Value vecOk = planVectorOk();
+      variantCondition = withCond(vecOk);
+      emitOnChip(threads, inShared, Bodies::VectorOnly);
+      variantCondition = withCond(negate(vecOk));
+      int64_t scalarThreads = 32, perScalar = kInnerOuterScalarValuesPerThread;
+      while (scalarThreads < kMaxDynamicThreads && scalarThreads * perScalar < *staticK)
+        scalarThreads *= 2;
+      if (w == 32 && scalarThreads * perScalar >= *staticK)
+        emitOnChip(scalarThreads, /*inShared=*/false, Bodies::ScalarOnly);
+      else
+        emitInner(w, rereadThreads, /*persistent=*/false, /*split=*/false, Bodies::ScalarOnly);
+    } else if (persistent) {
+      variantCondition = widthCond;
+      emitOnChip(threads, inShared, Bodies::Both);
+    } else {
+      variantCondition = widthCond;
+      emitInner(w, rereadThreads, /*persistent=*/false);
+    }
+  } else {
+    // Row length known at launch: rows of whole, aligned vectors of up to
+    // 512 threads' capacity stay on chip, twice that with the accumulators
+    // in shared memory; other rows of up to 512 threads' capacity stay on
+    // chip in scalars (a slot per element, past the row masked); longer
+    // ones are read again.
+    Value length = fe.planExpr(reducedSize);
+    Value keep;
+    if (vectorLanes > 1) {
+      Value vecOk = planVectorOk();
+      int64_t inRegisters = kMaxDynamicThreads * capacity;
+      keep = arith::AndIOp::create(
+          pb, ploc, vecOk,
+          arith::CmpIOp::create(pb, ploc, arith::CmpIPredicate::ule, length,
+                                fe.planConstant(inRegisters)));
+      variantCondition = withCond(keep);
+      emitOnChip(0, /*inShared=*/false, Bodies::VectorOnly);
+      if (sharedFits(kInnerOuterSharedValuesPerThread)) {
+        Value longer = arith::AndIOp::create(
+            pb, ploc, vecOk,
+            arith::AndIOp::create(
+                pb, ploc,
+                arith::CmpIOp::create(pb, ploc, arith::CmpIPredicate::ugt, length,
+                                      fe.planConstant(inRegisters)),
+                arith::CmpIOp::create(
+                    pb, ploc, arith::CmpIPredicate::ule, length,
+                    fe.planConstant(kInnerOuterSharedThreads * kInnerOuterSharedValuesPerThread))));
+        variantCondition = withCond(longer);
+        emitOnChip(0, /*inShared=*/true, Bodies::VectorOnly);
+        keep = arith::OrIOp::create(pb, ploc, keep, longer);
+      }
+    }
+    // (Not with 64-bit indices: each slot's address takes two registers,
+    // and the kernel spilled 620 bytes.)
+    Value reread = keep ? negate(keep) : Value();
+    if (w == 32) {
+      Value scalars = arith::CmpIOp::create(
+          pb, ploc, arith::CmpIPredicate::ule, length,
+          fe.planConstant(kMaxDynamicThreads * kInnerOuterScalarValuesPerThread));
+      reread = negate(scalars);
+      if (keep) {
+        scalars = arith::AndIOp::create(pb, ploc, negate(keep), scalars);
+        reread = arith::AndIOp::create(pb, ploc, negate(keep), reread);
+      }
+      variantCondition = withCond(scalars);
+      emitOnChip(0, /*inShared=*/false, Bodies::ScalarOnly);
+    }
+    variantCondition = reread ? withCond(reread) : widthCond;
+    emitInner(w, 0, /*persistent=*/false);
+  }
+  // The combine: one thread per column, the blocks' partials in block order
+  // (none when there are no rows: the reductions' identities).
+  variantCondition = widthCond;
+  Value columns = fe.planExpr(reducedSize);
+  Value cond = withCond(arith::CmpIOp::create(pb, ploc, arith::CmpIPredicate::sgt, columns,
+                                              fe.planConstant(0)));
+  Value splits = arith::SelectOp::create(
+      pb, ploc,
+      arith::CmpIOp::create(pb, ploc, arith::CmpIPredicate::sgt, fe.planExpr(keptSize),
+                            fe.planConstant(0)),
+      outerGrid, fe.planConstant(0));
+  Value grid = arith::MinUIOp::create(
+      pb, ploc, arith::CeilDivUIOp::create(pb, ploc, columns, fe.planConstant(256)),
+      fe.planConstant(fe.target.smCount * 8));
+  CombineSpec spec{&outerReducers, outerPartials, oOutputs, reducedSize, keptSize, reducedIter,
+                   [this](Value v) { return oIndex(v); }};
+  emitCombine(spec, w, grid, splits, cond);
 }
 
 LogicalResult mlir::fuser::emitReductionSegment(FusionEmitter &fe, const Segment &segment,

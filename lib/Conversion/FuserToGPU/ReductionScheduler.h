@@ -17,6 +17,15 @@
 //    kept dim (coalesced) and loop over the reduced dims; 8 rows of threads
 //    combine through shared memory; when there are few columns the reduced
 //    dims split across blocks and a second kernel combines the partials.
+//  - inner-outer (GroupAnalysis.h): the inner kernel, whose threads also
+//    accumulate the column reductions of the rows they hold, one slot per
+//    unit of the row, across the row blocks the block walks; the block's
+//    rows of threads combine their slots through shared memory, and the
+//    block writes one row of partials. A second kernel combines the
+//    partials of the blocks in block order. Rows that do not stay on chip
+//    (too long, misaligned, 64-bit indices with long rows) are read again
+//    per pass by blocks of one row, which accumulate their partials in
+//    their own row of the partial buffer.
 // Partials always combine in a fixed order: results do not change from run
 // to run (no atomics).
 //
@@ -38,6 +47,7 @@ public:
   LogicalResult run();
 
 private:
+  struct OuterAccs;
   /// One unit of a row (lanes consecutive reduced elements) whose values a
   /// persistent kernel keeps across the reductions of the row.
   struct Unit {
@@ -75,12 +85,73 @@ private:
   /// restricts it to that block's chunk of the row.
   void emitInnerRow(unsigned lanes, Value row, Value valid, Value tx, Value ty,
                     Value threadsPerRow, int64_t staticThreads, bool persistent,
-                    ArrayRef<SmallVector<Value>> scratch, Value split);
+                    ArrayRef<SmallVector<Value>> scratch, Value split,
+                    OuterAccs *outerAccs = nullptr);
   /// Builds the outer kernel and its launch on `grid` x `splits` blocks
   /// (split: it writes partial accumulators instead of outputs).
   void emitOuter(unsigned indexBits, bool split, Value grid, Value splits, Value flag,
                  Value cond);
+  /// What a combine kernel reduces: the reducers, their partial buffers
+  /// ([split][column] per accumulator value), the outputs it writes, the
+  /// columns (kept extent) and depth (reduced extent), the iteration dims
+  /// of a column, and an output's index.
+  struct CombineSpec {
+    const std::vector<Reducer> *reducers;
+    ArrayRef<Value> partials;
+    ArrayRef<Value> outputs;
+    AffineExpr columns, depth;
+    ArrayRef<unsigned> columnIter;
+    std::function<Index(Value)> index;
+  };
   void emitOuterCombine(unsigned indexBits, Value grid, Value splits, Value cond);
+  void emitCombine(const CombineSpec &spec, unsigned indexBits, Value grid, Value splits,
+                   Value cond);
+
+  // -- inner-outer ---------------------------------------------------------
+  bool hasOuter() const { return !outerReducers.empty(); }
+  /// A column-domain output's index: the row's reduced dims, 0 or nothing
+  /// for the others.
+  Index oIndex(Value v);
+  /// Rows per block: one for an inner-outer kernel that reads its rows
+  /// again per pass (each block then owns one row of partials).
+  int64_t rowsPerBlock(int64_t threads, bool persistent) const;
+  /// The per-thread column accumulators of a persistent inner-outer kernel
+  /// (slot by slot, reducer by reducer, value by value), or, when rows are
+  /// read again, what the late pass needs to update the block's partials.
+  struct OuterAccs {
+    SmallVector<Value> values;
+    /// Accumulators in shared memory (outerInShared): one buffer per
+    /// accumulator value; slot j's lane l of thread tx at (j*T + tx)*lanes + l.
+    ArrayRef<Value> shared;
+    Value tx, threads;
+    Value firstRowBlock; ///< i1: the block's first row block (read again)
+    Value partialRow;    ///< the block's partial row (read again)
+  };
+  /// Adds row `row`'s values at unit `unit` (lanes wide, `inRange` or null)
+  /// to the slot accumulators at `slot`.
+  void accumulateOuter(OuterAccs &accs, unsigned slot, unsigned lanes, Value valid,
+                       Value inRange);
+  /// Accumulators in shared memory: where thread tx's slot `slot`, lane
+  /// `lane` sits, and a slot's value `value` (an index into the buffers)
+  /// loaded or stored.
+  Value sharedSlotIndex(const OuterAccs &accs, unsigned slot, unsigned lanes, unsigned lane);
+  Value loadSharedSlot(const OuterAccs &accs, unsigned value, unsigned slot, unsigned lanes,
+                       Type t);
+  void storeSharedSlot(const OuterAccs &accs, unsigned value, unsigned slot, unsigned lanes,
+                       Value v);
+  /// Read-again rows: adds the values at the current unit into the
+  /// block's partial row.
+  void accumulateOuterInMemory(const OuterAccs &accs, Value unit, unsigned lanes,
+                               Value valid);
+  /// After the row loop of a persistent kernel: combines the block's rows
+  /// of threads (shared memory, fixed order) and writes the block's
+  /// partials.
+  /// The kernels of an inner-outer group at index width `w`: the row
+  /// kernel's variants (rows on chip, rows read again) and the combine.
+  void emitInnerOuter(unsigned w);
+  void writeOuterPartials(ArrayRef<Value> accs, unsigned lanes, unsigned slots, Value tx,
+                          Value ty, Value threads, Value rowsInBlock, int64_t staticRows,
+                          ArrayRef<Value> stage);
 
   GroupInfo info;
   std::vector<Reducer> reducers;
@@ -97,6 +168,18 @@ private:
   SmallVector<Value> partials;
   Value splitsValue; ///< plan value
   Value innerSplitCond; ///< plan value: the inner split variant runs
+  /// Inner-outer: the column domain's reducers and outputs, the partial
+  /// buffers ([block][column] per accumulator value) and the plan's block
+  /// count (the same for every variant).
+  std::vector<Reducer> outerReducers;
+  SmallVector<Value> oOutputs;
+  SmallVector<Value> outerPartials;
+  Value outerGrid;
+  /// The inner-outer variant being emitted: values of the row a thread
+  /// holds, and whether its column accumulators live in shared memory
+  /// (dynamic: more than 48 KiB) rather than registers.
+  int64_t outerValuesPerThread = 16;
+  bool outerInShared = false;
 };
 
 LogicalResult emitReductionSegment(FusionEmitter &fe, const Segment &segment,

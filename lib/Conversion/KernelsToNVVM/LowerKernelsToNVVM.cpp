@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fuser/Conversion/Passes.h"
+#include "fuser/Dialect/Fuser/IR/FuserAttrNames.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -21,6 +22,7 @@
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Transforms/DialectConversion.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -73,11 +75,40 @@ struct MulUIExtendedToNVVM : ConvertOpToLLVMPattern<arith::MulUIExtendedOp> {
   }
 };
 
+/// The workgroup attributions of a kernel marked kDynamicSharedAttr become
+/// views of its dynamic shared memory at their offsets (in order, each
+/// 16-byte aligned, as the launch's byte count assumes): static shared
+/// memory is limited to 48 KiB a block.
+void moveToDynamicSharedMemory(gpu::GPUFuncOp f) {
+  if (!f->hasAttr(fuser::kDynamicSharedAttr) || f.getNumWorkgroupAttributions() == 0)
+    return;
+  MLIRContext *ctx = f.getContext();
+  OpBuilder b(ctx);
+  b.setInsertionPointToStart(&f.getBody().front());
+  Location loc = f.getLoc();
+  auto workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::GPUDialect::getWorkgroupAddressSpace());
+  auto bytesTy = MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
+                                 MemRefLayoutAttrInterface(), workgroup);
+  Value base = gpu::DynamicSharedMemoryOp::create(b, loc, bytesTy);
+  int64_t offset = 0;
+  for (BlockArgument a : f.getWorkgroupAttributions()) {
+    auto t = cast<MemRefType>(a.getType());
+    Value at = arith::ConstantIndexOp::create(b, loc, offset);
+    a.replaceAllUsesWith(memref::ViewOp::create(b, loc, t, base, at, ValueRange{}).getResult());
+    offset += fuser::alignSharedBytes(t.getNumElements() * ((t.getElementTypeBitWidth() + 7) / 8));
+  }
+  unsigned first = f.getFirstWorkgroupAttributionIndex();
+  for (unsigned i = f.getNumWorkgroupAttributions(); i-- > 0;)
+    f.getBody().front().eraseArgument(first + i);
+  f->setAttr(gpu::GPUFuncOp::getNumWorkgroupAttributionsAttrName(), b.getI64IntegerAttr(0));
+}
+
 struct LowerKernelsToNVVMPass
     : fuser::impl::LowerKernelsToNVVMPassBase<LowerKernelsToNVVMPass> {
   void runOnOperation() override {
     gpu::GPUModuleOp m = getOperation();
     MLIRContext *ctx = &getContext();
+    m.walk(moveToDynamicSharedMemory);
     {
       // gpu.all_reduce and friends expand in-dialect first.
       RewritePatternSet patterns(ctx);
@@ -105,7 +136,16 @@ struct LowerKernelsToNVVMPass
     // Full conversion: an op left over fails here, with its name, rather
     // than later in the translation to LLVM IR.
     if (failed(applyFullConversion(m, target, std::move(patterns))))
-      signalPassFailure();
+      return signalPassFailure();
+    // Upstream declares dynamic shared memory as an internal zero-length
+    // global: NVPTX then gives it one byte of static shared memory, and
+    // LLVM may treat the accesses past that byte as undefined and drop
+    // them. External, it is `.extern .shared .b8 name[]`, CUDA's `extern
+    // __shared__` array: the launch's dynamic bytes.
+    for (auto g : m.getOps<LLVM::GlobalOp>())
+      if (g.getAddrSpace() == (unsigned)NVVM::NVVMMemorySpace::Shared &&
+          g.getSymName().starts_with("__dynamic_shmem__"))
+        g.setLinkage(LLVM::Linkage::External);
   }
 };
 } // namespace

@@ -133,6 +133,46 @@ def ref_layer_norm_backward(i):
             _sum_ref(dy * xhat, 0, extra=4), _sum_ref(dy, 0)]
 
 
+def ref_dropout_residual_layer_norm_backward(i):
+    dy, h = _f64(i["dy"], "bf16"), _f64(i["h"], "bf16")
+    mean, rstd, w = _f64(i["mean"], "f32"), _f64(i["rstd"], "f32"), _f64(i["w"], "bf16")
+    keep = torch.from_numpy(np.asarray(i["mask"]).astype(np.float64))
+    n = h.shape[1]
+    xhat = (h - mean) * rstd
+    wdy = dy * w
+    c1 = (wdy * xhat).mean(dim=1, keepdim=True)
+    c2 = wdy.mean(dim=1, keepdim=True)
+    dh = (wdy - xhat * c1 - c2) * rstd
+    g = normalization._growth(n)
+    m1 = (wdy * xhat).abs().mean(dim=1, keepdim=True)
+    m2 = wdy.abs().mean(dim=1, keepdim=True)
+    atol = U32 * (8 * (wdy.abs() + xhat.abs() * m1) + g * (xhat.abs() * m1 + m2)) * rstd.abs()
+    # dx from fuser's bf16 dh (within atol, or 1 bf16 ulp: 2^-7 relative, of
+    # the reference's), times the mask and the f32 scale, rounded once more
+    scale = float(np.float32(1.0 / 0.9))
+    dx = dh * keep * scale
+    atol_dx = (atol + 2.0 ** -7 * dh.abs()) * keep * scale
+    return [(from_f64(dx.numpy(), "bf16"), Ulps(1, atol_dx.numpy()), []),
+            (from_f64(dh.numpy(), "bf16"), Ulps(1, atol.numpy()), []),
+            _sum_ref(dy * xhat, 0, extra=4), _sum_ref(dy, 0)]
+
+
+def ref_rms_norm_backward(i):
+    x, dy = _f64(i["x"], "bf16"), _f64(i["dy"], "bf16")
+    rstd, w = _f64(i["rstd"], "f32"), _f64(i["w"], "bf16")
+    n = x.shape[1]
+    xhat = x * rstd
+    wdy = dy * w
+    c1 = (wdy * xhat).mean(dim=1, keepdim=True)
+    dx = (wdy - xhat * c1) * rstd
+    # as layer_norm_backward, without the mean's term
+    g = normalization._growth(n)
+    m1 = (wdy * xhat).abs().mean(dim=1, keepdim=True)
+    atol = U32 * (8 * (wdy.abs() + xhat.abs() * m1) + g * xhat.abs() * m1) * rstd.abs()
+    return [(from_f64(dx.numpy(), "bf16"), Ulps(1, atol.numpy()), []),
+            _sum_ref(dy * xhat, 0, extra=4)]
+
+
 def ref_dynamic_dims(i):
     x, y, s = (_t(i[k], "f32") for k in ("x", "y", "s"))
     a = (x - y) * s                          # exact f32 steps

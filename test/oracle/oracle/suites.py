@@ -17,4 +17,5 @@ SUITES = {
     "examples": lambda rng_for: examples.cases(rng_for, ROOT),
     "random": random_ops.cases,
     "training": training.cases,
+    "training-sweep": training.sweep_cases,
 }

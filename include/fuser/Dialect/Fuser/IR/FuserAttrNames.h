@@ -21,6 +21,17 @@ inline constexpr llvm::StringLiteral kPlanAttr = "fuser.plan";
 /// On a launch plan: how many of its memref arguments are the fusion's
 /// arguments (the rest are its results).
 inline constexpr llvm::StringLiteral kNumArgsAttr = "fuser.num_args";
+/// On a kernel (gpu.func): its workgroup attributions live in dynamic shared
+/// memory, laid out in order, each 16-byte aligned, and its launches pass
+/// their total: a block may then use more than the 48 KiB of static shared
+/// memory PTX allows (up to the target's opt-in limit). The NVVM lowering
+/// turns the attributions into views of gpu.dynamic_shared_memory; the CPU
+/// emulator places them in the launch's dynamic shared memory.
+inline constexpr llvm::StringLiteral kDynamicSharedAttr = "fuser.dynamic_shared";
+
+/// The bytes a kernel's workgroup attributions take when laid out in order,
+/// each 16-byte aligned (the layout of kDynamicSharedAttr).
+inline constexpr int64_t alignSharedBytes(int64_t bytes) { return (bytes + 15) / 16 * 16; }
 } // namespace mlir::fuser
 
 #endif

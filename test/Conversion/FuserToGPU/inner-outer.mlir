@@ -1,0 +1,75 @@
+// Inner-outer kernels: a row normalization and a column sum of the same
+// tensor (the shape of a layer_norm backward's dx and dw) in one row kernel
+// and a combine.
+// RUN: fuser-opt %s -split-input-file --fuser-decompose --fuser-segment --fuser-emit-kernels --canonicalize --cse | FileCheck %s
+
+// 256 rows of 512 f32: 32 threads a row (4 slots of 4 lanes, 16 values a
+// thread), 8 rows a block, 8 blocks (at least 32 rows each). The column
+// accumulators ride along the loop over row blocks as loop-carried vectors;
+// after it, rows of threads 1..7 hand their slots to row 0 through shared
+// memory (one column per element), and row 0 writes the block's partials.
+// A misaligned buffer takes a kernel that holds the row in scalars (8
+// slots a thread: 64 threads a row, 4 rows a block). The combine sums the 8
+// blocks' partials in block order, one thread per column.
+// CHECK-LABEL: gpu.func @dxdw_0(
+// CHECK-SAME: workgroup(%[[STAGE:.*]] : memref<512xf32, #gpu.address_space<workgroup>>)
+// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>)
+// CHECK: gpu.shuffle xor
+// CHECK: arith.select {{.*}} : vector<4xf32>
+// CHECK: scf.yield {{.*}} : vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>
+// CHECK: gpu.barrier
+// CHECK: memref.store {{.*}}, %[[STAGE]]
+// CHECK: gpu.barrier
+// CHECK: memref.load %[[STAGE]]
+// CHECK: llvm.store {{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr
+// CHECK-LABEL: gpu.func @dxdw_1(
+// CHECK-SAME: workgroup(%{{.*}} : memref<512xf32, #gpu.address_space<workgroup>>)
+// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32)
+// CHECK: llvm.load {{.*}} : !llvm.ptr -> f32
+// CHECK-LABEL: gpu.func @dxdw_2(
+// CHECK-SAME: known_block_size = array<i32: 256, 1, 1>
+// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (f32)
+// CHECK-LABEL: func.func @dxdw(
+// CHECK: %[[PARTIALS:.*]] = memref.alloc() : memref<4096xf32>
+// CHECK: %[[P:.*]] = memref.cast %[[PARTIALS]]
+// CHECK: fuser.launch @dxdw_kernels::@dxdw_0 grid(%c8, %c1, %c1) block(%c32, %c8, %c1) {{.*}} args({{.*}}, %[[P]], {{.*}})
+// CHECK: fuser.launch @dxdw_kernels::@dxdw_1 grid(%c8, %c1, %c1) block(%c64, %c4, %c1) {{.*}} args({{.*}}, %[[P]], {{.*}})
+// CHECK: fuser.launch @dxdw_kernels::@dxdw_2 grid(%c2, %c1, %c1) block(%c256, %c1, %c1) {{.*}} args(%arg0, %arg1, %arg3, %[[P]], %c8 :
+func.func @dxdw(%x: tensor<256x512xf32>, %s: tensor<256x1xf32>) -> (tensor<256x512xf32>, tensor<512xf32>) {
+  %sb = fuser.broadcast %s dims = [0, 1] : tensor<256x1xf32> -> tensor<256x512xf32>
+  %h = fuser.mul %x, %sb : tensor<256x512xf32>
+  %m = fuser.sum %h dims = [1] keepdim = true : tensor<256x512xf32> -> tensor<256x1xf32>
+  %mb = fuser.broadcast %m dims = [0, 1] : tensor<256x1xf32> -> tensor<256x512xf32>
+  %y = fuser.sub %h, %mb : tensor<256x512xf32>
+  %c = fuser.sum %h dims = [0] : tensor<256x512xf32> -> tensor<512xf32>
+  return %y, %c : tensor<256x512xf32>, tensor<512xf32>
+}
+
+// -----
+
+// Dynamic sizes: rows of whole aligned vectors of up to 8192 elements stay
+// on chip (16 values a thread, threads and rows a block chosen by the
+// plan); up to 16384 with the column accumulators in dynamic shared memory
+// (one row of 512 threads a block, 32 values each: 64 KiB of accumulators
+// and 2 KiB of the row reduction's scratch); other rows of up to 4096 in
+// scalars; longer ones are read again (one row a block). The
+// combine's partial count is 0 when there are no rows (the sums are then
+// 0), and it runs whenever there are columns.
+// CHECK-LABEL: gpu.func @dynamic_1(
+// CHECK-SAME: workgroup(%{{.*}} : memref<16x32xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<16384xf32, #gpu.address_space<workgroup>>)
+// CHECK-SAME: fuser.dynamic_shared
+// CHECK-LABEL: func.func @dynamic(
+// CHECK: %[[HAS:.*]] = arith.cmpi sgt, %dim, %c0 : index
+// CHECK: fuser.launch @dynamic_kernels::@dynamic_0 grid(%[[G:.*]], %c1, %c1) block(%[[T:.*]], %[[R:.*]], %c1) smem(%c0)
+// CHECK: fuser.launch @dynamic_kernels::@dynamic_1 grid(%[[G]], %c1, %c1) block(%{{.*}}, %c1, %c1) smem(%c67584)
+// CHECK: fuser.launch @dynamic_kernels::@dynamic_2 grid(%[[G]], %c1, %c1) block(%{{.*}}, %{{.*}}, %c1) smem(%c0)
+// CHECK: fuser.launch @dynamic_kernels::@dynamic_3 grid(%[[G]], %c1, %c1) block(%{{.*}}, %c1, %c1) smem(%c0)
+// CHECK: %[[SPLITS:.*]] = arith.select %[[HAS]], %[[G]], %c0 : index
+// CHECK: fuser.launch @dynamic_kernels::@dynamic_4 {{.*}} args({{.*}}, %[[SPLITS]] :
+func.func @dynamic(%x: tensor<?x?xf32>) -> (tensor<?x?xf32>, tensor<?xf32>) {
+  %m = fuser.max %x dims = [1] keepdim = true : tensor<?x?xf32> -> tensor<?x1xf32>
+  %mb = fuser.broadcast %m dims = [0, 1] : tensor<?x1xf32> -> tensor<?x?xf32>
+  %y = fuser.sub %x, %mb : tensor<?x?xf32>
+  %c = fuser.sum %x dims = [0] : tensor<?x?xf32> -> tensor<?xf32>
+  return %y, %c : tensor<?x?xf32>, tensor<?xf32>
+}
