@@ -22,10 +22,12 @@
 //    unit of the row, across the row blocks the block walks; the block's
 //    rows of threads combine their slots through shared memory, and the
 //    block writes one row of partials. A second kernel combines the
-//    partials of the blocks in block order. Rows that do not stay on chip
-//    (too long, misaligned, 64-bit indices with long rows) are read again
-//    per pass by blocks of one row, which accumulate their partials in
-//    their own row of the partial buffer.
+//    partials of the blocks in block order. The accumulators live in
+//    registers (rows up to 8192 elements), or in dynamic shared memory
+//    (up to 16384); misaligned or non-vector rows up to 4096 are held in
+//    scalar slots. Rows that do not stay on chip are read again per pass
+//    by blocks of one row, which accumulate their partials in their own
+//    row of the partial buffer (docs/schedulers.md).
 // Partials always combine in a fixed order: results do not change from run
 // to run (no atomics).
 //
@@ -40,6 +42,27 @@
 #include "fuser/Analysis/GroupAnalysis.h"
 
 namespace mlir::fuser {
+
+/// Threads per row of an inner kernel whose row length is known at launch
+/// and that does not keep the row in registers.
+inline constexpr int64_t kMaxDynamicThreads = 512;
+/// An inner-outer kernel's threads hold at most this many values of a row
+/// and as many column accumulators per column reduction in registers: a
+/// layer_norm backward (x and dy, dw and db) takes 125 registers of the 128
+/// a block of 512 threads allows at 16; at 32 it spilled (H = 16384 bf16:
+/// 464 bytes). Rows of up to twice that keep the accumulators in shared
+/// memory instead, in blocks of 512 threads that hold
+/// kInnerOuterSharedValuesPerThread values of the row each. (At H = 16384
+/// bf16 that still spills 92 bytes: the row, the weight hoisted out of the
+/// row loop and their f32 conversions; 1024 threads of 16 values and 64
+/// registers spilled 128.)
+inline constexpr int64_t kInnerOuterValuesPerThread = 16;
+inline constexpr int64_t kInnerOuterSharedValuesPerThread = 32;
+inline constexpr int64_t kInnerOuterSharedThreads = 512;
+/// Rows held in scalars (misaligned, or not whole vectors): a slot per
+/// element, each with its own mask and address; at 16 a thread the 32-bit
+/// kernel spilled 40 bytes.
+inline constexpr int64_t kInnerOuterScalarValuesPerThread = 8;
 
 class ReductionScheduler : public GroupEmitter {
 public:
