@@ -271,12 +271,12 @@ void ReductionScheduler::emitInnerOuter(unsigned w) {
   };
   auto emitOnChip = [&](int64_t threads, bool inShared, Bodies bodies) {
     outerInShared = inShared;
-    outerValuesPerThread = inShared                      ? kInnerOuterSharedValuesPerThread
+    valuesPerThread = inShared                      ? kInnerOuterSharedValuesPerThread
                            : bodies == Bodies::ScalarOnly ? kInnerOuterScalarValuesPerThread
                                                           : capacity;
     emitInner(w, threads, /*persistent=*/true, /*split=*/false, bodies);
     outerInShared = false;
-    outerValuesPerThread = capacity;
+    valuesPerThread = 0;
   };
   std::optional<int64_t> staticK = ShapeAnalysis::constantValue(reducedSize);
   if (staticK) {

@@ -20,6 +20,10 @@ using namespace mlir::fuser;
 
 /// Rows of at most this many register values per thread stay in registers.
 static constexpr int64_t kPersistentValuesPerThread = 32;
+/// A normalization's row of a length known at launch that is not whole
+/// vectors stays on chip in this many scalar slots a thread (each with its
+/// own mask and address), 512 threads at most: rows up to 8192 elements.
+static constexpr int64_t kScalarValuesPerThread = 16;
 /// With a row length known only at launch, per thread: every slot's
 /// addresses stay live, and 64-bit ones take twice the registers.
 static int64_t dynamicValuesPerThread(unsigned indexBits) {
@@ -259,8 +263,8 @@ void ReductionScheduler::emitInnerRow(unsigned lanes, Value row, Value valid, Va
     // thread, those past the row masked (the plan picks the threads so
     // that the row fills at least half of them). Masked loads, not clamped
     // units: the slots' addresses then stay one base plus a stride.
-    int64_t perThread = outerAccs ? outerValuesPerThread
-                                  : dynamicValuesPerThread(kb->idxTy.getIntOrFloatBitWidth());
+    int64_t perThread = valuesPerThread ? valuesPerThread
+                                        : dynamicValuesPerThread(kb->idxTy.getIntOrFloatBitWidth());
     for (int64_t j = 0; j < perThread / lanes; ++j) {
       Value u = arith::AddIOp::create(
           b, loc, tx, arith::MulIOp::create(b, loc, threadsPerRow, kb->constant(j)));
@@ -482,7 +486,7 @@ void ReductionScheduler::emitInner(unsigned indexBits, int64_t staticThreads,
   // Inner-outer, rows on chip: each thread's column slots, and where a
   // block's rows of threads meet (one buffer per accumulator type, a slot
   // per column of the row).
-  int64_t perThread = hasOuter() ? outerValuesPerThread : dynamicValuesPerThread(indexBits);
+  int64_t perThread = valuesPerThread ? valuesPerThread : dynamicValuesPerThread(indexBits);
   auto slotsOf = [&](unsigned lanes) -> unsigned {
     if (auto c = ShapeAnalysis::constantValue(reducedSize))
       return (*c / lanes + staticThreads - 1) / staticThreads;
@@ -621,7 +625,7 @@ void ReductionScheduler::emitInner(unsigned indexBits, int64_t staticThreads,
     // The fewest threads (a power of two, at least 32) whose registers hold
     // the row.
     Value need = arith::CeilDivUIOp::create(pb, ploc, fe.planExpr(reducedSize),
-                                            fe.planConstant(hasOuter() ? outerValuesPerThread
+                                            fe.planConstant(valuesPerThread ? valuesPerThread
                                                                        : dynamicValuesPerThread(indexBits)));
     threadsPlan = fe.planConstant(32);
     for (int64_t t = 64; t <= maxDynamicThreads; t *= 2) {
@@ -1226,33 +1230,32 @@ LogicalResult ReductionScheduler::run() {
             .getResult();
       };
       if (!staticK && info.kind == GroupKind::Normalization) {
-        // Row length known at launch: rows of whole vectors that fill the
-        // slots of at least 16 threads stay in registers, in blocks of up to
-        // 512 threads (128 registers each), or with 32-bit indices and at
-        // most one other operand of 1024 (64 registers: rows up to 32768
-        // elements); others are read again
-        // for each pass (short rows mostly from L1). Scalar rows never
-        // stay: they would hold one mask per element across the passes,
-        // more than the registers hold.
+        // Row length known at launch: rows of whole vectors stay in
+        // registers, in blocks of up to 512 threads (128 registers each),
+        // or with 32-bit indices and at most one other operand of 1024 (64
+        // registers: rows up to 32768 elements). Other rows (not whole
+        // vectors, or a misaligned buffer) stay in scalar slots with 32-bit
+        // indices, kScalarValuesPerThread a thread (each slot has its own
+        // mask and address). Longer rows are read again for each pass.
+        Value length = fe.planExpr(reducedSize);
+        int64_t perThread = dynamicValuesPerThread(w);
+        auto between = [&](int64_t lo, int64_t hi) {
+          return arith::AndIOp::create(
+                     pb, fe.loc,
+                     arith::CmpIOp::create(pb, fe.loc, arith::CmpIPredicate::uge, length,
+                                           fe.planConstant(lo)),
+                     arith::CmpIOp::create(pb, fe.loc, arith::CmpIPredicate::ule, length,
+                                           fe.planConstant(hi)))
+              .getResult();
+        };
+        Value keep;
         if (vectorLanes > 1) {
-          Value length = fe.planExpr(reducedSize);
-          int64_t perThread = dynamicValuesPerThread(w);
-          auto between = [&](int64_t lo, int64_t hi) {
-            return arith::AndIOp::create(
-                       pb, fe.loc,
-                       arith::CmpIOp::create(pb, fe.loc, arith::CmpIPredicate::uge, length,
-                                             fe.planConstant(lo)),
-                       arith::CmpIOp::create(pb, fe.loc, arith::CmpIPredicate::ule, length,
-                                             fe.planConstant(hi)))
-                .getResult();
-          };
           Value vecOk = planVectorOk();
           int64_t small = kMaxDynamicThreads * perThread;
-          Value keepSmall = arith::AndIOp::create(pb, fe.loc, vecOk,
-                                                  between(16 * perThread, small));
+          Value keepSmall = arith::AndIOp::create(pb, fe.loc, vecOk, between(1, small));
           variantCondition = withCond(keepSmall);
           emitInner(w, 0, /*persistent=*/true, /*split=*/false, Bodies::VectorOnly);
-          Value keep = keepSmall;
+          keep = keepSmall;
           if (w == 32 && seg.inputs.size() <= 2) {
             // Longer rows, up to 32768 elements: 1024 threads, 64
             // registers each; not for a group with more than one operand
@@ -1265,8 +1268,18 @@ LogicalResult ReductionScheduler::run() {
             emitInner(w, 1024, /*persistent=*/true, /*split=*/false, Bodies::VectorOnly);
             keep = arith::OrIOp::create(pb, fe.loc, keepSmall, keepLarge);
           }
-          variantCondition = withCond(negate(keep));
         }
+        if (w == 32) {
+          Value scalars = between(1, kMaxDynamicThreads * kScalarValuesPerThread);
+          if (keep)
+            scalars = arith::AndIOp::create(pb, fe.loc, negate(keep), scalars);
+          variantCondition = withCond(scalars);
+          valuesPerThread = kScalarValuesPerThread;
+          emitInner(w, 0, /*persistent=*/true, /*split=*/false, Bodies::ScalarOnly);
+          valuesPerThread = 0;
+          keep = keep ? arith::OrIOp::create(pb, fe.loc, keep, scalars).getResult() : scalars;
+        }
+        variantCondition = keep ? withCond(negate(keep)) : widthCond;
         emitInner(w, 0, /*persistent=*/false);
         continue;
       }

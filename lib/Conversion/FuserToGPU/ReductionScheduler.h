@@ -7,10 +7,10 @@
 //    A normalization keeps its row in registers between its reductions (each
 //    thread holds its units of the row) for rows of up to 32768 elements;
 //    with a row length known only at launch, a variant with a fixed number
-//    of masked slots per thread does so for rows of 512 to 16384 elements
-//    (8192 with 64-bit indices). Longer or shorter rows, and rows of a
-//    misaligned buffer, are read again for each pass (the documented
-//    fallback).
+//    of masked slots per thread does so for rows of whole vectors up to
+//    32768 elements (8192 with 64-bit indices), and one of masked scalar
+//    slots for other rows up to 8192 (32-bit indices). Longer rows are read
+//    again for each pass (the documented fallback).
 //    A reduction with few long rows splits them across blocks and combines
 //    the partials in a second kernel.
 //  - outer (a kept dim is the fastest-varying one): threads run along the
@@ -198,10 +198,12 @@ private:
   SmallVector<Value> oOutputs;
   SmallVector<Value> outerPartials;
   Value outerGrid;
-  /// The inner-outer variant being emitted: values of the row a thread
-  /// holds, and whether its column accumulators live in shared memory
+  /// The variant being emitted, when its row stays on chip and its length
+  /// is known only at launch: the values of the row a thread holds (0: the
+  /// default of its index width).
+  int64_t valuesPerThread = 0;
+  /// Inner-outer: whether the column accumulators live in shared memory
   /// (dynamic: more than 48 KiB) rather than registers.
-  int64_t outerValuesPerThread = 16;
   bool outerInShared = false;
 };
 

@@ -151,11 +151,13 @@ func.func @longsoftmax(%x: tensor<1x1000000xf32>) -> tensor<1x1000000xf32> {
 
 // -----
 
-// A row length known only at launch: rows of whole vectors from 512 to
-// 16384 elements stay in registers (eight masked slots of four lanes per
-// thread, the threads chosen by the plan, at most 512 of them so that a
-// thread may use 128 registers), rows up to 32768 in 1024-thread blocks of
-// 64 registers a thread; other rows are read once per pass.
+// A row length known only at launch: rows of whole vectors of up to 16384
+// elements stay in registers (eight masked slots of four lanes per thread,
+// the threads chosen by the plan, at most 512 of them so that a thread may
+// use 128 registers), rows up to 32768 in 1024-thread blocks of 64
+// registers a thread; other rows (not whole vectors, misaligned) of up to
+// 8192 elements in 16 masked scalar slots a thread; longer ones are read
+// once per pass.
 // CHECK-LABEL: gpu.func @dynsoftmax_0(
 // CHECK-SAME: nvvm.maxnreg = 128
 // CHECK-COUNT-8: llvm.load {{.*}} -> vector<4xf32>
@@ -165,11 +167,16 @@ func.func @longsoftmax(%x: tensor<1x1000000xf32>) -> tensor<1x1000000xf32> {
 // CHECK-LABEL: gpu.func @dynsoftmax_1(
 // CHECK-SAME: nvvm.maxnreg = 64
 // CHECK-LABEL: gpu.func @dynsoftmax_2(
+// CHECK-SAME: nvvm.maxnreg = 128
+// CHECK-COUNT-16: llvm.load {{.*}} -> f32
+// CHECK-NOT: llvm.load
+// CHECK: gpu.shuffle xor
+// CHECK-LABEL: gpu.func @dynsoftmax_3(
 // CHECK-LABEL: func.func @dynsoftmax(
 // CHECK: %[[K:.*]] = memref.dim %arg0, %c1
 // CHECK-DAG: %[[SHORT:.*]] = arith.cmpi ule, %[[K]], %c16384
-// CHECK-DAG: %[[LONG:.*]] = arith.cmpi uge, %[[K]], %c512
-// CHECK: %[[FITS:.*]] = arith.andi %[[LONG]], %[[SHORT]]
+// CHECK-DAG: %[[NONEMPTY:.*]] = arith.cmpi uge, %[[K]], %c1
+// CHECK: %[[FITS:.*]] = arith.andi %[[NONEMPTY]], %[[SHORT]]
 // CHECK: %[[KEEP:.*]] = arith.andi %[[VEC:.*]], %[[FITS]]
 // CHECK: fuser.launch @dynsoftmax_kernels::@dynsoftmax_0
 // CHECK-DAG: %[[UPTO:.*]] = arith.cmpi ule, %[[K]], %c32768
@@ -178,8 +185,14 @@ func.func @longsoftmax(%x: tensor<1x1000000xf32>) -> tensor<1x1000000xf32> {
 // CHECK: %[[KEEP2:.*]] = arith.andi %[[VEC]], %[[FITS2]]
 // CHECK: fuser.launch @dynsoftmax_kernels::@dynsoftmax_1 {{.*}}block(%c1024, %c1, %c1)
 // CHECK: %[[EITHER:.*]] = arith.ori %[[KEEP]], %[[KEEP2]]
-// CHECK: %[[REREAD:.*]] = arith.xori %[[EITHER]], %true
+// CHECK: %[[SCALAR_FITS:.*]] = arith.cmpi ule, %[[K]], %c8192
+// CHECK: %[[SCALAR_LEN:.*]] = arith.andi %[[NONEMPTY]], %[[SCALAR_FITS]]
+// CHECK: %[[NOT_VEC:.*]] = arith.xori %[[EITHER]], %true
+// CHECK: %[[SCALAR:.*]] = arith.andi %[[NOT_VEC]], %[[SCALAR_LEN]]
 // CHECK: fuser.launch @dynsoftmax_kernels::@dynsoftmax_2
+// CHECK: %[[ANY:.*]] = arith.ori %[[EITHER]], %[[SCALAR]]
+// CHECK: %[[REREAD:.*]] = arith.xori %[[ANY]], %true
+// CHECK: fuser.launch @dynsoftmax_kernels::@dynsoftmax_3
 func.func @dynsoftmax(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
   %0 = fuser.softmax %x dim = 1 : tensor<?x?xf32>
   return %0 : tensor<?x?xf32>

@@ -17,5 +17,7 @@ SUITES = {
     "examples": lambda rng_for: examples.cases(rng_for, ROOT),
     "random": random_ops.cases,
     "training": training.cases,
+    "training-norm": training.norm_cases,
+    "training-norm-f32": training.norm_f32_cases,
     "training-sweep": training.sweep_cases,
 }

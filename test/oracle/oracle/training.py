@@ -341,14 +341,29 @@ def _parts(kind, t, name, rng_for):
     return parts
 
 
-def cases(rng_for):
+def _cases(rng_for, kinds):
     out = []
-    for kind, types in (("softmax", ("f32",)), ("norm", ("bf16", "f16", "f32")),
-                        ("activations", ("bf16", "f32"))):
+    for kind, types in kinds:
         for t in types:
             name = "training/%s/%s" % (kind, t)
             out.append(Case(name, _bind(_parts, kind, t, name, rng_for)))
     return out
+
+
+def cases(rng_for):
+    """softmax, log_softmax and the activations' backward."""
+    return _cases(rng_for, (("softmax", ("f32",)), ("activations", ("bf16", "f32"))))
+
+
+def norm_cases(rng_for):
+    """layer_norm and rms_norm backward in bf16 and f16 (suites of their own:
+    they compile every variant of the inner-outer kernel, about 60 s a type)."""
+    return _cases(rng_for, (("norm", ("bf16", "f16")),))
+
+
+def norm_f32_cases(rng_for):
+    """layer_norm and rms_norm backward in f32."""
+    return _cases(rng_for, (("norm", ("f32",)),))
 
 
 SWEEP_H = (1, 7, 64, 100, 1000, 4096, 4097, 16384)
