@@ -411,6 +411,12 @@ def measured_backward_traffic(fuserc, work):
     return rows
 
 
+def row_length_table(sizes, rows):
+    """A markdown table of measured rows, one column per row length."""
+    return (["| fusion | row length | " + " | ".join(str(k) for k in sizes) + " |",
+             "|---|---|" + "---:|" * len(sizes)] + rows + [""])
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
@@ -559,10 +565,7 @@ def main():
                    "(docs/schedulers.md) the fallback reads the row once per pass. softmax and "
                    "log_softmax in f32, layer_norm (weight, bias, mean, rstd) and rms_norm "
                    "(weight) in bf16 with f32 compute.\n" % NORM_ROWS)
-        out.append("| fusion | row length | " + " | ".join(str(k) for k in NORM_SIZES) + " |")
-        out.append("|---|---|" + "---:|" * len(NORM_SIZES))
-        out += measured
-        out.append("")
+        out += row_length_table(NORM_SIZES, measured)
         out.append("## Backward fusions across row lengths, measured on the CPU emulator\n")
         out.append("layer_norm and rms_norm backward from primitives (dx, dw, db; bf16 in, f32 "
                    "compute, %d rows): *launches* (static lengths; `fuserc inspect`): times the "
@@ -573,10 +576,7 @@ def main():
                    "come on top: docs/schedulers.md); 3 launches, the column sums in a kernel "
                    "of their own (rows of more than 16384); 2.00 or more, the rows read again "
                    "(scalar or long rows known only at launch).\n" % BACKWARD_ROWS)
-        out.append("| fusion | row length | " + " | ".join(str(k) for k in BACKWARD_SIZES) + " |")
-        out.append("|---|---|" + "---:|" * len(BACKWARD_SIZES))
-        out += measured_backward
-        out.append("")
+        out += row_length_table(BACKWARD_SIZES, measured_backward)
     out.append("## H200 roofline model: fuser's plan vs eager PyTorch\n")
     out.append("**A model, not a measurement**: each kernel costs its bytes at %.1f TB/s "
                "(the measured device-to-device copy bandwidth of an H200) plus %g us of "

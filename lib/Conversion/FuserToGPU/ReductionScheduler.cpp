@@ -532,16 +532,18 @@ void ReductionScheduler::emitInner(unsigned indexBits, int64_t staticThreads,
     // Inner-outer on chip: the column accumulators ride along the row loop.
     unsigned slots = hasOuter() && persistent ? slotsOf(lanes) : 0;
     SmallVector<Value> init;
-    OuterAccs inShared;
-    inShared.shared = sharedAccs;
-    inShared.tx = tx;
-    inShared.threads = threads;
+    // Where each thread's slots are (shared memory) or start (registers):
+    // every row block's accumulators start from it.
+    OuterAccs slotState;
+    slotState.shared = sharedAccs;
+    slotState.tx = tx;
+    slotState.threads = threads;
     for (unsigned j = 0; j < slots; ++j) {
       unsigned value = 0;
       for (const Reducer &r : outerReducers)
         for (Value v : r.identity(b, loc, lanes)) {
           if (outerInShared)
-            storeSharedSlot(inShared, value++, j, lanes, v);
+            storeSharedSlot(slotState, value++, j, lanes, v);
           else
             init.push_back(v);
         }
@@ -562,7 +564,7 @@ void ReductionScheduler::emitInner(unsigned indexBits, int64_t staticThreads,
       // thread takes part in the shuffles and barriers.
       row = arith::MinUIOp::create(b, loc, row,
                                    arith::SubIOp::create(b, loc, rows, k.constant(1)));
-      OuterAccs accs = inShared;
+      OuterAccs accs = slotState;
       accs.values.assign(loop.getRegionIterArgs().begin(), loop.getRegionIterArgs().end());
       if (hasOuter() && !persistent) {
         accs.firstRowBlock = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
@@ -580,7 +582,7 @@ void ReductionScheduler::emitInner(unsigned indexBits, int64_t staticThreads,
         unsigned value = 0;
         for (const Reducer &r : outerReducers)
           for (Type t : r.accTypes)
-            values.push_back(loadSharedSlot(inShared, value++, j, lanes, t));
+            values.push_back(loadSharedSlot(slotState, value++, j, lanes, t));
       }
       writeOuterPartials(values, lanes, slots, tx, ty, threads, rowsInBlock, 1, {});
     } else if (slots) {

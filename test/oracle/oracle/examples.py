@@ -114,21 +114,28 @@ def ref_dropout_residual_layer_norm(i, rows):
             (refs[1][0], refs[1][1], alts[1:2]), (refs[2][0], refs[2][1], alts[2:3])]
 
 
+def _norm_backward(x, dy, mean, rstd, w):
+    """layer_norm's dx in f64 (rms_norm's when `mean` is None: no centring,
+    no mean term) and its bound: f32 roundings of xhat, wdy and their
+    products (a few u each), the row means (the sum bound), before the
+    bf16 rounding of dx (1 ulp). Returns dx, the bound and xhat."""
+    n = x.shape[1]
+    xhat = (x if mean is None else x - mean) * rstd
+    wdy = dy * w
+    c1 = (wdy * xhat).mean(dim=1, keepdim=True)
+    c2 = 0 if mean is None else wdy.mean(dim=1, keepdim=True)
+    dx = (wdy - xhat * c1 - c2) * rstd
+    g = normalization._growth(n)
+    m1 = (wdy * xhat).abs().mean(dim=1, keepdim=True)
+    m2 = 0 if mean is None else wdy.abs().mean(dim=1, keepdim=True)
+    atol = U32 * (8 * (wdy.abs() + xhat.abs() * m1) + g * (xhat.abs() * m1 + m2)) * rstd.abs()
+    return dx, atol, xhat
+
+
 def ref_layer_norm_backward(i):
     x, dy = _f64(i["x"], "bf16"), _f64(i["dy"], "bf16")
     mean, rstd, w = _f64(i["mean"], "f32"), _f64(i["rstd"], "f32"), _f64(i["w"], "bf16")
-    n = x.shape[1]
-    xhat = (x - mean) * rstd
-    wdy = dy * w
-    c1 = (wdy * xhat).mean(dim=1, keepdim=True)
-    c2 = wdy.mean(dim=1, keepdim=True)
-    dx = (wdy - xhat * c1 - c2) * rstd
-    # f32 roundings: xhat, wdy and their products (a few u each), the two
-    # row means (the sum bound), then the bf16 rounding of dx (1 ulp)
-    g = normalization._growth(n)
-    m1 = (wdy * xhat).abs().mean(dim=1, keepdim=True)
-    m2 = wdy.abs().mean(dim=1, keepdim=True)
-    atol = U32 * (8 * (wdy.abs() + xhat.abs() * m1) + g * (xhat.abs() * m1 + m2)) * rstd.abs()
+    dx, atol, xhat = _norm_backward(x, dy, mean, rstd, w)
     return [(from_f64(dx.numpy(), "bf16"), Ulps(1, atol.numpy()), []),
             _sum_ref(dy * xhat, 0, extra=4), _sum_ref(dy, 0)]
 
@@ -137,16 +144,7 @@ def ref_dropout_residual_layer_norm_backward(i):
     dy, h = _f64(i["dy"], "bf16"), _f64(i["h"], "bf16")
     mean, rstd, w = _f64(i["mean"], "f32"), _f64(i["rstd"], "f32"), _f64(i["w"], "bf16")
     keep = torch.from_numpy(np.asarray(i["mask"]).astype(np.float64))
-    n = h.shape[1]
-    xhat = (h - mean) * rstd
-    wdy = dy * w
-    c1 = (wdy * xhat).mean(dim=1, keepdim=True)
-    c2 = wdy.mean(dim=1, keepdim=True)
-    dh = (wdy - xhat * c1 - c2) * rstd
-    g = normalization._growth(n)
-    m1 = (wdy * xhat).abs().mean(dim=1, keepdim=True)
-    m2 = wdy.abs().mean(dim=1, keepdim=True)
-    atol = U32 * (8 * (wdy.abs() + xhat.abs() * m1) + g * (xhat.abs() * m1 + m2)) * rstd.abs()
+    dh, atol, xhat = _norm_backward(h, dy, mean, rstd, w)
     # dx from fuser's bf16 dh (within atol, or 1 bf16 ulp: 2^-7 relative, of
     # the reference's), times the mask and the f32 scale, rounded once more
     scale = float(np.float32(1.0 / 0.9))
@@ -160,15 +158,7 @@ def ref_dropout_residual_layer_norm_backward(i):
 def ref_rms_norm_backward(i):
     x, dy = _f64(i["x"], "bf16"), _f64(i["dy"], "bf16")
     rstd, w = _f64(i["rstd"], "f32"), _f64(i["w"], "bf16")
-    n = x.shape[1]
-    xhat = x * rstd
-    wdy = dy * w
-    c1 = (wdy * xhat).mean(dim=1, keepdim=True)
-    dx = (wdy - xhat * c1) * rstd
-    # as layer_norm_backward, without the mean's term
-    g = normalization._growth(n)
-    m1 = (wdy * xhat).abs().mean(dim=1, keepdim=True)
-    atol = U32 * (8 * (wdy.abs() + xhat.abs() * m1) + g * xhat.abs() * m1) * rstd.abs()
+    dx, atol, xhat = _norm_backward(x, dy, None, rstd, w)
     return [(from_f64(dx.numpy(), "bf16"), Ulps(1, atol.numpy()), []),
             _sum_ref(dy * xhat, 0, extra=4)]
 
