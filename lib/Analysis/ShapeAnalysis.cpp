@@ -212,11 +212,37 @@ LogicalResult Analyzer::visit(Operation *op) {
         return success();
       })
       .Case<ReshapeOp>([&](ReshapeOp r) {
-        RankedTensorType out = r.getType();
-        AffineExpr in = product(r.getInput(), allDims(r.getInput()));
+        // With one dynamic result dim, it is the input's element count over
+        // the static ones. With more, leading dims keep their input's sizes
+        // (dims of static size 1 aside): dynamic result dims pair with the
+        // input's dynamic dims, in order, until one is left in the rest
+        // (`[?,?,1,1] -> [?,?]`, group_norm's `[?,C,?,?] -> [?,G,?]`);
+        // docs/dialect.md states the rule.
+        RankedTensorType inT = r.getInput().getType(), out = r.getType();
+        auto nonUnit = [](RankedTensorType t) {
+          SmallVector<unsigned> dims;
+          for (unsigned i = 0; i < t.getRank(); ++i)
+            if (t.getDimSize(i) != 1)
+              dims.push_back(i);
+          return dims;
+        };
+        SmallVector<unsigned> inDims = nonUnit(inT), outDims = nonUnit(out);
+        auto numDynamic = [&](ArrayRef<unsigned> dims) {
+          return llvm::count_if(dims, [&](unsigned d) { return out.isDynamicDim(d); });
+        };
+        unsigned lead = 0;
+        while (numDynamic(ArrayRef<unsigned>(outDims).drop_front(lead)) > 1 && lead < inDims.size() &&
+               lead < outDims.size() &&
+               inT.getDimSize(inDims[lead]) == out.getDimSize(outDims[lead])) {
+          if (out.isDynamicDim(outDims[lead]))
+            unite(r.getInput(), inDims[lead], r.getResult(), outDims[lead]);
+          ++lead;
+        }
+        SmallVector<unsigned> restIn(ArrayRef<unsigned>(inDims).drop_front(lead));
         SmallVector<unsigned> dynamicOut, staticOut;
-        for (unsigned i = 0; i < out.getRank(); ++i)
+        for (unsigned i : ArrayRef<unsigned>(outDims).drop_front(lead))
           (out.isDynamicDim(i) ? dynamicOut : staticOut).push_back(i);
+        AffineExpr in = product(r.getInput(), restIn);
         AffineExpr staticProduct = product(r.getResult(), staticOut);
         if (!in)
           return success(); // resolved later by unification, or an error
@@ -224,10 +250,12 @@ LogicalResult Analyzer::visit(Operation *op) {
           define(r.getResult(), dynamicOut[0], in.floorDiv(staticProduct),
                  describe(r.getResult(), dynamicOut[0]));
         }
-        if (dynamicOut.size() <= 1 && !r.getInput().getType().hasStaticShape())
+        bool inDynamic = llvm::any_of(restIn, [&](unsigned d) { return inT.isDynamicDim(d); });
+        SmallVector<unsigned> restOut(ArrayRef<unsigned>(outDims).drop_front(lead));
+        AffineExpr outCount = product(r.getResult(), restOut);
+        if (dynamicOut.size() <= 1 && inDynamic && outCount != in)
           constraints->push_back(
-              {ShapeAnalysis::Constraint::Equal, in,
-               product(r.getResult(), allDims(r.getResult())),
+              {ShapeAnalysis::Constraint::Equal, in, outCount,
                "reshape needs the same number of elements: {} in, {} out"});
         return success();
       })
@@ -284,7 +312,8 @@ Analyzer::run(SmallVectorImpl<ShapeAnalysis::Symbol> &symbols,
         return (where ? where->emitOpError() : fusion.emitError())
                << "cannot determine the size of " << classes.name(slot(v, d))
                << " from the fusion's arguments; tie it to an argument's dim "
-                  "(for a reshape, leave at most one result dim dynamic)";
+                  "(a reshape infers one dynamic result dim beyond the leading dims it "
+                  "keeps: docs/dialect.md)";
       }
       shape.push_back(e);
     }

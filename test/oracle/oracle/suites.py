@@ -2,7 +2,8 @@
 
 import os
 
-from . import elementwise, examples, normalization, random_ops, reductions, shapes, training
+from . import (elementwise, examples, norm_family, normalization, random_ops, reductions, shapes,
+               training)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
@@ -20,4 +21,5 @@ SUITES = {
     "training-norm": training.norm_cases,
     "training-norm-f32": training.norm_f32_cases,
     "training-sweep": training.sweep_cases,
+    "norm-family": norm_family.cases,
 }

@@ -1,8 +1,9 @@
 """Backward fusions of a training step, written from primitives as a tracer
 would emit them: softmax and log_softmax backward (along the last and the
 first dim), layer_norm and rms_norm backward (dx, dw, db; bf16 inputs, f32
-compute), silu-mul (SwiGLU) backward with two outputs, and gelu backward
-(tanh and erf forms). Static and dynamic sizes, rows of 1, 7, 100, 1031 and
+compute), silu-mul (SwiGLU) backward with two outputs, gelu backward
+(tanh and erf forms), tanh and sigmoid backward (from the stored output) and
+silu backward. Static and dynamic sizes, rows of 1, 7, 100, 1031 and
 4097 elements. The sweep (`training-sweep`) runs layer_norm and rms_norm
 backward over the grid of docs/schedulers.md's inner-outer section: rows of
 1, 7, 64, 100, 1000, 4096, 4097 and 16384 elements, 1, 3, 128 and 4096 rows
@@ -246,6 +247,62 @@ def _swiglu_bwd_part(rng, t, shape, dynamic):
     return pb.part()
 
 
+def _unary_bwd_part(rng, t, shape, act, dynamic):
+    """tanh and sigmoid backward from the forward's output y, as PyTorch's
+    tanh_backward and sigmoid_backward compute them (dy (1 - y^2), dy y
+    (1 - y)); silu backward from x (dy s (1 + x (1 - s)), s = sigmoid(x))."""
+    x = _data(rng, shape, t, 3.0)
+    dy = _data(rng, shape, t)
+    x64, dy64 = _t64(x, t), _t64(dy, t)
+    fwd = {"tanh": torch.tanh, "sigmoid": torch.sigmoid, "silu": torch.nn.functional.silu}[act]
+    dyn = _dyn(shape, dynamic)
+    ty, tf = _ty(shape, dyn, t), _ty(shape, dyn, "f32")
+    pb = PartBuilder("%s backward %s %s%s" % (act, "x".join(map(str, shape)), t,
+                                              " dynamic" if dynamic else ""))
+    L = pb.line
+    L("%one = fuser.constant 1.0 : tensor<f32>")
+    if act == "silu":
+        pb.arg("x", x, t, dyn)
+        pb.arg("dy", dy, t, dyn)
+        L("%%xf = fuser.cast %%x : %s to %s" % (ty, tf))
+        L("%%s = fuser.sigmoid %%xf : %s" % tf)
+        L("%%oms = fuser.sub %%one, %%s : tensor<f32>, %s" % tf)
+        L("%%xo = fuser.mul %%xf, %%oms : %s" % tf)
+        L("%%a = fuser.add %%one, %%xo : tensor<f32>, %s" % tf)
+        L("%%g = fuser.mul %%s, %%a : %s" % tf)
+        s64 = torch.sigmoid(x64)
+        want = dy64 * s64 * (1 + x64 * (1 - s64))
+        # sigmoid within 2 ulp, then 4 steps, each scaled by its term
+        tol = U * 12 * dy64.abs() * s64 * (1 + x64.abs())
+    else:
+        y = from_f64(fwd(x64).numpy(), t)  # the forward's output, as stored
+        y64 = _t64(y, t)
+        pb.arg("y", y, t, dyn)
+        pb.arg("dy", dy, t, dyn)
+        L("%%yf = fuser.cast %%y : %s to %s" % (ty, tf))
+        if act == "tanh":
+            L("%%y2 = fuser.mul %%yf, %%yf : %s" % tf)
+            L("%%g = fuser.sub %%one, %%y2 : tensor<f32>, %s" % tf)
+            want = dy64 * (1 - y64 * y64)
+            tol = U * 4 * dy64.abs() * (1 + y64 * y64)
+        else:
+            L("%%omy = fuser.sub %%one, %%yf : tensor<f32>, %s" % tf)
+            L("%%g = fuser.mul %%yf, %%omy : %s" % tf)
+            want = dy64 * y64 * (1 - y64)
+            tol = U * 4 * dy64.abs() * y64.abs() * (1 + (1 - y64).abs())
+    L("%%dyf = fuser.cast %%dy : %s to %s" % (ty, tf))
+    L("%%dx = fuser.mul %%dyf, %%g : %s" % tf)
+    L("%%0 = fuser.cast %%dx : %s to %s" % (tf, ty))
+    # the formula is autograd's, up to the stored y's rounding
+    xg = x64.clone().requires_grad_(True)
+    (gx,) = torch.autograd.grad(fwd(xg), xg, dy64)
+    stored = 0 if act == "silu" else 4 * 2.0 ** -8 if t == "bf16" else 4 * 2.0 ** -11 if t == "f16" \
+        else 4 * U
+    assert bool(((gx - want).abs() <= stored * dy64.abs() + 1e-12).all())
+    pb.result("0", shape, t, from_f64(want.numpy(), t), Ulps(1, tol.numpy()), dims=dyn)
+    return pb.part()
+
+
 def _gelu_bwd_part(rng, t, shape, approximate):
     x, dy = _data(rng, shape, t, 3.0), _data(rng, shape, t)
     ty, tf = _ty(shape, None, t), _ty(shape, None, "f32")
@@ -338,6 +395,9 @@ def _parts(kind, t, name, rng_for):
             parts.append(_swiglu_bwd_part(rng, t, shape, dyn))
         for approximate in ("tanh", "none"):
             parts.append(_gelu_bwd_part(rng, t, (7, 513), approximate))
+        for act in ("tanh", "sigmoid", "silu"):
+            for shape, dyn in (((7, 513), False), ((3, 100), True)):
+                parts.append(_unary_bwd_part(rng, t, shape, act, dyn))
     return parts
 
 

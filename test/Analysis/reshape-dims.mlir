@@ -1,0 +1,51 @@
+// How a reshape's dynamic result dims get their sizes (lib/Analysis/
+// ShapeAnalysis.cpp, docs/dialect.md): one dynamic dim is the element count
+// over the static ones; with more, leading dims keep their input's sizes
+// (size-1 dims aside) until one is left to infer.
+// RUN: fuser-opt %s -split-input-file --fuser-segment --fuser-emit-kernels --canonicalize --cse | FileCheck %s
+
+// instance_norm's statistics [N, C, 1, 1] as [N, C]: both dims kept, no
+// element-count check.
+// CHECK-LABEL: func.func @squeeze(
+// CHECK-DAG: %[[N:.*]] = memref.dim %arg0, %c0
+// CHECK-DAG: %[[C:.*]] = memref.dim %arg0, %c1
+// CHECK-NOT: fuser.check {{.*}}reshape needs
+// CHECK-DAG: fuser.result_dim %arg1[0] = %[[N]]
+// CHECK-DAG: fuser.result_dim %arg1[1] = %[[C]]
+func.func @squeeze(%x: tensor<?x?x?x?xf32>) -> tensor<?x?xf32> {
+  %s = fuser.sum %x dims = [2, 3] keepdim = true : tensor<?x?x?x?xf32> -> tensor<?x?x1x1xf32>
+  %r = fuser.reshape %s : tensor<?x?x1x1xf32> -> tensor<?x?xf32>
+  return %r : tensor<?x?xf32>
+}
+
+// -----
+
+// group_norm's groups: [N, 8, H, W] as [N, 4, 8 H W / 4].
+// CHECK-LABEL: func.func @groups(
+// CHECK-DAG: %[[N:.*]] = memref.dim %arg0, %c0
+// CHECK-DAG: %[[H:.*]] = memref.dim %arg0, %c2
+// CHECK-DAG: %[[W:.*]] = memref.dim %arg0, %c3
+// CHECK: fuser.result_dim %arg1[0] = %[[N]]
+// CHECK: %[[HW:.*]] = arith.muli %[[H]], %[[W]]
+// CHECK: %[[K:.*]] = arith.muli %[[HW]], %c2
+// CHECK: fuser.result_dim %arg1[2] = %[[K]]
+func.func @groups(%x: tensor<?x8x?x?xf32>) -> tensor<?x4x?xf32> {
+  %r = fuser.reshape %x : tensor<?x8x?x?xf32> -> tensor<?x4x?xf32>
+  %e = fuser.exp %r : tensor<?x4x?xf32>
+  return %e : tensor<?x4x?xf32>
+}
+
+// -----
+
+// One dynamic result dim: the whole element count, checked when it runs
+// (a flatten of [?, ?] keeps nothing).
+// CHECK-LABEL: func.func @flatten(
+// CHECK-DAG: %[[A:.*]] = memref.dim %arg0, %c0
+// CHECK-DAG: %[[B:.*]] = memref.dim %arg0, %c1
+// CHECK: %[[AB:.*]] = arith.muli %[[A]], %[[B]]
+// CHECK: fuser.result_dim %arg1[0] = %[[AB]]
+func.func @flatten(%x: tensor<?x?xf32>) -> tensor<?xf32> {
+  %r = fuser.reshape %x : tensor<?x?xf32> -> tensor<?xf32>
+  %e = fuser.exp %r : tensor<?xf32>
+  return %e : tensor<?xf32>
+}

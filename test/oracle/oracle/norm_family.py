@@ -1,0 +1,353 @@
+"""batch_norm, instance_norm and group_norm, forward (training: batch
+statistics) and backward, written from primitives as a tracer emits them,
+channels-first (N, C, H, W) and channels-last (N, H, W, C): reductions over
+several dims that are not the contiguous ones (batch_norm channels-first
+reduces dims 0, 2 and 3), over the middle dims (instance_norm channels-last),
+and through reshapes (group_norm's groups).
+
+Forward: y = (x - mean) * rstd * w + b over each normalized set, with the
+biased variance; outputs y, mean and rstd (f32, as PyTorch saves them).
+Backward: inputs x, dy, the saved f32 mean and rstd, and w; outputs dx, dw
+and db, with
+
+    xhat = (x - mean) rstd,  wdy = dy w
+    dx = rstd (wdy - mean(wdy) - xhat mean(wdy xhat))   (over each set)
+    dw = sum(dy xhat),  db = sum(dy)                     (over all but C)
+
+References: torch.nn.functional's own batch_norm / instance_norm /
+group_norm and torch.autograd.grad in float64 on the same inputs (the
+backward's formula with the stored f32 statistics is checked against
+autograd first, as training.py does). Bounds: the roundings of f32
+computation, per output below, plus 1 ulp of the output type."""
+
+import math
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from .core import Case, PartBuilder, Ulps, from_f64, mlir_type, to_f64
+
+U = 2.0 ** -24
+EPS = 1e-5
+
+
+def _bind(fn, *a):
+    return lambda: fn(*a)
+
+
+def _growth(n):
+    return 16 + 2 * math.log2(max(n, 2)) + math.sqrt(n) / 8
+
+
+class _Layout:
+    """Where each norm's sets lie in x for one layout. `x` is the shape of
+    the input as the fusion sees it; `z` the shape the statistics are taken
+    over (x itself, or a reshape for group_norm's groups); `reduce` the dims
+    of z reduced; `cdim` the channel dim of x; `nchw` permutes an x-shaped
+    torch tensor to N, C, H, W (and `back` undoes it)."""
+
+    def __init__(self, norm, last, n, c, h, w, groups):
+        self.norm, self.last = norm, last
+        hw = h * w
+        if last:
+            self.x = (n, h, w, c)
+            self.cdim = 3
+            self.nchw, self.back = (0, 3, 1, 2), (0, 2, 3, 1)
+        else:
+            self.x = (n, c, h, w)
+            self.cdim = 1
+            self.nchw = self.back = (0, 1, 2, 3)
+        if norm == "batch_norm":
+            self.z, self.reduce = self.x, (0, 1, 2) if last else (0, 2, 3)
+            self.stats = (c,)
+        elif norm == "instance_norm":
+            self.z, self.reduce = self.x, (1, 2) if last else (2, 3)
+            self.stats = (n, c)
+        else:
+            g = groups
+            if last:
+                # (n, hw, g, c/g): each group's channels are adjacent in c
+                self.z, self.reduce = (n, hw, g, c // g), (1, 3)
+            else:
+                self.z, self.reduce = (n, g, (c // g) * hw), (2,)
+            self.stats = (n, g)
+        self.zstats = tuple(1 if d in self.reduce else s for d, s in enumerate(self.z))
+        self.count = int(np.prod([self.z[d] for d in self.reduce]))
+
+
+def _dyn_of(shape, dynamic):
+    """The fusion's view of `shape`: every dim `?` when dynamic, but the
+    statistics' dims of size 1."""
+    if not dynamic:
+        return None
+    return tuple(1 if s == 1 else None for s in shape)
+
+
+def _torch_norm(lay, x, w, b, c, groups):
+    """The forward in float64 on an x-shaped tensor, through PyTorch."""
+    xn = x.permute(*lay.nchw)
+    if lay.norm == "batch_norm":
+        y = F.batch_norm(xn, None, None, w, b, training=True, eps=EPS)
+    elif lay.norm == "instance_norm":
+        y = F.instance_norm(xn, None, None, w, b, use_input_stats=True, eps=EPS)
+    else:
+        y = F.group_norm(xn, groups, w, b, EPS)
+    return y.permute(*lay.back)
+
+
+class _Text:
+    """Types of the fusion's values, dynamic or not."""
+
+    def __init__(self, lay, dynamic, t):
+        self.lay, self.t = lay, t
+        if lay.norm == "group_norm":
+            # only the batch dim dynamic: the reshape back from the groups
+            # could not infer dynamic spatial dims (docs/dialect.md)
+            batch = lambda shape: (None,) + tuple(shape[1:]) if dynamic else None
+            self.dx, self.dz, self.dzs = batch(lay.x), batch(lay.z), batch(lay.zstats)
+            self.dstats, self.dc = batch(lay.stats), None
+        else:
+            self.dx, self.dz = _dyn_of(lay.x, dynamic), _dyn_of(lay.z, dynamic)
+            self.dzs = _dyn_of(lay.zstats, dynamic)
+            self.dstats = _dyn_of(lay.stats, dynamic)
+            self.dc = _dyn_of((lay.x[lay.cdim],), dynamic)
+
+    def x(self, t=None):
+        return mlir_type(self.dx or self.lay.x, t or self.t)
+
+    def z(self):
+        return mlir_type(self.dz or self.lay.z, "f32")
+
+    def zs(self):
+        return mlir_type(self.dzs or self.lay.zstats, "f32")
+
+    def stats(self):
+        return mlir_type(self.dstats or self.lay.stats, "f32")
+
+    def c(self, t=None):
+        return mlir_type(self.dc or (self.lay.x[self.lay.cdim],), t or self.t)
+
+
+def _to_z(L, lay, ty, src, dst):
+    """`dst` = `src` (f32, x-shaped) in the shape the statistics are over."""
+    if lay.z == lay.x:
+        L("%%%s = fuser.cast %%%s : %s to %s" % (dst, src, ty.x("f32"), ty.z()))
+    else:
+        L("%%%s = fuser.reshape %%%s : %s -> %s" % (dst, src, ty.x("f32"), ty.z()))
+
+
+def _from_z(L, lay, ty, src, dst):
+    if lay.z == lay.x:
+        L("%%%s = fuser.cast %%%s : %s to %s" % (dst, src, ty.z(), ty.x("f32")))
+    else:
+        L("%%%s = fuser.reshape %%%s : %s -> %s" % (dst, src, ty.z(), ty.x("f32")))
+
+
+def _stats_in(L, lay, ty, src, dst):
+    """A saved statistic (the stats shape) as the keepdim shape over z."""
+    L("%%%s = fuser.reshape %%%s : %s -> %s" % (dst, src, ty.stats(), ty.zs()))
+
+
+def _to_x_channel(L, lay, ty, src, dst):
+    """A per-channel f32 vector broadcast along x."""
+    L("%%%s = fuser.broadcast %%%s dims = [%d] : %s -> %s"
+      % (dst, src, lay.cdim, ty.c("f32"), ty.x("f32")))
+
+
+def _rank_dims(r):
+    return ", ".join(str(d) for d in range(r))
+
+
+def _stats_ref(lay, x64):
+    """mean and rstd over each set, float64, in the z shape with keepdim."""
+    z = x64.reshape(lay.z)
+    var, mean = torch.var_mean(z, lay.reduce, unbiased=False, keepdim=True)
+    return mean, torch.rsqrt(var + EPS), var
+
+
+def _forward_part(rng, norm, last, shape, groups, t, dynamic):
+    n, c, h, w = shape
+    lay = _Layout(norm, last, n, c, h, w, groups)
+    ty = _Text(lay, dynamic, t)
+    x = from_f64(rng.standard_normal(lay.x) * 2.0 + 0.5, t)
+    wt = from_f64(rng.standard_normal((c,)), t)
+    bt = from_f64(rng.standard_normal((c,)), t)
+    pb = PartBuilder("%s forward %s %s %s%s" % (norm, "NHWC" if last else "NCHW",
+                                               "x".join(map(str, lay.x)), t,
+                                               " dynamic" if dynamic else ""))
+    pb.arg("x", x, t, ty.dx)
+    pb.arg("w", wt, t, ty.dc)
+    pb.arg("b", bt, t, ty.dc)
+    L = pb.line
+    rz = len(lay.z)
+    L("%%xf = fuser.cast %%x : %s to %s" % (ty.x(), ty.x("f32")))
+    _to_z(L, lay, ty, "xf", "z")
+    L("%%var, %%mean = fuser.var_mean %%z dims = [%s] correction = 0 keepdim = true : %s -> %s, %s"
+      % (", ".join(map(str, lay.reduce)), ty.z(), ty.zs(), ty.zs()))
+    L("%eps = fuser.constant 1.0e-5 : tensor<f32>")
+    L("%%ve = fuser.add %%var, %%eps : %s, tensor<f32>" % ty.zs())
+    L("%%rstd = fuser.rsqrt %%ve : %s" % ty.zs())
+    L("%%mb = fuser.broadcast %%mean dims = [%s] : %s -> %s" % (_rank_dims(rz), ty.zs(), ty.z()))
+    L("%%rb = fuser.broadcast %%rstd dims = [%s] : %s -> %s" % (_rank_dims(rz), ty.zs(), ty.z()))
+    L("%%zc = fuser.sub %%z, %%mb : %s" % ty.z())
+    L("%%zh = fuser.mul %%zc, %%rb : %s" % ty.z())
+    _from_z(L, lay, ty, "zh", "xh")
+    L("%%wf = fuser.cast %%w : %s to %s" % (ty.c(), ty.c("f32")))
+    L("%%bf = fuser.cast %%b : %s to %s" % (ty.c(), ty.c("f32")))
+    _to_x_channel(L, lay, ty, "wf", "wb")
+    _to_x_channel(L, lay, ty, "bf", "bb")
+    L("%%y0 = fuser.mul %%xh, %%wb : %s" % ty.x("f32"))
+    L("%%y1 = fuser.add %%y0, %%bb : %s" % ty.x("f32"))
+    L("%%0 = fuser.cast %%y1 : %s to %s" % (ty.x("f32"), ty.x()))
+    L("%%1 = fuser.reshape %%mean : %s -> %s" % (ty.zs(), ty.stats()))
+    L("%%2 = fuser.reshape %%rstd : %s -> %s" % (ty.zs(), ty.stats()))
+
+    x64, w64, b64 = (torch.from_numpy(to_f64(a, t)) for a in (x, wt, bt))
+    y = _torch_norm(lay, x64, w64, b64, c, groups)
+    mean, rstd, var = _stats_ref(lay, x64)
+    xc = (x64.reshape(lay.z) - mean)
+    # the same y from the formula (PyTorch's kernels are the reference; the
+    # formula gives the bound's terms)
+    wx = w64.reshape([c if d == lay.cdim else 1 for d in range(4)])
+    bx = b64.reshape([c if d == lay.cdim else 1 for d in range(4)])
+    assert torch.allclose((xc * rstd).reshape(lay.x) * wx + bx, y, atol=1e-9)
+    g = _growth(lay.count)
+    absmean = x64.reshape(lay.z).abs().mean(lay.reduce, keepdim=True)
+    # Welford's mean and variance: g u relative to the set's magnitudes
+    # (mean of |x|, and of (x - mean)^2 for the variance, which moves rstd
+    # by half as much), rsqrt 2 ulp, then 4 roundings for y
+    err_z = U * rstd * (g * absmean + (g + 8) * xc.abs())
+    atol_y = (err_z.reshape(lay.x) * wx.abs() + 2 * U * bx.abs())
+    pb.result("0", lay.x, t, from_f64(y.numpy(), t), Ulps(1, atol_y.numpy()), dims=ty.dx)
+    st = lambda a: a.reshape(lay.stats)
+    pb.result("1", lay.stats, "f32", from_f64(st(mean).numpy(), "f32"),
+              Ulps(1, st(U * g * absmean).numpy()), dims=ty.dstats)
+    pb.result("2", lay.stats, "f32", from_f64(st(rstd).numpy(), "f32"),
+              Ulps(1, st(U * (g + 4) * rstd).numpy()), dims=ty.dstats)
+    return pb.part()
+
+
+def _backward_part(rng, norm, last, shape, groups, t, dynamic):
+    n, c, h, w = shape
+    lay = _Layout(norm, last, n, c, h, w, groups)
+    ty = _Text(lay, dynamic, t)
+    x = from_f64(rng.standard_normal(lay.x) * 2.0 + 0.5, t)
+    dy = from_f64(rng.standard_normal(lay.x), t)
+    wt = from_f64(rng.standard_normal((c,)), t)
+    x64, dy64, w64 = (torch.from_numpy(to_f64(a, t)) for a in (x, dy, wt))
+    mean64, rstd64, _ = _stats_ref(lay, x64)
+    # the forward's saved statistics, as fuser's forward stores them (f32)
+    mean_s = from_f64(mean64.reshape(lay.stats).numpy(), "f32")
+    rstd_s = from_f64(rstd64.reshape(lay.stats).numpy(), "f32")
+    mean_f = torch.from_numpy(mean_s.astype(np.float64)).reshape(lay.zstats)
+    rstd_f = torch.from_numpy(rstd_s.astype(np.float64)).reshape(lay.zstats)
+
+    pb = PartBuilder("%s backward %s %s %s%s" % (norm, "NHWC" if last else "NCHW",
+                                                "x".join(map(str, lay.x)), t,
+                                                " dynamic" if dynamic else ""))
+    pb.arg("x", x, t, ty.dx)
+    pb.arg("dy", dy, t, ty.dx)
+    pb.arg("mean", mean_s, "f32", ty.dstats)
+    pb.arg("rstd", rstd_s, "f32", ty.dstats)
+    pb.arg("w", wt, t, ty.dc)
+    L = pb.line
+    rz = len(lay.z)
+    tx, tz = ty.x("f32"), ty.z()
+    red = ", ".join(map(str, lay.reduce))
+    L("%%xf = fuser.cast %%x : %s to %s" % (ty.x(), tx))
+    L("%%dyf = fuser.cast %%dy : %s to %s" % (ty.x(), tx))
+    L("%%wf = fuser.cast %%w : %s to %s" % (ty.c(), ty.c("f32")))
+    _to_x_channel(L, lay, ty, "wf", "wb")
+    L("%%wdyx = fuser.mul %%dyf, %%wb : %s" % tx)
+    _to_z(L, lay, ty, "xf", "z")
+    _to_z(L, lay, ty, "wdyx", "wdy")
+    _stats_in(L, lay, ty, "mean", "m")
+    _stats_in(L, lay, ty, "rstd", "r")
+    L("%%mb = fuser.broadcast %%m dims = [%s] : %s -> %s" % (_rank_dims(rz), ty.zs(), tz))
+    L("%%rb = fuser.broadcast %%r dims = [%s] : %s -> %s" % (_rank_dims(rz), ty.zs(), tz))
+    L("%%zc = fuser.sub %%z, %%mb : %s" % tz)
+    L("%%zh = fuser.mul %%zc, %%rb : %s" % tz)
+    L("%%p = fuser.mul %%wdy, %%zh : %s" % tz)
+    L("%%c1 = fuser.mean %%p dims = [%s] keepdim = true : %s -> %s" % (red, tz, ty.zs()))
+    L("%%c2 = fuser.mean %%wdy dims = [%s] keepdim = true : %s -> %s" % (red, tz, ty.zs()))
+    L("%%c1b = fuser.broadcast %%c1 dims = [%s] : %s -> %s" % (_rank_dims(rz), ty.zs(), tz))
+    L("%%c2b = fuser.broadcast %%c2 dims = [%s] : %s -> %s" % (_rank_dims(rz), ty.zs(), tz))
+    L("%%t1 = fuser.mul %%zh, %%c1b : %s" % tz)
+    L("%%t2 = fuser.sub %%wdy, %%t1 : %s" % tz)
+    L("%%t3 = fuser.sub %%t2, %%c2b : %s" % tz)
+    L("%%dz = fuser.mul %%t3, %%rb : %s" % tz)
+    _from_z(L, lay, ty, "dz", "dxf")
+    L("%%0 = fuser.cast %%dxf : %s to %s" % (tx, ty.x()))
+    _from_z(L, lay, ty, "zh", "xh")
+    L("%%q = fuser.mul %%dyf, %%xh : %s" % tx)
+    others = ", ".join(str(d) for d in range(4) if d != lay.cdim)
+    L("%%1 = fuser.sum %%q dims = [%s] : %s -> %s" % (others, tx, ty.c("f32")))
+    L("%%2 = fuser.sum %%dyf dims = [%s] : %s -> %s" % (others, tx, ty.c("f32")))
+
+    # autograd of PyTorch's forward, on x's true statistics
+    xg = x64.clone().requires_grad_(True)
+    wg = w64.clone().requires_grad_(True)
+    bg = torch.zeros(c, dtype=torch.float64, requires_grad=True)
+    y = _torch_norm(lay, xg, wg, bg, c, groups)
+    gx, gw, gb = torch.autograd.grad(y, (xg, wg, bg), dy64)
+
+    wx = w64.reshape([c if d == lay.cdim else 1 for d in range(4)])
+    zh = (x64.reshape(lay.z) - mean_f) * rstd_f
+    wdy = (dy64 * wx).reshape(lay.z)
+    c1 = (wdy * zh).mean(lay.reduce, keepdim=True)
+    c2 = wdy.mean(lay.reduce, keepdim=True)
+    dx = ((wdy - zh * c1 - c2) * rstd_f).reshape(lay.x)
+    xh = zh.reshape(lay.x)
+    sum_dims = tuple(d for d in range(4) if d != lay.cdim)
+    dw = (dy64 * xh).sum(sum_dims)
+    db = dy64.sum(sum_dims)
+    m1 = (wdy * zh).abs().mean(lay.reduce, keepdim=True)
+    m2 = wdy.abs().mean(lay.reduce, keepdim=True)
+    scale = float(((wdy.abs() + zh.abs() * m1 + m2) * rstd_f.abs()).max())
+    assert torch.allclose(dx, gx, rtol=0, atol=1e-5 * scale + 1e-12)
+    stats_err = (dy64.abs() * (xh.abs() + (mean_f.abs() * rstd_f.abs()).expand(
+        lay.z).reshape(lay.x))).sum(sum_dims)
+    assert bool(((dw - gw).abs() <= 1e-6 * stats_err + 1e-12).all())
+    assert torch.allclose(db, gb, rtol=1e-12, atol=1e-12)
+    g = _growth(lay.count)
+    atol_dx = (U * (8 * (wdy.abs() + zh.abs() * m1) + g * (zh.abs() * m1 + m2))
+               * rstd_f.abs()).reshape(lay.x)
+    pb.result("0", lay.x, t, from_f64(dx.numpy(), t), Ulps(1, atol_dx.numpy()), dims=ty.dx)
+    count = int(np.prod([lay.x[d] for d in sum_dims]))
+    sum_tol = lambda terms: ((count + 4) * U * terms.abs().sum(sum_dims)).numpy()
+    pb.result("1", (c,), "f32", from_f64(dw.numpy(), "f32"), Ulps(1, sum_tol(dy64 * xh)),
+              dims=ty.dc)
+    pb.result("2", (c,), "f32", from_f64(db.numpy(), "f32"), Ulps(1, sum_tol(dy64)),
+              dims=ty.dc)
+    return pb.part()
+
+
+# (N, C, H, W), groups: odd sizes, a channel count that is not a multiple of
+# the vector width, a single sample, sets of one element, and one large
+# enough that each set spans several blocks
+SHAPES = (((4, 6, 5, 7), 3, False), ((3, 5, 9, 11), 5, True), ((1, 8, 1, 1), 4, False),
+          ((2, 12, 4, 4), 4, True), ((8, 32, 16, 16), 8, False))
+
+
+def _parts(norm, direction, t, name, rng_for):
+    rng = rng_for(name)
+    make = _forward_part if direction == "forward" else _backward_part
+    parts = []
+    for last in (False, True):
+        for shape, groups, dyn in SHAPES:
+            n, c, h, w = shape
+            if norm != "group_norm" and (h * w if norm == "instance_norm" else n * h * w) == 1:
+                continue  # PyTorch refuses one value per set in training
+            parts.append(make(rng, norm, last, shape, groups, t, dyn))
+    return parts
+
+
+def cases(rng_for):
+    out = []
+    for norm in ("batch_norm", "instance_norm", "group_norm"):
+        for direction in ("forward", "backward"):
+            for t in ("bf16", "f32"):
+                name = "norm-family/%s/%s/%s" % (norm, direction, t)
+                out.append(Case(name, _bind(_parts, norm, direction, t, name, rng_for)))
+    return out
