@@ -219,10 +219,20 @@ FailureOr<GroupInfo> mlir::fuser::classifyGroup(ArrayRef<Operation *> group,
     // (permute, slice, pad, concat; a reshape other than adding or dropping
     // the reduced unit dims) would need other rows' values, even where the
     // shapes match (a square permute).
+    // A reshape of an S value (or of a view of S) renumbers nothing: the
+    // element at each row-major index stays in its row, so the kernel
+    // computes the view at the S element of the same index.
+    auto isSOrView = [&](Value v) { return isS(v) || info.sViews.contains(v); };
+    bool makesView = false;
     if (fromReduction) {
       bool remaps = isa<PermuteOp, SliceOp, PadOp, ConcatOp>(op);
-      if (auto r = dyn_cast<ReshapeOp>(op))
-        remaps = !isR(r->getOperand(0)) || !isR(r->getResult(0));
+      if (auto r = dyn_cast<ReshapeOp>(op)) {
+        makesView = isSOrView(r.getInput()) && !isS(r.getResult());
+        remaps = !(isR(r.getInput()) && isR(r.getResult())) && !makesView &&
+                 !(isSOrView(r.getInput()) && isS(r.getResult()));
+      } else if (!isa<BroadcastOp>(op)) {
+        makesView = llvm::any_of(reads, [&](Value v) { return info.sViews.contains(v); });
+      }
       if (remaps) {
         fail(whyNot, "a value computed from a reduction is permuted, reshaped, "
                      "sliced, padded or concatenated: that needs another kernel");
@@ -252,6 +262,8 @@ FailureOr<GroupInfo> mlir::fuser::classifyGroup(ArrayRef<Operation *> group,
             }
           }
         }
+      } else if (makesView) {
+        info.sViews.insert(r);
       } else if (!isR(r)) {
         fail(whyNot, "a value computed from a reduction is neither of the reduced "
                      "shape nor of the shape reduced");
@@ -264,12 +276,17 @@ FailureOr<GroupInfo> mlir::fuser::classifyGroup(ArrayRef<Operation *> group,
     // reduction reads its elements (each element is visited once).
     if (dependsOnOuter.contains(out))
       continue;
-    if (!isS(out) && !isR(out)) {
+    if (!isS(out) && !isR(out) && !info.sViews.contains(out)) {
       fail(whyNot, "an output is neither of the reduced shape nor of the shape reduced");
       return failure();
     }
   }
   if (!info.outerReductions.empty()) {
+    if (!info.sViews.empty()) {
+      fail(whyNot, "the rows' values are reshaped beside reductions across rows: "
+                   "the column reductions need a kernel of their own");
+      return failure();
+    }
     info.kind = GroupKind::InnerOuter;
     return info;
   }

@@ -327,3 +327,43 @@ func.func @centering_chain(%x: tensor<8x128xf32>) -> tensor<8x128xf32> {
   %c16 = fuser.sub %c15, %b16 : tensor<8x128xf32>
   return %c16 : tensor<8x128xf32>
 }
+
+// -----
+
+// group_norm: the statistics over groups of channels ([2, 16, 3, 3] as
+// [2, 4, 36]), the normalized value reshaped back for the per-channel
+// affine. A reshape moves no element out of its row: one normalization
+// kernel, which computes the affine's values at the row element of the
+// same index (GroupInfo::sViews).
+// CHECK-LABEL: func.func @group_norm_affine
+// CHECK-SAME: fuser.schedulers = ["normalization"]
+// DUMP: fusion @group_norm_affine: 1 segment
+// DUMP-NEXT: segment 0: normalization
+func.func @group_norm_affine(%x: tensor<2x16x3x3xf32>, %w: tensor<16xf32>) -> tensor<2x16x3x3xf32> {
+  %z = fuser.reshape %x : tensor<2x16x3x3xf32> -> tensor<2x4x36xf32>
+  %m = fuser.mean %z dims = [2] keepdim = true : tensor<2x4x36xf32> -> tensor<2x4x1xf32>
+  %mb = fuser.broadcast %m dims = [0, 1, 2] : tensor<2x4x1xf32> -> tensor<2x4x36xf32>
+  %c = fuser.sub %z, %mb : tensor<2x4x36xf32>
+  %v = fuser.reshape %c : tensor<2x4x36xf32> -> tensor<2x16x3x3xf32>
+  %wb = fuser.broadcast %w dims = [1] : tensor<16xf32> -> tensor<2x16x3x3xf32>
+  %y = fuser.mul %v, %wb : tensor<2x16x3x3xf32>
+  return %y : tensor<2x16x3x3xf32>
+}
+
+// -----
+
+// The same view beside a reduction across rows: the inner-outer kernel
+// does not compute views, so the column sum takes a kernel of its own.
+// CHECK-LABEL: func.func @view_beside_columns
+// CHECK-SAME: fuser.schedulers = ["{{.*}}", "{{.*}}"]
+// DUMP: fusion @view_beside_columns: 2 segments
+// DUMP: the rows' values are reshaped beside reductions across rows: the column reductions need a kernel of their own
+func.func @view_beside_columns(%x: tensor<8x64xf32>) -> (tensor<8x8x8xf32>, tensor<64xf32>) {
+  %m = fuser.max %x dims = [1] keepdim = true : tensor<8x64xf32> -> tensor<8x1xf32>
+  %mb = fuser.broadcast %m dims = [0, 1] : tensor<8x1xf32> -> tensor<8x64xf32>
+  %y = fuser.sub %x, %mb : tensor<8x64xf32>
+  %v = fuser.reshape %y : tensor<8x64xf32> -> tensor<8x8x8xf32>
+  %e = fuser.exp %v : tensor<8x8x8xf32>
+  %s = fuser.sum %y dims = [0] : tensor<8x64xf32> -> tensor<64xf32>
+  return %e, %s : tensor<8x8x8xf32>, tensor<64xf32>
+}

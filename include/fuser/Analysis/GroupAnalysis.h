@@ -29,6 +29,7 @@
 #define FUSER_ANALYSIS_GROUPANALYSIS_H
 
 #include "fuser/Analysis/ShapeAnalysis.h"
+#include "llvm/ADT/DenseSet.h"
 
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/SetVector.h"
@@ -53,6 +54,11 @@ struct GroupInfo {
   /// Inner-outer: the column domain's reductions (over every dim of S that
   /// `reducedDims` keeps), in program order.
   SmallVector<Operation *> outerReductions;
+  /// Normalization: values computed from the reductions that are S in
+  /// another shape (a reshape of an S value, and elementwise ops of those:
+  /// group_norm's affine after its groups). The kernel computes them at
+  /// the S element of the same row-major index.
+  llvm::DenseSet<Value> sViews;
 };
 
 /// Inner-outer groups whose rows (the product of the reduced dims, when

@@ -49,7 +49,10 @@ Index GroupEmitter::operandIndex(Operation *op, unsigned i,
         return Index{false, out};
       })
       .Case<ReshapeOp>([&](ReshapeOp) {
-        return Index{true, {linearIndex(result, idx)}};
+        AffineExpr linear = linearIndex(result, idx);
+        if (std::optional<Index> known = viewIndex(operand, linear))
+          return *known;
+        return Index{true, {linear}};
       })
       .Case<SliceOp>([&](SliceOp s) {
         SmallVector<AffineExpr> m = multiIndex(result, idx), out;

@@ -161,6 +161,12 @@ protected:
   /// only dims of the same class merge (a reduction keeps its reduced dims
   /// apart from the kept ones).
   void planIterationSpace(ArrayRef<int> dimClass = {});
+  /// The index of `operand` of a reshape whose result is read at row-major
+  /// `linear`, where a scheduler knows a better form than the linear one
+  /// (the multi-index its own values are memoized under); none otherwise.
+  virtual std::optional<Index> viewIndex(Value operand, AffineExpr linear) {
+    return std::nullopt;
+  }
   /// A replacement for reading `input` at `offset` (iteration space), e.g.
   /// from shared memory; null to read global memory.
   virtual Value loadHook(Value input, AffineExpr offset, unsigned lanes) {

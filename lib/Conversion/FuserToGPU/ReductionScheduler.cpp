@@ -50,6 +50,23 @@ Index ReductionScheduler::sIndex() {
   return Index{false, d};
 }
 
+Index ReductionScheduler::sOutputIndex(Value out) {
+  if (!info.sViews.contains(out))
+    return sIndex();
+  return Index{true, {linearize(sIndex().exprs, refShape)}};
+}
+
+std::optional<Index> ReductionScheduler::viewIndex(Value operand, AffineExpr linear) {
+  // A view's operand of shape S at the index of the S element the view
+  // was computed for: that element's values are the row's (on chip).
+  if (ArrayRef(shapeOf(operand)) != ArrayRef(refShape))
+    return std::nullopt;
+  Index s = sIndex();
+  if (linear != linearize(s.exprs, refShape))
+    return std::nullopt;
+  return s;
+}
+
 /// A reduced-shape value's index: the kept dims, with 0 for the reduced ones
 /// when it keeps them.
 Index ReductionScheduler::rIndex(Value v) {
@@ -282,7 +299,7 @@ void ReductionScheduler::emitInnerRow(unsigned lanes, Value row, Value valid, Va
   auto writePrologueOutputs = [&](Value inRange) {
     for (Value out : sOutputs)
       if (!dependsOnReduction.contains(out))
-        storeOutput(out, sIndex(), lanes, sGuard(inRange));
+        storeOutput(out, sOutputIndex(out), lanes, sGuard(inRange));
   };
 
   // Between passes a persistent row of more than 16 values per thread
@@ -399,7 +416,7 @@ void ReductionScheduler::emitInnerRow(unsigned lanes, Value row, Value valid, Va
     auto writeLate = [&](Value inRange) {
       for (Value out : sOutputs)
         if (dependsOnReduction.contains(out))
-          storeOutput(out, sIndex(), lanes, sGuard(inRange));
+          storeOutput(out, sOutputIndex(out), lanes, sGuard(inRange));
     };
     if (persistent) {
       forgetComputed();
@@ -771,7 +788,7 @@ void ReductionScheduler::emitOuter(unsigned indexBits, bool split, Value gridPla
         yields.append(next.begin(), next.end());
       }
       for (Value out : sOutputs)
-        storeOutput(out, sIndex(), lanes, valid);
+        storeOutput(out, sOutputIndex(out), lanes, valid);
       scf::YieldOp::create(b, loc, yields);
       memo.clear();
     }
@@ -1014,7 +1031,7 @@ LogicalResult ReductionScheduler::run() {
   }
   for (Value out : seg.outputs)
     (dependsOnOuter.contains(out)                      ? oOutputs
-     : ArrayRef(shapeOf(out)) == ArrayRef(refShape) ? sOutputs
+     : ArrayRef(shapeOf(out)) == ArrayRef(refShape) || info.sViews.contains(out) ? sOutputs
                                                       : rOutputs)
         .push_back(out);
 
@@ -1022,7 +1039,7 @@ LogicalResult ReductionScheduler::run() {
   for (const Reducer &r : reducers)
     analyze(r.op->getOperand(0), sIndex());
   for (Value out : sOutputs)
-    analyze(out, sIndex());
+    analyze(out, sOutputIndex(out));
   for (Value out : rOutputs)
     analyze(out, rIndex(out));
   for (const Reducer &r : outerReducers)
@@ -1064,7 +1081,7 @@ LogicalResult ReductionScheduler::run() {
   SmallVector<std::pair<Value, AffineExpr>> contiguous;
   if (numIterDims > 0) {
     for (Value out : sOutputs)
-      contiguous.push_back({out, toIteration(linearIndex(out, sIndex()))});
+      contiguous.push_back({out, toIteration(linearIndex(out, sOutputIndex(out)))});
     if (!innerStyle)
       for (Value out : rOutputs)
         contiguous.push_back({out, toIteration(linearIndex(out, rIndex(out)))});

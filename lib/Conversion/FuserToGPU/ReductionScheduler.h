@@ -85,6 +85,10 @@ private:
   Value planVectorOk();
   Index sIndex();
   Index rIndex(Value v);
+  /// The index of an output of S's element count: sIndex(), or for a view
+  /// of S (GroupInfo::sViews) the row-major index of the same element.
+  Index sOutputIndex(Value out);
+  std::optional<Index> viewIndex(Value operand, AffineExpr linear) override;
   /// Row-major values of the iteration dims `dims` for linear index `linear`.
   void assignIterValues(Value linear, ArrayRef<unsigned> dims, SmallVector<Value> &out);
   /// Combines per-thread accumulators over a warp, then over the block's
