@@ -101,7 +101,8 @@ MLIR_CAPI_EXPORTED void fuserCompileOptionsSetEmulation(FuserCompileOptions opti
                                                         bool emulation);
 
 /// Testing only: emit a known schedule bug ("missing-barrier", "wrong-tail",
-/// "wrong-index", "inner-outer-drop-partial", "inner-outer-row-map", or ""
+/// "wrong-index", "inner-outer-drop-partial", "inner-outer-row-map",
+/// "last-block-no-fence", or ""
 /// for none) so that a test can check that the CPU
 /// emulation catches it. Never use it to produce kernels.
 MLIR_CAPI_EXPORTED void

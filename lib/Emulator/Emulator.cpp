@@ -38,6 +38,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringExtras.h"
 
 #include <cmath>
 #include <cstdio>
@@ -87,6 +88,29 @@ struct ShadowByte {
 struct BlockState;
 struct EmulatorContext;
 
+/// What the launch's blocks hand to each other through global memory (the
+/// accesses marked kCrossBlockAttr), to check that each value is made
+/// visible as the PTX memory model requires: the writing block fences
+/// after its stores (a barrier orders its other threads' stores before the
+/// fence) and before its atomic arrival; the reading thread fences after
+/// its block's arrival. Blocks run one after another, so without this
+/// check a missing fence would never show.
+struct CrossBlock {
+  enum State { Written, Fenced, Released };
+  struct Write {
+    int64_t block;
+    int32_t thread;
+    uint32_t epoch;
+    State state;
+  };
+  std::unordered_map<uint64_t, Write> writes; ///< by address
+  std::vector<uint64_t> pending;              ///< the current block's, not released
+  uint64_t seq = 0;                           ///< fences and arrivals so far
+  uint64_t arrived = 0;                       ///< the current block's arrival (0: none)
+  std::vector<uint64_t> fenced;               ///< per thread: its last fence
+  int64_t block = 0;                          ///< the current block, linear
+};
+
 /// One emulated thread of a block.
 struct Thread {
   ThreadContext ctx;
@@ -113,6 +137,7 @@ struct BlockState {
   EmulatorContext *emu = nullptr;
   const Kernel *kernel = nullptr;
   int64_t work = 0; // loop trips and threads of the launch so far
+  CrossBlock *cross = nullptr;
 };
 
 /// One allocation, and what the kernels' global accesses asked of it.
@@ -222,6 +247,66 @@ extern "C" void fuser_emu_global_access(ThreadContext *ctx, int64_t address, int
   if (static_cast<uint64_t>(address) >= it->first + it->second.size)
     return;
   (isStore ? it->second.stored : it->second.loaded) += static_cast<uint64_t>(size);
+}
+
+static std::string blockName(const ThreadContext &c, int64_t linear) {
+  int64_t gx = c.gridDim[0], gy = c.gridDim[1];
+  return "block (" + std::to_string(linear % gx) + ", " + std::to_string(linear / gx % gy) +
+         ", " + std::to_string(linear / (gx * gy)) + ")";
+}
+
+extern "C" void fuser_emu_fence(ThreadContext *ctx) {
+  auto *t = static_cast<Thread *>(ctx->thread);
+  BlockState *b = t->block;
+  CrossBlock &x = *b->cross;
+  x.fenced[t->linear] = ++x.seq;
+  // This thread's stores, and its block's stores before a barrier it has
+  // passed since.
+  for (uint64_t a : x.pending) {
+    CrossBlock::Write &w = x.writes[a];
+    if (w.state == CrossBlock::Written && (w.thread == t->linear || w.epoch < b->epoch))
+      w.state = CrossBlock::Fenced;
+  }
+}
+
+extern "C" void fuser_emu_arrive(ThreadContext *ctx) {
+  auto *t = static_cast<Thread *>(ctx->thread);
+  CrossBlock &x = *t->block->cross;
+  x.arrived = ++x.seq;
+  std::vector<uint64_t> still;
+  for (uint64_t a : x.pending) {
+    CrossBlock::Write &w = x.writes[a];
+    if (w.state == CrossBlock::Fenced)
+      w.state = CrossBlock::Released;
+    else
+      still.push_back(a);
+  }
+  x.pending = std::move(still);
+}
+
+extern "C" void fuser_emu_cross_block(ThreadContext *ctx, int64_t address, int32_t isStore) {
+  auto *t = static_cast<Thread *>(ctx->thread);
+  BlockState *b = t->block;
+  CrossBlock &x = *b->cross;
+  uint64_t a = static_cast<uint64_t>(address);
+  if (isStore) {
+    x.writes[a] = CrossBlock::Write{x.block, t->linear, b->epoch, CrossBlock::Written};
+    x.pending.push_back(a);
+    return;
+  }
+  auto it = x.writes.find(a);
+  if (it == x.writes.end() || it->second.block == x.block || !b->error.empty())
+    return;
+  const CrossBlock::Write &w = it->second;
+  std::string what = threadName(*t) + " reads bytes at 0x" +
+                     llvm::utohexstr(a) + " that " + blockName(t->ctx, w.block) +
+                     " wrote (thread " + std::to_string(w.thread) + ")";
+  if (w.state != CrossBlock::Released)
+    b->error = what + " without a fence between its store and its atomic arrival: on a GPU "
+                      "the read may see the old bytes";
+  else if (!x.arrived || x.fenced[t->linear] < x.arrived)
+    b->error = what + " with no fence after its own block's atomic arrival: on a GPU the "
+                      "read may see the old bytes";
 }
 
 extern "C" void fuser_emu_shared_access(ThreadContext *ctx, int64_t offset,
@@ -436,9 +521,16 @@ static fuser_error *launch(EmulatorContext &emu, Kernel &k, const fuser_launch_d
   b.emu = &emu;
   b.kernel = &k;
   b.work = static_cast<int64_t>(threads128);
+  CrossBlock cross;
+  cross.fenced.assign(threadsPerBlock, 0);
+  b.cross = &cross;
   for (uint32_t bz = 0; bz < dims->grid[2]; ++bz)
     for (uint32_t by = 0; by < dims->grid[1]; ++by)
       for (uint32_t bx = 0; bx < dims->grid[0]; ++bx) {
+        cross.block = (int64_t(bz) * dims->grid[1] + by) * dims->grid[0] + bx;
+        cross.pending.clear();
+        cross.arrived = 0;
+        std::fill(cross.fenced.begin(), cross.fenced.end(), 0);
         // Fresh shared memory: NaN in every float, -1 in every integer.
         std::memset(shared.data(), 0xff, shared.size());
         if (b.raceCheck)
@@ -581,6 +673,9 @@ static fuser_error *loadModuleOnThisStack(EmulatorContext &emu, const char *text
       {kGlobalAccessFn, reinterpret_cast<uint64_t>(&fuser_emu_global_access)},
       {kBadAccessFn, reinterpret_cast<uint64_t>(&fuser_emu_bad_access)},
       {kWorkExceededFn, reinterpret_cast<uint64_t>(&fuser_emu_work_exceeded)},
+      {kFenceFn, reinterpret_cast<uint64_t>(&fuser_emu_fence)},
+      {kArriveFn, reinterpret_cast<uint64_t>(&fuser_emu_arrive)},
+      {kCrossBlockFn, reinterpret_cast<uint64_t>(&fuser_emu_cross_block)},
   };
   std::string error;
   m->jit = HostJit::compile(*module, emu.target, emu.options.optLevel, runtime, error);
@@ -723,6 +818,14 @@ static fuser_error *drvCopyD2H(void *ctx, void *dst, uint64_t src, size_t bytes)
   std::memcpy(dst, reinterpret_cast<const void *>(src), bytes);
   return nullptr;
 }
+static fuser_error *drvZero(void *ctx, uint64_t ptr, size_t bytes, void *) {
+  if (!bytes)
+    return nullptr;
+  if (fuser_error *e = checkRange(emuOf(ctx), ptr, bytes, "zeroing of"))
+    return e;
+  std::memset(reinterpret_cast<void *>(ptr), 0, bytes);
+  return nullptr;
+}
 static fuser_error *drvSynchronize(void *, void *, int) { return nullptr; }
 static void drvDestroy(void *ctx) { delete static_cast<EmulatorContext *>(ctx); }
 
@@ -740,6 +843,7 @@ const fuser_driver *mlir::fuser::getEmulatorDriver() {
     d.mem_free = drvFree;
     d.copy_h2d = drvCopyH2D;
     d.copy_d2h = drvCopyD2H;
+    d.mem_zero = drvZero;
     d.synchronize = drvSynchronize;
     d.destroy = drvDestroy;
     return d;

@@ -13,6 +13,9 @@
 //    launch from its allocations), every shared access against the block's
 //    shared memory: an access outside is skipped and reported, so that no
 //    kernel, whatever a bundle says, touches host memory it does not own;
+//  - a fence, an atomic add (the arrival of a block at a last-block
+//    counter) and the accesses marked kCrossBlockAttr report to the
+//    emulator's check that blocks hand values over with fences;
 //  - every scf.for adds its trip count to the launch's work before it runs,
 //    and is skipped (and reported) past the emulator's work limit.
 // The rest of the kernel (arith, scf, LLVM intrinsics) is untouched: the
@@ -316,6 +319,13 @@ LogicalResult KernelLowering::run() {
                          ValueRange{ctx, a, arith::ConstantIntOp::create(b, loc, byteSize(t), 64),
                                     arith::ConstantIntOp::create(b, loc, isStore ? 1 : 0, 32)});
   };
+  auto reportCrossBlock = [&](Value addr, bool isStore) {
+    Type i64 = b.getI64Type();
+    declare(kCrossBlockFn, {ptrTy, i64, b.getI32Type()}, {});
+    Value a = LLVM::PtrToIntOp::create(b, loc, i64, addr);
+    func::CallOp::create(b, loc, kCrossBlockFn, TypeRange{},
+                         ValueRange{ctx, a, arith::ConstantIntOp::create(b, loc, isStore, 32)});
+  };
   for (Operation *op : ops) {
     b.setInsertionPoint(op);
     auto replace = [&](Value v) {
@@ -370,12 +380,32 @@ LogicalResult KernelLowering::run() {
         if (failed(lowerSharedAccess(op, st.getMemRef(), st.getIndices(), st.getValue(), Type())))
           return failure();
       }
+    } else if (isa<LLVM::FenceOp>(op)) {
+      declare(kFenceFn, {ptrTy}, {});
+      func::CallOp::create(b, loc, kFenceFn, TypeRange{}, ValueRange{ctx});
+      op->erase();
+    } else if (auto rmw = dyn_cast<LLVM::AtomicRMWOp>(op)) {
+      // The blocks run one after another: a plain read-modify-write is
+      // atomic here; the emulator records the arrival first.
+      declare(kArriveFn, {ptrTy}, {});
+      func::CallOp::create(b, loc, kArriveFn, TypeRange{}, ValueRange{ctx});
+      rmw.setSyncscope(std::nullopt);
+      if (countTraffic) {
+        reportGlobal(rmw.getPtr(), rmw.getVal().getType(), false);
+        reportGlobal(rmw.getPtr(), rmw.getVal().getType(), true);
+      }
+      if (failed(guardGlobal(op, rmw.getPtr(), rmw.getVal().getType())))
+        return failure();
     } else if (auto ld = dyn_cast<LLVM::LoadOp>(op)) {
+      if (ld->hasAttr(kCrossBlockAttr))
+        reportCrossBlock(ld.getAddr(), false);
       if (countTraffic)
         reportGlobal(ld.getAddr(), ld.getType(), false);
       if (failed(guardGlobal(op, ld.getAddr(), ld.getType())))
         return failure();
     } else if (auto st = dyn_cast<LLVM::StoreOp>(op)) {
+      if (st->hasAttr(kCrossBlockAttr))
+        reportCrossBlock(st.getAddr(), true);
       if (countTraffic)
         reportGlobal(st.getAddr(), st.getValue().getType(), true);
       if (failed(guardGlobal(op, st.getAddr(), st.getValue().getType())))

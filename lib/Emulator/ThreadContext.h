@@ -49,6 +49,12 @@ inline constexpr const char *kSharedAccessFn = "fuser_emu_shared_access";
 inline constexpr const char *kGlobalAccessFn = "fuser_emu_global_access";
 inline constexpr const char *kBadAccessFn = "fuser_emu_bad_access";
 inline constexpr const char *kWorkExceededFn = "fuser_emu_work_exceeded";
+// Memory blocks of one launch hand to each other (docs/cpu-emulation.md,
+// "Fences and the last block"): a device-scope fence, the atomic arrival
+// (an llvm.atomicrmw), and the accesses marked kCrossBlockAttr.
+inline constexpr const char *kFenceFn = "fuser_emu_fence";
+inline constexpr const char *kArriveFn = "fuser_emu_arrive";
+inline constexpr const char *kCrossBlockFn = "fuser_emu_cross_block";
 inline constexpr const char *kStaticSharedAttr = "fuser.emu.static_shared";
 /// A kernel whose workgroup memory is dynamic (kDynamicSharedAttr): the
 /// bytes its launches must pass at least.

@@ -40,6 +40,8 @@ bool isAllowedInKernel(Operation *op) {
       "scf.for", "scf.if", "scf.yield",
       // global memory through parameters; workgroup memory
       "llvm.getelementptr", "llvm.load", "llvm.store", "memref.load", "memref.store",
+      // a split reduction's last block: fences and its counter (checked below)
+      "llvm.fence", "llvm.atomicrmw",
       // values
       "llvm.mlir.constant", "llvm.mlir.undef", "llvm.mlir.poison", "llvm.mlir.zero",
       "llvm.bitcast", "llvm.extractelement", "llvm.insertelement", "llvm.shufflevector",
@@ -97,6 +99,12 @@ LogicalResult validateKernel(gpu::GPUFuncOp kernel) {
       op->emitError("'") << op->getName()
                          << "' is not an op fuser emits in kernels: the CPU emulation "
                             "refuses to compile it";
+      return WalkResult::interrupt();
+    }
+    if (auto rmw = dyn_cast<LLVM::AtomicRMWOp>(op);
+        rmw && (rmw.getBinOp() != LLVM::AtomicBinOp::add || !rmw.getVal().getType().isInteger(32))) {
+      op->emitError("fuser's kernels add to i32 counters only: the CPU emulation refuses "
+                    "this atomic");
       return WalkResult::interrupt();
     }
     for (Type t : op->getResultTypes())

@@ -102,7 +102,7 @@ LogicalResult checkFusion(func::FuncOp f) {
     }
   }
   for (Operation &op : body.without_terminator()) {
-    if (!isa<FuserDialect>(op.getDialect()) || isa<LaunchOp, CheckOp, ResultDimOp, IsAlignedOp>(op))
+    if (!isa<FuserDialect>(op.getDialect()) || isa<LaunchOp, CheckOp, ResultDimOp, IsAlignedOp, ZeroedOp>(op))
       return op.emitError("'") << op.getName()
                                << "' is not a fuser tensor op: a fusion holds fuser ops "
                                   "and a return";

@@ -305,7 +305,7 @@ bool Segmenter::tryMerge(int a, int b) {
 LogicalResult Segmenter::run(bool dump, StringRef dot) {
   Block &body = fusion.getBody().front();
   for (Operation &op : body.without_terminator()) {
-    if (!isa<FuserDialect>(op.getDialect()) || isa<LaunchOp, CheckOp, IsAlignedOp, ResultDimOp>(op))
+    if (!isa<FuserDialect>(op.getDialect()) || isa<LaunchOp, CheckOp, IsAlignedOp, ResultDimOp, ZeroedOp>(op))
       return op.emitOpError("cannot be placed in a kernel");
     if (isa<SoftmaxOp, LogSoftmaxOp, LayerNormOp, RmsNormOp, DropoutOp>(op))
       return op.emitOpError("must be expanded by fuser-decompose first");

@@ -122,6 +122,9 @@
 #define FUSER_BUNDLE_OP_ALIGNED 18
 #define FUSER_BUNDLE_OP_ASSERT 19
 #define FUSER_BUNDLE_OP_ALLOC 20
+/* ALLOC's imm: 0, or this flag: the buffer's bytes are zero when the next
+ * launch on the call's stream runs (the last-block counters). */
+#define FUSER_BUNDLE_ALLOC_ZEROED 1
 #define FUSER_BUNDLE_OP_LAUNCH 21
 #define FUSER_BUNDLE_OP_RESULT_DIM 22
 #define FUSER_BUNDLE_OP_LAST 22

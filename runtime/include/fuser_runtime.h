@@ -189,6 +189,12 @@ typedef struct fuser_driver {
   fuser_error *(*synchronize)(void *driver_ctx, void *stream,
                               int whole_device);
 
+  /* Optional: enqueues zeroing `bytes` bytes at `ptr` on `stream`, ordered
+   * with the kernels on it (cuMemsetD8Async). Without it the runtime waits
+   * for `stream` and copies zeros from the host. */
+  fuser_error *(*mem_zero)(void *driver_ctx, uint64_t ptr, size_t bytes,
+                           void *stream);
+
   /* Optional: called once by the runtime when it is finally destroyed,
    * after everything else; releases driver_ctx. */
   void (*destroy)(void *driver_ctx);

@@ -656,6 +656,9 @@ static fuser_error *parse_instrs(reader *r, fuser_fusion *f, uint64_t off) {
                 in->a, nio, nbuf - 1);
       else if (allocated[in->a - nio])
         e = bad(r, "intermediate buffer %u is allocated twice", in->a);
+      else if (in->imm != 0 && in->imm != FUSER_BUNDLE_ALLOC_ZEROED)
+        e = bad(r, "intermediate buffer %u: ALLOC flags %lld (0 or 1, zeroed)",
+                in->a, (long long)in->imm);
       else
         allocated[in->a - nio] = 1;
       break;

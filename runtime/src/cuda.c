@@ -52,6 +52,8 @@ typedef CUresult (*pfn_cuMemAlloc)(CUdeviceptr *, size_t);
 typedef CUresult (*pfn_cuMemFree)(CUdeviceptr);
 typedef CUresult (*pfn_cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);
 typedef CUresult (*pfn_cuMemcpyDtoH)(void *, CUdeviceptr, size_t);
+typedef CUresult (*pfn_cuMemsetD8Async)(CUdeviceptr, unsigned char, size_t,
+                                        CUstream);
 typedef CUresult (*pfn_cuStreamSynchronize)(CUstream);
 typedef CUresult (*pfn_cuCtxSynchronize)(void);
 typedef CUresult (*pfn_cuGetErrorName)(CUresult, const char **);
@@ -74,6 +76,7 @@ typedef CUresult (*pfn_cuGetErrorString)(CUresult, const char **);
   X(cuMemFree, "cuMemFree_v2") \
   X(cuMemcpyHtoD, "cuMemcpyHtoD_v2") \
   X(cuMemcpyDtoH, "cuMemcpyDtoH_v2") \
+  X(cuMemsetD8Async, "cuMemsetD8Async") \
   X(cuStreamSynchronize, "cuStreamSynchronize") \
   X(cuCtxSynchronize, "cuCtxSynchronize") \
   X(cuGetErrorName, "cuGetErrorName") \
@@ -251,6 +254,13 @@ static fuser_error *cu_d2h(void *ctx, void *dst, uint64_t src, size_t bytes) {
   return r ? cu_error(cu, r, "cuMemcpyDtoH_v2", NULL) : NULL;
 }
 
+static fuser_error *cu_zero(void *ctx, uint64_t ptr, size_t bytes,
+                           void *stream) {
+  cuda *cu = ctx;
+  CUresult r = cu->cuMemsetD8Async((CUdeviceptr)ptr, 0, bytes, (CUstream)stream);
+  return r ? cu_error(cu, r, "cuMemsetD8Async", NULL) : NULL;
+}
+
 static fuser_error *cu_sync(void *ctx, void *stream, int whole_device) {
   cuda *cu = ctx;
   if (whole_device) {
@@ -354,6 +364,7 @@ fuser_error *fr_cuda_open(const fuser_rt_options *options, fuser_rt *rt) {
   t->mem_free = cu_free;
   t->copy_h2d = cu_h2d;
   t->copy_d2h = cu_d2h;
+  t->mem_zero = cu_zero;
   t->synchronize = cu_sync;
   t->destroy = cu_destroy;
   rt->dctx = cu;

@@ -117,6 +117,7 @@ size_t fuser_fusion_plan_text(const fuser_fusion *f, char *buffer,
       put(&t, "alloc ");
       put_buffer(&t, f, in->a);
       put(&t, ", r%" PRIu32 " bytes", in->b);
+      if (in->imm & FUSER_BUNDLE_ALLOC_ZEROED) put(&t, ", zeroed");
       break;
     case OP_LAUNCH:
       if (in->b != FR_NONE) put(&t, "if r%" PRIu32 " ", in->b);

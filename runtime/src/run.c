@@ -205,10 +205,76 @@ static fuser_error *launch(call *c, uint32_t i, const fr_launch *L,
   return NULL;
 }
 
-static fuser_error *exec(call *c, mode md) {
+/* Allocates intermediate buffer in->a: from the user scratch, or (from the
+ * second argument on) the runtime's cache. */
+static fuser_error *alloc_one(call *c, uint32_t i, const fr_instr *in,
+                              mode md) {
   const fuser_fusion *f = c->f;
   int64_t *r = c->regs;
   uint32_t nio = f->num_args + f->num_results;
+  int64_t bytes = r[in->b];
+  if (bytes < 0)
+    return fail(c, i, FUSER_ERROR_OUT_OF_RANGE,
+                "intermediate buffer %u of %" PRId64 " bytes", in->a,
+                bytes);
+  if (c->use_scratch || md == MODE_QUERY) {
+    uint64_t off = (c->scratch_used + (ALLOC_ALIGN - 1)) &
+                   ~(uint64_t)(ALLOC_ALIGN - 1);
+    uint64_t end;
+    if (off < c->scratch_used ||
+        __builtin_add_overflow(off, (uint64_t)bytes, &end))
+      return fail(c, i, FUSER_ERROR_OUT_OF_RANGE,
+                  "intermediates overflow the address space");
+    if (md != MODE_QUERY && end > c->scratch_size)
+      return fuser_error_create(
+          FUSER_ERROR_OUT_OF_MEMORY,
+          "fusion '%s': instruction %u (ALLOC): the user scratch of "
+          "%" PRIu64 " bytes is too small: intermediate buffer %u needs "
+          "bytes %" PRIu64 " .. %" PRIu64
+          " (fuser_fusion_scratch_size gives what the call needs)",
+          f->name, i, c->scratch_size, in->a, off, end);
+    c->bufs[in->a] = c->scratch + off;
+    c->scratch_used = end;
+  } else {
+    fr_block *b;
+    fuser_error *e = fr_alloc_acquire(c->rt, (uint64_t)bytes, c->stream,
+                                      &b);
+    if (e)
+      return fr_error_wrap(e, "fusion '%s': instruction %u (ALLOC)",
+                           f->name, i);
+    c->blocks[in->a - nio] = b;
+    c->num_blocks++;
+    c->bufs[in->a] = b->ptr;
+  }
+  return NULL;
+}
+
+/* Zeroes `bytes` at `ptr`, ordered before the call's later launches. */
+static fuser_error *zero_buffer(call *c, uint32_t i, uint64_t ptr,
+                                uint64_t bytes) {
+  const fuser_driver *d = c->rt->drv;
+  fuser_error *e;
+  if (bytes == 0) return NULL;
+  if (d->mem_zero) {
+    e = d->mem_zero(c->rt->dctx, ptr, (size_t)bytes, c->stream);
+  } else {
+    /* Earlier kernels on the stream may still use the bytes. */
+    void *zeros = calloc(1, (size_t)bytes);
+    if (!zeros)
+      return fail(c, i, FUSER_ERROR_OUT_OF_MEMORY,
+                  "no host memory for %" PRIu64 " zero bytes", bytes);
+    e = d->synchronize(c->rt->dctx, c->stream, 0);
+    if (!e) e = d->copy_h2d(c->rt->dctx, ptr, zeros, (size_t)bytes);
+    free(zeros);
+  }
+  return e ? fr_error_wrap(e, "fusion '%s': instruction %u (ALLOC): zeroing",
+                           c->f->name, i)
+           : NULL;
+}
+
+static fuser_error *exec(call *c, mode md) {
+  const fuser_fusion *f = c->f;
+  int64_t *r = c->regs;
   memset(r, 0, sizeof(int64_t) * f->num_regs);
   for (uint32_t i = 0; i < f->num_instrs; i++) {
     const fr_instr *in = &f->instrs[i];
@@ -300,40 +366,22 @@ static fuser_error *exec(call *c, mode md) {
       if (r[in->a] == 0) return assert_failed(c, i, in);
       break;
     case OP_ALLOC: {
+      if ((in->imm & FUSER_BUNDLE_ALLOC_ZEROED) &&
+          (md == MODE_LAUNCH || md == MODE_BOTH)) {
+        /* Before the launches that follow, on the call's stream; in the
+         * single pass the buffer is allocated first. */
+        if (md == MODE_BOTH) {
+          fuser_error *e = alloc_one(c, i, in, md);
+          if (e) return e;
+        }
+        fuser_error *e = zero_buffer(c, i, c->bufs[in->a], (uint64_t)r[in->b]);
+        if (e) return e;
+        break;
+      }
       if (md == MODE_LAUNCH) break; /* the first pass allocated it */
-      int64_t bytes = r[in->b];
-      if (bytes < 0)
-        return fail(c, i, FUSER_ERROR_OUT_OF_RANGE,
-                    "intermediate buffer %u of %" PRId64 " bytes", in->a,
-                    bytes);
-      if (c->use_scratch || md == MODE_QUERY) {
-        uint64_t off = (c->scratch_used + (ALLOC_ALIGN - 1)) &
-                       ~(uint64_t)(ALLOC_ALIGN - 1);
-        uint64_t end;
-        if (off < c->scratch_used ||
-            __builtin_add_overflow(off, (uint64_t)bytes, &end))
-          return fail(c, i, FUSER_ERROR_OUT_OF_RANGE,
-                      "intermediates overflow the address space");
-        if (md != MODE_QUERY && end > c->scratch_size)
-          return fuser_error_create(
-              FUSER_ERROR_OUT_OF_MEMORY,
-              "fusion '%s': instruction %u (ALLOC): the user scratch of "
-              "%" PRIu64 " bytes is too small: intermediate buffer %u needs "
-              "bytes %" PRIu64 " .. %" PRIu64
-              " (fuser_fusion_scratch_size gives what the call needs)",
-              f->name, i, c->scratch_size, in->a, off, end);
-        c->bufs[in->a] = c->scratch + off;
-        c->scratch_used = end;
-      } else {
-        fr_block *b;
-        fuser_error *e = fr_alloc_acquire(c->rt, (uint64_t)bytes, c->stream,
-                                          &b);
-        if (e)
-          return fr_error_wrap(e, "fusion '%s': instruction %u (ALLOC)",
-                               f->name, i);
-        c->blocks[in->a - nio] = b;
-        c->num_blocks++;
-        c->bufs[in->a] = b->ptr;
+      {
+        fuser_error *e = alloc_one(c, i, in, md);
+        if (e) return e;
       }
       break;
     }

@@ -109,3 +109,36 @@ gpu.module @wild_kernels {
     gpu.return
   }
 }
+
+// -----
+
+// A split reduction's last block: the fence and the counter's atomic add
+// report to the emulator's check of what blocks hand to each other (the
+// atomic itself stays, bounds-checked like any global access, without the
+// GPU's syncscope); accesses marked fuser.cross_block report their address.
+// CHECK-LABEL: func.func private @arrive(
+// CHECK-SAME: %[[PART:.*]]: !llvm.ptr, %[[CNT:.*]]: !llvm.ptr, %[[CTX:.*]]: !llvm.ptr)
+// CHECK: %[[PA:.*]] = llvm.ptrtoint %{{.*}} : !llvm.ptr to i64
+// CHECK: call @fuser_emu_cross_block(%[[CTX]], %[[PA]], %{{.*}}) : (!llvm.ptr, i64, i32) -> ()
+// CHECK: llvm.store
+// CHECK: call @fuser_emu_fence(%[[CTX]])
+// CHECK-NOT: llvm.fence
+// CHECK: call @fuser_emu_arrive(%[[CTX]])
+// CHECK: llvm.atomicrmw add %{{.*}}, %{{.*}} monotonic : !llvm.ptr, i32
+// CHECK: call @fuser_emu_cross_block(%[[CTX]]
+// CHECK: llvm.load
+gpu.module @arrive_kernels {
+  gpu.func @arrive(%part: !llvm.ptr, %cnt: !llvm.ptr) kernel {
+    %t = gpu.thread_id x
+    %i = arith.index_castui %t : index to i32
+    %one = arith.constant 1 : i32
+    %v = arith.constant 1.0 : f32
+    %p = llvm.getelementptr %part[%i] : (!llvm.ptr, i32) -> !llvm.ptr, f32
+    llvm.store %v, %p {fuser.cross_block} : f32, !llvm.ptr
+    llvm.fence syncscope("device") acq_rel
+    %c = llvm.getelementptr %cnt[0] : (!llvm.ptr) -> !llvm.ptr, i32
+    %old = llvm.atomicrmw add %c, %one syncscope("device") monotonic : !llvm.ptr, i32
+    %w = llvm.load %p {fuser.cross_block} : !llvm.ptr -> f32
+    gpu.return
+  }
+}

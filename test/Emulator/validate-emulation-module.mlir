@@ -78,3 +78,15 @@ gpu.module @notkernel_kernels {
     gpu.return
   }
 }
+
+// -----
+
+// fuser's only atomic is an i32 add (a last-block counter).
+gpu.module @atomics {
+  gpu.func @k(%p: !llvm.ptr) kernel {
+    %one = arith.constant 1.0 : f32
+    // expected-error @+1 {{fuser's kernels add to i32 counters only: the CPU emulation refuses this atomic}}
+    %old = llvm.atomicrmw fadd %p, %one monotonic : !llvm.ptr, f32
+    gpu.return
+  }
+}

@@ -638,6 +638,25 @@ done:
   return r;
 }
 
+EXPORT CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char value, size_t bytes,
+                                CUstream s) {
+  pthread_mutex_lock(&lock);
+  CUresult r = need_context("cuMemsetD8Async");
+  if (r) goto done;
+  char v[64];
+  fmt_value(v, sizeof v, dst);
+  logf_locked("cuMemsetD8Async dst=%s value=%u bytes=%zu stream=%p", v, value, bytes, s);
+  if (failing("memset")) {
+    r = failed(CUDA_ERROR_ILLEGAL_ADDRESS, "cuMemsetD8Async");
+    goto done;
+  }
+  r = check_range(dst, bytes, "cuMemsetD8Async");
+  if (!r) memset((void *)(uintptr_t)dst, value, bytes);
+done:
+  pthread_mutex_unlock(&lock);
+  return r;
+}
+
 EXPORT CUresult cuStreamSynchronize(CUstream s) {
   pthread_mutex_lock(&lock);
   CUresult r = need_context("cuStreamSynchronize");

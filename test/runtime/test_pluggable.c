@@ -102,7 +102,13 @@ static fuser_error *r_free(void *c, uint64_t p) {
   return NULL;
 }
 static fuser_error *r_h2d(void *c, uint64_t d, const void *s, size_t n) {
-  (void)c; (void)d; (void)s; (void)n;
+  bool zeros = true;
+  for (size_t i = 0; i < n; i++) zeros &= ((const unsigned char *)s)[i] == 0;
+  rlog(c, "h2d %#llx %zu%s", (unsigned long long)d, n, zeros ? " zeros" : "");
+  return NULL;
+}
+static fuser_error *r_zero(void *c, uint64_t p, size_t n, void *s) {
+  rlog(c, "zero %#llx %zu stream=%p", (unsigned long long)p, n, s);
   return NULL;
 }
 static fuser_error *r_d2h(void *c, void *d, uint64_t s, size_t n) {
@@ -226,6 +232,33 @@ int main(void) {
   fuser_rt_destroy(rt);
   CHECK(destroyed == 1);
   LOG_IS(&r, "sync (nil) 1\nfree 0x10000\nfree 0x11000\n");
+
+  /* An ALLOC flagged zeroed: zeroed on the call's stream before the
+   * launches that follow, through mem_zero; without it, after waiting for
+   * the stream, by a copy of zeros. */
+  for (int with_zero = 0; with_zero < 2; with_zero++) {
+    memset(&r, 0, sizeof r);
+    r.next_ptr = 0x10000;
+    emulator.mem_zero = with_zero ? r_zero : NULL;
+    EXPECT_OK(fuser_rt_create_with_driver(&emulator, &r, &rt));
+    tl_sample_bundle(&bb, true);
+    bb.fusions[0].instrs[10].imm = 1; /* the ALLOC of 3 rows x 4 bytes */
+    bytes = bw_write(&bb, &size, NULL);
+    EXPECT_OK(fuser_bundle_load(rt, bytes, size, &b));
+    free(bytes);
+    f = fuser_bundle_find_fusion(b, "softmax");
+    EXPECT_OK(fuser_run(f, &x, &y, dims, 4, (void *)(uintptr_t)0x42, NULL));
+    const char *zeroing = with_zero ? "alloc 256 -> 0x10000\nzero 0x10000 12 stream=0x42\nlaunch"
+                                    : "alloc 256 -> 0x10000\nsync 0x42 0\nh2d 0x10000 12 zeros\nlaunch";
+    if (!strstr(r.log, zeroing)) {
+      fprintf(stderr, "test_pluggable.c:%d: expected '%s' in the driver log:\n%s", __LINE__,
+              zeroing, r.log);
+      tl_failures++;
+    }
+    fuser_bundle_destroy(b);
+    fuser_rt_destroy(rt);
+  }
+  emulator.mem_zero = NULL;
 
   /* The PTX kind through a pluggable driver picks the PTX module. */
   memset(&r, 0, sizeof r);

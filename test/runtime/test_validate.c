@@ -333,6 +333,9 @@ static void test_instructions(void) {
   BAD((bw_put_u16(d, INS(13), 20), bw_put_u32(d, INS(13) + 8, 2),
        bw_put_u32(d, INS(13) + 12, 7)),
       "instruction 13 (ALLOC): intermediate buffer 2 is allocated twice");
+  /* ALLOC's flags: 0, or 1 (zeroed) */
+  BAD(bw_put_u64(d, INS(10) + 16, 2),
+      "instruction 10 (ALLOC): intermediate buffer 2: ALLOC flags 2 (0 or 1, zeroed)");
   BAD(bw_put_u32(d, FUS(0) + 28, 0),
       "launch 0 'softmax_max': parameter 1: buffer 2 out of range (the fusion "
       "has 2 buffers: 1 arguments, 1 results, 0 intermediates)");

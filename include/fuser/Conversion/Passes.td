@@ -35,7 +35,7 @@ def EmitKernelsPass : Pass<"fuser-emit-kernels", "ModuleOp"> {
     Option<"plantBug", "plant-bug", "std::string", /*default=*/"\"\"",
            "For testing the CPU emulation only: emit a known schedule bug "
            "(missing-barrier, wrong-tail, wrong-index, inner-outer-drop-partial, "
-           "inner-outer-row-map) that it must catch">,
+           "inner-outer-row-map, last-block-no-fence) that it must catch">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",

@@ -224,9 +224,10 @@ struct EmitKernelsPass : fuser::impl::EmitKernelsPassBase<EmitKernelsPass> {
     }
     if (!plantBug.empty() && plantBug != "missing-barrier" && plantBug != "wrong-tail" &&
         plantBug != "wrong-index" && plantBug != "inner-outer-drop-partial" &&
-        plantBug != "inner-outer-row-map") {
+        plantBug != "inner-outer-row-map" && plantBug != "last-block-no-fence") {
       m.emitError("plant-bug must be missing-barrier, wrong-tail, wrong-index, "
-                  "inner-outer-drop-partial or inner-outer-row-map, got '")
+                  "inner-outer-drop-partial, inner-outer-row-map or last-block-no-fence, "
+                  "got '")
           << plantBug << "'";
       return signalPassFailure();
     }

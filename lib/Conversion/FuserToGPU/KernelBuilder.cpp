@@ -253,15 +253,17 @@ static Type memoryType(Type t) {
 }
 
 Value KernelBuilder::load(Value ptr, Type elementType, Value offset,
-                          unsigned lanes) {
+                          unsigned lanes, bool crossBlock) {
   Type mem = memoryType(elementType);
   unsigned size = mem.getIntOrFloatBitWidth() / 8;
   auto ptrTy = LLVM::LLVMPointerType::get(b.getContext());
   Value addr = LLVM::GEPOp::create(b, loc, ptrTy, mem, ptr, ValueRange{offset},
                                    LLVM::GEPNoWrapFlags::inbounds);
   Type loadTy = lanes > 1 ? Type(VectorType::get({lanes}, mem)) : mem;
-  Value v = LLVM::LoadOp::create(b, loc, loadTy, addr,
-                                 std::min(16u, size * lanes));
+  auto ld = LLVM::LoadOp::create(b, loc, loadTy, addr, std::min(16u, size * lanes));
+  if (crossBlock)
+    ld->setAttr(kCrossBlockAttr, b.getUnitAttr());
+  Value v = ld;
   if (elementType.isInteger(1)) {
     Type boolTy = lanes > 1 ? Type(VectorType::get({lanes}, elementType)) : elementType;
     Value zero = arith::ConstantOp::create(b, loc, loadTy, b.getZeroAttr(loadTy));
@@ -271,7 +273,7 @@ Value KernelBuilder::load(Value ptr, Type elementType, Value offset,
   return v;
 }
 
-void KernelBuilder::store(Value ptr, Value value, Value offset) {
+void KernelBuilder::store(Value ptr, Value value, Value offset, bool crossBlock) {
   Type t = value.getType();
   auto vt = dyn_cast<VectorType>(t);
   Type elem = vt ? vt.getElementType() : t;
@@ -285,7 +287,21 @@ void KernelBuilder::store(Value ptr, Value value, Value offset) {
   auto ptrTy = LLVM::LLVMPointerType::get(b.getContext());
   Value addr = LLVM::GEPOp::create(b, loc, ptrTy, elem, ptr, ValueRange{offset},
                                    LLVM::GEPNoWrapFlags::inbounds);
-  LLVM::StoreOp::create(b, loc, value, addr, std::min(16u, size * lanes));
+  auto st = LLVM::StoreOp::create(b, loc, value, addr, std::min(16u, size * lanes));
+  if (crossBlock)
+    st->setAttr(kCrossBlockAttr, b.getUnitAttr());
+}
+
+void KernelBuilder::fence() {
+  LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::acq_rel, "device");
+}
+
+Value KernelBuilder::atomicAdd(Value ptr, Value offset, Value value) {
+  auto ptrTy = LLVM::LLVMPointerType::get(b.getContext());
+  Value addr = LLVM::GEPOp::create(b, loc, ptrTy, b.getI32Type(), ptr, ValueRange{offset},
+                                   LLVM::GEPNoWrapFlags::inbounds);
+  return LLVM::AtomicRMWOp::create(b, loc, LLVM::AtomicBinOp::add, addr, value,
+                                   LLVM::AtomicOrdering::monotonic, "device");
 }
 
 void KernelBuilder::launch(ArrayRef<Value> grid, ArrayRef<int64_t> block,

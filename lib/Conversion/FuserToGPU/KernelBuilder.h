@@ -148,9 +148,20 @@ public:
   /// Loads `lanes` consecutive elements of `elementType` at element `offset`
   /// of `ptr`: a vector of lanes > 1, aligned to min(16, size) bytes. i1
   /// tensors are stored one byte per element.
-  Value load(Value ptr, Type elementType, Value offset, unsigned lanes);
-  /// Stores a scalar or vector at element `offset` of `ptr`.
-  void store(Value ptr, Value value, Value offset);
+  /// `crossBlock`: the value was written by another block of this launch
+  /// (kCrossBlockAttr).
+  Value load(Value ptr, Type elementType, Value offset, unsigned lanes,
+             bool crossBlock = false);
+  /// Stores a scalar or vector at element `offset` of `ptr`; `crossBlock`:
+  /// another block of this launch reads it.
+  void store(Value ptr, Value value, Value offset, bool crossBlock = false);
+  /// A device-scope acquire-release fence (PTX `fence.acq_rel.gpu`): this
+  /// thread's accesses before it are ordered before its accesses after it,
+  /// for every thread of the device.
+  void fence();
+  /// Atomically adds `value` (i32) to element `offset` of the i32 buffer
+  /// `ptr` (relaxed, device scope); returns the old value.
+  Value atomicAdd(Value ptr, Value offset, Value value);
   /// Adds a kernel launch to the plan: grid and block sizes, condition (or
   /// null), flags as plan index values.
   void launch(ArrayRef<Value> grid, ArrayRef<int64_t> block, Value sharedBytes,

@@ -695,7 +695,7 @@ void ReductionScheduler::emitInner(unsigned indexBits, int64_t staticThreads,
     Value combineGrid = arith::MinUIOp::create(
         pb, ploc, arith::CeilDivUIOp::create(pb, ploc, planRows, fe.planConstant(256)),
         fe.planConstant(fe.target.smCount * 8));
-    emitOuterCombine(indexBits, combineGrid, splitsValue, cond);
+    emitSplitCombine(indexBits, combineGrid, splitsValue, cond);
   }
 }
 
@@ -707,14 +707,16 @@ void ReductionScheduler::emitOuter(unsigned indexBits, bool split, Value gridPla
                                    Value splitsPlan, Value flagPlan, Value condPlan) {
   SmallVector<unsigned> symbols = segmentSymbols(fe.shapes, seg);
   SmallVector<Value> inputs = orderedInputs(seg);
-  // A split kernel writes partials only; the combine kernel writes outputs
-  // (except outputs of S, which are written as they are read).
-  SmallVector<Value> outputs;
-  for (Value o : seg.outputs)
-    if (!split || llvm::is_contained(sOutputs, o))
-      outputs.push_back(o);
+  // A split kernel's blocks write partials; the last block of each column
+  // tile to finish combines them and writes the reduced outputs.
+  SmallVector<Value> outputs(seg.outputs.begin(), seg.outputs.end());
+  SmallVector<Value> extras;
+  if (split) {
+    extras.assign(partials.begin(), partials.end());
+    extras.push_back(outerCounters);
+  }
   KernelBuilder k(fe, fe.newKernelName(), indexBits, inputs, outputs, symbols,
-                  /*numFlags=*/1, /*blockSize=*/{}, split ? partials : ArrayRef<Value>{});
+                  /*numFlags=*/1, /*blockSize=*/{}, extras);
   k.setMaxThreadsPerBlock(kOuterX * kOuterY);
   kb = &k;
   OpBuilder &b = k.b;
@@ -735,6 +737,11 @@ void ReductionScheduler::emitOuter(unsigned indexBits, bool split, Value gridPla
           loc));
     scratch.push_back(s);
   }
+  // Split: whether this block is the last of its tile's to arrive.
+  Value lastFlag;
+  if (split)
+    lastFlag = k.func.addWorkgroupAttribution(
+        MemRefType::get({1}, b.getI32Type(), MemRefLayoutAttrInterface(), workgroup), loc);
   Value tx = k.threadId(gpu::Dimension::x), ty = k.threadId(gpu::Dimension::y);
   Value columns = k.expander->expand(keptSize), depth = k.expander->expand(reducedSize);
   Value bx = k.blockId(gpu::Dimension::x), gx = k.gridDim(gpu::Dimension::x);
@@ -850,7 +857,7 @@ void ReductionScheduler::emitOuter(unsigned indexBits, bool split, Value gridPla
           OpBuilder::InsertionGuard g4(b);
           b.setInsertionPointToStart(&store.getThenRegion().front());
           for (auto [n, v] : llvm::enumerate(total))
-            k.store(k.extraPointer(base + n), v, at);
+            k.store(k.extraPointer(base + n), v, at, /*crossBlock=*/true);
           continue;
         }
         SmallVector<Value> results = r.finalize(b, loc, total, depth);
@@ -864,6 +871,9 @@ void ReductionScheduler::emitOuter(unsigned indexBits, bool split, Value gridPla
     }
     // The scratch is rewritten by the next tile.
     gpu::BarrierOp::create(b, loc);
+    if (split)
+      lastBlockCombine(lanes, loop.getInductionVar(), cu, valid, colValues, columns, depth,
+                       lastFlag, tx, ty);
   };
   if (vectorLanes > 1) {
     Value isVector = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, k.flag(0),
@@ -888,8 +898,89 @@ void ReductionScheduler::emitOuter(unsigned indexBits, bool split, Value gridPla
   kb = nullptr;
 }
 
-/// The second kernel of a split outer reduction.
-void ReductionScheduler::emitOuterCombine(unsigned indexBits, Value gridPlan,
+/// The end of a split outer kernel's column tile: the block's partials are
+/// written (and a barrier passed). Thread (0, 0) fences them and adds one
+/// to the tile's counter; the block that brings it to the number of splits
+/// is the last: its first row of threads fences again, combines the tile's
+/// partials in split order, finishes the reductions and writes the reduced
+/// outputs. One launch, the same bits on every run (the order of the
+/// combine does not depend on which block is last).
+void ReductionScheduler::lastBlockCombine(unsigned lanes, Value tile, Value cu, Value valid,
+                                          ArrayRef<Value> colValues, Value columns,
+                                          Value depth, Value lastFlag, Value tx, Value ty) {
+  KernelBuilder &k = *kb;
+  OpBuilder &b = k.b;
+  Location loc = k.loc;
+  Value splits = k.gridDim(gpu::Dimension::y);
+  Value counters = k.extraPointer(partials.size());
+  Value zero = k.constant(0);
+  Value first = arith::AndIOp::create(
+      b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tx, zero),
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, ty, zero));
+  {
+    auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, first, false);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    // (testing only: without this fence the partials may not be visible
+    // to the last block)
+    if (fe.plantBug != "last-block-no-fence")
+      k.fence();
+    Value old = k.atomicAdd(counters, tile, arith::ConstantIntOp::create(b, loc, 1, 32));
+    Value lastSplit = arith::SubIOp::create(b, loc, splits, k.constant(1));
+    if (lastSplit.getType() != b.getI32Type())
+      lastSplit = arith::TruncIOp::create(b, loc, b.getI32Type(), lastSplit);
+    Value isLast = arith::ExtUIOp::create(
+        b, loc, b.getI32Type(),
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, old, lastSplit));
+    memref::StoreOp::create(b, loc, isLast, lastFlag, ValueRange{asIndex(zero)});
+  }
+  gpu::BarrierOp::create(b, loc);
+  Value flag = memref::LoadOp::create(b, loc, lastFlag, ValueRange{asIndex(zero)});
+  Value combines = arith::AndIOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, flag,
+                            arith::ConstantIntOp::create(b, loc, 0, 32)),
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, ty, zero));
+  auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, combines, false);
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+  ExprScope scope(*k.expander);
+  // The other blocks' partials became visible at their arrivals; this
+  // thread's reads must come after its block's.
+  k.fence();
+  iterValues.assign(colValues.begin(), colValues.end());
+  memo.clear();
+  known.clear();
+  Value lanesV = k.constant(lanes);
+  Value col = arith::MulIOp::create(b, loc, cu, lanesV);
+  unsigned base = 0;
+  for (const Reducer &r : reducers) {
+    SmallVector<Value> init = r.identity(b, loc, lanes);
+    auto sl = scf::ForOp::create(b, loc, zero, splits, k.constant(1), init);
+    {
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(sl.getBody());
+      Value at = arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, sl.getInductionVar(), columns), col);
+      SmallVector<Value> part;
+      for (auto [n, t] : llvm::enumerate(r.accTypes))
+        part.push_back(k.load(k.extraPointer(base + n), t, at, lanes, /*crossBlock=*/true));
+      scf::YieldOp::create(b, loc,
+                           r.combine(b, loc, SmallVector<Value>(sl.getRegionIterArgs()), part));
+    }
+    SmallVector<Value> results = r.finalize(b, loc, SmallVector<Value>(sl.getResults()), depth);
+    for (auto [res, v] : llvm::zip(r.op->getResults(), results))
+      known[res] = Lanes{v, lanes == 1};
+    base += r.accTypes.size();
+  }
+  for (Value out : rOutputs)
+    storeOutput(out, rIndex(out), lanes, valid);
+  memo.clear();
+}
+
+/// The second kernel of an inner split reduction: its "columns" are the
+/// rows, each combining its splits' partials.
+void ReductionScheduler::emitSplitCombine(unsigned indexBits, Value gridPlan,
                                           Value splitsPlan, Value condPlan) {
   CombineSpec spec{&reducers, partials, rOutputs, keptSize, reducedSize, keptIter,
                    [this](Value v) { return rIndex(v); }};
@@ -1359,12 +1450,19 @@ LogicalResult ReductionScheduler::run() {
           partials.push_back(memref::AllocOp::create(
               pb, fe.loc, MemRefType::get({ShapedType::kDynamic}, t), ValueRange{size}));
         }
+      // One counter per column tile of the scalar body (the most tiles),
+      // zero at launch (fuser.zeroed): the blocks of a tile count their
+      // arrivals on it.
+      Value counterTiles = arith::MaxUIOp::create(
+          pb, fe.loc, fe.planConstant(1),
+          arith::CeilDivUIOp::create(pb, fe.loc, planRows, fe.planConstant(kOuterX)));
+      auto counters = memref::AllocOp::create(
+          pb, fe.loc, MemRefType::get({ShapedType::kDynamic}, pb.getI32Type()),
+          ValueRange{counterTiles});
+      ZeroedOp::create(pb, fe.loc, counters);
+      outerCounters = counters;
     }
     emitOuter(w, true, gridX, splitsValue, flag, cond);
-    Value combineGrid = arith::MinUIOp::create(
-        pb, fe.loc, arith::CeilDivUIOp::create(pb, fe.loc, planRows, fe.planConstant(256)),
-        fe.planConstant(fe.target.smCount * 8));
-    emitOuterCombine(w, combineGrid, splitsValue, cond);
   }
   return success();
 }

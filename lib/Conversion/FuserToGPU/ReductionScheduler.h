@@ -16,7 +16,9 @@
 //  - outer (a kept dim is the fastest-varying one): threads run along the
 //    kept dim (coalesced) and loop over the reduced dims; 8 rows of threads
 //    combine through shared memory; when there are few columns the reduced
-//    dims split across blocks and a second kernel combines the partials.
+//    dims split across blocks, which write partials; the last block of a
+//    column tile to finish (an atomic counter, fences) combines them in
+//    split order, in the same launch.
 //  - inner-outer (GroupAnalysis.h): the inner kernel, whose threads also
 //    accumulate the column reductions of the rows they hold, one slot per
 //    unit of the row, across the row blocks the block walks; the block's
@@ -29,7 +31,8 @@
 //    by blocks of one row, which accumulate their partials in their own
 //    row of the partial buffer (docs/schedulers.md).
 // Partials always combine in a fixed order: results do not change from run
-// to run (no atomics).
+// to run (no value is accumulated with atomics; an atomic counter only
+// elects the last block).
 //
 //===----------------------------------------------------------------------===//
 
@@ -130,7 +133,13 @@ private:
     ArrayRef<unsigned> columnIter;
     std::function<Index(Value)> index;
   };
-  void emitOuterCombine(unsigned indexBits, Value grid, Value splits, Value cond);
+  /// The end of a split outer kernel's column tile `tile`: the last block
+  /// of the tile's splits to arrive combines their partials (see the .cpp).
+  void lastBlockCombine(unsigned lanes, Value tile, Value cu, Value valid,
+                        ArrayRef<Value> colValues, Value columns, Value depth, Value lastFlag,
+                        Value tx, Value ty);
+  /// The combine kernel of an inner split reduction.
+  void emitSplitCombine(unsigned indexBits, Value grid, Value splits, Value cond);
   void emitCombine(const CombineSpec &spec, unsigned indexBits, Value grid, Value splits,
                    Value cond);
 
@@ -194,6 +203,9 @@ private:
   /// accumulator value of each reducer.
   SmallVector<Value> partials;
   Value splitsValue; ///< plan value
+  /// Outer split: the plan's zeroed i32 buffer of one arrival counter per
+  /// column tile.
+  Value outerCounters;
   Value innerSplitCond; ///< plan value: the inner split variant runs
   /// Inner-outer: the column domain's reducers and outputs, the partial
   /// buffers ([block][column] per accumulator value) and the plan's block

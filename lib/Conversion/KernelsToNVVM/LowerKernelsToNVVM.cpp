@@ -109,6 +109,9 @@ struct LowerKernelsToNVVMPass
     gpu::GPUModuleOp m = getOperation();
     MLIRContext *ctx = &getContext();
     m.walk(moveToDynamicSharedMemory);
+    // The CPU emulation's mark of accesses blocks hand to each other; the
+    // GPU needs only the fences around them.
+    m.walk([](Operation *op) { op->removeAttr(fuser::kCrossBlockAttr); });
     {
       // gpu.all_reduce and friends expand in-dialect first.
       RewritePatternSet patterns(ctx);

@@ -228,6 +228,16 @@ LogicalResult PlanTranslator::translate(Operation *op) {
         buffers[v.getResult()] = it->second;
         return success();
       })
+      // The flag of its buffer's ALLOC.
+      .Case<ZeroedOp>([&](ZeroedOp z) -> LogicalResult {
+        auto it = buffers.find(z.getBuffer());
+        for (auto &in : fusion.instrs)
+          if (it != buffers.end() && in.opcode == FUSER_BUNDLE_OP_ALLOC && in.a == it->second) {
+            in.imm = FUSER_BUNDLE_ALLOC_ZEROED;
+            return success();
+          }
+        return z.emitOpError("marks no buffer the plan allocated before it");
+      })
       .Case<IsAlignedOp>([&](IsAlignedOp a) -> LogicalResult {
         fusion.instrs.push_back({FUSER_BUNDLE_OP_ALIGNED, reg(a), buffers.lookup(a.getBuffer()), FUSER_BUNDLE_NONE,
                                  (int64_t)a.getAlignment()});
@@ -264,7 +274,8 @@ LogicalResult PlanTranslator::translate(Operation *op) {
         }
         uint32_t index = fusion.numArgs + fusion.numResults + fusion.numIntermediates++;
         buffers[a] = index;
-        fusion.instrs.push_back({FUSER_BUNDLE_OP_ALLOC, FUSER_BUNDLE_NONE, index, size, 0});
+        fusion.instrs.push_back({FUSER_BUNDLE_OP_ALLOC, FUSER_BUNDLE_NONE, index, size,
+                                 0});
         return success();
       })
       .Case<LaunchOp>([&](LaunchOp l) -> LogicalResult {

@@ -54,22 +54,35 @@ func.func @softmax(%x: tensor<256x128xf32>) -> tensor<256x128xf32> {
 
 // -----
 
-// A column sum over few columns splits the rows across blocks: a kernel of
-// partial sums into a buffer the plan allocates, then a kernel combining
-// them in order.
+// A column sum over few columns splits the rows across blocks: each block
+// writes its partial sums (marked fuser.cross_block) into a buffer the plan
+// allocates, fences, and counts its arrival on its column tile's counter;
+// the last block to arrive fences and combines the partials in split order.
+// One kernel; the counters are zeroed before it (fuser.zeroed).
 // CHECK-LABEL: gpu.func @colsum_0(
-// CHECK-SAME: %{{.*}}: !llvm.ptr {llvm.noalias, llvm.readonly}, %{{.*}}: !llvm.ptr {llvm.noalias}, %{{.*}}: i32) workgroup
+// CHECK-SAME: %{{.*}}: !llvm.ptr {llvm.noalias, llvm.readonly}, %{{.*}}: !llvm.ptr {llvm.noalias}, %{{.*}}: !llvm.ptr {llvm.noalias}, %{{.*}}: !llvm.ptr {llvm.noalias}, %{{.*}}: i32) workgroup
 // CHECK: gpu.block_id y
 // CHECK: gpu.barrier
+// CHECK: llvm.store {{.*}}fuser.cross_block} : vector<4xf32>, !llvm.ptr
+// CHECK: gpu.barrier
+// CHECK: llvm.fence syncscope("device") acq_rel
+// CHECK: %[[OLD:.*]] = llvm.atomicrmw add {{.*}} syncscope("device") monotonic : !llvm.ptr, i32
+// CHECK: arith.cmpi eq, %[[OLD]]
+// CHECK: gpu.barrier
+// CHECK: scf.if
+// CHECK: llvm.fence syncscope("device") acq_rel
+// CHECK: scf.for {{.*}} iter_args
+// CHECK: llvm.load {{.*}}fuser.cross_block}
 // CHECK: llvm.store {{.*}} : vector<4xf32>, !llvm.ptr
-// CHECK-LABEL: gpu.func @colsum_1(
-// CHECK: scf.for
-// CHECK:   scf.for {{.*}} iter_args
+// CHECK-NOT: gpu.func @colsum_1(
 // CHECK-LABEL: func.func @colsum(
 // CHECK: %[[BUF:.*]] = memref.alloc() : memref<33792xf32>
 // CHECK: %[[CAST:.*]] = memref.cast %[[BUF]]
-// CHECK: fuser.launch @colsum_kernels::@colsum_0 grid(%c2, %c132, %c1) block(%c32, %c8, %c1) {{.*}}args(%arg0, %[[CAST]]
-// CHECK: fuser.launch @colsum_kernels::@colsum_1 {{.*}}args(%arg0, %arg1, %[[CAST]], %c132 : {{.*}}) index_bits [32]
+// CHECK: %[[CNT:.*]] = memref.alloc() : memref<8xi32>
+// CHECK: %[[CCAST:.*]] = memref.cast %[[CNT]]
+// CHECK: fuser.zeroed %[[CCAST]]
+// CHECK: fuser.launch @colsum_kernels::@colsum_0 grid(%c2, %c132, %c1) block(%c32, %c8, %c1) {{.*}}args(%arg0, %arg1, %[[CAST]], %[[CCAST]]
+// CHECK-NOT: fuser.launch
 func.func @colsum(%x: tensor<65536x256xf32>) -> tensor<256xf32> {
   %0 = fuser.sum %x dims = [0] : tensor<65536x256xf32> -> tensor<256xf32>
   return %0 : tensor<256xf32>

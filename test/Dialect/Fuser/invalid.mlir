@@ -620,3 +620,11 @@ func.func @dropout_mask(%x: tensor<4xf32>, %p: tensor<f32>, %s: tensor<i64>) {
   %0:2 = fuser.dropout %x, %p, %s, %s : tensor<4xf32>, tensor<f32> -> tensor<4xf32>, tensor<8xi1>
   return
 }
+
+// -----
+
+func.func @zeroed_not_alloc(%a: memref<4xi32>) {
+  // expected-error @+1 {{'fuser.zeroed' op marks a buffer of memref.alloc only (an intermediate of the plan)}}
+  fuser.zeroed %a : memref<4xi32>
+  return
+}

@@ -125,3 +125,13 @@ LogicalResult BufferViewOp::verify() {
                                  << to.getNumElements();
   return success();
 }
+
+LogicalResult ZeroedOp::verify() {
+  // (canonicalization makes an alloc static behind a memref.cast)
+  Operation *def = getBuffer().getDefiningOp();
+  while (def && def->getName().getStringRef() == "memref.cast")
+    def = def->getOperand(0).getDefiningOp();
+  if (!def || def->getName().getStringRef() != "memref.alloc")
+    return emitOpError("marks a buffer of memref.alloc only (an intermediate of the plan)");
+  return success();
+}

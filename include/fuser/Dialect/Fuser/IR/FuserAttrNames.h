@@ -29,6 +29,13 @@ inline constexpr llvm::StringLiteral kNumArgsAttr = "fuser.num_args";
 /// emulator places them in the launch's dynamic shared memory.
 inline constexpr llvm::StringLiteral kDynamicSharedAttr = "fuser.dynamic_shared";
 
+/// On a kernel's llvm.load or llvm.store: an access to memory that blocks
+/// of one launch hand to each other (a split reduction's partials, read by
+/// the last block). The CPU emulation checks that each such value was made
+/// visible (a fence before the writer's atomic arrival, a fence after the
+/// reader's) and the NVVM lowering drops the mark.
+inline constexpr llvm::StringLiteral kCrossBlockAttr = "fuser.cross_block";
+
 /// The bytes a kernel's workgroup attributions take when laid out in order,
 /// each 16-byte aligned (the layout of kDynamicSharedAttr).
 inline constexpr int64_t alignSharedBytes(int64_t bytes) { return (bytes + 15) / 16 * 16; }

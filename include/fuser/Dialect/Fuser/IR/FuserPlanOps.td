@@ -115,4 +115,22 @@ def Fuser_BufferViewOp : Fuser_Op<"buffer_view", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Fuser_ZeroedOp : Fuser_Op<"zeroed"> {
+  let summary = "an intermediate whose bytes are zero when the next launch runs";
+  let description = [{
+    Marks a buffer of `memref.alloc`: the runtime zeroes it on the call's
+    stream before the launches that follow (the bundle's ALLOC flag
+    `FUSER_BUNDLE_ALLOC_ZEROED`). A split reduction's blocks count their
+    arrivals on such counters to elect the last of them.
+
+    ```mlir
+    %c = memref.alloc(%n) : memref<?xi32>
+    fuser.zeroed %c : memref<?xi32>
+    ```
+  }];
+  let arguments = (ins AnyMemRef:$buffer);
+  let assemblyFormat = "$buffer attr-dict `:` type($buffer)";
+  let hasVerifier = 1;
+}
+
 #endif // FUSER_DIALECT_FUSER_IR_FUSERPLANOPS_TD
