@@ -75,6 +75,12 @@ def ref_column_sum(inputs):
     return from_f64(x.sum(0).numpy(), "f32"), Ulps(1, tol.numpy())
 
 
+def ref_row_sum(inputs):
+    x = torch.from_numpy(to_f64(inputs[0], "f32"))
+    tol = (x.shape[1] + 8) * 2.0 ** -24 * x.abs().sum(1)
+    return from_f64(x.sum(1).numpy(), "f32"), Ulps(1, tol.numpy())
+
+
 def ref_pointwise(inputs):
     x, y = (torch.from_numpy(to_f64(a, "f32")) for a in inputs)
     return from_f64((torch.exp(x) * y).numpy(), "f32"), Ulps(2)
@@ -88,6 +94,7 @@ FUSIONS = {
     "inner_outer": ([(300, 256)], ref_inner_outer,
                     ["inner-outer-drop-partial", "inner-outer-row-map"]),
     "column_sum": ([(2048, 96)], ref_column_sum, ["last-block-no-fence"]),
+    "long_rows": ([(4, 40000)], ref_row_sum, ["missing-barrier", "last-block-no-fence"]),
 }
 BUGS = ["missing-barrier", "wrong-tail", "wrong-index", "inner-outer-drop-partial",
         "inner-outer-row-map", "last-block-no-fence"]
@@ -98,6 +105,10 @@ RACES = ["missing-barrier", "wrong-index"]
 # another without the fences the GPU needs (on the CPU they come out right).
 FENCES = ["last-block-no-fence"]
 MODES = [[], ["--reverse-threads"], ["--race-check"]]
+# Orders in which a bug cannot show, with why: the missing barrier of the
+# long rows' block reduction needs warp 0 (which reads the warps' partials)
+# to run before the others wrote them; in reverse order it runs last.
+UNSEEN = {("long_rows", "missing-barrier"): [["--reverse-threads"]]}
 
 
 def run(fuserc, fusion, bug, mode, outdir):
@@ -133,6 +144,7 @@ def main(argv):
         for bug in [None] + BUGS:
             caught_by_design = bug in applies
             modes = MODES if (bug is None or caught_by_design) else MODES[:1]
+            modes = [m for m in modes if m not in UNSEEN.get((fusion, bug), [])]
             for mode in modes:
                 checks += 1
                 out = os.path.join(work, "%s-%s-%s" % (fusion, bug or "none", "".join(mode) or "forward"))

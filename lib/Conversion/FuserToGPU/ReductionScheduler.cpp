@@ -388,8 +388,8 @@ void ReductionScheduler::emitInnerRow(unsigned lanes, Value row, Value valid, Va
       SmallVector<Value> acc = r.reduceLanes(b, loc, accs[n]);
       acc = blockReduce(r, acc, scratch[i], tx, ty, threadsPerRow, staticThreads);
       if (split) {
-        // Partials [split][row] per accumulator value; the combine kernel
-        // finishes the reduction.
+        // Partials [split][row] per accumulator value; the last block of
+        // the row to arrive finishes the reduction (below).
         Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tx,
                                             kb->constant(0));
         auto store = scf::IfOp::create(b, loc, TypeRange{},
@@ -399,13 +399,15 @@ void ReductionScheduler::emitInnerRow(unsigned lanes, Value row, Value valid, Va
         Value at = arith::AddIOp::create(
             b, loc, arith::MulIOp::create(b, loc, split, kb->expander->expand(keptSize)), row);
         for (Value v : acc)
-          kb->store(kb->extraPointer(partial++), v, at);
+          kb->store(kb->extraPointer(partial++), v, at, /*crossBlock=*/true);
         continue;
       }
       SmallVector<Value> results = r.finalize(b, loc, acc, k);
       for (auto [res, v] : llvm::zip(r.op->getResults(), results))
         known[res] = Lanes{v, true};
     }
+    if (split)
+      lastBlockFinishRow(row, rowValues, valid, tx, k);
   }
 
   // Outputs that depend on the reductions: a last pass over the row.
@@ -462,19 +464,23 @@ void ReductionScheduler::emitInner(unsigned indexBits, int64_t staticThreads,
                                    bool persistent, bool split, Bodies bodies) {
   SmallVector<unsigned> symbols = segmentSymbols(fe.shapes, seg);
   SmallVector<Value> inputs = orderedInputs(seg);
-  // A split kernel writes partials; the combine kernel writes the reduced
-  // outputs (outputs of S are written as they are read).
-  // An inner-outer kernel writes its column partials; the combine kernel
-  // writes the column outputs.
+  // A split kernel's blocks write partials; the last block of a row to
+  // finish writes its reduced outputs. An inner-outer kernel writes its
+  // column partials; the combine kernel writes the column outputs.
   SmallVector<Value> outputs;
   for (Value o : seg.outputs)
-    if ((!split || llvm::is_contained(sOutputs, o)) && !llvm::is_contained(oOutputs, o))
+    if (!llvm::is_contained(oOutputs, o))
       outputs.push_back(o);
   int64_t blockRows = staticThreads ? rowsPerBlock(staticThreads, persistent) : 0;
+  SmallVector<Value> extras;
+  if (hasOuter()) {
+    extras.assign(outerPartials.begin(), outerPartials.end());
+  } else if (split) {
+    extras.assign(partials.begin(), partials.end());
+    extras.push_back(splitCounters);
+  }
   KernelBuilder k(fe, fe.newKernelName(), indexBits, inputs, outputs, symbols,
-                  /*numFlags=*/1, /*blockSize=*/{},
-                  hasOuter() ? ArrayRef<Value>(outerPartials)
-                             : (split ? ArrayRef<Value>(partials) : ArrayRef<Value>{}));
+                  /*numFlags=*/1, /*blockSize=*/{}, extras);
   // Threads per row times rows per block when the plan chooses them: up to
   // 1024 to hold a row in registers, else up to 512 (leaving a thread up to
   // 128 registers for its accumulators).
@@ -691,12 +697,6 @@ void ReductionScheduler::emitInner(unsigned indexBits, int64_t staticThreads,
   else
     k.launch({blocks}, {threadsPlan, rowsPlan}, Value(), cond, {flag});
   kb = nullptr;
-  if (split) {
-    Value combineGrid = arith::MinUIOp::create(
-        pb, ploc, arith::CeilDivUIOp::create(pb, ploc, planRows, fe.planConstant(256)),
-        fe.planConstant(fe.target.smCount * 8));
-    emitSplitCombine(indexBits, combineGrid, splitsValue, cond);
-  }
 }
 
 //===----------------------------------------------------------------------===//
@@ -978,13 +978,64 @@ void ReductionScheduler::lastBlockCombine(unsigned lanes, Value tile, Value cu, 
   memo.clear();
 }
 
-/// The second kernel of an inner split reduction: its "columns" are the
-/// rows, each combining its splits' partials.
-void ReductionScheduler::emitSplitCombine(unsigned indexBits, Value gridPlan,
-                                          Value splitsPlan, Value condPlan) {
-  CombineSpec spec{&reducers, partials, rOutputs, keptSize, reducedSize, keptIter,
-                   [this](Value v) { return rIndex(v); }};
-  emitCombine(spec, indexBits, gridPlan, splitsPlan, condPlan);
+/// The end of a split row (inner split): thread 0 of the row has written
+/// this block's partials; it fences them and adds one to the row's
+/// counter. The block that brings it to the number of splits fences again,
+/// combines the row's partials in split order, finishes the reductions and
+/// writes the row's reduced outputs.
+void ReductionScheduler::lastBlockFinishRow(Value row, ArrayRef<Value> rowValues, Value valid,
+                                            Value tx, Value depth) {
+  KernelBuilder &k = *kb;
+  OpBuilder &b = k.b;
+  Location loc = k.loc;
+  Value splits = k.gridDim(gpu::Dimension::y);
+  Value rows = k.expander->expand(keptSize);
+  Value counters = k.extraPointer(partials.size());
+  Value first = arith::AndIOp::create(
+      b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tx, k.constant(0)), valid);
+  auto arrive = scf::IfOp::create(b, loc, TypeRange{}, first, false);
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToStart(&arrive.getThenRegion().front());
+  // (testing only: without this fence the partials may not be visible)
+  if (fe.plantBug != "last-block-no-fence")
+    k.fence();
+  Value old = k.atomicAdd(counters, row, arith::ConstantIntOp::create(b, loc, 1, 32));
+  Value lastSplit = arith::SubIOp::create(b, loc, splits, k.constant(1));
+  if (lastSplit.getType() != b.getI32Type())
+    lastSplit = arith::TruncIOp::create(b, loc, b.getI32Type(), lastSplit);
+  auto ifLast = scf::IfOp::create(
+      b, loc, TypeRange{}, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, old, lastSplit),
+      false);
+  b.setInsertionPointToStart(&ifLast.getThenRegion().front());
+  ExprScope scope(*k.expander);
+  k.fence();
+  SmallVector<Value> saved = iterValues;
+  iterValues.assign(rowValues.begin(), rowValues.end());
+  memo.clear();
+  unsigned base = 0;
+  for (const Reducer &r : reducers) {
+    auto sl = scf::ForOp::create(b, loc, k.constant(0), splits, k.constant(1),
+                                 r.identity(b, loc, 1));
+    {
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(sl.getBody());
+      Value at = arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, sl.getInductionVar(), rows), row);
+      SmallVector<Value> part;
+      for (auto [n, t] : llvm::enumerate(r.accTypes))
+        part.push_back(k.load(k.extraPointer(base + n), t, at, 1, /*crossBlock=*/true));
+      scf::YieldOp::create(b, loc,
+                           r.combine(b, loc, SmallVector<Value>(sl.getRegionIterArgs()), part));
+    }
+    SmallVector<Value> results = r.finalize(b, loc, SmallVector<Value>(sl.getResults()), depth);
+    for (auto [res, v] : llvm::zip(r.op->getResults(), results))
+      known[res] = Lanes{v, true};
+    base += r.accTypes.size();
+  }
+  for (Value out : rOutputs)
+    storeOutput(out, rIndex(out), 1, Value());
+  memo.clear();
+  iterValues = saved;
 }
 
 /// A combine kernel: each thread takes one column, combines its partials in
@@ -1294,8 +1345,8 @@ LogicalResult ReductionScheduler::run() {
         }
       }
       // Fewer rows than SMs (a block of 1024 threads per row would leave
-      // SMs idle): each row splits across blocks, a second kernel combines
-      // the partials in split order.
+      // SMs idle): each row splits across blocks; the last block of a row
+      // to finish combines the partials in split order.
       int64_t fewRows = fe.target.smCount;
       bool maySplit = info.kind == GroupKind::Reduction && numLevels == 1 &&
                       (!staticRows || *staticRows < fewRows) &&
@@ -1329,6 +1380,14 @@ LogicalResult ReductionScheduler::run() {
           for (Type t : r.accTypes)
             partials.push_back(memref::AllocOp::create(
                 pb, fe.loc, MemRefType::get({ShapedType::kDynamic}, t), ValueRange{size}));
+        // One arrival counter per row, zero at launch.
+        Value counterCount =
+            arith::SelectOp::create(pb, fe.loc, splitCond, rows, fe.planConstant(0));
+        auto counters = memref::AllocOp::create(
+            pb, fe.loc, MemRefType::get({ShapedType::kDynamic}, pb.getI32Type()),
+            ValueRange{counterCount});
+        ZeroedOp::create(pb, fe.loc, counters);
+        splitCounters = counters;
         innerSplitCond = splitCond;
       }
       Value widthCond = variantCondition;

@@ -11,8 +11,8 @@
 //    32768 elements (8192 with 64-bit indices), and one of masked scalar
 //    slots for other rows up to 8192 (32-bit indices). Longer rows are read
 //    again for each pass (the documented fallback).
-//    A reduction with few long rows splits them across blocks and combines
-//    the partials in a second kernel.
+//    A reduction with few long rows splits them across blocks; the last
+//    block of a row to finish combines the partials, in the same launch.
 //  - outer (a kept dim is the fastest-varying one): threads run along the
 //    kept dim (coalesced) and loop over the reduced dims; 8 rows of threads
 //    combine through shared memory; when there are few columns the reduced
@@ -104,8 +104,8 @@ private:
   void storeOutput(Value out, const Index &idx, unsigned lanes, Value guard);
 
   /// Builds an inner kernel and its launch. `split`: each row's units
-  /// divide among `splitsValue` blocks along y that write partials, and a
-  /// combine kernel follows.
+  /// divide among `splitsValue` blocks along y that write partials; the
+  /// last of them to finish combines them (lastBlockFinishRow).
   /// Which bodies a kernel has: both, chosen by its vector flag, or only
   /// the one the plan's launch condition guarantees.
   enum class Bodies { Both, VectorOnly, ScalarOnly };
@@ -138,8 +138,10 @@ private:
   void lastBlockCombine(unsigned lanes, Value tile, Value cu, Value valid,
                         ArrayRef<Value> colValues, Value columns, Value depth, Value lastFlag,
                         Value tx, Value ty);
-  /// The combine kernel of an inner split reduction.
-  void emitSplitCombine(unsigned indexBits, Value grid, Value splits, Value cond);
+  /// The end of a split row: the last block of the row's splits to arrive
+  /// combines their partials (see the .cpp).
+  void lastBlockFinishRow(Value row, ArrayRef<Value> rowValues, Value valid, Value tx,
+                          Value depth);
   void emitCombine(const CombineSpec &spec, unsigned indexBits, Value grid, Value splits,
                    Value cond);
 
@@ -207,6 +209,9 @@ private:
   /// column tile.
   Value outerCounters;
   Value innerSplitCond; ///< plan value: the inner split variant runs
+  /// Inner split: the plan's zeroed i32 buffer of one arrival counter per
+  /// row.
+  Value splitCounters;
   /// Inner-outer: the column domain's reducers and outputs, the partial
   /// buffers ([block][column] per accumulator value) and the plan's block
   /// count (the same for every variant).

@@ -102,19 +102,26 @@ func.func @vm(%x: tensor<64x4096xf32>) -> (tensor<64xf32>, tensor<64xf32>) {
 // -----
 
 // A reduction of fewer rows than SMs splits each row across blocks along y,
-// each block writing one partial per row, then a kernel combines the
-// partials in split order: 62 splits of 512 threads x 32 elements.
+// each block writing one partial per row (62 splits of 512 threads x 32
+// elements); the last block of the row to arrive at its counter combines
+// them in split order. One kernel.
 // CHECK-LABEL: gpu.func @total_0(
 // CHECK: gpu.block_id y
 // CHECK: gpu.shuffle xor
-// CHECK: llvm.store {{.*}} : f32, !llvm.ptr
-// CHECK-LABEL: gpu.func @total_1(
-// CHECK:   scf.for {{.*}} iter_args
+// CHECK: llvm.store {{.*}}fuser.cross_block} : f32, !llvm.ptr
+// CHECK: llvm.fence syncscope("device") acq_rel
+// CHECK: llvm.atomicrmw add
+// CHECK: llvm.fence syncscope("device") acq_rel
+// CHECK: scf.for {{.*}} iter_args
+// CHECK: llvm.load {{.*}}fuser.cross_block}
+// CHECK-NOT: gpu.func @total_1(
 // CHECK-LABEL: func.func @total(
 // CHECK: %[[BUF:.*]] = memref.alloc() : memref<62xf32>
 // CHECK: %[[CAST:.*]] = memref.cast %[[BUF]]
-// CHECK: fuser.launch @total_kernels::@total_0 grid(%c1, %c62, %c1) block(%c512, %c1, %c1) {{.*}}args(%arg0, %[[CAST]]
-// CHECK: fuser.launch @total_kernels::@total_1 {{.*}}args(%arg0, %arg1, %[[CAST]], %c62 :
+// CHECK: %[[CNT:.*]] = memref.alloc() : memref<1xi32>
+// CHECK: %[[CCAST:.*]] = memref.cast %[[CNT]]
+// CHECK: fuser.zeroed %[[CCAST]]
+// CHECK: fuser.launch @total_kernels::@total_0 grid(%c1, %c62, %c1) block(%c512, %c1, %c1) {{.*}}args(%arg0, %arg1, %[[CAST]], %[[CCAST]]
 // CHECK-NOT: fuser.launch
 func.func @total(%x: tensor<1000000xf32>) -> tensor<f32> {
   %0 = fuser.sum %x dims = [0] : tensor<1000000xf32> -> tensor<f32>
@@ -123,9 +130,10 @@ func.func @total(%x: tensor<1000000xf32>) -> tensor<f32> {
 
 // -----
 
-// Rows known only at launch: the split variant (and its partials) when
-// there are fewer rows than SMs and rows of at least 32768 elements, the
-// one-kernel variant otherwise; the partials are empty when unused.
+// Rows known only at launch: the split variant (and its partials and
+// counters) when there are fewer rows than SMs and rows of at least 32768
+// elements, the one-kernel variant otherwise; the partials and counters are
+// empty when unused.
 // CHECK-LABEL: func.func @rowsum_dyn(
 // CHECK: %[[ROWS:.*]] = memref.dim %arg0, %c0
 // CHECK: %[[FEW:.*]] = arith.cmpi ult, %[[ROWS]], %c132
@@ -136,13 +144,14 @@ func.func @total(%x: tensor<1000000xf32>) -> tensor<f32> {
 // CHECK: %[[N:.*]] = arith.muli %[[SPLITS]], %[[ROWS]]
 // CHECK: %[[SIZE:.*]] = arith.select %[[FEW]], %[[N]], %c0
 // CHECK: %[[BUF:.*]] = memref.alloc(%[[SIZE]])
-// CHECK: fuser.launch @rowsum_dyn_kernels::@rowsum_dyn_0 grid(%{{.*}}, %[[SPLITS]], %c1) block(%c512, %c1, %c1) {{.*}} if(%{{.*}}) args(%arg0, %[[BUF]],
-// CHECK: fuser.launch @rowsum_dyn_kernels::@rowsum_dyn_1 {{.*}} args(%arg0, %arg1, %[[BUF]], %[[ROWS]], %[[SPLITS]] :
+// CHECK: %[[NCNT:.*]] = arith.select %[[FEW]], %[[ROWS]], %c0
+// CHECK: %[[CNT:.*]] = memref.alloc(%[[NCNT]]) : memref<?xi32>
+// CHECK: fuser.zeroed %[[CNT]]
+// CHECK: fuser.launch @rowsum_dyn_kernels::@rowsum_dyn_0 grid(%{{.*}}, %[[SPLITS]], %c1) block(%c512, %c1, %c1) {{.*}} if(%{{.*}}) args(%arg0, %arg1, %[[BUF]], %[[CNT]], %[[ROWS]],
 // CHECK: %[[MANY:.*]] = arith.cmpi uge, %[[ROWS]], %c132
-// CHECK: fuser.launch @rowsum_dyn_kernels::@rowsum_dyn_2 grid({{.*}}) block(%c1024, %c1, %c1)
+// CHECK: fuser.launch @rowsum_dyn_kernels::@rowsum_dyn_1 grid({{.*}}) block(%c1024, %c1, %c1)
+// CHECK: fuser.launch @rowsum_dyn_kernels::@rowsum_dyn_2 {{.*}} index_bits [64, 32]
 // CHECK: fuser.launch @rowsum_dyn_kernels::@rowsum_dyn_3 {{.*}} index_bits [64, 32]
-// CHECK: fuser.launch @rowsum_dyn_kernels::@rowsum_dyn_4 {{.*}} index_bits [64, 32]
-// CHECK: fuser.launch @rowsum_dyn_kernels::@rowsum_dyn_5 {{.*}} index_bits [64, 32]
 // CHECK-NOT: fuser.launch
 func.func @rowsum_dyn(%x: tensor<?x65536xf32>) -> tensor<?xf32> {
   %0 = fuser.sum %x dims = [1] : tensor<?x65536xf32> -> tensor<?xf32>
