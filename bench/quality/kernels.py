@@ -411,6 +411,51 @@ def measured_backward_traffic(fuserc, work):
     return rows
 
 
+# The norm family, at a ResNet-like activation: (N, C, H, W), groups.
+NORM_FAMILY_SHAPE, NORM_FAMILY_GROUPS = (8, 32, 16, 16), 8
+
+
+def measured_norm_family(fuserc, work):
+    """Rows of the norm-family table: batch_norm, instance_norm and group_norm,
+    forward and backward, channels-first and -last, bf16 (the fusions of
+    test/oracle/oracle/norm_family.py): launches, and how many times the
+    kernels read x (and dy) and write y (dx)."""
+    sys.path.insert(0, os.path.join(ROOT, "test", "oracle"))
+    import numpy as np
+    from oracle import core, norm_family as nf  # noqa: E402
+    rng = np.random.default_rng(0)
+    rows = []
+    for norm in ("batch_norm", "instance_norm", "group_norm"):
+        for last in (False, True):
+            cells = []
+            for direction in ("forward", "backward"):
+                make = nf._forward_part if direction == "forward" else nf._backward_part
+                part = make(rng, norm, last, NORM_FAMILY_SHAPE, NORM_FAMILY_GROUPS, "bf16",
+                            False)
+                name = "%s_%s_%s" % (norm, "nhwc" if last else "nchw", direction)
+                path = os.path.join(work, name + ".mlir")
+                with open(path, "w") as f:
+                    f.write(core.fusion_text(name, [part]))
+                ins = run([fuserc, "inspect", path, "--no-ptxas"])
+                m = re.search(r"launches: (\d+) kernel", ins.stdout)
+                r = run([fuserc, "run", path, "--device", "cpu", "--random", "1", "--traffic",
+                         "--quiet"])
+                got = []
+                for tensor, col in (("x", 1), ("dy", 1), ("result0", 2)):
+                    t = re.search(r"^\s+%s\s+\S+\s+read ([\d.]+)x\s+written ([\d.]+)x" % tensor,
+                                  r.stdout, re.M)
+                    if t:
+                        got.append(t.group(col))
+                if r.returncode or not m:
+                    cells += ["failed", ""]
+                else:
+                    cells += [m.group(1), " / ".join(got)]
+            rows.append("| %s | %s | %s |" % (norm, "NHWC" if last else "NCHW",
+                                              " | ".join(cells)))
+    sys.stderr.write("kernels.py: measured the norm family\n")
+    return rows
+
+
 def row_length_table(sizes, rows):
     """A markdown table of measured rows, one column per row length."""
     return (["| fusion | row length | " + " | ".join(str(k) for k in sizes) + " |",
@@ -533,6 +578,7 @@ def main():
 
     measured = [] if a.only else measured_traffic(fuserc, work)
     measured_backward = [] if a.only else measured_backward_traffic(fuserc, work)
+    measured_family = [] if a.only else measured_norm_family(fuserc, work)
 
     date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     out = []
@@ -577,6 +623,22 @@ def main():
                    "of their own (rows of more than 16384); 2.00 or more, the rows read again "
                    "(scalar or long rows known only at launch).\n" % BACKWARD_ROWS)
         out += row_length_table(BACKWARD_SIZES, measured_backward)
+        out.append("## batch_norm, instance_norm, group_norm, measured on the CPU emulator\n")
+        out.append("Forward with batch statistics (y, mean, rstd) and backward (dx, dw, db "
+                   "from x, dy, the saved statistics and w), written from primitives as "
+                   "test/oracle/oracle/norm_family.py writes them (checked there against "
+                   "PyTorch), bf16 with f32 compute, x of %s (N, C, H, W), %d groups: "
+                   "*launches* (`fuserc inspect`) and the times the kernels read x / write y "
+                   "(forward) or read x / read dy / write dx (backward), per element "
+                   "(`fuserc run --traffic`). nvFuser's figure for each of these is 1 launch "
+                   "(its grid-persistent kernels synchronize the whole grid); fuser has no "
+                   "grid-wide barrier, so a statistic over the batch (batch_norm, and every "
+                   "column reduction) is one kernel and its use another.\n"
+                   % ("x".join(map(str, NORM_FAMILY_SHAPE)), NORM_FAMILY_GROUPS))
+        out.append("| norm | layout | forward launches | forward x / y | backward launches | "
+                   "backward x / dy / dx |")
+        out.append("|---|---|---:|---|---:|---|")
+        out += measured_family + [""]
     out.append("## H200 roofline model: fuser's plan vs eager PyTorch\n")
     out.append("**A model, not a measurement**: each kernel costs its bytes at %.1f TB/s "
                "(the measured device-to-device copy bandwidth of an H200) plus %g us of "

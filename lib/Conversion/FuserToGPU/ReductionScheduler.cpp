@@ -30,7 +30,8 @@ static int64_t dynamicValuesPerThread(unsigned indexBits) {
   return indexBits == 64 ? 16 : 32;
 }
 /// The outer kernel's block: 32 threads along the kept dim, 8 along the
-/// reduced ones.
+/// reduced ones (fewer along the kept dim when it has fewer units: see
+/// outerX).
 static constexpr int64_t kOuterX = 32, kOuterY = 8;
 /// Inner reductions with fewer rows than two waves of blocks split rows of
 /// at least this many elements across blocks of this many threads.
@@ -717,7 +718,7 @@ void ReductionScheduler::emitOuter(unsigned indexBits, bool split, Value gridPla
   }
   KernelBuilder k(fe, fe.newKernelName(), indexBits, inputs, outputs, symbols,
                   /*numFlags=*/1, /*blockSize=*/{}, extras);
-  k.setMaxThreadsPerBlock(kOuterX * kOuterY);
+  k.setMaxThreadsPerBlock(outerX * outerY);
   kb = &k;
   OpBuilder &b = k.b;
   Location loc = k.loc;
@@ -732,7 +733,7 @@ void ReductionScheduler::emitOuter(unsigned indexBits, bool split, Value gridPla
     SmallVector<Value> s;
     for (Type t : r.accTypes)
       s.push_back(k.func.addWorkgroupAttribution(
-          MemRefType::get({kOuterY, kOuterX * (int64_t)vectorLanes}, t,
+          MemRefType::get({outerY, outerX * (int64_t)vectorLanes}, t,
                           MemRefLayoutAttrInterface(), workgroup),
           loc));
     scratch.push_back(s);
@@ -757,13 +758,13 @@ void ReductionScheduler::emitOuter(unsigned indexBits, bool split, Value gridPla
   auto body = [&](unsigned lanes) {
     Value lanesV = k.constant(lanes);
     Value colUnits = arith::DivUIOp::create(b, loc, columns, lanesV);
-    Value tiles = arith::CeilDivUIOp::create(b, loc, colUnits, k.constant(kOuterX));
+    Value tiles = arith::CeilDivUIOp::create(b, loc, colUnits, k.constant(outerX));
     auto loop = scf::ForOp::create(b, loc, bx, tiles, gx);
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(loop.getBody());
     ExprScope tileScope(*k.expander);
     Value cu = arith::AddIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, loop.getInductionVar(), k.constant(kOuterX)), tx);
+        b, loc, arith::MulIOp::create(b, loc, loop.getInductionVar(), k.constant(outerX)), tx);
     Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, cu, colUnits);
     cu = arith::MinUIOp::create(b, loc, cu,
                                 arith::SubIOp::create(b, loc, colUnits, k.constant(1)));
@@ -776,7 +777,7 @@ void ReductionScheduler::emitOuter(unsigned indexBits, bool split, Value gridPla
       init.append(accs.back().begin(), accs.back().end());
     }
     auto red = scf::ForOp::create(b, loc, arith::AddIOp::create(b, loc, first, ty), last,
-                                  k.constant(kOuterY), init);
+                                  k.constant(outerY), init);
     {
       OpBuilder::InsertionGuard g2(b);
       b.setInsertionPointToStart(red.getBody());
@@ -828,7 +829,7 @@ void ReductionScheduler::emitOuter(unsigned indexBits, bool split, Value gridPla
       known.clear();
       for (auto [i, r] : llvm::enumerate(reducers)) {
         SmallVector<Value> total;
-        for (int64_t t = 0; t < kOuterY; ++t) {
+        for (int64_t t = 0; t < outerY; ++t) {
           SmallVector<Value> part;
           for (Value s : scratch[i]) {
             SmallVector<Value> elems;
@@ -894,7 +895,7 @@ void ReductionScheduler::emitOuter(unsigned indexBits, bool split, Value gridPla
     body(1);
   }
   k.finish();
-  k.launch({gridPlan, splitsPlan}, {kOuterX, kOuterY}, Value(), condPlan, {flagPlan});
+  k.launch({gridPlan, splitsPlan}, {outerX, outerY}, Value(), condPlan, {flagPlan});
   kb = nullptr;
 }
 
@@ -1286,10 +1287,20 @@ LogicalResult ReductionScheduler::run() {
   std::optional<int64_t> staticRows = ShapeAnalysis::constantValue(keptSize);
   OpBuilder &pb = fe.planBuilder;
   int64_t tilesTarget = fe.target.smCount * 2;
+  // A narrow kept dim (a channels-last norm's 32 channels are 4 units of 8
+  // bf16) would leave most of 32 threads along it without a column: they
+  // would repeat the last column's loads. The block then has as many
+  // threads along it as it has units (a power of two), and the rest of 256
+  // (at most 32) along the reduced dims.
+  if (!innerStyle && staticRows) {
+    int64_t units = std::max<int64_t>(1, (*staticRows + vectorLanes - 1) / vectorLanes);
+    outerX = std::min<int64_t>(kOuterX, (int64_t)llvm::PowerOf2Ceil(units));
+    outerY = std::min<int64_t>(32, kOuterX * kOuterY / outerX);
+  }
   bool split = !innerStyle &&
                (!staticRows || !staticK ||
-                ((*staticRows / vectorLanes + kOuterX - 1) / kOuterX < tilesTarget &&
-                 *staticK >= 8 * kOuterY));
+                ((*staticRows / vectorLanes + outerX - 1) / outerX < tilesTarget &&
+                 *staticK >= 8 * outerY));
   if (hasOuter()) {
     // Blocks of an inner-outer kernel: each walks at least 32 rows, so
     // that its row of partials (written once, read once) stays small
@@ -1477,9 +1488,9 @@ LogicalResult ReductionScheduler::run() {
     // Outer: split the reduced extent across blocks when the column tiles
     // alone would leave most SMs idle and each split still has work.
     Value tiles = arith::CeilDivUIOp::create(
-        pb, fe.loc, fe.planExpr(keptSize), fe.planConstant(kOuterX * vectorLanes));
+        pb, fe.loc, fe.planExpr(keptSize), fe.planConstant(outerX * vectorLanes));
     Value planRows = fe.planExpr(keptSize);
-    Value maxBlocks = fe.planConstant(fe.target.smCount * (fe.target.maxThreadsPerSM / (kOuterX * kOuterY)));
+    Value maxBlocks = fe.planConstant(fe.target.smCount * (fe.target.maxThreadsPerSM / (outerX * outerY)));
     Value gridX = arith::MinUIOp::create(pb, fe.loc, tiles, maxBlocks);
     Value vecOk = planVectorOk();
     Value flag = arith::IndexCastUIOp::create(pb, fe.loc, pb.getIndexType(), vecOk);
@@ -1501,7 +1512,7 @@ LogicalResult ReductionScheduler::run() {
       Value most = arith::MaxUIOp::create(
           pb, fe.loc, fe.planConstant(1),
           arith::CeilDivUIOp::create(pb, fe.loc, fe.planExpr(reducedSize),
-                                     fe.planConstant(8 * kOuterY)));
+                                     fe.planConstant(8 * outerY)));
       splitsValue = arith::MinUIOp::create(pb, fe.loc, wanted, most);
       for (const Reducer &r : reducers)
         for (Type t : r.accTypes) {
@@ -1514,7 +1525,7 @@ LogicalResult ReductionScheduler::run() {
       // arrivals on it.
       Value counterTiles = arith::MaxUIOp::create(
           pb, fe.loc, fe.planConstant(1),
-          arith::CeilDivUIOp::create(pb, fe.loc, planRows, fe.planConstant(kOuterX)));
+          arith::CeilDivUIOp::create(pb, fe.loc, planRows, fe.planConstant(outerX)));
       auto counters = memref::AllocOp::create(
           pb, fe.loc, MemRefType::get({ShapedType::kDynamic}, pb.getI32Type()),
           ValueRange{counterTiles});

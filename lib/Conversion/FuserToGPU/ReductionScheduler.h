@@ -205,6 +205,8 @@ private:
   /// accumulator value of each reducer.
   SmallVector<Value> partials;
   Value splitsValue; ///< plan value
+  /// Outer kernels: threads along the kept dim and along the reduced ones.
+  int64_t outerX = 32, outerY = 8;
   /// Outer split: the plan's zeroed i32 buffer of one arrival counter per
   /// column tile.
   Value outerCounters;

@@ -219,3 +219,16 @@ func.func @dynsoftmax(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
   %0 = fuser.softmax %x dim = 1 : tensor<?x?xf32>
   return %0 : tensor<?x?xf32>
 }
+
+// -----
+
+// A narrow kept dim: 32 bf16 columns are 4 units of 8, so the block has 4
+// threads along them and 32 along the rows (not 32 x 8, where 28 threads
+// would repeat the last unit's loads).
+// CHECK-LABEL: func.func @narrow(
+// CHECK: fuser.launch @narrow_kernels::@narrow_0 grid({{.*}}) block(%c4, %c32, %c1)
+func.func @narrow(%x: tensor<2048x32xbf16>) -> tensor<32xf32> {
+  %f = fuser.cast %x : tensor<2048x32xbf16> to tensor<2048x32xf32>
+  %0 = fuser.sum %f dims = [0] : tensor<2048x32xf32> -> tensor<32xf32>
+  return %0 : tensor<32xf32>
+}
