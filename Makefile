@@ -106,7 +106,7 @@ clean:
 bench: configure
 	ninja -C $(BUILD) fuserc fuser-opt FuserCAPI
 	./bench/compile/run.sh $(BUILD) $(LLVM_DIR)
-	python3 bench/quality/kernels.py --build $(BUILD)
+	/usr/bin/python3 bench/quality/kernels.py --build $(BUILD)
 
 gpu-pack: configure
 	ninja -C $(BUILD) fuserc FuserCAPI fuser_runtime fuser_fake_cuda
