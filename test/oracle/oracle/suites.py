@@ -21,5 +21,7 @@ SUITES = {
     "training-norm": training.norm_cases,
     "training-norm-f32": training.norm_f32_cases,
     "training-sweep": training.sweep_cases,
-    "norm-family": norm_family.cases,
+    "norm-family": norm_family.forward_cases,
+    "norm-family-backward": norm_family.backward_cases,
+    "norm-family-bn-backward": norm_family.batch_norm_backward_cases,
 }
