@@ -899,6 +899,56 @@ void ReductionScheduler::emitOuter(unsigned indexBits, bool split, Value gridPla
   kb = nullptr;
 }
 
+/// In the thread that wrote a block's partials: fences them (unless the
+/// test bug drops the fence) and adds one to `counters[index]`; whether
+/// this block is the last of the `gridDim.y` splits to arrive.
+Value ReductionScheduler::arriveIsLast(Value counters, Value index) {
+  KernelBuilder &k = *kb;
+  OpBuilder &b = k.b;
+  Location loc = k.loc;
+  // (testing only: without this fence the partials may not be visible to
+  // the last block)
+  if (fe.plantBug != "last-block-no-fence")
+    k.fence();
+  Value old = k.atomicAdd(counters, index, arith::ConstantIntOp::create(b, loc, 1, 32));
+  Value lastSplit = arith::SubIOp::create(b, loc, k.gridDim(gpu::Dimension::y), k.constant(1));
+  if (lastSplit.getType() != b.getI32Type())
+    lastSplit = arith::TruncIOp::create(b, loc, b.getI32Type(), lastSplit);
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, old, lastSplit);
+}
+
+/// Combines each reducer's partials ([split][stride] per accumulator value,
+/// extra buffers from `base`) at `offset`, `lanes` wide, in split order,
+/// finishes the reductions over `depth` and records their results in
+/// `known`.
+void ReductionScheduler::combinePartials(ArrayRef<Reducer> rs, Value splits, Value stride,
+                                         Value offset, unsigned lanes, Value depth,
+                                         bool crossBlock) {
+  KernelBuilder &k = *kb;
+  OpBuilder &b = k.b;
+  Location loc = k.loc;
+  unsigned base = 0;
+  for (const Reducer &r : rs) {
+    auto sl = scf::ForOp::create(b, loc, k.constant(0), splits, k.constant(1),
+                                 r.identity(b, loc, lanes));
+    {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(sl.getBody());
+      Value at = arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, sl.getInductionVar(), stride), offset);
+      SmallVector<Value> part;
+      for (auto [n, t] : llvm::enumerate(r.accTypes))
+        part.push_back(k.load(k.extraPointer(base + n), t, at, lanes, crossBlock));
+      scf::YieldOp::create(b, loc,
+                           r.combine(b, loc, SmallVector<Value>(sl.getRegionIterArgs()), part));
+    }
+    SmallVector<Value> results = r.finalize(b, loc, SmallVector<Value>(sl.getResults()), depth);
+    for (auto [res, v] : llvm::zip(r.op->getResults(), results))
+      known[res] = Lanes{v, lanes == 1};
+    base += r.accTypes.size();
+  }
+}
+
 /// The end of a split outer kernel's column tile: the block's partials are
 /// written (and a barrier passed). Thread (0, 0) fences them and adds one
 /// to the tile's counter; the block that brings it to the number of splits
@@ -922,17 +972,7 @@ void ReductionScheduler::lastBlockCombine(unsigned lanes, Value tile, Value cu, 
     auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, first, false);
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-    // (testing only: without this fence the partials may not be visible
-    // to the last block)
-    if (fe.plantBug != "last-block-no-fence")
-      k.fence();
-    Value old = k.atomicAdd(counters, tile, arith::ConstantIntOp::create(b, loc, 1, 32));
-    Value lastSplit = arith::SubIOp::create(b, loc, splits, k.constant(1));
-    if (lastSplit.getType() != b.getI32Type())
-      lastSplit = arith::TruncIOp::create(b, loc, b.getI32Type(), lastSplit);
-    Value isLast = arith::ExtUIOp::create(
-        b, loc, b.getI32Type(),
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, old, lastSplit));
+    Value isLast = arith::ExtUIOp::create(b, loc, b.getI32Type(), arriveIsLast(counters, tile));
     memref::StoreOp::create(b, loc, isLast, lastFlag, ValueRange{asIndex(zero)});
   }
   gpu::BarrierOp::create(b, loc);
@@ -952,28 +992,8 @@ void ReductionScheduler::lastBlockCombine(unsigned lanes, Value tile, Value cu, 
   iterValues.assign(colValues.begin(), colValues.end());
   memo.clear();
   known.clear();
-  Value lanesV = k.constant(lanes);
-  Value col = arith::MulIOp::create(b, loc, cu, lanesV);
-  unsigned base = 0;
-  for (const Reducer &r : reducers) {
-    SmallVector<Value> init = r.identity(b, loc, lanes);
-    auto sl = scf::ForOp::create(b, loc, zero, splits, k.constant(1), init);
-    {
-      OpBuilder::InsertionGuard g2(b);
-      b.setInsertionPointToStart(sl.getBody());
-      Value at = arith::AddIOp::create(
-          b, loc, arith::MulIOp::create(b, loc, sl.getInductionVar(), columns), col);
-      SmallVector<Value> part;
-      for (auto [n, t] : llvm::enumerate(r.accTypes))
-        part.push_back(k.load(k.extraPointer(base + n), t, at, lanes, /*crossBlock=*/true));
-      scf::YieldOp::create(b, loc,
-                           r.combine(b, loc, SmallVector<Value>(sl.getRegionIterArgs()), part));
-    }
-    SmallVector<Value> results = r.finalize(b, loc, SmallVector<Value>(sl.getResults()), depth);
-    for (auto [res, v] : llvm::zip(r.op->getResults(), results))
-      known[res] = Lanes{v, lanes == 1};
-    base += r.accTypes.size();
-  }
+  Value col = arith::MulIOp::create(b, loc, cu, k.constant(lanes));
+  combinePartials(reducers, splits, columns, col, lanes, depth, /*crossBlock=*/true);
   for (Value out : rOutputs)
     storeOutput(out, rIndex(out), lanes, valid);
   memo.clear();
@@ -997,42 +1017,14 @@ void ReductionScheduler::lastBlockFinishRow(Value row, ArrayRef<Value> rowValues
   auto arrive = scf::IfOp::create(b, loc, TypeRange{}, first, false);
   OpBuilder::InsertionGuard g(b);
   b.setInsertionPointToStart(&arrive.getThenRegion().front());
-  // (testing only: without this fence the partials may not be visible)
-  if (fe.plantBug != "last-block-no-fence")
-    k.fence();
-  Value old = k.atomicAdd(counters, row, arith::ConstantIntOp::create(b, loc, 1, 32));
-  Value lastSplit = arith::SubIOp::create(b, loc, splits, k.constant(1));
-  if (lastSplit.getType() != b.getI32Type())
-    lastSplit = arith::TruncIOp::create(b, loc, b.getI32Type(), lastSplit);
-  auto ifLast = scf::IfOp::create(
-      b, loc, TypeRange{}, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, old, lastSplit),
-      false);
+  auto ifLast = scf::IfOp::create(b, loc, TypeRange{}, arriveIsLast(counters, row), false);
   b.setInsertionPointToStart(&ifLast.getThenRegion().front());
   ExprScope scope(*k.expander);
   k.fence();
   SmallVector<Value> saved = iterValues;
   iterValues.assign(rowValues.begin(), rowValues.end());
   memo.clear();
-  unsigned base = 0;
-  for (const Reducer &r : reducers) {
-    auto sl = scf::ForOp::create(b, loc, k.constant(0), splits, k.constant(1),
-                                 r.identity(b, loc, 1));
-    {
-      OpBuilder::InsertionGuard g2(b);
-      b.setInsertionPointToStart(sl.getBody());
-      Value at = arith::AddIOp::create(
-          b, loc, arith::MulIOp::create(b, loc, sl.getInductionVar(), rows), row);
-      SmallVector<Value> part;
-      for (auto [n, t] : llvm::enumerate(r.accTypes))
-        part.push_back(k.load(k.extraPointer(base + n), t, at, 1, /*crossBlock=*/true));
-      scf::YieldOp::create(b, loc,
-                           r.combine(b, loc, SmallVector<Value>(sl.getRegionIterArgs()), part));
-    }
-    SmallVector<Value> results = r.finalize(b, loc, SmallVector<Value>(sl.getResults()), depth);
-    for (auto [res, v] : llvm::zip(r.op->getResults(), results))
-      known[res] = Lanes{v, true};
-    base += r.accTypes.size();
-  }
+  combinePartials(reducers, splits, rows, row, 1, depth, /*crossBlock=*/true);
   for (Value out : rOutputs)
     storeOutput(out, rIndex(out), 1, Value());
   memo.clear();
@@ -1078,26 +1070,7 @@ void ReductionScheduler::emitCombine(const CombineSpec &spec, unsigned indexBits
     assignIterValues(col, spec.columnIter, iterValues);
     memo.clear();
     known.clear();
-    unsigned base = 0;
-    for (const Reducer &r : *spec.reducers) {
-      SmallVector<Value> init = r.identity(b, loc, 1);
-      auto sl = scf::ForOp::create(b, loc, k.constant(0), splits, k.constant(1), init);
-      {
-        OpBuilder::InsertionGuard g2(b);
-        b.setInsertionPointToStart(sl.getBody());
-        Value at = arith::AddIOp::create(
-            b, loc, arith::MulIOp::create(b, loc, sl.getInductionVar(), columns), col);
-        SmallVector<Value> part;
-        for (auto [n, t] : llvm::enumerate(r.accTypes))
-          part.push_back(k.load(k.extraPointer(base + n), t, at, 1));
-        scf::YieldOp::create(b, loc,
-                             r.combine(b, loc, SmallVector<Value>(sl.getRegionIterArgs()), part));
-      }
-      SmallVector<Value> results = r.finalize(b, loc, SmallVector<Value>(sl.getResults()), depth);
-      for (auto [res, v] : llvm::zip(r.op->getResults(), results))
-        known[res] = Lanes{v, true};
-      base += r.accTypes.size();
-    }
+    combinePartials(*spec.reducers, splits, columns, col, 1, depth, /*crossBlock=*/false);
     for (Value out : spec.outputs)
       storeOutput(out, spec.index(out), 1, Value());
     memo.clear();

@@ -133,6 +133,12 @@ private:
     ArrayRef<unsigned> columnIter;
     std::function<Index(Value)> index;
   };
+  /// A block's arrival at `counters[index]` (see the .cpp): whether it is
+  /// the last split.
+  Value arriveIsLast(Value counters, Value index);
+  /// Combines partials in split order into `known` (see the .cpp).
+  void combinePartials(ArrayRef<Reducer> rs, Value splits, Value stride, Value offset,
+                       unsigned lanes, Value depth, bool crossBlock);
   /// The end of a split outer kernel's column tile `tile`: the last block
   /// of the tile's splits to arrive combines their partials (see the .cpp).
   void lastBlockCombine(unsigned lanes, Value tile, Value cu, Value valid,
