@@ -295,9 +295,18 @@ FailureOr<GroupInfo> mlir::fuser::classifyGroup(ArrayRef<Operation *> group,
     return info;
   }
   if (!info.inner) {
-    fail(whyNot, "normalizing along non-trailing dims needs a reduction kernel "
-                 "and a pointwise kernel");
-    return failure();
+    AffineExpr depth = getAffineConstantExpr(1, shapes.getContext());
+    for (int64_t d : info.reducedDims)
+      depth = depth * info.space[d];
+    auto n = ShapeAnalysis::constantValue(depth);
+    if (!n || *n > kOuterNormalizationMaxDepth) {
+      fail(whyNot, Twine("normalizing along non-trailing dims over ") +
+                       (n ? "more than " + Twine(kOuterNormalizationMaxDepth) + " elements"
+                          : Twine("an extent known only at launch")) +
+                       " needs a reduction kernel and a pointwise kernel (every block of "
+                       "a column would have to wait for the others: a grid-wide barrier)");
+      return failure();
+    }
   }
   info.kind = GroupKind::Normalization;
   return info;

@@ -6,9 +6,9 @@
 // CHECK-DAG: op2 [label="div\nsegment 1"
 // CHECK-DAG: arg0 -> op0;
 // CHECK-DAG: op0 -> op1;
-func.func @columns(%x: tensor<16x512xf32>) -> tensor<16x512xf32> {
-  %s = fuser.sum %x dims = [0] : tensor<16x512xf32> -> tensor<512xf32>
-  %b = fuser.broadcast %s dims = [1] : tensor<512xf32> -> tensor<16x512xf32>
-  %y = fuser.div %x, %b : tensor<16x512xf32>
-  return %y : tensor<16x512xf32>
+func.func @columns(%x: tensor<512x16xf32>) -> tensor<512x16xf32> {
+  %s = fuser.sum %x dims = [0] : tensor<512x16xf32> -> tensor<16xf32>
+  %b = fuser.broadcast %s dims = [1] : tensor<16xf32> -> tensor<512x16xf32>
+  %y = fuser.div %x, %b : tensor<512x16xf32>
+  return %y : tensor<512x16xf32>
 }

@@ -106,17 +106,47 @@ func.func @long_rows(%x: tensor<16x16400xf32>) -> tensor<16400xf32> {
 
 // -----
 
-// Normalizing along the leading dim: an outer reduction, then a pointwise
-// kernel that reads the sums.
+// Normalizing along the leading dim over at most 256 elements (static):
+// one kernel, each block holding whole columns on chip.
 // CHECK-LABEL: func.func @column_normalize
-// CHECK-SAME: fuser.schedulers = ["reduction", "pointwise"]
-// DUMP: fusion @column_normalize: 2 segments
-// DUMP: boundary 0 -> 1: normalizing along non-trailing dims needs a reduction kernel and a pointwise kernel
+// CHECK-SAME: fuser.schedulers = ["normalization"]
+// DUMP: fusion @column_normalize: 1 segment
+// DUMP-NEXT: segment 0: normalization, 3 ops (sum broadcast div)
 func.func @column_normalize(%x: tensor<64x32xf32>) -> tensor<64x32xf32> {
   %s = fuser.sum %x dims = [0] : tensor<64x32xf32> -> tensor<32xf32>
   %b = fuser.broadcast %s dims = [1] : tensor<32xf32> -> tensor<64x32xf32>
   %y = fuser.div %x, %b : tensor<64x32xf32>
   return %y : tensor<64x32xf32>
+}
+
+// -----
+
+// Longer columns would need every block of a column to wait for the others
+// (a grid-wide barrier): an outer reduction, then a pointwise kernel that
+// reads the sums; the dump says why.
+// CHECK-LABEL: func.func @column_normalize_long
+// CHECK-SAME: fuser.schedulers = ["reduction", "pointwise"]
+// DUMP: fusion @column_normalize_long: 2 segments
+// DUMP: boundary 0 -> 1: normalizing along non-trailing dims over more than 256 elements needs a reduction kernel and a pointwise kernel (every block of a column would have to wait for the others: a grid-wide barrier)
+func.func @column_normalize_long(%x: tensor<257x32xf32>) -> tensor<257x32xf32> {
+  %s = fuser.sum %x dims = [0] : tensor<257x32xf32> -> tensor<32xf32>
+  %b = fuser.broadcast %s dims = [1] : tensor<32xf32> -> tensor<257x32xf32>
+  %y = fuser.div %x, %b : tensor<257x32xf32>
+  return %y : tensor<257x32xf32>
+}
+
+// -----
+
+// The same with columns whose length is known only at launch.
+// CHECK-LABEL: func.func @column_normalize_dynamic
+// CHECK-SAME: fuser.schedulers = ["reduction", "pointwise"]
+// DUMP: fusion @column_normalize_dynamic: 2 segments
+// DUMP: boundary 0 -> 1: normalizing along non-trailing dims over an extent known only at launch needs a reduction kernel and a pointwise kernel
+func.func @column_normalize_dynamic(%x: tensor<?x32xf32>) -> tensor<?x32xf32> {
+  %s = fuser.sum %x dims = [0] : tensor<?x32xf32> -> tensor<32xf32>
+  %b = fuser.broadcast %s dims = [1] : tensor<32xf32> -> tensor<?x32xf32>
+  %y = fuser.div %x, %b : tensor<?x32xf32>
+  return %y : tensor<?x32xf32>
 }
 
 // -----
@@ -239,7 +269,8 @@ func.func @view_of_reduction(%x: tensor<8x128xf32>) -> tensor<8x1xf32> {
 // f32 cast of an input, xhat = (x - mean) * rstd) is recomputed in the
 // segment that reads it, not written to memory by one kernel and read
 // back by the other. Here the column sum and the column normalization
-// after it both read h: each computes it.
+// after it both read h (512 rows: longer than a block holds on chip): each
+// computes it.
 // CHECK-LABEL: func.func @recompute
 // CHECK-SAME: fuser.schedulers = ["reduction", "pointwise"]
 // CHECK-DAG: %[[C0:.*]] = fuser.cast %arg0 {fuser.segment = 0 : i64}
@@ -252,14 +283,14 @@ func.func @view_of_reduction(%x: tensor<8x128xf32>) -> tensor<8x1xf32> {
 // DUMP-NEXT: segment 0: reduction, 4 ops (cast broadcast mul sum)
 // DUMP-NEXT: segment 1: pointwise, 5 ops (broadcast cast broadcast mul div)
 // DUMP: 1 value that a segment reads from another recomputed there from the arguments (no intermediate)
-func.func @recompute(%x: tensor<8x128xbf16>, %s: tensor<8x1xf32>) -> (tensor<128xf32>, tensor<8x128xf32>) {
-  %xf = fuser.cast %x : tensor<8x128xbf16> to tensor<8x128xf32>
-  %sb = fuser.broadcast %s dims = [0, 1] : tensor<8x1xf32> -> tensor<8x128xf32>
-  %h = fuser.mul %xf, %sb : tensor<8x128xf32>
-  %col = fuser.sum %h dims = [0] : tensor<8x128xf32> -> tensor<128xf32>
-  %cb = fuser.broadcast %col dims = [1] : tensor<128xf32> -> tensor<8x128xf32>
-  %y = fuser.div %h, %cb : tensor<8x128xf32>
-  return %col, %y : tensor<128xf32>, tensor<8x128xf32>
+func.func @recompute(%x: tensor<512x128xbf16>, %s: tensor<512x1xf32>) -> (tensor<128xf32>, tensor<512x128xf32>) {
+  %xf = fuser.cast %x : tensor<512x128xbf16> to tensor<512x128xf32>
+  %sb = fuser.broadcast %s dims = [0, 1] : tensor<512x1xf32> -> tensor<512x128xf32>
+  %h = fuser.mul %xf, %sb : tensor<512x128xf32>
+  %col = fuser.sum %h dims = [0] : tensor<512x128xf32> -> tensor<128xf32>
+  %cb = fuser.broadcast %col dims = [1] : tensor<128xf32> -> tensor<512x128xf32>
+  %y = fuser.div %h, %cb : tensor<512x128xf32>
+  return %col, %y : tensor<128xf32>, tensor<512x128xf32>
 }
 
 // -----

@@ -11,9 +11,11 @@
 //    are reduced values only.
 //  - normalization: as reduction, and values of shape S that depend on the
 //    reduced results through a broadcast back along the reduced dims
-//    (softmax, layer_norm); outputs of shape S or reduced. Only for inner
-//    reductions (the reduced dims are the trailing ones), where a block
-//    keeps its rows on chip between the reductions.
+//    (softmax, layer_norm); outputs of shape S or reduced. A block keeps
+//    its rows on chip between the reductions: for inner reductions (the
+//    reduced dims are the trailing ones) a row, for outer ones (softmax
+//    over dim 0) a tile of columns, whose reduced extent must then be
+//    known at compile time and at most kOuterNormalizationMaxDepth.
 //  - inner-outer: an inner reduction or normalization (the row domain) and
 //    reductions of the same shape S over all the other dims (the column
 //    domain: a layer_norm backward's dw and db beside its dx). The column
@@ -67,6 +69,14 @@ struct GroupInfo {
 /// not fit its registers beside the column accumulators (registers up to
 /// 8192, shared memory up to 16384: docs/schedulers.md).
 inline constexpr int64_t kInnerOuterMaxRow = 16384;
+
+/// Normalizations along non-trailing dims stay in one kernel when the
+/// reduced extent (the product of the reduced dims) is known at compile
+/// time and at most this: a block holds whole columns on chip, so no block
+/// needs another's results. Longer columns, or columns whose length is
+/// known only at launch, would need every block of a column to meet (a
+/// grid-wide barrier): a reduction kernel and a pointwise kernel instead.
+inline constexpr int64_t kOuterNormalizationMaxDepth = 256;
 
 /// Whether `op` is a reduction op (sum, prod, max, min, mean, any, all,
 /// var_mean).

@@ -29,10 +29,6 @@ static constexpr int64_t kScalarValuesPerThread = 16;
 static int64_t dynamicValuesPerThread(unsigned indexBits) {
   return indexBits == 64 ? 16 : 32;
 }
-/// The outer kernel's block: 32 threads along the kept dim, 8 along the
-/// reduced ones (fewer along the kept dim when it has fewer units: see
-/// outerX).
-static constexpr int64_t kOuterX = 32, kOuterY = 8;
 /// Inner reductions with fewer rows than two waves of blocks split rows of
 /// at least this many elements across blocks of this many threads.
 static constexpr int64_t kInnerSplitMinLength = 32768, kInnerSplitThreads = 512;
@@ -1184,11 +1180,14 @@ LogicalResult ReductionScheduler::run() {
   // Reduced dims all of size 1 leave no reduced iteration dim: each row is
   // one element, an inner kernel without lanes handles it.
   innerStyle = numIterDims == 0 || iterClass.back() == 1 || reducedIter.empty();
-  if ((info.kind == GroupKind::Normalization || info.kind == GroupKind::InnerOuter) &&
-      !innerStyle)
+  if (info.kind == GroupKind::InnerOuter && !innerStyle)
     return seg.ops.front()->emitOpError(
-        "normalization along a dim that is not the fastest-varying one is not "
-        "supported by the kernel emitter");
+        "row reductions along a dim that is not the fastest-varying one beside "
+        "column reductions are not supported by the kernel emitter");
+  bool outerNormalization = info.kind == GroupKind::Normalization && !innerStyle;
+  if (outerNormalization && !ShapeAnalysis::constantValue(reducedSize))
+    return seg.ops.front()->emitOpError(
+        "normalization along non-trailing dims needs a reduced extent known at compile time");
 
   // Lanes along the fastest-varying dim: 16 bytes of the narrowest type
   // accessed contiguously; every other term of a contiguous access must be a
@@ -1209,6 +1208,7 @@ LogicalResult ReductionScheduler::run() {
   }
   for (auto &[v, o] : contiguous)
     narrowest = std::min(narrowest, byteSize(elementTypeOf(v)));
+  narrowestBytes = narrowest;
   vectorLanes = numIterDims == 0 ? 1 : std::min(16u / narrowest, 8u);
   if (numIterDims > 0) {
     AffineExpr inner = iterSizes.back();
@@ -1270,7 +1270,9 @@ LogicalResult ReductionScheduler::run() {
     outerX = std::min<int64_t>(kOuterX, (int64_t)llvm::PowerOf2Ceil(units));
     outerY = std::min<int64_t>(32, kOuterX * kOuterY / outerX);
   }
-  bool split = !innerStyle &&
+  if (outerNormalization && failed(planOuterNormalization(*staticK, staticRows)))
+    return failure();
+  bool split = !innerStyle && !outerNormalization &&
                (!staticRows || !staticK ||
                 ((*staticRows / vectorLanes + outerX - 1) / outerX < tilesTarget &&
                  *staticK >= 8 * outerY));
@@ -1471,6 +1473,10 @@ LogicalResult ReductionScheduler::run() {
                                        fe.planConstant(0));
     if (variantCondition)
       cond = arith::AndIOp::create(pb, fe.loc, cond, variantCondition);
+    if (outerNormalization) {
+      emitOuterNormalization(w, gridX, flag, cond);
+      continue;
+    }
     if (!split) {
       emitOuter(w, false, gridX, fe.planConstant(1), flag, cond);
       continue;

@@ -19,6 +19,10 @@
 //    dims split across blocks, which write partials; the last block of a
 //    column tile to finish (an atomic counter, fences) combines them in
 //    split order, in the same launch.
+//  - outer normalization (OuterNormalization.cpp): the outer kernel's
+//    threads, each block holding whole columns (at most 256 positions,
+//    static) on chip between the passes; the rows of threads combine
+//    through shared memory after each pass.
 //  - inner-outer (GroupAnalysis.h): the inner kernel, whose threads also
 //    accumulate the column reductions of the rows they hold, one slot per
 //    unit of the row, across the row blocks the block walks; the block's
@@ -66,6 +70,11 @@ inline constexpr int64_t kInnerOuterSharedThreads = 512;
 /// element, each with its own mask and address; at 16 a thread the 32-bit
 /// kernel spilled 40 bytes.
 inline constexpr int64_t kInnerOuterScalarValuesPerThread = 8;
+
+/// The outer kernel's block: 32 threads along the kept dim, 8 along the
+/// reduced ones (fewer along the kept dim when it has fewer units: see
+/// outerX; more along the reduced ones for an outer normalization).
+inline constexpr int64_t kOuterX = 32, kOuterY = 8;
 
 class ReductionScheduler : public GroupEmitter {
 public:
@@ -151,6 +160,13 @@ private:
   void emitCombine(const CombineSpec &spec, unsigned indexBits, Value grid, Value splits,
                    Value cond);
 
+  // -- outer normalization (OuterNormalization.cpp) -------------------------
+  /// The block and lanes of an outer normalization over `depth` reduced
+  /// elements (`columns` kept ones, when known).
+  LogicalResult planOuterNormalization(int64_t depth, std::optional<int64_t> columns);
+  /// Its kernel: each block holds whole columns on chip across the passes.
+  void emitOuterNormalization(unsigned indexBits, Value grid, Value flag, Value cond);
+
   // -- inner-outer ---------------------------------------------------------
   bool hasOuter() const { return !outerReducers.empty(); }
   /// A column-domain output's index: the row's reduced dims, 0 or nothing
@@ -213,6 +229,8 @@ private:
   Value splitsValue; ///< plan value
   /// Outer kernels: threads along the kept dim and along the reduced ones.
   int64_t outerX = 32, outerY = 8;
+  /// The narrowest element type accessed contiguously, in bytes.
+  unsigned narrowestBytes = 16;
   /// Outer split: the plan's zeroed i32 buffer of one arrival counter per
   /// column tile.
   Value outerCounters;

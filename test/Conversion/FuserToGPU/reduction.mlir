@@ -232,3 +232,37 @@ func.func @narrow(%x: tensor<2048x32xbf16>) -> tensor<32xf32> {
   %0 = fuser.sum %f dims = [0] : tensor<2048x32xf32> -> tensor<32xf32>
   return %0 : tensor<32xf32>
 }
+
+// -----
+
+// Softmax over dim 0 of 100 rows: an outer normalization, one kernel. Each
+// block holds whole columns: 8 threads along the 1000 columns (2 bf16 lanes
+// each, for at least one column tile per SM), 16 rows of threads, each
+// thread 7 positions of its columns (the last one past row 99 reads row 99
+// again and neither counts nor stores it). After each pass the rows of
+// threads meet in shared memory and every thread combines all 16 rows in
+// row order.
+// CHECK-LABEL: gpu.func @softmax_dim0_0(
+// CHECK-SAME: workgroup(%[[MAXS:.*]] : memref<16x16xf32, #gpu.address_space<workgroup>>, %[[SUMS:.*]] : memref<16x16xf32, #gpu.address_space<workgroup>>)
+// CHECK: %[[TY:.*]] = gpu.thread_id y
+// CHECK: scf.for
+// CHECK: arith.cmpi ult, %{{.*}}, %c100
+// CHECK-COUNT-7: llvm.load {{.*}} -> vector<2xbf16>
+// CHECK: memref.store %{{.*}}, %[[MAXS]][%[[TY]], %{{.*}}]
+// CHECK: gpu.barrier
+// CHECK-COUNT-32: memref.load %[[MAXS]]
+// CHECK: gpu.barrier
+// CHECK-NOT: llvm.load {{.*}} -> vector<2xbf16>
+// CHECK: memref.store %{{.*}}, %[[SUMS]][%[[TY]], %{{.*}}]
+// CHECK: gpu.barrier
+// CHECK-COUNT-32: memref.load %[[SUMS]]
+// CHECK: gpu.barrier
+// CHECK-COUNT-7: llvm.store {{.*}} : vector<2xbf16>, !llvm.ptr
+// CHECK-NOT: gpu.func @softmax_dim0_1(
+// CHECK-LABEL: func.func @softmax_dim0(
+// CHECK: fuser.launch @softmax_dim0_kernels::@softmax_dim0_0 grid({{.*}}) block(%c8, %c16, %c1)
+// CHECK-NOT: fuser.launch
+func.func @softmax_dim0(%x: tensor<100x1000xbf16>) -> tensor<100x1000xbf16> {
+  %0 = fuser.softmax %x dim = 0 : tensor<100x1000xbf16>
+  return %0 : tensor<100x1000xbf16>
+}

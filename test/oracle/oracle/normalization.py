@@ -43,9 +43,12 @@ def softmax_ref(x, t, dim, log=False):
     u = U[t]
     g = _growth(n)
     if log:
-        # absolute: |x - m| and log(sum) each carry relative error g*u
+        # absolute: |x - m| carries relative error 2u; log(sum) the sum's
+        # relative error g*u as an absolute one (d log s = ds / s: a sum
+        # near 1 has a log near 0 whose error is not relative to it), and
+        # its own rounding relative to it
         lse = (y - (f - m)).abs()
-        atol = (u * ((f - m).abs() * 2 + lse * g + 4)).numpy()
+        atol = (u * ((f - m).abs() * 2 + lse.clamp(min=1) * g + 4)).numpy()
     else:
         # relative: exp(x - m) is off by |x - m| * u (the rounded argument),
         # the sum by g * u
@@ -305,6 +308,56 @@ def cases(rng_for):
     for t in ("f32", "bf16"):
         name = "normalization/result-views/%s" % t
         out.append(Case(name, _bind(_view_parts, t, name, rng_for)))
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Outer normalizations: along the leading or a middle dim
+# ---------------------------------------------------------------------------
+
+# (label, shape, dim, dyn): columns of up to 256 positions, static, are one
+# kernel that holds them on chip (docs/schedulers.md); 257 and a length known
+# only at launch take a reduction and a pointwise kernel.
+OUTER_SHAPES = [
+    ("1x1000 dim 0", (1, 1000), 0, None),
+    ("7x33 dim 0", (7, 33), 0, None),
+    ("100x1000 dim 0", (100, 1000), 0, None),
+    ("256x65 dim 0 (the longest column on chip)", (256, 65), 0, None),
+    ("257x65 dim 0 (two kernels)", (257, 65), 0, None),
+    ("16x4100 dim 0", (16, 4100), 0, None),
+    ("64x3x5 dim 0", (64, 3, 5), 0, None),
+    ("3x50x17 dim 1", (3, 50, 17), 1, None),
+    ("4x8x33 dim 1", (4, 8, 33), 1, None),
+    ("100x? dim 0 as 100x1000", (100, 1000), 0, (100, None)),
+    ("3x50x? dim 1 as 3x50x17", (3, 50, 17), 1, (3, 50, None)),
+    ("?x9 dim 0 as 130x9 (two kernels)", (130, 9), 0, (None, 9)),
+]
+
+
+def _outer_parts(kind, t, name, rng_for):
+    from . import training
+    rng = rng_for(name)
+    parts = []
+    if kind == "backward":
+        for log in (False, True):
+            for shape in ((100, 1000), (256, 65), (7, 33), (1, 9)):
+                parts.append(training._softmax_bwd_part(rng, t, shape, 0, log, False))
+        return parts
+    log = kind == "log_softmax"
+    x = np.array(special_rows(t, (9, 200), rng).T, order="C")
+    parts.append(softmax_part("200x9 dim 0, NaN/inf/huge columns", t, x, 0, log))
+    for label, shape, dim, dyn in OUTER_SHAPES:
+        parts.append(softmax_part(label, t, _rows(t, shape, rng), dim, log, dyn))
+    return parts
+
+
+def outer_cases(rng_for):
+    """softmax and log_softmax along non-trailing dims, forward and backward."""
+    out = []
+    for kind in ("softmax", "log_softmax", "backward"):
+        for t in ("bf16", "f32"):
+            name = "normalization-outer/%s/%s" % (kind, t)
+            out.append(Case(name, _bind(_outer_parts, kind, t, name, rng_for)))
     return out
 
 

@@ -15,6 +15,7 @@ SUITES = {
     "sweep": reductions.sweep_cases,
     "normalization": normalization.cases,
     "normalization-sweep": normalization.sweep_cases,
+    "normalization-outer": normalization.outer_cases,
     "examples": lambda rng_for: examples.cases(rng_for, ROOT),
     "random": random_ops.cases,
     "training": training.cases,

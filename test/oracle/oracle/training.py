@@ -67,27 +67,39 @@ def _softmax_bwd_part(rng, t, shape, dim, log, dynamic):
     ty = _ty(shape, dyn, t)
     pb.arg("y", y, t, dyn)
     pb.arg("dy", dy, t, dyn)
+    # bf16 and f16 inputs: computed in f32 (as a tracer's autocast writes
+    # it), rounded once at the end
+    half = t in ("bf16", "f16")
+    ct = "f32" if half else t
+    out = "%0"
+    if half:
+        tc = _ty(shape, dyn, ct)
+        pb.line("%%yc = fuser.cast %%y : %s to %s" % (ty, tc))
+        pb.line("%%dyc = fuser.cast %%dy : %s to %s" % (ty, tc))
+        ty, out = tc, "%r"
     kshape = tuple(1 if d == dim else s for d, s in enumerate(shape))
     kdyn = None if dyn is None else tuple(1 if d == dim else None for d in range(len(shape)))
-    tk = _ty(kshape, kdyn, t)
+    tk = _ty(kshape, kdyn, ct)
     if log:
         # dx = dy - exp(y) * sum(dy)
-        pb.line("%%s = fuser.sum %%dy dims = [%d] keepdim = true : %s -> %s" % (dim, ty, tk))
+        pb.line("%%s = fuser.sum %%dy%s dims = [%d] keepdim = true : %s -> %s" % (
+            "c" if half else "", dim, ty, tk))
         pb.line("%%sb = fuser.broadcast %%s dims = [0, 1] : %s -> %s" % (tk, ty))
-        pb.line("%%e = fuser.exp %%y : %s" % ty)
+        pb.line("%%e = fuser.exp %%y%s : %s" % ("c" if half else "", ty))
         pb.line("%%p = fuser.mul %%e, %%sb : %s" % ty)
-        pb.line("%%0 = fuser.sub %%dy, %%p : %s" % ty)
+        pb.line("%s = fuser.sub %%dy%s, %%p : %s" % (out, "c" if half else "", ty))
         s = dyf.sum(dim, keepdim=True)
         want = dyf - torch.exp(yf) * s
         atol = U * (_growth(n) * dyf.abs().sum(dim, keepdim=True) * torch.exp(yf) +
                     4 * (dyf.abs() + torch.exp(yf) * s.abs()))
     else:
         # dx = y * (dy - sum(y * dy))
-        pb.line("%%p = fuser.mul %%y, %%dy : %s" % ty)
+        c = "c" if half else ""
+        pb.line("%%p = fuser.mul %%y%s, %%dy%s : %s" % (c, c, ty))
         pb.line("%%s = fuser.sum %%p dims = [%d] keepdim = true : %s -> %s" % (dim, ty, tk))
         pb.line("%%sb = fuser.broadcast %%s dims = [0, 1] : %s -> %s" % (tk, ty))
-        pb.line("%%d = fuser.sub %%dy, %%sb : %s" % ty)
-        pb.line("%%0 = fuser.mul %%y, %%d : %s" % ty)
+        pb.line("%%d = fuser.sub %%dy%s, %%sb : %s" % (c, ty))
+        pb.line("%s = fuser.mul %%y%s, %%d : %s" % (out, c, ty))
         s = (yf * dyf).sum(dim, keepdim=True)
         want = yf * (dyf - s)
         atol = U * yf.abs() * (_growth(n) * (yf * dyf).abs().sum(dim, keepdim=True) +
@@ -99,6 +111,8 @@ def _softmax_bwd_part(rng, t, shape, dim, log, dynamic):
     (g,) = torch.autograd.grad(yg, xg, _t64(dy, t))
     assert torch.allclose(g, (dyf - torch.exp(y64) * dyf.sum(dim, keepdim=True)) if log
                           else y64 * (dyf - (y64 * dyf).sum(dim, keepdim=True)), atol=1e-9)
+    if half:
+        pb.line("%%0 = fuser.cast %%r : %s to %s" % (ty, _ty(shape, dyn, t)))
     pb.result("0", shape, t, from_f64(want.numpy(), t), Ulps(1, atol.numpy()), dims=dyn)
     return pb.part()
 

@@ -1,0 +1,295 @@
+//===- OuterNormalization.cpp - normalizing along non-trailing dims -------===//
+//
+// The outer normalization part of ReductionScheduler (GroupAnalysis.h,
+// docs/schedulers.md): softmax over dim 0, a batch's statistics applied
+// back to it. Threads run along the kept dim as in the outer reduction
+// kernel; a block's outerY rows of threads share each column's reduced
+// extent (at most kOuterNormalizationMaxDepth elements, known at compile
+// time), each thread holding its share on chip between the reductions.
+// After each pass the rows of threads meet in shared memory and every
+// thread combines all rows' partials in the same fixed order, so each
+// thread of a column holds the same reduced value and applies it to its
+// own share. One launch, no block waits for another.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ReductionScheduler.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace mlir::fuser;
+
+/// A thread holds at most this many values of one input (its share's
+/// positions times their lanes): softmax's backward holds y and dy, and at
+/// 32 each a block of 512 threads spilled.
+static constexpr int64_t kOuterValuesPerThread = 16;
+/// Every thread combines all rows of threads' partials, unrolled: at most
+/// this many loads per accumulator value and pass (rows of threads times
+/// lanes). 64 rows of 8 lanes made 512, a kernel of 87 KB of PTX whose
+/// emulation took 20 s to compile.
+static constexpr int64_t kOuterCombineLoads = 64;
+/// Static shared memory for the rows of threads' partials.
+static constexpr int64_t kOuterScratchBytes = 32 * 1024;
+/// Fewest threads along the kept dim, and the fewest bytes a row of them
+/// reads (one 32-byte sector).
+static constexpr int64_t kOuterMinX = 8, kOuterMinRowBytes = 32;
+
+LogicalResult ReductionScheduler::planOuterNormalization(int64_t depth,
+                                                        std::optional<int64_t> columns) {
+  int64_t accBytes = 0;
+  for (const Reducer &r : reducers)
+    for (Type t : r.accTypes)
+      accBytes += byteSize(t);
+  // Candidates from the widest (most lanes, 32 threads along the kept dim)
+  // down: rows of threads enough that a thread's share fits
+  // kOuterValuesPerThread values, no more than the column has positions; a
+  // block of at most 1024 threads whose partials fit the scratch and take
+  // at most kOuterCombineLoads loads to combine (one lane: 16 rows of
+  // threads at the longest column). The first
+  // that gives at least one column tile per SM is taken, else the one with
+  // the most tiles (a short fusion: narrower loads, more blocks).
+  struct Choice {
+    int64_t x, y, lanes, tiles;
+  };
+  std::optional<Choice> best;
+  for (int64_t lanes = vectorLanes; lanes >= 1; lanes /= 2) {
+    int64_t units = columns ? std::max<int64_t>(1, (*columns + lanes - 1) / lanes) : 0;
+    int64_t widest = columns ? std::min<int64_t>(kOuterX, (int64_t)llvm::PowerOf2Ceil(units))
+                             : kOuterX;
+    int64_t fewest = std::max<int64_t>(kOuterMinX, kOuterMinRowBytes / (lanes * narrowestBytes));
+    for (int64_t x = widest; x >= std::min(widest, fewest); x /= 2) {
+      int64_t share = (depth * lanes + kOuterValuesPerThread - 1) / kOuterValuesPerThread;
+      int64_t y = std::min<int64_t>((int64_t)llvm::PowerOf2Ceil(depth),
+                                    std::max<int64_t>(kOuterY, (int64_t)llvm::PowerOf2Ceil(share)));
+      if (x * y > 1024 || x * y * lanes * accBytes > kOuterScratchBytes ||
+          (y * lanes > kOuterCombineLoads && lanes > 1))
+        continue;
+      int64_t tiles = columns ? (units + x - 1) / x : INT64_MAX;
+      if (!best || tiles > best->tiles)
+        best = Choice{x, y, lanes, tiles};
+      if (tiles >= fe.target.smCount)
+        break;
+    }
+    if (best && best->tiles >= fe.target.smCount)
+      break;
+  }
+  // (a group of at most kMaxReductionsPerKernel reductions of f32 over
+  // at most kOuterNormalizationMaxDepth positions always fits one lane)
+  if (!best)
+    return seg.ops.front()->emitOpError(
+        "the partials of this normalization along non-trailing dims do not fit "
+        "a block's shared memory");
+  outerX = best->x;
+  outerY = best->y;
+  vectorLanes = best->lanes;
+  for (auto &[v, bytes] : alignment)
+    bytes = std::min<unsigned>(bytes, vectorLanes * byteSize(elementTypeOf(v)));
+  if (vectorLanes == 1) {
+    divisibility.clear();
+    alignment.clear();
+  }
+  return success();
+}
+
+void ReductionScheduler::emitOuterNormalization(unsigned indexBits, Value gridPlan,
+                                                Value flagPlan, Value condPlan) {
+  SmallVector<unsigned> symbols = segmentSymbols(fe.shapes, seg);
+  SmallVector<Value> inputs = orderedInputs(seg);
+  SmallVector<Value> outputs(seg.outputs.begin(), seg.outputs.end());
+  KernelBuilder k(fe, fe.newKernelName(), indexBits, inputs, outputs, symbols,
+                  /*numFlags=*/1, /*blockSize=*/{}, /*extras=*/{});
+  k.setMaxThreadsPerBlock(outerX * outerY);
+  kb = &k;
+  OpBuilder &b = k.b;
+  Location loc = k.loc;
+  k.expander = std::make_unique<ExprExpander>(
+      b, loc, k.idxTy, [this](unsigned j) { return iterValues[j]; },
+      [&k](unsigned s) { return k.symbol(s); }, /*hoistSymbolic=*/true);
+  iterValues.assign(numIterDims, Value());
+  auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
+                                              gpu::GPUDialect::getWorkgroupAddressSpace());
+  SmallVector<SmallVector<Value>> scratch;
+  for (const Reducer &r : reducers) {
+    SmallVector<Value> s;
+    for (Type t : r.accTypes)
+      s.push_back(k.func.addWorkgroupAttribution(
+          MemRefType::get({outerY, outerX * (int64_t)vectorLanes}, t,
+                          MemRefLayoutAttrInterface(), workgroup),
+          loc));
+    scratch.push_back(s);
+  }
+  Value tx = k.threadId(gpu::Dimension::x), ty = k.threadId(gpu::Dimension::y);
+  Value columns = k.expander->expand(keptSize), depth = k.expander->expand(reducedSize);
+  int64_t staticDepth = *ShapeAnalysis::constantValue(reducedSize);
+  Value bx = k.blockId(gpu::Dimension::x), gx = k.gridDim(gpu::Dimension::x);
+
+  auto body = [&](unsigned lanes) {
+    Value lanesV = k.constant(lanes);
+    Value colUnits = arith::DivUIOp::create(b, loc, columns, lanesV);
+    Value tiles = arith::CeilDivUIOp::create(b, loc, colUnits, k.constant(outerX));
+    auto loop = scf::ForOp::create(b, loc, bx, tiles, gx);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(loop.getBody());
+    ExprScope tileScope(*k.expander);
+    Value cu = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, loop.getInductionVar(), k.constant(outerX)), tx);
+    // A thread past the last column computes the last column again (its
+    // loads stay in bounds) and stores nothing.
+    Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, cu, colUnits);
+    cu = arith::MinUIOp::create(b, loc, cu,
+                                arith::SubIOp::create(b, loc, colUnits, k.constant(1)));
+    SmallVector<Value> colValues(numIterDims);
+    assignIterValues(arith::MulIOp::create(b, loc, cu, lanesV), keptIter, colValues);
+    known.clear();
+
+    // The thread's share of the column: reduced positions ty + j*outerY.
+    // Past the end (the last share may run over) it reads the last
+    // position again and neither accumulates nor stores.
+    std::vector<std::unique_ptr<Unit>> unitList;
+    for (int64_t first = 0; first < staticDepth; first += outerY) {
+      Value r = arith::AddIOp::create(b, loc, ty, k.constant(first));
+      Value inRange;
+      if (first + outerY > staticDepth) {
+        inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, r, depth);
+        r = arith::MinUIOp::create(b, loc, r, k.constant(staticDepth - 1));
+      }
+      auto unit = std::make_unique<Unit>();
+      unit->values = colValues;
+      unit->inRange = inRange;
+      Unit *raw = unit.get();
+      unit->expander = std::make_unique<ExprExpander>(
+          b, loc, k.idxTy, [raw](unsigned j) { return raw->values[j]; },
+          [&k](unsigned s) { return k.symbol(s); }, /*hoistSymbolic=*/true);
+      std::swap(k.expander, unit->expander);
+      assignIterValues(r, reducedIter, unit->values);
+      std::swap(k.expander, unit->expander);
+      unitList.push_back(std::move(unit));
+    }
+    auto guard = [&](Value inRange) {
+      return inRange ? arith::AndIOp::create(b, loc, valid, inRange).getResult() : valid;
+    };
+    // As an inner persistent row: a share of more than 16 values keeps only
+    // what it loaded between passes.
+    bool keepComputed = unitList.size() * lanes <= 16;
+    auto forgetComputed = [&] {
+      if (keepComputed)
+        return;
+      for (auto &u : unitList)
+        u->memo.eraseIf([&](const MemoKey &key) { return !isInput(key.v); });
+    };
+    auto laneValue = [&](Value v, unsigned l) {
+      return lanes > 1 ? vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{(int64_t)l})
+                             .getResult()
+                       : v;
+    };
+    Value slot = arith::MulIOp::create(b, loc, tx, lanesV);
+
+    for (unsigned lvl = 0; lvl < numLevels; ++lvl) {
+      if (lvl > 0)
+        forgetComputed();
+      SmallVector<unsigned> rs;
+      for (unsigned i = 0; i < reducers.size(); ++i)
+        if (level[i] == lvl)
+          rs.push_back(i);
+      SmallVector<SmallVector<Value>> accs;
+      for (unsigned i : rs)
+        accs.push_back(reducers[i].identity(b, loc, lanes));
+      for (auto &u : unitList)
+        withUnit(*u, [&] {
+          for (auto [n, i] : llvm::enumerate(rs)) {
+            Lanes x = emit(reducers[i].op->getOperand(0), sIndex(), lanes);
+            SmallVector<Value> next =
+                reducers[i].accumulate(b, loc, accs[n], materialize(x, lanes));
+            if (u->inRange)
+              for (size_t m = 0; m < next.size(); ++m)
+                next[m] = arith::SelectOp::create(b, loc, u->inRange, next[m], accs[n][m]);
+            accs[n] = next;
+          }
+          if (lvl == 0)
+            for (Value out : sOutputs)
+              if (!dependsOnReduction.contains(out))
+                storeOutput(out, sOutputIndex(out), lanes, guard(u->inRange));
+        });
+      // The rows of threads meet in shared memory; every thread combines
+      // all rows in row order, so the threads of a column agree bit for bit.
+      for (auto [n, i] : llvm::enumerate(rs))
+        for (auto [v, s] : llvm::zip(accs[n], scratch[i]))
+          for (unsigned l = 0; l < lanes; ++l)
+            memref::StoreOp::create(
+                b, loc, laneValue(v, l), s,
+                ValueRange{asIndex(ty),
+                           asIndex(arith::AddIOp::create(b, loc, slot, k.constant(l)))});
+      gpu::BarrierOp::create(b, loc);
+      for (unsigned i : rs) {
+        const Reducer &r = reducers[i];
+        SmallVector<Value> total;
+        for (int64_t t = 0; t < outerY; ++t) {
+          SmallVector<Value> part;
+          for (Value s : scratch[i]) {
+            SmallVector<Value> elems;
+            for (unsigned l = 0; l < lanes; ++l)
+              elems.push_back(memref::LoadOp::create(
+                  b, loc, s,
+                  ValueRange{asIndex(k.constant(t)),
+                             asIndex(arith::AddIOp::create(b, loc, slot, k.constant(l)))}));
+            part.push_back(lanes > 1 ? vector::FromElementsOp::create(
+                                           b, loc, VectorType::get({lanes}, elems[0].getType()),
+                                           elems)
+                                           .getResult()
+                                     : elems[0]);
+          }
+          total = t == 0 ? part : r.combine(b, loc, total, part);
+        }
+        SmallVector<Value> results = r.finalize(b, loc, total, depth);
+        for (auto [res, v] : llvm::zip(r.op->getResults(), results))
+          known[res] = Lanes{v, lanes == 1};
+      }
+      // The scratch is rewritten by the next pass or tile.
+      gpu::BarrierOp::create(b, loc);
+    }
+
+    // Outputs computed from the reductions: each thread's share again.
+    forgetComputed();
+    for (auto &u : unitList)
+      withUnit(*u, [&] {
+        for (Value out : sOutputs)
+          if (dependsOnReduction.contains(out))
+            storeOutput(out, sOutputIndex(out), lanes, guard(u->inRange));
+      });
+    // Reduced outputs: the first row of threads writes them.
+    if (!rOutputs.empty()) {
+      Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, ty, k.constant(0));
+      Value writes = arith::AndIOp::create(b, loc, first, valid);
+      iterValues = colValues;
+      memo.clear();
+      for (Value out : rOutputs)
+        storeOutput(out, rIndex(out), lanes, writes);
+      memo.clear();
+    }
+  };
+  if (vectorLanes > 1) {
+    Value isVector = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, k.flag(0),
+                                           arith::ConstantIntOp::create(b, loc, 0, 32));
+    auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, isVector, true);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    {
+      ExprScope scope(*k.expander);
+      body(vectorLanes);
+    }
+    b.setInsertionPointToStart(&ifOp.getElseRegion().front());
+    {
+      ExprScope scope(*k.expander);
+      body(1);
+    }
+  } else {
+    body(1);
+  }
+  k.finish();
+  k.launch({gridPlan}, {outerX, outerY}, Value(), condPlan, {flagPlan});
+  kb = nullptr;
+}
