@@ -69,6 +69,30 @@ static constexpr unsigned kMaxRecomputedOps = 64;
 /// are a function of seed, offset and index).
 static bool isRecomputable(Operation *op) { return !isReductionOp(op); }
 
+/// The cone of `v`: the ops that compute it from the fusion's arguments, in
+/// program order, or failure when `v` depends on a reduction (or a result
+/// view) or the cone is larger than kMaxRecomputedOps.
+static bool recomputeCone(Value v, SmallVectorImpl<Operation *> &ops) {
+  llvm::SetVector<Operation *> seen;
+  SmallVector<Value> stack{v};
+  while (!stack.empty()) {
+    Operation *def = stack.pop_back_val().getDefiningOp();
+    if (!def || seen.contains(def))
+      continue; // arguments are there for every group
+    if (isFree(def)) {
+      seen.insert(def); // a constant: each group its own copy
+      continue;
+    }
+    if (!isRecomputable(def) || isResultView(def) || seen.size() >= kMaxRecomputedOps)
+      return false;
+    seen.insert(def);
+    llvm::append_range(stack, def->getOperands());
+  }
+  ops.assign(seen.begin(), seen.end());
+  llvm::sort(ops, [](Operation *x, Operation *y) { return x->isBeforeInBlock(y); });
+  return true;
+}
+
 /// Values that cross from one segment into another and that the reading
 /// segment can recompute from the fusion's arguments (a cast of an input, a
 /// broadcast of the mean, the xhat of a layer_norm backward): the cone of
@@ -81,28 +105,6 @@ static unsigned recomputeAcrossSegments(Block &body) {
   auto segmentOf = [](Operation *op) {
     auto a = op->getAttrOfType<IntegerAttr>(kSegmentAttr);
     return a ? a.getInt() : -1;
-  };
-  // The cone of `v`: the ops to clone, in program order, or failure when
-  // `v` depends on a reduction or the cone is too large.
-  auto cone = [&](Value v, SmallVectorImpl<Operation *> &ops) -> bool {
-    llvm::SetVector<Operation *> seen;
-    SmallVector<Value> stack{v};
-    while (!stack.empty()) {
-      Operation *def = stack.pop_back_val().getDefiningOp();
-      if (!def || seen.contains(def))
-        continue; // arguments are there for every group
-      if (isFree(def)) {
-        seen.insert(def); // a constant: each group its own copy
-        continue;
-      }
-      if (!isRecomputable(def) || isResultView(def) || seen.size() >= kMaxRecomputedOps)
-        return false;
-      seen.insert(def);
-      llvm::append_range(stack, def->getOperands());
-    }
-    ops.assign(seen.begin(), seen.end());
-    llvm::sort(ops, [](Operation *x, Operation *y) { return x->isBeforeInBlock(y); });
-    return true;
   };
   unsigned recomputed = 0;
   // Per reading segment: the clone of each original value.
@@ -122,7 +124,7 @@ static unsigned recomputeAcrossSegments(Block &body) {
         continue;
       }
       SmallVector<Operation *> ops;
-      if (!cone(v, ops))
+      if (!recomputeCone(v, ops))
         continue;
       OpBuilder b(&op);
       for (Operation *o : ops) {
@@ -167,9 +169,12 @@ private:
   /// The ops of group `g`, in program order.
   ArrayRef<Operation *> members(int g);
   bool alive(int g) { return !ops[nodeOf[g]].empty(); }
-  /// Whether group `from` reaches `to` along a path other than the direct
-  /// edge (a merge of the two would then make a cycle).
+  /// Whether group `from` reaches `to` along a path of hard edges other
+  /// than the direct edge (a merge of the two would then make a cycle).
   bool reaches(int from, int to, int skipDirect);
+  /// Whether the reader of `v` will recompute it (recomputeCone): such a
+  /// value makes a soft edge, which recomputeAcrossSegments removes.
+  bool isSoft(Value v);
   bool tryMerge(int a, int b);
 
   // Union-find over the groups' first nodes; per node: its ops (valid at
@@ -180,6 +185,13 @@ private:
   SmallVector<bool> sorted;
   // Per label.
   SmallVector<llvm::SetVector<int>> succ, pred;
+  /// The edges along which some value is not recomputed (it depends on a
+  /// reduction): only these order the groups. A cycle of groups through
+  /// soft edges is none once the readers recompute (group_norm backward's
+  /// dw and db, two column sums that each read the other's casts through
+  /// the dx kernel, are one kernel).
+  SmallVector<llvm::SetVector<int>> hardSucc, hardPred;
+  DenseMap<Value, bool> softness;
   SmallVector<SmallVector<Value>> outs; ///< values other groups or the return read
   SmallVector<bool> hasReduction;
   /// Why the edge from one group to another stayed a boundary.
@@ -201,10 +213,19 @@ ArrayRef<Operation *> Segmenter::members(int g) {
   return ops[n];
 }
 
+bool Segmenter::isSoft(Value v) {
+  auto [it, inserted] = softness.try_emplace(v, false);
+  if (inserted) {
+    SmallVector<Operation *> cone;
+    it->second = recomputeCone(v, cone);
+  }
+  return it->second;
+}
+
 bool Segmenter::reaches(int from, int to, int skipDirect) {
   SmallVector<int> stack;
   llvm::DenseSet<int> seen;
-  for (int s : succ[from])
+  for (int s : hardSucc[from])
     if (s != skipDirect)
       stack.push_back(s);
   while (!stack.empty()) {
@@ -213,7 +234,7 @@ bool Segmenter::reaches(int from, int to, int skipDirect) {
       return true;
     if (!seen.insert(g).second)
       continue;
-    for (int s : succ[g])
+    for (int s : hardSucc[g])
       stack.push_back(s);
   }
   return false;
@@ -296,6 +317,24 @@ bool Segmenter::tryMerge(int a, int b) {
   pred[a].remove(b);
   succ[b].clear();
   pred[b].clear();
+  for (int s : hardSucc[b]) {
+    hardPred[s].remove(b);
+    if (s != a) {
+      hardPred[s].insert(a);
+      hardSucc[a].insert(s);
+    }
+  }
+  for (int p : hardPred[b]) {
+    hardSucc[p].remove(b);
+    if (p != a) {
+      hardSucc[p].insert(a);
+      hardPred[a].insert(p);
+    }
+  }
+  hardSucc[a].remove(b);
+  hardPred[a].remove(b);
+  hardSucc[b].clear();
+  hardPred[b].clear();
   outs[a] = std::move(mergedOuts);
   outs[b].clear();
   hasReduction[a] = hasReduction[a] || hasReduction[b];
@@ -324,6 +363,8 @@ LogicalResult Segmenter::run(bool dump, StringRef dot) {
   unsigned numGroups = order.size();
   succ.resize(numGroups);
   pred.resize(numGroups);
+  hardSucc.resize(numGroups);
+  hardPred.resize(numGroups);
   outs.resize(numGroups);
   for (Operation *op : order) {
     int g = groupOf(op);
@@ -337,6 +378,10 @@ LogicalResult Segmenter::run(bool dump, StringRef dot) {
         if (h >= 0 && h != g) {
           succ[g].insert(h);
           pred[h].insert(g);
+          if (!isSoft(r)) {
+            hardSucc[g].insert(h);
+            hardPred[h].insert(g);
+          }
         }
       }
       if (outside)
@@ -357,7 +402,8 @@ LogicalResult Segmenter::run(bool dump, StringRef dot) {
       if (alive(a) && alive(b))
         tryMerge(a, b);
 
-  // Number the groups so that each comes after those it reads: passes over
+  // Number the groups so that each comes after those it reads (through
+  // hard edges: what it reads through soft ones it recomputes): passes over
   // the groups in label order, each placing the groups whose predecessors
   // are all placed.
   SmallVector<int> live;
@@ -367,7 +413,7 @@ LogicalResult Segmenter::run(bool dump, StringRef dot) {
   SmallVector<int> numbered;
   DenseMap<int, unsigned> waiting;
   for (int g : live)
-    waiting[g] = pred[g].size();
+    waiting[g] = hardPred[g].size();
   llvm::DenseSet<int> placed;
   while (numbered.size() < live.size()) {
     for (int g : live) {
@@ -375,7 +421,7 @@ LogicalResult Segmenter::run(bool dump, StringRef dot) {
         continue;
       numbered.push_back(g);
       placed.insert(g);
-      for (int s : succ[g])
+      for (int s : hardSucc[g])
         --waiting[s];
     }
   }
@@ -457,6 +503,7 @@ LogicalResult Segmenter::run(bool dump, StringRef dot) {
         auto it = boundaryReason.find({std::min(g, s), std::max(g, s)});
         llvm::errs() << "  boundary " << i << " -> " << index[s] << ": "
                      << (it == boundaryReason.end() ? "no merge was tried" : it->second)
+                     << (hardSucc[g].contains(s) ? "" : " (recomputed there: no intermediate)")
                      << "\n";
       }
     if (recomputed)

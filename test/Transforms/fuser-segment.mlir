@@ -281,7 +281,7 @@ func.func @view_of_reduction(%x: tensor<8x128xf32>) -> tensor<8x1xf32> {
 // CHECK-DAG: fuser.div %[[H1]], %{{.*}} {fuser.segment = 1 : i64}
 // DUMP: fusion @recompute: 2 segments
 // DUMP-NEXT: segment 0: reduction, 4 ops (cast broadcast mul sum)
-// DUMP-NEXT: segment 1: pointwise, 5 ops (broadcast cast broadcast mul div)
+// DUMP-NEXT: segment 1: pointwise, 5 ops (cast broadcast mul broadcast div)
 // DUMP: 1 value that a segment reads from another recomputed there from the arguments (no intermediate)
 func.func @recompute(%x: tensor<512x128xbf16>, %s: tensor<512x1xf32>) -> (tensor<128xf32>, tensor<512x128xf32>) {
   %xf = fuser.cast %x : tensor<512x128xbf16> to tensor<512x128xf32>
@@ -397,4 +397,42 @@ func.func @view_beside_columns(%x: tensor<8x64xf32>) -> (tensor<8x8x8xf32>, tens
   %e = fuser.exp %v : tensor<8x8x8xf32>
   %s = fuser.sum %y dims = [0] : tensor<8x64xf32> -> tensor<64xf32>
   return %e, %s : tensor<8x8x8xf32>, tensor<64xf32>
+}
+
+// -----
+
+// group_norm's backward in small: the column sums dw and db read values of
+// the dx kernel (xhat, from x and a saved statistic) and the dx kernel reads
+// theirs (the f32 cast of dy). Every such value is recomputed by its reader,
+// so the edges between the kernels are soft: the two column sums are one
+// kernel though a path runs from one to the other through the dx kernel
+// (before: three kernels, "merging would make a cycle through another
+// kernel").
+// CHECK-LABEL: func.func @soft_cycle
+// CHECK-SAME: fuser.schedulers = ["normalization", "reduction"]
+// CHECK-DAG: fuser.sum %{{.*}} dims = [0] {fuser.segment = 1 : i64}
+// CHECK-DAG: fuser.sum %{{.*}} dims = [0] {fuser.segment = 1 : i64}
+// DUMP: fusion @soft_cycle: 2 segments
+// DUMP-NEXT: segment 0: normalization, 11 ops
+// DUMP-NEXT: segment 1: reduction, 9 ops (cast cast reshape broadcast sub reshape mul sum sum)
+// DUMP-NEXT: boundary 0 -> 1: reductions over different shapes or dims need separate kernels (recomputed there: no intermediate)
+// DUMP-NEXT: boundary 1 -> 0: reductions over different shapes or dims need separate kernels (recomputed there: no intermediate)
+func.func @soft_cycle(%x: tensor<64x256xbf16>, %dy: tensor<64x256xbf16>, %s: tensor<64x4x1xf32>) -> (tensor<64x256xf32>, tensor<256xf32>, tensor<256xf32>) {
+  %xf = fuser.cast %x : tensor<64x256xbf16> to tensor<64x256xf32>
+  %dyf = fuser.cast %dy : tensor<64x256xbf16> to tensor<64x256xf32>
+  %z = fuser.reshape %xf : tensor<64x256xf32> -> tensor<64x4x64xf32>
+  %dz = fuser.reshape %dyf : tensor<64x256xf32> -> tensor<64x4x64xf32>
+  %sb = fuser.broadcast %s dims = [0, 1, 2] : tensor<64x4x1xf32> -> tensor<64x4x64xf32>
+  %zh = fuser.sub %z, %sb : tensor<64x4x64xf32>
+  %p = fuser.mul %dz, %zh : tensor<64x4x64xf32>
+  %m = fuser.mean %p dims = [2] keepdim = true : tensor<64x4x64xf32> -> tensor<64x4x1xf32>
+  %mb = fuser.broadcast %m dims = [0, 1, 2] : tensor<64x4x1xf32> -> tensor<64x4x64xf32>
+  %t = fuser.mul %zh, %mb : tensor<64x4x64xf32>
+  %c = fuser.sub %dz, %t : tensor<64x4x64xf32>
+  %dx = fuser.reshape %c : tensor<64x4x64xf32> -> tensor<64x256xf32>
+  %xh = fuser.reshape %zh : tensor<64x4x64xf32> -> tensor<64x256xf32>
+  %q = fuser.mul %dyf, %xh : tensor<64x256xf32>
+  %dw = fuser.sum %q dims = [0] : tensor<64x256xf32> -> tensor<256xf32>
+  %db = fuser.sum %dyf dims = [0] : tensor<64x256xf32> -> tensor<256xf32>
+  return %dx, %dw, %db : tensor<64x256xf32>, tensor<256xf32>, tensor<256xf32>
 }
