@@ -56,6 +56,7 @@ SMALL = {
     "rms_norm_backward": [("2048x", "9x")],
     "silu": [("8192x", "20x")],
     "softmax": [("4096x4096", "8x4096")],
+    "softmax_backward_dim0": [("128x8192", "128x1000"), ("<8192xf32>", "<1000xf32>")],
     "two_kernels": [("256x", "8x")],
     "two_outputs": [("4096x4096", "12x4096")],
 }

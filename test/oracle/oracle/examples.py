@@ -206,6 +206,16 @@ def ref_softmax(i):
     return [(want, rule, alts)]
 
 
+def ref_softmax_backward_dim0(i):
+    y, dy = _f64(i["y"], "bf16"), _f64(i["dy"], "bf16")
+    s = (y * dy).sum(0, keepdim=True)
+    # the column sum's bound relative to its terms' magnitudes, a few u for
+    # the products and the difference, then 1 bf16 ulp
+    g = normalization._growth(y.shape[0])
+    atol = U32 * y.abs() * (g * (y * dy).abs().sum(0, keepdim=True) + 4 * (dy.abs() + s.abs()))
+    return [(from_f64((y * (dy - s)).numpy(), "bf16"), Ulps(1, atol.numpy()), [])]
+
+
 def ref_two_kernels(i):
     x = _t(i["x"], "f32")
     y = x / x.amax(dim=1, keepdim=True)      # exact f32 division, as fuser
