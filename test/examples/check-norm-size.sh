@@ -1,6 +1,6 @@
 #!/bin/sh
 # check-norm-size.sh TMP OP DTYPE K: compiles a normalization OP (softmax,
-# log_softmax, layer_norm, rms_norm, var_mean) over rows of K elements
+# log_softmax, layer_norm, rms_norm, var_mean, layer_norm_backward) over rows of K elements
 # (K = ? for a length known at launch) of DTYPE and checks that ptxas
 # assembles every kernel for sm_90 with 0 spill bytes and no stack.
 set -e
@@ -31,6 +31,13 @@ func.func @f(%x: $x, %w: $w) -> $x {
   return %0 : $x
 }
 END
+;;
+layer_norm_backward)
+  # from primitives, as examples/layer_norm_backward.mlir: the inner-outer
+  # kernel (dx on the rows, dw and db across them) and its combine
+  sed -e "s/2048x1024x/${rows}x${k}x/g" -e "s/2048x1x/${rows}x1x/g" \
+      -e "s/tensor<1024x/tensor<${k}x/g" -e "s/xbf16>/x${dt}>/g" \
+      "$(dirname "$0")/../../examples/layer_norm_backward.mlir" > "$f"
 ;;
 var_mean) r="tensor<${rows}x${dt}>"; cat > "$f" <<END
 func.func @f(%x: $x) -> ($r, $r) {

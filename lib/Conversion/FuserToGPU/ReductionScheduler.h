@@ -59,10 +59,10 @@ inline constexpr int64_t kMaxDynamicThreads = 512;
 /// a block of 512 threads allows at 16; at 32 it spilled (H = 16384 bf16:
 /// 464 bytes). Rows of up to twice that keep the accumulators in shared
 /// memory instead, in blocks of 512 threads that hold
-/// kInnerOuterSharedValuesPerThread values of the row each. (At H = 16384
-/// bf16 that still spills 92 bytes: the row, the weight hoisted out of the
-/// row loop and their f32 conversions; 1024 threads of 16 values and 64
-/// registers spilled 128.)
+/// kInnerOuterSharedValuesPerThread values of the row each, reading the
+/// weight again per row (emitInner: hoisted out of the row loop with its
+/// f32 conversion it spilled 92 bytes at H = 16384 bf16; 1024 threads of 16
+/// values and 64 registers spilled 128).
 inline constexpr int64_t kInnerOuterValuesPerThread = 16;
 inline constexpr int64_t kInnerOuterSharedValuesPerThread = 32;
 inline constexpr int64_t kInnerOuterSharedThreads = 512;
