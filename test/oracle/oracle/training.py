@@ -121,9 +121,17 @@ def _softmax_bwd_part(rng, t, shape, dim, log, dynamic):
 # layer_norm / rms_norm backward
 # ---------------------------------------------------------------------------
 
-def _norm_bwd_part(rng, t, rows, h, rms, dynamic):
+def _norm_bwd_part(rng, t, rows, h, rms, dynamic, special=False):
     x = _data(rng, (rows, h), t, 2.0)
     dy = _data(rng, (rows, h), t)
+    if special:
+        # a NaN in row 1 and an infinity in row 2 of dy: they reach their
+        # rows' dx (through the row means) and their columns' dw and db, and
+        # no other element
+        f = to_f64(dy, t).copy()
+        f[1, 2 % h] = np.nan
+        f[2, 5 % h] = np.inf
+        dy = from_f64(f, t)
     w = _data(rng, (h,), t)
     x64, dy64, w64 = _t64(x, t), _t64(dy, t), _t64(w, t)
     eps = 1e-5
@@ -144,8 +152,9 @@ def _norm_bwd_part(rng, t, rows, h, rms, dynamic):
     tw = _ty((h,), (None,) if dynamic else None, t)
     twf = _ty((h,), (None,) if dynamic else None, "f32")
     tc = _ty((h,), (None,) if dynamic else None, "f32")
-    pb = PartBuilder("%s backward %dx%d %s%s" % ("rms_norm" if rms else "layer_norm", rows, h, t,
-                                                " dynamic" if dynamic else ""))
+    pb = PartBuilder("%s backward %dx%d %s%s%s" % ("rms_norm" if rms else "layer_norm", rows, h, t,
+                                                  " dynamic" if dynamic else "",
+                                                  ", NaN and inf in dy" if special else ""))
     pb.arg("x", x, t, dyn)
     pb.arg("dy", dy, t, dyn)
     if not rms:
@@ -205,11 +214,16 @@ def _norm_bwd_part(rng, t, rows, h, rms, dynamic):
     m2 = wdy.abs().mean(1, keepdim=True)
     # (the terms' size: dx cancels to nearly 0 where a row has one element)
     scale = float(((wdy.abs() + xhat.abs() * m1 + m2) * rstd_f.abs()).max())
-    assert torch.allclose(dx, gx, rtol=0, atol=1e-5 * scale + 1e-12)
-    # (the stored statistics' rounding, about 2^-24 relative, moves each
-    # term of the column sum by up to dy (|xhat| + |mean| rstd) 2^-24)
-    stats_err = (dy64.abs() * (xhat.abs() + mean_f.abs() * rstd_f.abs())).sum(0)
-    assert bool(((dw - gw).abs() <= 1e-6 * stats_err + 1e-12).all())
+    if not special:
+        # (with NaN and inf the formula's and autograd's orders of
+        # operations may turn an infinity into NaN differently; the finite
+        # parts check the formula)
+        assert torch.allclose(dx, gx, rtol=0, atol=1e-5 * scale + 1e-12)
+        # (the stored statistics' rounding, about 2^-24 relative, moves
+        # each term of the column sum by up to dy (|xhat| + |mean| rstd)
+        # 2^-24)
+        stats_err = (dy64.abs() * (xhat.abs() + mean_f.abs() * rstd_f.abs())).sum(0)
+        assert bool(((dw - gw).abs() <= 1e-6 * stats_err + 1e-12).all())
     atol_dx = U * (8 * (wdy.abs() + xhat.abs() * m1) + g * (xhat.abs() * m1 + m2)) * rstd_f.abs()
     pb.result("0", (rows, h), t, from_f64(dx.numpy(), t), Ulps(1, atol_dx.numpy()), dims=dyn)
     cdyn = (None,) if dynamic else None
@@ -404,6 +418,8 @@ def _parts(kind, t, name, rng_for):
                                  (2, 4097, False), (65, 64, True), (600, 64, False),
                                  (300, 256, True), (3, 16384, False), (2, 12000, True)):
                 parts.append(_norm_bwd_part(rng, t, rows, h, rms, dyn))
+            for rows, h, dyn in ((7, 100, False), (3, 16384, False), (5, 1031, True)):
+                parts.append(_norm_bwd_part(rng, t, rows, h, rms, dyn, special=True))
     elif kind == "activations":
         for shape, dyn in (((6, 1031), False), ((5, 100), True), ((1,), False)):
             parts.append(_swiglu_bwd_part(rng, t, shape, dyn))
