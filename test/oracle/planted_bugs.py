@@ -2,7 +2,9 @@
 """Planted schedule bugs: the CPU emulation must catch each one.
 
 fuserc's --plant-bug (testing only) makes the compiler emit a known schedule
-bug. For a softmax (block reduction), a transpose (shared-memory tile), a
+bug. For a softmax (block reduction), a softmax along dim 0 (an outer
+normalization: rows of threads meet in shared memory), a transpose
+(shared-memory tile), a
 flat pointwise fusion and an inner-outer fusion (row means, then column sums
 of the centred rows) (test/oracle/planted/*.mlir), each run with fuserc's
 --random inputs, this checks:
@@ -56,6 +58,11 @@ def ref_softmax(inputs):
     return want, rule
 
 
+def ref_column_softmax(inputs):
+    want, rule, alts = normalization.softmax_ref(inputs[0], "f32", 0)
+    return want, rule
+
+
 def ref_transpose(inputs):
     x, y = (to_torch(a, "f32") for a in inputs)
     return from_torch(x.permute(0, 2, 1) + y, "f32"), Exact()
@@ -89,6 +96,7 @@ def ref_pointwise(inputs):
 # fusion -> (argument shapes, reference, the bugs that apply to its schedule)
 FUSIONS = {
     "softmax": ([(64, 1000)], ref_softmax, ["missing-barrier"]),
+    "column_softmax": ([(100, 96)], ref_column_softmax, ["missing-barrier"]),
     "transpose": ([(4, 65, 33), (4, 33, 65)], ref_transpose, ["missing-barrier", "wrong-index"]),
     "pointwise": ([(1031,), (1031,)], ref_pointwise, ["wrong-tail"]),
     "inner_outer": ([(300, 256)], ref_inner_outer,
