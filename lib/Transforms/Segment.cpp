@@ -298,43 +298,30 @@ bool Segmenter::tryMerge(int a, int b) {
   nodeOf[a] = na;
   nodeOf[b] = nb; // emptied: label b is gone
   labelOf[na] = a;
-  // Edges: b's become a's.
-  for (int s : succ[b]) {
-    pred[s].remove(b);
-    if (s != a) {
-      pred[s].insert(a);
-      succ[a].insert(s);
+  // Edges, all and hard ones: b's become a's.
+  auto moveEdges = [&](SmallVector<llvm::SetVector<int>> &out,
+                       SmallVector<llvm::SetVector<int>> &in) {
+    for (int s : out[b]) {
+      in[s].remove(b);
+      if (s != a) {
+        in[s].insert(a);
+        out[a].insert(s);
+      }
     }
-  }
-  for (int p : pred[b]) {
-    succ[p].remove(b);
-    if (p != a) {
-      succ[p].insert(a);
-      pred[a].insert(p);
+    for (int p : in[b]) {
+      out[p].remove(b);
+      if (p != a) {
+        out[p].insert(a);
+        in[a].insert(p);
+      }
     }
-  }
-  succ[a].remove(b);
-  pred[a].remove(b);
-  succ[b].clear();
-  pred[b].clear();
-  for (int s : hardSucc[b]) {
-    hardPred[s].remove(b);
-    if (s != a) {
-      hardPred[s].insert(a);
-      hardSucc[a].insert(s);
-    }
-  }
-  for (int p : hardPred[b]) {
-    hardSucc[p].remove(b);
-    if (p != a) {
-      hardSucc[p].insert(a);
-      hardPred[a].insert(p);
-    }
-  }
-  hardSucc[a].remove(b);
-  hardPred[a].remove(b);
-  hardSucc[b].clear();
-  hardPred[b].clear();
+    out[a].remove(b);
+    in[a].remove(b);
+    out[b].clear();
+    in[b].clear();
+  };
+  moveEdges(succ, pred);
+  moveEdges(hardSucc, hardPred);
   outs[a] = std::move(mergedOuts);
   outs[b].clear();
   hasReduction[a] = hasReduction[a] || hasReduction[b];

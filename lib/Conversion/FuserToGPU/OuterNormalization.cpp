@@ -110,18 +110,7 @@ void ReductionScheduler::emitOuterNormalization(unsigned indexBits, Value gridPl
       b, loc, k.idxTy, [this](unsigned j) { return iterValues[j]; },
       [&k](unsigned s) { return k.symbol(s); }, /*hoistSymbolic=*/true);
   iterValues.assign(numIterDims, Value());
-  auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
-                                              gpu::GPUDialect::getWorkgroupAddressSpace());
-  SmallVector<SmallVector<Value>> scratch;
-  for (const Reducer &r : reducers) {
-    SmallVector<Value> s;
-    for (Type t : r.accTypes)
-      s.push_back(k.func.addWorkgroupAttribution(
-          MemRefType::get({outerY, outerX * (int64_t)vectorLanes}, t,
-                          MemRefLayoutAttrInterface(), workgroup),
-          loc));
-    scratch.push_back(s);
-  }
+  SmallVector<SmallVector<Value>> scratch = outerScratch();
   Value tx = k.threadId(gpu::Dimension::x), ty = k.threadId(gpu::Dimension::y);
   Value columns = k.expander->expand(keptSize), depth = k.expander->expand(reducedSize);
   int64_t staticDepth = *ShapeAnalysis::constantValue(reducedSize);
@@ -181,11 +170,6 @@ void ReductionScheduler::emitOuterNormalization(unsigned indexBits, Value gridPl
       for (auto &u : unitList)
         u->memo.eraseIf([&](const MemoKey &key) { return !isInput(key.v); });
     };
-    auto laneValue = [&](Value v, unsigned l) {
-      return lanes > 1 ? vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{(int64_t)l})
-                             .getResult()
-                       : v;
-    };
     Value slot = arith::MulIOp::create(b, loc, tx, lanesV);
 
     for (unsigned lvl = 0; lvl < numLevels; ++lvl) {
@@ -217,35 +201,13 @@ void ReductionScheduler::emitOuterNormalization(unsigned indexBits, Value gridPl
       // The rows of threads meet in shared memory; every thread combines
       // all rows in row order, so the threads of a column agree bit for bit.
       for (auto [n, i] : llvm::enumerate(rs))
-        for (auto [v, s] : llvm::zip(accs[n], scratch[i]))
-          for (unsigned l = 0; l < lanes; ++l)
-            memref::StoreOp::create(
-                b, loc, laneValue(v, l), s,
-                ValueRange{asIndex(ty),
-                           asIndex(arith::AddIOp::create(b, loc, slot, k.constant(l)))});
+        storeRowPartials(accs[n], scratch[i], ty, slot, lanes);
       // (testing only: without it a thread reads rows not yet written)
       if (fe.plantBug != "missing-barrier")
         gpu::BarrierOp::create(b, loc);
       for (unsigned i : rs) {
         const Reducer &r = reducers[i];
-        SmallVector<Value> total;
-        for (int64_t t = 0; t < outerY; ++t) {
-          SmallVector<Value> part;
-          for (Value s : scratch[i]) {
-            SmallVector<Value> elems;
-            for (unsigned l = 0; l < lanes; ++l)
-              elems.push_back(memref::LoadOp::create(
-                  b, loc, s,
-                  ValueRange{asIndex(k.constant(t)),
-                             asIndex(arith::AddIOp::create(b, loc, slot, k.constant(l)))}));
-            part.push_back(lanes > 1 ? vector::FromElementsOp::create(
-                                           b, loc, VectorType::get({lanes}, elems[0].getType()),
-                                           elems)
-                                           .getResult()
-                                     : elems[0]);
-          }
-          total = t == 0 ? part : r.combine(b, loc, total, part);
-        }
+        SmallVector<Value> total = combineRowPartials(r, scratch[i], slot, lanes);
         SmallVector<Value> results = r.finalize(b, loc, total, depth);
         for (auto [res, v] : llvm::zip(r.op->getResults(), results))
           known[res] = Lanes{v, lanes == 1};
@@ -273,24 +235,7 @@ void ReductionScheduler::emitOuterNormalization(unsigned indexBits, Value gridPl
       memo.clear();
     }
   };
-  if (vectorLanes > 1) {
-    Value isVector = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, k.flag(0),
-                                           arith::ConstantIntOp::create(b, loc, 0, 32));
-    auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, isVector, true);
-    OpBuilder::InsertionGuard g(b);
-    b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-    {
-      ExprScope scope(*k.expander);
-      body(vectorLanes);
-    }
-    b.setInsertionPointToStart(&ifOp.getElseRegion().front());
-    {
-      ExprScope scope(*k.expander);
-      body(1);
-    }
-  } else {
-    body(1);
-  }
+  emitVectorOrScalar(body);
   k.finish();
   k.launch({gridPlan}, {outerX, outerY}, Value(), condPlan, {flagPlan});
   kb = nullptr;

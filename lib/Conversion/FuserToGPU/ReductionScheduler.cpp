@@ -635,28 +635,12 @@ void ReductionScheduler::emitInner(unsigned indexBits, int64_t staticThreads,
                          rowsInBlock, blockRows, stage);
     }
   };
-  if (bodies == Bodies::VectorOnly) {
+  if (bodies == Bodies::VectorOnly)
     body(vectorLanes);
-  } else if (bodies == Bodies::ScalarOnly) {
+  else if (bodies == Bodies::ScalarOnly)
     body(1);
-  } else if (vectorLanes > 1) {
-    Value isVector = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, k.flag(0),
-                                           arith::ConstantIntOp::create(b, loc, 0, 32));
-    auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, isVector, true);
-    OpBuilder::InsertionGuard g(b);
-    b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-    {
-      ExprScope scope(*k.expander);
-      body(vectorLanes);
-    }
-    b.setInsertionPointToStart(&ifOp.getElseRegion().front());
-    {
-      ExprScope scope(*k.expander);
-      body(1);
-    }
-  } else {
-    body(1);
-  }
+  else
+    emitVectorOrScalar(body);
   k.finish();
 
   // The plan.
@@ -725,6 +709,86 @@ void ReductionScheduler::emitInner(unsigned indexBits, int64_t staticThreads,
 // Outer kernels: threads along a kept dim
 //===----------------------------------------------------------------------===//
 
+SmallVector<SmallVector<Value>> ReductionScheduler::outerScratch() {
+  KernelBuilder &k = *kb;
+  auto workgroup = gpu::AddressSpaceAttr::get(k.b.getContext(),
+                                              gpu::GPUDialect::getWorkgroupAddressSpace());
+  SmallVector<SmallVector<Value>> scratch;
+  for (const Reducer &r : reducers) {
+    SmallVector<Value> s;
+    for (Type t : r.accTypes)
+      s.push_back(k.func.addWorkgroupAttribution(
+          MemRefType::get({outerY, outerX * (int64_t)vectorLanes}, t,
+                          MemRefLayoutAttrInterface(), workgroup),
+          k.loc));
+    scratch.push_back(s);
+  }
+  return scratch;
+}
+
+void ReductionScheduler::storeRowPartials(ArrayRef<Value> acc, ArrayRef<Value> scratch,
+                                          Value ty, Value slot, unsigned lanes) {
+  KernelBuilder &k = *kb;
+  OpBuilder &b = k.b;
+  for (auto [v, s] : llvm::zip(acc, scratch))
+    for (unsigned l = 0; l < lanes; ++l) {
+      Value lane = lanes > 1 ? vector::ExtractOp::create(b, k.loc, v, ArrayRef<int64_t>{(int64_t)l})
+                                   .getResult()
+                             : v;
+      memref::StoreOp::create(
+          b, k.loc, lane, s,
+          ValueRange{asIndex(ty), asIndex(arith::AddIOp::create(b, k.loc, slot, k.constant(l)))});
+    }
+}
+
+SmallVector<Value> ReductionScheduler::combineRowPartials(const Reducer &r,
+                                                          ArrayRef<Value> scratch, Value slot,
+                                                          unsigned lanes) {
+  KernelBuilder &k = *kb;
+  OpBuilder &b = k.b;
+  SmallVector<Value> total;
+  for (int64_t t = 0; t < outerY; ++t) {
+    SmallVector<Value> part;
+    for (Value s : scratch) {
+      SmallVector<Value> elems;
+      for (unsigned l = 0; l < lanes; ++l)
+        elems.push_back(memref::LoadOp::create(
+            b, k.loc, s,
+            ValueRange{asIndex(k.constant(t)),
+                       asIndex(arith::AddIOp::create(b, k.loc, slot, k.constant(l)))}));
+      part.push_back(lanes > 1 ? vector::FromElementsOp::create(
+                                     b, k.loc, VectorType::get({lanes}, elems[0].getType()), elems)
+                                     .getResult()
+                               : elems[0]);
+    }
+    total = t == 0 ? part : r.combine(b, k.loc, total, part);
+  }
+  return total;
+}
+
+void ReductionScheduler::emitVectorOrScalar(function_ref<void(unsigned)> body) {
+  KernelBuilder &k = *kb;
+  OpBuilder &b = k.b;
+  if (vectorLanes == 1) {
+    body(1);
+    return;
+  }
+  Value isVector = arith::CmpIOp::create(b, k.loc, arith::CmpIPredicate::ne, k.flag(0),
+                                         arith::ConstantIntOp::create(b, k.loc, 0, 32));
+  auto ifOp = scf::IfOp::create(b, k.loc, TypeRange{}, isVector, true);
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+  {
+    ExprScope scope(*k.expander);
+    body(vectorLanes);
+  }
+  b.setInsertionPointToStart(&ifOp.getElseRegion().front());
+  {
+    ExprScope scope(*k.expander);
+    body(1);
+  }
+}
+
 void ReductionScheduler::emitOuter(unsigned indexBits, bool split, Value gridPlan,
                                    Value splitsPlan, Value flagPlan, Value condPlan) {
   SmallVector<unsigned> symbols = segmentSymbols(fe.shapes, seg);
@@ -747,18 +811,9 @@ void ReductionScheduler::emitOuter(unsigned indexBits, bool split, Value gridPla
       b, loc, k.idxTy, [this](unsigned j) { return iterValues[j]; },
       [&k](unsigned s) { return k.symbol(s); }, /*hoistSymbolic=*/true);
   iterValues.assign(numIterDims, Value());
+  SmallVector<SmallVector<Value>> scratch = outerScratch();
   auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
                                               gpu::GPUDialect::getWorkgroupAddressSpace());
-  SmallVector<SmallVector<Value>> scratch;
-  for (const Reducer &r : reducers) {
-    SmallVector<Value> s;
-    for (Type t : r.accTypes)
-      s.push_back(k.func.addWorkgroupAttribution(
-          MemRefType::get({outerY, outerX * (int64_t)vectorLanes}, t,
-                          MemRefLayoutAttrInterface(), workgroup),
-          loc));
-    scratch.push_back(s);
-  }
   // Split: whether this block is the last of its tile's to arrive.
   Value lastFlag;
   if (split)
@@ -825,19 +880,10 @@ void ReductionScheduler::emitOuter(unsigned indexBits, bool split, Value gridPla
     for (auto &a : accs)
       for (Value &v : a)
         v = red.getResult(pos++);
-    // The 8 rows of threads meet in shared memory.
-    auto laneValue = [&](Value v, unsigned l) {
-      return lanes > 1 ? vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{(int64_t)l})
-                             .getResult()
-                       : v;
-    };
+    // The rows of threads meet in shared memory.
     Value slot = arith::MulIOp::create(b, loc, tx, lanesV);
     for (auto [i, r] : llvm::enumerate(reducers))
-      for (auto [v, s] : llvm::zip(accs[i], scratch[i]))
-        for (unsigned l = 0; l < lanes; ++l)
-          memref::StoreOp::create(
-              b, loc, laneValue(v, l), s,
-              ValueRange{asIndex(ty), asIndex(arith::AddIOp::create(b, loc, slot, k.constant(l)))});
+      storeRowPartials(accs[i], scratch[i], ty, slot, lanes);
     gpu::BarrierOp::create(b, loc);
     Value isFirstRow = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, ty, k.constant(0));
     auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, isFirstRow, false);
@@ -849,23 +895,7 @@ void ReductionScheduler::emitOuter(unsigned indexBits, bool split, Value gridPla
       memo.clear();
       known.clear();
       for (auto [i, r] : llvm::enumerate(reducers)) {
-        SmallVector<Value> total;
-        for (int64_t t = 0; t < outerY; ++t) {
-          SmallVector<Value> part;
-          for (Value s : scratch[i]) {
-            SmallVector<Value> elems;
-            for (unsigned l = 0; l < lanes; ++l)
-              elems.push_back(memref::LoadOp::create(
-                  b, loc, s,
-                  ValueRange{asIndex(k.constant(t)),
-                             asIndex(arith::AddIOp::create(b, loc, slot, k.constant(l)))}));
-            part.push_back(lanes > 1 ? vector::FromElementsOp::create(
-                                           b, loc, VectorType::get({lanes}, elems[0].getType()), elems)
-                                           .getResult()
-                                     : elems[0]);
-          }
-          total = t == 0 ? part : r.combine(b, loc, total, part);
-        }
+        SmallVector<Value> total = combineRowPartials(r, scratch[i], slot, lanes);
         if (split) {
           // Partials [split][column] per accumulator value.
           Value by = k.blockId(gpu::Dimension::y);
@@ -897,24 +927,7 @@ void ReductionScheduler::emitOuter(unsigned indexBits, bool split, Value gridPla
       lastBlockCombine(lanes, loop.getInductionVar(), cu, valid, colValues, columns, depth,
                        lastFlag, tx, ty);
   };
-  if (vectorLanes > 1) {
-    Value isVector = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, k.flag(0),
-                                           arith::ConstantIntOp::create(b, loc, 0, 32));
-    auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, isVector, true);
-    OpBuilder::InsertionGuard g(b);
-    b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-    {
-      ExprScope scope(*k.expander);
-      body(vectorLanes);
-    }
-    b.setInsertionPointToStart(&ifOp.getElseRegion().front());
-    {
-      ExprScope scope(*k.expander);
-      body(1);
-    }
-  } else {
-    body(1);
-  }
+  emitVectorOrScalar(body);
   k.finish();
   k.launch({gridPlan, splitsPlan}, {outerX, outerY}, Value(), condPlan, {flagPlan});
   kb = nullptr;

@@ -160,6 +160,21 @@ private:
   void emitCombine(const CombineSpec &spec, unsigned indexBits, Value grid, Value splits,
                    Value cond);
 
+  // -- outer kernels' rows of threads ---------------------------------------
+  /// Shared scratch of an outer kernel: [outerY][outerX * lanes] per
+  /// accumulator value of each reducer.
+  SmallVector<SmallVector<Value>> outerScratch();
+  /// This thread's accumulators `acc` (`lanes` wide) into its row `ty` of
+  /// the scratch, at `slot` (its first lane's column in the tile).
+  void storeRowPartials(ArrayRef<Value> acc, ArrayRef<Value> scratch, Value ty, Value slot,
+                        unsigned lanes);
+  /// Every row of threads' partials at `slot`, combined in row order.
+  SmallVector<Value> combineRowPartials(const Reducer &r, ArrayRef<Value> scratch, Value slot,
+                                        unsigned lanes);
+  /// body(vectorLanes) where the kernel's flag says the vector accesses are
+  /// aligned and whole, body(1) elsewhere (only body(1) without lanes).
+  void emitVectorOrScalar(function_ref<void(unsigned)> body);
+
   // -- outer normalization (OuterNormalization.cpp) -------------------------
   /// The block and lanes of an outer normalization over `depth` reduced
   /// elements (`columns` kept ones, when known).
