@@ -18,8 +18,11 @@
 using namespace mlir;
 using namespace mlir::fuser;
 
-/// Rows of at most this many register values per thread stay in registers.
+/// Rows of at most this many register values per thread stay in registers
+/// (two-byte rows: kPersistentHalfValuesPerThread in 512 threads).
 static constexpr int64_t kPersistentValuesPerThread = 32;
+static constexpr int64_t kPersistentHalfValuesPerThread = 96;
+static constexpr int64_t kPersistentHalfValuesPerThreadBeside = 72;
 /// A normalization's row of a length known at launch that is not whole
 /// vectors stays on chip in this many scalar slots a thread (each with its
 /// own mask and address), 512 threads at most: rows up to 8192 elements.
@@ -1360,6 +1363,28 @@ LogicalResult ReductionScheduler::run() {
             perThread = (units + threads - 1) / threads * vectorLanes;
           }
           persistent = perThread <= kPersistentValuesPerThread;
+          // Rows whose held inputs are all two bytes wide (bf16, f16): a
+          // thread's loads pack two values to a register, so 512 threads
+          // (128 registers each) hold up to 96 values, 72 beside more than
+          // one other operand (layer_norm's weight and bias): rows of up to
+          // 49152 and 36864 elements, 32-bit indices
+          // (test/examples/norm-sizes-ptxas.test). At 104 values rms_norm
+          // spilled 4 bytes, at 80 layer_norm 20; 1024 threads of 64
+          // values (64 registers each) spilled 236 in softmax.
+          // (One input of the row's shape: two would hold twice the values.)
+          auto isRow = [&](Value in) { return ArrayRef(shapeOf(in)) == ArrayRef(refShape); };
+          bool halfRow = llvm::count_if(seg.inputs, isRow) == 1 &&
+                         llvm::all_of(seg.inputs, [&](Value in) {
+                           return !isRow(in) || byteSize(elementTypeOf(in)) <= 2;
+                         });
+          int64_t halfLimit = seg.inputs.size() <= 2 ? kPersistentHalfValuesPerThread
+                                                     : kPersistentHalfValuesPerThreadBeside;
+          int64_t halfPerThread = (units + 511) / 512 * vectorLanes;
+          if (!persistent && halfRow && w == 32 && halfPerThread <= halfLimit) {
+            threads = 512;
+            perThread = halfPerThread;
+            persistent = true;
+          }
           // 64-bit indices leave a thread of 1024 (64 registers) too few
           // for more than 16 values: the row is read again per pass (a
           // tensor of 2^31 elements and more; 12 bytes of spills otherwise,

@@ -225,6 +225,9 @@ def _value_parts(kind, t, name, rng_for):
         parts.append(softmax_part("7x1 dim 1", t, _rows(t, (7, 1), rng), 1, log))
         parts.append(softmax_part("rank 1 of 33", t, _rows(t, (33,), rng), 0, log))
         parts.append(softmax_part("4x0 dim 1 (empty rows)", t, _rows(t, (4, 0), rng), 1, log))
+        if t in HALF_TYPES:
+            parts.append(softmax_part("2x49152 dim 1 (two-byte rows on chip, 512 threads)", t,
+                                      _rows(t, (2, 49152), rng), 1, log))
     elif kind == "layer_norm":
         x = special_rows(t, (9, 257), rng)
         parts.append(layer_norm_part("9x257 dims [1], NaN/inf/huge rows", t, x, 1, rng=rng))
@@ -236,6 +239,9 @@ def _value_parts(kind, t, name, rng_for):
         parts.append(layer_norm_part("4x1031 mean 1000, spread 0.01", t, x, 1, rng=rng))
         parts.append(layer_norm_part("?x? as 3x100", t, _rows(t, (3, 100), rng), 1, rng=rng,
                                      dyn=(None, None)))
+        if t in HALF_TYPES:
+            parts.append(layer_norm_part("2x36864 (two-byte rows on chip, 512 threads)", t,
+                                         _rows(t, (2, 36864), rng), 1, rng=rng))
     elif kind == "rms_norm":
         x = special_rows(t, (9, 257), rng)
         parts.append(rms_norm_part("9x257 dims [1], NaN/inf/huge rows", t, x, 1, rng=rng))
@@ -243,6 +249,9 @@ def _value_parts(kind, t, name, rng_for):
         parts.append(rms_norm_part("5x33 no weight", t, _rows(t, (5, 33), rng), 1, False, rng=rng))
         parts.append(rms_norm_part("?x? as 3x100", t, _rows(t, (3, 100), rng), 1, rng=rng,
                                    dyn=(None, None)))
+        if t in HALF_TYPES:
+            parts.append(rms_norm_part("2x49152 (two-byte rows on chip, 512 threads)", t,
+                                       _rows(t, (2, 49152), rng), 1, rng=rng))
     return parts
 
 
