@@ -118,122 +118,100 @@ void ReductionScheduler::emitOuterNormalization(unsigned indexBits, Value gridPl
 
   auto body = [&](unsigned lanes) {
     Value lanesV = k.constant(lanes);
-    Value colUnits = arith::DivUIOp::create(b, loc, columns, lanesV);
-    Value tiles = arith::CeilDivUIOp::create(b, loc, colUnits, k.constant(outerX));
-    auto loop = scf::ForOp::create(b, loc, bx, tiles, gx);
-    OpBuilder::InsertionGuard g(b);
-    b.setInsertionPointToStart(loop.getBody());
-    ExprScope tileScope(*k.expander);
-    Value cu = arith::AddIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, loop.getInductionVar(), k.constant(outerX)), tx);
-    // A thread past the last column computes the last column again (its
-    // loads stay in bounds) and stores nothing.
-    Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, cu, colUnits);
-    cu = arith::MinUIOp::create(b, loc, cu,
-                                arith::SubIOp::create(b, loc, colUnits, k.constant(1)));
-    SmallVector<Value> colValues(numIterDims);
-    assignIterValues(arith::MulIOp::create(b, loc, cu, lanesV), keptIter, colValues);
-    known.clear();
+    forEachColumnTile(lanesV, columns, tx, bx, gx, [&](Value, Value, Value valid,
+                                                       ArrayRef<Value> colValues) {
+      known.clear();
 
-    // The thread's share of the column: reduced positions ty + j*outerY.
-    // Past the end (the last share may run over) it reads the last
-    // position again and neither accumulates nor stores.
-    std::vector<std::unique_ptr<Unit>> unitList;
-    for (int64_t first = 0; first < staticDepth; first += outerY) {
-      Value r = arith::AddIOp::create(b, loc, ty, k.constant(first));
-      Value inRange;
-      if (first + outerY > staticDepth) {
-        inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, r, depth);
-        r = arith::MinUIOp::create(b, loc, r, k.constant(staticDepth - 1));
+      // The thread's share of the column: reduced positions ty + j*outerY.
+      // Past the end (the last share may run over) it reads the last
+      // position again and neither accumulates nor stores.
+      std::vector<std::unique_ptr<Unit>> unitList;
+      for (int64_t first = 0; first < staticDepth; first += outerY) {
+        Value r = arith::AddIOp::create(b, loc, ty, k.constant(first));
+        Value inRange;
+        if (first + outerY > staticDepth) {
+          inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, r, depth);
+          r = arith::MinUIOp::create(b, loc, r, k.constant(staticDepth - 1));
+        }
+        unitList.push_back(makeUnit(colValues, r, inRange));
       }
-      auto unit = std::make_unique<Unit>();
-      unit->values = colValues;
-      unit->inRange = inRange;
-      Unit *raw = unit.get();
-      unit->expander = std::make_unique<ExprExpander>(
-          b, loc, k.idxTy, [raw](unsigned j) { return raw->values[j]; },
-          [&k](unsigned s) { return k.symbol(s); }, /*hoistSymbolic=*/true);
-      std::swap(k.expander, unit->expander);
-      assignIterValues(r, reducedIter, unit->values);
-      std::swap(k.expander, unit->expander);
-      unitList.push_back(std::move(unit));
-    }
-    auto guard = [&](Value inRange) {
-      return inRange ? arith::AndIOp::create(b, loc, valid, inRange).getResult() : valid;
-    };
-    // As an inner persistent row: a share of more than 16 values keeps only
-    // what it loaded between passes.
-    bool keepComputed = unitList.size() * lanes <= 16;
-    auto forgetComputed = [&] {
-      if (keepComputed)
-        return;
-      for (auto &u : unitList)
-        u->memo.eraseIf([&](const MemoKey &key) { return !isInput(key.v); });
-    };
-    Value slot = arith::MulIOp::create(b, loc, tx, lanesV);
+      auto guard = [&](Value inRange) {
+        return inRange ? arith::AndIOp::create(b, loc, valid, inRange).getResult() : valid;
+      };
+      // As an inner persistent row: a share of more than 16 values keeps only
+      // what it loaded between passes.
+      bool keepComputed = unitList.size() * lanes <= 16;
+      auto forgetComputed = [&] {
+        if (keepComputed)
+          return;
+        for (auto &u : unitList)
+          u->memo.eraseIf([&](const MemoKey &key) { return !isInput(key.v); });
+      };
+      Value slot = arith::MulIOp::create(b, loc, tx, lanesV);
 
-    for (unsigned lvl = 0; lvl < numLevels; ++lvl) {
-      if (lvl > 0)
-        forgetComputed();
-      SmallVector<unsigned> rs;
-      for (unsigned i = 0; i < reducers.size(); ++i)
-        if (level[i] == lvl)
-          rs.push_back(i);
-      SmallVector<SmallVector<Value>> accs;
-      for (unsigned i : rs)
-        accs.push_back(reducers[i].identity(b, loc, lanes));
+      for (unsigned lvl = 0; lvl < numLevels; ++lvl) {
+        if (lvl > 0)
+          forgetComputed();
+        SmallVector<unsigned> rs;
+        for (unsigned i = 0; i < reducers.size(); ++i)
+          if (level[i] == lvl)
+            rs.push_back(i);
+        SmallVector<SmallVector<Value>> accs;
+        for (unsigned i : rs)
+          accs.push_back(reducers[i].identity(b, loc, lanes));
+        for (auto &u : unitList)
+          withUnit(*u, [&] {
+            for (auto [n, i] : llvm::enumerate(rs)) {
+              Lanes x = emit(reducers[i].op->getOperand(0), sIndex(), lanes);
+              SmallVector<Value> next =
+                  reducers[i].accumulate(b, loc, accs[n], materialize(x, lanes));
+              if (u->inRange)
+                for (size_t m = 0; m < next.size(); ++m)
+                  next[m] = arith::SelectOp::create(b, loc, u->inRange, next[m], accs[n][m]);
+              accs[n] = next;
+            }
+            if (lvl == 0)
+              for (Value out : sOutputs)
+                if (!dependsOnReduction.contains(out))
+                  storeOutput(out, sOutputIndex(out), lanes, guard(u->inRange));
+          });
+        // The rows of threads meet in shared memory; every thread combines
+        // all rows in row order, so the threads of a column agree bit for bit.
+        for (auto [n, i] : llvm::enumerate(rs))
+          storeRowPartials(accs[n], scratch[i], ty, slot, lanes);
+        // (testing only: without it a thread reads rows not yet written)
+        if (fe.plantBug != "missing-barrier")
+          gpu::BarrierOp::create(b, loc);
+        for (unsigned i : rs) {
+          const Reducer &r = reducers[i];
+          SmallVector<Value> total = combineRowPartials(r, scratch[i], slot, lanes);
+          SmallVector<Value> results = r.finalize(b, loc, total, depth);
+          for (auto [res, v] : llvm::zip(r.op->getResults(), results))
+            known[res] = Lanes{v, lanes == 1};
+        }
+        // The scratch is rewritten by the next pass or tile.
+        gpu::BarrierOp::create(b, loc);
+      }
+
+      // Outputs computed from the reductions: each thread's share again.
+      forgetComputed();
       for (auto &u : unitList)
         withUnit(*u, [&] {
-          for (auto [n, i] : llvm::enumerate(rs)) {
-            Lanes x = emit(reducers[i].op->getOperand(0), sIndex(), lanes);
-            SmallVector<Value> next =
-                reducers[i].accumulate(b, loc, accs[n], materialize(x, lanes));
-            if (u->inRange)
-              for (size_t m = 0; m < next.size(); ++m)
-                next[m] = arith::SelectOp::create(b, loc, u->inRange, next[m], accs[n][m]);
-            accs[n] = next;
-          }
-          if (lvl == 0)
-            for (Value out : sOutputs)
-              if (!dependsOnReduction.contains(out))
-                storeOutput(out, sOutputIndex(out), lanes, guard(u->inRange));
+          for (Value out : sOutputs)
+            if (dependsOnReduction.contains(out))
+              storeOutput(out, sOutputIndex(out), lanes, guard(u->inRange));
         });
-      // The rows of threads meet in shared memory; every thread combines
-      // all rows in row order, so the threads of a column agree bit for bit.
-      for (auto [n, i] : llvm::enumerate(rs))
-        storeRowPartials(accs[n], scratch[i], ty, slot, lanes);
-      // (testing only: without it a thread reads rows not yet written)
-      if (fe.plantBug != "missing-barrier")
-        gpu::BarrierOp::create(b, loc);
-      for (unsigned i : rs) {
-        const Reducer &r = reducers[i];
-        SmallVector<Value> total = combineRowPartials(r, scratch[i], slot, lanes);
-        SmallVector<Value> results = r.finalize(b, loc, total, depth);
-        for (auto [res, v] : llvm::zip(r.op->getResults(), results))
-          known[res] = Lanes{v, lanes == 1};
+      // Reduced outputs: the first row of threads writes them.
+      if (!rOutputs.empty()) {
+        Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, ty, k.constant(0));
+        Value writes = arith::AndIOp::create(b, loc, first, valid);
+        iterValues.assign(colValues.begin(), colValues.end());
+        memo.clear();
+        for (Value out : rOutputs)
+          storeOutput(out, rIndex(out), lanes, writes);
+        memo.clear();
       }
-      // The scratch is rewritten by the next pass or tile.
-      gpu::BarrierOp::create(b, loc);
-    }
-
-    // Outputs computed from the reductions: each thread's share again.
-    forgetComputed();
-    for (auto &u : unitList)
-      withUnit(*u, [&] {
-        for (Value out : sOutputs)
-          if (dependsOnReduction.contains(out))
-            storeOutput(out, sOutputIndex(out), lanes, guard(u->inRange));
-      });
-    // Reduced outputs: the first row of threads writes them.
-    if (!rOutputs.empty()) {
-      Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, ty, k.constant(0));
-      Value writes = arith::AndIOp::create(b, loc, first, valid);
-      iterValues = colValues;
-      memo.clear();
-      for (Value out : rOutputs)
-        storeOutput(out, rIndex(out), lanes, writes);
-      memo.clear();
-    }
+    });
   };
   emitVectorOrScalar(body);
   k.finish();

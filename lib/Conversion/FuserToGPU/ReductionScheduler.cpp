@@ -239,18 +239,8 @@ void ReductionScheduler::emitInnerRow(unsigned lanes, Value row, Value valid, Va
 
   // Persistent rows: each thread's units, built once for the row.
   std::vector<std::unique_ptr<Unit>> unitList;
-  auto makeUnit = [&](Value u, Value inRange) {
-    auto unit = std::make_unique<Unit>();
-    unit->values = rowValues;
-    unit->inRange = inRange;
-    Unit *raw = unit.get();
-    unit->expander = std::make_unique<ExprExpander>(
-        b, loc, kb->idxTy, [raw](unsigned j) { return raw->values[j]; },
-        [this](unsigned s) { return kb->symbol(s); }, /*hoistSymbolic=*/true);
-    std::swap(kb->expander, unit->expander);
-    assignIterValues(arith::MulIOp::create(b, loc, u, lanesV), reducedIter, unit->values);
-    std::swap(kb->expander, unit->expander);
-    return unit;
+  auto makeRowUnit = [&](Value u, Value inRange) {
+    return makeUnit(rowValues, arith::MulIOp::create(b, loc, u, lanesV), inRange);
   };
   bool staticLength = ShapeAnalysis::constantValue(reducedSize).has_value();
   if (persistent && staticLength) {
@@ -271,7 +261,7 @@ void ReductionScheduler::emitInnerRow(unsigned lanes, Value row, Value valid, Va
         if (clamp)
           u = arith::MinUIOp::create(b, loc, u, kb->constant(staticUnits - 1));
       }
-      auto unit = makeUnit(u, inRange);
+      auto unit = makeRowUnit(u, inRange);
       unit->masked = inRange && !clamp;
       unitList.push_back(std::move(unit));
     }
@@ -286,7 +276,7 @@ void ReductionScheduler::emitInnerRow(unsigned lanes, Value row, Value valid, Va
       Value u = arith::AddIOp::create(
           b, loc, tx, arith::MulIOp::create(b, loc, threadsPerRow, kb->constant(j)));
       Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, u, units);
-      auto unit = makeUnit(u, inRange);
+      auto unit = makeRowUnit(u, inRange);
       unit->masked = true;
       unitList.push_back(std::move(unit));
     }
@@ -792,6 +782,44 @@ void ReductionScheduler::emitVectorOrScalar(function_ref<void(unsigned)> body) {
   }
 }
 
+void ReductionScheduler::forEachColumnTile(
+    Value lanesV, Value columns, Value tx, Value bx, Value gx,
+    function_ref<void(Value, Value, Value, ArrayRef<Value>)> body) {
+  KernelBuilder &k = *kb;
+  OpBuilder &b = k.b;
+  Location loc = k.loc;
+  Value colUnits = arith::DivUIOp::create(b, loc, columns, lanesV);
+  Value tiles = arith::CeilDivUIOp::create(b, loc, colUnits, k.constant(outerX));
+  auto loop = scf::ForOp::create(b, loc, bx, tiles, gx);
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToStart(loop.getBody());
+  ExprScope tileScope(*k.expander);
+  Value cu = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, loop.getInductionVar(), k.constant(outerX)), tx);
+  // A thread past the last column computes the last column again (its
+  // loads stay in bounds) and stores nothing.
+  Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, cu, colUnits);
+  cu = arith::MinUIOp::create(b, loc, cu, arith::SubIOp::create(b, loc, colUnits, k.constant(1)));
+  SmallVector<Value> colValues(numIterDims);
+  assignIterValues(arith::MulIOp::create(b, loc, cu, lanesV), keptIter, colValues);
+  body(loop.getInductionVar(), cu, valid, colValues);
+}
+
+std::unique_ptr<ReductionScheduler::Unit>
+ReductionScheduler::makeUnit(ArrayRef<Value> base, Value reducedLinear, Value inRange) {
+  auto unit = std::make_unique<Unit>();
+  unit->values.assign(base.begin(), base.end());
+  unit->inRange = inRange;
+  Unit *raw = unit.get();
+  unit->expander = std::make_unique<ExprExpander>(
+      kb->b, kb->loc, kb->idxTy, [raw](unsigned j) { return raw->values[j]; },
+      [this](unsigned s) { return kb->symbol(s); }, /*hoistSymbolic=*/true);
+  std::swap(kb->expander, unit->expander);
+  assignIterValues(reducedLinear, reducedIter, unit->values);
+  std::swap(kb->expander, unit->expander);
+  return unit;
+}
+
 void ReductionScheduler::emitOuter(unsigned indexBits, bool split, Value gridPlan,
                                    Value splitsPlan, Value flagPlan, Value condPlan) {
   SmallVector<unsigned> symbols = segmentSymbols(fe.shapes, seg);
@@ -836,99 +864,88 @@ void ReductionScheduler::emitOuter(unsigned indexBits, bool split, Value gridPla
 
   auto body = [&](unsigned lanes) {
     Value lanesV = k.constant(lanes);
-    Value colUnits = arith::DivUIOp::create(b, loc, columns, lanesV);
-    Value tiles = arith::CeilDivUIOp::create(b, loc, colUnits, k.constant(outerX));
-    auto loop = scf::ForOp::create(b, loc, bx, tiles, gx);
-    OpBuilder::InsertionGuard g(b);
-    b.setInsertionPointToStart(loop.getBody());
-    ExprScope tileScope(*k.expander);
-    Value cu = arith::AddIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, loop.getInductionVar(), k.constant(outerX)), tx);
-    Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, cu, colUnits);
-    cu = arith::MinUIOp::create(b, loc, cu,
-                                arith::SubIOp::create(b, loc, colUnits, k.constant(1)));
-    SmallVector<Value> colValues(numIterDims);
-    assignIterValues(arith::MulIOp::create(b, loc, cu, lanesV), keptIter, colValues);
-    SmallVector<Value> init;
-    SmallVector<SmallVector<Value>> accs;
-    for (const Reducer &r : reducers) {
-      accs.push_back(r.identity(b, loc, lanes));
-      init.append(accs.back().begin(), accs.back().end());
-    }
-    auto red = scf::ForOp::create(b, loc, arith::AddIOp::create(b, loc, first, ty), last,
-                                  k.constant(outerY), init);
-    {
-      OpBuilder::InsertionGuard g2(b);
-      b.setInsertionPointToStart(red.getBody());
-      ExprScope scope(*k.expander);
-      iterValues = colValues;
-      assignIterValues(red.getInductionVar(), reducedIter, iterValues);
-      memo.clear();
+    forEachColumnTile(lanesV, columns, tx, bx, gx, [&](Value tile, Value cu, Value valid,
+                                                       ArrayRef<Value> colValues) {
+      SmallVector<Value> init;
+      SmallVector<SmallVector<Value>> accs;
+      for (const Reducer &r : reducers) {
+        accs.push_back(r.identity(b, loc, lanes));
+        init.append(accs.back().begin(), accs.back().end());
+      }
+      auto red = scf::ForOp::create(b, loc, arith::AddIOp::create(b, loc, first, ty), last,
+                                    k.constant(outerY), init);
+      {
+        OpBuilder::InsertionGuard g2(b);
+        b.setInsertionPointToStart(red.getBody());
+        ExprScope scope(*k.expander);
+        iterValues.assign(colValues.begin(), colValues.end());
+        assignIterValues(red.getInductionVar(), reducedIter, iterValues);
+        memo.clear();
+        unsigned pos = 0;
+        for (auto &a : accs)
+          for (Value &v : a)
+            v = red.getRegionIterArgs()[pos++];
+        SmallVector<Value> yields;
+        for (auto [i, r] : llvm::enumerate(reducers)) {
+          Lanes x = emit(r.op->getOperand(0), sIndex(), lanes);
+          SmallVector<Value> next = r.accumulate(b, loc, accs[i], materialize(x, lanes));
+          yields.append(next.begin(), next.end());
+        }
+        for (Value out : sOutputs)
+          storeOutput(out, sOutputIndex(out), lanes, valid);
+        scf::YieldOp::create(b, loc, yields);
+        memo.clear();
+      }
       unsigned pos = 0;
       for (auto &a : accs)
         for (Value &v : a)
-          v = red.getRegionIterArgs()[pos++];
-      SmallVector<Value> yields;
-      for (auto [i, r] : llvm::enumerate(reducers)) {
-        Lanes x = emit(r.op->getOperand(0), sIndex(), lanes);
-        SmallVector<Value> next = r.accumulate(b, loc, accs[i], materialize(x, lanes));
-        yields.append(next.begin(), next.end());
-      }
-      for (Value out : sOutputs)
-        storeOutput(out, sOutputIndex(out), lanes, valid);
-      scf::YieldOp::create(b, loc, yields);
-      memo.clear();
-    }
-    unsigned pos = 0;
-    for (auto &a : accs)
-      for (Value &v : a)
-        v = red.getResult(pos++);
-    // The rows of threads meet in shared memory.
-    Value slot = arith::MulIOp::create(b, loc, tx, lanesV);
-    for (auto [i, r] : llvm::enumerate(reducers))
-      storeRowPartials(accs[i], scratch[i], ty, slot, lanes);
-    gpu::BarrierOp::create(b, loc);
-    Value isFirstRow = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, ty, k.constant(0));
-    auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, isFirstRow, false);
-    {
-      OpBuilder::InsertionGuard g3(b);
-      b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-      ExprScope scope(*k.expander);
-      iterValues = colValues;
-      memo.clear();
-      known.clear();
-      for (auto [i, r] : llvm::enumerate(reducers)) {
-        SmallVector<Value> total = combineRowPartials(r, scratch[i], slot, lanes);
-        if (split) {
-          // Partials [split][column] per accumulator value.
-          Value by = k.blockId(gpu::Dimension::y);
-          Value at = arith::AddIOp::create(
-              b, loc, arith::MulIOp::create(b, loc, by, columns),
-              arith::MulIOp::create(b, loc, cu, lanesV));
-          unsigned base = 0;
-          for (unsigned j = 0; j < i; ++j)
-            base += reducers[j].accTypes.size();
-          auto store = scf::IfOp::create(b, loc, TypeRange{}, valid, false);
-          OpBuilder::InsertionGuard g4(b);
-          b.setInsertionPointToStart(&store.getThenRegion().front());
-          for (auto [n, v] : llvm::enumerate(total))
-            k.store(k.extraPointer(base + n), v, at, /*crossBlock=*/true);
-          continue;
+          v = red.getResult(pos++);
+      // The rows of threads meet in shared memory.
+      Value slot = arith::MulIOp::create(b, loc, tx, lanesV);
+      for (auto [i, r] : llvm::enumerate(reducers))
+        storeRowPartials(accs[i], scratch[i], ty, slot, lanes);
+      gpu::BarrierOp::create(b, loc);
+      Value isFirstRow = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, ty, k.constant(0));
+      auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, isFirstRow, false);
+      {
+        OpBuilder::InsertionGuard g3(b);
+        b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+        ExprScope scope(*k.expander);
+        iterValues.assign(colValues.begin(), colValues.end());
+        memo.clear();
+        known.clear();
+        for (auto [i, r] : llvm::enumerate(reducers)) {
+          SmallVector<Value> total = combineRowPartials(r, scratch[i], slot, lanes);
+          if (split) {
+            // Partials [split][column] per accumulator value.
+            Value by = k.blockId(gpu::Dimension::y);
+            Value at = arith::AddIOp::create(
+                b, loc, arith::MulIOp::create(b, loc, by, columns),
+                arith::MulIOp::create(b, loc, cu, lanesV));
+            unsigned base = 0;
+            for (unsigned j = 0; j < i; ++j)
+              base += reducers[j].accTypes.size();
+            auto store = scf::IfOp::create(b, loc, TypeRange{}, valid, false);
+            OpBuilder::InsertionGuard g4(b);
+            b.setInsertionPointToStart(&store.getThenRegion().front());
+            for (auto [n, v] : llvm::enumerate(total))
+              k.store(k.extraPointer(base + n), v, at, /*crossBlock=*/true);
+            continue;
+          }
+          SmallVector<Value> results = r.finalize(b, loc, total, depth);
+          for (auto [res, v] : llvm::zip(r.op->getResults(), results))
+            known[res] = Lanes{v, lanes == 1};
         }
-        SmallVector<Value> results = r.finalize(b, loc, total, depth);
-        for (auto [res, v] : llvm::zip(r.op->getResults(), results))
-          known[res] = Lanes{v, lanes == 1};
+        if (!split)
+          for (Value out : rOutputs)
+            storeOutput(out, rIndex(out), lanes, valid);
+        memo.clear();
       }
-      if (!split)
-        for (Value out : rOutputs)
-          storeOutput(out, rIndex(out), lanes, valid);
-      memo.clear();
-    }
-    // The scratch is rewritten by the next tile.
-    gpu::BarrierOp::create(b, loc);
-    if (split)
-      lastBlockCombine(lanes, loop.getInductionVar(), cu, valid, colValues, columns, depth,
-                       lastFlag, tx, ty);
+      // The scratch is rewritten by the next tile.
+      gpu::BarrierOp::create(b, loc);
+      if (split)
+        lastBlockCombine(lanes, tile, cu, valid, colValues, columns, depth, lastFlag, tx, ty);
+    });
   };
   emitVectorOrScalar(body);
   k.finish();

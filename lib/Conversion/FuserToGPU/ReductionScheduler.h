@@ -108,6 +108,10 @@ private:
   SmallVector<Value> blockReduce(const Reducer &r, SmallVector<Value> acc,
                                  ArrayRef<Value> scratch, Value tx, Value ty,
                                  Value threadsPerRow, int64_t staticThreads);
+  /// A unit at the reduced position `reducedLinear` (row-major over the
+  /// reduced iteration dims) of the kept position `base` (iteration values),
+  /// with its own expander.
+  std::unique_ptr<Unit> makeUnit(ArrayRef<Value> base, Value reducedLinear, Value inRange);
   /// Emits `body` with unit `u`'s expander and memo in place.
   void withUnit(Unit &u, function_ref<void()> body);
   void storeOutput(Value out, const Index &idx, unsigned lanes, Value guard);
@@ -168,6 +172,13 @@ private:
   /// the scratch, at `slot` (its first lane's column in the tile).
   void storeRowPartials(ArrayRef<Value> acc, ArrayRef<Value> scratch, Value ty, Value slot,
                         unsigned lanes);
+  /// The column tiles of an outer kernel, `outerX` units of `lanesV` lanes
+  /// each, from block `bx` in steps of `gx`: `body(tile, cu, valid,
+  /// colValues)` in the tile loop, with this thread's column unit (clamped
+  /// to the last), whether it is a real one, and the kept iteration values
+  /// of its first lane.
+  void forEachColumnTile(Value lanesV, Value columns, Value tx, Value bx, Value gx,
+                         function_ref<void(Value, Value, Value, ArrayRef<Value>)> body);
   /// Every row of threads' partials at `slot`, combined in row order.
   SmallVector<Value> combineRowPartials(const Reducer &r, ArrayRef<Value> scratch, Value slot,
                                         unsigned lanes);
