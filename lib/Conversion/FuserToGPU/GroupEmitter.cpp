@@ -283,9 +283,9 @@ Lanes GroupEmitter::emitOne(Value v, const Index &idx, unsigned lanes) {
   if (isInput(v)) {
     Type elem = elementTypeOf(v);
     AffineExpr off = toIteration(linearIndex(v, idx));
-    if (Value s = loadHook(v, off, lanes)) {
-      memo.insert({v, idx, lanes}, {s, true});
-      return {s, true};
+    if (std::optional<Lanes> s = loadHook(v, off, lanes)) {
+      memo.insert({v, idx, lanes}, *s);
+      return *s;
     }
     std::optional<int64_t> stride = laneStride(off);
     if (lanes > 1 && stride && *stride == 1) {

@@ -168,9 +168,9 @@ protected:
     return std::nullopt;
   }
   /// A replacement for reading `input` at `offset` (iteration space), e.g.
-  /// from shared memory; null to read global memory.
-  virtual Value loadHook(Value input, AffineExpr offset, unsigned lanes) {
-    return {};
+  /// from shared memory; none to read global memory.
+  virtual std::optional<Lanes> loadHook(Value input, AffineExpr offset, unsigned lanes) {
+    return std::nullopt;
   }
 
   // -- emission ---------------------------------------------------------------

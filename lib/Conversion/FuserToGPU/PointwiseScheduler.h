@@ -31,8 +31,10 @@ private:
   /// The staged copy of an input access, when the transpose shape reads it
   /// from shared memory.
   Value stagedLoad(Value input, AffineExpr offset);
-  Value loadHook(Value input, AffineExpr offset, unsigned lanes) override {
-    return stagedLoad(input, offset);
+  std::optional<Lanes> loadHook(Value input, AffineExpr offset, unsigned lanes) override {
+    if (Value s = stagedLoad(input, offset))
+      return Lanes{s, true};
+    return std::nullopt;
   }
 };
 

@@ -23,6 +23,13 @@ using namespace mlir::fuser;
 static constexpr int64_t kPersistentValuesPerThread = 32;
 static constexpr int64_t kPersistentHalfValuesPerThread = 96;
 static constexpr int64_t kPersistentHalfValuesPerThreadBeside = 72;
+/// Two-byte rows longer than the registers hold: up to this many values a
+/// thread of 512 (rows of up to 65536 elements), of which 32 fewer than
+/// the above stay in registers and the rest in shared memory
+/// (RowInShared.cpp): reading them back takes registers in every pass; at
+/// 8 fewer rms_norm over 65536 spilled 24 bytes, at 24 fewer 12.
+static constexpr int64_t kPersistentHalfRowValuesPerThread = 128;
+static constexpr int64_t kRowInSharedRegisterRelief = 32;
 /// A normalization's row of a length known at launch that is not whole
 /// vectors stays on chip in this many scalar slots a thread (each with its
 /// own mask and address), 512 threads at most: rows up to 8192 elements.
@@ -103,7 +110,9 @@ void ReductionScheduler::withUnit(Unit &u, function_ref<void()> body) {
   std::swap(memo, u.memo);
   if (u.masked)
     loadMask = u.inRange;
+  currentUnit = &u;
   body();
+  currentUnit = nullptr;
   loadMask = Value();
   std::swap(memo, u.memo);
   std::swap(kb->expander, u.expander);
@@ -245,6 +254,14 @@ void ReductionScheduler::emitInnerRow(unsigned lanes, Value row, Value valid, Va
   bool staticLength = ShapeAnalysis::constantValue(reducedSize).has_value();
   if (persistent && staticLength) {
     int64_t staticUnits = *ShapeAnalysis::constantValue(reducedSize) / lanes;
+    // A row longer than the registers hold: units past the first
+    // rowValuesInRegisters values of a thread keep their loads in shared
+    // memory (RowInShared.cpp).
+    int64_t slots = (staticUnits + staticThreads - 1) / staticThreads;
+    int64_t inRegisters = rowValuesInRegisters ? rowValuesInRegisters / lanes : slots;
+    rowSharedSlots = std::max<int64_t>(0, slots - inRegisters);
+    rowThreads = staticThreads;
+    rowTx = tx;
     int64_t j = 0;
     for (int64_t first = 0; first < staticUnits; first += staticThreads, ++j) {
       // Unit j of this thread: tx + j*T; the last may run past the row.
@@ -263,6 +280,8 @@ void ReductionScheduler::emitInnerRow(unsigned lanes, Value row, Value valid, Va
       }
       auto unit = makeRowUnit(u, inRange);
       unit->masked = inRange && !clamp;
+      if (j >= inRegisters)
+        unit->sharedSlot = j - inRegisters;
       unitList.push_back(std::move(unit));
     }
   } else if (persistent) {
@@ -301,10 +320,8 @@ void ReductionScheduler::emitInnerRow(unsigned lanes, Value row, Value valid, Va
   bool keepComputed = unitList.size() * lanes <= 16 && !unitList.empty() && staticLength &&
                       !outerAccs;
   auto forgetComputed = [&] {
-    if (keepComputed)
-      return;
     for (auto &u : unitList)
-      u->memo.eraseIf([&](const MemoKey &k) { return !isInput(k.v); });
+      forgetPass(*u, keepComputed);
   };
 
   for (unsigned lvl = 0; lvl < numLevels; ++lvl) {
@@ -471,6 +488,7 @@ void ReductionScheduler::emitInner(unsigned indexBits, int64_t staticThreads,
   }
   KernelBuilder k(fe, fe.newKernelName(), indexBits, inputs, outputs, symbols,
                   /*numFlags=*/1, /*blockSize=*/{}, extras);
+  rowBuffers.clear();
   if (hasOuter() && persistent && outerInShared) {
     // An input the rows share (layer_norm's weight: no kept dim in any of
     // its offsets) is loaded again for each row of the longest rows kept on
@@ -1353,6 +1371,7 @@ LogicalResult ReductionScheduler::run() {
   }
   for (unsigned w : widths) {
     variantCondition = Value();
+    rowValuesInRegisters = 0;
     if (fits32)
       variantCondition = w == 32 ? fits32
                                  : arith::XOrIOp::create(pb, fe.loc, fits32,
@@ -1401,6 +1420,22 @@ LogicalResult ReductionScheduler::run() {
             threads = 512;
             perThread = halfPerThread;
             persistent = true;
+          }
+          // Longer ones, up to 65536 elements: the values past 64 a thread
+          // (40 beside a weight and a bias) in shared memory, 64 KB for
+          // softmax's 65536 (88 KB for layer_norm's), stored by the first
+          // pass and read by the later ones (RowInShared.cpp).
+          int64_t inRegisters = halfLimit - kRowInSharedRegisterRelief;
+          int64_t sharedBytes = 512 * (halfPerThread - inRegisters) * 2;
+          for (const Reducer &r : reducers)
+            sharedBytes += 16 * 32 * 4 * r.accTypes.size();
+          if (!persistent && halfRow && w == 32 &&
+              halfPerThread <= kPersistentHalfRowValuesPerThread &&
+              sharedBytes <= (int64_t)fe.target.sharedMemoryPerBlock) {
+            threads = 512;
+            perThread = halfPerThread;
+            persistent = true;
+            rowValuesInRegisters = inRegisters;
           }
           // 64-bit indices leave a thread of 1024 (64 registers) too few
           // for more than 16 values: the row is read again per pass (a

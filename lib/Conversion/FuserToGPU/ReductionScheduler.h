@@ -5,7 +5,9 @@
 //    block walk a row with vector loads, warp shuffles then shared memory
 //    combine their partials, several rows per block when rows are short.
 //    A normalization keeps its row in registers between its reductions (each
-//    thread holds its units of the row) for rows of up to 32768 elements;
+//    thread holds its units of the row) for rows of up to 32768 elements
+//    (49152 two-byte ones; up to 65536 with the rest of the row in shared
+//    memory, RowInShared.cpp);
 //    with a row length known only at launch, a variant with a fixed number
 //    of masked slots per thread does so for rows of whole vectors up to
 //    32768 elements (8192 with 64-bit indices), and one of masked scalar
@@ -91,6 +93,11 @@ private:
     SmallVector<Value> values; ///< iteration dims
     Value inRange;             ///< null when always in range
     bool masked = false;       ///< loads only where inRange holds
+    /// A row held partly in shared memory: this unit's slot there (-1: its
+    /// loads stay in registers), and the accesses it keeps there, in the
+    /// order of the buffers (RowInShared.cpp).
+    int64_t sharedSlot = -1;
+    SmallVector<std::pair<Value, AffineExpr>> inShared;
   };
 
   /// Plan condition: vector accesses are aligned and whole.
@@ -114,6 +121,18 @@ private:
   std::unique_ptr<Unit> makeUnit(ArrayRef<Value> base, Value reducedLinear, Value inRange);
   /// Emits `body` with unit `u`'s expander and memo in place.
   void withUnit(Unit &u, function_ref<void()> body);
+
+  // -- rows held partly in shared memory (RowInShared.cpp) ------------------
+  /// Whether a unit in shared memory keeps the access at `offset`: it
+  /// belongs to one row (a kept dim) and moves along it (a reduced dim).
+  bool heldInShared(AffineExpr offset, unsigned lanes);
+  /// The current unit's accesses kept in shared memory: the first pass
+  /// loads from global memory and stores the values to the unit's slot,
+  /// later passes load them from there.
+  std::optional<Lanes> loadHook(Value input, AffineExpr offset, unsigned lanes) override;
+  /// Forgets the values of `u` computed in a pass (and the loads it keeps
+  /// in shared memory), unless `keepComputed`.
+  void forgetPass(Unit &u, bool keepComputed);
   void storeOutput(Value out, const Index &idx, unsigned lanes, Value guard);
 
   /// Builds an inner kernel and its launch. `split`: each row's units
@@ -278,6 +297,17 @@ private:
   /// Inner-outer: whether the column accumulators live in shared memory
   /// (dynamic: more than 48 KiB) rather than registers.
   bool outerInShared = false;
+  /// Static persistent rows longer than the registers hold: the values of
+  /// the row a thread keeps in registers (0: all of them); its later units
+  /// keep their loads in shared memory between passes.
+  int64_t rowValuesInRegisters = 0;
+  /// The kernel being emitted: per access a unit keeps in shared memory,
+  /// its buffer ([slot][thread][lane]), and the unit being emitted, the
+  /// units in shared memory a thread has, the row's threads and this one.
+  SmallVector<Value> rowBuffers;
+  Unit *currentUnit = nullptr;
+  int64_t rowSharedSlots = 0, rowThreads = 0;
+  Value rowTx;
 };
 
 LogicalResult emitReductionSegment(FusionEmitter &fe, const Segment &segment,

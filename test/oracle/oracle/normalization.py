@@ -228,6 +228,12 @@ def _value_parts(kind, t, name, rng_for):
         if t in HALF_TYPES:
             parts.append(softmax_part("2x49152 dim 1 (two-byte rows on chip, 512 threads)", t,
                                       _rows(t, (2, 49152), rng), 1, log))
+            # past the registers: the rest of the row in shared memory
+            x = special_rows(t, (7, 65536), rng)
+            parts.append(softmax_part("7x65536 dim 1, NaN/inf/huge rows (part in shared memory)",
+                                      t, x, 1, log))
+            parts.append(softmax_part("2x65535 dim 1 (scalar units, part in shared memory)", t,
+                                      _rows(t, (2, 65535), rng), 1, log))
     elif kind == "layer_norm":
         x = special_rows(t, (9, 257), rng)
         parts.append(layer_norm_part("9x257 dims [1], NaN/inf/huge rows", t, x, 1, rng=rng))
@@ -242,6 +248,11 @@ def _value_parts(kind, t, name, rng_for):
         if t in HALF_TYPES:
             parts.append(layer_norm_part("2x36864 (two-byte rows on chip, 512 threads)", t,
                                          _rows(t, (2, 36864), rng), 1, rng=rng))
+            parts.append(layer_norm_part("2x40000 (part of the row in shared memory)", t,
+                                         _rows(t, (2, 40000), rng), 1, rng=rng))
+            x = special_rows(t, (7, 65536), rng)
+            parts.append(layer_norm_part("7x65536 NaN/inf/huge rows (part in shared memory)", t,
+                                         x, 1, rng=rng))
     elif kind == "rms_norm":
         x = special_rows(t, (9, 257), rng)
         parts.append(rms_norm_part("9x257 dims [1], NaN/inf/huge rows", t, x, 1, rng=rng))
@@ -252,6 +263,10 @@ def _value_parts(kind, t, name, rng_for):
         if t in HALF_TYPES:
             parts.append(rms_norm_part("2x49152 (two-byte rows on chip, 512 threads)", t,
                                        _rows(t, (2, 49152), rng), 1, rng=rng))
+            parts.append(rms_norm_part("3x50000 (part of the row in shared memory)", t,
+                                       _rows(t, (3, 50000), rng), 1, rng=rng))
+            parts.append(rms_norm_part("2x65536 (part of the row in shared memory)", t,
+                                       _rows(t, (2, 65536), rng), 1, rng=rng))
     return parts
 
 

@@ -20,3 +20,19 @@ func.func @log_softmax_dynamic(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
   %0 = fuser.log_softmax %x dim = 1 : tensor<?x?xf32>
   return %0 : tensor<?x?xf32>
 }
+// Two-byte rows past the registers: the rest of the row in shared memory.
+func.func @softmax_bf16_long(%x: tensor<3x65536xbf16>) -> tensor<3x65536xbf16> {
+  %0 = fuser.softmax %x dim = 1 : tensor<3x65536xbf16>
+  return %0 : tensor<3x65536xbf16>
+}
+func.func @softmax_bf16_too_long(%x: tensor<3x65537xbf16>) -> tensor<3x65537xbf16> {
+  %0 = fuser.softmax %x dim = 1 : tensor<3x65537xbf16>
+  return %0 : tensor<3x65537xbf16>
+}
+func.func @layer_norm_bf16_long(%x: tensor<3x65536xbf16>, %w: tensor<65536xbf16>, %b: tensor<65536xbf16>)
+    -> (tensor<3x65536xbf16>, tensor<3x1xf32>, tensor<3x1xf32>) {
+  %y:3 = fuser.layer_norm %x weight %w bias %b dims = [1] eps = 1.0e-05
+      : (tensor<3x65536xbf16>, tensor<65536xbf16>, tensor<65536xbf16>)
+      -> (tensor<3x65536xbf16>, tensor<3x1xf32>, tensor<3x1xf32>)
+  return %y#0, %y#1, %y#2 : tensor<3x65536xbf16>, tensor<3x1xf32>, tensor<3x1xf32>
+}
