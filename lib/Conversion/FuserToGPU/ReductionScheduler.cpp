@@ -261,6 +261,7 @@ void ReductionScheduler::emitInnerRow(unsigned lanes, Value row, Value valid, Va
     int64_t inRegisters = rowValuesInRegisters ? rowValuesInRegisters / lanes : slots;
     rowSharedSlots = std::max<int64_t>(0, slots - inRegisters);
     rowThreads = staticThreads;
+    rowThreadsValue = threadsPerRow;
     rowTx = tx;
     int64_t j = 0;
     for (int64_t first = 0; first < staticUnits; first += staticThreads, ++j) {
@@ -291,12 +292,20 @@ void ReductionScheduler::emitInnerRow(unsigned lanes, Value row, Value valid, Va
     // units: the slots' addresses then stay one base plus a stride.
     int64_t perThread = valuesPerThread ? valuesPerThread
                                         : dynamicValuesPerThread(kb->idxTy.getIntOrFloatBitWidth());
-    for (int64_t j = 0; j < perThread / lanes; ++j) {
+    int64_t slots = perThread / lanes;
+    int64_t inRegisters = rowValuesInRegisters ? rowValuesInRegisters / lanes : slots;
+    rowSharedSlots = std::max<int64_t>(0, slots - inRegisters);
+    rowThreads = staticThreads ? staticThreads : kMaxDynamicThreads;
+    rowThreadsValue = threadsPerRow;
+    rowTx = tx;
+    for (int64_t j = 0; j < slots; ++j) {
       Value u = arith::AddIOp::create(
           b, loc, tx, arith::MulIOp::create(b, loc, threadsPerRow, kb->constant(j)));
       Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, u, units);
       auto unit = makeRowUnit(u, inRange);
       unit->masked = true;
+      if (j >= inRegisters)
+        unit->sharedSlot = j - inRegisters;
       unitList.push_back(std::move(unit));
     }
   }
@@ -1384,6 +1393,22 @@ LogicalResult ReductionScheduler::run() {
     if (innerStyle) {
       int64_t threads = 0;
       bool persistent = false;
+      // Rows whose held inputs are all two bytes wide (bf16, f16): a
+      // thread's loads pack two values to a register, so 512 threads (128
+      // registers each) hold up to 96 values, 72 beside more than one other
+      // operand (layer_norm's weight and bias): rows of up to 49152 and
+      // 36864 elements, 32-bit indices (test/examples/norm-sizes-ptxas.test).
+      // At 104 values rms_norm spilled 4 bytes, at 80 layer_norm 20; 1024
+      // threads of 64 values (64 registers each) spilled 236 in softmax.
+      // (One input of the row's shape: two would hold twice the values.)
+      auto isRow = [&](Value in) { return ArrayRef(shapeOf(in)) == ArrayRef(refShape); };
+      bool halfRow = info.kind == GroupKind::Normalization &&
+                     llvm::count_if(seg.inputs, isRow) == 1 &&
+                     llvm::all_of(seg.inputs, [&](Value in) {
+                       return !isRow(in) || byteSize(elementTypeOf(in)) <= 2;
+                     });
+      int64_t halfLimit = seg.inputs.size() <= 2 ? kPersistentHalfValuesPerThread
+                                                 : kPersistentHalfValuesPerThreadBeside;
       if (staticK) {
         // Threads per row: at least 4 units each, a power of two in
         // [32, 1024]; a normalization keeps the row in registers when each
@@ -1399,22 +1424,6 @@ LogicalResult ReductionScheduler::run() {
             perThread = (units + threads - 1) / threads * vectorLanes;
           }
           persistent = perThread <= kPersistentValuesPerThread;
-          // Rows whose held inputs are all two bytes wide (bf16, f16): a
-          // thread's loads pack two values to a register, so 512 threads
-          // (128 registers each) hold up to 96 values, 72 beside more than
-          // one other operand (layer_norm's weight and bias): rows of up to
-          // 49152 and 36864 elements, 32-bit indices
-          // (test/examples/norm-sizes-ptxas.test). At 104 values rms_norm
-          // spilled 4 bytes, at 80 layer_norm 20; 1024 threads of 64
-          // values (64 registers each) spilled 236 in softmax.
-          // (One input of the row's shape: two would hold twice the values.)
-          auto isRow = [&](Value in) { return ArrayRef(shapeOf(in)) == ArrayRef(refShape); };
-          bool halfRow = llvm::count_if(seg.inputs, isRow) == 1 &&
-                         llvm::all_of(seg.inputs, [&](Value in) {
-                           return !isRow(in) || byteSize(elementTypeOf(in)) <= 2;
-                         });
-          int64_t halfLimit = seg.inputs.size() <= 2 ? kPersistentHalfValuesPerThread
-                                                     : kPersistentHalfValuesPerThreadBeside;
           int64_t halfPerThread = (units + 511) / 512 * vectorLanes;
           if (!persistent && halfRow && w == 32 && halfPerThread <= halfLimit) {
             threads = 512;
@@ -1526,17 +1535,33 @@ LogicalResult ReductionScheduler::run() {
           variantCondition = withCond(keepSmall);
           emitInner(w, 0, /*persistent=*/true, /*split=*/false, Bodies::VectorOnly);
           keep = keepSmall;
-          if (w == 32 && seg.inputs.size() <= 2) {
+          if (w == 32 && seg.inputs.size() <= 2 && !halfRow) {
             // Longer rows, up to 32768 elements: 1024 threads, 64
             // registers each; not for a group with more than one operand
             // beside the row (layer_norm's weight and bias): loading both
             // for every slot of the last pass spills at 64 registers
-            // (test/examples/norm-sizes-ptxas.test).
+            // (test/examples/norm-sizes-ptxas.test); not for two-byte rows
+            // (below: log_softmax over f16 spilled 16 bytes here).
             Value keepLarge = arith::AndIOp::create(
                 pb, fe.loc, vecOk, between(small + 1, 1024 * perThread));
             variantCondition = withCond(keepLarge);
             emitInner(w, 1024, /*persistent=*/true, /*split=*/false, Bodies::VectorOnly);
             keep = arith::OrIOp::create(pb, fe.loc, keepSmall, keepLarge);
+          }
+          if (w == 32 && halfRow) {
+            // Longer two-byte rows, up to 65536 elements: 512 threads of
+            // 128 masked values, those past 64 (40 beside a weight and a
+            // bias) kept in shared memory between the passes
+            // (RowInShared.cpp), as for a static length.
+            Value keepLong = arith::AndIOp::create(
+                pb, fe.loc, vecOk, between(small + 1, 512 * kPersistentHalfRowValuesPerThread));
+            variantCondition = withCond(keepLong);
+            valuesPerThread = kPersistentHalfRowValuesPerThread;
+            rowValuesInRegisters = halfLimit - kRowInSharedRegisterRelief;
+            emitInner(w, 512, /*persistent=*/true, /*split=*/false, Bodies::VectorOnly);
+            valuesPerThread = 0;
+            rowValuesInRegisters = 0;
+            keep = arith::OrIOp::create(pb, fe.loc, keep, keepLong);
           }
         }
         if (w == 32) {

@@ -10,7 +10,8 @@
 //    memory, RowInShared.cpp);
 //    with a row length known only at launch, a variant with a fixed number
 //    of masked slots per thread does so for rows of whole vectors up to
-//    32768 elements (8192 with 64-bit indices), and one of masked scalar
+//    32768 elements (65536 two-byte ones, part in shared memory; 8192
+//    with 64-bit indices), and one of masked scalar
 //    slots for other rows up to 8192 (32-bit indices). Longer rows are read
 //    again for each pass (the documented fallback).
 //    A reduction with few long rows splits them across blocks; the last
@@ -307,7 +308,7 @@ private:
   SmallVector<Value> rowBuffers;
   Unit *currentUnit = nullptr;
   int64_t rowSharedSlots = 0, rowThreads = 0;
-  Value rowTx;
+  Value rowThreadsValue, rowTx;
 };
 
 LogicalResult emitReductionSegment(FusionEmitter &fe, const Segment &segment,

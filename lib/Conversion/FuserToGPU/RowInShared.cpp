@@ -2,8 +2,10 @@
 //
 // A normalization keeps its row on chip between its passes. The registers
 // of 512 threads hold up to 49152 two-byte values (ReductionScheduler.cpp);
-// a longer static row (up to 65536 bf16 elements) keeps the loads of each
-// thread's later units in shared memory instead: the first pass loads them
+// a longer row (up to 65536 bf16 elements, its length static or known at
+// launch) keeps the loads of each thread's later units in shared memory
+// instead (64 values a thread stay in registers, 40 beside a weight and a
+// bias): the first pass loads them
 // from global memory and stores them to the thread's own slots, each later
 // pass loads them back. A thread reads only what it wrote, so no barrier
 // is needed beyond those the passes already have (which also keep LLVM
@@ -66,10 +68,13 @@ std::optional<Lanes> ReductionScheduler::loadHook(Value input, AffineExpr offset
     else
       rowBuffers.push_back(m);
   }
+  // rowThreads is the most threads a row may have (the buffer's size),
+  // rowThreadsValue the row's threads in this launch.
   Value base = arith::MulIOp::create(
       b, loc,
-      arith::AddIOp::create(b, loc, rowTx,
-                            kb->constant(u->sharedSlot * rowThreads)),
+      arith::AddIOp::create(
+          b, loc, rowTx,
+          arith::MulIOp::create(b, loc, rowThreadsValue, kb->constant(u->sharedSlot))),
       kb->constant(lanes));
   auto index = [&](unsigned l) {
     return asIndex(arith::AddIOp::create(b, loc, base, kb->constant(l)));

@@ -234,6 +234,8 @@ def _value_parts(kind, t, name, rng_for):
                                       t, x, 1, log))
             parts.append(softmax_part("2x65535 dim 1 (scalar units, part in shared memory)", t,
                                       _rows(t, (2, 65535), rng), 1, log))
+            parts.append(softmax_part("?x? dim 1 as 2x40000 (part in shared memory)", t,
+                                      _rows(t, (2, 40000), rng), 1, log, (None, None)))
     elif kind == "layer_norm":
         x = special_rows(t, (9, 257), rng)
         parts.append(layer_norm_part("9x257 dims [1], NaN/inf/huge rows", t, x, 1, rng=rng))
@@ -253,6 +255,10 @@ def _value_parts(kind, t, name, rng_for):
             x = special_rows(t, (7, 65536), rng)
             parts.append(layer_norm_part("7x65536 NaN/inf/huge rows (part in shared memory)", t,
                                          x, 1, rng=rng))
+            parts.append(layer_norm_part("?x? as 3x20000 (part in shared memory)", t,
+                                         _rows(t, (3, 20000), rng), 1, rng=rng, dyn=(None, None)))
+            parts.append(layer_norm_part("?x? as 2x65536 (part in shared memory)", t,
+                                         _rows(t, (2, 65536), rng), 1, rng=rng, dyn=(None, None)))
     elif kind == "rms_norm":
         x = special_rows(t, (9, 257), rng)
         parts.append(rms_norm_part("9x257 dims [1], NaN/inf/huge rows", t, x, 1, rng=rng))
@@ -267,6 +273,8 @@ def _value_parts(kind, t, name, rng_for):
                                        _rows(t, (3, 50000), rng), 1, rng=rng))
             parts.append(rms_norm_part("2x65536 (part of the row in shared memory)", t,
                                        _rows(t, (2, 65536), rng), 1, rng=rng))
+            parts.append(rms_norm_part("?x? as 2x65536 (part in shared memory)", t,
+                                       _rows(t, (2, 65536), rng), 1, rng=rng, dyn=(None, None)))
     return parts
 
 

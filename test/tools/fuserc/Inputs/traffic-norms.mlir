@@ -36,3 +36,14 @@ func.func @layer_norm_bf16_long(%x: tensor<3x65536xbf16>, %w: tensor<65536xbf16>
       -> (tensor<3x65536xbf16>, tensor<3x1xf32>, tensor<3x1xf32>)
   return %y#0, %y#1, %y#2 : tensor<3x65536xbf16>, tensor<3x1xf32>, tensor<3x1xf32>
 }
+func.func @layer_norm_bf16_dynamic(%x: tensor<?x?xbf16>, %w: tensor<?xbf16>, %b: tensor<?xbf16>)
+    -> (tensor<?x?xbf16>, tensor<?x1xf32>, tensor<?x1xf32>) {
+  %y:3 = fuser.layer_norm %x weight %w bias %b dims = [1] eps = 1.0e-05
+      : (tensor<?x?xbf16>, tensor<?xbf16>, tensor<?xbf16>)
+      -> (tensor<?x?xbf16>, tensor<?x1xf32>, tensor<?x1xf32>)
+  return %y#0, %y#1, %y#2 : tensor<?x?xbf16>, tensor<?x1xf32>, tensor<?x1xf32>
+}
+func.func @softmax_bf16_dynamic(%x: tensor<?x?xbf16>) -> tensor<?x?xbf16> {
+  %0 = fuser.softmax %x dim = 1 : tensor<?x?xbf16>
+  return %0 : tensor<?x?xbf16>
+}
