@@ -1,6 +1,7 @@
 #!/bin/sh
 # check-norm-size.sh TMP OP DTYPE K: compiles a normalization OP (softmax,
-# log_softmax, layer_norm, rms_norm, var_mean, layer_norm_backward) over rows of K elements
+# log_softmax, layer_norm, rms_norm, var_mean, layer_norm_backward,
+# rms_norm_backward) over rows of K elements
 # (K = ? for a length known at launch) of DTYPE and checks that ptxas
 # assembles every kernel for sm_90 with 0 spill bytes and no stack.
 set -e
@@ -38,6 +39,13 @@ layer_norm_backward)
   sed -e "s/2048x1024x/${rows}x${k}x/g" -e "s/2048x1x/${rows}x1x/g" \
       -e "s/tensor<1024x/tensor<${k}x/g" -e "s/xbf16>/x${dt}>/g" \
       "$(dirname "$0")/../../examples/layer_norm_backward.mlir" > "$f"
+;;
+rms_norm_backward)
+  # from primitives, as examples/rms_norm_backward.mlir (dx on the rows, dw
+  # across them)
+  sed -e "s/2048x4096x/${rows}x${k}x/g" -e "s/2048x1x/${rows}x1x/g" \
+      -e "s/tensor<4096x/tensor<${k}x/g" -e "s/xbf16>/x${dt}>/g" \
+      "$(dirname "$0")/../../examples/rms_norm_backward.mlir" > "$f"
 ;;
 var_mean) r="tensor<${rows}x${dt}>"; cat > "$f" <<END
 func.func @f(%x: $x) -> ($r, $r) {

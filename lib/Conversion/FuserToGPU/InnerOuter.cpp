@@ -257,7 +257,8 @@ void ReductionScheduler::emitInnerOuter(unsigned w) {
   // their column accumulators in shared memory: 32-bit indices (64-bit ones
   // take the registers the row needs), and the target's shared memory holds
   // them beside the row reductions' scratch.
-  auto sharedFits = [&](int64_t values) {
+  // (`rowValues`: those of the row a thread keeps in shared memory too.)
+  auto sharedFits = [&](int64_t values, int64_t rowValues = 0) {
     if (w != 32)
       return false;
     int64_t bytes = 0;
@@ -267,6 +268,9 @@ void ReductionScheduler::emitInnerOuter(unsigned w) {
     for (const Reducer &r : reducers)
       for (Type t : r.accTypes)
         bytes += alignSharedBytes(16 * 32 * byteSize(t));
+    for (Value in : seg.inputs)
+      if (ArrayRef(shapeOf(in)) == ArrayRef(refShape))
+        bytes += alignSharedBytes(kInnerOuterSharedThreads * rowValues * byteSize(elementTypeOf(in)));
     return bytes <= (int64_t)fe.target.sharedMemoryPerBlock;
   };
   auto emitOnChip = [&](int64_t threads, bool inShared, Bodies bodies) {
@@ -274,7 +278,19 @@ void ReductionScheduler::emitInnerOuter(unsigned w) {
     valuesPerThread = inShared                      ? kInnerOuterSharedValuesPerThread
                            : bodies == Bodies::ScalarOnly ? kInnerOuterScalarValuesPerThread
                                                           : capacity;
+    // With the accumulators in shared memory, the rows' loads past the
+    // first kInnerOuterRowValuesInRegisters values of a thread go there
+    // too, where it still has room (RowInShared.cpp), else past twice
+    // that.
+    if (inShared)
+      for (int64_t held = kInnerOuterRowValuesInRegisters;
+           held <= 2 * kInnerOuterRowValuesInRegisters; held *= 2)
+        if (sharedFits(valuesPerThread, valuesPerThread - held)) {
+          rowValuesInRegisters = held;
+          break;
+        }
     emitInner(w, threads, /*persistent=*/true, /*split=*/false, bodies);
+    rowValuesInRegisters = -1;
     outerInShared = false;
     valuesPerThread = 0;
   };

@@ -258,7 +258,7 @@ void ReductionScheduler::emitInnerRow(unsigned lanes, Value row, Value valid, Va
     // rowValuesInRegisters values of a thread keep their loads in shared
     // memory (RowInShared.cpp).
     int64_t slots = (staticUnits + staticThreads - 1) / staticThreads;
-    int64_t inRegisters = rowValuesInRegisters ? rowValuesInRegisters / lanes : slots;
+    int64_t inRegisters = rowValuesInRegisters >= 0 ? rowValuesInRegisters / lanes : slots;
     rowSharedSlots = std::max<int64_t>(0, slots - inRegisters);
     rowThreads = staticThreads;
     rowThreadsValue = threadsPerRow;
@@ -293,7 +293,7 @@ void ReductionScheduler::emitInnerRow(unsigned lanes, Value row, Value valid, Va
     int64_t perThread = valuesPerThread ? valuesPerThread
                                         : dynamicValuesPerThread(kb->idxTy.getIntOrFloatBitWidth());
     int64_t slots = perThread / lanes;
-    int64_t inRegisters = rowValuesInRegisters ? rowValuesInRegisters / lanes : slots;
+    int64_t inRegisters = rowValuesInRegisters >= 0 ? rowValuesInRegisters / lanes : slots;
     rowSharedSlots = std::max<int64_t>(0, slots - inRegisters);
     rowThreads = staticThreads ? staticThreads : kMaxDynamicThreads;
     rowThreadsValue = threadsPerRow;
@@ -1380,7 +1380,7 @@ LogicalResult ReductionScheduler::run() {
   }
   for (unsigned w : widths) {
     variantCondition = Value();
-    rowValuesInRegisters = 0;
+    rowValuesInRegisters = -1;
     if (fits32)
       variantCondition = w == 32 ? fits32
                                  : arith::XOrIOp::create(pb, fe.loc, fits32,
@@ -1560,7 +1560,7 @@ LogicalResult ReductionScheduler::run() {
             rowValuesInRegisters = halfLimit - kRowInSharedRegisterRelief;
             emitInner(w, 512, /*persistent=*/true, /*split=*/false, Bodies::VectorOnly);
             valuesPerThread = 0;
-            rowValuesInRegisters = 0;
+            rowValuesInRegisters = -1;
             keep = arith::OrIOp::create(pb, fe.loc, keep, keepLong);
           }
         }

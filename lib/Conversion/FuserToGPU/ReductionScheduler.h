@@ -69,6 +69,12 @@ inline constexpr int64_t kMaxDynamicThreads = 512;
 inline constexpr int64_t kInnerOuterValuesPerThread = 16;
 inline constexpr int64_t kInnerOuterSharedValuesPerThread = 32;
 inline constexpr int64_t kInnerOuterSharedThreads = 512;
+/// Those blocks keep this many of a thread's values of the row in
+/// registers and the rest in shared memory beside the accumulators, where
+/// it has room (RowInShared.cpp): with all 32 in registers, rms_norm
+/// backward spilled 8 bytes at H = 16384 bf16, layer_norm backward 64 at
+/// a length known at launch; with 16, 16 bytes there.
+inline constexpr int64_t kInnerOuterRowValuesInRegisters = 8;
 /// Rows held in scalars (misaligned, or not whole vectors): a slot per
 /// element, each with its own mask and address; at 16 a thread the 32-bit
 /// kernel spilled 40 bytes.
@@ -298,10 +304,10 @@ private:
   /// Inner-outer: whether the column accumulators live in shared memory
   /// (dynamic: more than 48 KiB) rather than registers.
   bool outerInShared = false;
-  /// Static persistent rows longer than the registers hold: the values of
-  /// the row a thread keeps in registers (0: all of them); its later units
-  /// keep their loads in shared memory between passes.
-  int64_t rowValuesInRegisters = 0;
+  /// Persistent rows longer than the registers hold: the values of the row
+  /// a thread keeps in registers (-1: all of them); its later units keep
+  /// their loads in shared memory between passes (RowInShared.cpp).
+  int64_t rowValuesInRegisters = -1;
   /// The kernel being emitted: per access a unit keeps in shared memory,
   /// its buffer ([slot][thread][lane]), and the unit being emitted, the
   /// units in shared memory a thread has, the row's threads and this one.
