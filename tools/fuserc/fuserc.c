@@ -25,7 +25,7 @@ static void usage(FILE *out) {
         "  fuserc run IN.mlir|BUNDLE [--device cuda|cpu|auto] [--fusion NAME]\n"
         "                 [--input NAME=FILE.npy]... [--random SEED] [--dims D,D,...]\n"
         "                 [--output-dir DIR] [--quiet] [--traffic] [--reverse-threads]\n"
-        "                 [--race-check] [--emulator-cpu host|baseline|CPU]\n"
+        "                 [--race-check] [--misalign] [--emulator-cpu host|baseline|CPU]\n"
         "                 [compile options]\n"
         "  fuserc --help | --version\n",
         out);

@@ -31,7 +31,7 @@ typedef struct {
   InputFlag inputs[64];
   int numInputs;
   uint64_t seed;
-  bool haveSeed, reverseThreads, raceCheck, quiet, traffic;
+  bool haveSeed, reverseThreads, raceCheck, quiet, traffic, misalign;
   FusercCompileFlags compile;
 } RunFlags;
 
@@ -178,6 +178,8 @@ static bool parseRunFlags(int argc, char **argv, RunFlags *f) {
       f->quiet = true;
     } else if (!strcmp(a, "--traffic")) {
       f->traffic = true;
+    } else if (!strcmp(a, "--misalign")) {
+      f->misalign = true;
     } else if (a[0] == '-' && a[1]) {
       fprintf(stderr, "fuserc: error: unknown option '%s' for run\n", a);
       return false;
@@ -250,7 +252,11 @@ static int runFusion(fuser_rt *rt, const fuser_fusion *fusion, const RunFlags *f
   int64_t dims[256] = {0};
   npy_array *host = calloc(numTensors, sizeof(npy_array));
   uint64_t *device = calloc(numTensors, sizeof(uint64_t));
-  if (!host || !device || numDims > 256) {
+  /* --misalign: each tensor starts one element past its allocation (not
+   * 16-byte aligned), as a view into a larger buffer may: the plan then
+   * takes its scalar variants. */
+  uint64_t *allocation = calloc(numTensors, sizeof(uint64_t));
+  if (!host || !device || !allocation || numDims > 256) {
     fprintf(stderr, "fuserc: error: fusion '%s' is too large to run here\n", fname);
     goto done;
   }
@@ -387,8 +393,11 @@ static int runFusion(fuser_rt *rt, const fuser_fusion *fusion, const RunFlags *f
   }
   for (size_t i = 0; i < numTensors; ++i) {
     size_t bytes = host[i].num_elements * host[i].element_size;
-    if (reportError(fuser_mem_alloc(rt, bytes ? bytes : 1, &device[i]), "allocating"))
+    size_t skip = f->misalign ? host[i].element_size : 0;
+    if (reportError(fuser_mem_alloc(rt, bytes + skip ? bytes + skip : 1, &allocation[i]),
+                    "allocating"))
       goto done;
+    device[i] = allocation[i] + skip;
     if (i < numArgs && bytes &&
         reportError(fuser_mem_copy_h2d(rt, device[i], host[i].data, bytes), "copying"))
       goto done;
@@ -403,7 +412,7 @@ static int runFusion(fuser_rt *rt, const fuser_fusion *fusion, const RunFlags *f
            "the tensor's size):\n", fname);
     for (size_t i = 0; i < numTensors; ++i) {
       uint64_t loaded, stored;
-      if (reportError(fuserEmulatorGetTraffic(rt, device[i], &loaded, &stored), fname))
+      if (reportError(fuserEmulatorGetTraffic(rt, allocation[i], &loaded, &stored), fname))
         goto done;
       const fuser_tensor_info *t = fuser_fusion_tensor(fusion, i);
       double bytes = (double)(host[i].num_elements * host[i].element_size);
@@ -456,13 +465,14 @@ static int runFusion(fuser_rt *rt, const fuser_fusion *fusion, const RunFlags *f
   }
   status = 0;
 done:
-  for (size_t i = 0; host && device && i < numTensors; ++i) {
-    if (device[i])
-      fuser_error_destroy(fuser_mem_free(rt, device[i]));
+  for (size_t i = 0; host && allocation && i < numTensors; ++i) {
+    if (allocation[i])
+      fuser_error_destroy(fuser_mem_free(rt, allocation[i]));
     npy_free(&host[i]);
   }
   free(host);
   free(device);
+  free(allocation);
   return status;
 }
 

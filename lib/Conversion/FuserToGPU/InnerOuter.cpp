@@ -275,9 +275,10 @@ void ReductionScheduler::emitInnerOuter(unsigned w) {
   };
   auto emitOnChip = [&](int64_t threads, bool inShared, Bodies bodies) {
     outerInShared = inShared;
-    valuesPerThread = inShared                      ? kInnerOuterSharedValuesPerThread
-                           : bodies == Bodies::ScalarOnly ? kInnerOuterScalarValuesPerThread
-                                                          : capacity;
+    valuesPerThread = bodies == Bodies::ScalarOnly ? (inShared ? kInnerOuterSharedScalarValuesPerThread
+                                                               : kInnerOuterScalarValuesPerThread)
+                      : inShared ? kInnerOuterSharedValuesPerThread
+                                 : capacity;
     // With the accumulators in shared memory, the rows' loads past the
     // first kInnerOuterRowValuesInRegisters values of a thread go there
     // too, where it still has room (RowInShared.cpp), else past twice
@@ -326,6 +327,9 @@ void ReductionScheduler::emitInnerOuter(unsigned w) {
         scalarThreads *= 2;
       if (w == 32 && scalarThreads * perScalar >= *staticK)
         emitOnChip(scalarThreads, /*inShared=*/false, Bodies::ScalarOnly);
+      else if (*staticK <= kInnerOuterSharedThreads * kInnerOuterSharedScalarValuesPerThread &&
+               sharedFits(kInnerOuterSharedScalarValuesPerThread))
+        emitOnChip(kInnerOuterSharedThreads, /*inShared=*/true, Bodies::ScalarOnly);
       else
         emitInner(w, rereadThreads, /*persistent=*/false, /*split=*/false, Bodies::ScalarOnly);
     } else if (persistent) {
@@ -371,16 +375,33 @@ void ReductionScheduler::emitInnerOuter(unsigned w) {
     // and the kernel spilled 620 bytes.)
     Value reread = keep ? negate(keep) : Value();
     if (w == 32) {
-      Value scalars = arith::CmpIOp::create(
-          pb, ploc, arith::CmpIPredicate::ule, length,
-          fe.planConstant(kMaxDynamicThreads * kInnerOuterScalarValuesPerThread));
-      reread = negate(scalars);
+      auto atMost = [&](int64_t n) {
+        return arith::CmpIOp::create(pb, ploc, arith::CmpIPredicate::ule, length,
+                                     fe.planConstant(n))
+            .getResult();
+      };
+      int64_t inRegisters = kMaxDynamicThreads * kInnerOuterScalarValuesPerThread;
+      int64_t inShared = kInnerOuterSharedThreads * kInnerOuterSharedScalarValuesPerThread;
+      Value scalars = atMost(inRegisters);
+      // Up to twice as long with the accumulators and the rows' later
+      // values in shared memory.
+      bool longer = sharedFits(kInnerOuterSharedScalarValuesPerThread);
+      Value longScalars =
+          longer ? arith::AndIOp::create(pb, ploc, negate(scalars), atMost(inShared)).getResult()
+                 : Value();
+      reread = negate(longer ? atMost(inShared) : scalars);
       if (keep) {
         scalars = arith::AndIOp::create(pb, ploc, negate(keep), scalars);
+        if (longer)
+          longScalars = arith::AndIOp::create(pb, ploc, negate(keep), longScalars);
         reread = arith::AndIOp::create(pb, ploc, negate(keep), reread);
       }
       variantCondition = withCond(scalars);
       emitOnChip(0, /*inShared=*/false, Bodies::ScalarOnly);
+      if (longer) {
+        variantCondition = withCond(longScalars);
+        emitOnChip(0, /*inShared=*/true, Bodies::ScalarOnly);
+      }
     }
     variantCondition = reread ? withCond(reread) : widthCond;
     emitInner(w, 0, /*persistent=*/false);

@@ -33,10 +33,12 @@
 //    block writes one row of partials. A second kernel combines the
 //    partials of the blocks in block order. The accumulators live in
 //    registers (rows up to 8192 elements), or in dynamic shared memory
-//    (up to 16384); misaligned or non-vector rows up to 4096 are held in
-//    scalar slots. Rows that do not stay on chip are read again per pass
-//    by blocks of one row, which accumulate their partials in their own
-//    row of the partial buffer (docs/schedulers.md).
+//    (up to 16384), with the rows' loads past 8 values a thread there
+//    too; misaligned or non-vector rows up to 8192 are held in scalar
+//    slots (past 4096 with the accumulators in shared memory). Rows that
+//    do not stay on chip are read again per pass by blocks of one row,
+//    which accumulate their partials in their own row of the partial
+//    buffer (docs/schedulers.md).
 // Partials always combine in a fixed order: results do not change from run
 // to run (no value is accumulated with atomics; an atomic counter only
 // elects the last block).
@@ -77,8 +79,11 @@ inline constexpr int64_t kInnerOuterSharedThreads = 512;
 inline constexpr int64_t kInnerOuterRowValuesInRegisters = 8;
 /// Rows held in scalars (misaligned, or not whole vectors): a slot per
 /// element, each with its own mask and address; at 16 a thread the 32-bit
-/// kernel spilled 40 bytes.
+/// kernel spilled 40 bytes. With the accumulators in shared memory (and
+/// the row past 8 values), 16 slots in 512 threads (rows of up to 8192);
+/// 32 spilled 524 to 624 bytes.
 inline constexpr int64_t kInnerOuterScalarValuesPerThread = 8;
+inline constexpr int64_t kInnerOuterSharedScalarValuesPerThread = 16;
 
 /// The outer kernel's block: 32 threads along the kept dim, 8 along the
 /// reduced ones (fewer along the kept dim when it has fewer units: see

@@ -412,11 +412,13 @@ def _parts(kind, t, name, rng_for):
         for rms in (False, True):
             # (inner-outer variants: rows on chip with registers, several row
             # blocks per block (600 x 64, 300 x 256 dynamic), accumulators in
-            # shared memory (3 x 16384, 2 x 12000 dynamic), read again (5 x
-            # 1031 dynamic))
+            # shared memory (3 x 16384, 2 x 12000 dynamic), scalar slots (5 x
+            # 1031 dynamic; 2 x 4097 dynamic with the accumulators in shared
+            # memory))
             for rows, h, dyn in ((7, 100, False), (5, 1031, True), (3, 7, False), (4, 1, False),
                                  (2, 4097, False), (65, 64, True), (600, 64, False),
-                                 (300, 256, True), (3, 16384, False), (2, 12000, True)):
+                                 (300, 256, True), (3, 16384, False), (2, 12000, True),
+                                 (2, 4097, True)):
                 parts.append(_norm_bwd_part(rng, t, rows, h, rms, dyn))
             for rows, h, dyn in ((7, 100, False), (3, 16384, False), (5, 1031, True)):
                 parts.append(_norm_bwd_part(rng, t, rows, h, rms, dyn, special=True))
@@ -428,15 +430,25 @@ def _parts(kind, t, name, rng_for):
         for act in ("tanh", "sigmoid", "silu"):
             for shape, dyn in (((7, 513), False), ((3, 100), True)):
                 parts.append(_unary_bwd_part(rng, t, shape, act, dyn))
+    elif kind == "norm-misaligned":
+        # every tensor one element past 16-byte alignment (fuserc run
+        # --misalign): the scalar variants, static and at launch, rows in
+        # registers, with the accumulators in shared memory (4097 to 8192),
+        # read again (past 8192)
+        for rms in (False, True):
+            for rows, h, dyn in ((7, 100, False), (2, 4097, False), (2, 6000, False),
+                                 (2, 8193, False), (5, 1031, True), (2, 4097, True),
+                                 (2, 8000, True), (2, 12000, True)):
+                parts.append(_norm_bwd_part(rng, t, rows, h, rms, dyn))
     return parts
 
 
-def _cases(rng_for, kinds):
+def _cases(rng_for, kinds, extra=()):
     out = []
     for kind, types in kinds:
         for t in types:
             name = "training/%s/%s" % (kind, t)
-            out.append(Case(name, _bind(_parts, kind, t, name, rng_for)))
+            out.append(Case(name, _bind(_parts, kind, t, name, rng_for), extra))
     return out
 
 
@@ -448,7 +460,8 @@ def cases(rng_for):
 def norm_cases(rng_for):
     """layer_norm and rms_norm backward in bf16 and f16 (suites of their own:
     they compile every variant of the inner-outer kernel, about 60 s a type)."""
-    return _cases(rng_for, (("norm", ("bf16", "f16")),))
+    return _cases(rng_for, (("norm", ("bf16", "f16")),)) + \
+        _cases(rng_for, (("norm-misaligned", ("bf16",)),), extra=["--misalign"])
 
 
 def norm_f32_cases(rng_for):
