@@ -174,19 +174,31 @@ def _with_nan(a, t):
     return from_f64(f, t)
 
 
-def _forward_part(rng, norm, last, shape, groups, t, dynamic, nan=False):
+def _with_infs(a, t):
+    """`a` with +inf at its first element and -inf at its last: the sets
+    holding them turn NaN (their variance is NaN), no other."""
+    f = to_f64(a, t).copy()
+    f.flat[0] = np.inf
+    f.flat[-1] = -np.inf
+    return from_f64(f, t)
+
+
+def _forward_part(rng, norm, last, shape, groups, t, dynamic, nan=False, inf=False):
     n, c, h, w = shape
     lay = _Layout(norm, last, n, c, h, w, groups)
     ty = _Text(lay, dynamic, t)
     x = from_f64(rng.standard_normal(lay.x) * 2.0 + 0.5, t)
     if nan:
         x = _with_nan(x, t)
+    if inf:
+        x = _with_infs(x, t)
     wt = from_f64(rng.standard_normal((c,)), t)
     bt = from_f64(rng.standard_normal((c,)), t)
     pb = PartBuilder("%s forward %s %s %s%s%s" % (norm, "NHWC" if last else "NCHW",
                                                  "x".join(map(str, lay.x)), t,
                                                  " dynamic" if dynamic else "",
-                                                 ", a NaN in x" if nan else ""))
+                                                 ", a NaN in x" if nan else
+                                                 ", +inf and -inf in x" if inf else ""))
     pb.arg("x", x, t, ty.dx)
     pb.arg("w", wt, t, ty.dc)
     pb.arg("b", bt, t, ty.dc)
@@ -211,7 +223,8 @@ def _forward_part(rng, norm, last, shape, groups, t, dynamic, nan=False):
     L("%%y0 = fuser.mul %%xh, %%wb : %s" % ty.x("f32"))
     L("%%y1 = fuser.add %%y0, %%bb : %s" % ty.x("f32"))
     L("%%0 = fuser.cast %%y1 : %s to %s" % (ty.x("f32"), ty.x()))
-    L("%%1 = fuser.reshape %%mean : %s -> %s" % (ty.zs(), ty.stats()))
+    if not inf:
+        L("%%1 = fuser.reshape %%mean : %s -> %s" % (ty.zs(), ty.stats()))
     L("%%2 = fuser.reshape %%rstd : %s -> %s" % (ty.zs(), ty.stats()))
 
     x64, w64, b64 = (torch.from_numpy(to_f64(a, t)) for a in (x, wt, bt))
@@ -232,8 +245,13 @@ def _forward_part(rng, norm, last, shape, groups, t, dynamic, nan=False):
     atol_y = (err_z.reshape(lay.x) * wx.abs() + 2 * U * bx.abs())
     pb.result("0", lay.x, t, from_f64(y.numpy(), t), Ulps(1, atol_y.numpy()), dims=ty.dx)
     st = lambda a: a.reshape(lay.stats)
-    pb.result("1", lay.stats, "f32", from_f64(st(mean).numpy(), "f32"),
-              Ulps(1, st(U * g * absmean).numpy()), dims=ty.dstats)
+    if not inf:
+        # (the mean of a set holding an infinity is inf or NaN by where the
+        # infinity falls in the order of accumulation: PyTorch's CPU kernel
+        # gives inf, a Welford accumulation NaN once a finite value follows
+        # it, as PyTorch's CUDA kernel does; not compared)
+        pb.result("1", lay.stats, "f32", from_f64(st(mean).numpy(), "f32"),
+                  Ulps(1, st(U * g * absmean).numpy()), dims=ty.dstats)
     pb.result("2", lay.stats, "f32", from_f64(st(rstd).numpy(), "f32"),
               Ulps(1, st(U * (g + 4) * rstd).numpy()), dims=ty.dstats)
     return pb.part()
@@ -360,13 +378,15 @@ def _parts(norm, direction, t, name, rng_for):
         if t == "bf16":
             # NaN propagates through its set's statistics to the set, and
             # through the column sums to its channel's dw and db, and
-            # nowhere else. (An infinity is not checked: Welford's mean of a
-            # set holding one is inf or NaN by where it falls in the order of
-            # accumulation: PyTorch's own var_mean gives NaN when it comes
-            # first and inf when last; fuser's partials combine in another
-            # order. y and rstd are NaN either way.)
+            # nowhere else. An infinity in x turns its set's variance, rstd
+            # and y NaN (its mean is inf or NaN by where it falls in the
+            # order of accumulation: PyTorch's own var_mean gives NaN when
+            # it comes first and inf when last; fuser's partials combine in
+            # another order: the forward's inf part leaves the mean out).
             shape, groups, _ = SHAPES[0]
             parts.append(make(rng, norm, last, shape, groups, t, False, nan=True))
+            if direction == "forward":
+                parts.append(make(rng, norm, last, shape, groups, t, False, inf=True))
     return parts
 
 
