@@ -390,6 +390,19 @@ def measured_backward_traffic(fuserc, work):
                     cmd += ["--dims", ",".join(str(d) for d in dims)]
                 r = run(cmd)
                 got = {}
+                # every tensor of the fusion: the bytes asked of it over its
+                # size (each read once or written once: 1.00x; the per-block
+                # column partials, written once and read once, are the
+                # runtime's and not counted on either side)
+                asked = size = 0
+                for m in re.finditer(r"^\s+\S+\s+(\w+)\[([\d,]*)\]\s+read [\d.]+x\s+written "
+                                     r"[\d.]+x\s+\((\d+) and (\d+) bytes\)", r.stdout, re.M):
+                    elems = 1
+                    for d in filter(None, m.group(2).split(",")):
+                        elems *= int(d)
+                    size += elems * {"bf16": 2, "f16": 2, "f32": 4}[m.group(1)]
+                    asked += int(m.group(3)) + int(m.group(4))
+                got["all"] = "%.2fx" % (asked / size) if size else None
                 for name, col in (("x", 1), ("dy", 1), ("result0", 2)):
                     m = re.search(r"^\s+%s\s+\S+\s+read ([\d.]+)x\s+written ([\d.]+)x" % name,
                                   r.stdout, re.M)
@@ -402,8 +415,9 @@ def measured_backward_traffic(fuserc, work):
                 if r.returncode or None in got.values():
                     cells.append("failed")
                 else:
-                    cells.append("%s%s / %s / %s" % ("%s: " % launches if launches else "",
-                                                     got["x"], got["dy"], got["result0"]))
+                    cells.append("%s%s / %s / %s (%s)" % (
+                        "%s: " % launches if launches else "", got["x"], got["dy"],
+                        got["result0"], got["all"]))
             rows.append("| %s backward bf16 | %s | %s |" % (
                 "rms_norm" if rms else "layer_norm", "launch" if dynamic else "static",
                 " | ".join(cells)))
@@ -621,7 +635,14 @@ def main():
         out.append("layer_norm and rms_norm backward from primitives (dx, dw, db; bf16 in, f32 "
                    "compute, %d rows): *launches* (static lengths; `fuserc inspect`): times the "
                    "kernels read x / read dy / write dx, per element, counted by `fuserc run "
-                   "--traffic`. 2 launches and 1.00 / 1.00 / 1.00 is the inner-outer kernel "
+                   "--traffic`, and (in parentheses) the bytes the kernels ask of all the "
+                   "fusion's tensors over their sizes (1.00x: each read or written once; the "
+                   "emulator counts each thread's requests, so a row's mean and rstd, read by "
+                   "every unit of every thread of the row (one request per warp on a GPU), "
+                   "and a weight read once per row where it is not kept on chip across rows "
+                   "(L1 and L2 hits on a GPU), count above it: docs/schedulers.md). 2 launches "
+                   "and 1.00 / 1.00 / 1.00 "
+                   "is the inner-outer kernel "
                    "and its combine with the rows on chip (the per-block column partials, "
                    "blocks x columns x 4 bytes per column sum written once and read once, "
                    "come on top: docs/schedulers.md); rows of more than 16384: the rows' "

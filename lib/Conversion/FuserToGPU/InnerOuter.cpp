@@ -257,8 +257,21 @@ void ReductionScheduler::emitInnerOuter(unsigned w) {
   // their column accumulators in shared memory: 32-bit indices (64-bit ones
   // take the registers the row needs), and the target's shared memory holds
   // them beside the row reductions' scratch.
-  // (`rowValues`: those of the row a thread keeps in shared memory too.)
-  auto sharedFits = [&](int64_t values, int64_t rowValues = 0) {
+  // (`rowValues`: those of the row a thread keeps in shared memory too;
+  // `invariantValues`: those of the inputs the rows share.)
+  auto sharedByRowsInput = [&](Value in) {
+    bool read = false, shared = true;
+    for (auto &[v, off] : leafOffsets) {
+      if (v != in)
+        continue;
+      read = true;
+      AffineExpr o = toIteration(off);
+      shared &= llvm::none_of(keptIter, [&](unsigned j) { return o.isFunctionOfDim(j); }) &&
+                llvm::any_of(reducedIter, [&](unsigned j) { return o.isFunctionOfDim(j); });
+    }
+    return read && shared;
+  };
+  auto sharedFits = [&](int64_t values, int64_t rowValues = 0, int64_t invariantValues = 0) {
     if (w != 32)
       return false;
     int64_t bytes = 0;
@@ -268,9 +281,12 @@ void ReductionScheduler::emitInnerOuter(unsigned w) {
     for (const Reducer &r : reducers)
       for (Type t : r.accTypes)
         bytes += alignSharedBytes(16 * 32 * byteSize(t));
-    for (Value in : seg.inputs)
-      if (ArrayRef(shapeOf(in)) == ArrayRef(refShape))
-        bytes += alignSharedBytes(kInnerOuterSharedThreads * rowValues * byteSize(elementTypeOf(in)));
+    for (Value in : seg.inputs) {
+      int64_t n = ArrayRef(shapeOf(in)) == ArrayRef(refShape) ? rowValues
+                  : sharedByRowsInput(in)                     ? invariantValues
+                                                              : 0;
+      bytes += alignSharedBytes(kInnerOuterSharedThreads * n * byteSize(elementTypeOf(in)));
+    }
     return bytes <= (int64_t)fe.target.sharedMemoryPerBlock;
   };
   auto emitOnChip = [&](int64_t threads, bool inShared, Bodies bodies) {
@@ -281,17 +297,24 @@ void ReductionScheduler::emitInnerOuter(unsigned w) {
                                  : capacity;
     // With the accumulators in shared memory, the rows' loads past the
     // first kInnerOuterRowValuesInRegisters values of a thread go there
-    // too, where it still has room (RowInShared.cpp), else past twice
-    // that.
-    if (inShared)
+    // too, where it still has room, else past twice that; and, for a
+    // static row, the inputs the rows share (the weight), loaded by the
+    // block's first row, where there is room for them too: else every row
+    // reads them again (RowInShared.cpp; at a length known at launch the
+    // first row's branch spilled 124 bytes in layer_norm backward bf16).
+    for (bool invariants : {threads != 0, false}) {
       for (int64_t held = kInnerOuterRowValuesInRegisters;
-           held <= 2 * kInnerOuterRowValuesInRegisters; held *= 2)
-        if (sharedFits(valuesPerThread, valuesPerThread - held)) {
+           inShared && rowValuesInRegisters < 0 && held <= 2 * kInnerOuterRowValuesInRegisters;
+           held *= 2)
+        if (sharedFits(valuesPerThread, valuesPerThread - held,
+                       invariants ? valuesPerThread : 0)) {
           rowValuesInRegisters = held;
-          break;
+          keepInvariantsInShared = invariants;
         }
+    }
     emitInner(w, threads, /*persistent=*/true, /*split=*/false, bodies);
     rowValuesInRegisters = -1;
+    keepInvariantsInShared = false;
     outerInShared = false;
     valuesPerThread = 0;
   };

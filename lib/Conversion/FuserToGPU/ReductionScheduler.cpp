@@ -281,6 +281,7 @@ void ReductionScheduler::emitInnerRow(unsigned lanes, Value row, Value valid, Va
       }
       auto unit = makeRowUnit(u, inRange);
       unit->masked = inRange && !clamp;
+      unit->slot = j;
       if (j >= inRegisters)
         unit->sharedSlot = j - inRegisters;
       unitList.push_back(std::move(unit));
@@ -304,6 +305,7 @@ void ReductionScheduler::emitInnerRow(unsigned lanes, Value row, Value valid, Va
       Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, u, units);
       auto unit = makeRowUnit(u, inRange);
       unit->masked = true;
+      unit->slot = j;
       if (j >= inRegisters)
         unit->sharedSlot = j - inRegisters;
       unitList.push_back(std::move(unit));
@@ -498,6 +500,7 @@ void ReductionScheduler::emitInner(unsigned indexBits, int64_t staticThreads,
   KernelBuilder k(fe, fe.newKernelName(), indexBits, inputs, outputs, symbols,
                   /*numFlags=*/1, /*blockSize=*/{}, extras);
   rowBuffers.clear();
+  invariantBuffers.clear();
   if (hasOuter() && persistent && outerInShared) {
     // An input the rows share (layer_norm's weight: no kept dim in any of
     // its offsets) is loaded again for each row of the longest rows kept on
@@ -631,6 +634,12 @@ void ReductionScheduler::emitInner(unsigned indexBits, int64_t staticThreads,
                                    arith::SubIOp::create(b, loc, rows, k.constant(1)));
       OuterAccs accs = slotState;
       accs.values.assign(loop.getRegionIterArgs().begin(), loop.getRegionIterArgs().end());
+      // The rows' shared inputs in shared memory: the first row loads them.
+      if (keepInvariantsInShared && outerInShared && persistent) {
+        invariantFirstRow = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                                  loop.getInductionVar(), start);
+        invariantSlots = slots;
+      }
       if (hasOuter() && !persistent) {
         accs.firstRowBlock = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                                    loop.getInductionVar(), start);
@@ -638,6 +647,7 @@ void ReductionScheduler::emitInner(unsigned indexBits, int64_t staticThreads,
       }
       emitInnerRow(lanes, row, valid, tx, ty, threads, staticThreads, persistent, scratch,
                    splitIndex, hasOuter() ? &accs : nullptr);
+      invariantFirstRow = Value();
       if (!init.empty())
         scf::YieldOp::create(b, loc, accs.values);
     }

@@ -110,6 +110,11 @@ private:
     /// order of the buffers (RowInShared.cpp).
     int64_t sharedSlot = -1;
     SmallVector<std::pair<Value, AffineExpr>> inShared;
+    /// The unit's place among the thread's (j: unit tx + j*T), and the
+    /// accesses the rows share that it keeps in shared memory across rows
+    /// (invariantFirstRow), in the order of their buffers.
+    int64_t slot = -1;
+    SmallVector<std::pair<Value, AffineExpr>> invariants;
   };
 
   /// Plan condition: vector accesses are aligned and whole.
@@ -138,6 +143,13 @@ private:
   /// Whether a unit in shared memory keeps the access at `offset`: it
   /// belongs to one row (a kept dim) and moves along it (a reduced dim).
   bool heldInShared(AffineExpr offset, unsigned lanes);
+  /// Whether an access is the same for every row and moves along it (a
+  /// weight): kept in shared memory across rows when invariantFirstRow is
+  /// set.
+  bool sharedByRows(AffineExpr offset, unsigned lanes);
+  /// A workgroup buffer of `elements` of `elem` for the `k`th access kept
+  /// in shared memory, in `buffers` (allocated on first use).
+  Value sharedBuffer(SmallVector<Value> &buffers, size_t k, Type elem, int64_t elements);
   /// The current unit's accesses kept in shared memory: the first pass
   /// loads from global memory and stores the values to the unit's slot,
   /// later passes load them from there.
@@ -320,6 +332,15 @@ private:
   Unit *currentUnit = nullptr;
   int64_t rowSharedSlots = 0, rowThreads = 0;
   Value rowThreadsValue, rowTx;
+  /// Inner-outer rows with the accumulators in shared memory: whether the
+  /// rows' shared inputs (a weight) are kept there too, and (in the row
+  /// loop) whether this is the block's first row, which loads them from
+  /// global memory; the others read them back. Their buffers and a
+  /// thread's unit count.
+  bool keepInvariantsInShared = false;
+  Value invariantFirstRow;
+  SmallVector<Value> invariantBuffers;
+  int64_t invariantSlots = 0;
 };
 
 LogicalResult emitReductionSegment(FusionEmitter &fe, const Segment &segment,

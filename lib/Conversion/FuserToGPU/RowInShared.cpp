@@ -16,6 +16,11 @@
 // memory (L1 and L2 serve it), a row's scalars (its mean) stay in
 // registers.
 //
+// An inner-outer kernel with its column accumulators in shared memory also
+// keeps the inputs the rows share there (keepInvariantsInShared): the
+// block's first row loads them from global memory and stores each
+// thread's share, the later rows load them back.
+//
 // Layout: one buffer per kept access of a unit, [slot][thread][lane], so
 // that a unit's lanes are contiguous (one 16-byte access a thread when
 // LLVM merges the lane accesses) and consecutive threads are adjacent.
@@ -28,6 +33,7 @@
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
@@ -42,61 +48,109 @@ bool ReductionScheduler::heldInShared(AffineExpr offset, unsigned lanes) {
   return dependsOn(keptIter) && dependsOn(reducedIter);
 }
 
+bool ReductionScheduler::sharedByRows(AffineExpr offset, unsigned lanes) {
+  if (lanes > 1 && laneStride(offset) != std::optional<int64_t>(1))
+    return false;
+  auto dependsOn = [&](ArrayRef<unsigned> dims) {
+    return llvm::any_of(dims, [&](unsigned j) { return offset.isFunctionOfDim(j); });
+  };
+  return !dependsOn(keptIter) && dependsOn(reducedIter);
+}
+
+Value ReductionScheduler::sharedBuffer(SmallVector<Value> &buffers, size_t k, Type elem,
+                                       int64_t elements) {
+  if (k < buffers.size() &&
+      cast<MemRefType>(buffers[k].getType()).getElementType() == elem &&
+      cast<MemRefType>(buffers[k].getType()).getNumElements() >= elements)
+    return buffers[k];
+  // The kernel's workgroup memory becomes dynamic (over 48 KiB beside a
+  // weight and a bias, or beside an inner-outer kernel's accumulators).
+  auto workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::GPUDialect::getWorkgroupAddressSpace());
+  Value m = kb->func.addWorkgroupAttribution(
+      MemRefType::get({elements}, elem, MemRefLayoutAttrInterface(), workgroup), kb->loc);
+  kb->func->setAttr(kDynamicSharedAttr, UnitAttr::get(ctx));
+  if (k < buffers.size())
+    buffers[k] = m;
+  else
+    buffers.push_back(m);
+  return m;
+}
+
 std::optional<Lanes> ReductionScheduler::loadHook(Value input, AffineExpr offset,
                                                   unsigned lanes) {
   Unit *u = currentUnit;
   Type elem = elementTypeOf(input);
-  if (!u || u->sharedSlot < 0 || elem.isInteger(1) || !heldInShared(offset, lanes))
+  if (!u || elem.isInteger(1))
     return std::nullopt;
   OpBuilder &b = kb->b;
   Location loc = kb->loc;
-  auto *at = llvm::find(u->inShared, std::make_pair(input, offset));
-  size_t buffer = at - u->inShared.begin();
-  int64_t elements = rowSharedSlots * rowThreads * lanes;
-  if (buffer == rowBuffers.size() ||
-      cast<MemRefType>(rowBuffers[buffer].getType()).getElementType() != elem ||
-      cast<MemRefType>(rowBuffers[buffer].getType()).getNumElements() < elements) {
-    // A buffer per access; the kernel's workgroup memory becomes dynamic
-    // (over 48 KiB beside a weight and a bias).
-    auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
-                                                gpu::GPUDialect::getWorkgroupAddressSpace());
-    Value m = kb->func.addWorkgroupAttribution(
-        MemRefType::get({elements}, elem, MemRefLayoutAttrInterface(), workgroup), loc);
-    kb->func->setAttr(kDynamicSharedAttr, UnitAttr::get(ctx));
-    if (buffer < rowBuffers.size())
-      rowBuffers[buffer] = m;
-    else
-      rowBuffers.push_back(m);
-  }
-  // rowThreads is the most threads a row may have (the buffer's size),
-  // rowThreadsValue the row's threads in this launch.
-  Value base = arith::MulIOp::create(
-      b, loc,
-      arith::AddIOp::create(
-          b, loc, rowTx,
-          arith::MulIOp::create(b, loc, rowThreadsValue, kb->constant(u->sharedSlot))),
-      kb->constant(lanes));
-  auto index = [&](unsigned l) {
-    return asIndex(arith::AddIOp::create(b, loc, base, kb->constant(l)));
+  // Thread tx's slot `slot` in a [slot][thread][lane] buffer: rowThreads is
+  // the most threads a row may have (the buffer's size), rowThreadsValue
+  // the row's threads in this launch.
+  auto indexer = [&](int64_t slot) {
+    Value base = arith::MulIOp::create(
+        b, loc,
+        arith::AddIOp::create(
+            b, loc, rowTx, arith::MulIOp::create(b, loc, rowThreadsValue, kb->constant(slot))),
+        kb->constant(lanes));
+    return [&b, loc, base, this](unsigned l) {
+      return asIndex(arith::AddIOp::create(b, loc, base, kb->constant(l)));
+    };
   };
-  Value memref = rowBuffers[buffer];
-  if (at != u->inShared.end()) {
-    // A later pass: the values this thread stored in the first.
+  auto loadShared = [&](Value memref, auto index) {
     SmallVector<Value> elems;
     for (unsigned l = 0; l < lanes; ++l)
       elems.push_back(memref::LoadOp::create(b, loc, memref, ValueRange{index(l)}));
     if (lanes == 1)
-      return Lanes{elems[0], true};
-    return Lanes{vector::FromElementsOp::create(b, loc, VectorType::get({lanes}, elem), elems),
-                 false};
+      return elems[0];
+    return Value(vector::FromElementsOp::create(b, loc, VectorType::get({lanes}, elem), elems));
+  };
+  auto storeShared = [&](Value v, Value memref, auto index) {
+    for (unsigned l = 0; l < lanes; ++l) {
+      Value e = lanes > 1 ? vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{(int64_t)l})
+                                .getResult()
+                          : v;
+      memref::StoreOp::create(b, loc, e, memref, ValueRange{index(l)});
+    }
+  };
+
+  if (invariantFirstRow && u->slot >= 0 && sharedByRows(offset, lanes)) {
+    // The rows' shared input: the block's first row loads it and keeps it,
+    // the later rows read it back (each thread its own slots).
+    size_t k = llvm::find(u->invariants, std::make_pair(input, offset)) - u->invariants.begin();
+    if (k == u->invariants.size())
+      u->invariants.push_back({input, offset});
+    Value memref =
+        sharedBuffer(invariantBuffers, k, elem, invariantSlots * rowThreads * lanes);
+    auto index = indexer(u->slot);
+    Type t = lanes > 1 ? Type(VectorType::get({lanes}, elem)) : elem;
+    auto ifOp = scf::IfOp::create(b, loc, TypeRange{t}, invariantFirstRow, true);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    {
+      ExprScope scope(*kb->expander);
+      Value v = maskedLoad(input, elem, offset, lanes);
+      storeShared(v, memref, index);
+      scf::YieldOp::create(b, loc, v);
+    }
+    b.setInsertionPointToStart(&ifOp.getElseRegion().front());
+    {
+      ExprScope scope(*kb->expander);
+      scf::YieldOp::create(b, loc, loadShared(memref, index));
+    }
+    return Lanes{ifOp.getResult(0), lanes == 1};
   }
+
+  if (u->sharedSlot < 0 || !heldInShared(offset, lanes))
+    return std::nullopt;
+  auto *at = llvm::find(u->inShared, std::make_pair(input, offset));
+  size_t k = at - u->inShared.begin();
+  Value memref = sharedBuffer(rowBuffers, k, elem, rowSharedSlots * rowThreads * lanes);
+  auto index = indexer(u->sharedSlot);
+  if (at != u->inShared.end())
+    return Lanes{loadShared(memref, index), lanes == 1}; // a later pass
   Value v = maskedLoad(input, elem, offset, lanes);
-  for (unsigned l = 0; l < lanes; ++l) {
-    Value e = lanes > 1 ? vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{(int64_t)l})
-                              .getResult()
-                        : v;
-    memref::StoreOp::create(b, loc, e, memref, ValueRange{index(l)});
-  }
+  storeShared(v, memref, index);
   u->inShared.push_back({input, offset});
   return Lanes{v, lanes == 1};
 }
