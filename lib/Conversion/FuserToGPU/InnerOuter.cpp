@@ -259,18 +259,6 @@ void ReductionScheduler::emitInnerOuter(unsigned w) {
   // them beside the row reductions' scratch.
   // (`rowValues`: those of the row a thread keeps in shared memory too;
   // `invariantValues`: those of the inputs the rows share.)
-  auto sharedByRowsInput = [&](Value in) {
-    bool read = false, shared = true;
-    for (auto &[v, off] : leafOffsets) {
-      if (v != in)
-        continue;
-      read = true;
-      AffineExpr o = toIteration(off);
-      shared &= llvm::none_of(keptIter, [&](unsigned j) { return o.isFunctionOfDim(j); }) &&
-                llvm::any_of(reducedIter, [&](unsigned j) { return o.isFunctionOfDim(j); });
-    }
-    return read && shared;
-  };
   auto sharedFits = [&](int64_t values, int64_t rowValues = 0, int64_t invariantValues = 0) {
     if (w != 32)
       return false;
@@ -283,7 +271,7 @@ void ReductionScheduler::emitInnerOuter(unsigned w) {
         bytes += alignSharedBytes(16 * 32 * byteSize(t));
     for (Value in : seg.inputs) {
       int64_t n = ArrayRef(shapeOf(in)) == ArrayRef(refShape) ? rowValues
-                  : sharedByRowsInput(in)                     ? invariantValues
+                  : sharedByRows(in, /*movesAlongRow=*/true)  ? invariantValues
                                                               : 0;
       bytes += alignSharedBytes(kInnerOuterSharedThreads * n * byteSize(elementTypeOf(in)));
     }

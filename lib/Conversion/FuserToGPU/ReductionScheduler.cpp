@@ -503,24 +503,15 @@ void ReductionScheduler::emitInner(unsigned indexBits, int64_t staticThreads,
   invariantBuffers.clear();
   if (hasOuter() && persistent && outerInShared) {
     // An input the rows share (layer_norm's weight: no kept dim in any of
-    // its offsets) is loaded again for each row of the longest rows kept on
-    // chip: without noalias on its pointer the row loop's barriers may
+    // its offsets) is not marked noalias: the row loop's barriers may then
     // write it, so LLVM does not hoist its loads and their f32 conversions
     // out of the loop, where they held 32 registers a thread across every
-    // row (H = 16384 bf16 spilled 92 bytes). The reloads (32 KB of bf16
-    // weight a row, beside 64 KB of x and dy) are served by L1 and L2; the
-    // emulator's traffic count, which counts requests, shows them.
+    // row (H = 16384 bf16 spilled 92 bytes). A static row keeps it in
+    // shared memory across rows instead (keepInvariantsInShared); at a
+    // length known at launch every row reads it again (L1 and L2 hits; the
+    // emulator's traffic count, which counts requests, shows them).
     for (auto [i, in] : llvm::enumerate(inputs)) {
-      bool shared = true, read = false;
-      for (auto &[v, off] : leafOffsets) {
-        if (v != in)
-          continue;
-        read = true;
-        AffineExpr o = toIteration(off);
-        for (unsigned j : keptIter)
-          shared &= !o.isFunctionOfDim(j);
-      }
-      if (read && shared) {
+      if (sharedByRows(in, /*movesAlongRow=*/false)) {
         k.func.removeArgAttr(i, "llvm.noalias");
         k.func.removeArgAttr(i, "llvm.readonly");
       }

@@ -147,6 +147,9 @@ private:
   /// weight): kept in shared memory across rows when invariantFirstRow is
   /// set.
   bool sharedByRows(AffineExpr offset, unsigned lanes);
+  /// Whether input `in` is read and none of its accesses depends on the
+  /// row (and, with `movesAlongRow`, each moves along it: a weight).
+  bool sharedByRows(Value in, bool movesAlongRow);
   /// A workgroup buffer of `elements` of `elem` for the `k`th access kept
   /// in shared memory, in `buffers` (allocated on first use).
   Value sharedBuffer(SmallVector<Value> &buffers, size_t k, Type elem, int64_t elements);

@@ -57,6 +57,21 @@ bool ReductionScheduler::sharedByRows(AffineExpr offset, unsigned lanes) {
   return !dependsOn(keptIter) && dependsOn(reducedIter);
 }
 
+bool ReductionScheduler::sharedByRows(Value in, bool movesAlongRow) {
+  bool read = false, shared = true;
+  for (auto &[v, off] : leafOffsets) {
+    if (v != in)
+      continue;
+    read = true;
+    AffineExpr o = toIteration(off);
+    auto dependsOn = [&](ArrayRef<unsigned> dims) {
+      return llvm::any_of(dims, [&](unsigned j) { return o.isFunctionOfDim(j); });
+    };
+    shared &= !dependsOn(keptIter) && (!movesAlongRow || dependsOn(reducedIter));
+  }
+  return read && shared;
+}
+
 Value ReductionScheduler::sharedBuffer(SmallVector<Value> &buffers, size_t k, Type elem,
                                        int64_t elements) {
   if (k < buffers.size() &&
