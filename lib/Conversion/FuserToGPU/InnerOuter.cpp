@@ -48,7 +48,8 @@ void ReductionScheduler::accumulateOuter(OuterAccs &accs, unsigned slot, unsigne
     SmallVector<Value> cur;
     if (!accs.shared.empty()) {
       for (unsigned i = 0; i < n; ++i)
-        cur.push_back(loadSharedSlot(accs, value + i, slot, lanes, r.accTypes[i]));
+        cur.push_back(loadThreadSlot(accs.shared[value + i], accs.tx, accs.threads, slot, lanes,
+                                     r.accTypes[i]));
     } else {
       cur.assign(accs.values.begin() + pos, accs.values.begin() + pos + n);
     }
@@ -56,48 +57,12 @@ void ReductionScheduler::accumulateOuter(OuterAccs &accs, unsigned slot, unsigne
     for (unsigned i = 0; i < n; ++i) {
       Value v = arith::SelectOp::create(b, loc, keep, next[i], cur[i]);
       if (!accs.shared.empty())
-        storeSharedSlot(accs, value + i, slot, lanes, v);
+        storeThreadSlot(accs.shared[value + i], accs.tx, accs.threads, slot, lanes, v);
       else
         accs.values[pos + i] = v;
     }
     pos += n;
     value += n;
-  }
-}
-
-Value ReductionScheduler::sharedSlotIndex(const OuterAccs &accs, unsigned slot, unsigned lanes,
-                                          unsigned lane) {
-  OpBuilder &b = kb->b;
-  Location loc = kb->loc;
-  Value u = arith::AddIOp::create(
-      b, loc, accs.tx, arith::MulIOp::create(b, loc, accs.threads, kb->constant(slot)));
-  return asIndex(arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, u, kb->constant(lanes)), kb->constant(lane)));
-}
-
-Value ReductionScheduler::loadSharedSlot(const OuterAccs &accs, unsigned value, unsigned slot,
-                                         unsigned lanes, Type t) {
-  OpBuilder &b = kb->b;
-  Location loc = kb->loc;
-  SmallVector<Value> elems;
-  for (unsigned l = 0; l < lanes; ++l)
-    elems.push_back(memref::LoadOp::create(b, loc, accs.shared[value],
-                                           ValueRange{sharedSlotIndex(accs, slot, lanes, l)}));
-  if (lanes == 1)
-    return elems[0];
-  return vector::FromElementsOp::create(b, loc, VectorType::get({lanes}, t), elems);
-}
-
-void ReductionScheduler::storeSharedSlot(const OuterAccs &accs, unsigned value, unsigned slot,
-                                         unsigned lanes, Value v) {
-  OpBuilder &b = kb->b;
-  Location loc = kb->loc;
-  for (unsigned l = 0; l < lanes; ++l) {
-    Value e = lanes > 1 ? vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{(int64_t)l})
-                              .getResult()
-                        : v;
-    memref::StoreOp::create(b, loc, e, accs.shared[value],
-                            ValueRange{sharedSlotIndex(accs, slot, lanes, l)});
   }
 }
 

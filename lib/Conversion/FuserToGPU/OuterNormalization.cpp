@@ -142,10 +142,8 @@ void ReductionScheduler::emitOuterNormalization(unsigned indexBits, Value gridPl
       // what it loaded between passes.
       bool keepComputed = unitList.size() * lanes <= 16;
       auto forgetComputed = [&] {
-        if (keepComputed)
-          return;
         for (auto &u : unitList)
-          u->memo.eraseIf([&](const MemoKey &key) { return !isInput(key.v); });
+          forgetPass(*u, keepComputed);
       };
       Value slot = arith::MulIOp::create(b, loc, tx, lanesV);
 

@@ -602,7 +602,7 @@ void ReductionScheduler::emitInner(unsigned indexBits, int64_t staticThreads,
       for (const Reducer &r : outerReducers)
         for (Value v : r.identity(b, loc, lanes)) {
           if (outerInShared)
-            storeSharedSlot(slotState, value++, j, lanes, v);
+            storeThreadSlot(slotState.shared[value++], tx, threads, j, lanes, v);
           else
             init.push_back(v);
         }
@@ -648,7 +648,7 @@ void ReductionScheduler::emitInner(unsigned indexBits, int64_t staticThreads,
         unsigned value = 0;
         for (const Reducer &r : outerReducers)
           for (Type t : r.accTypes)
-            values.push_back(loadSharedSlot(slotState, value++, j, lanes, t));
+            values.push_back(loadThreadSlot(slotState.shared[value++], tx, threads, j, lanes, t));
       }
       writeOuterPartials(values, lanes, slots, tx, ty, threads, rowsInBlock, 1, {});
     } else if (slots) {

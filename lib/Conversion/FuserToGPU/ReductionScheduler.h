@@ -160,6 +160,14 @@ private:
   /// Forgets the values of `u` computed in a pass (and the loads it keeps
   /// in shared memory), unless `keepComputed`.
   void forgetPass(Unit &u, bool keepComputed);
+  /// Thread `tx`'s slot `slot` (`lanes` wide) of a shared buffer laid out
+  /// [slot][thread][lane] for `threads` threads, loaded or stored: the
+  /// inner-outer kernel's accumulators and the rows' values kept in shared
+  /// memory. Each thread touches only its own slots: no barrier.
+  Value loadThreadSlot(Value memref, Value tx, Value threads, int64_t slot, unsigned lanes,
+                       Type t);
+  void storeThreadSlot(Value memref, Value tx, Value threads, int64_t slot, unsigned lanes,
+                       Value v);
   void storeOutput(Value out, const Index &idx, unsigned lanes, Value guard);
 
   /// Builds an inner kernel and its launch. `split`: each row's units
@@ -263,14 +271,6 @@ private:
   /// to the slot accumulators at `slot`.
   void accumulateOuter(OuterAccs &accs, unsigned slot, unsigned lanes, Value valid,
                        Value inRange);
-  /// Accumulators in shared memory: where thread tx's slot `slot`, lane
-  /// `lane` sits, and a slot's value `value` (an index into the buffers)
-  /// loaded or stored.
-  Value sharedSlotIndex(const OuterAccs &accs, unsigned slot, unsigned lanes, unsigned lane);
-  Value loadSharedSlot(const OuterAccs &accs, unsigned value, unsigned slot, unsigned lanes,
-                       Type t);
-  void storeSharedSlot(const OuterAccs &accs, unsigned value, unsigned slot, unsigned lanes,
-                       Value v);
   /// Read-again rows: adds the values at the current unit into the
   /// block's partial row.
   void accumulateOuterInMemory(const OuterAccs &accs, Value unit, unsigned lanes,

@@ -39,22 +39,20 @@
 using namespace mlir;
 using namespace mlir::fuser;
 
+static bool dependsOnAny(AffineExpr e, ArrayRef<unsigned> dims) {
+  return llvm::any_of(dims, [&](unsigned j) { return e.isFunctionOfDim(j); });
+}
+
 bool ReductionScheduler::heldInShared(AffineExpr offset, unsigned lanes) {
   if (lanes > 1 && laneStride(offset) != std::optional<int64_t>(1))
     return false;
-  auto dependsOn = [&](ArrayRef<unsigned> dims) {
-    return llvm::any_of(dims, [&](unsigned j) { return offset.isFunctionOfDim(j); });
-  };
-  return dependsOn(keptIter) && dependsOn(reducedIter);
+  return dependsOnAny(offset, keptIter) && dependsOnAny(offset, reducedIter);
 }
 
 bool ReductionScheduler::sharedByRows(AffineExpr offset, unsigned lanes) {
   if (lanes > 1 && laneStride(offset) != std::optional<int64_t>(1))
     return false;
-  auto dependsOn = [&](ArrayRef<unsigned> dims) {
-    return llvm::any_of(dims, [&](unsigned j) { return offset.isFunctionOfDim(j); });
-  };
-  return !dependsOn(keptIter) && dependsOn(reducedIter);
+  return !dependsOnAny(offset, keptIter) && dependsOnAny(offset, reducedIter);
 }
 
 bool ReductionScheduler::sharedByRows(Value in, bool movesAlongRow) {
@@ -64,10 +62,7 @@ bool ReductionScheduler::sharedByRows(Value in, bool movesAlongRow) {
       continue;
     read = true;
     AffineExpr o = toIteration(off);
-    auto dependsOn = [&](ArrayRef<unsigned> dims) {
-      return llvm::any_of(dims, [&](unsigned j) { return o.isFunctionOfDim(j); });
-    };
-    shared &= !dependsOn(keptIter) && (!movesAlongRow || dependsOn(reducedIter));
+    shared &= !dependsOnAny(o, keptIter) && (!movesAlongRow || dependsOnAny(o, reducedIter));
   }
   return read && shared;
 }
@@ -99,36 +94,8 @@ std::optional<Lanes> ReductionScheduler::loadHook(Value input, AffineExpr offset
     return std::nullopt;
   OpBuilder &b = kb->b;
   Location loc = kb->loc;
-  // Thread tx's slot `slot` in a [slot][thread][lane] buffer: rowThreads is
-  // the most threads a row may have (the buffer's size), rowThreadsValue
-  // the row's threads in this launch.
-  auto indexer = [&](int64_t slot) {
-    Value base = arith::MulIOp::create(
-        b, loc,
-        arith::AddIOp::create(
-            b, loc, rowTx, arith::MulIOp::create(b, loc, rowThreadsValue, kb->constant(slot))),
-        kb->constant(lanes));
-    return [&b, loc, base, this](unsigned l) {
-      return asIndex(arith::AddIOp::create(b, loc, base, kb->constant(l)));
-    };
-  };
-  auto loadShared = [&](Value memref, auto index) {
-    SmallVector<Value> elems;
-    for (unsigned l = 0; l < lanes; ++l)
-      elems.push_back(memref::LoadOp::create(b, loc, memref, ValueRange{index(l)}));
-    if (lanes == 1)
-      return elems[0];
-    return Value(vector::FromElementsOp::create(b, loc, VectorType::get({lanes}, elem), elems));
-  };
-  auto storeShared = [&](Value v, Value memref, auto index) {
-    for (unsigned l = 0; l < lanes; ++l) {
-      Value e = lanes > 1 ? vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{(int64_t)l})
-                                .getResult()
-                          : v;
-      memref::StoreOp::create(b, loc, e, memref, ValueRange{index(l)});
-    }
-  };
-
+  // rowThreads is the most threads a row may have (the buffers' size),
+  // rowThreadsValue the row's threads in this launch.
   if (invariantFirstRow && u->slot >= 0 && sharedByRows(offset, lanes)) {
     // The rows' shared input: the block's first row loads it and keeps it,
     // the later rows read it back (each thread its own slots).
@@ -137,7 +104,6 @@ std::optional<Lanes> ReductionScheduler::loadHook(Value input, AffineExpr offset
       u->invariants.push_back({input, offset});
     Value memref =
         sharedBuffer(invariantBuffers, k, elem, invariantSlots * rowThreads * lanes);
-    auto index = indexer(u->slot);
     Type t = lanes > 1 ? Type(VectorType::get({lanes}, elem)) : elem;
     auto ifOp = scf::IfOp::create(b, loc, TypeRange{t}, invariantFirstRow, true);
     OpBuilder::InsertionGuard g(b);
@@ -145,13 +111,14 @@ std::optional<Lanes> ReductionScheduler::loadHook(Value input, AffineExpr offset
     {
       ExprScope scope(*kb->expander);
       Value v = maskedLoad(input, elem, offset, lanes);
-      storeShared(v, memref, index);
+      storeThreadSlot(memref, rowTx, rowThreadsValue, u->slot, lanes, v);
       scf::YieldOp::create(b, loc, v);
     }
     b.setInsertionPointToStart(&ifOp.getElseRegion().front());
     {
       ExprScope scope(*kb->expander);
-      scf::YieldOp::create(b, loc, loadShared(memref, index));
+      scf::YieldOp::create(
+          b, loc, loadThreadSlot(memref, rowTx, rowThreadsValue, u->slot, lanes, elem));
     }
     return Lanes{ifOp.getResult(0), lanes == 1};
   }
@@ -161,11 +128,11 @@ std::optional<Lanes> ReductionScheduler::loadHook(Value input, AffineExpr offset
   auto *at = llvm::find(u->inShared, std::make_pair(input, offset));
   size_t k = at - u->inShared.begin();
   Value memref = sharedBuffer(rowBuffers, k, elem, rowSharedSlots * rowThreads * lanes);
-  auto index = indexer(u->sharedSlot);
-  if (at != u->inShared.end())
-    return Lanes{loadShared(memref, index), lanes == 1}; // a later pass
+  if (at != u->inShared.end()) // a later pass
+    return Lanes{loadThreadSlot(memref, rowTx, rowThreadsValue, u->sharedSlot, lanes, elem),
+                 lanes == 1};
   Value v = maskedLoad(input, elem, offset, lanes);
-  storeShared(v, memref, index);
+  storeThreadSlot(memref, rowTx, rowThreadsValue, u->sharedSlot, lanes, v);
   u->inShared.push_back({input, offset});
   return Lanes{v, lanes == 1};
 }
@@ -181,4 +148,38 @@ void ReductionScheduler::forgetPass(Unit &u, bool keepComputed) {
     AffineExpr off = toIteration(linearIndex(k.v, k.idx));
     return llvm::is_contained(u.inShared, std::make_pair(k.v, off));
   });
+}
+
+/// Thread tx's lane `lane` of slot `slot`: (tx + threads * slot) * lanes + lane.
+static Value threadSlotIndex(KernelBuilder &k, Value tx, Value threads, int64_t slot,
+                             unsigned lanes, unsigned lane) {
+  Value u = arith::AddIOp::create(k.b, k.loc, tx,
+                                  arith::MulIOp::create(k.b, k.loc, threads, k.constant(slot)));
+  return arith::AddIOp::create(k.b, k.loc, arith::MulIOp::create(k.b, k.loc, u, k.constant(lanes)),
+                               k.constant(lane));
+}
+
+Value ReductionScheduler::loadThreadSlot(Value memref, Value tx, Value threads, int64_t slot,
+                                         unsigned lanes, Type t) {
+  OpBuilder &b = kb->b;
+  SmallVector<Value> elems;
+  for (unsigned l = 0; l < lanes; ++l)
+    elems.push_back(memref::LoadOp::create(
+        b, kb->loc, memref, ValueRange{asIndex(threadSlotIndex(*kb, tx, threads, slot, lanes, l))}));
+  if (lanes == 1)
+    return elems[0];
+  return vector::FromElementsOp::create(b, kb->loc, VectorType::get({lanes}, t), elems);
+}
+
+void ReductionScheduler::storeThreadSlot(Value memref, Value tx, Value threads, int64_t slot,
+                                         unsigned lanes, Value v) {
+  OpBuilder &b = kb->b;
+  for (unsigned l = 0; l < lanes; ++l) {
+    Value e = lanes > 1 ? vector::ExtractOp::create(b, kb->loc, v, ArrayRef<int64_t>{(int64_t)l})
+                              .getResult()
+                        : v;
+    memref::StoreOp::create(
+        b, kb->loc, e, memref,
+        ValueRange{asIndex(threadSlotIndex(*kb, tx, threads, slot, lanes, l))});
+  }
 }
