@@ -150,10 +150,7 @@ void ReductionScheduler::emitOuterNormalization(unsigned indexBits, Value gridPl
       for (unsigned lvl = 0; lvl < numLevels; ++lvl) {
         if (lvl > 0)
           forgetComputed();
-        SmallVector<unsigned> rs;
-        for (unsigned i = 0; i < reducers.size(); ++i)
-          if (level[i] == lvl)
-            rs.push_back(i);
+        SmallVector<unsigned> rs = reducersAtLevel(lvl);
         SmallVector<SmallVector<Value>> accs;
         for (unsigned i : rs)
           accs.push_back(reducers[i].identity(b, loc, lanes));

@@ -105,6 +105,14 @@ void ReductionScheduler::assignIterValues(Value linear, ArrayRef<unsigned> dims,
   }
 }
 
+SmallVector<unsigned> ReductionScheduler::reducersAtLevel(unsigned lvl) const {
+  SmallVector<unsigned> rs;
+  for (unsigned i = 0; i < reducers.size(); ++i)
+    if (level[i] == lvl)
+      rs.push_back(i);
+  return rs;
+}
+
 void ReductionScheduler::withUnit(Unit &u, function_ref<void()> body) {
   std::swap(kb->expander, u.expander);
   std::swap(memo, u.memo);
@@ -338,10 +346,7 @@ void ReductionScheduler::emitInnerRow(unsigned lanes, Value row, Value valid, Va
   for (unsigned lvl = 0; lvl < numLevels; ++lvl) {
     if (lvl > 0)
       forgetComputed();
-    SmallVector<unsigned> rs;
-    for (unsigned i = 0; i < reducers.size(); ++i)
-      if (level[i] == lvl)
-        rs.push_back(i);
+    SmallVector<unsigned> rs = reducersAtLevel(lvl);
     SmallVector<SmallVector<Value>> accs;
     for (unsigned i : rs)
       accs.push_back(reducers[i].identity(b, loc, lanes));

@@ -136,6 +136,9 @@ private:
   /// reduced iteration dims) of the kept position `base` (iteration values),
   /// with its own expander.
   std::unique_ptr<Unit> makeUnit(ArrayRef<Value> base, Value reducedLinear, Value inRange);
+  /// The reducers of pass `lvl` (a normalization's passes: max, then the
+  /// sum of exponentials, ...), in order.
+  SmallVector<unsigned> reducersAtLevel(unsigned lvl) const;
   /// Emits `body` with unit `u`'s expander and memo in place.
   void withUnit(Unit &u, function_ref<void()> body);
 
