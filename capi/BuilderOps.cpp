@@ -501,6 +501,48 @@ MlirValue fuserBuildConcat(FuserBuilder b, const MlirValue *inputs,
 }
 
 //===----------------------------------------------------------------------===//
+// Indexing
+//===----------------------------------------------------------------------===//
+
+template <typename OpTy>
+static MlirValue indexing(FuserBuilder b, const char *fn, MlirValue x, int64_t dim,
+                          MlirValue index) {
+  Call c(b, fn);
+  if (!c.ready())
+    return MlirValue{nullptr};
+  SmallVector<Value, 2> vs;
+  SmallVector<int64_t> d;
+  if (!c.operands({x, index}, vs) || !c.normalizeDims({dim}, tensorOf(vs[0]).getRank(), d))
+    return MlirValue{nullptr};
+  Type it = tensorOf(vs[1]).getElementType();
+  if (!it.isInteger(32) && !it.isInteger(64)) {
+    std::string got;
+    llvm::raw_string_ostream os(got);
+    os << it;
+    c.fail("the index must be a tensor of i32 or i64, got " + Twine(got));
+    return MlirValue{nullptr};
+  }
+  FailureOr<RankedTensorType> t =
+      OpTy::inferResultType(c.loc(), tensorOf(vs[0]), tensorOf(vs[1]), d[0]);
+  if (failed(t)) {
+    c.failWithDiagnostics(("'" + OpTy::getOperationName() + "' op cannot infer its result type")
+                              .str());
+    return MlirValue{nullptr};
+  }
+  return c.wrapValue(firstResult(c.create(
+      OpTy::getOperationName(), vs, *t,
+      {attr(c.ctx(), "dim", IntegerAttr::get(IntegerType::get(c.ctx(), 64), d[0]))})));
+}
+
+MlirValue fuserBuildGather(FuserBuilder b, MlirValue x, int64_t dim, MlirValue index) {
+  return indexing<GatherOp>(b, "fuserBuildGather", x, dim, index);
+}
+
+MlirValue fuserBuildIndexSelect(FuserBuilder b, MlirValue x, int64_t dim, MlirValue index) {
+  return indexing<IndexSelectOp>(b, "fuserBuildIndexSelect", x, dim, index);
+}
+
+//===----------------------------------------------------------------------===//
 // Composites
 //===----------------------------------------------------------------------===//
 

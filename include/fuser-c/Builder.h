@@ -362,13 +362,26 @@ MLIR_CAPI_EXPORTED MlirValue fuserBuildSlice(FuserBuilder b, MlirValue x, intptr
                                              const int64_t *start, const int64_t *limit,
                                              const int64_t *step);
 /// x with low[i] elements before and high[i] after dim i, filled with the
-/// rank-0 `value` of x's element type.
+/// rank-0 `value` of x's element type; a negative amount crops instead, as
+/// torch.nn.functional.pad does.
 MLIR_CAPI_EXPORTED MlirValue fuserBuildPad(FuserBuilder b, MlirValue x, MlirValue value,
                                            intptr_t rank, const int64_t *low,
                                            const int64_t *high);
 /// torch.cat(inputs[0 .. numInputs), dim) (negative dim: from the end).
 MLIR_CAPI_EXPORTED MlirValue fuserBuildConcat(FuserBuilder b, const MlirValue *inputs,
                                               intptr_t numInputs, int64_t dim);
+
+/*===-- Indexing ----------------------------------------------------------------===*/
+
+/// torch.gather(x, dim, index): the index (i32 or i64, x's rank, no larger
+/// than x in the other dims) picks along `dim` (negative: from the end).
+/// Indices outside [0, x.size(dim)) fail the run (docs/runtime.md).
+MLIR_CAPI_EXPORTED MlirValue fuserBuildGather(FuserBuilder b, MlirValue x, int64_t dim,
+                                              MlirValue index);
+/// torch.index_select(x, dim, index): a 1-D i32 or i64 index picks slices
+/// along `dim` (an embedding lookup is dim 0 of the table).
+MLIR_CAPI_EXPORTED MlirValue fuserBuildIndexSelect(FuserBuilder b, MlirValue x, int64_t dim,
+                                                   MlirValue index);
 
 /*===-- Composites (expanded by fuser-decompose) -----------------------------===*/
 

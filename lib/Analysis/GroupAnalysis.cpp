@@ -5,6 +5,7 @@
 #include "fuser/Dialect/Fuser/IR/FuserOps.h"
 
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 using namespace mlir;
 using namespace mlir::fuser;
@@ -19,6 +20,23 @@ unsigned mlir::fuser::numOperandsRead(Operation *op) {
   if (isa<SizeOp>(op))
     return 0;
   return op->getNumOperands();
+}
+
+bool mlir::fuser::isIndexingOp(Operation *op) { return isa<GatherOp, IndexSelectOp>(op); }
+
+Operation *mlir::fuser::gatherOfOwnValue(ArrayRef<Operation *> group) {
+  Operation *found = nullptr;
+  for (Operation *op : group)
+    if (isIndexingOp(op))
+      found = op;
+  if (!found)
+    return nullptr;
+  llvm::SmallPtrSet<Operation *, 16> members(group.begin(), group.end());
+  for (Operation *op : group)
+    if (isIndexingOp(op))
+      if (Operation *def = op->getOperand(0).getDefiningOp(); def && members.contains(def))
+        return op;
+  return nullptr;
 }
 
 StringRef mlir::fuser::groupKindName(GroupKind kind) {
@@ -46,6 +64,12 @@ FailureOr<GroupInfo> mlir::fuser::classifyGroup(ArrayRef<Operation *> group,
                                                 const ShapeAnalysis &shapes,
                                                 std::string *whyNot) {
   GroupInfo info;
+  if (Operation *g = gatherOfOwnValue(group)) {
+    fail(whyNot, "'" + g->getName().getStringRef() +
+                     "' reads its input at positions computed from data: the input must be "
+                     "in memory, written by an earlier kernel");
+    return failure();
+  }
   for (Operation *op : group)
     if (isReductionOp(op))
       info.reductions.push_back(op);
@@ -193,7 +217,7 @@ FailureOr<GroupInfo> mlir::fuser::classifyGroup(ArrayRef<Operation *> group,
       // combine kernel computes per column, never used by the row work (that
       // would need every row block to have finished).
       if (llvm::any_of(reads, [&](Value v) { return dependsOnReduction.contains(v); }) ||
-          isa<PermuteOp, SliceOp, PadOp, ConcatOp, BroadcastOp>(op) ||
+          isa<PermuteOp, SliceOp, PadOp, ConcatOp, BroadcastOp, IndexSelectOp>(op) ||
           llvm::any_of(op->getResults(), [&](Value r) { return !isOuterR(r); })) {
         fail(whyNot, "a value computed from a reduction across rows feeds the rows' "
                      "computation or is moved: that needs another kernel");
@@ -225,7 +249,7 @@ FailureOr<GroupInfo> mlir::fuser::classifyGroup(ArrayRef<Operation *> group,
     auto isSOrView = [&](Value v) { return isS(v) || info.sViews.contains(v); };
     bool makesView = false;
     if (fromReduction) {
-      bool remaps = isa<PermuteOp, SliceOp, PadOp, ConcatOp>(op);
+      bool remaps = isa<PermuteOp, SliceOp, PadOp, ConcatOp, IndexSelectOp>(op);
       if (auto r = dyn_cast<ReshapeOp>(op)) {
         makesView = isSOrView(r.getInput()) && !isS(r.getResult());
         remaps = !(isR(r.getInput()) && isR(r.getResult())) && !makesView &&

@@ -187,10 +187,45 @@ LogicalResult Analyzer::visit(Operation *op) {
                      " ({})"});
         return success();
       })
+      .Case<GatherOp>([&](GatherOp g) {
+        // The result has the index's shape; the index may be smaller than
+        // the input in every dim but the gathered one.
+        RankedTensorType in = g.getInput().getType(), index = g.getIndex().getType();
+        int64_t dim = g.getDimAttr().getInt();
+        for (unsigned i = 0; i < index.getRank(); ++i) {
+          unite(g.getIndex(), i, g.getResult(), i);
+          if ((int64_t)i == dim || !(in.isDynamicDim(i) || index.isDynamicDim(i)))
+            continue;
+          AffineExpr n = size(g.getIndex(), i), m = size(g.getInput(), i);
+          if (n && m)
+            constraints->push_back({ShapeAnalysis::Constraint::LessEqual, n, m,
+                                    "gather index size {} of " + describe(g.getIndex(), i) +
+                                        " must not exceed the input's ({})"});
+        }
+        return success();
+      })
+      .Case<IndexSelectOp>([&](IndexSelectOp s) {
+        int64_t dim = s.getDimAttr().getInt();
+        for (unsigned i = 0; i < s.getType().getRank(); ++i) {
+          if ((int64_t)i == dim)
+            unite(s.getIndex(), 0, s.getResult(), i);
+          else
+            unite(s.getInput(), i, s.getResult(), i);
+        }
+        return success();
+      })
       .Case<PadOp>([&](PadOp p) {
         for (unsigned i = 0; i < p.getType().getRank(); ++i) {
           if (!p.getType().isDynamicDim(i))
             continue;
+          // Negative amounts crop: the dim must hold what they crop.
+          int64_t crop = std::max<int64_t>(0, -p.getLow()[i]) +
+                         std::max<int64_t>(0, -p.getHigh()[i]);
+          if (crop > 0)
+            constraints->push_back({ShapeAnalysis::Constraint::LessEqual,
+                                    getAffineConstantExpr(crop, ctx), size(p.getInput(), i),
+                                    "pad crops {} elements from " +
+                                        describe(p.getInput(), i) + ", which has {}"});
           if (AffineExpr e = size(p.getInput(), i))
             define(p.getResult(), i, e + p.getLow()[i] + p.getHigh()[i],
                    describe(p.getResult(), i));

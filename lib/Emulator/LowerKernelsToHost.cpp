@@ -386,9 +386,13 @@ LogicalResult KernelLowering::run() {
       op->erase();
     } else if (auto rmw = dyn_cast<LLVM::AtomicRMWOp>(op)) {
       // The blocks run one after another: a plain read-modify-write is
-      // atomic here; the emulator records the arrival first.
-      declare(kArriveFn, {ptrTy}, {});
-      func::CallOp::create(b, loc, kArriveFn, TypeRange{}, ValueRange{ctx});
+      // atomic here; the emulator records the arrival first (not for the
+      // index error word's exchange, which hands no values between blocks).
+      if (!rmw->hasAttr(kIndexErrorAttr)) {
+        declare(kArriveFn, {ptrTy}, {});
+        func::CallOp::create(b, loc, kArriveFn, TypeRange{}, ValueRange{ctx});
+      }
+      rmw->removeAttr(kIndexErrorAttr);
       rmw.setSyncscope(std::nullopt);
       if (countTraffic) {
         reportGlobal(rmw.getPtr(), rmw.getVal().getType(), false);

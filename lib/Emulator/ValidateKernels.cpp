@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "fuser/Dialect/Fuser/IR/FuserAttrNames.h"
 #include "fuser/Emulator/Emulator.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -101,11 +102,16 @@ LogicalResult validateKernel(gpu::GPUFuncOp kernel) {
                             "refuses to compile it";
       return WalkResult::interrupt();
     }
-    if (auto rmw = dyn_cast<LLVM::AtomicRMWOp>(op);
-        rmw && (rmw.getBinOp() != LLVM::AtomicBinOp::add || !rmw.getVal().getType().isInteger(32))) {
-      op->emitError("fuser's kernels add to i32 counters only: the CPU emulation refuses "
-                    "this atomic");
-      return WalkResult::interrupt();
+    if (auto rmw = dyn_cast<LLVM::AtomicRMWOp>(op)) {
+      bool counter =
+          rmw.getBinOp() == LLVM::AtomicBinOp::add && rmw.getVal().getType().isInteger(32);
+      bool errorWord = rmw.getBinOp() == LLVM::AtomicBinOp::xchg &&
+                       rmw.getVal().getType().isInteger(64) && rmw->hasAttr(fuser::kIndexErrorAttr);
+      if (!counter && !errorWord) {
+        op->emitError("fuser's kernels add to i32 counters and exchange the index error "
+                      "word's flag only: the CPU emulation refuses this atomic");
+        return WalkResult::interrupt();
+      }
     }
     for (Type t : op->getResultTypes())
       if (!isValueType(t)) {

@@ -67,7 +67,22 @@ static constexpr unsigned kMaxRecomputedOps = 64;
 /// arguments alone: no reductions anywhere upstream. Every op that is not a
 /// reduction qualifies when its operands do (random ops too: their values
 /// are a function of seed, offset and index).
-static bool isRecomputable(Operation *op) { return !isReductionOp(op); }
+/// An indexing op qualifies when the table it reads is an argument (a table
+/// computed by some kernel would have to be in memory before the reader).
+static bool isRecomputable(Operation *op) {
+  if (isIndexingOp(op))
+    return isa<BlockArgument>(op->getOperand(0));
+  return !isReductionOp(op);
+}
+
+/// Whether an indexing op (gather, index_select) reads `v` as its input: at
+/// positions computed from data, so `v` must be in memory, never recomputed
+/// by the reader.
+static bool readAtComputedPositions(Value v) {
+  return llvm::any_of(v.getUses(), [](OpOperand &use) {
+    return isIndexingOp(use.getOwner()) && use.getOperandNumber() == 0;
+  });
+}
 
 /// The cone of `v`: the ops that compute it from the fusion's arguments, in
 /// program order, or failure when `v` depends on a reduction (or a result
@@ -117,6 +132,10 @@ static unsigned recomputeAcrossSegments(Block &body) {
       Value v = operand.get();
       Operation *def = v.getDefiningOp();
       if (!def || isFree(def) || segmentOf(def) == reader || segmentOf(def) < 0)
+        continue;
+      // An indexing op reads its input at positions computed from data:
+      // the input stays in memory (readAtComputedPositions).
+      if (isIndexingOp(&op) && operand.getOperandNumber() == 0)
         continue;
       IRMapping &map = clones[reader];
       if (Value known = map.lookupOrNull(v)) {
@@ -194,6 +213,7 @@ private:
   DenseMap<Value, bool> softness;
   SmallVector<SmallVector<Value>> outs; ///< values other groups or the return read
   SmallVector<bool> hasReduction;
+  SmallVector<bool> hasIndexing; ///< holds a gather or index_select
   /// Why the edge from one group to another stayed a boundary.
   std::map<std::pair<int, int>, std::string> boundaryReason;
 
@@ -215,7 +235,7 @@ ArrayRef<Operation *> Segmenter::members(int g) {
 
 bool Segmenter::isSoft(Value v) {
   auto [it, inserted] = softness.try_emplace(v, false);
-  if (inserted) {
+  if (inserted && !readAtComputedPositions(v)) {
     SmallVector<Operation *> cone;
     it->second = recomputeCone(v, cone);
   }
@@ -272,6 +292,16 @@ bool Segmenter::tryMerge(int a, int b) {
     });
     if (!ok)
       why = "outputs of a pointwise group differ in shape";
+    if (ok && (hasIndexing[a] || hasIndexing[b])) {
+      SmallVector<Operation *> merged(members(a));
+      merged.append(members(b).begin(), members(b).end());
+      if (Operation *g = gatherOfOwnValue(merged)) {
+        ok = false;
+        why = "'" + g->getName().getStringRef().str() +
+              "' reads its input at positions computed from data: the input must be in "
+              "memory, written by an earlier kernel";
+      }
+    }
   } else {
     SmallVector<Operation *> merged(members(a));
     merged.append(members(b).begin(), members(b).end());
@@ -325,6 +355,7 @@ bool Segmenter::tryMerge(int a, int b) {
   outs[a] = std::move(mergedOuts);
   outs[b].clear();
   hasReduction[a] = hasReduction[a] || hasReduction[b];
+  hasIndexing[a] = hasIndexing[a] || hasIndexing[b];
   return true;
 }
 
@@ -335,6 +366,10 @@ LogicalResult Segmenter::run(bool dump, StringRef dot) {
       return op.emitOpError("cannot be placed in a kernel");
     if (isa<SoftmaxOp, LogSoftmaxOp, LayerNormOp, RmsNormOp, DropoutOp>(op))
       return op.emitOpError("must be expanded by fuser-decompose first");
+    if (isIndexingOp(&op))
+      if (Operation *def = op.getOperand(0).getDefiningOp(); def && isFree(def))
+        return op.emitOpError("reads a constant or an iota at positions computed from data; "
+                              "pass the table as an argument of the fusion");
     if (isFree(&op) || isResultView(&op))
       continue;
     int g = parent.size();
@@ -345,6 +380,7 @@ LogicalResult Segmenter::run(bool dump, StringRef dot) {
     ops.push_back({&op});
     sorted.push_back(true);
     hasReduction.push_back(isReductionOp(&op));
+    hasIndexing.push_back(isIndexingOp(&op));
     order.push_back(&op);
   }
   unsigned numGroups = order.size();

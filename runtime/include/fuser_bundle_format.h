@@ -127,7 +127,25 @@
 #define FUSER_BUNDLE_ALLOC_ZEROED 1
 #define FUSER_BUNDLE_OP_LAUNCH 21
 #define FUSER_BUNDLE_OP_RESULT_DIM 22
-#define FUSER_BUNDLE_OP_LAST 22
+/* INDEX_CHECK (added in format 2 with gather and index_select; a runtime
+ * older than it rejects the opcode): buffer `a` is the fusion's index error
+ * word, i64[FUSER_INDEX_WORD_SIZE], zeroed by its ALLOC; the runtime waits
+ * for the call's stream, reads it and fails the call when FLAG is set,
+ * naming line SITE of string `imm` (one line per indexing op). */
+#define FUSER_BUNDLE_OP_INDEX_CHECK 23
+#define FUSER_BUNDLE_OP_LAST 23
+
+/* ---- the index error word (what kernels record) ---------------------------
+ * i64 elements: FLAG 1 once a thread met an index out of range (the thread
+ * that set it writes the rest), SITE the indexing op (a line of
+ * INDEX_CHECK's string), ELEMENT the row-major position in that op's result,
+ * VALUE the index, BOUND the size it must be below. */
+#define FUSER_INDEX_WORD_SIZE 8
+#define FUSER_INDEX_WORD_FLAG 0
+#define FUSER_INDEX_WORD_SITE 1
+#define FUSER_INDEX_WORD_ELEMENT 2
+#define FUSER_INDEX_WORD_VALUE 3
+#define FUSER_INDEX_WORD_BOUND 4
 
 /* ---- launch record -------------------------------------------------------- */
 #define FUSER_BUNDLE_LAUNCH_SIZE 48

@@ -20,10 +20,11 @@
 #define LAUNCH_REC FUSER_BUNDLE_LAUNCH_SIZE
 #define PARAM_REC FUSER_BUNDLE_PARAM_SIZE
 
-static const char *const op_names[] = {
+const char *const fr_op_names[OP_LAST + 1] = {
     "?",   "CONST", "DIM", "ADD", "SUB", "MUL", "DIV",    "CEILDIV",
     "REM", "MIN",   "MAX", "EQ",  "NE",  "LT",  "LE",     "AND",
-    "OR",  "SELECT", "ALIGNED", "ASSERT", "ALLOC", "LAUNCH", "RESULT_DIM"};
+    "OR",  "SELECT", "ALIGNED", "ASSERT", "ALLOC", "LAUNCH", "RESULT_DIM",
+    "INDEX_CHECK"};
 
 /* ---- reading ----------------------------------------------------------- */
 
@@ -488,6 +489,34 @@ static bool can_fail(uint16_t op) {
   }
 }
 
+/* INDEX_CHECK reads FUSER_INDEX_WORD_SIZE i64s of buffer `a` back from the
+ * device: it must be an intermediate allocated before it, zeroed, with a
+ * constant size that holds them (a crafted plan must not make the runtime
+ * read past a buffer). */
+static fuser_error *check_index_word(reader *r, const fuser_fusion *f,
+                                     uint32_t i, uint32_t a, uint32_t nio,
+                                     uint32_t nbuf,
+                                     const unsigned char *allocated) {
+  if (a < nio || a >= nbuf || !allocated[a - nio])
+    return bad(r, "buffer %u is not an intermediate allocated before it", a);
+  for (uint32_t k = i; k-- > 0;) {
+    const fr_instr *al = &f->instrs[k];
+    if (al->op != OP_ALLOC || al->a != a) continue;
+    if (!(al->imm & FUSER_BUNDLE_ALLOC_ZEROED))
+      return bad(r, "buffer %u (the index error word) is not zeroed", a);
+    for (uint32_t j = k; j-- > 0;)
+      if (f->instrs[j].op == OP_CONST && f->instrs[j].dst == al->b) {
+        if (f->instrs[j].imm < 8 * FUSER_INDEX_WORD_SIZE)
+          return bad(r, "buffer %u (the index error word) has %lld bytes, "
+                        "fewer than %d",
+                     a, (long long)f->instrs[j].imm, 8 * FUSER_INDEX_WORD_SIZE);
+        return NULL;
+      }
+    return bad(r, "buffer %u (the index error word) has no constant size", a);
+  }
+  return bad(r, "buffer %u (the index error word) has no ALLOC", a);
+}
+
 /* Registers start at 0, but a plan the compiler writes never reads one
  * before an earlier instruction has set it (the plan is straight-line SSA):
  * such a read is damage or a crafted plan, e.g. a size check made to read
@@ -586,7 +615,7 @@ static fuser_error *parse_instrs(reader *r, fuser_fusion *f, uint64_t off) {
       break;
     }
     snprintf(r->loc, sizeof r->loc, "%.300s: instruction %u (%s)", base, i,
-             op_names[in->op]);
+             fr_op_names[in->op]);
     if (u16_at(r, o + FUSER_BUNDLE_I_RESERVED) != 0) {
       e = bad(r, "reserved field is not 0");
       break;
@@ -662,6 +691,17 @@ static fuser_error *parse_instrs(reader *r, fuser_fusion *f, uint64_t off) {
       else
         allocated[in->a - nio] = 1;
       break;
+    case OP_INDEX_CHECK:
+      e = check_index_word(r, f, i, in->a, nio, nbuf, allocated);
+      if (!e) {
+        if (in->imm < 0 || (uint64_t)in->imm > 0xFFFFFFFFu)
+          e = bad(r, "sites: string reference %lld is outside the string "
+                     "table (%llu bytes)",
+                  (long long)in->imm, (unsigned long long)r->str_size);
+        else
+          e = get_string(r, "sites", (uint32_t)in->imm, &in->msg);
+      }
+      break;
     case OP_RESULT_DIM:
       REG(a);
       if (!e && in->b >= f->num_dyn)
@@ -700,7 +740,7 @@ static fuser_error *parse_instrs(reader *r, fuser_fusion *f, uint64_t off) {
     if (!e) e = check_reads(r, f, in, written);
     if (e) break;
     switch (in->op) {
-    case OP_ASSERT: case OP_ALLOC: case OP_LAUNCH:
+    case OP_ASSERT: case OP_ALLOC: case OP_LAUNCH: case OP_INDEX_CHECK:
       break;
     case OP_RESULT_DIM:
       result_dim[in->b] = 1;

@@ -123,6 +123,10 @@ size_t fuser_fusion_plan_text(const fuser_fusion *f, char *buffer,
       if (in->b != FR_NONE) put(&t, "if r%" PRIu32 " ", in->b);
       put_launch(&t, f, &f->launches[in->a]);
       break;
+    case OP_INDEX_CHECK:
+      put(&t, "index check ");
+      put_buffer(&t, f, in->a);
+      break;
     case OP_RESULT_DIM: {
       const fuser_dyn_dim_info *d = &f->dyn[in->b];
       put(&t, "result dim %" PRIu32 " (%s[%" PRIu32 "]) = r%" PRIu32, in->b,

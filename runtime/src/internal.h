@@ -153,8 +153,12 @@ enum {
   OP_ALLOC = FUSER_BUNDLE_OP_ALLOC,
   OP_LAUNCH = FUSER_BUNDLE_OP_LAUNCH,
   OP_RESULT_DIM = FUSER_BUNDLE_OP_RESULT_DIM,
+  OP_INDEX_CHECK = FUSER_BUNDLE_OP_INDEX_CHECK,
   OP_LAST = FUSER_BUNDLE_OP_LAST,
 };
+
+/* Each opcode's name, for messages (bundle.c). */
+extern const char *const fr_op_names[OP_LAST + 1];
 
 enum {
   PARAM_PTR = FUSER_BUNDLE_PARAM_PTR,
@@ -166,7 +170,7 @@ typedef struct fr_instr {
   uint16_t op;
   uint32_t dst, a, b;
   int64_t imm;
-  const char *msg; /* ASSERT: the message */
+  const char *msg; /* ASSERT: the message; INDEX_CHECK: the sites */
 } fr_instr;
 
 /* A byte range of device memory a call touches: [begin, end) of tensor

@@ -23,11 +23,6 @@
 #define SMEM_DEFAULT_LIMIT (48u * 1024u)
 #define ALLOC_ALIGN 256u
 
-static const char *const op_name[] = {
-    "?",   "CONST", "DIM", "ADD", "SUB", "MUL", "DIV",    "CEILDIV",
-    "REM", "MIN",   "MAX", "EQ",  "NE",  "LT",  "LE",     "AND",
-    "OR",  "SELECT", "ALIGNED", "ASSERT", "ALLOC", "LAUNCH", "RESULT_DIM"};
-
 typedef enum mode {
   MODE_PREPARE, /* everything but enqueueing */
   MODE_LAUNCH,  /* second pass: allocations are done, enqueue */
@@ -65,7 +60,7 @@ static fuser_error *fail(const call *c, uint32_t i, fuser_error_code code,
   vsnprintf(what, sizeof what, format, ap);
   va_end(ap);
   return fuser_error_create(code, "fusion '%s': instruction %u (%s): %s",
-                            c->f->name, i, op_name[c->f->instrs[i].op], what);
+                            c->f->name, i, fr_op_names[c->f->instrs[i].op], what);
 }
 
 static fuser_error *assert_failed(const call *c, uint32_t i,
@@ -93,6 +88,36 @@ static fuser_error *assert_failed(const call *c, uint32_t i,
   return fuser_error_create(FUSER_ERROR_ASSERTION,
                             "fusion '%s': instruction %u (ASSERT) failed: %s",
                             c->f->name, i, buf);
+}
+
+/* INDEX_CHECK: waits for the call's kernels, reads the index error word
+ * and fails the call when a kernel recorded an index out of range. */
+static fuser_error *index_check(call *c, uint32_t i, const fr_instr *in) {
+  const fuser_driver *d = c->rt->drv;
+  int64_t w[FUSER_INDEX_WORD_SIZE] = {0};
+  fuser_error *e = d->synchronize(c->rt->dctx, c->stream, 0);
+  if (!e) e = d->copy_d2h(c->rt->dctx, w, c->bufs[in->a], sizeof w);
+  if (e)
+    return fr_error_wrap(e, "fusion '%s': instruction %u (INDEX_CHECK): reading "
+                            "the index error word", c->f->name, i);
+  if (w[FUSER_INDEX_WORD_FLAG] == 0) return NULL;
+  /* Line SITE of the sites string names the op. */
+  const char *site = in->msg ? in->msg : "";
+  for (int64_t k = 0; k < w[FUSER_INDEX_WORD_SITE] && site; k++) {
+    site = strchr(site, '\n');
+    if (site) site++;
+  }
+  if (!site || !*site) site = "an indexing op the bundle does not name";
+  int len = (int)strcspn(site, "\n");
+  return fuser_error_create(
+      FUSER_ERROR_OUT_OF_RANGE,
+      "fusion '%s': index %" PRId64 " is out of range [0, %" PRId64
+      ") in %.*s, at element %" PRId64
+      " of its result (row-major); nothing was read there and the element "
+      "is 0",
+      c->f->name, w[FUSER_INDEX_WORD_VALUE], w[FUSER_INDEX_WORD_BOUND],
+      len, site,
+      w[FUSER_INDEX_WORD_ELEMENT]);
 }
 
 /* Computes a launch's sizes and parameters, and enqueues it if `enqueue`. */
@@ -396,6 +421,12 @@ static fuser_error *exec(call *c, mode md) {
             "fusion '%s': dim %u of result '%s' is %" PRId64
             " but the fusion computes %" PRId64 " from its arguments",
             f->name, f->dyn[in->b].dim, t->name, c->dims[in->b], r[in->a]);
+      }
+      break;
+    case OP_INDEX_CHECK:
+      if (md == MODE_LAUNCH || md == MODE_BOTH) {
+        fuser_error *e = index_check(c, i, in);
+        if (e) return e;
       }
       break;
     case OP_LAUNCH:

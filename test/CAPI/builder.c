@@ -337,6 +337,10 @@ static void testShapeOps(MlirContext ctx) {
   fuserBuilderAddOutput(b, fuserBuildConcat(b, parts, 3, -1), S(""));
   MlirValue dparts[] = {d, d};
   fuserBuilderAddOutput(b, fuserBuildConcat(b, dparts, 2, 0), S(""));
+  MlirValue gi = fuserBuilderAddInput(b, FuserDTypeI64, 2, (int64_t[]){8, 3}, S("gi"));
+  MlirValue ids = fuserBuilderAddInput(b, FuserDTypeI32, 1, (int64_t[]){DYN}, S("ids"));
+  fuserBuilderAddOutput(b, fuserBuildGather(b, x, -1, gi), S(""));
+  fuserBuilderAddOutput(b, fuserBuildIndexSelect(b, d, 0, ids), S(""));
   finishAndPrint(b);
 }
 // CHECK-LABEL: @testShapeOps
@@ -348,6 +352,8 @@ static void testShapeOps(MlirContext ctx) {
 // CHECK-NEXT: fuser.pad %{{.*}}, %{{.*}} low = [0, 1] high = [2, 0] : tensor<8x16xi64>, tensor<i64> -> tensor<10x17xi64>
 // CHECK-NEXT: fuser.concat %{{.*}}, %{{.*}}, %{{.*}} dim = 1 : tensor<8x16xi64>, tensor<8x16xi64>, tensor<8x16xi64> -> tensor<8x48xi64>
 // CHECK-NEXT: fuser.concat %{{.*}}, %{{.*}} dim = 0 : tensor<?x6xf32>, tensor<?x6xf32> -> tensor<?x6xf32>
+// CHECK-NEXT: fuser.gather %{{.*}}, %{{.*}} dim = 1 : tensor<8x16xi64>, tensor<8x3xi64> -> tensor<8x3xi64>
+// CHECK-NEXT: fuser.index_select %{{.*}}, %{{.*}} dim = 0 : tensor<?x6xf32>, tensor<?xi32> -> tensor<?x6xf32>
 
 static void testComposites(MlirContext ctx) {
   fprintf(stderr, "@testComposites\n");

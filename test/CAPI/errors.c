@@ -320,7 +320,7 @@ static void testShapeOps(MlirContext ctx) {
   EXPECT_FAIL(b, fuserBuildSlice(b, x, 2, NULL, (int64_t[]){4, 8}, NULL));
   EXPECT_FAIL(b, fuserBuildPad(b, x, x, 2, (int64_t[]){0, 0}, (int64_t[]){0, 0}));
   EXPECT_FAIL(b, fuserBuildPad(b, x, zi, 2, (int64_t[]){0, 0}, (int64_t[]){0, 0}));
-  EXPECT_FAIL(b, fuserBuildPad(b, x, z, 2, (int64_t[]){0, -1}, (int64_t[]){0, 0}));
+  EXPECT_FAIL(b, fuserBuildPad(b, x, z, 2, (int64_t[]){0, -9}, (int64_t[]){0, 0}));
   EXPECT_FAIL(b, fuserBuildPad(b, x, z, 1, (int64_t[]){0}, (int64_t[]){0}));
   EXPECT_FAIL(b, fuserBuildPad(b, x, z, 2, (int64_t[]){INT64_MAX, 0}, (int64_t[]){INT64_MAX, 0}));
   EXPECT_FAIL(b, fuserBuildConcat(b, NULL, 0, 0));
@@ -329,6 +329,12 @@ static void testShapeOps(MlirContext ctx) {
   EXPECT_FAIL(b, fuserBuildConcat(b, (MlirValue[]){x, y}, 2, 0));
   EXPECT_FAIL(b, fuserBuildConcat(b, (MlirValue[]){x, y}, 2, 2));
   EXPECT_FAIL(b, fuserBuildConcat(b, (MlirValue[]){x, NONE}, 2, 1));
+  MlirValue ids = input(b, FuserDTypeI64, SHAPE(3));
+  EXPECT_FAIL(b, fuserBuildGather(b, x, 1, y));
+  EXPECT_FAIL(b, fuserBuildGather(b, x, 1, ids));
+  EXPECT_FAIL(b, fuserBuildGather(b, x, 2, i));
+  EXPECT_FAIL(b, fuserBuildIndexSelect(b, x, 0, i));
+  EXPECT_FAIL(b, fuserBuildIndexSelect(b, x, 0, NONE));
   fuserBuilderDestroy(b);
 }
 // CHECK-LABEL: @testShapeOps
@@ -343,7 +349,7 @@ static void testShapeOps(MlirContext ctx) {
 // CHECK-NEXT: error: f: error: fuserBuildSlice: start is NULL with 2 entries
 // CHECK-NEXT: error: f: error: fuserBuildPad: 'fuser.pad' op padding value must have rank 0, got 'tensor<4x8xf32>'
 // CHECK-NEXT: error: f: error: fuserBuildPad: 'fuser.pad' op padding value element type 'i32' differs from the input's 'f32'; insert a fuser.cast
-// CHECK-NEXT: error: f: error: fuserBuildPad: 'fuser.pad' op dim 1 has negative padding; use fuser.slice to crop
+// CHECK-NEXT: error: f: error: fuserBuildPad: 'fuser.pad' op dim 1 of size 8 cannot be cropped by 9 (low -9, high 0)
 // CHECK-NEXT: error: f: error: fuserBuildPad: 'fuser.pad' op low and high need 2 entries each (the operand rank)
 // CHECK-NEXT: error: f: error: fuserBuildPad: 'fuser.pad' op dim 0: 4 + 9223372036854775807 + 9223372036854775807 overflows 64 bits
 // CHECK-NEXT: error: f: error: fuserBuildConcat: needs at least one input (inputs is NULL, numInputs 0)
@@ -352,6 +358,11 @@ static void testShapeOps(MlirContext ctx) {
 // CHECK-NEXT: error: f: error: fuserBuildConcat: 'fuser.concat' op operand shapes [4, 8] and [4, 3] differ in dim 1, which is not the concat dim
 // CHECK-NEXT: error: f: error: fuserBuildConcat: dim 2 is out of range for rank 2 (expected a dim in [-2, 1])
 // CHECK-NEXT: error: f: error: fuserBuildConcat: operand 2 is null
+// CHECK-NEXT: error: f: error: fuserBuildGather: the index must be a tensor of i32 or i64, got f32
+// CHECK-NEXT: error: f: error: fuserBuildGather: 'fuser.gather' op index [3] and input [4, 8] differ in rank (torch.gather needs the same rank)
+// CHECK-NEXT: error: f: error: fuserBuildGather: dim 2 is out of range for rank 2 (expected a dim in [-2, 1])
+// CHECK-NEXT: error: f: error: fuserBuildIndexSelect: 'fuser.index_select' op index must have rank 1, got [4, 8]
+// CHECK-NEXT: error: f: error: fuserBuildIndexSelect: operand 2 is null
 
 static void testRandom(MlirContext ctx) {
   fprintf(stderr, "@testRandom\n");

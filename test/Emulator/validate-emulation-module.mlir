@@ -85,7 +85,7 @@ gpu.module @notkernel_kernels {
 gpu.module @atomics {
   gpu.func @k(%p: !llvm.ptr) kernel {
     %one = arith.constant 1.0 : f32
-    // expected-error @+1 {{fuser's kernels add to i32 counters only: the CPU emulation refuses this atomic}}
+    // expected-error @+1 {{fuser's kernels add to i32 counters and exchange the index error word's flag only: the CPU emulation refuses this atomic}}
     %old = llvm.atomicrmw fadd %p, %one monotonic : !llvm.ptr, f32
     gpu.return
   }

@@ -20,6 +20,11 @@
  *       oom_live:N         cuMemAlloc_v2 fails while N allocations are live
  *       memcpy             the copies fail
  *       sync               cuStreamSynchronize/cuCtxSynchronize fail
+ *   FUSER_FAKE_INDEX_ERROR=P,SITE,ELEMENT,VALUE,BOUND
+ *                             every cuLaunchKernel writes an index error
+ *                             report (docs/bundle.md, INDEX_CHECK) into the
+ *                             buffer its pointer parameter P points at, as
+ *                             a kernel that met an index out of range does
  *   FUSER_FAKE_DEVICES=n      number of devices (default 1)
  *   FUSER_FAKE_LOAD_DELAY_MS=n  cuModuleLoadDataEx sleeps (races in tests)
  *
@@ -118,6 +123,9 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static FILE *log_file;
 static char log_path[1024];
 static char fail_spec[256];
+/* FUSER_FAKE_INDEX_ERROR: the pointer parameter and the words to write. */
+static int index_error_param = -1;
+static int64_t index_error[5] = {1};
 static int num_devices = 1;
 static int load_delay_ms;
 static int initialized;
@@ -241,6 +249,12 @@ EXPORT CUresult cuInit(unsigned flags) {
   }
   const char *f = getenv("FUSER_FAKE_FAIL");
   snprintf(fail_spec, sizeof fail_spec, "%s", f ? f : "");
+  const char *ie = getenv("FUSER_FAKE_INDEX_ERROR");
+  index_error_param = -1;
+  if (ie && sscanf(ie, "%d,%" SCNd64 ",%" SCNd64 ",%" SCNd64 ",%" SCNd64,
+                   &index_error_param, &index_error[1], &index_error[2],
+                   &index_error[3], &index_error[4]) != 5)
+    index_error_param = -1;
   const char *d = getenv("FUSER_FAKE_DEVICES");
   num_devices = d ? atoi(d) : 1;
   const char *ld = getenv("FUSER_FAKE_LOAD_DELAY_MS");
@@ -495,6 +509,11 @@ EXPORT CUresult cuLaunchKernel(CUfunction h, unsigned gx, unsigned gy,
   fake_function *f = find_function(h);
   if (!r && !f) r = failed(CUDA_ERROR_INVALID_HANDLE, "cuLaunchKernel");
   if (r) goto done;
+  if (index_error_param >= 0 && params && params[index_error_param]) {
+    uint64_t word;
+    memcpy(&word, params[index_error_param], 8);
+    memcpy((void *)(uintptr_t)word, index_error, sizeof index_error);
+  }
   if (!log_file && !fail_spec[0]) {
     /* Fast path for benchmarks: nothing to record or inject. */
     launch_count++;

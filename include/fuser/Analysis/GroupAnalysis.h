@@ -88,6 +88,12 @@ inline constexpr unsigned kMaxReductionsPerKernel = 16;
 /// the rest only lend their shape (fuser.rand's `like`, fuser.size's input).
 unsigned numOperandsRead(Operation *op);
 bool isReductionOp(Operation *op);
+/// Whether `op` reads its first operand at positions computed from data
+/// (gather, index_select): that operand is never computed in the same
+/// kernel, nor recomputed by it.
+bool isIndexingOp(Operation *op);
+/// An indexing op of `group` whose first operand `group` computes, or null.
+Operation *gatherOfOwnValue(ArrayRef<Operation *> group);
 
 /// The scheduler that accepts the ops `group` (a set of ops of one fusion)
 /// whose results `outputs` are used outside it, or failure with the reason

@@ -187,6 +187,7 @@ static LogicalResult emitFusion(func::FuncOp fusion, gpu::GPUModuleOp module,
     if (s.outputs.empty())
       continue;
     LogicalResult r = failure();
+    fe.segmentReportsIndexErrors = llvm::any_of(s.ops, isIndexingOp);
     if (s.scheduler == "pointwise") {
       r = emitPointwiseSegment(fe, s);
     } else if (s.scheduler == "reduction" || s.scheduler == "normalization" ||
@@ -203,6 +204,10 @@ static LogicalResult emitFusion(func::FuncOp fusion, gpu::GPUModuleOp module,
     if (failed(r))
       return failure();
   }
+  // After every launch: an index out of range fails the call.
+  if (!fe.indexSites().empty())
+    IndexCheckOp::create(fe.planBuilder, fe.loc, fe.indexErrorWord(),
+                         llvm::join(fe.indexSites(), "\n"));
 
   // The plan takes the fusion's place (and name).
   std::string name = fusion.getSymName().str();

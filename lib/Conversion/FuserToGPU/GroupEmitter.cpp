@@ -66,6 +66,11 @@ Index GroupEmitter::operandIndex(Operation *op, unsigned i,
           out.push_back(e - p.getLow()[k]);
         return Index{false, out};
       })
+      .Case<IndexSelectOp>([&](IndexSelectOp s) {
+        // The 1-D index at the result's position along dim (operand 0, the
+        // table, is read at positions computed from data: emitIndexing).
+        return Index{false, {multiIndex(result, idx)[s.getDimAttr().getInt()]}};
+      })
       .Case<ConcatOp>([&](ConcatOp c) {
         int64_t dim = c.getDimAttr().getInt();
         SmallVector<AffineExpr> m = multiIndex(result, idx);
@@ -109,6 +114,14 @@ void GroupEmitter::analyze(Value root, const Index &rootIdx) {
       continue;
     if (isa<IotaOp, PadOp, ConcatOp>(op))
       mergeable = false;
+    if (isIndexingOp(op)) {
+      // The table is read at positions computed from data (no affine
+      // offset to merge dims by or vectorize on); the index is read at the
+      // result's position like an elementwise operand.
+      mergeable = false;
+      work.push_back({op->getOperand(1), operandIndex(op, 1, idx), guarded});
+      continue;
+    }
     // A random op computes its result's row-major index: the iteration
     // space must keep that expressible, as it keeps the inputs' offsets.
     if (isa<RandOp, RandnOp, BernoulliOp>(op))
@@ -237,7 +250,8 @@ bool GroupEmitter::emitsOperandsFirst(Value v) {
   if (known.count(v) || isInput(v))
     return false;
   Operation *op = v.getDefiningOp();
-  return !isa<ConstantOp, IotaOp, SizeOp, PadOp, ConcatOp>(op) && op->getNumOperands() > 0;
+  return !isa<ConstantOp, IotaOp, SizeOp, PadOp, ConcatOp, GatherOp, IndexSelectOp>(op) &&
+         op->getNumOperands() > 0;
 }
 
 Lanes GroupEmitter::emit(Value v, const Index &idx, unsigned lanes) {
@@ -347,6 +361,9 @@ Lanes GroupEmitter::emitOp(Operation *op, const Index &idx,
   if (isa<BroadcastOp, PermuteOp, ReshapeOp, SliceOp>(op))
     return emit(op->getOperand(0), operandIndex(op, 0, idx), lanes);
 
+  if (isIndexingOp(op))
+    return lanes > 1 ? emitScalarized(result, idx, lanes) : emitIndexing(op, idx);
+
   if (isa<RandOp, RandnOp, BernoulliOp>(op)) {
     // The element's row-major index in the result: one per lane, like iota.
     AffineExpr e = toIteration(linearIndex(result, idx));
@@ -412,8 +429,9 @@ Lanes GroupEmitter::emitOp(Operation *op, const Index &idx,
     if (auto pad = dyn_cast<PadOp>(op)) {
       SmallVector<unsigned> dims;
       for (unsigned d = 0; d < pad.getType().getRank(); ++d)
-        if (pad.getLow()[d] || pad.getHigh()[d])
-          dims.push_back(d);
+        if (pad.getLow()[d] > 0 || pad.getHigh()[d] > 0)
+          dims.push_back(d); // cropping alone never leaves the input
+
       Index oi = operandIndex(op, 0, idx);
       Value cond = dims.empty() ? Value() : inBounds(pad.getInput(), oi, dims);
       if (!cond)
@@ -486,6 +504,67 @@ Lanes GroupEmitter::emitOp(Operation *op, const Index &idx,
   Value v = emitElementwise(b, loc, op, values, fe.math);
   assert(v && "no emitter for this elementwise op");
   return {v, allUniform};
+}
+
+Lanes GroupEmitter::emitIndexing(Operation *op, const Index &idx) {
+  // result[m] = table[m with m[dim] := index value], one element: the
+  // index read where the result's element is (gather: the same position;
+  // index_select: m[dim] of the 1-D index), checked against the table's
+  // size along dim before the table is read.
+  OpBuilder &b = kb->b;
+  Location loc = kb->loc;
+  Value result = op->getResult(0), table = op->getOperand(0);
+  int64_t dim = cast<IntegerAttr>(op->getAttr("dim")).getInt();
+  Type elem = elementTypeOf(result);
+  Value index = emit(op->getOperand(1), operandIndex(op, 1, idx), 1).value;
+  ArrayRef<AffineExpr> tableShape = shapeOf(table);
+  Value bound = kb->expander->expand(tableShape[dim]);
+  // Compare in 64 bits: an i64 index past 2^31 must not wrap into range in
+  // a 32-bit kernel. Unsigned: a negative index is out of range too.
+  Type i64 = b.getI64Type();
+  Value wide = index.getType() == i64 ? index : arith::ExtSIOp::create(b, loc, i64, index);
+  Value wideBound = bound.getType() == i64 ? bound : arith::ExtUIOp::create(b, loc, i64, bound);
+  Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, wide, wideBound);
+  // Units past the end of their row (or rows past the last) read nothing
+  // and report nothing: their index is a stand-in.
+  Value live = !loadMask  ? rowMask
+               : !rowMask ? loadMask
+                          : arith::AndIOp::create(b, loc, loadMask, rowMask).getResult();
+  Value read = live ? arith::AndIOp::create(b, loc, live, inRange).getResult() : inRange;
+  auto ifOp = scf::IfOp::create(b, loc, TypeRange{elem}, read, true);
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    ExprScope scope(*kb->expander);
+    SmallVector<AffineExpr> m = multiIndex(result, idx);
+    m[dim] = getAffineConstantExpr(0, ctx);
+    AffineExpr stride = getAffineConstantExpr(1, ctx);
+    for (size_t k = dim + 1; k < tableShape.size(); ++k)
+      stride = stride * tableShape[k];
+    Value base = kb->expander->expand(toIteration(linearize(m, tableShape)));
+    Value at = kb->idxTy == i64 ? wide : arith::TruncIOp::create(b, loc, kb->idxTy, wide);
+    Value offset = arith::AddIOp::create(
+        b, loc, base,
+        arith::MulIOp::create(b, loc, at,
+                              kb->expander->expand(simplify(stride, 0, numSymbols))));
+    scf::YieldOp::create(b, loc, kb->load(kb->pointer(table), elem, offset, 1));
+    b.setInsertionPointToStart(&ifOp.getElseRegion().front());
+    scf::YieldOp::create(b, loc,
+                         Value(arith::ConstantOp::create(b, loc, elem, b.getZeroAttr(elem))));
+  }
+  // Out of range where the element is live: record it, once per call.
+  Value outOfRange = arith::XOrIOp::create(
+      b, loc, inRange, arith::ConstantOp::create(b, loc, b.getBoolAttr(true)));
+  Value report = live ? arith::AndIOp::create(b, loc, live, outOfRange).getResult() : outOfRange;
+  auto reportIf = scf::IfOp::create(b, loc, report, /*withElseRegion=*/false);
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(&reportIf.getThenRegion().front());
+    ExprScope scope(*kb->expander);
+    Value element = kb->expander->expand(toIteration(linearIndex(result, idx)));
+    kb->recordIndexError(fe.indexSite(op), element, index, bound);
+  }
+  return {ifOp.getResult(0), true};
 }
 
 Value GroupEmitter::asIndex(Value v) {

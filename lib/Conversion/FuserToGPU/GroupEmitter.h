@@ -189,6 +189,10 @@ protected:
   Value maskedLoad(Value v, Type elem, AffineExpr offset, unsigned lanes);
   Lanes emitOp(Operation *op, const Index &idx, unsigned lanes);
   Lanes emitScalarized(Value v, const Index &idx, unsigned lanes);
+  /// One element of a gather or index_select: the index checked against
+  /// the table's extent, the table read only in range, an index out of
+  /// range recorded in the fusion's index error word.
+  Lanes emitIndexing(Operation *op, const Index &idx);
   /// The index expression `e` at each lane (`e`, `e + 1`, ...: iota's and
   /// the random ops' per-lane indices), uniform when `e` does not move
   /// with the lane; none when its lane stride is not 0 or 1 (scalarize).

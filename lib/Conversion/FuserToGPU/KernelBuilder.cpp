@@ -7,7 +7,10 @@
 #include "fuser/Dialect/Fuser/IR/FuserOps.h"
 #include "fuser/Transforms/Segments.h"
 
+#include "fuser_bundle_format.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
@@ -137,6 +140,29 @@ FusionEmitter::FusionEmitter(func::FuncOp fusion, const ShapeAnalysis &shapes,
 Value FusionEmitter::planExpr(AffineExpr e) { return planExpander->expand(e); }
 Value FusionEmitter::planConstant(int64_t v) { return planExpander->constant(v); }
 
+Value FusionEmitter::indexErrorWord() {
+  if (!errorWord) {
+    auto t = MemRefType::get({kIndexErrorWordSize}, planBuilder.getI64Type());
+    errorWord = memref::AllocOp::create(planBuilder, loc, t);
+    ZeroedOp::create(planBuilder, loc, errorWord);
+  }
+  return errorWord;
+}
+
+unsigned FusionEmitter::indexSite(Operation *op) {
+  auto [it, inserted] = siteOf.try_emplace(op, sites.size());
+  if (inserted) {
+    std::string line;
+    llvm::raw_string_ostream os(line);
+    os << op->getName() << " dim " << cast<IntegerAttr>(op->getAttr("dim")).getInt()
+       << " at " << op->getLoc();
+    // One line per site.
+    std::replace(line.begin(), line.end(), '\n', ' ');
+    sites.push_back(line);
+  }
+  return it->second;
+}
+
 std::string FusionEmitter::newKernelName() {
   return (fusion.getSymName() + "_" + Twine(kernelCount++)).str();
 }
@@ -172,6 +198,10 @@ KernelBuilder::KernelBuilder(FusionEmitter &fe, StringRef name,
       idxTy(b.getIntegerType(indexBits)), inputs(ins), outputs(outs),
       extras(extraBuffers), symbols(syms), numFlags(numFlags) {
   MLIRContext *ctx = b.getContext();
+  if (fe.segmentReportsIndexErrors) {
+    extras.push_back(fe.indexErrorWord());
+    reportsIndexErrors = true;
+  }
   auto ptrTy = LLVM::LLVMPointerType::get(ctx);
   SmallVector<Type> types;
   types.append(inputs.size() + outputs.size() + extras.size(), ptrTy);
@@ -218,6 +248,49 @@ Value KernelBuilder::pointer(Value tensor) {
 
 Value KernelBuilder::extraPointer(unsigned i) {
   return func.getArgument(inputs.size() + outputs.size() + i);
+}
+
+Value KernelBuilder::indexErrorWordPointer() {
+  assert(reportsIndexErrors && "the kernel takes no index error word");
+  return extraPointer(extras.size() - 1);
+}
+
+void KernelBuilder::recordIndexError(unsigned site, Value element, Value value, Value bound) {
+  // One thread wins the exchange and writes the rest: the word then holds
+  // one consistent report, read by the plan after the call's kernels end.
+  Type i64 = b.getI64Type();
+  auto toI64 = [&](Value v) -> Value {
+    if (v.getType() == i64)
+      return v;
+    return arith::ExtSIOp::create(b, loc, i64, v);
+  };
+  auto toU64 = [&](Value v) -> Value {
+    if (v.getType() == i64)
+      return v;
+    return arith::ExtUIOp::create(b, loc, i64, v);
+  };
+  Value word = indexErrorWordPointer();
+  auto ptrTy = LLVM::LLVMPointerType::get(b.getContext());
+  auto c64 = [&](int64_t v) { return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(v)); };
+  Value flag = LLVM::GEPOp::create(b, loc, ptrTy, i64, word,
+                                   ValueRange{Value(c64(FUSER_INDEX_WORD_FLAG))},
+                                   LLVM::GEPNoWrapFlags::inbounds);
+  auto xchg = LLVM::AtomicRMWOp::create(b, loc, LLVM::AtomicBinOp::xchg, flag, c64(1),
+                                        LLVM::AtomicOrdering::monotonic, "device");
+  xchg->setAttr(kIndexErrorAttr, b.getUnitAttr());
+  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, xchg, c64(0));
+  auto ifOp = scf::IfOp::create(b, loc, first, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+  auto put = [&](int64_t at, Value v) {
+    Value addr = LLVM::GEPOp::create(b, loc, ptrTy, i64, word, ValueRange{Value(c64(at))},
+                                     LLVM::GEPNoWrapFlags::inbounds);
+    LLVM::StoreOp::create(b, loc, v, addr, 8);
+  };
+  put(FUSER_INDEX_WORD_SITE, c64(site));
+  put(FUSER_INDEX_WORD_ELEMENT, toU64(element));
+  put(FUSER_INDEX_WORD_VALUE, toI64(value));
+  put(FUSER_INDEX_WORD_BOUND, toU64(bound));
 }
 
 Value KernelBuilder::symbol(unsigned k) {

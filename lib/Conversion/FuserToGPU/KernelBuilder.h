@@ -110,7 +110,24 @@ public:
   /// The plan condition under which the 32-bit variant runs.
   Value planFitsIn32Bits(AffineExpr maxElements);
 
+  /// Set while a segment with an indexing op (gather, index_select) is
+  /// emitted: its kernels take the fusion's index error word as their last
+  /// extra buffer, and the plan ends with fuser.index_check.
+  bool segmentReportsIndexErrors = false;
+  /// The index error word: a zeroed memref<kIndexErrorWordSize x i64>
+  /// allocated in the plan when the first kernel that reports into it is
+  /// built.
+  Value indexErrorWord();
+  /// The site number of indexing op `op` in the error word (its line in
+  /// fuser.index_check's sites).
+  unsigned indexSite(Operation *op);
+  /// One line per site: the op, its dim and its location.
+  ArrayRef<std::string> indexSites() const { return sites; }
+
 private:
+  Value errorWord;
+  DenseMap<Operation *, unsigned> siteOf;
+  SmallVector<std::string> sites;
   std::unique_ptr<ExprExpander> planExpander;
   unsigned kernelCount = 0;
 };
@@ -137,6 +154,9 @@ public:
   Value pointer(Value tensor);
   /// The pointer parameter of extra plan buffer `i`.
   Value extraPointer(unsigned i);
+  /// The pointer parameter of the fusion's index error word (kernels built
+  /// while FusionEmitter::segmentReportsIndexErrors is set).
+  Value indexErrorWordPointer();
   Value symbol(unsigned k);
   Value flag(unsigned i);
   Value constant(int64_t v) { return expander->constant(v); }
@@ -162,6 +182,11 @@ public:
   /// Atomically adds `value` (i32) to element `offset` of the i32 buffer
   /// `ptr` (relaxed, device scope); returns the old value.
   Value atomicAdd(Value ptr, Value offset, Value value);
+  /// Records, unless a thread already did in this call, an index out of
+  /// range in the index error word: `value` (the index, any integer type)
+  /// met at row-major `element` (idxTy) of indexing op `site`'s result,
+  /// where it must be below `bound` (idxTy). Call under the condition.
+  void recordIndexError(unsigned site, Value element, Value value, Value bound);
   /// Adds a kernel launch to the plan: grid and block sizes, condition (or
   /// null), flags as plan index values.
   void launch(ArrayRef<Value> grid, ArrayRef<int64_t> block, Value sharedBytes,
@@ -184,6 +209,7 @@ private:
   SmallVector<Value> inputs, outputs, extras;
   SmallVector<unsigned> symbols;
   unsigned numFlags;
+  bool reportsIndexErrors = false;
 };
 
 /// A segment's inputs as kernel parameters: fusion arguments in signature

@@ -111,7 +111,10 @@ struct LowerKernelsToNVVMPass
     m.walk(moveToDynamicSharedMemory);
     // The CPU emulation's mark of accesses blocks hand to each other; the
     // GPU needs only the fences around them.
-    m.walk([](Operation *op) { op->removeAttr(fuser::kCrossBlockAttr); });
+    m.walk([](Operation *op) {
+      op->removeAttr(fuser::kCrossBlockAttr);
+      op->removeAttr(fuser::kIndexErrorAttr);
+    });
     {
       // gpu.all_reduce and friends expand in-dialect first.
       RewritePatternSet patterns(ctx);

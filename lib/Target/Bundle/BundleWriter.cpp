@@ -250,6 +250,16 @@ LogicalResult PlanTranslator::translate(Operation *op) {
                                  (int64_t)strings.get(c.getMessage())});
         return success();
       })
+      .Case<IndexCheckOp>([&](IndexCheckOp c) -> LogicalResult {
+        static_assert(kIndexErrorWordSize == FUSER_INDEX_WORD_SIZE,
+                      "the index error word has one layout");
+        auto it = buffers.find(c.getWord());
+        if (it == buffers.end())
+          return c.emitOpError("checks a word that is not a buffer of the plan");
+        fusion.instrs.push_back({FUSER_BUNDLE_OP_INDEX_CHECK, FUSER_BUNDLE_NONE, it->second,
+                                 FUSER_BUNDLE_NONE, (int64_t)strings.get(c.getSites())});
+        return success();
+      })
       .Case<ResultDimOp>([&](ResultDimOp d) -> LogicalResult {
         int64_t k = dynamicDimIndex[d.getResult()][d.getDimAttr().getInt()];
         fusion.instrs.push_back({FUSER_BUNDLE_OP_RESULT_DIM, FUSER_BUNDLE_NONE, reg(d.getSize()), (uint32_t)k, 0});

@@ -411,9 +411,19 @@ func.func @pad_count(%a: tensor<4xf32>, %v: tensor<f32>) {
 
 // -----
 
-func.func @pad_negative(%a: tensor<4xf32>, %v: tensor<f32>) {
-  // expected-error @+1 {{'fuser.pad' op dim 0 has negative padding; use fuser.slice to crop}}
-  %0 = fuser.pad %a, %v low = [-1] high = [1] : tensor<4xf32>, tensor<f32> -> tensor<4xf32>
+func.func @pad_crop_too_much(%a: tensor<4xf32>, %v: tensor<f32>) {
+  // expected-error @+1 {{'fuser.pad' op dim 0 of size 4 cannot be cropped by 5 (low -3, high -2)}}
+  %0 = fuser.pad %a, %v low = [-3] high = [-2] : tensor<4xf32>, tensor<f32> -> tensor<0xf32>
+  return
+}
+
+// -----
+
+// PyTorch crops each end before padding: 5 from the front of 4 is an error
+// even though 3 more are padded at the back.
+func.func @pad_crop_one_end(%a: tensor<4xf32>, %v: tensor<f32>) {
+  // expected-error @+1 {{'fuser.pad' op dim 0 of size 4 cannot be cropped by 5 (low -5, high 3)}}
+  %0 = fuser.pad %a, %v low = [-5] high = [3] : tensor<4xf32>, tensor<f32> -> tensor<2xf32>
   return
 }
 
@@ -626,5 +636,69 @@ func.func @dropout_mask(%x: tensor<4xf32>, %p: tensor<f32>, %s: tensor<i64>) {
 func.func @zeroed_not_alloc(%a: memref<4xi32>) {
   // expected-error @+1 {{'fuser.zeroed' op marks a buffer of memref.alloc only (an intermediate of the plan)}}
   fuser.zeroed %a : memref<4xi32>
+  return
+}
+
+// -----
+
+func.func @gather_dim(%x: tensor<4x10xf32>, %i: tensor<4x3xi64>) {
+  // expected-error @+1 {{'fuser.gather' op dim 2 is out of range for rank 2}}
+  %0 = fuser.gather %x, %i dim = 2 : tensor<4x10xf32>, tensor<4x3xi64> -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
+func.func @gather_rank(%x: tensor<4x10xf32>, %i: tensor<3xi64>) {
+  // expected-error @+1 {{'fuser.gather' op index [3] and input [4, 10] differ in rank (torch.gather needs the same rank)}}
+  %0 = fuser.gather %x, %i dim = 1 : tensor<4x10xf32>, tensor<3xi64> -> tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @gather_other_dim_too_large(%x: tensor<4x10xf32>, %i: tensor<5x3xi64>) {
+  // expected-error @+1 {{'fuser.gather' op index size 5 of dim 0 exceeds the input's 4 (only dim 1, the gathered one, may be larger)}}
+  %0 = fuser.gather %x, %i dim = 1 : tensor<4x10xf32>, tensor<5x3xi64> -> tensor<5x3xf32>
+  return
+}
+
+// -----
+
+func.func @gather_result_type(%x: tensor<4x10xf32>, %i: tensor<4x3xi64>) {
+  // expected-error @+1 {{'fuser.gather' op result type 'tensor<4x3xf16>' does not match the expected 'tensor<4x3xf32>'}}
+  %0 = fuser.gather %x, %i dim = 1 : tensor<4x10xf32>, tensor<4x3xi64> -> tensor<4x3xf16>
+  return
+}
+
+// -----
+
+func.func @gather_float_index(%x: tensor<4x10xf32>, %i: tensor<4x3xf32>) {
+  // expected-error @+1 {{'fuser.gather' op operand #1 must be ranked tensor of 32-bit signless integer or 64-bit signless integer values}}
+  %0 = fuser.gather %x, %i dim = 1 : tensor<4x10xf32>, tensor<4x3xf32> -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
+func.func @index_select_dim(%x: tensor<4x10xf32>, %i: tensor<3xi32>) {
+  // expected-error @+1 {{'fuser.index_select' op dim -1 is out of range for rank 2}}
+  %0 = fuser.index_select %x, %i dim = -1 : tensor<4x10xf32>, tensor<3xi32> -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
+func.func @index_select_rank(%x: tensor<4x10xf32>, %i: tensor<3x1xi32>) {
+  // expected-error @+1 {{'fuser.index_select' op operand #1 must be 1D tensor of 32-bit signless integer or 64-bit signless integer values}}
+  %0 = fuser.index_select %x, %i dim = 0 : tensor<4x10xf32>, tensor<3x1xi32> -> tensor<3x10xf32>
+  return
+}
+
+// -----
+
+func.func @index_select_result_type(%x: tensor<4x10xf32>, %i: tensor<3xi32>) {
+  // expected-error @+1 {{'fuser.index_select' op result type 'tensor<4x3xf32>' does not match the expected 'tensor<3x10xf32>'}}
+  %0 = fuser.index_select %x, %i dim = 0 : tensor<4x10xf32>, tensor<3xi32> -> tensor<4x3xf32>
   return
 }

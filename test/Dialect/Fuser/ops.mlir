@@ -228,3 +228,12 @@ func.func @random(%s: tensor<i64>, %o: tensor<i64>, %x: tensor<?x64xbf16>, %p: t
   %4:2 = fuser.dropout %x, %p, %s, %o : tensor<?x64xbf16>, tensor<f32> -> tensor<?x64xbf16>, tensor<?x64xi1>
   return
 }
+
+// CHECK-LABEL: func.func @indexing
+func.func @indexing(%x: tensor<4x10xbf16>, %i: tensor<4x3xi64>, %t: tensor<?x64xf32>, %ids: tensor<?xi32>) {
+  // CHECK: fuser.gather %{{.*}}, %{{.*}} dim = 1 : tensor<4x10xbf16>, tensor<4x3xi64> -> tensor<4x3xbf16>
+  %0 = fuser.gather %x, %i dim = 1 : tensor<4x10xbf16>, tensor<4x3xi64> -> tensor<4x3xbf16>
+  // CHECK: fuser.index_select %{{.*}}, %{{.*}} dim = 0 : tensor<?x64xf32>, tensor<?xi32> -> tensor<?x64xf32>
+  %1 = fuser.index_select %t, %ids dim = 0 : tensor<?x64xf32>, tensor<?xi32> -> tensor<?x64xf32>
+  return
+}

@@ -134,3 +134,19 @@ func.func @view_count(%x: memref<4xf32>) {
   %v = fuser.buffer_view %x : memref<4xf32> to memref<2x4xf32>
   return
 }
+
+// -----
+
+func.func @index_check_word(%w: memref<4xi64>) {
+  // expected-error @+1 {{'fuser.index_check' op word must be a memref<8xi64>, got 'memref<4xi64>'}}
+  fuser.index_check %w, "fuser.gather dim 0" : memref<4xi64>
+  return
+}
+
+// -----
+
+func.func @index_check_sites(%w: memref<8xi64>) {
+  // expected-error @+1 {{'fuser.index_check' op sites must name at least one indexing op}}
+  fuser.index_check %w, "" : memref<8xi64>
+  return
+}

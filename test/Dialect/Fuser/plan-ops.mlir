@@ -35,6 +35,13 @@ module attributes {gpu.container_module} {
     // A launch that never happens is dropped.
     // CANON-NOT: fuser.launch
     fuser.launch @k::@f grid(%n, %c1, %c1) block(%c1, %c1, %c1) smem(%c0) if(%false) args(%x, %n : memref<?xf32>, index) index_bits [32]
+    // The index error word, zeroed, checked after the launches (and kept
+    // by the canonicalizer: the check has effects).
+    %w = memref.alloc() : memref<8xi64>
+    fuser.zeroed %w : memref<8xi64>
+    // CHECK: fuser.index_check %{{.*}}, "fuser.gather dim 1 at loc(unknown)" : memref<8xi64>
+    // CANON: fuser.index_check
+    fuser.index_check %w, "fuser.gather dim 1 at loc(unknown)" : memref<8xi64>
     return
   }
 }

@@ -275,7 +275,21 @@ def _slice_parts(t, name, rng_for):
 
 PADS = [((4, 8), [0, 1], [2, 0]), ((3,), [0], [0]), ((0, 3), [2, 0], [1, 1]),
         ((2, 3, 4), [1, 0, 2], [0, 3, 1]), ((1, 1, 1, 1, 1), [1, 0, 1, 0, 1], [0, 2, 0, 2, 0]),
-        ((), [], [])]
+        ((), [], []),
+        # negative amounts crop (torch.nn.functional.pad): alone, beside
+        # padding at the other end, down to an empty dim
+        ((4, 8), [-1, 2], [1, -3]), ((5,), [-2], [-3]), ((3, 9), [-3, 0], [2, -4]),
+        ((2, 1031), [0, -1], [0, 5])]
+
+
+def _np_pad(x, low, high, v):
+    """torch.nn.functional.pad's constant mode: crop the negative amounts,
+    then pad the positive ones."""
+    sl = tuple(slice(max(0, -lo), x.shape[k] - max(0, -hi))
+               for k, (lo, hi) in enumerate(zip(low, high)))
+    x = x[sl]
+    return np.pad(x, [(max(0, lo), max(0, hi)) for lo, hi in zip(low, high)],
+                  constant_values=v)
 
 
 def _pad_parts(t, name, rng_for):
@@ -285,7 +299,7 @@ def _pad_parts(t, name, rng_for):
     for k, (ishape, low, high) in enumerate(PADS):
         x = _data(t, ishape, rng)
         v = np.array(sp[(k * 3 + 4) % len(sp)])  # NaN, inf, INT_MIN... as the pad value
-        want = np.pad(x, list(zip(low, high)), constant_values=v) if ishape else x.copy()
+        want = _np_pad(x, low, high, v) if ishape else x.copy()
         pb = PartBuilder("%s low %s high %s" % (ishape, low, high))
         tx = pb.arg("x", x, t)
         tv = pb.arg("v", v, t)
@@ -293,6 +307,19 @@ def _pad_parts(t, name, rng_for):
         pb.line("%%0 = fuser.pad %%x, %%v low = %s high = %s : %s, %s -> %s" % (
             low, high, tx, tv, to))
         pb.result("0", want.shape, t, want, EXACT)
+        parts.append(pb.part())
+    # a dynamic dim cropped at one end and padded at the other (checked at
+    # launch: the dim must hold what is cropped)
+    for rows in (3, 9):
+        x = _data(t, (rows, 4), rng)
+        v = np.array(sp[1 % len(sp)])
+        want = _np_pad(x, [-2, 1], [1, 0], v)
+        pb = PartBuilder("?x4 as %dx4 low [-2, 1] high [1, 0]" % rows)
+        tx = pb.arg("x", x, t, (None, 4))
+        tv = pb.arg("v", v, t)
+        to = mlir_type((None, 5), t)
+        pb.line("%%0 = fuser.pad %%x, %%v low = [-2, 1] high = [1, 0] : %s, %s -> %s" % (tx, tv, to))
+        pb.result("0", want.shape, t, want, EXACT, dims=(None, 5))
         parts.append(pb.part())
     return parts
 

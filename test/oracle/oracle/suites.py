@@ -2,8 +2,8 @@
 
 import os
 
-from . import (elementwise, examples, norm_family, normalization, random_ops, reductions, shapes,
-               training)
+from . import (elementwise, examples, indexing, norm_family, normalization, random_ops, reductions,
+               shapes, training)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
@@ -11,6 +11,7 @@ SUITES = {
     "elementwise": elementwise.op_cases,
     "cast": elementwise.cast_cases,
     "shapes": shapes.cases,
+    "indexing": indexing.cases,
     "reductions": reductions.cases,
     "sweep": reductions.sweep_cases,
     "normalization": normalization.cases,

@@ -655,14 +655,24 @@ PadOp::inferResultType(std::optional<Location> loc, RankedTensorType in,
                              " entries each (the operand rank)");
   SmallVector<int64_t> shape;
   for (int64_t i = 0; i < rank; ++i) {
-    if (low[i] < 0 || high[i] < 0)
-      return emitOptionalError(loc, "'fuser.pad' op dim ", i,
-                               " has negative padding; use fuser.slice to crop");
     int64_t size = in.getDimSize(i), padded;
+    if (low[i] == INT64_MIN || high[i] == INT64_MIN)
+      return emitOptionalError(loc, "'fuser.pad' op dim ", i, ": padding ", INT64_MIN,
+                               " cannot be cropped");
+    // Negative amounts crop (torch.nn.functional.pad): the dim must hold
+    // what both ends crop.
+    int64_t crop = std::max<int64_t>(0, -low[i]), cropHigh = std::max<int64_t>(0, -high[i]);
+    if (__builtin_add_overflow(crop, cropHigh, &crop))
+      return emitOptionalError(loc, "'fuser.pad' op dim ", i, ": cropping ", -low[i], " and ",
+                               -high[i], " overflows 64 bits");
     if (ShapedType::isDynamic(size)) {
       shape.push_back(size);
       continue;
     }
+    if (crop > size)
+      return emitOptionalError(loc, "'fuser.pad' op dim ", i, " of size ", size,
+                               " cannot be cropped by ", crop, " (low ", low[i], ", high ",
+                               high[i], ")");
     if (__builtin_add_overflow(size, low[i], &padded) ||
         __builtin_add_overflow(padded, high[i], &padded))
       return emitOptionalError(loc, "'fuser.pad' op dim ", i, ": ", size, " + ", low[i],
@@ -726,6 +736,59 @@ LogicalResult ConcatOp::verify() {
   return verifyResultType(*this,
                           inferResultType(getLoc(), getInputs().getTypes(),
                                           getDimAttr().getInt()));
+}
+
+//===----------------------------------------------------------------------===//
+// Indexing
+//===----------------------------------------------------------------------===//
+
+FailureOr<RankedTensorType> GatherOp::inferResultType(std::optional<Location> loc,
+                                                      RankedTensorType input,
+                                                      RankedTensorType index, int64_t dim) {
+  int64_t rank = input.getRank();
+  if (dim < 0 || dim >= rank)
+    return emitOptionalError(loc, "'fuser.gather' op dim ", dim, " is out of range for rank ",
+                             rank);
+  if (index.getRank() != rank)
+    return emitOptionalError(loc, "'fuser.gather' op index ", shapeStr(index.getShape()),
+                             " and input ", shapeStr(input.getShape()),
+                             " differ in rank (torch.gather needs the same rank)");
+  for (int64_t i = 0; i < rank; ++i) {
+    int64_t n = index.getDimSize(i), m = input.getDimSize(i);
+    if (i != dim && !ShapedType::isDynamic(n) && !ShapedType::isDynamic(m) && n > m)
+      return emitOptionalError(loc, "'fuser.gather' op index size ", n, " of dim ", i,
+                               " exceeds the input's ", m,
+                               " (only dim ", dim, ", the gathered one, may be larger)");
+  }
+  return RankedTensorType::get(index.getShape(), input.getElementType());
+}
+
+LogicalResult GatherOp::verify() {
+  return verifyResultType(*this, inferResultType(getLoc(), getInput().getType(),
+                                                 getIndex().getType(),
+                                                 getDimAttr().getInt()));
+}
+
+FailureOr<RankedTensorType> IndexSelectOp::inferResultType(std::optional<Location> loc,
+                                                           RankedTensorType input,
+                                                           RankedTensorType index,
+                                                           int64_t dim) {
+  int64_t rank = input.getRank();
+  if (dim < 0 || dim >= rank)
+    return emitOptionalError(loc, "'fuser.index_select' op dim ", dim,
+                             " is out of range for rank ", rank);
+  if (index.getRank() != 1)
+    return emitOptionalError(loc, "'fuser.index_select' op index must have rank 1, got ",
+                             shapeStr(index.getShape()));
+  SmallVector<int64_t> shape = llvm::to_vector(input.getShape());
+  shape[dim] = index.getDimSize(0);
+  return input.clone(shape);
+}
+
+LogicalResult IndexSelectOp::verify() {
+  return verifyResultType(*this, inferResultType(getLoc(), getInput().getType(),
+                                                 getIndex().getType(),
+                                                 getDimAttr().getInt()));
 }
 
 //===----------------------------------------------------------------------===//

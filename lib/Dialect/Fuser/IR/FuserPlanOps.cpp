@@ -135,3 +135,12 @@ LogicalResult ZeroedOp::verify() {
     return emitOpError("marks a buffer of memref.alloc only (an intermediate of the plan)");
   return success();
 }
+
+LogicalResult IndexCheckOp::verify() {
+  auto t = cast<MemRefType>(getWord().getType());
+  if (!t.hasStaticShape() || t.getRank() != 1 || t.getDimSize(0) != kIndexErrorWordSize)
+    return emitOpError("word must be a memref<") << kIndexErrorWordSize << "xi64>, got " << t;
+  if (getSites().empty())
+    return emitOpError("sites must name at least one indexing op");
+  return success();
+}

@@ -36,6 +36,15 @@ inline constexpr llvm::StringLiteral kDynamicSharedAttr = "fuser.dynamic_shared"
 /// reader's) and the NVVM lowering drops the mark.
 inline constexpr llvm::StringLiteral kCrossBlockAttr = "fuser.cross_block";
 
+/// On a kernel's llvm.atomicrmw: the exchange that elects the thread which
+/// records an index out of range in the fusion's index error word (not a
+/// block's arrival: the CPU emulation's fence check ignores it).
+inline constexpr llvm::StringLiteral kIndexErrorAttr = "fuser.index_error";
+/// The index error word's i64 elements (fuser.index_check; its layout is
+/// FUSER_INDEX_WORD_* of runtime/include/fuser_bundle_format.h, which the
+/// bundle writer checks against this).
+inline constexpr int64_t kIndexErrorWordSize = 8;
+
 /// The bytes a kernel's workgroup attributions take when laid out in order,
 /// each 16-byte aligned (the layout of kDynamicSharedAttr).
 inline constexpr int64_t alignSharedBytes(int64_t bytes) { return (bytes + 15) / 16 * 16; }

@@ -540,7 +540,9 @@ def Fuser_PadOp : Fuser_Op<"pad", [Pure]> {
   let summary = "constant padding, as torch.nn.functional.pad";
   let description = [{
     Adds `low[i]` elements before and `high[i]` after dim `i`, filled with
-    the rank-0 `value`.
+    the rank-0 `value`. A negative amount crops that many elements from its
+    end instead, as torch.nn.functional.pad does; a dim must hold what its
+    two ends crop (checked when the fusion runs against dynamic sizes).
 
     ```mlir
     %0 = fuser.pad %x, %zero low = [0, 1] high = [0, 2]
@@ -597,6 +599,83 @@ def Fuser_ConcatOp : Fuser_Op<"concat", [Pure]> {
     static ::mlir::FailureOr<::mlir::RankedTensorType>
     inferResultType(std::optional<::mlir::Location> loc, ::mlir::TypeRange inputs,
                     int64_t dim);
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Indexing: reads at positions computed from data
+//===----------------------------------------------------------------------===//
+
+def Fuser_GatherOp : Fuser_Op<"gather", [Pure]> {
+  let summary = "values picked along one dim by an index tensor, as torch.gather";
+  let description = [{
+    `result[i_0, ..., i_n] = input[i_0, ..., index[i_0, ..., i_n], ..., i_n]`,
+    the index replacing position `dim`. The result has the index's shape and
+    the input's element type; index and input have the same rank, and every
+    dim of the index but `dim` is at most the input's (checked when the
+    fusion runs against dynamic sizes). Index values must lie in
+    `[0, input.size(dim))` (PyTorch rejects negative ones too). An index
+    outside it reads nothing: the element is 0 and the call fails with the
+    fusion, this op and the index value (docs/runtime.md, "Index errors").
+
+    ```mlir
+    %0 = fuser.gather %x, %idx dim = 1 : tensor<4x10xf32>, tensor<4x3xi64> -> tensor<4x3xf32>
+    ```
+  }];
+  let arguments = (ins Fuser_Tensor:$input, RankedTensorOf<[I32, I64]>:$index, I64Attr:$dim);
+  let results = (outs Fuser_Tensor:$result);
+  let assemblyFormat = [{
+    $input `,` $index `dim` `=` $dim attr-dict `:` type($input) `,` type($index) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$input, "::mlir::Value":$index, "int64_t":$dim), [{
+      build($_builder, $_state, *inferResultType(std::nullopt,
+            ::llvm::cast<::mlir::RankedTensorType>(input.getType()),
+            ::llvm::cast<::mlir::RankedTensorType>(index.getType()), dim),
+            input, index, dim);
+    }]>
+  ];
+  let extraClassDeclaration = [{
+    static ::mlir::FailureOr<::mlir::RankedTensorType>
+    inferResultType(std::optional<::mlir::Location> loc, ::mlir::RankedTensorType input,
+                    ::mlir::RankedTensorType index, int64_t dim);
+  }];
+}
+
+def Fuser_IndexSelectOp : Fuser_Op<"index_select", [Pure]> {
+  let summary = "slices picked along one dim by a 1-D index, as torch.index_select";
+  let description = [{
+    `result[..., k, ...] = input[..., index[k], ...]` with `k` at position
+    `dim`: the input's shape with `index.size(0)` at `dim` (an embedding
+    lookup is `index_select(table, 0, ids)`). Index values must lie in
+    `[0, input.size(dim))`; one outside reads nothing, the elements it
+    picks are 0 and the call fails with the fusion, this op and the value
+    (docs/runtime.md, "Index errors").
+
+    ```mlir
+    %0 = fuser.index_select %table, %ids dim = 0
+           : tensor<32000x512xbf16>, tensor<8xi32> -> tensor<8x512xbf16>
+    ```
+  }];
+  let arguments = (ins Fuser_Tensor:$input, 1DTensorOf<[I32, I64]>:$index, I64Attr:$dim);
+  let results = (outs Fuser_Tensor:$result);
+  let assemblyFormat = [{
+    $input `,` $index `dim` `=` $dim attr-dict `:` type($input) `,` type($index) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$input, "::mlir::Value":$index, "int64_t":$dim), [{
+      build($_builder, $_state, *inferResultType(std::nullopt,
+            ::llvm::cast<::mlir::RankedTensorType>(input.getType()),
+            ::llvm::cast<::mlir::RankedTensorType>(index.getType()), dim),
+            input, index, dim);
+    }]>
+  ];
+  let extraClassDeclaration = [{
+    static ::mlir::FailureOr<::mlir::RankedTensorType>
+    inferResultType(std::optional<::mlir::Location> loc, ::mlir::RankedTensorType input,
+                    ::mlir::RankedTensorType index, int64_t dim);
   }];
 }
 

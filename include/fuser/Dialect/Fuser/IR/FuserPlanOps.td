@@ -133,4 +133,26 @@ def Fuser_ZeroedOp : Fuser_Op<"zeroed"> {
   let hasVerifier = 1;
 }
 
+def Fuser_IndexCheckOp : Fuser_Op<"index_check"> {
+  let summary = "fail the call when a kernel recorded an index out of range";
+  let description = [{
+    `word` is the fusion's index error word (`memref<8xi64>`, zeroed before
+    the first launch that takes it). A kernel that meets an index outside
+    its range reads nothing there and records, once per call, the first
+    such index it elects: word[0] = 1, word[1] = the site (a line of
+    `sites`, from 0), word[2] = the element of the site's result, word[3] =
+    the index value, word[4] = the size it must be below. The check waits
+    for the call's stream, reads the word and fails the call with the
+    fusion, the site and the value (bundle opcode INDEX_CHECK).
+
+    ```mlir
+    fuser.index_check %word, "fuser.gather dim 1 at loc(...)"
+        : memref<8xi64>
+    ```
+  }];
+  let arguments = (ins MemRefOf<[I64]>:$word, StrAttr:$sites);
+  let assemblyFormat = "$word `,` $sites attr-dict `:` type($word)";
+  let hasVerifier = 1;
+}
+
 #endif // FUSER_DIALECT_FUSER_IR_FUSERPLANOPS_TD

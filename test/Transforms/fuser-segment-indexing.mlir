@@ -1,0 +1,65 @@
+// Segmentation around gather and index_select: the indexed table is read at
+// positions computed from data, so it is never computed (or recomputed) in
+// the kernel that reads it; the index and everything after the pick fuse.
+// RUN: fuser-opt %s -split-input-file --fuser-segment=dump 2>&1 >/dev/null | FileCheck %s --check-prefix=DUMP
+// RUN: fuser-opt %s -split-input-file --fuser-segment | FileCheck %s
+
+// An embedding lookup scaled and shifted: one pointwise kernel.
+// CHECK-LABEL: func.func @embedding
+// CHECK-SAME: fuser.schedulers = ["pointwise"]
+// DUMP: fusion @embedding: 1 segment
+// DUMP-NEXT: segment 0: pointwise, 4 ops (index_select broadcast mul add)
+func.func @embedding(%t: tensor<100x64xf32>, %ids: tensor<8xi32>, %pos: tensor<8x64xf32>) -> tensor<8x64xf32> {
+  %e = fuser.index_select %t, %ids dim = 0 : tensor<100x64xf32>, tensor<8xi32> -> tensor<8x64xf32>
+  %c = fuser.constant 8.0 : tensor<f32>
+  %cb = fuser.broadcast %c dims = [] : tensor<f32> -> tensor<8x64xf32>
+  %s = fuser.mul %e, %cb : tensor<8x64xf32>
+  %r = fuser.add %s, %pos : tensor<8x64xf32>
+  return %r : tensor<8x64xf32>
+}
+
+// -----
+
+// Cross-entropy's target pick beside the row's logsumexp: one kernel.
+// DUMP: fusion @cross_entropy: 1 segment
+// DUMP-NEXT: segment 0: normalization
+func.func @cross_entropy(%x: tensor<4x1000xf32>, %t: tensor<4x1xi64>) -> tensor<4x1xf32> {
+  %m = fuser.max %x dims = [1] keepdim = true : tensor<4x1000xf32> -> tensor<4x1xf32>
+  %mb = fuser.broadcast %m dims = [0, 1] : tensor<4x1xf32> -> tensor<4x1000xf32>
+  %d = fuser.sub %x, %mb : tensor<4x1000xf32>
+  %e = fuser.exp %d : tensor<4x1000xf32>
+  %s = fuser.sum %e dims = [1] keepdim = true : tensor<4x1000xf32> -> tensor<4x1xf32>
+  %l = fuser.log %s : tensor<4x1xf32>
+  %lse = fuser.add %l, %m : tensor<4x1xf32>
+  %p = fuser.gather %x, %t dim = 1 : tensor<4x1000xf32>, tensor<4x1xi64> -> tensor<4x1xf32>
+  %r = fuser.sub %lse, %p : tensor<4x1xf32>
+  return %r : tensor<4x1xf32>
+}
+
+// -----
+
+// A table the fusion computes is written by its own kernel first, and the
+// dump says why.
+// DUMP: fusion @gather_of_exp: 2 segments
+// DUMP-NEXT: segment 0: pointwise, 1 ops (exp)
+// DUMP-NEXT: segment 1: pointwise, 1 ops (gather)
+// DUMP-NEXT: boundary 0 -> 1: 'fuser.gather' reads its input at positions computed from data: the input must be in memory, written by an earlier kernel
+func.func @gather_of_exp(%x: tensor<6x20xf32>, %i: tensor<6x4xi64>) -> tensor<6x4xf32> {
+  %e = fuser.exp %x : tensor<6x20xf32>
+  %g = fuser.gather %e, %i dim = 1 : tensor<6x20xf32>, tensor<6x4xi64> -> tensor<6x4xf32>
+  return %g : tensor<6x4xf32>
+}
+
+// -----
+
+// The same table also read elementwise by the gather's consumer: the
+// consumer recomputes it, the gather reads the stored copy.
+// DUMP: fusion @gather_and_own: 2 segments
+// DUMP-NEXT: segment 0: pointwise, 1 ops (exp)
+// DUMP-NEXT: segment 1: pointwise, 3 ops (gather exp add)
+func.func @gather_and_own(%x: tensor<6x4xf32>, %i: tensor<6x4xi64>) -> tensor<6x4xf32> {
+  %e = fuser.exp %x : tensor<6x4xf32>
+  %g = fuser.gather %e, %i dim = 1 : tensor<6x4xf32>, tensor<6x4xi64> -> tensor<6x4xf32>
+  %s = fuser.add %g, %e : tensor<6x4xf32>
+  return %s : tensor<6x4xf32>
+}

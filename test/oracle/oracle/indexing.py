@@ -1,0 +1,255 @@
+"""Indexing: fuser.gather (torch.gather) and fuser.index_select
+(torch.index_select) for every element type and both index types, over
+ranks 1 to 4, every dim, indices at 0 and at the last position, repeated
+indices, empty index tensors, zero-size dims, an index smaller than the
+input in the dims gather does not pick along, and dynamic sizes; then the
+fusions they appear in: an embedding lookup scaled and shifted (one
+pointwise kernel), a gather feeding a row reduction (cross-entropy's target
+pick beside its logsumexp) and an index_select whose index is computed in
+the fusion.
+
+References: PyTorch's gather and index_select on the same values (exact:
+they only move elements), and float64 for the cross-entropy."""
+
+import math
+
+import numpy as np
+import torch
+
+from . import values
+from .core import (ALL_TYPES, Case, Exact, PartBuilder, Ulps, from_f64, from_torch,
+                   mlir_type, to_f64, to_torch)
+
+EXACT = Exact()
+INDEX_TYPES = ("i64", "i32")
+_NP_INDEX = {"i64": np.int64, "i32": np.int32}
+
+
+def _bind(fn, *a):
+    return lambda: fn(*a)
+
+
+def _data(t, shape, rng):
+    if int(np.prod(shape)) == 0:
+        return values.random(t, shape, rng)
+    return values.with_specials(t, shape, rng)
+
+
+def _indices(rng, size, shape, it):
+    """Indices in [0, size) of `shape`, with 0 and size - 1 (the edges) and
+    repeats wherever there is room."""
+    n = int(np.prod(shape))
+    if n == 0 or size == 0:
+        return np.zeros(shape, _NP_INDEX[it])
+    idx = rng.integers(0, size, n)
+    idx[0] = size - 1
+    if n > 1:
+        idx[1] = 0
+    if n > 3:
+        idx[3] = idx[2]  # a repeat
+    return idx.reshape(shape).astype(_NP_INDEX[it])
+
+
+def _gather_ref(x, dim, idx, t):
+    return from_torch(torch.gather(to_torch(x, t), dim, torch.from_numpy(idx.astype(np.int64))), t)
+
+
+def _index_select_ref(x, dim, idx, t):
+    return from_torch(torch.index_select(to_torch(x, t), dim,
+                                         torch.from_numpy(idx.astype(np.int64))), t)
+
+
+# (input shape, dim, index shape)
+GATHERS = [((10,), 0, (4,)), ((10,), 0, (0,)), ((4, 10), 1, (4, 3)), ((4, 10), 0, (7, 10)),
+           ((5, 6), 1, (3, 9)), ((3, 4, 5), 2, (3, 4, 2)), ((3, 4, 5), 1, (2, 6, 5)),
+           ((3, 4, 5), 0, (1, 1, 1)), ((2, 3, 4, 33), 3, (2, 3, 4, 33)), ((4, 0), 0, (2, 0)),
+           ((1, 1031), 1, (1, 1031))]
+
+# (input shape, dim, index length)
+INDEX_SELECTS = [((10,), 0, 4), ((10,), 0, 0), ((7, 5), 0, 3), ((7, 5), 1, 8), ((3, 4, 5), 1, 6),
+                 ((3, 4, 5), 2, 1), ((2, 3, 4, 33), 0, 5), ((0, 3), 1, 2), ((100, 64), 0, 16)]
+
+
+def _gather_parts(t, it, name, rng_for):
+    rng = rng_for(name)
+    parts = []
+    for ishape, dim, jshape in GATHERS:
+        x = _data(t, ishape, rng)
+        idx = _indices(rng, ishape[dim], jshape, it)
+        pb = PartBuilder("gather %s dim %d by %s" % (ishape, dim, jshape))
+        tx = pb.arg("x", x, t)
+        ti = pb.arg("i", idx, it)
+        to = mlir_type(jshape, t)
+        pb.line("%%0 = fuser.gather %%x, %%i dim = %d : %s, %s -> %s" % (dim, tx, ti, to))
+        pb.result("0", jshape, t, _gather_ref(x, dim, idx, t), EXACT)
+        parts.append(pb.part())
+    # dynamic sizes: the input, the index or both known only at launch
+    for ishape, dim, jshape, xdims, idims in [
+            ((6, 9), 1, (6, 4), (None, None), (None, None)),
+            ((6, 9), 0, (3, 9), (6, 9), (None, 9)),
+            ((5, 300), 1, (2, 300), (None, 300), (None, None))]:
+        x = _data(t, ishape, rng)
+        idx = _indices(rng, ishape[dim], jshape, it)
+        pb = PartBuilder("gather %s as %s dim %d by %s as %s" % (
+            mlir_type(xdims, t), ishape, dim, mlir_type(idims, it), jshape))
+        tx = pb.arg("x", x, t, xdims)
+        ti = pb.arg("i", idx, it, idims)
+        to = mlir_type(idims, t)
+        pb.line("%%0 = fuser.gather %%x, %%i dim = %d : %s, %s -> %s" % (dim, tx, ti, to))
+        pb.result("0", jshape, t, _gather_ref(x, dim, idx, t), EXACT, dims=idims)
+        parts.append(pb.part())
+    return parts
+
+
+def _index_select_parts(t, it, name, rng_for):
+    rng = rng_for(name)
+    parts = []
+    for ishape, dim, k in INDEX_SELECTS:
+        x = _data(t, ishape, rng)
+        idx = _indices(rng, ishape[dim], (k,), it)
+        want = _index_select_ref(x, dim, idx, t)
+        pb = PartBuilder("index_select %s dim %d by %d" % (ishape, dim, k))
+        tx = pb.arg("x", x, t)
+        ti = pb.arg("i", idx, it)
+        to = mlir_type(want.shape, t)
+        pb.line("%%0 = fuser.index_select %%x, %%i dim = %d : %s, %s -> %s" % (dim, tx, ti, to))
+        pb.result("0", want.shape, t, want, EXACT)
+        parts.append(pb.part())
+    # dynamic: the table's rows and the number of ids known at launch
+    for rows, k in [(37, 5), (3, 0)]:
+        x = _data(t, (rows, 24), rng)
+        idx = _indices(rng, rows, (k,), it)
+        want = _index_select_ref(x, 0, idx, t)
+        pb = PartBuilder("index_select ?x24 as %dx24 by ? as %d" % (rows, k))
+        tx = pb.arg("x", x, t, (None, 24))
+        ti = pb.arg("i", idx, it, (None,))
+        pb.line("%%0 = fuser.index_select %%x, %%i dim = 0 : %s, %s -> %s" % (
+            tx, ti, mlir_type((None, 24), t)))
+        pb.result("0", want.shape, t, want, EXACT, dims=(None, 24))
+        parts.append(pb.part())
+    return parts
+
+
+def _embedding_part(rng, t, vocab, dim, n, dynamic):
+    """x = table[ids] * scale + pos (bf16 or f32): one pointwise kernel."""
+    table = from_f64(rng.standard_normal((vocab, dim)), t)
+    pos = from_f64(rng.standard_normal((n, dim)), t)
+    ids = _indices(rng, vocab, (n,), "i32")
+    scale = math.sqrt(dim)
+    ct = "f32"
+    tdims = (None, dim) if dynamic else (vocab, dim)
+    ndims = (None,) if dynamic else (n,)
+    odims = (None, dim) if dynamic else (n, dim)
+    pb = PartBuilder("embedding %s[%d x %d] by %d ids%s" % (t, vocab, dim, n,
+                                                          ", dynamic" if dynamic else ""))
+    tt = pb.arg("table", table, t, tdims)
+    ti = pb.arg("ids", ids, "i32", ndims)
+    tp = pb.arg("pos", pos, t, odims)
+    to = mlir_type(odims, t)
+    tc = mlir_type(odims, ct)
+    pb.line("%%e = fuser.index_select %%table, %%ids dim = 0 : %s, %s -> %s" % (tt, ti, to))
+    pb.line("%%ef = fuser.cast %%e : %s to %s" % (to, tc))
+    pb.line("%%pf = fuser.cast %%pos : %s to %s" % (to, tc))
+    pb.line("%%s = fuser.constant %r : %s" % (scale, mlir_type((), ct)))
+    pb.line("%%sb = fuser.broadcast %%s dims = [] : %s -> %s" % (mlir_type((), ct), tc))
+    pb.line("%%m = fuser.mul %%ef, %%sb : %s" % tc)
+    pb.line("%%a = fuser.add %%m, %%pf : %s" % tc)
+    pb.line("%%0 = fuser.cast %%a : %s to %s" % (tc, to))
+    e = torch.from_numpy(to_f64(table, t)[ids.astype(np.int64)]).float()
+    want = (e * np.float32(scale) + torch.from_numpy(to_f64(pos, t)).float()).numpy()
+    pb.result("0", (n, dim), t, from_f64(want.astype(np.float64), t), Ulps(0 if t == "f32" else 1),
+              dims=odims)
+    return pb.part()
+
+
+def _cross_entropy_part(rng, n, v, dynamic):
+    """Per-row cross-entropy from primitives, bf16 logits, f32 compute:
+    logsumexp(x) - x[target], the target picked with gather beside the
+    row reduction."""
+    x = from_f64(rng.standard_normal((n, v)) * 3, "bf16")
+    target = _indices(rng, v, (n, 1), "i64")
+    xd = (None, None) if dynamic else (n, v)
+    rd = (None, 1) if dynamic else (n, 1)
+    pb = PartBuilder("cross-entropy %dx%d%s" % (n, v, ", dynamic" if dynamic else ""))
+    tx = pb.arg("x", x, "bf16", xd)
+    tt = pb.arg("t", target, "i64", rd)
+    tf = mlir_type(xd, "f32")
+    tr = mlir_type(rd, "f32")
+    tb = mlir_type(rd, "bf16")
+    pb.line("%%xf = fuser.cast %%x : %s to %s" % (tx, tf))
+    pb.line("%%mx = fuser.max %%xf dims = [1] keepdim = true : %s -> %s" % (tf, tr))
+    pb.line("%%mb = fuser.broadcast %%mx dims = [0, 1] : %s -> %s" % (tr, tf))
+    pb.line("%%d = fuser.sub %%xf, %%mb : %s" % tf)
+    pb.line("%%e = fuser.exp %%d : %s" % tf)
+    pb.line("%%s = fuser.sum %%e dims = [1] keepdim = true : %s -> %s" % (tf, tr))
+    pb.line("%%l = fuser.log %%s : %s" % tr)
+    pb.line("%%lse = fuser.add %%l, %%mx : %s" % tr)
+    pb.line("%%p = fuser.gather %%x, %%t dim = 1 : %s, %s -> %s" % (tx, tt, tb))
+    pb.line("%%pf = fuser.cast %%p : %s to %s" % (tb, tr))
+    pb.line("%%0 = fuser.sub %%lse, %%pf : %s" % tr)
+    x64 = to_f64(x, "bf16")
+    lse = torch.logsumexp(torch.from_numpy(x64), dim=1, keepdim=True).numpy()
+    want = lse - np.take_along_axis(x64, target.astype(np.int64), axis=1)
+    # the sum of exp: v terms, each within a few u; log and the subtraction
+    bound = (8 + 2 * math.log2(v)) * 2.0 ** -24 * (np.abs(lse) + 1) + 2.0 ** -20
+    pb.result("0", (n, 1), "f32", from_f64(want, "f32"), Ulps(4, bound), dims=rd)
+    return pb.part()
+
+
+def _computed_index_part(rng):
+    """index_select by ids computed in the fusion (ids + 1), the table an
+    argument: the index is emitted in the same kernel."""
+    table = from_f64(rng.standard_normal((9, 16)), "f32")
+    ids = _indices(rng, 8, (5,), "i64")
+    pb = PartBuilder("index_select by ids + 1")
+    tt = pb.arg("table", table, "f32")
+    ti = pb.arg("ids", ids, "i64")
+    pb.line("%%one = fuser.constant 1 : %s" % mlir_type((), "i64"))
+    pb.line("%%ob = fuser.broadcast %%one dims = [] : %s -> %s" % (mlir_type((), "i64"), ti))
+    pb.line("%%j = fuser.add %%ids, %%ob : %s" % ti)
+    pb.line("%%0 = fuser.index_select %%table, %%j dim = 0 : %s, %s -> %s" % (
+        tt, ti, mlir_type((5, 16), "f32")))
+    pb.result("0", (5, 16), "f32", table[ids + 1], EXACT)
+    return pb.part()
+
+
+def _gather_of_computed_part(rng):
+    """gather of a value the fusion computes (exp of the input): the table
+    is written by a kernel of its own, then gathered."""
+    x = from_f64(rng.standard_normal((6, 20)), "f32")
+    idx = _indices(rng, 20, (6, 4), "i64")
+    pb = PartBuilder("gather of exp(x)")
+    tx = pb.arg("x", x, "f32")
+    ti = pb.arg("i", idx, "i64")
+    pb.line("%%e = fuser.exp %%x : %s" % tx)
+    pb.line("%%0 = fuser.gather %%e, %%i dim = 1 : %s, %s -> %s" % (
+        tx, ti, mlir_type((6, 4), "f32")))
+    want = np.exp(np.take_along_axis(x.astype(np.float64), idx, axis=1))
+    pb.result("0", (6, 4), "f32", from_f64(want, "f32"), Ulps(2))
+    return pb.part()
+
+
+def _fusion_parts(name, rng_for):
+    rng = rng_for(name)
+    parts = []
+    for t in ("bf16", "f32"):
+        parts.append(_embedding_part(rng, t, 50, 64, 12, False))
+        parts.append(_embedding_part(rng, t, 33, 40, 7, True))
+    for n, v, dyn in [(4, 100, False), (3, 1031, False), (5, 4097, True), (2, 32000, False)]:
+        parts.append(_cross_entropy_part(rng, n, v, dyn))
+    parts.append(_computed_index_part(rng))
+    parts.append(_gather_of_computed_part(rng))
+    return parts
+
+
+def cases(rng_for):
+    out = []
+    for t in ALL_TYPES:
+        for it in INDEX_TYPES:
+            if it == "i32" and t not in ("i1", "bf16", "f32", "f64"):
+                continue  # the index type's own paths are covered by these
+            for what, fn in [("gather", _gather_parts), ("index_select", _index_select_parts)]:
+                name = "indexing/%s/%s/%s" % (what, t, it)
+                out.append(Case(name, _bind(fn, t, it, name, rng_for)))
+    out.append(Case("indexing/fusions", _bind(_fusion_parts, "indexing/fusions", rng_for)))
+    return out

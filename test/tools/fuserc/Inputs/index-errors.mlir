@@ -1,0 +1,29 @@
+// Indexing ops with indices out of range (test/tools/fuserc/index-errors.test).
+func.func @embedding(%t: tensor<100x64xf32>, %ids: tensor<8xi64>) -> tensor<8x64xf32> {
+  %e = fuser.index_select %t, %ids dim = 0 : tensor<100x64xf32>, tensor<8xi64> -> tensor<8x64xf32>
+  %r = fuser.exp %e : tensor<8x64xf32>
+  return %r : tensor<8x64xf32>
+}
+
+func.func @columns(%x: tensor<3x5xbf16>, %ids: tensor<4xi32>) -> tensor<3x4xbf16> {
+  %r = fuser.index_select %x, %ids dim = 1 : tensor<3x5xbf16>, tensor<4xi32> -> tensor<3x4xbf16>
+  return %r : tensor<3x4xbf16>
+}
+
+func.func @wide(%x: tensor<2x3xf32>, %i: tensor<2x2xi64>) -> tensor<2x2xf32> {
+  %r = fuser.gather %x, %i dim = 1 : tensor<2x3xf32>, tensor<2x2xi64> -> tensor<2x2xf32>
+  return %r : tensor<2x2xf32>
+}
+
+func.func @cross_entropy(%x: tensor<3x1000xf32>, %t: tensor<3x1xi64>) -> tensor<3x1xf32> {
+  %m = fuser.max %x dims = [1] keepdim = true : tensor<3x1000xf32> -> tensor<3x1xf32>
+  %mb = fuser.broadcast %m dims = [0, 1] : tensor<3x1xf32> -> tensor<3x1000xf32>
+  %d = fuser.sub %x, %mb : tensor<3x1000xf32>
+  %e = fuser.exp %d : tensor<3x1000xf32>
+  %s = fuser.sum %e dims = [1] keepdim = true : tensor<3x1000xf32> -> tensor<3x1xf32>
+  %l = fuser.log %s : tensor<3x1xf32>
+  %lse = fuser.add %l, %m : tensor<3x1xf32>
+  %p = fuser.gather %x, %t dim = 1 : tensor<3x1000xf32>, tensor<3x1xi64> -> tensor<3x1xf32>
+  %r = fuser.sub %lse, %p : tensor<3x1xf32>
+  return %r : tensor<3x1xf32>
+}
