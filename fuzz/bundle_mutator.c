@@ -182,6 +182,10 @@ static void decode_instr(ctx *c, uint64_t at, uint32_t fus) {
     ADD(a, F_REG, fus);
     ADD(b, F_DYNIDX, fus);
     break;
+  case FUSER_BUNDLE_OP_INDEX_CHECK:
+    ADD(a, F_BUF, fus);
+    ADD(imm, F_STRREF, fus); /* the sites, a string reference in an i64 */
+    break;
   default:
     ADD(dst, F_REG, fus);
     ADD(a, F_REG, fus);

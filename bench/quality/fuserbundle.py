@@ -127,6 +127,8 @@ class Fusion:
                         L = self.launches[a]
                         launches.append((L, [r[g] for g in L.grid], [r[k] for k in L.block],
                                          r[L.smem]))
+                elif op == OP["INDEX_CHECK"]:
+                    pass  # reads the index error word after the launches
                 elif op == OP["RESULT_DIM"]:
                     if attempt == 0:
                         dims[b] = r[a]

@@ -63,3 +63,54 @@ func.func @gather_and_own(%x: tensor<6x4xf32>, %i: tensor<6x4xi64>) -> tensor<6x
   %s = fuser.add %g, %e : tensor<6x4xf32>
   return %s : tensor<6x4xf32>
 }
+
+// -----
+
+// RoPE as Llama writes it: cos and sin picked by position ids, rotate_half
+// by slices, neg and concat, then permuted: one pointwise kernel.
+// DUMP: fusion @rope: 1 segment
+// DUMP-NEXT: segment 0: pointwise, 17 ops
+func.func @rope(%q: tensor<2x128x8x64xbf16>, %cos: tensor<4096x64xbf16>, %sin: tensor<4096x64xbf16>, %pos: tensor<128xi64>) -> tensor<2x8x128x64xbf16> {
+  %c = fuser.index_select %cos, %pos dim = 0 : tensor<4096x64xbf16>, tensor<128xi64> -> tensor<128x64xbf16>
+  %s = fuser.index_select %sin, %pos dim = 0 : tensor<4096x64xbf16>, tensor<128xi64> -> tensor<128x64xbf16>
+  %cb = fuser.broadcast %c dims = [1, 3] : tensor<128x64xbf16> -> tensor<2x128x8x64xbf16>
+  %sb = fuser.broadcast %s dims = [1, 3] : tensor<128x64xbf16> -> tensor<2x128x8x64xbf16>
+  %x1 = fuser.slice %q start = [0, 0, 0, 0] limit = [2, 128, 8, 32] step = [1, 1, 1, 1] : tensor<2x128x8x64xbf16> -> tensor<2x128x8x32xbf16>
+  %x2 = fuser.slice %q start = [0, 0, 0, 32] limit = [2, 128, 8, 64] step = [1, 1, 1, 1] : tensor<2x128x8x64xbf16> -> tensor<2x128x8x32xbf16>
+  %n2 = fuser.neg %x2 : tensor<2x128x8x32xbf16>
+  %rot = fuser.concat %n2, %x1 dim = 3 : tensor<2x128x8x32xbf16>, tensor<2x128x8x32xbf16> -> tensor<2x128x8x64xbf16>
+  %qf = fuser.cast %q : tensor<2x128x8x64xbf16> to tensor<2x128x8x64xf32>
+  %rf = fuser.cast %rot : tensor<2x128x8x64xbf16> to tensor<2x128x8x64xf32>
+  %cf = fuser.cast %cb : tensor<2x128x8x64xbf16> to tensor<2x128x8x64xf32>
+  %sf = fuser.cast %sb : tensor<2x128x8x64xbf16> to tensor<2x128x8x64xf32>
+  %a = fuser.mul %qf, %cf : tensor<2x128x8x64xf32>
+  %b = fuser.mul %rf, %sf : tensor<2x128x8x64xf32>
+  %o = fuser.add %a, %b : tensor<2x128x8x64xf32>
+  %ob = fuser.cast %o : tensor<2x128x8x64xf32> to tensor<2x128x8x64xbf16>
+  %p = fuser.permute %ob perm = [0, 2, 1, 3] : tensor<2x128x8x64xbf16> -> tensor<2x8x128x64xbf16>
+  return %p : tensor<2x8x128x64xbf16>
+}
+
+// -----
+
+// Cross-entropy's backward, (softmax(x) - one_hot(t)) * g with the one-hot
+// from iota == target: one normalization kernel.
+// DUMP: fusion @cross_entropy_backward: 1 segment
+// DUMP-NEXT: segment 0: normalization
+func.func @cross_entropy_backward(%x: tensor<4x1000xf32>, %t: tensor<4x1xi64>, %g: tensor<4x1xf32>) -> tensor<4x1000xf32> {
+  %m = fuser.max %x dims = [1] keepdim = true : tensor<4x1000xf32> -> tensor<4x1xf32>
+  %mb = fuser.broadcast %m dims = [0, 1] : tensor<4x1xf32> -> tensor<4x1000xf32>
+  %d = fuser.sub %x, %mb : tensor<4x1000xf32>
+  %e = fuser.exp %d : tensor<4x1000xf32>
+  %s = fuser.sum %e dims = [1] keepdim = true : tensor<4x1000xf32> -> tensor<4x1xf32>
+  %sb = fuser.broadcast %s dims = [0, 1] : tensor<4x1xf32> -> tensor<4x1000xf32>
+  %p = fuser.div %e, %sb : tensor<4x1000xf32>
+  %col = fuser.iota dim = 1 : tensor<4x1000xi64>
+  %tb = fuser.broadcast %t dims = [0, 1] : tensor<4x1xi64> -> tensor<4x1000xi64>
+  %hot = fuser.eq %col, %tb : tensor<4x1000xi64>
+  %hotf = fuser.cast %hot : tensor<4x1000xi1> to tensor<4x1000xf32>
+  %q = fuser.sub %p, %hotf : tensor<4x1000xf32>
+  %gb = fuser.broadcast %g dims = [0, 1] : tensor<4x1xf32> -> tensor<4x1000xf32>
+  %dx = fuser.mul %q, %gb : tensor<4x1000xf32>
+  return %dx : tensor<4x1000xf32>
+}

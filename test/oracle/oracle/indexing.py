@@ -5,8 +5,10 @@ indices, empty index tensors, zero-size dims, an index smaller than the
 input in the dims gather does not pick along, and dynamic sizes; then the
 fusions they appear in: an embedding lookup scaled and shifted (one
 pointwise kernel), a gather feeding a row reduction (cross-entropy's target
-pick beside its logsumexp) and an index_select whose index is computed in
-the fusion.
+pick beside its logsumexp), cross-entropy's backward (softmax minus a
+one-hot built from iota), RoPE (Llama's rotate_half and GPT-NeoX's partial
+rotary, cos and sin picked by position ids) and an index_select whose index
+is computed in the fusion.
 
 References: PyTorch's gather and index_select on the same values (exact:
 they only move elements), and float64 for the cross-entropy."""
@@ -229,6 +231,112 @@ def _gather_of_computed_part(rng):
     return pb.part()
 
 
+def _rope_part(rng, b, seq, heads, d, rot, maxpos):
+    """RoPE as Llama / Hugging Face write it on q [B, S, H, D] (bf16), cos
+    and sin rows picked by position ids, rotate_half by slices, neg and
+    concat, f32 compute, then permuted to [B, H, S, D]; with rot < d the
+    GPT-NeoX partial form (only the first rot channels rotate)."""
+    q = from_f64(rng.standard_normal((b, seq, heads, d)), "bf16")
+    ang = rng.standard_normal((maxpos, rot)) * 3
+    cos = from_f64(np.cos(ang), "bf16")
+    sin = from_f64(np.sin(ang), "bf16")
+    pos = _indices(rng, maxpos, (seq,), "i64")
+    h = rot // 2
+    pb = PartBuilder("rope %dx%dx%dx%d rot %d" % (b, seq, heads, d, rot))
+    tq = pb.arg("q", q, "bf16")
+    tc = pb.arg("cos", cos, "bf16")
+    ts = pb.arg("sin", sin, "bf16")
+    tp = pb.arg("pos", pos, "i64")
+    full = (b, seq, heads, rot)
+    T = lambda shape, t="bf16": mlir_type(shape, t)
+    pb.line("%%c = fuser.index_select %%cos, %%pos dim = 0 : %s, %s -> %s" % (tc, tp, T((seq, rot))))
+    pb.line("%%s = fuser.index_select %%sin, %%pos dim = 0 : %s, %s -> %s" % (ts, tp, T((seq, rot))))
+    pb.line("%%cb = fuser.broadcast %%c dims = [1, 3] : %s -> %s" % (T((seq, rot)), T(full)))
+    pb.line("%%sb = fuser.broadcast %%s dims = [1, 3] : %s -> %s" % (T((seq, rot)), T(full)))
+    src = "%q"
+    if rot < d:
+        pb.line("%%qr = fuser.slice %%q start = [0, 0, 0, 0] limit = [%d, %d, %d, %d] "
+                "step = [1, 1, 1, 1] : %s -> %s" % (b, seq, heads, rot, tq, T(full)))
+        pb.line("%%qp = fuser.slice %%q start = [0, 0, 0, %d] limit = [%d, %d, %d, %d] "
+                "step = [1, 1, 1, 1] : %s -> %s" % (rot, b, seq, heads, d, tq,
+                                                     T((b, seq, heads, d - rot))))
+        src = "%qr"
+    half = (b, seq, heads, h)
+    pb.line("%%x1 = fuser.slice %s start = [0, 0, 0, 0] limit = [%d, %d, %d, %d] "
+            "step = [1, 1, 1, 1] : %s -> %s" % (src, b, seq, heads, h, T(full), T(half)))
+    pb.line("%%x2 = fuser.slice %s start = [0, 0, 0, %d] limit = [%d, %d, %d, %d] "
+            "step = [1, 1, 1, 1] : %s -> %s" % (src, h, b, seq, heads, rot, T(full), T(half)))
+    pb.line("%%n2 = fuser.neg %%x2 : %s" % T(half))
+    pb.line("%%rot = fuser.concat %%n2, %%x1 dim = 3 : %s, %s -> %s" % (T(half), T(half), T(full)))
+    for v in ("src", "rot", "cb", "sb"):
+        name = src[1:] if v == "src" else v
+        pb.line("%%%sf = fuser.cast %%%s : %s to %s" % (v, name, T(full), T(full, "f32")))
+    pb.line("%%a = fuser.mul %%srcf, %%cbf : %s" % T(full, "f32"))
+    pb.line("%%bb = fuser.mul %%rotf, %%sbf : %s" % T(full, "f32"))
+    pb.line("%%o = fuser.add %%a, %%bb : %s" % T(full, "f32"))
+    pb.line("%%ob = fuser.cast %%o : %s to %s" % (T(full, "f32"), T(full)))
+    out = "%ob"
+    if rot < d:
+        pb.line("%%oc = fuser.concat %%ob, %%qp dim = 3 : %s, %s -> %s" % (
+            T(full), T((b, seq, heads, d - rot)), tq))
+        out = "%oc"
+    pb.line("%%0 = fuser.permute %s perm = [0, 2, 1, 3] : %s -> %s" % (
+        out, tq, T((b, heads, seq, d))))
+    q64 = to_f64(q, "bf16")
+    c64 = to_f64(cos, "bf16")[pos][None, :, None, :]
+    s64 = to_f64(sin, "bf16")[pos][None, :, None, :]
+    qr = q64[..., :rot]
+    rotated = np.concatenate([-qr[..., h:], qr[..., :h]], axis=-1)
+    o = from_f64(qr * c64 + rotated * s64, "bf16")
+    if rot < d:
+        o = np.concatenate([o, q[..., rot:]], axis=-1)
+    # f32 products and one f32 sum, rounded once to bf16: within 1 ulp of
+    # the rounded exact value
+    pb.result("0", (b, heads, seq, d), "bf16", np.ascontiguousarray(o.transpose(0, 2, 1, 3)),
+              Ulps(1))
+    return pb.part()
+
+
+def _cross_entropy_backward_part(rng, n, v, dynamic):
+    """Cross-entropy's backward from primitives: (softmax(x) - one_hot(t))
+    * g, the one-hot an iota compared with the target, bf16 logits and dx,
+    f32 compute: one normalization kernel."""
+    x = from_f64(rng.standard_normal((n, v)) * 3, "bf16")
+    target = _indices(rng, v, (n, 1), "i64")
+    g = from_f64(rng.standard_normal((n, 1)), "f32")
+    xd = (None, None) if dynamic else (n, v)
+    rd = (None, 1) if dynamic else (n, 1)
+    pb = PartBuilder("cross-entropy backward %dx%d%s" % (n, v, ", dynamic" if dynamic else ""))
+    tx = pb.arg("x", x, "bf16", xd)
+    tt = pb.arg("t", target, "i64", rd)
+    tg = pb.arg("g", g, "f32", rd)
+    tf, tr, ti = mlir_type(xd, "f32"), mlir_type(rd, "f32"), mlir_type(xd, "i64")
+    pb.line("%%xf = fuser.cast %%x : %s to %s" % (tx, tf))
+    pb.line("%%mx = fuser.max %%xf dims = [1] keepdim = true : %s -> %s" % (tf, tr))
+    pb.line("%%mb = fuser.broadcast %%mx dims = [0, 1] : %s -> %s" % (tr, tf))
+    pb.line("%%d = fuser.sub %%xf, %%mb : %s" % tf)
+    pb.line("%%e = fuser.exp %%d : %s" % tf)
+    pb.line("%%s = fuser.sum %%e dims = [1] keepdim = true : %s -> %s" % (tf, tr))
+    pb.line("%%sb = fuser.broadcast %%s dims = [0, 1] : %s -> %s" % (tr, tf))
+    pb.line("%%p = fuser.div %%e, %%sb : %s" % tf)
+    pb.line("%%col = fuser.iota dim = 1 : %s" % ti)
+    pb.line("%%tb = fuser.broadcast %%t dims = [0, 1] : %s -> %s" % (mlir_type(rd, "i64"), ti))
+    pb.line("%%hot = fuser.eq %%col, %%tb : %s" % ti)
+    pb.line("%%hotf = fuser.cast %%hot : %s to %s" % (mlir_type(xd, "i1"), tf))
+    pb.line("%%q = fuser.sub %%p, %%hotf : %s" % tf)
+    pb.line("%%gb = fuser.broadcast %%g dims = [0, 1] : %s -> %s" % (tr, tf))
+    pb.line("%%dx = fuser.mul %%q, %%gb : %s" % tf)
+    pb.line("%%0 = fuser.cast %%dx : %s to %s" % (tf, tx))
+    xt = torch.from_numpy(to_f64(x, "bf16")).requires_grad_(True)
+    loss = torch.nn.functional.cross_entropy(xt, torch.from_numpy(target[:, 0]), reduction="none")
+    (dx,) = torch.autograd.grad(loss, xt, torch.from_numpy(g[:, 0].astype(np.float64)))
+    # softmax's sum of v exps within a few u, the division, one more
+    # rounding to bf16
+    bound = (8 + 2 * math.log2(v)) * 2.0 ** -24 * np.abs(g.astype(np.float64)) + 2.0 ** -30
+    pb.result("0", (n, v), "bf16", from_f64(dx.numpy(), "bf16"), Ulps(1, bound), dims=xd)
+    return pb.part()
+
+
 def _fusion_parts(name, rng_for):
     rng = rng_for(name)
     parts = []
@@ -237,6 +345,10 @@ def _fusion_parts(name, rng_for):
         parts.append(_embedding_part(rng, t, 33, 40, 7, True))
     for n, v, dyn in [(4, 100, False), (3, 1031, False), (5, 4097, True), (2, 32000, False)]:
         parts.append(_cross_entropy_part(rng, n, v, dyn))
+    for n, v, dyn in [(4, 100, False), (3, 4097, True), (2, 32000, False)]:
+        parts.append(_cross_entropy_backward_part(rng, n, v, dyn))
+    parts.append(_rope_part(rng, 2, 16, 4, 64, 64, 100))
+    parts.append(_rope_part(rng, 1, 7, 3, 32, 16, 9))
     parts.append(_computed_index_part(rng))
     parts.append(_gather_of_computed_part(rng))
     return parts
