@@ -475,6 +475,54 @@ def measured_norm_family(fuserc, work):
     return rows
 
 
+def measured_indexing(fuserc, work):
+    """Rows of the indexing table: the fusions of test/oracle/oracle/indexing.py
+    (checked there against PyTorch) at model sizes: launches, and the bytes
+    the kernels ask of each tensor over its size (`fuserc run --traffic`),
+    with the inputs the oracle generates (indices in range)."""
+    sys.path.insert(0, os.path.join(ROOT, "test", "oracle"))
+    try:
+        import numpy as np
+        from oracle import core, indexing as ix  # noqa: E402
+    except ImportError as e:
+        sys.stderr.write("kernels.py: indexing skipped: %s\n" % e)
+        return ["| (skipped: %s; run with /usr/bin/python3) | | | |" % e]
+    rng = np.random.default_rng(0)
+    fusions = [
+        ("embedding: table[ids] * sqrt(d) + pos, bf16 32000x1024 table, 512 ids",
+         lambda: ix._embedding_part(rng, "bf16", 32000, 1024, 512, False)),
+        ("cross-entropy forward: logsumexp(x) - x[target], bf16 64x32000",
+         lambda: ix._cross_entropy_part(rng, 64, 32000, False)),
+        ("cross-entropy backward: (softmax(x) - one_hot(target)) * g, bf16 64x32000",
+         lambda: ix._cross_entropy_backward_part(rng, 64, 32000, False)),
+        ("RoPE (Llama rotate_half), q bf16 2x128x8x64 -> 2x8x128x64, 4096 positions",
+         lambda: ix._rope_part(rng, 2, 128, 8, 64, 64, 4096)),
+    ]
+    rows = []
+    for k, (what, make) in enumerate(fusions):
+        part = make()
+        name = "indexing_%d" % k
+        d = os.path.join(work, name)
+        path, inputs = core.write_case_files(d, name, [part])
+        ins = run([fuserc, "inspect", path, "--no-ptxas"])
+        m = re.search(r"launches: (\d+) kernel", ins.stdout)
+        cmd = [fuserc, "run", path, "--device", "cpu", "--traffic", "--quiet"]
+        for n, ip in inputs:
+            cmd += ["--input", "%s=%s" % (n, ip)]
+        r = run(cmd)
+        got = []
+        for t in re.finditer(r"^\s+(\S+)\s+\S+\s+read ([\d.]+)x\s+written ([\d.]+)x",
+                             r.stdout, re.M):
+            tensor, rd, wr = t.groups()
+            got.append("%s %s" % (tensor, ("read " + rd) if float(rd) else ("written " + wr)))
+        if r.returncode or not m:
+            rows.append("| %s | failed | |" % what)
+        else:
+            rows.append("| %s | %s | %s |" % (what, m.group(1), ", ".join(got)))
+    sys.stderr.write("kernels.py: measured the indexing fusions\n")
+    return rows
+
+
 def row_length_table(sizes, rows):
     """A markdown table of measured rows, one column per row length."""
     return (["| fusion | row length | " + " | ".join(str(k) for k in sizes) + " |",
@@ -598,6 +646,7 @@ def main():
     measured = [] if a.only else measured_traffic(fuserc, work)
     measured_backward = [] if a.only else measured_backward_traffic(fuserc, work)
     measured_family = [] if a.only else measured_norm_family(fuserc, work)
+    measured_index = [] if a.only else measured_indexing(fuserc, work)
 
     date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     out = []
@@ -666,6 +715,18 @@ def main():
                    "backward x / dy / dx |")
         out.append("|---|---|---:|---|---:|---|")
         out += measured_family + [""]
+        out.append("## Indexing fusions, measured on the CPU emulator\n")
+        out.append("Fusions with gather and index_select as test/oracle/oracle/indexing.py "
+                   "writes them (checked there against PyTorch), with indices in range: "
+                   "*launches* (`fuserc inspect`) and the bytes the kernels ask of each "
+                   "tensor over its size (`fuserc run --traffic`; the emulator counts each "
+                   "thread's requests: a value every lane of a warp reads, like an index "
+                   "broadcast along a row, is one request per warp on a GPU, and a table "
+                   "row picked by several positions is an L2 hit after the first). A table "
+                   "reads below 1.00 when only some of its rows are picked.\n")
+        out.append("| fusion | launches | bytes asked / size, per tensor |")
+        out.append("|---|---:|---|")
+        out += measured_index + [""]
     out.append("## H200 roofline model: fuser's plan vs eager PyTorch\n")
     out.append("**A model, not a measurement**: each kernel costs its bytes at %.1f TB/s "
                "(the measured device-to-device copy bandwidth of an H200) plus %g us of "

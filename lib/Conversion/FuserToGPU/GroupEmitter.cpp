@@ -116,9 +116,19 @@ void GroupEmitter::analyze(Value root, const Index &rootIdx) {
       mergeable = false;
     if (isIndexingOp(op)) {
       // The table is read at positions computed from data (no affine
-      // offset to merge dims by or vectorize on); the index is read at the
-      // result's position like an elementwise operand.
+      // offset to merge dims by); the index is read at the result's
+      // position like an elementwise operand.
       mergeable = false;
+      if (isa<IndexSelectOp>(op)) {
+        int64_t dim = cast<IndexSelectOp>(op).getDimAttr().getInt();
+        ArrayRef<AffineExpr> tableShape = shapeOf(op->getOperand(0));
+        SmallVector<AffineExpr> m = multiIndex(v, idx);
+        m[dim] = getAffineConstantExpr(0, ctx);
+        AffineExpr stride = getAffineConstantExpr(1, ctx);
+        for (size_t k = dim + 1; k < tableShape.size(); ++k)
+          stride = stride * tableShape[k];
+        tableReads.push_back({op, linearize(m, tableShape), simplify(stride, 0, numSymbols)});
+      }
       work.push_back({op->getOperand(1), operandIndex(op, 1, idx), guarded});
       continue;
     }
@@ -362,7 +372,7 @@ Lanes GroupEmitter::emitOp(Operation *op, const Index &idx,
     return emit(op->getOperand(0), operandIndex(op, 0, idx), lanes);
 
   if (isIndexingOp(op))
-    return lanes > 1 ? emitScalarized(result, idx, lanes) : emitIndexing(op, idx);
+    return emitIndexing(op, idx, lanes);
 
   if (isa<RandOp, RandnOp, BernoulliOp>(op)) {
     // The element's row-major index in the result: one per lane, like iota.
@@ -506,19 +516,59 @@ Lanes GroupEmitter::emitOp(Operation *op, const Index &idx,
   return {v, allUniform};
 }
 
-Lanes GroupEmitter::emitIndexing(Operation *op, const Index &idx) {
-  // result[m] = table[m with m[dim] := index value], one element: the
-  // index read where the result's element is (gather: the same position;
-  // index_select: m[dim] of the 1-D index), checked against the table's
-  // size along dim before the table is read.
+Value GroupEmitter::tableOffset(Operation *op, const Index &idx, Value wide) {
+  OpBuilder &b = kb->b;
+  Location loc = kb->loc;
+  int64_t dim = cast<IntegerAttr>(op->getAttr("dim")).getInt();
+  ArrayRef<AffineExpr> tableShape = shapeOf(op->getOperand(0));
+  SmallVector<AffineExpr> m = multiIndex(op->getResult(0), idx);
+  m[dim] = getAffineConstantExpr(0, ctx);
+  AffineExpr stride = getAffineConstantExpr(1, ctx);
+  for (size_t k = dim + 1; k < tableShape.size(); ++k)
+    stride = stride * tableShape[k];
+  Value base = kb->expander->expand(toIteration(linearize(m, tableShape)));
+  Value at = kb->idxTy == b.getI64Type() ? wide : arith::TruncIOp::create(b, loc, kb->idxTy, wide);
+  return arith::AddIOp::create(
+      b, loc, base,
+      arith::MulIOp::create(b, loc, at, kb->expander->expand(simplify(stride, 0, numSymbols))));
+}
+
+void GroupEmitter::reportIndexError(Operation *op, const Index &idx, Value live, Value inRange,
+                                    Value index, Value bound) {
+  OpBuilder &b = kb->b;
+  Location loc = kb->loc;
+  Value outOfRange = arith::XOrIOp::create(
+      b, loc, inRange, arith::ConstantOp::create(b, loc, b.getBoolAttr(true)));
+  Value report = live ? arith::AndIOp::create(b, loc, live, outOfRange).getResult() : outOfRange;
+  auto reportIf = scf::IfOp::create(b, loc, report, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToStart(&reportIf.getThenRegion().front());
+  ExprScope scope(*kb->expander);
+  Value element = kb->expander->expand(toIteration(linearIndex(op->getResult(0), idx)));
+  kb->recordIndexError(fe.indexSite(op), element, index, bound);
+}
+
+Lanes GroupEmitter::emitIndexing(Operation *op, const Index &idx, unsigned lanes) {
+  // result[m] = table[m with m[dim] := index value]: the index read where
+  // the result's element is (gather: the same position; index_select:
+  // m[dim] of the 1-D index), checked against the table's size along dim
+  // before the table is read. One element, or with `lanes` > 1 one vector:
+  // an index_select whose index is the same for the unit's lanes and
+  // whose table the scheduler checked for vector access (vectorTables).
   OpBuilder &b = kb->b;
   Location loc = kb->loc;
   Value result = op->getResult(0), table = op->getOperand(0);
   int64_t dim = cast<IntegerAttr>(op->getAttr("dim")).getInt();
   Type elem = elementTypeOf(result);
-  Value index = emit(op->getOperand(1), operandIndex(op, 1, idx), 1).value;
-  ArrayRef<AffineExpr> tableShape = shapeOf(table);
-  Value bound = kb->expander->expand(tableShape[dim]);
+  if (lanes > 1 && !(vectorTables && llvm::any_of(tableReads, [&](const TableRead &r) {
+                      return r.op == op && laneStride(toIteration(r.base)) == 1;
+                    })))
+    return emitScalarized(result, idx, lanes);
+  Lanes indexLanes = emit(op->getOperand(1), operandIndex(op, 1, idx), lanes);
+  if (lanes > 1 && !indexLanes.uniform)
+    return emitScalarized(result, idx, lanes);
+  Value index = indexLanes.value;
+  Value bound = kb->expander->expand(shapeOf(table)[dim]);
   // Compare in 64 bits: an i64 index past 2^31 must not wrap into range in
   // a 32-bit kernel. Unsigned: a negative index is out of range too.
   Type i64 = b.getI64Type();
@@ -531,40 +581,21 @@ Lanes GroupEmitter::emitIndexing(Operation *op, const Index &idx) {
                : !rowMask ? loadMask
                           : arith::AndIOp::create(b, loc, loadMask, rowMask).getResult();
   Value read = live ? arith::AndIOp::create(b, loc, live, inRange).getResult() : inRange;
-  auto ifOp = scf::IfOp::create(b, loc, TypeRange{elem}, read, true);
+  Type t = lanes > 1 ? Type(VectorType::get({lanes}, elem)) : elem;
+  auto ifOp = scf::IfOp::create(b, loc, TypeRange{t}, read, true);
   {
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(&ifOp.getThenRegion().front());
     ExprScope scope(*kb->expander);
-    SmallVector<AffineExpr> m = multiIndex(result, idx);
-    m[dim] = getAffineConstantExpr(0, ctx);
-    AffineExpr stride = getAffineConstantExpr(1, ctx);
-    for (size_t k = dim + 1; k < tableShape.size(); ++k)
-      stride = stride * tableShape[k];
-    Value base = kb->expander->expand(toIteration(linearize(m, tableShape)));
-    Value at = kb->idxTy == i64 ? wide : arith::TruncIOp::create(b, loc, kb->idxTy, wide);
-    Value offset = arith::AddIOp::create(
-        b, loc, base,
-        arith::MulIOp::create(b, loc, at,
-                              kb->expander->expand(simplify(stride, 0, numSymbols))));
-    scf::YieldOp::create(b, loc, kb->load(kb->pointer(table), elem, offset, 1));
-    b.setInsertionPointToStart(&ifOp.getElseRegion().front());
     scf::YieldOp::create(b, loc,
-                         Value(arith::ConstantOp::create(b, loc, elem, b.getZeroAttr(elem))));
+                         kb->load(kb->pointer(table), elem, tableOffset(op, idx, wide), lanes));
+    b.setInsertionPointToStart(&ifOp.getElseRegion().front());
+    scf::YieldOp::create(b, loc, Value(arith::ConstantOp::create(b, loc, t, b.getZeroAttr(t))));
   }
-  // Out of range where the element is live: record it, once per call.
-  Value outOfRange = arith::XOrIOp::create(
-      b, loc, inRange, arith::ConstantOp::create(b, loc, b.getBoolAttr(true)));
-  Value report = live ? arith::AndIOp::create(b, loc, live, outOfRange).getResult() : outOfRange;
-  auto reportIf = scf::IfOp::create(b, loc, report, /*withElseRegion=*/false);
-  {
-    OpBuilder::InsertionGuard g(b);
-    b.setInsertionPointToStart(&reportIf.getThenRegion().front());
-    ExprScope scope(*kb->expander);
-    Value element = kb->expander->expand(toIteration(linearIndex(result, idx)));
-    kb->recordIndexError(fe.indexSite(op), element, index, bound);
-  }
-  return {ifOp.getResult(0), true};
+  // Out of range where the element is live: record it, once per call (a
+  // vector unit reports its first element: all its lanes share the index).
+  reportIndexError(op, idx, live, inRange, index, bound);
+  return {ifOp.getResult(0), lanes == 1};
 }
 
 Value GroupEmitter::asIndex(Value v) {

@@ -189,10 +189,18 @@ protected:
   Value maskedLoad(Value v, Type elem, AffineExpr offset, unsigned lanes);
   Lanes emitOp(Operation *op, const Index &idx, unsigned lanes);
   Lanes emitScalarized(Value v, const Index &idx, unsigned lanes);
-  /// One element of a gather or index_select: the index checked against
-  /// the table's extent, the table read only in range, an index out of
-  /// range recorded in the fusion's index error word.
-  Lanes emitIndexing(Operation *op, const Index &idx);
+  /// A gather's or index_select's elements at `idx`: the index checked
+  /// against the table's extent, the table read only in range, an index
+  /// out of range recorded in the fusion's index error word.
+  Lanes emitIndexing(Operation *op, const Index &idx, unsigned lanes);
+  /// The table offset of emitIndexing's element at `idx` for index value
+  /// `wide` (i64): the element with the index taken as 0, plus the index
+  /// times the table's stride along dim.
+  Value tableOffset(Operation *op, const Index &idx, Value wide);
+  /// Records `index` (out of range at the element `idx` of op's result,
+  /// where it must be below `bound`) when `live` (or always, if null).
+  void reportIndexError(Operation *op, const Index &idx, Value live, Value inRange,
+                        Value index, Value bound);
   /// The index expression `e` at each lane (`e`, `e + 1`, ...: iota's and
   /// the random ops' per-lane indices), uniform when `e` does not move
   /// with the lane; none when its lane stride is not 0 or 1 (scalarize).
@@ -220,6 +228,18 @@ protected:
   /// Index expressions ops compute from their own shape (random ops'), in
   /// d-space: not accesses, but the iteration space must express them.
   SmallVector<AffineExpr> indexOffsets;
+  /// index_select's table reads (d-space): the offset of the element with
+  /// the index taken as 0, and the table's stride along dim. Where the
+  /// index is one value for a unit's lanes and the offset moves by 1 with
+  /// the lane, the unit's elements are one vector load; a scheduler that
+  /// puts these accesses in its vector checks (divisibility of the stride,
+  /// alignment of the table) sets `vectorTables`.
+  struct TableRead {
+    Operation *op;
+    AffineExpr base, stride;
+  };
+  SmallVector<TableRead> tableReads;
+  bool vectorTables = false;
   DenseSet<MemoKey, MemoKeyInfo> visited; ///< (value, index) pairs analyzed
 
   // The iteration space: merged dims m_0..m_{q-1} with sizes iterSizes.

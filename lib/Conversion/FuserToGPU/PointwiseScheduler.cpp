@@ -224,6 +224,19 @@ LogicalResult PointwiseScheduler::run() {
       contiguous.push_back({v, o});
     }
   }
+  // index_select rows read whole (an embedding lookup): the table is one
+  // more contiguous access, whose unit offsets also hold a multiple of its
+  // stride along dim (the index times it).
+  SmallVector<AffineExpr> tableStrides;
+  for (const TableRead &r : tableReads) {
+    AffineExpr o = toIteration(r.base);
+    if (laneStride(o) != std::optional<int64_t>(1))
+      continue;
+    Value table = r.op->getOperand(0);
+    narrowest = std::min(narrowest, byteSize(elementTypeOf(table)));
+    contiguous.push_back({table, o});
+    tableStrides.push_back(r.stride);
+  }
   vectorLanes = numIterDims == 0 ? 1 : 16 / narrowest;
   // Rows of a multi-dim space must hold whole units; a static inner size
   // picks the widest lane count that divides it.
@@ -248,6 +261,9 @@ LogicalResult PointwiseScheduler::run() {
     }
     alignment.push_back({v, std::min(16u, vectorLanes * byteSize(elementTypeOf(v)))});
   }
+  for (AffineExpr stride : tableStrides)
+    if (!isMultipleOf(stride, vectorLanes))
+      divisibility.push_back(stride);
   // A term that is a constant and not a multiple rules the vector path out.
   for (AffineExpr e : divisibility)
     if (ShapeAnalysis::constantValue(e))
@@ -256,6 +272,7 @@ LogicalResult PointwiseScheduler::run() {
     divisibility.clear();
     alignment.clear();
   }
+  vectorTables = vectorLanes > 1 && !tableStrides.empty();
   // Deduplicate alignment checks per buffer, in a deterministic order.
   llvm::MapVector<Value, unsigned> align;
   for (auto &[v, bytes] : alignment)
