@@ -90,6 +90,14 @@ private:
       return s + argName(arg.getArgNumber());
     return s + "'" + v.getDefiningOp()->getName().getStringRef().str() + "'";
   }
+  /// ", in 'fuser.<op>' at <loc>": which op a run-time size check is about
+  /// (a fusion may hold several pads or gathers).
+  static std::string where(Operation *op) {
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    os << ", in '" << op->getName() << "' at " << op->getLoc();
+    return s;
+  }
   /// Creates the slots of `v`: static dims know their size.
   void addValue(Value v) {
     auto t = cast<RankedTensorType>(v.getType());
@@ -184,7 +192,7 @@ LogicalResult Analyzer::visit(Operation *op) {
                 {ShapeAnalysis::Constraint::LessEqual,
                  getAffineConstantExpr(s.getLimit()[i], ctx), size(s.getInput(), i),
                  "slice limit {} must not exceed " + describe(s.getInput(), i) +
-                     " ({})"});
+                     " ({})" + where(s)});
         return success();
       })
       .Case<GatherOp>([&](GatherOp g) {
@@ -200,7 +208,7 @@ LogicalResult Analyzer::visit(Operation *op) {
           if (n && m)
             constraints->push_back({ShapeAnalysis::Constraint::LessEqual, n, m,
                                     "gather index size {} of " + describe(g.getIndex(), i) +
-                                        " must not exceed the input's ({})"});
+                                        " must not exceed the input's ({})" + where(g)});
         }
         return success();
       })
@@ -225,7 +233,8 @@ LogicalResult Analyzer::visit(Operation *op) {
             constraints->push_back({ShapeAnalysis::Constraint::LessEqual,
                                     getAffineConstantExpr(crop, ctx), size(p.getInput(), i),
                                     "pad crops {} elements from " +
-                                        describe(p.getInput(), i) + ", which has {}"});
+                                        describe(p.getInput(), i) + ", which has {}" +
+                                        where(p)});
           if (AffineExpr e = size(p.getInput(), i))
             define(p.getResult(), i, e + p.getLow()[i] + p.getHigh()[i],
                    describe(p.getResult(), i));

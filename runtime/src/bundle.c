@@ -547,6 +547,8 @@ static fuser_error *check_reads(reader *r, const fuser_fusion *f,
   case OP_RESULT_DIM:
     READ(in->a, "operand a");
     break;
+  case OP_INDEX_CHECK:
+    break; /* a is a buffer, imm a string: no registers */
   case OP_LAUNCH: {
     READ(in->b, "the predicate (operand b)");
     const fr_launch *L = &f->launches[in->a];

@@ -29,7 +29,10 @@ static unsigned char *pick_bundle(size_t *size, int64_t alloc_flags,
   f->name = "pick";
   f->num_args = 2;
   f->num_results = 1;
-  f->num_regs = 6;
+  /* Register 3 is never written: the word is buffer 3, and a loader that
+   * took INDEX_CHECK's buffer operand for a register read it (it rejected
+   * valid small plans, and read past its table of written registers). */
+  f->num_regs = 7;
   f->num_inter = 1;
   f->num_dyn = BW_NONE;
   f->emu_module = BW_NONE;
@@ -40,7 +43,7 @@ static unsigned char *pick_bundle(size_t *size, int64_t alloc_flags,
   f->instrs[n++] = bw_const(0, 4);
   f->instrs[n++] = bw_const(1, 256);
   f->instrs[n++] = bw_const(2, 1);
-  f->instrs[n++] = bw_const(3, 0);
+  f->instrs[n++] = bw_const(6, 0);
   f->instrs[n++] = bw_const(4, 1024);
   f->instrs[n++] = bw_const(5, word_bytes);
   bw_instr alloc = bw_op(BW_ALLOC, BW_NONE, 3, 5);
@@ -54,7 +57,7 @@ static unsigned char *pick_bundle(size_t *size, int64_t alloc_flags,
   f->num_launches = 1;
   f->launches[0] = (bw_launch){"add_kernel", 4,
                                {{BW_PTR, 0}, {BW_PTR, 3}, {BW_PTR, 2}, {BW_I32, 4}},
-                               {0, 2, 2}, {1, 2, 2}, 3};
+                               {0, 2, 2}, {1, 2, 2}, 6};
   return bw_write(&b, size, NULL);
 }
 

@@ -27,3 +27,18 @@ func.func @cross_entropy(%x: tensor<3x1000xf32>, %t: tensor<3x1xi64>) -> tensor<
   %r = fuser.sub %lse, %p : tensor<3x1xf32>
   return %r : tensor<3x1xf32>
 }
+
+// A plan with few registers: its INDEX_CHECK names buffer 5, which the
+// loader once took for a register (and rejected the bundle).
+func.func @small_plan(%x: tensor<4x10xf32>, %i: tensor<4x3xi64>, %a: tensor<4x3xf32>, %b: tensor<4x3xf32>) -> tensor<4x3xf32> {
+  %g = fuser.gather %x, %i dim = 1 : tensor<4x10xf32>, tensor<4x3xi64> -> tensor<4x3xf32>
+  %s = fuser.add %g, %a : tensor<4x3xf32>
+  %t = fuser.add %s, %b : tensor<4x3xf32>
+  return %t : tensor<4x3xf32>
+}
+
+// Nothing to pick.
+func.func @empty_index(%x: tensor<10xf32>, %i: tensor<0xi64>) -> tensor<0xf32> {
+  %0 = fuser.gather %x, %i dim = 0 : tensor<10xf32>, tensor<0xi64> -> tensor<0xf32>
+  return %0 : tensor<0xf32>
+}
