@@ -114,3 +114,29 @@ func.func @cross_entropy_backward(%x: tensor<4x1000xf32>, %t: tensor<4x1xi64>, %
   %dx = fuser.mul %q, %gb : tensor<4x1000xf32>
   return %dx : tensor<4x1000xf32>
 }
+
+// -----
+
+// RoPE backward (Llama form): dq = dy*cos + rotate_half^T(dy*sin), dy
+// permuted back from [B, H, S, D]: one pointwise kernel.
+// DUMP: fusion @rope_backward: 1 segment
+// DUMP-NEXT: segment 0: pointwise, 16 ops
+func.func @rope_backward(%dy: tensor<2x4x16x64xbf16>, %cos: tensor<100x64xbf16>, %sin: tensor<100x64xbf16>, %pos: tensor<16xi64>) -> tensor<2x16x4x64xbf16> {
+  %g = fuser.permute %dy perm = [0, 2, 1, 3] : tensor<2x4x16x64xbf16> -> tensor<2x16x4x64xbf16>
+  %gf = fuser.cast %g : tensor<2x16x4x64xbf16> to tensor<2x16x4x64xf32>
+  %c = fuser.index_select %cos, %pos dim = 0 : tensor<100x64xbf16>, tensor<16xi64> -> tensor<16x64xbf16>
+  %s = fuser.index_select %sin, %pos dim = 0 : tensor<100x64xbf16>, tensor<16xi64> -> tensor<16x64xbf16>
+  %cb = fuser.broadcast %c dims = [1, 3] : tensor<16x64xbf16> -> tensor<2x16x4x64xbf16>
+  %sb = fuser.broadcast %s dims = [1, 3] : tensor<16x64xbf16> -> tensor<2x16x4x64xbf16>
+  %cf = fuser.cast %cb : tensor<2x16x4x64xbf16> to tensor<2x16x4x64xf32>
+  %sf = fuser.cast %sb : tensor<2x16x4x64xbf16> to tensor<2x16x4x64xf32>
+  %gc = fuser.mul %gf, %cf : tensor<2x16x4x64xf32>
+  %gs = fuser.mul %gf, %sf : tensor<2x16x4x64xf32>
+  %lo = fuser.slice %gs start = [0, 0, 0, 0] limit = [2, 16, 4, 32] step = [1, 1, 1, 1] : tensor<2x16x4x64xf32> -> tensor<2x16x4x32xf32>
+  %hi = fuser.slice %gs start = [0, 0, 0, 32] limit = [2, 16, 4, 64] step = [1, 1, 1, 1] : tensor<2x16x4x64xf32> -> tensor<2x16x4x32xf32>
+  %nlo = fuser.neg %lo : tensor<2x16x4x32xf32>
+  %rt = fuser.concat %hi, %nlo dim = 3 : tensor<2x16x4x32xf32>, tensor<2x16x4x32xf32> -> tensor<2x16x4x64xf32>
+  %dq = fuser.add %gc, %rt : tensor<2x16x4x64xf32>
+  %0 = fuser.cast %dq : tensor<2x16x4x64xf32> to tensor<2x16x4x64xbf16>
+  return %0 : tensor<2x16x4x64xbf16>
+}

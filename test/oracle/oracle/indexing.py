@@ -6,8 +6,9 @@ input in the dims gather does not pick along, and dynamic sizes; then the
 fusions they appear in: an embedding lookup scaled and shifted (one
 pointwise kernel), a gather feeding a row reduction (cross-entropy's target
 pick beside its logsumexp), cross-entropy's backward (softmax minus a
-one-hot built from iota), RoPE (Llama's rotate_half and GPT-NeoX's partial
-rotary, cos and sin picked by position ids) and an index_select whose index
+one-hot built from iota), RoPE (Llama's rotate_half, GPT-NeoX's partial
+rotary and GPT-J's interleaved pairs, cos and sin picked by position ids;
+and Llama's backward) and an index_select whose index
 is computed in the fusion.
 
 References: PyTorch's gather and index_select on the same values (exact:
@@ -297,6 +298,96 @@ def _rope_part(rng, b, seq, heads, d, rot, maxpos):
     return pb.part()
 
 
+def _rope_gptj_part(rng, b, seq, heads, d, maxpos):
+    """RoPE's interleaved (GPT-J) form: channel pairs (2i, 2i+1) rotate,
+    rot = (-x[2i+1], x[2i]), written with a reshape to pairs, slices, neg,
+    concat and a reshape back; cos and sin rows picked by position ids and
+    repeated per pair. f32."""
+    q = from_f64(rng.standard_normal((b, seq, heads, d)), "f32")
+    ang = rng.standard_normal((maxpos, d // 2)) * 3
+    cos = from_f64(np.repeat(np.cos(ang), 2, axis=1), "f32")
+    sin = from_f64(np.repeat(np.sin(ang), 2, axis=1), "f32")
+    pos = _indices(rng, maxpos, (seq,), "i32")
+    T = lambda shape: mlir_type(shape, "f32")
+    full, pairs, one = (b, seq, heads, d), (b, seq, heads, d // 2, 2), (b, seq, heads, d // 2, 1)
+    pb = PartBuilder("rope gpt-j %dx%dx%dx%d" % full)
+    tq = pb.arg("q", q, "f32")
+    tc = pb.arg("cos", cos, "f32")
+    ts = pb.arg("sin", sin, "f32")
+    tp = pb.arg("pos", pos, "i32")
+    pb.line("%%c = fuser.index_select %%cos, %%pos dim = 0 : %s, %s -> %s" % (tc, tp, T((seq, d))))
+    pb.line("%%s = fuser.index_select %%sin, %%pos dim = 0 : %s, %s -> %s" % (ts, tp, T((seq, d))))
+    pb.line("%%cb = fuser.broadcast %%c dims = [1, 3] : %s -> %s" % (T((seq, d)), T(full)))
+    pb.line("%%sb = fuser.broadcast %%s dims = [1, 3] : %s -> %s" % (T((seq, d)), T(full)))
+    pb.line("%%qp = fuser.reshape %%q : %s -> %s" % (tq, T(pairs)))
+    pb.line("%%ev = fuser.slice %%qp start = [0, 0, 0, 0, 0] limit = [%d, %d, %d, %d, 1] "
+            "step = [1, 1, 1, 1, 1] : %s -> %s" % (b, seq, heads, d // 2, T(pairs), T(one)))
+    pb.line("%%od = fuser.slice %%qp start = [0, 0, 0, 0, 1] limit = [%d, %d, %d, %d, 2] "
+            "step = [1, 1, 1, 1, 1] : %s -> %s" % (b, seq, heads, d // 2, T(pairs), T(one)))
+    pb.line("%%no = fuser.neg %%od : %s" % T(one))
+    pb.line("%%rp = fuser.concat %%no, %%ev dim = 4 : %s, %s -> %s" % (T(one), T(one), T(pairs)))
+    pb.line("%%rot = fuser.reshape %%rp : %s -> %s" % (T(pairs), T(full)))
+    pb.line("%%a = fuser.mul %%q, %%cb : %s" % T(full))
+    pb.line("%%bb = fuser.mul %%rot, %%sb : %s" % T(full))
+    pb.line("%%0 = fuser.add %%a, %%bb : %s" % T(full))
+    q64 = q.astype(np.float64)
+    rot = np.stack([-q64[..., 1::2], q64[..., 0::2]], axis=-1).reshape(full)
+    want = q64 * cos.astype(np.float64)[pos][None, :, None, :] + \
+        rot * sin.astype(np.float64)[pos][None, :, None, :]
+    # two f32 products and their f32 sum
+    bound = 3 * 2.0 ** -24 * (np.abs(q64) + np.abs(rot)) + 2.0 ** -40
+    pb.result("0", full, "f32", from_f64(want, "f32"), Ulps(1, bound))
+    return pb.part()
+
+
+def _rope_backward_part(rng, b, seq, heads, d, maxpos):
+    """RoPE's backward (Llama form) from the gradient dy of the [B, H, S, D]
+    output: dq = dy*cos + rotate_half^T(dy*sin), rotate_half^T(g) =
+    concat(g[..., h:], -g[..., :h]), permuted back to [B, S, H, D]; bf16 dy
+    and dq, f32 compute. Checked against torch.autograd.grad of the
+    forward."""
+    dy = from_f64(rng.standard_normal((b, heads, seq, d)), "bf16")
+    ang = rng.standard_normal((maxpos, d)) * 3
+    cos = from_f64(np.cos(ang), "bf16")
+    sin = from_f64(np.sin(ang), "bf16")
+    pos = _indices(rng, maxpos, (seq,), "i64")
+    h = d // 2
+    T = lambda shape, t="bf16": mlir_type(shape, t)
+    full, half = (b, seq, heads, d), (b, seq, heads, h)
+    pb = PartBuilder("rope backward %dx%dx%dx%d" % full)
+    tdy = pb.arg("dy", dy, "bf16")
+    tc = pb.arg("cos", cos, "bf16")
+    ts = pb.arg("sin", sin, "bf16")
+    tp = pb.arg("pos", pos, "i64")
+    pb.line("%%g = fuser.permute %%dy perm = [0, 2, 1, 3] : %s -> %s" % (tdy, T(full)))
+    pb.line("%%gf = fuser.cast %%g : %s to %s" % (T(full), T(full, "f32")))
+    pb.line("%%c = fuser.index_select %%cos, %%pos dim = 0 : %s, %s -> %s" % (tc, tp, T((seq, d))))
+    pb.line("%%s = fuser.index_select %%sin, %%pos dim = 0 : %s, %s -> %s" % (ts, tp, T((seq, d))))
+    pb.line("%%cb = fuser.broadcast %%c dims = [1, 3] : %s -> %s" % (T((seq, d)), T(full)))
+    pb.line("%%sb = fuser.broadcast %%s dims = [1, 3] : %s -> %s" % (T((seq, d)), T(full)))
+    pb.line("%%cf = fuser.cast %%cb : %s to %s" % (T(full), T(full, "f32")))
+    pb.line("%%sf = fuser.cast %%sb : %s to %s" % (T(full), T(full, "f32")))
+    pb.line("%%gc = fuser.mul %%gf, %%cf : %s" % T(full, "f32"))
+    pb.line("%%gs = fuser.mul %%gf, %%sf : %s" % T(full, "f32"))
+    pb.line("%%lo = fuser.slice %%gs start = [0, 0, 0, 0] limit = [%d, %d, %d, %d] step = [1, 1, 1, 1] "
+            ": %s -> %s" % (b, seq, heads, h, T(full, "f32"), T(half, "f32")))
+    pb.line("%%hi = fuser.slice %%gs start = [0, 0, 0, %d] limit = [%d, %d, %d, %d] step = [1, 1, 1, 1] "
+            ": %s -> %s" % (h, b, seq, heads, d, T(full, "f32"), T(half, "f32")))
+    pb.line("%%nlo = fuser.neg %%lo : %s" % T(half, "f32"))
+    pb.line("%%rt = fuser.concat %%hi, %%nlo dim = 3 : %s, %s -> %s" % (
+        T(half, "f32"), T(half, "f32"), T(full, "f32")))
+    pb.line("%%dq = fuser.add %%gc, %%rt : %s" % T(full, "f32"))
+    pb.line("%%0 = fuser.cast %%dq : %s to %s" % (T(full, "f32"), T(full)))
+    q = torch.zeros(full, dtype=torch.float64, requires_grad=True)
+    c = torch.from_numpy(to_f64(cos, "bf16")[pos])[None, :, None, :]
+    sn = torch.from_numpy(to_f64(sin, "bf16")[pos])[None, :, None, :]
+    rot = torch.cat([-q[..., h:], q[..., :h]], dim=-1)
+    out = (q * c + rot * sn).permute(0, 2, 1, 3)
+    (dq,) = torch.autograd.grad(out, q, torch.from_numpy(to_f64(dy, "bf16")))
+    pb.result("0", full, "bf16", from_f64(dq.numpy(), "bf16"), Ulps(1))
+    return pb.part()
+
+
 def _cross_entropy_backward_part(rng, n, v, dynamic):
     """Cross-entropy's backward from primitives: (softmax(x) - one_hot(t))
     * g, the one-hot an iota compared with the target, bf16 logits and dx,
@@ -349,6 +440,8 @@ def _fusion_parts(name, rng_for):
         parts.append(_cross_entropy_backward_part(rng, n, v, dyn))
     parts.append(_rope_part(rng, 2, 16, 4, 64, 64, 100))
     parts.append(_rope_part(rng, 1, 7, 3, 32, 16, 9))
+    parts.append(_rope_gptj_part(rng, 2, 16, 4, 64, 100))
+    parts.append(_rope_backward_part(rng, 2, 16, 4, 64, 100))
     parts.append(_computed_index_part(rng))
     parts.append(_gather_of_computed_part(rng))
     return parts
