@@ -543,6 +543,23 @@ MlirValue fuserBuildIndexSelect(FuserBuilder b, MlirValue x, int64_t dim, MlirVa
 }
 
 //===----------------------------------------------------------------------===//
+// Scans
+//===----------------------------------------------------------------------===//
+
+MlirValue fuserBuildCumsum(FuserBuilder b, MlirValue x, int64_t dim) {
+  Call c(b, "fuserBuildCumsum");
+  if (!c.ready())
+    return MlirValue{nullptr};
+  SmallVector<Value, 1> vs;
+  SmallVector<int64_t> d;
+  if (!c.operands({x}, vs) || !c.normalizeDims({dim}, tensorOf(vs[0]).getRank(), d))
+    return MlirValue{nullptr};
+  return c.wrapValue(firstResult(c.create(
+      CumsumOp::getOperationName(), vs, vs[0].getType(),
+      {attr(c.ctx(), "dim", IntegerAttr::get(IntegerType::get(c.ctx(), 64), d[0]))})));
+}
+
+//===----------------------------------------------------------------------===//
 // Composites
 //===----------------------------------------------------------------------===//
 

@@ -383,6 +383,13 @@ MLIR_CAPI_EXPORTED MlirValue fuserBuildGather(FuserBuilder b, MlirValue x, int64
 MLIR_CAPI_EXPORTED MlirValue fuserBuildIndexSelect(FuserBuilder b, MlirValue x, int64_t dim,
                                                    MlirValue index);
 
+/*===-- Scans -------------------------------------------------------------------===*/
+
+/// torch.cumsum(x, dim) for float and i64 tensors (negative dim: from the
+/// end). PyTorch sums narrower integers and bools in int64: cast them to
+/// i64 first.
+MLIR_CAPI_EXPORTED MlirValue fuserBuildCumsum(FuserBuilder b, MlirValue x, int64_t dim);
+
 /*===-- Composites (expanded by fuser-decompose) -----------------------------===*/
 
 MLIR_CAPI_EXPORTED MlirValue fuserBuildSoftmax(FuserBuilder b, MlirValue x, int64_t dim);

@@ -24,6 +24,10 @@ unsigned mlir::fuser::numOperandsRead(Operation *op) {
 
 bool mlir::fuser::isIndexingOp(Operation *op) { return isa<GatherOp, IndexSelectOp>(op); }
 
+bool mlir::fuser::isScanOp(Operation *op) { return isa<CumsumOp>(op); }
+
+
+
 Operation *mlir::fuser::gatherOfOwnValue(ArrayRef<Operation *> group) {
   Operation *found = nullptr;
   for (Operation *op : group)
@@ -45,6 +49,7 @@ StringRef mlir::fuser::groupKindName(GroupKind kind) {
   case GroupKind::Reduction: return "reduction";
   case GroupKind::Normalization: return "normalization";
   case GroupKind::InnerOuter: return "inner-outer";
+  case GroupKind::Scan: return "scan";
   }
   return "?";
 }
@@ -59,6 +64,24 @@ static bool fail(std::string *whyNot, const Twine &why) {
   return false;
 }
 
+/// A scan's group: the scan and ops that compute its input, writing only
+/// the scan's result (what reads the scan's result needs a kernel of its
+/// own: a scan's kernel finishes an element only once the line before it
+/// is summed).
+static bool classifyScan(Operation *scan, ArrayRef<Operation *> group, ArrayRef<Value> outputs,
+                         std::string *whyNot) {
+  for (Operation *op : group) {
+    if (op != scan && (isScanOp(op) || isReductionOp(op)))
+      return fail(whyNot, "a scan is a kernel of its own beside the ops that compute its input");
+    if (llvm::is_contained(op->getOperands(), scan->getResult(0)))
+      return fail(whyNot, "a value computed from a scan's result needs another kernel");
+  }
+  for (Value out : outputs)
+    if (out != scan->getResult(0))
+      return fail(whyNot, "a scan's kernel writes the scan's result only");
+  return true;
+}
+
 FailureOr<GroupInfo> mlir::fuser::classifyGroup(ArrayRef<Operation *> group,
                                                 ArrayRef<Value> outputs,
                                                 const ShapeAnalysis &shapes,
@@ -70,6 +93,14 @@ FailureOr<GroupInfo> mlir::fuser::classifyGroup(ArrayRef<Operation *> group,
                      "in memory, written by an earlier kernel");
     return failure();
   }
+  for (Operation *op : group)
+    if (isScanOp(op)) {
+      if (!classifyScan(op, group, outputs, whyNot))
+        return failure();
+      info.kind = GroupKind::Scan;
+      info.scan = op;
+      return info;
+    }
   for (Operation *op : group)
     if (isReductionOp(op))
       info.reductions.push_back(op);

@@ -29,6 +29,7 @@
 #include "fuser_runtime.h"
 
 #include "mlir/Conversion/ConvertToLLVM/ToLLVMPass.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
@@ -369,12 +370,14 @@ static void resolveShuffle(std::vector<Thread> &threads, int32_t first, int32_t 
       continue;
     int32_t width = t.shuffleWidth > 0 ? t.shuffleWidth : 32;
     int32_t segment = (l / width) * width;
-    int32_t src;
-    switch (t.shuffleMode) {
-    case 0: src = l ^ t.shuffleOffset; break;
-    case 1: src = l - t.shuffleOffset; break;
-    case 2: src = l + t.shuffleOffset; break;
-    default: src = segment + t.shuffleOffset; break;
+    int32_t src = l;
+    // gpu::ShuffleMode's values: UP reads the lane `offset` below, DOWN the
+    // lane `offset` above (PTX shfl.sync.up / .down).
+    switch (static_cast<gpu::ShuffleMode>(t.shuffleMode)) {
+    case gpu::ShuffleMode::XOR: src = l ^ t.shuffleOffset; break;
+    case gpu::ShuffleMode::UP: src = l - t.shuffleOffset; break;
+    case gpu::ShuffleMode::DOWN: src = l + t.shuffleOffset; break;
+    case gpu::ShuffleMode::IDX: src = segment + t.shuffleOffset; break;
     }
     bool valid = src >= segment && src < segment + width && src < count &&
                  threads[first + src].state == Thread::AtShuffle;

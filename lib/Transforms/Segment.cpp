@@ -72,7 +72,7 @@ static constexpr unsigned kMaxRecomputedOps = 64;
 static bool isRecomputable(Operation *op) {
   if (isIndexingOp(op))
     return isa<BlockArgument>(op->getOperand(0));
-  return !isReductionOp(op);
+  return !isReductionOp(op) && !isScanOp(op);
 }
 
 /// Whether an indexing op (gather, index_select) reads `v` as its input: at
@@ -379,7 +379,8 @@ LogicalResult Segmenter::run(bool dump, StringRef dot) {
     nodeOf.push_back(g);
     ops.push_back({&op});
     sorted.push_back(true);
-    hasReduction.push_back(isReductionOp(&op));
+    // (a scan too: only classifyGroup decides what joins it)
+    hasReduction.push_back(isReductionOp(&op) || isScanOp(&op));
     hasIndexing.push_back(isIndexingOp(&op));
     order.push_back(&op);
   }

@@ -335,6 +335,8 @@ static void testShapeOps(MlirContext ctx) {
   EXPECT_FAIL(b, fuserBuildGather(b, x, 2, i));
   EXPECT_FAIL(b, fuserBuildIndexSelect(b, x, 0, i));
   EXPECT_FAIL(b, fuserBuildIndexSelect(b, x, 0, NONE));
+  EXPECT_FAIL(b, fuserBuildCumsum(b, i, 1));
+  EXPECT_FAIL(b, fuserBuildCumsum(b, x, 2));
   fuserBuilderDestroy(b);
 }
 // CHECK-LABEL: @testShapeOps
@@ -363,6 +365,8 @@ static void testShapeOps(MlirContext ctx) {
 // CHECK-NEXT: error: f: error: fuserBuildGather: dim 2 is out of range for rank 2 (expected a dim in [-2, 1])
 // CHECK-NEXT: error: f: error: fuserBuildIndexSelect: 'fuser.index_select' op index must have rank 1, got [4, 8]
 // CHECK-NEXT: error: f: error: fuserBuildIndexSelect: operand 2 is null
+// CHECK-NEXT: error: f: error: fuserBuildCumsum: 'fuser.cumsum' op accumulates 'i32' as PyTorch does, in int64: cast the input to i64 first
+// CHECK-NEXT: error: f: error: fuserBuildCumsum: dim 2 is out of range for rank 2 (expected a dim in [-2, 1])
 
 static void testRandom(MlirContext ctx) {
   fprintf(stderr, "@testRandom\n");

@@ -72,50 +72,43 @@ static fuser_error *run_pick(fuser_rt *rt, const fuser_bundle *b) {
   return e;
 }
 
+/* Runs "pick" on a fresh runtime over the fake driver, whose launches
+ * write `report` (FUSER_FAKE_INDEX_ERROR, NULL: none) into the word; the
+ * call must succeed (`want` NULL) or fail with OUT_OF_RANGE and `want`. */
+static void run_with_report(const char *fake, const unsigned char *bytes, size_t size,
+                            const char *report, const char *want) {
+  if (report)
+    setenv("FUSER_FAKE_INDEX_ERROR", report, 1);
+  else
+    unsetenv("FUSER_FAKE_INDEX_ERROR");
+  fuser_rt *rt = tl_fake_rt(fake);
+  if (!rt) return;
+  fuser_bundle *b = NULL;
+  EXPECT_OK(fuser_bundle_load(rt, bytes, size, &b));
+  if (b) {
+    if (want)
+      EXPECT_ERR(run_pick(rt, b), FUSER_ERROR_OUT_OF_RANGE, "fusion 'pick'", want);
+    else
+      EXPECT_OK(run_pick(rt, b));
+    fuser_bundle_destroy(b);
+  }
+  fuser_rt_destroy(rt);
+  unsetenv("FUSER_FAKE_INDEX_ERROR");
+}
+
 static void test_run_and_report(const char *fake) {
   size_t size;
   unsigned char *bytes = pick_bundle(&size, FUSER_BUNDLE_ALLOC_ZEROED, 64, 3);
   /* No kernel met a bad index: the call succeeds. */
-  unsetenv("FUSER_FAKE_INDEX_ERROR");
-  fuser_rt *rt = tl_fake_rt(fake);
-  if (rt) {
-    fuser_bundle *b = NULL;
-    EXPECT_OK(fuser_bundle_load(rt, bytes, size, &b));
-    if (b) {
-      EXPECT_OK(run_pick(rt, b));
-      fuser_bundle_destroy(b);
-    }
-    fuser_rt_destroy(rt);
-  }
+  run_with_report(fake, bytes, size, NULL, NULL);
   /* The kernel records index -3 (below 4) at element 5 of site 1. */
-  setenv("FUSER_FAKE_INDEX_ERROR", "1,1,5,-3,4", 1);
-  rt = tl_fake_rt(fake);
-  if (rt) {
-    fuser_bundle *b = NULL;
-    EXPECT_OK(fuser_bundle_load(rt, bytes, size, &b));
-    if (b) {
-      EXPECT_ERR(run_pick(rt, b), FUSER_ERROR_OUT_OF_RANGE, "fusion 'pick'",
-                 "index -3 is out of range [0, 4)",
-                 "in fuser.index_select dim 1 at loc(\"a.mlir\":5:8), at element 5");
-      fuser_bundle_destroy(b);
-    }
-    fuser_rt_destroy(rt);
-  }
+  run_with_report(fake, bytes, size, "1,1,5,-3,4",
+                  "index -3 is out of range [0, 4) in fuser.index_select dim 1 at "
+                  "loc(\"a.mlir\":5:8), at element 5");
   /* Site 0 and a large index. */
-  setenv("FUSER_FAKE_INDEX_ERROR", "1,0,0,4294967296,1000", 1);
-  rt = tl_fake_rt(fake);
-  if (rt) {
-    fuser_bundle *b = NULL;
-    EXPECT_OK(fuser_bundle_load(rt, bytes, size, &b));
-    if (b) {
-      EXPECT_ERR(run_pick(rt, b), FUSER_ERROR_OUT_OF_RANGE,
-                 "index 4294967296 is out of range [0, 1000) in fuser.gather dim 0 at "
-                 "loc(\"a.mlir\":3:8), at element 0");
-      fuser_bundle_destroy(b);
-    }
-    fuser_rt_destroy(rt);
-  }
-  unsetenv("FUSER_FAKE_INDEX_ERROR");
+  run_with_report(fake, bytes, size, "1,0,0,4294967296,1000",
+                  "index 4294967296 is out of range [0, 1000) in fuser.gather dim 0 at "
+                  "loc(\"a.mlir\":3:8), at element 0");
   free(bytes);
 }
 

@@ -40,7 +40,7 @@
 
 namespace mlir::fuser {
 
-enum class GroupKind { Pointwise, Reduction, Normalization, InnerOuter };
+enum class GroupKind { Pointwise, Reduction, Normalization, InnerOuter, Scan };
 
 /// What a scheduler needs to know about an accepted group.
 struct GroupInfo {
@@ -51,6 +51,8 @@ struct GroupInfo {
   SmallVector<int64_t> reducedDims;
   /// The reduced dims are the trailing dims of S (after dims of size 1).
   bool inner = false;
+  /// Scan: the scan op (its result is the group's one output).
+  Operation *scan = nullptr;
   /// The reductions, in program order (inner-outer: the row domain's).
   SmallVector<Operation *> reductions;
   /// Inner-outer: the column domain's reductions (over every dim of S that
@@ -92,6 +94,9 @@ bool isReductionOp(Operation *op);
 /// (gather, index_select): that operand is never computed in the same
 /// kernel, nor recomputed by it.
 bool isIndexingOp(Operation *op);
+/// Whether `op` is a scan (cumsum): each result element depends on the
+/// elements before it along a dim, so its kernel walks whole lines.
+bool isScanOp(Operation *op);
 /// An indexing op of `group` whose first operand `group` computes, or null.
 Operation *gatherOfOwnValue(ArrayRef<Operation *> group);
 

@@ -190,6 +190,11 @@ static LogicalResult emitFusion(func::FuncOp fusion, gpu::GPUModuleOp module,
     fe.segmentReportsIndexErrors = llvm::any_of(s.ops, isIndexingOp);
     if (s.scheduler == "pointwise") {
       r = emitPointwiseSegment(fe, s);
+    } else if (s.scheduler == "scan") {
+      auto scan = llvm::find_if(s.ops, isScanOp);
+      if (scan == s.ops.end())
+        return s.ops.front()->emitOpError("segment ") << s.index << " is a scan without a scan op";
+      r = emitScanSegment(fe, s, *scan);
     } else if (s.scheduler == "reduction" || s.scheduler == "normalization" ||
                s.scheduler == "inner-outer") {
       SmallVector<Value> outs(s.outputs.begin(), s.outputs.end());

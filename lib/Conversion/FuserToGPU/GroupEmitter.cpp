@@ -120,14 +120,8 @@ void GroupEmitter::analyze(Value root, const Index &rootIdx) {
       // position like an elementwise operand.
       mergeable = false;
       if (isa<IndexSelectOp>(op)) {
-        int64_t dim = cast<IndexSelectOp>(op).getDimAttr().getInt();
-        ArrayRef<AffineExpr> tableShape = shapeOf(op->getOperand(0));
-        SmallVector<AffineExpr> m = multiIndex(v, idx);
-        m[dim] = getAffineConstantExpr(0, ctx);
-        AffineExpr stride = getAffineConstantExpr(1, ctx);
-        for (size_t k = dim + 1; k < tableShape.size(); ++k)
-          stride = stride * tableShape[k];
-        tableReads.push_back({op, linearize(m, tableShape), simplify(stride, 0, numSymbols)});
+        auto [base, stride] = tableAccess(op, idx);
+        tableReads.push_back({op, base, stride});
       }
       work.push_back({op->getOperand(1), operandIndex(op, 1, idx), guarded});
       continue;
@@ -516,9 +510,7 @@ Lanes GroupEmitter::emitOp(Operation *op, const Index &idx,
   return {v, allUniform};
 }
 
-Value GroupEmitter::tableOffset(Operation *op, const Index &idx, Value wide) {
-  OpBuilder &b = kb->b;
-  Location loc = kb->loc;
+std::pair<AffineExpr, AffineExpr> GroupEmitter::tableAccess(Operation *op, const Index &idx) {
   int64_t dim = cast<IntegerAttr>(op->getAttr("dim")).getInt();
   ArrayRef<AffineExpr> tableShape = shapeOf(op->getOperand(0));
   SmallVector<AffineExpr> m = multiIndex(op->getResult(0), idx);
@@ -526,11 +518,16 @@ Value GroupEmitter::tableOffset(Operation *op, const Index &idx, Value wide) {
   AffineExpr stride = getAffineConstantExpr(1, ctx);
   for (size_t k = dim + 1; k < tableShape.size(); ++k)
     stride = stride * tableShape[k];
-  Value base = kb->expander->expand(toIteration(linearize(m, tableShape)));
+  return {linearize(m, tableShape), simplify(stride, 0, numSymbols)};
+}
+
+Value GroupEmitter::tableOffset(Operation *op, const Index &idx, Value wide) {
+  OpBuilder &b = kb->b;
+  Location loc = kb->loc;
+  auto [base, stride] = tableAccess(op, idx);
   Value at = kb->idxTy == b.getI64Type() ? wide : arith::TruncIOp::create(b, loc, kb->idxTy, wide);
-  return arith::AddIOp::create(
-      b, loc, base,
-      arith::MulIOp::create(b, loc, at, kb->expander->expand(simplify(stride, 0, numSymbols))));
+  return arith::AddIOp::create(b, loc, kb->expander->expand(toIteration(base)),
+                               arith::MulIOp::create(b, loc, at, kb->expander->expand(stride)));
 }
 
 void GroupEmitter::reportIndexError(Operation *op, const Index &idx, Value live, Value inRange,

@@ -193,6 +193,10 @@ protected:
   /// against the table's extent, the table read only in range, an index
   /// out of range recorded in the fusion's index error word.
   Lanes emitIndexing(Operation *op, const Index &idx, unsigned lanes);
+  /// A gather's or index_select's table access for its result's element
+  /// at `idx` (d-space): the offset with the index taken as 0, and the
+  /// table's stride along dim (what the index value multiplies).
+  std::pair<AffineExpr, AffineExpr> tableAccess(Operation *op, const Index &idx);
   /// The table offset of emitIndexing's element at `idx` for index value
   /// `wide` (i64): the element with the index taken as 0, plus the index
   /// times the table's stride along dim.

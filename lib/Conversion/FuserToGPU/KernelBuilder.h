@@ -224,6 +224,8 @@ SmallVector<unsigned> segmentSymbols(const ShapeAnalysis &shapes, const Segment 
 
 /// Builds the kernel(s) and plan launches of one segment.
 LogicalResult emitPointwiseSegment(FusionEmitter &fe, const Segment &segment);
+/// The same for a scan segment (ScanScheduler.cpp): `scan` is its cumsum.
+LogicalResult emitScanSegment(FusionEmitter &fe, const Segment &segment, Operation *scan);
 
 } // namespace mlir::fuser
 

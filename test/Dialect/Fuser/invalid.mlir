@@ -702,3 +702,27 @@ func.func @index_select_result_type(%x: tensor<4x10xf32>, %i: tensor<3xi32>) {
   %0 = fuser.index_select %x, %i dim = 0 : tensor<4x10xf32>, tensor<3xi32> -> tensor<4x3xf32>
   return
 }
+
+// -----
+
+func.func @cumsum_dim(%x: tensor<4x10xf32>) {
+  // expected-error @+1 {{'fuser.cumsum' op dim 2 is out of range for rank 2}}
+  %0 = fuser.cumsum %x dim = 2 : tensor<4x10xf32>
+  return
+}
+
+// -----
+
+func.func @cumsum_narrow_int(%x: tensor<4x10xi32>) {
+  // expected-error @+1 {{'fuser.cumsum' op accumulates 'i32' as PyTorch does, in int64: cast the input to i64 first}}
+  %0 = fuser.cumsum %x dim = 1 : tensor<4x10xi32>
+  return
+}
+
+// -----
+
+func.func @cumsum_bool(%x: tensor<4x10xi1>) {
+  // expected-error @+1 {{'fuser.cumsum' op accumulates 'i1' as PyTorch does, in int64: cast the input to i64 first}}
+  %0 = fuser.cumsum %x dim = 1 : tensor<4x10xi1>
+  return
+}

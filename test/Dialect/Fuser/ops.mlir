@@ -237,3 +237,12 @@ func.func @indexing(%x: tensor<4x10xbf16>, %i: tensor<4x3xi64>, %t: tensor<?x64x
   %1 = fuser.index_select %t, %ids dim = 0 : tensor<?x64xf32>, tensor<?xi32> -> tensor<?x64xf32>
   return
 }
+
+// CHECK-LABEL: func.func @scans
+func.func @scans(%x: tensor<4x?xbf16>, %i: tensor<7xi64>) {
+  // CHECK: fuser.cumsum %{{.*}} dim = 1 : tensor<4x?xbf16>
+  %0 = fuser.cumsum %x dim = 1 : tensor<4x?xbf16>
+  // CHECK: fuser.cumsum %{{.*}} dim = 0 : tensor<7xi64>
+  %1 = fuser.cumsum %i dim = 0 : tensor<7xi64>
+  return
+}

@@ -165,6 +165,17 @@ def _embedding_part(rng, t, vocab, dim, n, dynamic):
     return pb.part()
 
 
+def _row_exp_lines(pb, tx, tf, tr):
+    """%xf = f32 x, %mx = its row max (kept dims), %e = exp(x - max), %s =
+    the row sum of %e: the start of softmax and logsumexp."""
+    pb.line("%%xf = fuser.cast %%x : %s to %s" % (tx, tf))
+    pb.line("%%mx = fuser.max %%xf dims = [1] keepdim = true : %s -> %s" % (tf, tr))
+    pb.line("%%mb = fuser.broadcast %%mx dims = [0, 1] : %s -> %s" % (tr, tf))
+    pb.line("%%d = fuser.sub %%xf, %%mb : %s" % tf)
+    pb.line("%%e = fuser.exp %%d : %s" % tf)
+    pb.line("%%s = fuser.sum %%e dims = [1] keepdim = true : %s -> %s" % (tf, tr))
+
+
 def _cross_entropy_part(rng, n, v, dynamic):
     """Per-row cross-entropy from primitives, bf16 logits, f32 compute:
     logsumexp(x) - x[target], the target picked with gather beside the
@@ -179,12 +190,7 @@ def _cross_entropy_part(rng, n, v, dynamic):
     tf = mlir_type(xd, "f32")
     tr = mlir_type(rd, "f32")
     tb = mlir_type(rd, "bf16")
-    pb.line("%%xf = fuser.cast %%x : %s to %s" % (tx, tf))
-    pb.line("%%mx = fuser.max %%xf dims = [1] keepdim = true : %s -> %s" % (tf, tr))
-    pb.line("%%mb = fuser.broadcast %%mx dims = [0, 1] : %s -> %s" % (tr, tf))
-    pb.line("%%d = fuser.sub %%xf, %%mb : %s" % tf)
-    pb.line("%%e = fuser.exp %%d : %s" % tf)
-    pb.line("%%s = fuser.sum %%e dims = [1] keepdim = true : %s -> %s" % (tf, tr))
+    _row_exp_lines(pb, tx, tf, tr)
     pb.line("%%l = fuser.log %%s : %s" % tr)
     pb.line("%%lse = fuser.add %%l, %%mx : %s" % tr)
     pb.line("%%p = fuser.gather %%x, %%t dim = 1 : %s, %s -> %s" % (tx, tt, tb))
@@ -402,12 +408,7 @@ def _cross_entropy_backward_part(rng, n, v, dynamic):
     tt = pb.arg("t", target, "i64", rd)
     tg = pb.arg("g", g, "f32", rd)
     tf, tr, ti = mlir_type(xd, "f32"), mlir_type(rd, "f32"), mlir_type(xd, "i64")
-    pb.line("%%xf = fuser.cast %%x : %s to %s" % (tx, tf))
-    pb.line("%%mx = fuser.max %%xf dims = [1] keepdim = true : %s -> %s" % (tf, tr))
-    pb.line("%%mb = fuser.broadcast %%mx dims = [0, 1] : %s -> %s" % (tr, tf))
-    pb.line("%%d = fuser.sub %%xf, %%mb : %s" % tf)
-    pb.line("%%e = fuser.exp %%d : %s" % tf)
-    pb.line("%%s = fuser.sum %%e dims = [1] keepdim = true : %s -> %s" % (tf, tr))
+    _row_exp_lines(pb, tx, tf, tr)
     pb.line("%%sb = fuser.broadcast %%s dims = [0, 1] : %s -> %s" % (tr, tf))
     pb.line("%%p = fuser.div %%e, %%sb : %s" % tf)
     pb.line("%%col = fuser.iota dim = 1 : %s" % ti)

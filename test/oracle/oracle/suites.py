@@ -3,7 +3,7 @@
 import os
 
 from . import (elementwise, examples, indexing, norm_family, normalization, random_ops, reductions,
-               shapes, training)
+               scans, shapes, training)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
@@ -12,6 +12,7 @@ SUITES = {
     "cast": elementwise.cast_cases,
     "shapes": shapes.cases,
     "indexing": indexing.cases,
+    "scans": scans.cases,
     "reductions": reductions.cases,
     "sweep": reductions.sweep_cases,
     "normalization": normalization.cases,

@@ -792,6 +792,22 @@ LogicalResult IndexSelectOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// Scans
+//===----------------------------------------------------------------------===//
+
+LogicalResult CumsumOp::verify() {
+  RankedTensorType t = getInput().getType();
+  int64_t rank = t.getRank(), dim = getDimAttr().getInt();
+  if (dim < 0 || dim >= rank)
+    return emitOpError("dim ") << dim << " is out of range for rank " << rank;
+  Type e = t.getElementType();
+  if (e.isInteger() && !e.isInteger(64))
+    return emitOpError("accumulates ") << e
+           << " as PyTorch does, in int64: cast the input to i64 first";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // Composites
 //===----------------------------------------------------------------------===//
 

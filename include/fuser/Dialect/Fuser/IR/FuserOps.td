@@ -680,6 +680,30 @@ def Fuser_IndexSelectOp : Fuser_Op<"index_select", [Pure]> {
 }
 
 //===----------------------------------------------------------------------===//
+// Scans
+//===----------------------------------------------------------------------===//
+
+def Fuser_CumsumOp : Fuser_Op<"cumsum", [Pure, SameOperandsAndResultType]> {
+  let summary = "running sum along one dim, as torch.cumsum";
+  let description = [{
+    `result[..., j, ...] = input[..., 0, ...] + ... + input[..., j, ...]`
+    along `dim`. Floats of 16 bits accumulate in f32 and round each
+    result once; f32, f64 and i64 accumulate in their own type (i64 wraps).
+    PyTorch's cumsum of a narrower integer or a bool is int64: cast to i64
+    first. The order of the additions is documented in docs/schedulers.md
+    ("Scans").
+
+    ```mlir
+    %0 = fuser.cumsum %x dim = 1 : tensor<8x1000xf32>
+    ```
+  }];
+  let arguments = (ins Fuser_Tensor:$input, I64Attr:$dim);
+  let results = (outs Fuser_Tensor:$result);
+  let assemblyFormat = "$input `dim` `=` $dim attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Composites, expanded by fuser-decompose
 //===----------------------------------------------------------------------===//
 

@@ -1,0 +1,121 @@
+"""Scans: fuser.cumsum along every dim of ranks 1 to 3, for f16, bf16, f32,
+f64 and i64, over lines of 1 to 4097 elements (a warp per line along the
+contiguous dim, a thread per line along the others), empty dims, dynamic
+sizes, and fused with the ops that compute its input (exp, a cast of an
+attention mask: position ids as Hugging Face computes them).
+
+References: float64 cumulative sums rounded once to the result type (i64:
+numpy's, which wraps like fuser's). Bounds: fuser sums a line's elements in
+32-element chunks by a tree of 5 steps, carrying from chunk to chunk (along
+the contiguous dim), or in order (the others); either way at most
+n + 8 roundings of f32 (or f64) touch an element's prefix, so the error is
+within (n + 8) u times the prefix sum of magnitudes, plus the rounding to
+the result type."""
+
+import numpy as np
+import torch
+
+from .core import Case, Exact, PartBuilder, Ulps, from_f64, mlir_type, to_f64
+
+EXACT = Exact()
+FLOAT_SCAN_TYPES = ("f16", "bf16", "f32", "f64")
+U = {"f16": 2.0 ** -24, "bf16": 2.0 ** -24, "f32": 2.0 ** -24, "f64": 2.0 ** -53}
+
+
+def _bind(fn, *a):
+    return lambda: fn(*a)
+
+
+# (shape, dim)
+SCANS = [((1031,), 0), ((1,), 0), ((4, 100), 1), ((4, 100), 0), ((3, 5, 7), 1), ((3, 5, 7), 2),
+         ((3, 5, 7), 0), ((2, 3, 4097), 2), ((2, 33), 1), ((0, 5), 1), ((5, 0), 1), ((64, 1), 1),
+         ((1, 64), 0), ((300, 2), 0)]
+
+
+def _want(x64, dim, t):
+    return from_f64(np.cumsum(x64, axis=dim), t)
+
+
+def _bound(x64, dim, t):
+    n = x64.shape[dim] if x64.ndim else 1
+    return (n + 8) * U[t] * np.cumsum(np.abs(x64), axis=dim) + 1e-300
+
+
+def _float_parts(t, name, rng_for):
+    rng = rng_for(name)
+    parts = []
+    for shape, dim in SCANS:
+        x = from_f64(rng.standard_normal(shape), t)
+        x64 = to_f64(x, t)
+        pb = PartBuilder("cumsum %s dim %d" % (shape, dim))
+        tx = pb.arg("x", x, t)
+        pb.line("%%0 = fuser.cumsum %%x dim = %d : %s" % (dim, tx))
+        pb.result("0", shape, t, _want(x64, dim, t), Ulps(1, _bound(x64, dim, t)))
+        parts.append(pb.part())
+    # dynamic sizes
+    for shape, dim in [((6, 70), 1), ((9, 4), 0), ((2, 3, 40), 2)]:
+        x = from_f64(rng.standard_normal(shape), t)
+        x64 = to_f64(x, t)
+        dyn = tuple(None for _ in shape)
+        pb = PartBuilder("cumsum %s as %s dim %d" % (mlir_type(dyn, t), shape, dim))
+        tx = pb.arg("x", x, t, dyn)
+        pb.line("%%0 = fuser.cumsum %%x dim = %d : %s" % (dim, tx))
+        pb.result("0", shape, t, _want(x64, dim, t), Ulps(1, _bound(x64, dim, t)), dims=dyn)
+        parts.append(pb.part())
+    # cumsum(exp(x)): the producer in the scan's kernel (16-bit floats cast
+    # to f32 first)
+    x = from_f64(rng.standard_normal((5, 200)), t)
+    e64 = np.exp(to_f64(x, t))
+    ct = "f32" if t in ("f16", "bf16") else t
+    pb = PartBuilder("cumsum(exp(x)) 5x200 dim 1")
+    tx = pb.arg("x", x, t)
+    tc = mlir_type((5, 200), ct)
+    src = "%x"
+    if ct != t:
+        pb.line("%%xf = fuser.cast %%x : %s to %s" % (tx, tc))
+        src = "%xf"
+    pb.line("%%e = fuser.exp %s : %s" % (src, tc))
+    pb.line("%%0 = fuser.cumsum %%e dim = 1 : %s" % tc)
+    # exp within 2 ulp (the fast tier) on every term
+    pb.result("0", (5, 200), ct, from_f64(np.cumsum(e64, axis=1), ct),
+              Ulps(1, (200 + 8 + 4) * U[ct] * np.cumsum(e64, axis=1)))
+    parts.append(pb.part())
+    return parts
+
+
+def _int_parts(name, rng_for):
+    rng = rng_for(name)
+    parts = []
+    for shape, dim in SCANS:
+        x = rng.integers(-1000, 1000, shape).astype(np.int64)
+        pb = PartBuilder("cumsum %s dim %d" % (shape, dim))
+        tx = pb.arg("x", x, "i64")
+        pb.line("%%0 = fuser.cumsum %%x dim = %d : %s" % (dim, tx))
+        pb.result("0", shape, "i64", np.cumsum(x, axis=dim), EXACT)
+        parts.append(pb.part())
+    # wrapping: int64 sums past 2^63 wrap, as in PyTorch
+    x = np.array([2 ** 62, 2 ** 62, 2 ** 62, -5], dtype=np.int64)
+    pb = PartBuilder("cumsum wraps past 2^63")
+    tx = pb.arg("x", x, "i64")
+    pb.line("%%0 = fuser.cumsum %%x dim = 0 : %s" % tx)
+    pb.result("0", (4,), "i64", torch.cumsum(torch.from_numpy(x), 0).numpy(), EXACT)
+    parts.append(pb.part())
+    # position ids from an attention mask (Hugging Face): cumsum(mask) * mask
+    # - 1, the i1 mask cast to i64 in the scan's kernel
+    mask = rng.random((4, 77)) < 0.8
+    pb = PartBuilder("position ids from an attention mask, 4x?")
+    tm = pb.arg("mask", mask, "i1", (4, None))
+    ti = mlir_type((4, None), "i64")
+    pb.line("%%m = fuser.cast %%mask : %s to %s" % (tm, ti))
+    pb.line("%%0 = fuser.cumsum %%m dim = 1 : %s" % ti)
+    pb.result("0", (4, 77), "i64", np.cumsum(mask.astype(np.int64), axis=1), EXACT,
+              dims=(4, None))
+    parts.append(pb.part())
+    return parts
+
+
+def cases(rng_for):
+    out = [Case("scans/cumsum/%s" % t, _bind(_float_parts, t, "scans/cumsum/%s" % t, rng_for))
+           for t in FLOAT_SCAN_TYPES]
+    out.append(Case("scans/cumsum/i64", _bind(_int_parts, "scans/cumsum/i64", rng_for)))
+    return out
