@@ -546,8 +546,9 @@ MlirValue fuserBuildIndexSelect(FuserBuilder b, MlirValue x, int64_t dim, MlirVa
 // Scans
 //===----------------------------------------------------------------------===//
 
-MlirValue fuserBuildCumsum(FuserBuilder b, MlirValue x, int64_t dim) {
-  Call c(b, "fuserBuildCumsum");
+template <typename OpTy>
+static MlirValue scanOp(FuserBuilder b, const char *fn, MlirValue x, int64_t dim) {
+  Call c(b, fn);
   if (!c.ready())
     return MlirValue{nullptr};
   SmallVector<Value, 1> vs;
@@ -555,8 +556,16 @@ MlirValue fuserBuildCumsum(FuserBuilder b, MlirValue x, int64_t dim) {
   if (!c.operands({x}, vs) || !c.normalizeDims({dim}, tensorOf(vs[0]).getRank(), d))
     return MlirValue{nullptr};
   return c.wrapValue(firstResult(c.create(
-      CumsumOp::getOperationName(), vs, vs[0].getType(),
+      OpTy::getOperationName(), vs, vs[0].getType(),
       {attr(c.ctx(), "dim", IntegerAttr::get(IntegerType::get(c.ctx(), 64), d[0]))})));
+}
+
+MlirValue fuserBuildCumsum(FuserBuilder b, MlirValue x, int64_t dim) {
+  return scanOp<CumsumOp>(b, "fuserBuildCumsum", x, dim);
+}
+
+MlirValue fuserBuildCumprod(FuserBuilder b, MlirValue x, int64_t dim) {
+  return scanOp<CumprodOp>(b, "fuserBuildCumprod", x, dim);
 }
 
 //===----------------------------------------------------------------------===//

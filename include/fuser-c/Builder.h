@@ -389,6 +389,8 @@ MLIR_CAPI_EXPORTED MlirValue fuserBuildIndexSelect(FuserBuilder b, MlirValue x, 
 /// end). PyTorch sums narrower integers and bools in int64: cast them to
 /// i64 first.
 MLIR_CAPI_EXPORTED MlirValue fuserBuildCumsum(FuserBuilder b, MlirValue x, int64_t dim);
+/// torch.cumprod(x, dim), with the same types as fuserBuildCumsum.
+MLIR_CAPI_EXPORTED MlirValue fuserBuildCumprod(FuserBuilder b, MlirValue x, int64_t dim);
 
 /*===-- Composites (expanded by fuser-decompose) -----------------------------===*/
 

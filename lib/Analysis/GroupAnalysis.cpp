@@ -24,7 +24,7 @@ unsigned mlir::fuser::numOperandsRead(Operation *op) {
 
 bool mlir::fuser::isIndexingOp(Operation *op) { return isa<GatherOp, IndexSelectOp>(op); }
 
-bool mlir::fuser::isScanOp(Operation *op) { return isa<CumsumOp>(op); }
+bool mlir::fuser::isScanOp(Operation *op) { return isa<CumsumOp, CumprodOp>(op); }
 
 
 

@@ -342,6 +342,7 @@ static void testShapeOps(MlirContext ctx) {
   fuserBuilderAddOutput(b, fuserBuildGather(b, x, -1, gi), S(""));
   fuserBuilderAddOutput(b, fuserBuildIndexSelect(b, d, 0, ids), S(""));
   fuserBuilderAddOutput(b, fuserBuildCumsum(b, d, -1), S(""));
+  fuserBuilderAddOutput(b, fuserBuildCumprod(b, x, 0), S(""));
   finishAndPrint(b);
 }
 // CHECK-LABEL: @testShapeOps
@@ -356,6 +357,7 @@ static void testShapeOps(MlirContext ctx) {
 // CHECK-NEXT: fuser.gather %{{.*}}, %{{.*}} dim = 1 : tensor<8x16xi64>, tensor<8x3xi64> -> tensor<8x3xi64>
 // CHECK-NEXT: fuser.index_select %{{.*}}, %{{.*}} dim = 0 : tensor<?x6xf32>, tensor<?xi32> -> tensor<?x6xf32>
 // CHECK-NEXT: fuser.cumsum %{{.*}} dim = 1 : tensor<?x6xf32>
+// CHECK-NEXT: fuser.cumprod %{{.*}} dim = 0 : tensor<8x16xi64>
 
 static void testComposites(MlirContext ctx) {
   fprintf(stderr, "@testComposites\n");

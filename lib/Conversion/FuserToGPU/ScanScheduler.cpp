@@ -1,17 +1,18 @@
 //===- ScanScheduler.cpp - running sums along one dim --------------------===//
 //
-// A scan segment is a cumsum and the ops that compute its input (emitted on
+// A scan segment is a cumsum or cumprod and the ops that compute its input
+// (emitted on
 // demand at each element, like any group's values); it writes the scan's
 // result only. The input is seen as lines: [outer, n, inner], n the scanned
 // extent, inner the product of the dims after it.
 //
 //  - inner = 1 (the scan runs along the contiguous dim): a warp per line.
 //    The line is read 32 elements at a time, one per lane (coalesced); the
-//    32 values are summed by a Hillis-Steele scan over warp shuffles (5
-//    steps: lane i adds lane i - 1, i - 2, i - 4, i - 8, i - 16), the sum of
-//    the chunks before is added, and lane 31's total carries to the next
-//    chunk. 8 warps a block, blocks grid-strided over the lines.
-//  - otherwise: a thread per (outer, inner) line, summing along n in order;
+//    32 values are combined by a Hillis-Steele scan over warp shuffles (5
+//    steps: lane i combines with lane i - 1, i - 2, i - 4, i - 8, i - 16),
+//    the chunks before are combined in, and lane 31's total carries to the
+//    next chunk. 8 warps a block, blocks grid-strided over the lines.
+//  - otherwise: a thread per (outer, inner) line, combining along n in order;
 //    consecutive threads take consecutive inner positions, so every step
 //    reads and writes coalesced.
 //
@@ -43,8 +44,9 @@ constexpr int64_t kWarp = 32;
 
 class ScanScheduler : public GroupEmitter {
 public:
-  ScanScheduler(FusionEmitter &fe, const Segment &seg, CumsumOp scan)
-      : GroupEmitter(fe, seg), scan(scan), dim(scan.getDimAttr().getInt()) {}
+  ScanScheduler(FusionEmitter &fe, const Segment &seg, Operation *scan)
+      : GroupEmitter(fe, seg), scan(scan), product(isa<CumprodOp>(scan)),
+        dim(cast<IntegerAttr>(scan->getAttr("dim")).getInt()) {}
   LogicalResult run();
 
 private:
@@ -53,14 +55,18 @@ private:
   /// row-major over the outer then the inner dims.
   void setElement(Value line, Value j);
   /// The value of the scan's input at the current element, in the
-  /// accumulation type; zero where `valid` is false.
+  /// accumulation type; the identity where `valid` is false.
   Value inputAt(Value valid);
   /// `x` (32 or 64 bits) from lane `lane` (mode IDX) or from `lane` lanes
   /// below (mode UP), as 32-bit shuffles.
   Value shuffle(Value x, int32_t lane, gpu::ShuffleMode mode);
-  Value add(Value a, Value b);
+  /// The scan's operation: a + b, or a * b for a product.
+  Value combine(Value a, Value b);
+  /// 0, or 1 for a product, in the accumulation type.
+  Value identity();
 
-  CumsumOp scan;
+  Operation *scan;
+  bool product;
   int64_t dim;
   Type accType;
   AffineExpr outerCount, innerCount;
@@ -69,11 +75,20 @@ private:
 
 } // namespace
 
-Value ScanScheduler::add(Value a, Value b) {
+Value ScanScheduler::combine(Value a, Value b) {
   OpBuilder &ob = kb->b;
   if (isa<FloatType>(a.getType()))
-    return arith::AddFOp::create(ob, kb->loc, a, b);
-  return arith::AddIOp::create(ob, kb->loc, a, b);
+    return product ? arith::MulFOp::create(ob, kb->loc, a, b).getResult()
+                   : arith::AddFOp::create(ob, kb->loc, a, b).getResult();
+  return product ? arith::MulIOp::create(ob, kb->loc, a, b).getResult()
+                 : arith::AddIOp::create(ob, kb->loc, a, b).getResult();
+}
+
+Value ScanScheduler::identity() {
+  OpBuilder &ob = kb->b;
+  TypedAttr v = isa<FloatType>(accType) ? TypedAttr(ob.getFloatAttr(accType, product ? 1.0 : 0.0))
+                                        : TypedAttr(ob.getIntegerAttr(accType, product ? 1 : 0));
+  return arith::ConstantOp::create(ob, kb->loc, accType, v);
 }
 
 void ScanScheduler::setElement(Value line, Value j) {
@@ -104,14 +119,14 @@ Value ScanScheduler::inputAt(Value valid) {
   for (unsigned k = 0; k < refRank; ++k)
     dIdx.push_back(getAffineDimExpr(k, ctx));
   loadMask = valid;
-  Value x = emit(scan.getInput(), Index{false, dIdx}, 1).value;
+  Value x = emit(scan->getOperand(0), Index{false, dIdx}, 1).value;
   loadMask = Value();
   x = emitCast(b, loc, x, accType);
   if (!valid)
     return x;
-  // Values computed from masked loads need not be zero (exp(0) is 1).
-  Value zero = arith::ConstantOp::create(b, loc, accType, b.getZeroAttr(accType));
-  return arith::SelectOp::create(b, loc, valid, x, zero);
+  // Values computed from masked loads need not be the identity (exp(0) is
+  // 1, and a product's identity is 1).
+  return arith::SelectOp::create(b, loc, valid, x, identity());
 }
 
 Value ScanScheduler::shuffle(Value x, int32_t offset, gpu::ShuffleMode mode) {
@@ -149,14 +164,14 @@ void ScanScheduler::emitKernel(unsigned indexBits) {
   k.expander = std::make_unique<ExprExpander>(
       b, loc, k.idxTy, [this](unsigned j) { return iterValues[j]; },
       [&k](unsigned s) { return k.symbol(s); }, /*hoistSymbolic=*/true);
-  Value result = scan.getResult();
+  Value result = scan->getResult(0);
   Value n = k.expander->expand(refShape[dim]);
   Value lines = k.expander->expand(simplify(outerCount * innerCount, 0, numSymbols));
   Value tid = k.threadId(gpu::Dimension::x);
   Value bid = k.blockId(gpu::Dimension::x);
   Value gdim = k.gridDim(gpu::Dimension::x);
   Value zero = k.constant(0), one = k.constant(1);
-  Value zeroAcc = arith::ConstantOp::create(b, loc, accType, b.getZeroAttr(accType));
+  Value start = identity();
   auto store = [&](Value acc) {
     SmallVector<AffineExpr> dIdx;
     for (unsigned d = 0; d < refRank; ++d)
@@ -178,7 +193,7 @@ void ScanScheduler::emitKernel(unsigned indexBits) {
     b.setInsertionPointToStart(lineLoop.getBody());
     Value line = lineLoop.getInductionVar();
     Value chunks = arith::CeilDivUIOp::create(b, loc, n, k.constant(kWarp));
-    auto chunkLoop = scf::ForOp::create(b, loc, zero, chunks, one, ValueRange{zeroAcc});
+    auto chunkLoop = scf::ForOp::create(b, loc, zero, chunks, one, ValueRange{start});
     b.setInsertionPointToStart(chunkLoop.getBody());
     ExprScope scope(*k.expander);
     Value carry = chunkLoop.getRegionIterArgs()[0];
@@ -188,13 +203,14 @@ void ScanScheduler::emitKernel(unsigned indexBits) {
     Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, j, n);
     setElement(line, j);
     Value acc = inputAt(valid);
-    // Inclusive scan of the chunk: lane i adds lanes i-1, i-2, i-4, ...
+    // Inclusive scan of the chunk: lane i combines lanes i-1, i-2, i-4, ...
+    // (the lanes below first: a + b, a * b as the sequential order has them)
     for (int32_t d = 1; d < kWarp; d *= 2) {
       Value below = shuffle(acc, d, gpu::ShuffleMode::UP);
       Value has = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, lane, k.constant(d));
-      acc = arith::SelectOp::create(b, loc, has, add(acc, below), acc);
+      acc = arith::SelectOp::create(b, loc, has, combine(below, acc), acc);
     }
-    acc = add(carry, acc);
+    acc = combine(carry, acc);
     auto ifValid = scf::IfOp::create(b, loc, valid, /*withElseRegion=*/false);
     {
       OpBuilder::InsertionGuard g2(b);
@@ -202,7 +218,8 @@ void ScanScheduler::emitKernel(unsigned indexBits) {
       ExprScope inner(*k.expander);
       store(acc);
     }
-    // Lane 31 holds the line's sum so far (past the end, lanes add zeros).
+    // Lane 31 holds the line's total so far (past the end, lanes hold the
+    // identity).
     scf::YieldOp::create(b, loc, shuffle(acc, kWarp - 1, gpu::ShuffleMode::IDX));
   } else {
     // A thread per line, in order along n.
@@ -213,11 +230,11 @@ void ScanScheduler::emitKernel(unsigned indexBits) {
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(lineLoop.getBody());
     Value line = lineLoop.getInductionVar();
-    auto stepLoop = scf::ForOp::create(b, loc, zero, n, one, ValueRange{zeroAcc});
+    auto stepLoop = scf::ForOp::create(b, loc, zero, n, one, ValueRange{start});
     b.setInsertionPointToStart(stepLoop.getBody());
     ExprScope scope(*k.expander);
     setElement(line, stepLoop.getInductionVar());
-    Value acc = add(stepLoop.getRegionIterArgs()[0], inputAt(Value()));
+    Value acc = combine(stepLoop.getRegionIterArgs()[0], inputAt(Value()));
     store(acc);
     scf::YieldOp::create(b, loc, acc);
   }
@@ -244,7 +261,7 @@ void ScanScheduler::emitKernel(unsigned indexBits) {
 }
 
 LogicalResult ScanScheduler::run() {
-  ref = scan.getInput();
+  ref = scan->getOperand(0);
   refShape = llvm::to_vector(shapeOf(ref));
   refRank = refShape.size();
   SmallVector<AffineExpr> dIdx;
@@ -257,7 +274,7 @@ LogicalResult ScanScheduler::run() {
   for (unsigned d = 0; d < refRank; ++d)
     ownClass.push_back(d);
   planIterationSpace(ownClass);
-  Type elem = elementTypeOf(scan.getResult());
+  Type elem = elementTypeOf(scan->getResult(0));
   accType = elem.isF16() || elem.isBF16() ? Float32Type::get(ctx) : elem;
   outerCount = innerCount = getAffineConstantExpr(1, ctx);
   for (unsigned d = 0; d < refRank; ++d) {
@@ -294,5 +311,5 @@ LogicalResult ScanScheduler::run() {
 
 LogicalResult mlir::fuser::emitScanSegment(FusionEmitter &fe, const Segment &segment,
                                            Operation *scan) {
-  return ScanScheduler(fe, segment, cast<CumsumOp>(scan)).run();
+  return ScanScheduler(fe, segment, scan).run();
 }

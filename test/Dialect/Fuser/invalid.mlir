@@ -726,3 +726,11 @@ func.func @cumsum_bool(%x: tensor<4x10xi1>) {
   %0 = fuser.cumsum %x dim = 1 : tensor<4x10xi1>
   return
 }
+
+// -----
+
+func.func @cumprod_narrow_int(%x: tensor<4x10xi8>) {
+  // expected-error @+1 {{'fuser.cumprod' op accumulates 'i8' as PyTorch does, in int64: cast the input to i64 first}}
+  %0 = fuser.cumprod %x dim = 0 : tensor<4x10xi8>
+  return
+}

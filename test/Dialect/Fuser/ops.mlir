@@ -244,5 +244,7 @@ func.func @scans(%x: tensor<4x?xbf16>, %i: tensor<7xi64>) {
   %0 = fuser.cumsum %x dim = 1 : tensor<4x?xbf16>
   // CHECK: fuser.cumsum %{{.*}} dim = 0 : tensor<7xi64>
   %1 = fuser.cumsum %i dim = 0 : tensor<7xi64>
+  // CHECK: fuser.cumprod %{{.*}} dim = 0 : tensor<4x?xbf16>
+  %2 = fuser.cumprod %x dim = 0 : tensor<4x?xbf16>
   return
 }

@@ -1,4 +1,4 @@
-"""Scans: fuser.cumsum along every dim of ranks 1 to 3, for f16, bf16, f32,
+"""Scans: fuser.cumsum and fuser.cumprod along every dim of ranks 1 to 3, for f16, bf16, f32,
 f64 and i64, over lines of 1 to 4097 elements (a warp per line along the
 contiguous dim, a thread per line along the others), empty dims, dynamic
 sizes, and fused with the ops that compute its input (exp, a cast of an
@@ -83,6 +83,33 @@ def _float_parts(t, name, rng_for):
     return parts
 
 
+def _prod_parts(t, name, rng_for):
+    """cumprod of values near 1 (so that long lines neither overflow nor
+    vanish), and a zero and an infinity that reach every later element."""
+    rng = rng_for(name)
+    parts = []
+    for shape, dim in SCANS:
+        x = from_f64(1 + 0.01 * rng.standard_normal(shape), t)
+        x64 = to_f64(x, t)
+        want64 = np.cumprod(x64, axis=dim)
+        n = shape[dim]
+        pb = PartBuilder("cumprod %s dim %d" % (shape, dim))
+        tx = pb.arg("x", x, t)
+        pb.line("%%0 = fuser.cumprod %%x dim = %d : %s" % (dim, tx))
+        # each product one rounding: relative (n + 8) u
+        pb.result("0", shape, t, from_f64(want64, t),
+                  Ulps(1, (n + 8) * U[t] * np.abs(want64) + 1e-300))
+        parts.append(pb.part())
+    x64 = np.array([2.0, 0.5, 0.0, 3.0, np.inf, -1.0])
+    x = from_f64(x64, t)
+    pb = PartBuilder("cumprod through 0 and inf")
+    tx = pb.arg("x", x, t)
+    pb.line("%%0 = fuser.cumprod %%x dim = 0 : %s" % tx)
+    pb.result("0", (6,), t, from_f64(np.cumprod(x64), t), EXACT)  # 2 1 0 0 nan nan
+    parts.append(pb.part())
+    return parts
+
+
 def _int_parts(name, rng_for):
     rng = rng_for(name)
     parts = []
@@ -99,6 +126,13 @@ def _int_parts(name, rng_for):
     tx = pb.arg("x", x, "i64")
     pb.line("%%0 = fuser.cumsum %%x dim = 0 : %s" % tx)
     pb.result("0", (4,), "i64", torch.cumsum(torch.from_numpy(x), 0).numpy(), EXACT)
+    parts.append(pb.part())
+    # cumprod: small factors, and wrapping past 2^63
+    x = rng.integers(-3, 4, (3, 40)).astype(np.int64)
+    pb = PartBuilder("cumprod 3x40 dim 1")
+    tx = pb.arg("x", x, "i64")
+    pb.line("%%0 = fuser.cumprod %%x dim = 1 : %s" % tx)
+    pb.result("0", (3, 40), "i64", torch.cumprod(torch.from_numpy(x), 1).numpy(), EXACT)
     parts.append(pb.part())
     # position ids from an attention mask (Hugging Face): cumsum(mask) * mask
     # - 1, the i1 mask cast to i64 in the scan's kernel
@@ -117,5 +151,7 @@ def _int_parts(name, rng_for):
 def cases(rng_for):
     out = [Case("scans/cumsum/%s" % t, _bind(_float_parts, t, "scans/cumsum/%s" % t, rng_for))
            for t in FLOAT_SCAN_TYPES]
+    out += [Case("scans/cumprod/%s" % t, _bind(_prod_parts, t, "scans/cumprod/%s" % t, rng_for))
+            for t in FLOAT_SCAN_TYPES]
     out.append(Case("scans/cumsum/i64", _bind(_int_parts, "scans/cumsum/i64", rng_for)))
     return out

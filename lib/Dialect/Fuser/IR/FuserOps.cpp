@@ -795,16 +795,23 @@ LogicalResult IndexSelectOp::verify() {
 // Scans
 //===----------------------------------------------------------------------===//
 
-LogicalResult CumsumOp::verify() {
-  RankedTensorType t = getInput().getType();
-  int64_t rank = t.getRank(), dim = getDimAttr().getInt();
+static LogicalResult verifyScan(Operation *op, RankedTensorType t, int64_t dim) {
+  int64_t rank = t.getRank();
   if (dim < 0 || dim >= rank)
-    return emitOpError("dim ") << dim << " is out of range for rank " << rank;
+    return op->emitOpError("dim ") << dim << " is out of range for rank " << rank;
   Type e = t.getElementType();
   if (e.isInteger() && !e.isInteger(64))
-    return emitOpError("accumulates ") << e
-           << " as PyTorch does, in int64: cast the input to i64 first";
+    return op->emitOpError("accumulates ")
+           << e << " as PyTorch does, in int64: cast the input to i64 first";
   return success();
+}
+
+LogicalResult CumsumOp::verify() {
+  return verifyScan(*this, getInput().getType(), getDimAttr().getInt());
+}
+
+LogicalResult CumprodOp::verify() {
+  return verifyScan(*this, getInput().getType(), getDimAttr().getInt());
 }
 
 //===----------------------------------------------------------------------===//

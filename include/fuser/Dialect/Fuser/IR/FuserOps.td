@@ -683,18 +683,20 @@ def Fuser_IndexSelectOp : Fuser_Op<"index_select", [Pure]> {
 // Scans
 //===----------------------------------------------------------------------===//
 
-def Fuser_CumsumOp : Fuser_Op<"cumsum", [Pure, SameOperandsAndResultType]> {
-  let summary = "running sum along one dim, as torch.cumsum";
+class Fuser_ScanOp<string mnemonic, string what, string torchOp>
+    : Fuser_Op<mnemonic, [Pure, SameOperandsAndResultType]> {
+  let summary = "running " # what # " along one dim, as torch." # torchOp;
   let description = [{
-    `result[..., j, ...] = input[..., 0, ...] + ... + input[..., j, ...]`
-    along `dim`. Floats of 16 bits accumulate in f32 and round each
-    result once; f32, f64 and i64 accumulate in their own type (i64 wraps).
-    PyTorch's cumsum of a narrower integer or a bool is int64: cast to i64
-    first. The order of the additions is documented in docs/schedulers.md
+    Element `j` along `dim` combines the input's elements `0 .. j` along
+    it. Floats of 16 bits accumulate in f32 and round each result once;
+    f32, f64 and i64 accumulate in their own type (i64 wraps). PyTorch's
+    result for a narrower integer or a bool is int64: cast to i64 first.
+    The order of the operations is documented in docs/schedulers.md
     ("Scans").
 
     ```mlir
     %0 = fuser.cumsum %x dim = 1 : tensor<8x1000xf32>
+    %1 = fuser.cumprod %x dim = 0 : tensor<8x1000xf32>
     ```
   }];
   let arguments = (ins Fuser_Tensor:$input, I64Attr:$dim);
@@ -702,6 +704,9 @@ def Fuser_CumsumOp : Fuser_Op<"cumsum", [Pure, SameOperandsAndResultType]> {
   let assemblyFormat = "$input `dim` `=` $dim attr-dict `:` type($input)";
   let hasVerifier = 1;
 }
+
+def Fuser_CumsumOp : Fuser_ScanOp<"cumsum", "sum", "cumsum">;
+def Fuser_CumprodOp : Fuser_ScanOp<"cumprod", "product", "cumprod">;
 
 //===----------------------------------------------------------------------===//
 // Composites, expanded by fuser-decompose
