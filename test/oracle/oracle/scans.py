@@ -10,7 +10,8 @@ numpy's, which wraps like fuser's). Bounds: fuser sums a line's elements in
 the contiguous dim), or in order (the others); either way at most
 n + 8 roundings of f32 (or f64) touch an element's prefix, so the error is
 within (n + 8) u times the prefix sum of magnitudes, plus the rounding to
-the result type."""
+the result type, as long as no partial sum of a window overflows (the
+values here are far from it; docs/schedulers.md "Scans")."""
 
 import numpy as np
 import torch
