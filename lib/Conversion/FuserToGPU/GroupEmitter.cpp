@@ -198,6 +198,33 @@ void GroupEmitter::planIterationSpace(ArrayRef<int> dimClass) {
   laneDim = groups.empty() ? -1 : (int)groups.back().back();
 }
 
+AffineExpr GroupEmitter::maxElementsWith(AffineExpr own) {
+  AffineExpr maxElements = simplify(own, 0, numSymbols);
+  for (Value in : seg.inputs) {
+    AffineExpr n = fe.shapes.numElements(in);
+    auto a = ShapeAnalysis::constantValue(maxElements), c = ShapeAnalysis::constantValue(n);
+    maxElements = (a && c) ? getAffineConstantExpr(std::max(*a, *c), ctx)
+                           : simplify(maxElements + n, 0, numSymbols);
+  }
+  return maxElements;
+}
+
+void GroupEmitter::forEachIndexWidth(AffineExpr maxElements,
+                                     function_ref<void(unsigned)> emitVariant) {
+  SmallVector<unsigned> widths = fe.indexWidths(maxElements);
+  Value fits32 = widths.size() > 1 ? fe.planFitsIn32Bits(maxElements) : Value();
+  for (unsigned w : widths) {
+    variantCondition = Value();
+    if (fits32)
+      variantCondition = w == 32 ? fits32
+                                 : arith::XOrIOp::create(
+                                       fe.planBuilder, fe.loc, fits32,
+                                       arith::ConstantIntOp::create(fe.planBuilder, fe.loc, 1, 1))
+                                       .getResult();
+    emitVariant(w);
+  }
+}
+
 Value GroupEmitter::materialize(Lanes x, unsigned lanes) {
   if (lanes == 1 || !x.uniform)
     return x.value;

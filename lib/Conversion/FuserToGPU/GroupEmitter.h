@@ -139,6 +139,15 @@ protected:
   void analyze(Value v, const Index &idx);
   bool isInput(Value v) { return seg.inputs.contains(v); }
 
+  /// The most elements any tensor of the segment's kernel has: `own` (its
+  /// iteration space) and the segment's inputs; where they are not all
+  /// constants, their sum (a bound of each).
+  AffineExpr maxElementsWith(AffineExpr own);
+  /// Calls `emitVariant(width)` for each index width a kernel touching at
+  /// most `maxElements` elements needs, with variantCondition set to the
+  /// plan's condition for that width (null for the only one).
+  void forEachIndexWidth(AffineExpr maxElements, function_ref<void(unsigned)> emitVariant);
+
   /// Maps a d-space expression to the merged iteration space.
   AffineExpr toIteration(AffineExpr e) {
     return simplify(e.replaceDims(dimSubstitution), numIterDims, numSymbols);

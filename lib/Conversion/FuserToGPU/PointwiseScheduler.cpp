@@ -279,32 +279,13 @@ LogicalResult PointwiseScheduler::run() {
     align[v] = std::max(align[v], bytes);
   alignment.assign(align.begin(), align.end());
 
-  AffineExpr maxElements = simplify(fe.shapes.numElements(ref), 0, numSymbols);
-  for (Value in : seg.inputs) {
-    AffineExpr n = fe.shapes.numElements(in);
-    // Use the larger when both are constants; otherwise track the sum, an
-    // upper bound of both.
-    auto a = ShapeAnalysis::constantValue(maxElements), c = ShapeAnalysis::constantValue(n);
-    maxElements = (a && c) ? getAffineConstantExpr(std::max(*a, *c), ctx)
-                           : simplify(maxElements + n, 0, numSymbols);
-  }
-  SmallVector<unsigned> widths = fe.indexWidths(maxElements);
-  Value fits32 = widths.size() > 1 ? fe.planFitsIn32Bits(maxElements) : Value();
   bool transpose = planTranspose();
-  for (unsigned w : widths) {
-    variantCondition = Value();
-    if (fits32) {
-      variantCondition = w == 32 ? fits32
-                                 : arith::XOrIOp::create(
-                                       fe.planBuilder, fe.loc, fits32,
-                                       arith::ConstantIntOp::create(fe.planBuilder, fe.loc, 1, 1))
-                                       .getResult();
-    }
+  forEachIndexWidth(maxElementsWith(fe.shapes.numElements(ref)), [&](unsigned w) {
     if (transpose)
       emitTransposeKernel(w);
     else
       emitKernel(w);
-  }
+  });
   return success();
 }
 

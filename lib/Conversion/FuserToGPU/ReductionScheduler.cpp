@@ -1337,13 +1337,7 @@ LogicalResult ReductionScheduler::run() {
     align[v] = std::max(align[v], bytes);
   alignment.assign(align.begin(), align.end());
 
-  AffineExpr maxElements = simplify(getAffineConstantExpr(1, ctx) * keptSize * reducedSize, 0, numSymbols);
-  for (Value in : seg.inputs) {
-    AffineExpr n = fe.shapes.numElements(in);
-    auto a = ShapeAnalysis::constantValue(maxElements), c = ShapeAnalysis::constantValue(n);
-    maxElements = (a && c) ? getAffineConstantExpr(std::max(*a, *c), ctx)
-                           : simplify(maxElements + n, 0, numSymbols);
-  }
+  AffineExpr maxElements = maxElementsWith(getAffineConstantExpr(1, ctx) * keptSize * reducedSize);
   SmallVector<unsigned> widths = fe.indexWidths(maxElements);
   Value fits32 = widths.size() > 1 ? fe.planFitsIn32Bits(maxElements) : Value();
 

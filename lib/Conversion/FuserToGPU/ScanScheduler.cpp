@@ -287,25 +287,8 @@ LogicalResult ScanScheduler::run() {
   outerCount = simplify(outerCount, 0, numSymbols);
   warpPerLine = ShapeAnalysis::constantValue(innerCount) == std::optional<int64_t>(1);
 
-  AffineExpr maxElements = simplify(fe.shapes.numElements(ref), 0, numSymbols);
-  for (Value in : seg.inputs) {
-    AffineExpr m = fe.shapes.numElements(in);
-    auto a = ShapeAnalysis::constantValue(maxElements), c = ShapeAnalysis::constantValue(m);
-    maxElements = (a && c) ? getAffineConstantExpr(std::max(*a, *c), ctx)
-                           : simplify(maxElements + m, 0, numSymbols);
-  }
-  SmallVector<unsigned> widths = fe.indexWidths(maxElements);
-  Value fits32 = widths.size() > 1 ? fe.planFitsIn32Bits(maxElements) : Value();
-  for (unsigned w : widths) {
-    variantCondition = Value();
-    if (fits32)
-      variantCondition = w == 32 ? fits32
-                                 : arith::XOrIOp::create(
-                                       fe.planBuilder, fe.loc, fits32,
-                                       arith::ConstantIntOp::create(fe.planBuilder, fe.loc, 1, 1))
-                                       .getResult();
-    emitKernel(w);
-  }
+  forEachIndexWidth(maxElementsWith(fe.shapes.numElements(ref)),
+                    [&](unsigned w) { emitKernel(w); });
   return success();
 }
 
