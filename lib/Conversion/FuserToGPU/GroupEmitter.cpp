@@ -198,6 +198,12 @@ void GroupEmitter::planIterationSpace(ArrayRef<int> dimClass) {
   laneDim = groups.empty() ? -1 : (int)groups.back().back();
 }
 
+void GroupEmitter::indexByIteration(KernelBuilder &k) {
+  k.expander = std::make_unique<ExprExpander>(
+      k.b, k.loc, k.idxTy, [this](unsigned j) { return iterValues[j]; },
+      [&k](unsigned s) { return k.symbol(s); }, /*hoistSymbolic=*/true);
+}
+
 AffineExpr GroupEmitter::maxElementsWith(AffineExpr own) {
   AffineExpr maxElements = simplify(own, 0, numSymbols);
   for (Value in : seg.inputs) {

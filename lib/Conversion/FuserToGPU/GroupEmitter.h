@@ -148,6 +148,11 @@ protected:
   /// plan's condition for that width (null for the only one).
   void forEachIndexWidth(AffineExpr maxElements, function_ref<void(unsigned)> emitVariant);
 
+  /// Gives `k` an expander whose dims are the iteration dims' current
+  /// values (iterValues) and whose symbols are its size parameters, with
+  /// expressions of symbols alone built once at the kernel's start.
+  void indexByIteration(KernelBuilder &k);
+
   /// Maps a d-space expression to the merged iteration space.
   AffineExpr toIteration(AffineExpr e) {
     return simplify(e.replaceDims(dimSubstitution), numIterDims, numSymbols);

@@ -106,9 +106,7 @@ void ReductionScheduler::emitOuterNormalization(unsigned indexBits, Value gridPl
   kb = &k;
   OpBuilder &b = k.b;
   Location loc = k.loc;
-  k.expander = std::make_unique<ExprExpander>(
-      b, loc, k.idxTy, [this](unsigned j) { return iterValues[j]; },
-      [&k](unsigned s) { return k.symbol(s); }, /*hoistSymbolic=*/true);
+  indexByIteration(k);
   iterValues.assign(numIterDims, Value());
   SmallVector<SmallVector<Value>> scratch = outerScratch();
   Value tx = k.threadId(gpu::Dimension::x), ty = k.threadId(gpu::Dimension::y);

@@ -96,9 +96,7 @@ void PointwiseScheduler::emitKernel(unsigned indexBits) {
   kb = &k;
   OpBuilder &b = k.b;
   Location loc = k.loc;
-  k.expander = std::make_unique<ExprExpander>(
-      b, loc, k.idxTy, [this](unsigned j) { return iterValues[j]; },
-      [&k](unsigned s) { return k.symbol(s); }, /*hoistSymbolic=*/true);
+  indexByIteration(k);
 
   AffineExpr total = getAffineConstantExpr(1, ctx);
   for (AffineExpr s : iterSizes)

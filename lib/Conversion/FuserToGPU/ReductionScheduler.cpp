@@ -530,9 +530,7 @@ void ReductionScheduler::emitInner(unsigned indexBits, int64_t staticThreads,
   kb = &k;
   OpBuilder &b = k.b;
   Location loc = k.loc;
-  k.expander = std::make_unique<ExprExpander>(
-      b, loc, k.idxTy, [this](unsigned j) { return iterValues[j]; },
-      [&k](unsigned s) { return k.symbol(s); }, /*hoistSymbolic=*/true);
+  indexByIteration(k);
   iterValues.assign(numIterDims, Value());
   Value splitIndex = split ? k.blockId(gpu::Dimension::y) : Value();
   // Scratch of the block reductions: [rows of the block][warps] per value.
@@ -871,9 +869,7 @@ void ReductionScheduler::emitOuter(unsigned indexBits, bool split, Value gridPla
   kb = &k;
   OpBuilder &b = k.b;
   Location loc = k.loc;
-  k.expander = std::make_unique<ExprExpander>(
-      b, loc, k.idxTy, [this](unsigned j) { return iterValues[j]; },
-      [&k](unsigned s) { return k.symbol(s); }, /*hoistSymbolic=*/true);
+  indexByIteration(k);
   iterValues.assign(numIterDims, Value());
   SmallVector<SmallVector<Value>> scratch = outerScratch();
   auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
@@ -1131,9 +1127,7 @@ void ReductionScheduler::emitCombine(const CombineSpec &spec, unsigned indexBits
   kb = &k;
   OpBuilder &b = k.b;
   Location loc = k.loc;
-  k.expander = std::make_unique<ExprExpander>(
-      b, loc, k.idxTy, [this](unsigned j) { return iterValues[j]; },
-      [&k](unsigned s) { return k.symbol(s); }, /*hoistSymbolic=*/true);
+  indexByIteration(k);
   iterValues.assign(numIterDims, Value());
   Value columns = k.expander->expand(spec.columns), depth = k.expander->expand(spec.depth);
   Value splits = k.idxTy == k.flag(0).getType()

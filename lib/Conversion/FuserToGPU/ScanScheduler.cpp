@@ -161,9 +161,7 @@ void ScanScheduler::emitKernel(unsigned indexBits) {
   kb = &k;
   OpBuilder &b = k.b;
   Location loc = k.loc;
-  k.expander = std::make_unique<ExprExpander>(
-      b, loc, k.idxTy, [this](unsigned j) { return iterValues[j]; },
-      [&k](unsigned s) { return k.symbol(s); }, /*hoistSymbolic=*/true);
+  indexByIteration(k);
   Value result = scan->getResult(0);
   Value n = k.expander->expand(refShape[dim]);
   Value lines = k.expander->expand(simplify(outerCount * innerCount, 0, numSymbols));

@@ -94,9 +94,7 @@ void PointwiseScheduler::emitTransposeKernel(unsigned indexBits) {
   kb = &k;
   OpBuilder &b = k.b;
   Location loc = k.loc;
-  k.expander = std::make_unique<ExprExpander>(
-      b, loc, k.idxTy, [this](unsigned j) { return iterValues[j]; },
-      [&k](unsigned s) { return k.symbol(s); }, /*hoistSymbolic=*/true);
+  indexByIteration(k);
   auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
                                               gpu::GPUDialect::getWorkgroupAddressSpace());
   for (Staged &s : staged) {
