@@ -568,6 +568,44 @@ MlirValue fuserBuildCumprod(FuserBuilder b, MlirValue x, int64_t dim) {
   return scanOp<CumprodOp>(b, "fuserBuildCumprod", x, dim);
 }
 
+template <typename OpTy>
+static bool scanExtremum(FuserBuilder b, const char *fn, MlirValue x, int64_t dim,
+                         MlirValue *values, MlirValue *indices) {
+  if (values)
+    *values = MlirValue{nullptr};
+  if (indices)
+    *indices = MlirValue{nullptr};
+  Call c(b, fn);
+  if (!c.ready())
+    return false;
+  SmallVector<Value, 1> vs;
+  SmallVector<int64_t> d;
+  if (!c.operands({x}, vs) || !c.normalizeDims({dim}, tensorOf(vs[0]).getRank(), d))
+    return false;
+  Value v = vs[0];
+  Operation *op = c.create(
+      OpTy::getOperationName(), v,
+      {v.getType(), tensorOf(v).clone(IntegerType::get(c.ctx(), 64))},
+      {attr(c.ctx(), "dim", IntegerAttr::get(IntegerType::get(c.ctx(), 64), d[0]))});
+  if (!op)
+    return false;
+  if (values)
+    *values = c.wrapValue(op->getResult(0));
+  if (indices)
+    *indices = c.wrapValue(op->getResult(1));
+  return true;
+}
+
+bool fuserBuildCummax(FuserBuilder b, MlirValue x, int64_t dim, MlirValue *values,
+                      MlirValue *indices) {
+  return scanExtremum<CummaxOp>(b, "fuserBuildCummax", x, dim, values, indices);
+}
+
+bool fuserBuildCummin(FuserBuilder b, MlirValue x, int64_t dim, MlirValue *values,
+                      MlirValue *indices) {
+  return scanExtremum<CumminOp>(b, "fuserBuildCummin", x, dim, values, indices);
+}
+
 //===----------------------------------------------------------------------===//
 // Composites
 //===----------------------------------------------------------------------===//

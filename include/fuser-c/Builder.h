@@ -391,6 +391,15 @@ MLIR_CAPI_EXPORTED MlirValue fuserBuildIndexSelect(FuserBuilder b, MlirValue x, 
 MLIR_CAPI_EXPORTED MlirValue fuserBuildCumsum(FuserBuilder b, MlirValue x, int64_t dim);
 /// torch.cumprod(x, dim), with the same types as fuserBuildCumsum.
 MLIR_CAPI_EXPORTED MlirValue fuserBuildCumprod(FuserBuilder b, MlirValue x, int64_t dim);
+/// torch.cummax(x, dim): writes the running maximum (x's type) to *values
+/// and its position along dim (i64) to *indices (either may be NULL); ties
+/// go to the later position, and a NaN, once seen, stays, as in PyTorch.
+/// Every element type. Returns false, and writes null values, on error.
+MLIR_CAPI_EXPORTED bool fuserBuildCummax(FuserBuilder b, MlirValue x, int64_t dim,
+                                         MlirValue *values, MlirValue *indices);
+/// torch.cummin(x, dim), as fuserBuildCummax.
+MLIR_CAPI_EXPORTED bool fuserBuildCummin(FuserBuilder b, MlirValue x, int64_t dim,
+                                         MlirValue *values, MlirValue *indices);
 
 /*===-- Composites (expanded by fuser-decompose) -----------------------------===*/
 

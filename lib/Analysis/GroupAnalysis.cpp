@@ -24,7 +24,9 @@ unsigned mlir::fuser::numOperandsRead(Operation *op) {
 
 bool mlir::fuser::isIndexingOp(Operation *op) { return isa<GatherOp, IndexSelectOp>(op); }
 
-bool mlir::fuser::isScanOp(Operation *op) { return isa<CumsumOp, CumprodOp>(op); }
+bool mlir::fuser::isScanOp(Operation *op) {
+  return isa<CumsumOp, CumprodOp, CummaxOp, CumminOp>(op);
+}
 
 
 
@@ -65,20 +67,21 @@ static bool fail(std::string *whyNot, const Twine &why) {
 }
 
 /// A scan's group: the scan and ops that compute its input, writing only
-/// the scan's result (what reads the scan's result needs a kernel of its
+/// the scan's results (what reads a scan's result needs a kernel of its
 /// own: a scan's kernel finishes an element only once the line before it
-/// is summed).
+/// is combined).
 static bool classifyScan(Operation *scan, ArrayRef<Operation *> group, ArrayRef<Value> outputs,
                          std::string *whyNot) {
   for (Operation *op : group) {
     if (op != scan && (isScanOp(op) || isReductionOp(op)))
       return fail(whyNot, "a scan is a kernel of its own beside the ops that compute its input");
-    if (llvm::is_contained(op->getOperands(), scan->getResult(0)))
-      return fail(whyNot, "a value computed from a scan's result needs another kernel");
+    for (Value in : op->getOperands())
+      if (in.getDefiningOp() == scan)
+        return fail(whyNot, "a value computed from a scan's result needs another kernel");
   }
   for (Value out : outputs)
-    if (out != scan->getResult(0))
-      return fail(whyNot, "a scan's kernel writes the scan's result only");
+    if (out.getDefiningOp() != scan)
+      return fail(whyNot, "a scan's kernel writes the scan's results only");
   return true;
 }
 

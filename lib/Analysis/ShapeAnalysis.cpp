@@ -155,6 +155,13 @@ LogicalResult Analyzer::visit(Operation *op) {
     addValue(r);
   return TypeSwitch<Operation *, LogicalResult>(op)
       .Case<ConstantOp, IotaOp, SizeOp>([](auto) { return success(); })
+      .Case<CummaxOp, CumminOp>([&](Operation *op) {
+        // Values and indices, both of the input's shape.
+        for (Value res : op->getResults())
+          for (unsigned d = 0; d < cast<RankedTensorType>(res.getType()).getRank(); ++d)
+            unite(op->getOperand(0), d, res, d);
+        return success();
+      })
       .Case<BroadcastOp>([&](BroadcastOp b) {
         for (auto [i, d] : llvm::enumerate(b.getDims())) {
           int64_t s = b.getInput().getType().getDimSize(i);

@@ -343,6 +343,13 @@ static void testShapeOps(MlirContext ctx) {
   fuserBuilderAddOutput(b, fuserBuildIndexSelect(b, d, 0, ids), S(""));
   fuserBuilderAddOutput(b, fuserBuildCumsum(b, d, -1), S(""));
   fuserBuilderAddOutput(b, fuserBuildCumprod(b, x, 0), S(""));
+  MlirValue cv, ci;
+  if (fuserBuildCummax(b, d, -1, &cv, &ci)) {
+    fuserBuilderAddOutput(b, cv, S(""));
+    fuserBuilderAddOutput(b, ci, S(""));
+  }
+  if (fuserBuildCummin(b, x, 0, NULL, &ci))
+    fuserBuilderAddOutput(b, ci, S(""));
   finishAndPrint(b);
 }
 // CHECK-LABEL: @testShapeOps
@@ -358,6 +365,8 @@ static void testShapeOps(MlirContext ctx) {
 // CHECK-NEXT: fuser.index_select %{{.*}}, %{{.*}} dim = 0 : tensor<?x6xf32>, tensor<?xi32> -> tensor<?x6xf32>
 // CHECK-NEXT: fuser.cumsum %{{.*}} dim = 1 : tensor<?x6xf32>
 // CHECK-NEXT: fuser.cumprod %{{.*}} dim = 0 : tensor<8x16xi64>
+// CHECK-NEXT: fuser.cummax %{{.*}} dim = 1 : tensor<?x6xf32> -> tensor<?x6xi64>
+// CHECK-NEXT: fuser.cummin %{{.*}} dim = 0 : tensor<8x16xi64> -> tensor<8x16xi64>
 
 static void testComposites(MlirContext ctx) {
   fprintf(stderr, "@testComposites\n");

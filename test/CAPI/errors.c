@@ -337,6 +337,11 @@ static void testShapeOps(MlirContext ctx) {
   EXPECT_FAIL(b, fuserBuildIndexSelect(b, x, 0, NONE));
   EXPECT_FAIL(b, fuserBuildCumsum(b, i, 1));
   EXPECT_FAIL(b, fuserBuildCumsum(b, x, 2));
+  MlirValue cv = x, ci = x;
+  EXPECT_FAIL(b, fuserBuildCummax(b, x, -3, &cv, &ci) ? cv : (MlirValue){NULL});
+  if (!mlirValueIsNull(cv) || !mlirValueIsNull(ci))
+    fprintf(stderr, "fuserBuildCummax left a value on error\n");
+  EXPECT_FAIL(b, fuserBuildCummin(b, NONE, 0, NULL, NULL) ? x : (MlirValue){NULL});
   fuserBuilderDestroy(b);
 }
 // CHECK-LABEL: @testShapeOps
@@ -367,6 +372,8 @@ static void testShapeOps(MlirContext ctx) {
 // CHECK-NEXT: error: f: error: fuserBuildIndexSelect: operand 2 is null
 // CHECK-NEXT: error: f: error: fuserBuildCumsum: 'fuser.cumsum' op accumulates 'i32' as PyTorch does, in int64: cast the input to i64 first
 // CHECK-NEXT: error: f: error: fuserBuildCumsum: dim 2 is out of range for rank 2 (expected a dim in [-2, 1])
+// CHECK-NEXT: error: f: error: fuserBuildCummax: dim -3 is out of range for rank 2 (expected a dim in [-2, 1])
+// CHECK-NEXT: error: f: error: fuserBuildCummin: operand 1 is null
 
 static void testRandom(MlirContext ctx) {
   fprintf(stderr, "@testRandom\n");

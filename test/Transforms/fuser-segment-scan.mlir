@@ -39,3 +39,18 @@ func.func @shared_input(%x: tensor<8x100xf32>) -> (tensor<8x100xf32>, tensor<8x1
   %c = fuser.cumsum %e dim = 0 : tensor<8x100xf32>
   return %c, %e : tensor<8x100xf32>, tensor<8x100xf32>
 }
+
+// -----
+
+// cummax writes both its results from one kernel; a consumer of the
+// indices is another kernel.
+// CHECK: fusion @cummax_then_use: 2 segments
+// CHECK-NEXT: segment 0: scan, 2 ops (neg cummax)
+// CHECK-NEXT: segment 1: pointwise, 1 ops (cast)
+// CHECK-NEXT: boundary 0 -> 1: a value computed from a scan's result needs another kernel
+func.func @cummax_then_use(%x: tensor<8x100xbf16>) -> (tensor<8x100xbf16>, tensor<8x100xf32>) {
+  %n = fuser.neg %x : tensor<8x100xbf16>
+  %v, %i = fuser.cummax %n dim = 1 : tensor<8x100xbf16> -> tensor<8x100xi64>
+  %f = fuser.cast %i : tensor<8x100xi64> to tensor<8x100xf32>
+  return %v, %f : tensor<8x100xbf16>, tensor<8x100xf32>
+}

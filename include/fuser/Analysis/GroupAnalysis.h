@@ -94,7 +94,7 @@ bool isReductionOp(Operation *op);
 /// (gather, index_select): that operand is never computed in the same
 /// kernel, nor recomputed by it.
 bool isIndexingOp(Operation *op);
-/// Whether `op` is a scan (cumsum, cumprod): each result element depends on the
+/// Whether `op` is a scan (cumsum, cumprod, cummax, cummin): each result element depends on the
 /// elements before it along a dim, so its kernel walks whole lines.
 bool isScanOp(Operation *op);
 /// An indexing op of `group` whose first operand `group` computes, or null.

@@ -1,9 +1,12 @@
 //===- ScanScheduler.cpp - running sums along one dim --------------------===//
 //
-// A scan segment is a cumsum or cumprod and the ops that compute its input
-// (emitted on
-// demand at each element, like any group's values); it writes the scan's
-// result only. The input is seen as lines: [outer, n, inner], n the scanned
+// A scan segment is a cumsum, cumprod, cummax or cummin and the ops that
+// compute its input (emitted on demand at each element, like any group's
+// values); it writes the scan's results only. cummax and cummin carry a
+// pair (the running extremum, its position) through the same scan, with a
+// combine that is associative: the later operand wins when it is a NaN, or
+// when neither is and it ties or beats the earlier one, which is PyTorch's
+// sequential rule. The input is seen as lines: [outer, n, inner], n the scanned
 // extent, inner the product of the dims after it.
 //
 //  - inner = 1 (the scan runs along the contiguous dim): a warp per line.
@@ -18,7 +21,8 @@
 //
 // Either way the order of the additions depends only on the position, never
 // on the launch shape: the same bits on every run (docs/schedulers.md,
-// "Scans"). 16-bit floats accumulate in f32, as PyTorch does.
+// "Scans"). 16-bit floats accumulate in f32, as PyTorch does (and compare
+// in f32 for cummax and cummin, which is exact).
 //
 //===----------------------------------------------------------------------===//
 
@@ -42,10 +46,18 @@ namespace {
 constexpr int64_t kScanBlock = 256;
 constexpr int64_t kWarp = 32;
 
+/// The running state of a scan: the accumulated value, and for cummax and
+/// cummin the position it came from.
+using ScanState = SmallVector<Value, 2>;
+
 class ScanScheduler : public GroupEmitter {
 public:
   ScanScheduler(FusionEmitter &fe, const Segment &seg, Operation *scan)
-      : GroupEmitter(fe, seg), scan(scan), product(isa<CumprodOp>(scan)),
+      : GroupEmitter(fe, seg), scan(scan),
+        kind(isa<CumsumOp>(scan)    ? Kind::Sum
+             : isa<CumprodOp>(scan) ? Kind::Product
+             : isa<CummaxOp>(scan)  ? Kind::Max
+                                    : Kind::Min),
         dim(cast<IntegerAttr>(scan->getAttr("dim")).getInt()) {}
   LogicalResult run();
 
@@ -54,19 +66,28 @@ private:
   /// Sets iterValues for the element (line, j): `line` counts the lines
   /// row-major over the outer then the inner dims.
   void setElement(Value line, Value j);
-  /// The value of the scan's input at the current element, in the
-  /// accumulation type; the identity where `valid` is false.
-  Value inputAt(Value valid);
+  /// The state of the scan's input at the current element `j`: its value
+  /// in the accumulation type (and `j` for an extremum); the identity
+  /// where `valid` is false.
+  ScanState inputAt(Value j, Value valid);
   /// `x` (32 or 64 bits) from lane `lane` (mode IDX) or from `lane` lanes
   /// below (mode UP), as 32-bit shuffles.
   Value shuffle(Value x, int32_t lane, gpu::ShuffleMode mode);
-  /// The scan's operation: a + b, or a * b for a product.
-  Value combine(Value a, Value b);
-  /// 0, or 1 for a product, in the accumulation type.
-  Value identity();
+  ScanState shuffle(const ScanState &x, int32_t lane, gpu::ShuffleMode mode);
+  /// The scan's operation on `a` (earlier positions) and `b` (later ones):
+  /// a + b, a * b, or the extremum with PyTorch's ties and NaNs.
+  ScanState combine(const ScanState &a, const ScanState &b);
+  ScanState select(Value cond, const ScanState &a, const ScanState &b);
+  /// 0, 1, or the lowest (highest) value and position 0: what every first
+  /// element replaces.
+  ScanState identity(Type indexType);
+  /// Writes the state at the current element into the scan's results the
+  /// segment writes.
+  void store(const ScanState &acc);
 
+  enum class Kind { Sum, Product, Max, Min };
   Operation *scan;
-  bool product;
+  Kind kind;
   int64_t dim;
   Type accType;
   AffineExpr outerCount, innerCount;
@@ -75,20 +96,64 @@ private:
 
 } // namespace
 
-Value ScanScheduler::combine(Value a, Value b) {
+ScanState ScanScheduler::combine(const ScanState &a, const ScanState &b) {
   OpBuilder &ob = kb->b;
-  if (isa<FloatType>(a.getType()))
-    return product ? arith::MulFOp::create(ob, kb->loc, a, b).getResult()
-                   : arith::AddFOp::create(ob, kb->loc, a, b).getResult();
-  return product ? arith::MulIOp::create(ob, kb->loc, a, b).getResult()
-                 : arith::AddIOp::create(ob, kb->loc, a, b).getResult();
+  Location loc = kb->loc;
+  bool isFloat = isa<FloatType>(a[0].getType());
+  switch (kind) {
+  case Kind::Sum:
+    return {isFloat ? arith::AddFOp::create(ob, loc, a[0], b[0]).getResult()
+                    : arith::AddIOp::create(ob, loc, a[0], b[0]).getResult()};
+  case Kind::Product:
+    return {isFloat ? arith::MulFOp::create(ob, loc, a[0], b[0]).getResult()
+                    : arith::MulIOp::create(ob, loc, a[0], b[0]).getResult()};
+  case Kind::Max:
+  case Kind::Min:
+    break;
+  }
+  // The later operand wins when it is NaN, or when it ties or beats the
+  // earlier one (an ordered comparison: false against an earlier NaN, which
+  // then stays).
+  bool max = kind == Kind::Max;
+  Value takeLater;
+  if (isFloat)
+    takeLater = arith::OrIOp::create(
+        ob, loc, arith::CmpFOp::create(ob, loc, arith::CmpFPredicate::UNO, b[0], b[0]),
+        arith::CmpFOp::create(ob, loc, max ? arith::CmpFPredicate::OGE : arith::CmpFPredicate::OLE,
+                              b[0], a[0]));
+  else
+    takeLater = arith::CmpIOp::create(
+        ob, loc, max ? arith::CmpIPredicate::sge : arith::CmpIPredicate::sle, b[0], a[0]);
+  return select(takeLater, b, a);
 }
 
-Value ScanScheduler::identity() {
+ScanState ScanScheduler::select(Value cond, const ScanState &a, const ScanState &b) {
+  ScanState r;
+  for (auto [x, y] : llvm::zip_equal(a, b))
+    r.push_back(arith::SelectOp::create(kb->b, kb->loc, cond, x, y));
+  return r;
+}
+
+ScanState ScanScheduler::identity(Type indexType) {
   OpBuilder &ob = kb->b;
-  TypedAttr v = isa<FloatType>(accType) ? TypedAttr(ob.getFloatAttr(accType, product ? 1.0 : 0.0))
-                                        : TypedAttr(ob.getIntegerAttr(accType, product ? 1 : 0));
-  return arith::ConstantOp::create(ob, kb->loc, accType, v);
+  Location loc = kb->loc;
+  auto constant = [&](TypedAttr v) -> Value {
+    return arith::ConstantOp::create(ob, loc, v.getType(), v);
+  };
+  if (kind == Kind::Sum || kind == Kind::Product) {
+    double v = kind == Kind::Product ? 1.0 : 0.0;
+    return {constant(isa<FloatType>(accType) ? TypedAttr(ob.getFloatAttr(accType, v))
+                                             : TypedAttr(ob.getIntegerAttr(accType, (int64_t)v)))};
+  }
+  bool max = kind == Kind::Max;
+  TypedAttr v;
+  if (auto ft = dyn_cast<FloatType>(accType))
+    v = ob.getFloatAttr(accType, APFloat::getInf(ft.getFloatSemantics(), /*Negative=*/max));
+  else {
+    unsigned w = accType.getIntOrFloatBitWidth();
+    v = ob.getIntegerAttr(accType, max ? APInt::getSignedMinValue(w) : APInt::getSignedMaxValue(w));
+  }
+  return {constant(v), constant(ob.getIntegerAttr(indexType, 0))};
 }
 
 void ScanScheduler::setElement(Value line, Value j) {
@@ -111,7 +176,7 @@ void ScanScheduler::setElement(Value line, Value j) {
   }
 }
 
-Value ScanScheduler::inputAt(Value valid) {
+ScanState ScanScheduler::inputAt(Value j, Value valid) {
   OpBuilder &b = kb->b;
   Location loc = kb->loc;
   memo.clear();
@@ -122,11 +187,14 @@ Value ScanScheduler::inputAt(Value valid) {
   Value x = emit(scan->getOperand(0), Index{false, dIdx}, 1).value;
   loadMask = Value();
   x = emitCast(b, loc, x, accType);
+  ScanState state{x};
+  if (kind == Kind::Max || kind == Kind::Min)
+    state.push_back(j);
   if (!valid)
-    return x;
+    return state;
   // Values computed from masked loads need not be the identity (exp(0) is
   // 1, and a product's identity is 1).
-  return arith::SelectOp::create(b, loc, valid, x, identity());
+  return select(valid, state, identity(j.getType()));
 }
 
 Value ScanScheduler::shuffle(Value x, int32_t offset, gpu::ShuffleMode mode) {
@@ -152,6 +220,27 @@ Value ScanScheduler::shuffle(Value x, int32_t offset, gpu::ShuffleMode mode) {
   return x.getType() == i64 ? joined : arith::BitcastOp::create(b, loc, x.getType(), joined);
 }
 
+ScanState ScanScheduler::shuffle(const ScanState &x, int32_t lane, gpu::ShuffleMode mode) {
+  ScanState r;
+  for (Value v : x)
+    r.push_back(shuffle(v, lane, mode));
+  return r;
+}
+
+void ScanScheduler::store(const ScanState &acc) {
+  OpBuilder &b = kb->b;
+  Location loc = kb->loc;
+  SmallVector<AffineExpr> dIdx;
+  for (unsigned d = 0; d < refRank; ++d)
+    dIdx.push_back(getAffineDimExpr(d, ctx));
+  for (auto [result, v] : llvm::zip(scan->getResults(), acc)) {
+    if (!llvm::is_contained(seg.outputs, result))
+      continue;
+    Value off = kb->expander->expand(toIteration(linearIndex(result, Index{false, dIdx})));
+    kb->store(kb->pointer(result), emitCast(b, loc, v, elementTypeOf(result)), off);
+  }
+}
+
 void ScanScheduler::emitKernel(unsigned indexBits) {
   SmallVector<unsigned> symbols = segmentSymbols(fe.shapes, seg);
   SmallVector<Value> inputs = orderedInputs(seg);
@@ -162,21 +251,13 @@ void ScanScheduler::emitKernel(unsigned indexBits) {
   OpBuilder &b = k.b;
   Location loc = k.loc;
   indexByIteration(k);
-  Value result = scan->getResult(0);
   Value n = k.expander->expand(refShape[dim]);
   Value lines = k.expander->expand(simplify(outerCount * innerCount, 0, numSymbols));
   Value tid = k.threadId(gpu::Dimension::x);
   Value bid = k.blockId(gpu::Dimension::x);
   Value gdim = k.gridDim(gpu::Dimension::x);
   Value zero = k.constant(0), one = k.constant(1);
-  Value start = identity();
-  auto store = [&](Value acc) {
-    SmallVector<AffineExpr> dIdx;
-    for (unsigned d = 0; d < refRank; ++d)
-      dIdx.push_back(getAffineDimExpr(d, ctx));
-    Value off = k.expander->expand(toIteration(linearIndex(result, Index{false, dIdx})));
-    k.store(k.pointer(result), emitCast(b, loc, acc, elementTypeOf(result)), off);
-  };
+  ScanState start = identity(zero.getType());
 
   if (warpPerLine) {
     // Lines grid-strided by warps; within a line, chunks of 32.
@@ -191,22 +272,24 @@ void ScanScheduler::emitKernel(unsigned indexBits) {
     b.setInsertionPointToStart(lineLoop.getBody());
     Value line = lineLoop.getInductionVar();
     Value chunks = arith::CeilDivUIOp::create(b, loc, n, k.constant(kWarp));
-    auto chunkLoop = scf::ForOp::create(b, loc, zero, chunks, one, ValueRange{start});
+    auto chunkLoop = scf::ForOp::create(b, loc, zero, chunks, one, ValueRange(start));
     b.setInsertionPointToStart(chunkLoop.getBody());
     ExprScope scope(*k.expander);
-    Value carry = chunkLoop.getRegionIterArgs()[0];
+    ScanState carry(chunkLoop.getRegionIterArgs());
     Value j = arith::AddIOp::create(
         b, loc, arith::MulIOp::create(b, loc, chunkLoop.getInductionVar(), k.constant(kWarp)),
         lane);
     Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, j, n);
     setElement(line, j);
-    Value acc = inputAt(valid);
+    ScanState acc = inputAt(j, valid);
     // Inclusive scan of the chunk: lane i combines lanes i-1, i-2, i-4, ...
-    // (the lanes below first: a + b, a * b as the sequential order has them)
+    // (the lanes below first: a + b, a * b as the sequential order has
+    // them). Lanes past the end of the line only ever combine into lanes
+    // past it, so what they hold never reaches a stored element.
     for (int32_t d = 1; d < kWarp; d *= 2) {
-      Value below = shuffle(acc, d, gpu::ShuffleMode::UP);
+      ScanState below = shuffle(acc, d, gpu::ShuffleMode::UP);
       Value has = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, lane, k.constant(d));
-      acc = arith::SelectOp::create(b, loc, has, combine(below, acc), acc);
+      acc = select(has, combine(below, acc), acc);
     }
     acc = combine(carry, acc);
     auto ifValid = scf::IfOp::create(b, loc, valid, /*withElseRegion=*/false);
@@ -218,7 +301,7 @@ void ScanScheduler::emitKernel(unsigned indexBits) {
     }
     // Lane 31 holds the line's total so far (past the end, lanes hold the
     // identity).
-    scf::YieldOp::create(b, loc, shuffle(acc, kWarp - 1, gpu::ShuffleMode::IDX));
+    scf::YieldOp::create(b, loc, ValueRange(shuffle(acc, kWarp - 1, gpu::ShuffleMode::IDX)));
   } else {
     // A thread per line, in order along n.
     Value first = arith::AddIOp::create(
@@ -228,13 +311,14 @@ void ScanScheduler::emitKernel(unsigned indexBits) {
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(lineLoop.getBody());
     Value line = lineLoop.getInductionVar();
-    auto stepLoop = scf::ForOp::create(b, loc, zero, n, one, ValueRange{start});
+    auto stepLoop = scf::ForOp::create(b, loc, zero, n, one, ValueRange(start));
     b.setInsertionPointToStart(stepLoop.getBody());
     ExprScope scope(*k.expander);
-    setElement(line, stepLoop.getInductionVar());
-    Value acc = combine(stepLoop.getRegionIterArgs()[0], inputAt(Value()));
+    Value j = stepLoop.getInductionVar();
+    setElement(line, j);
+    ScanState acc = combine(ScanState(stepLoop.getRegionIterArgs()), inputAt(j, Value()));
     store(acc);
-    scf::YieldOp::create(b, loc, acc);
+    scf::YieldOp::create(b, loc, ValueRange(acc));
   }
   k.finish();
 
@@ -273,7 +357,12 @@ LogicalResult ScanScheduler::run() {
     ownClass.push_back(d);
   planIterationSpace(ownClass);
   Type elem = elementTypeOf(scan->getResult(0));
+  // 16-bit floats in f32; bools and i8 in i32 for cummax and cummin (the
+  // shuffles move 32 bits; the casts keep the order: false < true, i8
+  // signed).
   accType = elem.isF16() || elem.isBF16() ? Float32Type::get(ctx) : elem;
+  if (elem.isInteger() && elem.getIntOrFloatBitWidth() < 32)
+    accType = IntegerType::get(ctx, 32);
   outerCount = innerCount = getAffineConstantExpr(1, ctx);
   for (unsigned d = 0; d < refRank; ++d) {
     if ((int64_t)d < dim)

@@ -734,3 +734,27 @@ func.func @cumprod_narrow_int(%x: tensor<4x10xi8>) {
   %0 = fuser.cumprod %x dim = 0 : tensor<4x10xi8>
   return
 }
+
+// -----
+
+func.func @cummax_dim(%x: tensor<4x10xf32>) {
+  // expected-error @+1 {{'fuser.cummax' op dim -1 is out of range for rank 2}}
+  %v, %i = fuser.cummax %x dim = -1 : tensor<4x10xf32> -> tensor<4x10xi64>
+  return
+}
+
+// -----
+
+func.func @cummin_indices_shape(%x: tensor<4x10xf32>) {
+  // expected-error @+1 {{'fuser.cummin' op indices must have the input's shape 'tensor<4x10xi64>', not 'tensor<4x9xi64>'}}
+  %v, %i = fuser.cummin %x dim = 1 : tensor<4x10xf32> -> tensor<4x9xi64>
+  return
+}
+
+// -----
+
+func.func @cummax_indices_type(%x: tensor<4x10xf32>) {
+  // expected-error @+1 {{'fuser.cummax' op result #1 must be ranked tensor of 64-bit signless integer values, but got 'tensor<4x10xi32>'}}
+  %v, %i = fuser.cummax %x dim = 1 : tensor<4x10xf32> -> tensor<4x10xi32>
+  return
+}

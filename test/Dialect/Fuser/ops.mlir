@@ -246,5 +246,16 @@ func.func @scans(%x: tensor<4x?xbf16>, %i: tensor<7xi64>) {
   %1 = fuser.cumsum %i dim = 0 : tensor<7xi64>
   // CHECK: fuser.cumprod %{{.*}} dim = 0 : tensor<4x?xbf16>
   %2 = fuser.cumprod %x dim = 0 : tensor<4x?xbf16>
+  // CHECK: %{{.*}}, %{{.*}} = fuser.cummax %{{.*}} dim = 1 : tensor<4x?xbf16> -> tensor<4x?xi64>
+  %3, %4 = fuser.cummax %x dim = 1 : tensor<4x?xbf16> -> tensor<4x?xi64>
+  // CHECK: %{{.*}}, %{{.*}} = fuser.cummin %{{.*}} dim = 0 : tensor<7xi64> -> tensor<7xi64>
+  %5, %6 = fuser.cummin %i dim = 0 : tensor<7xi64> -> tensor<7xi64>
   return
+}
+
+// CHECK-LABEL: func.func @cummax_bool
+func.func @cummax_bool(%b: tensor<3x5xi1>) -> tensor<3x5xi1> {
+  // CHECK: fuser.cummax %{{.*}} dim = 0 : tensor<3x5xi1> -> tensor<3x5xi64>
+  %v, %i = fuser.cummax %b dim = 0 : tensor<3x5xi1> -> tensor<3x5xi64>
+  return %v : tensor<3x5xi1>
 }

@@ -1,4 +1,4 @@
-"""Scans: fuser.cumsum and fuser.cumprod along every dim of ranks 1 to 3, for f16, bf16, f32,
+"""Scans: fuser.cumsum, cumprod, cummax and cummin along every dim of ranks 1 to 3, for f16, bf16, f32,
 f64 and i64, over lines of 1 to 4097 elements (a warp per line along the
 contiguous dim, a thread per line along the others), empty dims, dynamic
 sizes, and fused with the ops that compute its input (exp, a cast of an
@@ -16,7 +16,7 @@ values here are far from it; docs/schedulers.md "Scans")."""
 import numpy as np
 import torch
 
-from .core import Case, Exact, PartBuilder, Ulps, from_f64, mlir_type, to_f64
+from .core import Case, Exact, PartBuilder, Ulps, from_f64, mlir_type, np_dtype, to_f64
 
 EXACT = Exact()
 FLOAT_SCAN_TYPES = ("f16", "bf16", "f32", "f64")
@@ -149,10 +149,134 @@ def _int_parts(name, rng_for):
     return parts
 
 
+EXTREMUM_TYPES = ("f16", "bf16", "f32", "f64", "i1", "i8", "i32", "i64")
+
+
+def _cum_extremum(a, dim, is_max):
+    """PyTorch's sequential rule (aten's cummax_cummin_helper) on values `a`
+    (float64 for floats: exact): element j replaces the running value when
+    it is NaN, or when the running value is not NaN and x[j] >= it (<= for
+    the minimum): ties go to the later position, the latest NaN stays."""
+    a = np.moveaxis(np.asarray(a), dim, -1)
+    vals = np.empty_like(a)
+    idx = np.zeros(a.shape, dtype=np.int64)
+    floats = a.dtype.kind == "f"
+    if a.shape[-1] == 0:
+        return np.moveaxis(vals, -1, dim), np.moveaxis(idx, -1, dim)
+    out, at = a[..., 0].copy(), np.zeros(a.shape[:-1], dtype=np.int64)
+    with np.errstate(invalid="ignore"):
+        for j in range(a.shape[-1]):
+            cur = a[..., j]
+            better = cur >= out if is_max else cur <= out
+            take = (np.isnan(cur) | (~np.isnan(out) & better)) if floats else better
+            out = np.where(take, cur, out)
+            at = np.where(take, j, at)
+            vals[..., j] = out
+            idx[..., j] = at
+    return np.moveaxis(vals, -1, dim), np.moveaxis(idx, -1, dim)
+
+
+def _extremum_input(rng, shape, t):
+    """Values with many ties: small integers, and for floats NaNs, both
+    infinities and both zeros; the integer types' extremes."""
+    if t == "i1":
+        return rng.random(shape) < 0.5
+    if t in ("i8", "i32", "i64"):
+        info = np.iinfo(np_dtype(t))
+        x = rng.integers(-4, 5, shape).astype(np_dtype(t))
+        pick = rng.random(shape)
+        x[pick < 0.05] = info.min
+        x[pick > 0.95] = info.max
+        return x
+    x64 = rng.integers(-4, 5, shape).astype(np.float64)
+    pick = rng.random(shape)
+    x64[pick < 0.02] = np.nan
+    x64[(pick >= 0.02) & (pick < 0.04)] = np.inf
+    x64[(pick >= 0.04) & (pick < 0.06)] = -np.inf
+    x64[x64 == 0] = np.where(rng.random(shape) < 0.5, 0.0, -0.0)[x64 == 0]
+    return from_f64(x64, t)
+
+
+def _torch_check(x, t, dim, is_max, vals, idx):
+    """The reference against PyTorch itself where it has the type (Debian's
+    torch 1.13 has no cummax for f16 and bf16 on the CPU)."""
+    if t in ("f16", "bf16"):
+        return
+    fn = torch.cummax if is_max else torch.cummin
+    tv, ti = fn(torch.from_numpy(np.array(x)), dim)
+    tv = tv.numpy()
+    same = (tv == vals) | (np.isnan(tv) & np.isnan(vals)) if tv.dtype.kind == "f" else tv == vals
+    if tv.dtype.kind == "f":
+        same &= np.signbit(tv) == np.signbit(vals)
+    assert same.all() and (ti.numpy() == idx).all(), "the reference differs from torch.cummax"
+
+
+def _extremum_parts(t, name, rng_for):
+    rng = rng_for(name)
+    parts = []
+    floats = t in FLOAT_SCAN_TYPES
+    for op in ("cummax", "cummin"):
+        is_max = op == "cummax"
+        for shape, dim in SCANS + [((3, 2, 600), 2)]:
+            x = _extremum_input(rng, shape, t)
+            ref_in = to_f64(x, t) if floats else x
+            vals, idx = _cum_extremum(ref_in, dim, is_max)
+            _torch_check(x, t, dim, is_max, vals, idx)
+            pb = PartBuilder("%s %s dim %d" % (op, shape, dim))
+            tx = pb.arg("x", x, t)
+            pb.line("%%v, %%i = fuser.%s %%x dim = %d : %s -> %s"
+                    % (op, dim, tx, mlir_type(shape, "i64")))
+            pb.result("v", shape, t, from_f64(vals, t) if floats else vals, EXACT)
+            pb.result("i", shape, "i64", idx, EXACT)
+            parts.append(pb.part())
+    # dynamic sizes, only the indices written (an argmax so far)
+    shape, dim = (5, 300), 1
+    x = _extremum_input(rng, shape, t)
+    vals, idx = _cum_extremum(to_f64(x, t) if floats else x, dim, True)
+    pb = PartBuilder("cummax %s indices only" % mlir_type((None, None), t))
+    tx = pb.arg("x", x, t, (None, None))
+    pb.line("%%v, %%i = fuser.cummax %%x dim = %d : %s -> %s"
+            % (dim, tx, mlir_type((None, None), "i64")))
+    pb.result("i", shape, "i64", idx, EXACT, dims=(None, None))
+    parts.append(pb.part())
+    return parts
+
+
+def _running_max_of_scores(name, rng_for):
+    """cummax fused with what computes its input: the running maximum of
+    bf16 scores scaled in f32 (an online-softmax style running max), and
+    cummin of a negation in the scan's kernel."""
+    rng = rng_for(name)
+    x = from_f64(rng.standard_normal((4, 1000)), "bf16")
+    s64 = to_f64(x, "bf16").astype(np.float32).astype(np.float64) * 0.125
+    vals, idx = _cum_extremum(s64, 1, True)
+    nvals, nidx = _cum_extremum(-to_f64(x, "bf16"), 0, False)
+    pb = PartBuilder("cummax(cast(x) * 0.125), cummin(-x)")
+    tx = pb.arg("x", x, "bf16")
+    tf = mlir_type((4, 1000), "f32")
+    pb.line("%%xf = fuser.cast %%x : %s to %s" % (tx, tf))
+    pb.line("%c = fuser.constant 0.125 : tensor<f32>")
+    pb.line("%%cb = fuser.broadcast %%c dims = [] : tensor<f32> -> %s" % tf)
+    pb.line("%%s = fuser.mul %%xf, %%cb : %s" % tf)
+    pb.line("%%v, %%i = fuser.cummax %%s dim = 1 : %s -> %s" % (tf, mlir_type((4, 1000), "i64")))
+    pb.line("%%n = fuser.neg %%x : %s" % tx)
+    pb.line("%%w, %%j = fuser.cummin %%n dim = 0 : %s -> %s" % (tx, mlir_type((4, 1000), "i64")))
+    pb.result("v", (4, 1000), "f32", vals.astype(np.float32), EXACT)
+    pb.result("i", (4, 1000), "i64", idx, EXACT)
+    pb.result("w", (4, 1000), "bf16", from_f64(nvals, "bf16"), EXACT)
+    pb.result("j", (4, 1000), "i64", nidx, EXACT)
+    return [pb.part()]
+
+
 def cases(rng_for):
     out = [Case("scans/cumsum/%s" % t, _bind(_float_parts, t, "scans/cumsum/%s" % t, rng_for))
            for t in FLOAT_SCAN_TYPES]
     out += [Case("scans/cumprod/%s" % t, _bind(_prod_parts, t, "scans/cumprod/%s" % t, rng_for))
             for t in FLOAT_SCAN_TYPES]
     out.append(Case("scans/cumsum/i64", _bind(_int_parts, "scans/cumsum/i64", rng_for)))
+    out += [Case("scans/cummax-cummin/%s" % t,
+                 _bind(_extremum_parts, t, "scans/cummax-cummin/%s" % t, rng_for))
+            for t in EXTREMUM_TYPES]
+    out.append(Case("scans/cummax-fused", _bind(_running_max_of_scores, "scans/cummax-fused",
+                                                 rng_for)))
     return out

@@ -814,6 +814,29 @@ LogicalResult CumprodOp::verify() {
   return verifyScan(*this, getInput().getType(), getDimAttr().getInt());
 }
 
+/// cummax, cummin: any element type (they pick, never compute); the
+/// indices have the input's shape.
+static LogicalResult verifyScanExtremum(Operation *op, RankedTensorType in,
+                                        RankedTensorType indices, int64_t dim) {
+  int64_t rank = in.getRank();
+  if (dim < 0 || dim >= rank)
+    return op->emitOpError("dim ") << dim << " is out of range for rank " << rank;
+  if (indices.getShape() != in.getShape())
+    return op->emitOpError("indices must have the input's shape ")
+           << in.clone(indices.getElementType()) << ", not " << indices;
+  return success();
+}
+
+LogicalResult CummaxOp::verify() {
+  return verifyScanExtremum(*this, getInput().getType(), getIndices().getType(),
+                            getDimAttr().getInt());
+}
+
+LogicalResult CumminOp::verify() {
+  return verifyScanExtremum(*this, getInput().getType(), getIndices().getType(),
+                            getDimAttr().getInt());
+}
+
 //===----------------------------------------------------------------------===//
 // Composites
 //===----------------------------------------------------------------------===//

@@ -708,6 +708,40 @@ class Fuser_ScanOp<string mnemonic, string what, string torchOp>
 def Fuser_CumsumOp : Fuser_ScanOp<"cumsum", "sum", "cumsum">;
 def Fuser_CumprodOp : Fuser_ScanOp<"cumprod", "product", "cumprod">;
 
+class Fuser_ScanExtremumOp<string mnemonic, string what, string cmp>
+    : Fuser_Op<mnemonic, [Pure, AllTypesMatch<["input", "values"]>]> {
+  let summary = "running " # what # " along one dim and where it is, as torch." # mnemonic;
+  let description = [{
+    Element `j` of `values` is the }] # what # [{ of the input's elements
+    `0 .. j` along `dim`, and element `j` of `indices` (i64) the position
+    along `dim` it was taken from. As PyTorch: a tie goes to the later
+    position (element `j` replaces the running value when `x[j] }] # cmp #
+    [{ value`), and a NaN, once seen, is the value from then on, its
+    position that of the latest NaN. Every element type; bools compare
+    false < true, integers as signed. No arithmetic: the values are the
+    input's own, bit for bit (so -0.0 and 0.0 tie, and the later is kept).
+
+    ```mlir
+    %v, %i = fuser.}] # mnemonic # [{ %x dim = 1 : tensor<8x1000xf32> -> tensor<8x1000xi64>
+    ```
+  }];
+  let arguments = (ins Fuser_Tensor:$input, I64Attr:$dim);
+  let results = (outs Fuser_Tensor:$values, RankedTensorOf<[I64]>:$indices);
+  let assemblyFormat = [{
+    $input `dim` `=` $dim attr-dict `:` type($input) `->` type($indices)
+  }];
+  let hasVerifier = 1;
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$input, "int64_t":$dim), [{
+      auto t = ::llvm::cast<::mlir::RankedTensorType>(input.getType());
+      build($_builder, $_state, t, t.clone($_builder.getI64Type()), input, dim);
+    }]>
+  ];
+}
+
+def Fuser_CummaxOp : Fuser_ScanExtremumOp<"cummax", "maximum", ">=">;
+def Fuser_CumminOp : Fuser_ScanExtremumOp<"cummin", "minimum", "<=">;
+
 //===----------------------------------------------------------------------===//
 // Composites, expanded by fuser-decompose
 //===----------------------------------------------------------------------===//
