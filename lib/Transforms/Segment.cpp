@@ -59,6 +59,82 @@ static void markResultViews(func::FuncOp fusion) {
   }
 }
 
+/// Whether every dynamic dim of `op`'s single result takes its size from
+/// the tensors the result combines with, not from an operand: a constant or
+/// iota of `?` size, a broadcast to a new or expanded `?` dim, and the
+/// elementwise ops (casts, arithmetic, where) of such values and scalars.
+static bool isSizedByUse(Operation *op, const llvm::SmallPtrSetImpl<Operation *> &sizedByUse) {
+  if (op->getNumResults() != 1 || op->getNumRegions() != 0)
+    return false;
+  auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!type || type.hasStaticShape())
+    return false;
+  if (isa<ConstantOp, IotaOp>(op))
+    return true;
+  if (auto b = dyn_cast<BroadcastOp>(op)) {
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      if (!type.isDynamicDim(d))
+        continue;
+      const int64_t *mapped = llvm::find(b.getDims(), d);
+      if (mapped == b.getDims().end())
+        return true; // a new dim
+      if (b.getInput().getType().getDimSize(mapped - b.getDims().begin()) == 1)
+        return true; // expanded from 1
+    }
+    return false;
+  }
+  if (isReductionOp(op) || isScanOp(op) || isIndexingOp(op) ||
+      isa<RandOp, RandnOp, BernoulliOp, DropoutOp, ReshapeOp, SizeOp>(op))
+    return false;
+  bool any = false;
+  for (Value in : op->getOperands()) {
+    if (cast<RankedTensorType>(in.getType()).getRank() == 0)
+      continue;
+    Operation *def = in.getDefiningOp();
+    if (!def || !sizedByUse.contains(def) ||
+        cast<RankedTensorType>(in.getType()).getShape() != type.getShape())
+      return false;
+    any = true;
+  }
+  return any;
+}
+
+/// A value sized by its uses (isSizedByUse) and used by tensors of
+/// different sizes is really one value per use: `zeros_like(a)` and
+/// `zeros_like(b)` for a `?` and b `?` are both `fuser.constant 0 :
+/// tensor<?xf32>`, which the canonicalizer's constant uniquing and CSE
+/// merge into one value, whose single size would then have to equal both
+/// (an ASSERT that fails a valid call). Before the shapes are analyzed,
+/// each such op gets one copy per using op, so that each use sizes its own;
+/// walking the block backwards splits whole chains (a cast of a shared
+/// constant, then the constant). A value the fusion returns keeps its
+/// uses: its size comes from them. The copies cost nothing: these ops are
+/// recomputed by every kernel that reads them anyway.
+static void splitValuesSizedByUse(func::FuncOp fusion) {
+  Block &body = fusion.getBody().front();
+  llvm::SmallPtrSet<Operation *, 16> sizedByUse;
+  for (Operation &op : body.without_terminator())
+    if (isSizedByUse(&op, sizedByUse))
+      sizedByUse.insert(&op);
+  SmallVector<Operation *> ops(llvm::make_pointer_range(body.without_terminator()));
+  for (Operation *op : llvm::reverse(ops)) {
+    if (!sizedByUse.contains(op))
+      continue;
+    Value v = op->getResult(0);
+    llvm::SetVector<Operation *> users;
+    for (OpOperand &use : v.getUses())
+      users.insert(use.getOwner());
+    if (users.size() < 2 || users.contains(body.getTerminator()))
+      continue;
+    OpBuilder b(op);
+    for (Operation *user : users.getArrayRef().drop_front()) {
+      Operation *copy = b.clone(*op);
+      sizedByUse.insert(copy);
+      user->replaceUsesOfWith(v, copy->getResult(0));
+    }
+  }
+}
+
 /// The most ops fuser-segment clones to recompute one value in another
 /// group; a larger cone stays an intermediate in memory.
 static constexpr unsigned kMaxRecomputedOps = 64;
@@ -643,6 +719,7 @@ struct SegmentPass : fuser::impl::SegmentPassBase<SegmentPass> {
         OpBuilder b(ret);
         operand.set(CastOp::create(b, ret->getLoc(), v.getType(), v));
       }
+      splitValuesSizedByUse(fusion);
       markResultViews(fusion);
       FailureOr<ShapeAnalysis> shapes = ShapeAnalysis::analyze(fusion);
       if (failed(shapes) || failed(Segmenter(fusion, *shapes).run(dump, dot)))

@@ -140,3 +140,39 @@ func.func @rope_backward(%dy: tensor<2x4x16x64xbf16>, %cos: tensor<100x64xbf16>,
   %0 = fuser.cast %dq : tensor<2x16x4x64xf32> to tensor<2x16x4x64xbf16>
   return %0 : tensor<2x16x4x64xbf16>
 }
+
+// -----
+
+// torch.nn.functional.cross_entropy with its mean over the rows whose
+// target is not ignore_index (-100): the row max and sum of exp in a
+// normalization kernel, then one reduction kernel over the rows that picks
+// the target (index 0 in place of -100), subtracts and divides by the count.
+// DUMP: fusion @cross_entropy_mean: 2 segments
+// DUMP-NEXT: segment 0: normalization, 6 ops (cast max broadcast sub exp sum)
+// DUMP-NEXT: segment 1: reduction, 14 ops (log add broadcast eq where not cast sum gather cast sub where sum div)
+func.func @cross_entropy_mean(%x: tensor<?x?xbf16>, %t: tensor<?x1xi64>) -> (tensor<f32>) {
+  %xf = fuser.cast %x : tensor<?x?xbf16> to tensor<?x?xf32>
+  %mx = fuser.max %xf dims = [1] keepdim = true : tensor<?x?xf32> -> tensor<?x1xf32>
+  %mb = fuser.broadcast %mx dims = [0, 1] : tensor<?x1xf32> -> tensor<?x?xf32>
+  %d = fuser.sub %xf, %mb : tensor<?x?xf32>
+  %e = fuser.exp %d : tensor<?x?xf32>
+  %s = fuser.sum %e dims = [1] keepdim = true : tensor<?x?xf32> -> tensor<?x1xf32>
+  %l = fuser.log %s : tensor<?x1xf32>
+  %lse = fuser.add %l, %mx : tensor<?x1xf32>
+  %m100 = fuser.constant -100 : tensor<i64>
+  %m100b = fuser.broadcast %m100 dims = [] : tensor<i64> -> tensor<?x1xi64>
+  %ign = fuser.eq %t, %m100b : tensor<?x1xi64>
+  %zi = fuser.constant 0 : tensor<i64>
+  %safe = fuser.where %ign, %zi, %t : tensor<?x1xi1>, tensor<i64>, tensor<?x1xi64>
+  %keep = fuser.not %ign : tensor<?x1xi1>
+  %keepf = fuser.cast %keep : tensor<?x1xi1> to tensor<?x1xf32>
+  %cnt = fuser.sum %keepf dims = [0, 1] : tensor<?x1xf32> -> tensor<f32>
+  %p = fuser.gather %x, %safe dim = 1 : tensor<?x?xbf16>, tensor<?x1xi64> -> tensor<?x1xbf16>
+  %pf = fuser.cast %p : tensor<?x1xbf16> to tensor<?x1xf32>
+  %row = fuser.sub %lse, %pf : tensor<?x1xf32>
+  %zf = fuser.constant 0.0 : tensor<f32>
+  %rl = fuser.where %ign, %zf, %row : tensor<?x1xi1>, tensor<f32>, tensor<?x1xf32>
+  %tot = fuser.sum %rl dims = [0, 1] : tensor<?x1xf32> -> tensor<f32>
+  %0 = fuser.div %tot, %cnt : tensor<f32>
+  return %0 : tensor<f32>
+}

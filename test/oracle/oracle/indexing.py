@@ -429,6 +429,107 @@ def _cross_entropy_backward_part(rng, n, v, dynamic):
     return pb.part()
 
 
+def _ignored_targets(rng, v, n, all_ignored):
+    """Targets in [0, v) with about a quarter of them (or all) -100,
+    PyTorch's default ignore_index."""
+    target = _indices(rng, v, (n, 1), "i64")
+    if all_ignored:
+        target[:] = -100
+    else:
+        target[rng.random((n, 1)) < 0.25] = -100
+        target[0, 0] = -100
+    return target
+
+
+def _ignore_index_lines(pb, tt, rd):
+    """%ign: the rows whose target is -100; %safe: their target replaced by
+    0, so that the gather reads in range (PyTorch never reads them); %cnt:
+    how many rows count, in f32."""
+    ti1 = mlir_type(rd, "i1")
+    pb.line("%%m100 = fuser.constant -100 : %s" % mlir_type((), "i64"))
+    pb.line("%%m100b = fuser.broadcast %%m100 dims = [] : %s -> %s" % (mlir_type((), "i64"), tt))
+    pb.line("%%ign = fuser.eq %%t, %%m100b : %s" % tt)
+    pb.line("%%zi = fuser.constant 0 : %s" % mlir_type((), "i64"))
+    pb.line("%%safe = fuser.where %%ign, %%zi, %%t : %s, %s, %s" % (ti1, mlir_type((), "i64"), tt))
+    pb.line("%%keep = fuser.not %%ign : %s" % ti1)
+    pb.line("%%keepf = fuser.cast %%keep : %s to %s" % (ti1, mlir_type(rd, "f32")))
+    pb.line("%%cnt = fuser.sum %%keepf dims = [0, 1] : %s -> tensor<f32>" % mlir_type(rd, "f32"))
+
+
+def _cross_entropy_mean_part(rng, n, v, dynamic, all_ignored=False):
+    """torch.nn.functional.cross_entropy(x, t) as written: mean over the
+    rows whose target is not ignore_index (-100), from primitives, bf16
+    logits, f32 compute. All rows ignored: 0 / 0, NaN, as in PyTorch."""
+    x = from_f64(rng.standard_normal((n, v)) * 3, "bf16")
+    target = _ignored_targets(rng, v, n, all_ignored)
+    xd = (None, None) if dynamic else (n, v)
+    rd = (None, 1) if dynamic else (n, 1)
+    pb = PartBuilder("cross-entropy mean, ignore_index %dx%d%s%s" % (
+        n, v, ", dynamic" if dynamic else "", ", all ignored" if all_ignored else ""))
+    tx = pb.arg("x", x, "bf16", xd)
+    tt = pb.arg("t", target, "i64", rd)
+    tf, tr, tb = mlir_type(xd, "f32"), mlir_type(rd, "f32"), mlir_type(rd, "bf16")
+    _row_exp_lines(pb, tx, tf, tr)
+    pb.line("%%l = fuser.log %%s : %s" % tr)
+    pb.line("%%lse = fuser.add %%l, %%mx : %s" % tr)
+    _ignore_index_lines(pb, tt, rd)
+    pb.line("%%p = fuser.gather %%x, %%safe dim = 1 : %s, %s -> %s" % (tx, tt, tb))
+    pb.line("%%pf = fuser.cast %%p : %s to %s" % (tb, tr))
+    pb.line("%%row = fuser.sub %%lse, %%pf : %s" % tr)
+    pb.line("%zf = fuser.constant 0.0 : tensor<f32>")
+    pb.line("%%rl = fuser.where %%ign, %%zf, %%row : %s, tensor<f32>, %s" % (
+        mlir_type(rd, "i1"), tr))
+    pb.line("%%tot = fuser.sum %%rl dims = [0, 1] : %s -> tensor<f32>" % tr)
+    pb.line("%0 = fuser.div %tot, %cnt : tensor<f32>")
+    x64 = torch.from_numpy(to_f64(x, "bf16"))
+    want = torch.nn.functional.cross_entropy(x64, torch.from_numpy(target[:, 0])).numpy()
+    lse = torch.logsumexp(x64, dim=1).numpy()
+    # each row within the per-row bound, the sum of n rows n more roundings
+    row_bound = (8 + 2 * math.log2(v)) * 2.0 ** -24 * (np.abs(lse).max() + 1) + 2.0 ** -20
+    bound = row_bound + (n + 2) * 2.0 ** -24 * np.abs(want)
+    pb.result("0", (), "f32", from_f64(want, "f32"), Ulps(4, bound))
+    return pb.part()
+
+
+def _cross_entropy_mean_backward_part(rng, n, v, dynamic):
+    """The backward of the mean with ignore_index: (softmax(x) -
+    one_hot(t)) * g / count on the rows that count, 0 on the ignored ones."""
+    x = from_f64(rng.standard_normal((n, v)) * 3, "bf16")
+    target = _ignored_targets(rng, v, n, False)
+    g = np.array(rng.standard_normal(), dtype=np.float32)
+    xd = (None, None) if dynamic else (n, v)
+    rd = (None, 1) if dynamic else (n, 1)
+    pb = PartBuilder("cross-entropy mean backward, ignore_index %dx%d%s" % (
+        n, v, ", dynamic" if dynamic else ""))
+    tx = pb.arg("x", x, "bf16", xd)
+    tt = pb.arg("t", target, "i64", rd)
+    pb.arg("g", g, "f32")
+    tf, tr, ti = mlir_type(xd, "f32"), mlir_type(rd, "f32"), mlir_type(xd, "i64")
+    _row_exp_lines(pb, tx, tf, tr)
+    _ignore_index_lines(pb, tt, rd)
+    pb.line("%%sb = fuser.broadcast %%s dims = [0, 1] : %s -> %s" % (tr, tf))
+    pb.line("%%p = fuser.div %%e, %%sb : %s" % tf)
+    pb.line("%%col = fuser.iota dim = 1 : %s" % ti)
+    pb.line("%%tb = fuser.broadcast %%t dims = [0, 1] : %s -> %s" % (mlir_type(rd, "i64"), ti))
+    pb.line("%%hot = fuser.eq %%col, %%tb : %s" % ti)
+    pb.line("%%hotf = fuser.cast %%hot : %s to %s" % (mlir_type(xd, "i1"), tf))
+    pb.line("%%q = fuser.sub %%p, %%hotf : %s" % tf)
+    pb.line("%scale = fuser.div %g, %cnt : tensor<f32>")
+    pb.line("%zf = fuser.constant 0.0 : tensor<f32>")
+    pb.line("%%w = fuser.where %%keep, %%scale, %%zf : %s, tensor<f32>, tensor<f32>" % (
+        mlir_type(rd, "i1")))
+    pb.line("%%wb = fuser.broadcast %%w dims = [0, 1] : %s -> %s" % (tr, tf))
+    pb.line("%%dx = fuser.mul %%q, %%wb : %s" % tf)
+    pb.line("%%0 = fuser.cast %%dx : %s to %s" % (tf, tx))
+    xt = torch.from_numpy(to_f64(x, "bf16")).requires_grad_(True)
+    loss = torch.nn.functional.cross_entropy(xt, torch.from_numpy(target[:, 0]))
+    (dx,) = torch.autograd.grad(loss, xt, torch.tensor(float(g), dtype=torch.float64))
+    count = float((target != -100).sum())
+    bound = (8 + 2 * math.log2(v)) * 2.0 ** -24 * abs(float(g)) / count + 2.0 ** -30
+    pb.result("0", (n, v), "bf16", from_f64(dx.numpy(), "bf16"), Ulps(1, bound), dims=xd)
+    return pb.part()
+
+
 def _fusion_parts(name, rng_for):
     rng = rng_for(name)
     parts = []
@@ -439,6 +540,10 @@ def _fusion_parts(name, rng_for):
         parts.append(_cross_entropy_part(rng, n, v, dyn))
     for n, v, dyn in [(4, 100, False), (3, 4097, True), (2, 32000, False)]:
         parts.append(_cross_entropy_backward_part(rng, n, v, dyn))
+    for n, v, dyn in [(8, 100, False), (6, 4097, True), (4, 32000, False)]:
+        parts.append(_cross_entropy_mean_part(rng, n, v, dyn))
+        parts.append(_cross_entropy_mean_backward_part(rng, n, v, dyn))
+    parts.append(_cross_entropy_mean_part(rng, 3, 50, False, all_ignored=True))
     parts.append(_rope_part(rng, 2, 16, 4, 64, 64, 100))
     parts.append(_rope_part(rng, 1, 7, 3, 32, 16, 9))
     parts.append(_rope_gptj_part(rng, 2, 16, 4, 64, 100))

@@ -1,0 +1,22 @@
+// zeros_like-style constants, an arange and a broadcast scalar for two
+// tensors of different dynamic sizes: canonicalize and CSE merge each
+// pair into one value (the cast of the iota too); fuser-segment splits them
+// again, one per use, so each takes its own size.
+func.func @two_sizes(%a: tensor<?xf32>, %b: tensor<?xf32>, %s: tensor<f32>)
+    -> (tensor<?xf32>, tensor<?xf32>) {
+  %z1 = fuser.constant 1.0 : tensor<?xf32>
+  %y1 = fuser.add %a, %z1 : tensor<?xf32>
+  %i1 = fuser.iota dim = 0 : tensor<?xi64>
+  %f1 = fuser.cast %i1 : tensor<?xi64> to tensor<?xf32>
+  %p1 = fuser.add %y1, %f1 : tensor<?xf32>
+  %sb1 = fuser.broadcast %s dims = [] : tensor<f32> -> tensor<?xf32>
+  %r1 = fuser.mul %p1, %sb1 : tensor<?xf32>
+  %z2 = fuser.constant 1.0 : tensor<?xf32>
+  %y2 = fuser.add %b, %z2 : tensor<?xf32>
+  %i2 = fuser.iota dim = 0 : tensor<?xi64>
+  %f2 = fuser.cast %i2 : tensor<?xi64> to tensor<?xf32>
+  %p2 = fuser.add %y2, %f2 : tensor<?xf32>
+  %sb2 = fuser.broadcast %s dims = [] : tensor<f32> -> tensor<?xf32>
+  %r2 = fuser.mul %p2, %sb2 : tensor<?xf32>
+  return %r1, %r2 : tensor<?xf32>, tensor<?xf32>
+}
