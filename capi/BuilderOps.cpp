@@ -542,6 +542,40 @@ MlirValue fuserBuildIndexSelect(FuserBuilder b, MlirValue x, int64_t dim, MlirVa
   return indexing<IndexSelectOp>(b, "fuserBuildIndexSelect", x, dim, index);
 }
 
+template <typename OpTy>
+static MlirValue scatter(FuserBuilder b, const char *fn, MlirValue self, int64_t dim,
+                         MlirValue index, MlirValue source) {
+  Call c(b, fn);
+  if (!c.ready())
+    return MlirValue{nullptr};
+  SmallVector<Value, 3> vs;
+  SmallVector<int64_t> d;
+  if (!c.operands({self, index, source}, vs) ||
+      !c.normalizeDims({dim}, tensorOf(vs[0]).getRank(), d))
+    return MlirValue{nullptr};
+  Type it = tensorOf(vs[1]).getElementType();
+  if (!it.isInteger(32) && !it.isInteger(64)) {
+    std::string got;
+    llvm::raw_string_ostream os(got);
+    os << it;
+    c.fail("the index must be a tensor of i32 or i64, got " + Twine(got));
+    return MlirValue{nullptr};
+  }
+  return c.wrapValue(firstResult(c.create(
+      OpTy::getOperationName(), vs, vs[0].getType(),
+      {attr(c.ctx(), "dim", IntegerAttr::get(IntegerType::get(c.ctx(), 64), d[0]))})));
+}
+
+MlirValue fuserBuildScatterAdd(FuserBuilder b, MlirValue self, int64_t dim, MlirValue index,
+                               MlirValue source) {
+  return scatter<ScatterAddOp>(b, "fuserBuildScatterAdd", self, dim, index, source);
+}
+
+MlirValue fuserBuildIndexAdd(FuserBuilder b, MlirValue self, int64_t dim, MlirValue index,
+                             MlirValue source) {
+  return scatter<IndexAddOp>(b, "fuserBuildIndexAdd", self, dim, index, source);
+}
+
 //===----------------------------------------------------------------------===//
 // Scans
 //===----------------------------------------------------------------------===//

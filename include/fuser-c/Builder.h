@@ -382,6 +382,19 @@ MLIR_CAPI_EXPORTED MlirValue fuserBuildGather(FuserBuilder b, MlirValue x, int64
 /// along `dim` (an embedding lookup is dim 0 of the table).
 MLIR_CAPI_EXPORTED MlirValue fuserBuildIndexSelect(FuserBuilder b, MlirValue x, int64_t dim,
                                                    MlirValue index);
+/// torch.scatter_add(self, dim, index, source): self plus, for every
+/// position p of the index (i32 or i64, self's rank, no larger than source,
+/// nor than self but at dim), source[p] added at p with p[dim] := index[p].
+/// Deterministic: PyTorch's CPU order and rounding. Indices outside
+/// [0, self.size(dim)) fail the run.
+MLIR_CAPI_EXPORTED MlirValue fuserBuildScatterAdd(FuserBuilder b, MlirValue self, int64_t dim,
+                                                  MlirValue index, MlirValue source);
+/// torch.index_add(self, dim, index, source): self plus source's slice k
+/// added at position index[k] along dim (a 1-D i32 or i64 index; source has
+/// self's shape but the index's length at dim). alpha: multiply the source
+/// first. As fuserBuildScatterAdd for order and errors.
+MLIR_CAPI_EXPORTED MlirValue fuserBuildIndexAdd(FuserBuilder b, MlirValue self, int64_t dim,
+                                                MlirValue index, MlirValue source);
 
 /*===-- Scans -------------------------------------------------------------------===*/
 

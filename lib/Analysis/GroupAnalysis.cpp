@@ -22,13 +22,34 @@ unsigned mlir::fuser::numOperandsRead(Operation *op) {
   return op->getNumOperands();
 }
 
-bool mlir::fuser::isIndexingOp(Operation *op) { return isa<GatherOp, IndexSelectOp>(op); }
+bool mlir::fuser::isIndexingOp(Operation *op) {
+  return isa<GatherOp, IndexSelectOp, ScatterAddOp, IndexAddOp>(op);
+}
+
+bool mlir::fuser::isScatterOp(Operation *op) { return isa<ScatterAddOp, IndexAddOp>(op); }
+
+bool mlir::fuser::readsFromMemory(Operation *op, unsigned operand) {
+  if (isa<GatherOp, IndexSelectOp>(op))
+    return operand == 0; // the table
+  if (isScatterOp(op))
+    return operand == 1 || operand == 2; // the index and the source
+  return false;
+}
 
 bool mlir::fuser::isScanOp(Operation *op) {
   return isa<CumsumOp, CumprodOp, CummaxOp, CumminOp>(op);
 }
 
 
+
+std::string mlir::fuser::whyInMemory(Operation *op) {
+  std::string name = "'" + op->getName().getStringRef().str() + "'";
+  if (isScatterOp(op))
+    return name + " reads its index and source along whole lines: they must be in memory, "
+                  "written by an earlier kernel";
+  return name + " reads its input at positions computed from data: the input must be in "
+                "memory, written by an earlier kernel";
+}
 
 Operation *mlir::fuser::gatherOfOwnValue(ArrayRef<Operation *> group) {
   Operation *found = nullptr;
@@ -39,9 +60,10 @@ Operation *mlir::fuser::gatherOfOwnValue(ArrayRef<Operation *> group) {
     return nullptr;
   llvm::SmallPtrSet<Operation *, 16> members(group.begin(), group.end());
   for (Operation *op : group)
-    if (isIndexingOp(op))
-      if (Operation *def = op->getOperand(0).getDefiningOp(); def && members.contains(def))
-        return op;
+    for (OpOperand &operand : op->getOpOperands())
+      if (readsFromMemory(op, operand.getOperandNumber()))
+        if (Operation *def = operand.get().getDefiningOp(); def && members.contains(def))
+          return op;
   return nullptr;
 }
 
@@ -91,9 +113,7 @@ FailureOr<GroupInfo> mlir::fuser::classifyGroup(ArrayRef<Operation *> group,
                                                 std::string *whyNot) {
   GroupInfo info;
   if (Operation *g = gatherOfOwnValue(group)) {
-    fail(whyNot, "'" + g->getName().getStringRef() +
-                     "' reads its input at positions computed from data: the input must be "
-                     "in memory, written by an earlier kernel");
+    fail(whyNot, whyInMemory(g));
     return failure();
   }
   for (Operation *op : group)

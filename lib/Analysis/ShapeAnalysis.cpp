@@ -229,6 +229,40 @@ LogicalResult Analyzer::visit(Operation *op) {
         }
         return success();
       })
+      .Case<ScatterAddOp>([&](ScatterAddOp sc) {
+        // The result has self's shape; the index may be smaller than the
+        // source in every dim, and than self in every dim but `dim`.
+        RankedTensorType index = sc.getIndex().getType();
+        int64_t dim = sc.getDimAttr().getInt();
+        auto atMost = [&](Value small, Value large, unsigned i, StringRef whose) {
+          if (!(cast<RankedTensorType>(small.getType()).isDynamicDim(i) ||
+                cast<RankedTensorType>(large.getType()).isDynamicDim(i)))
+            return; // the verifier compared them
+          AffineExpr n = size(small, i), m = size(large, i);
+          if (n && m)
+            constraints->push_back({ShapeAnalysis::Constraint::LessEqual, n, m,
+                                    "scatter_add index size {} of " + describe(small, i) +
+                                        " must not exceed " + whose.str() + " ({})" + where(sc)});
+        };
+        for (unsigned i = 0; i < index.getRank(); ++i) {
+          unite(sc.getSelf(), i, sc.getResult(), i);
+          atMost(sc.getIndex(), sc.getSource(), i, "the source's");
+          if ((int64_t)i != dim)
+            atMost(sc.getIndex(), sc.getSelf(), i, "self's");
+        }
+        return success();
+      })
+      .Case<IndexAddOp>([&](IndexAddOp a) {
+        int64_t dim = a.getDimAttr().getInt();
+        for (unsigned i = 0; i < a.getType().getRank(); ++i) {
+          unite(a.getSelf(), i, a.getResult(), i);
+          if ((int64_t)i == dim)
+            unite(a.getIndex(), 0, a.getSource(), i);
+          else
+            unite(a.getSelf(), i, a.getSource(), i);
+        }
+        return success();
+      })
       .Case<PadOp>([&](PadOp p) {
         for (unsigned i = 0; i < p.getType().getRank(); ++i) {
           if (!p.getType().isDynamicDim(i))

@@ -143,20 +143,24 @@ static constexpr unsigned kMaxRecomputedOps = 64;
 /// arguments alone: no reductions anywhere upstream. Every op that is not a
 /// reduction qualifies when its operands do (random ops too: their values
 /// are a function of seed, offset and index).
-/// An indexing op qualifies when the table it reads is an argument (a table
-/// computed by some kernel would have to be in memory before the reader).
+/// An indexing op qualifies when what it reads from memory (a gather's
+/// table, a scatter's index and source) are arguments (values computed by
+/// some kernel would have to be in memory before the reader).
 static bool isRecomputable(Operation *op) {
   if (isIndexingOp(op))
-    return isa<BlockArgument>(op->getOperand(0));
+    return llvm::all_of(op->getOpOperands(), [&](OpOperand &operand) {
+      return !readsFromMemory(op, operand.getOperandNumber()) ||
+             isa<BlockArgument>(operand.get());
+    });
   return !isReductionOp(op) && !isScanOp(op);
 }
 
-/// Whether an indexing op (gather, index_select) reads `v` as its input: at
-/// positions computed from data, so `v` must be in memory, never recomputed
-/// by the reader.
+/// Whether an indexing op reads `v` from memory (a gather's table at
+/// positions computed from data, a scatter's index and source along whole
+/// lines), so `v` must be in memory, never recomputed by the reader.
 static bool readAtComputedPositions(Value v) {
   return llvm::any_of(v.getUses(), [](OpOperand &use) {
-    return isIndexingOp(use.getOwner()) && use.getOperandNumber() == 0;
+    return readsFromMemory(use.getOwner(), use.getOperandNumber());
   });
 }
 
@@ -209,9 +213,9 @@ static unsigned recomputeAcrossSegments(Block &body) {
       Operation *def = v.getDefiningOp();
       if (!def || isFree(def) || segmentOf(def) == reader || segmentOf(def) < 0)
         continue;
-      // An indexing op reads its input at positions computed from data:
-      // the input stays in memory (readAtComputedPositions).
-      if (isIndexingOp(&op) && operand.getOperandNumber() == 0)
+      // An indexing op reads its table (a scatter its index and source)
+      // from memory: the value stays there (readAtComputedPositions).
+      if (readsFromMemory(&op, operand.getOperandNumber()))
         continue;
       IRMapping &map = clones[reader];
       if (Value known = map.lookupOrNull(v)) {
@@ -289,7 +293,7 @@ private:
   DenseMap<Value, bool> softness;
   SmallVector<SmallVector<Value>> outs; ///< values other groups or the return read
   SmallVector<bool> hasReduction;
-  SmallVector<bool> hasIndexing; ///< holds a gather or index_select
+  SmallVector<bool> hasIndexing; ///< holds a gather, index_select or scatter
   /// Why the edge from one group to another stayed a boundary.
   std::map<std::pair<int, int>, std::string> boundaryReason;
 
@@ -373,9 +377,7 @@ bool Segmenter::tryMerge(int a, int b) {
       merged.append(members(b).begin(), members(b).end());
       if (Operation *g = gatherOfOwnValue(merged)) {
         ok = false;
-        why = "'" + g->getName().getStringRef().str() +
-              "' reads its input at positions computed from data: the input must be in "
-              "memory, written by an earlier kernel";
+        why = whyInMemory(g);
       }
     }
   } else {
@@ -442,10 +444,18 @@ LogicalResult Segmenter::run(bool dump, StringRef dot) {
       return op.emitOpError("cannot be placed in a kernel");
     if (isa<SoftmaxOp, LogSoftmaxOp, LayerNormOp, RmsNormOp, DropoutOp>(op))
       return op.emitOpError("must be expanded by fuser-decompose first");
-    if (isIndexingOp(&op))
-      if (Operation *def = op.getOperand(0).getDefiningOp(); def && isFree(def))
-        return op.emitOpError("reads a constant or an iota at positions computed from data; "
-                              "pass the table as an argument of the fusion");
+    for (OpOperand &operand : op.getOpOperands()) {
+      Operation *def = operand.get().getDefiningOp();
+      if (!def || !isFree(def) || !readsFromMemory(&op, operand.getOperandNumber()))
+        continue;
+      if (isScatterOp(&op))
+        return op.emitOpError("reads its ")
+               << (operand.getOperandNumber() == 1 ? "index" : "source")
+               << " from memory, and it is a constant or an iota; pass it as an argument of "
+                  "the fusion (or broadcast a rank-0 constant, which a kernel writes)";
+      return op.emitOpError("reads a constant or an iota at positions computed from data; "
+                            "pass the table as an argument of the fusion");
+    }
     if (isFree(&op) || isResultView(&op))
       continue;
     int g = parent.size();

@@ -109,15 +109,23 @@ static fuser_error *index_check(call *c, uint32_t i, const fr_instr *in) {
   }
   if (!site || !*site) site = "an indexing op the bundle does not name";
   int len = (int)strcspn(site, "\n");
+  /* After a tab, what the element counts in and what was not done (a
+   * scatter's); a gather's by default. */
+  const char *what =
+      "of its result (row-major); nothing was read there and the element is 0";
+  int what_len = (int)strlen(what);
+  const char *tab = memchr(site, '\t', (size_t)len);
+  if (tab) {
+    what = tab + 1;
+    what_len = len - (int)(what - site);
+    len = (int)(tab - site);
+  }
   return fuser_error_create(
       FUSER_ERROR_OUT_OF_RANGE,
       "fusion '%s': index %" PRId64 " is out of range [0, %" PRId64
-      ") in %.*s, at element %" PRId64
-      " of its result (row-major); nothing was read there and the element "
-      "is 0",
+      ") in %.*s, at element %" PRId64 " %.*s",
       c->f->name, w[FUSER_INDEX_WORD_VALUE], w[FUSER_INDEX_WORD_BOUND],
-      len, site,
-      w[FUSER_INDEX_WORD_ELEMENT]);
+      len, site, w[FUSER_INDEX_WORD_ELEMENT], what_len, what);
 }
 
 /* Computes a launch's sizes and parameters, and enqueues it if `enqueue`. */

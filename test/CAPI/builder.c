@@ -350,6 +350,10 @@ static void testShapeOps(MlirContext ctx) {
   }
   if (fuserBuildCummin(b, x, 0, NULL, &ci))
     fuserBuilderAddOutput(b, ci, S(""));
+  MlirValue src = fuserBuilderAddInput(b, FuserDTypeI64, 2, (int64_t[]){8, 5}, S("src"));
+  fuserBuilderAddOutput(b, fuserBuildScatterAdd(b, x, -1, gi, src), S(""));
+  MlirValue rows = fuserBuilderAddInput(b, FuserDTypeF32, 2, (int64_t[]){DYN, 6}, S("rows"));
+  fuserBuilderAddOutput(b, fuserBuildIndexAdd(b, d, 0, ids, rows), S(""));
   finishAndPrint(b);
 }
 // CHECK-LABEL: @testShapeOps
@@ -367,6 +371,8 @@ static void testShapeOps(MlirContext ctx) {
 // CHECK-NEXT: fuser.cumprod %{{.*}} dim = 0 : tensor<8x16xi64>
 // CHECK-NEXT: fuser.cummax %{{.*}} dim = 1 : tensor<?x6xf32> -> tensor<?x6xi64>
 // CHECK-NEXT: fuser.cummin %{{.*}} dim = 0 : tensor<8x16xi64> -> tensor<8x16xi64>
+// CHECK-NEXT: fuser.scatter_add %{{.*}}, %{{.*}}, %{{.*}} dim = 1 : tensor<8x16xi64>, tensor<8x3xi64>, tensor<8x5xi64>
+// CHECK-NEXT: fuser.index_add %{{.*}}, %{{.*}}, %{{.*}} dim = 0 : tensor<?x6xf32>, tensor<?xi32>, tensor<?x6xf32>
 
 static void testComposites(MlirContext ctx) {
   fprintf(stderr, "@testComposites\n");

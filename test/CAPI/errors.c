@@ -342,6 +342,10 @@ static void testShapeOps(MlirContext ctx) {
   if (!mlirValueIsNull(cv) || !mlirValueIsNull(ci))
     fprintf(stderr, "fuserBuildCummax left a value on error\n");
   EXPECT_FAIL(b, fuserBuildCummin(b, NONE, 0, NULL, NULL) ? x : (MlirValue){NULL});
+  EXPECT_FAIL(b, fuserBuildScatterAdd(b, x, 1, y, x));
+  EXPECT_FAIL(b, fuserBuildScatterAdd(b, x, 1, ids, x));
+  EXPECT_FAIL(b, fuserBuildIndexAdd(b, x, 0, ids, x));
+  EXPECT_FAIL(b, fuserBuildIndexAdd(b, x, 2, ids, x));
   fuserBuilderDestroy(b);
 }
 // CHECK-LABEL: @testShapeOps
@@ -374,6 +378,10 @@ static void testShapeOps(MlirContext ctx) {
 // CHECK-NEXT: error: f: error: fuserBuildCumsum: dim 2 is out of range for rank 2 (expected a dim in [-2, 1])
 // CHECK-NEXT: error: f: error: fuserBuildCummax: dim -3 is out of range for rank 2 (expected a dim in [-2, 1])
 // CHECK-NEXT: error: f: error: fuserBuildCummin: operand 1 is null
+// CHECK-NEXT: error: f: error: fuserBuildScatterAdd: the index must be a tensor of i32 or i64, got f32
+// CHECK-NEXT: error: f: error: fuserBuildScatterAdd: 'fuser.scatter_add' op self [4, 8], index [3] and source [4, 8] differ in rank (torch.scatter_add needs the same rank)
+// CHECK-NEXT: error: f: error: fuserBuildIndexAdd: 'fuser.index_add' op source must have shape [3, 8] (self's, with the index's length at dim 0), got [4, 8]
+// CHECK-NEXT: error: f: error: fuserBuildIndexAdd: dim 2 is out of range for rank 2 (expected a dim in [-2, 1])
 
 static void testRandom(MlirContext ctx) {
   fprintf(stderr, "@testRandom\n");

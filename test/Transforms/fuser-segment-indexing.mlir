@@ -176,3 +176,40 @@ func.func @cross_entropy_mean(%x: tensor<?x?xbf16>, %t: tensor<?x1xi64>) -> (ten
   %0 = fuser.div %tot, %cnt : tensor<f32>
   return %0 : tensor<f32>
 }
+
+// -----
+
+// Gather's backward as autograd writes it (cross-entropy's gradient): the
+// scatter_add joins the softmax's kernel; its source (-g) is read along
+// the line from memory, so a kernel writes it first.
+// DUMP: fusion @gather_backward: 2 segments
+// DUMP-NEXT: segment 0: pointwise, 1 ops (neg)
+// DUMP-NEXT: segment 1: normalization, 10 ops (max broadcast sub exp sum broadcast div broadcast mul scatter_add)
+// DUMP-NEXT: boundary 0 -> 1: 'fuser.scatter_add' reads its index and source along whole lines: they must be in memory, written by an earlier kernel
+func.func @gather_backward(%x: tensor<4x100xf32>, %t: tensor<4x1xi64>, %g: tensor<4x1xf32>) -> tensor<4x100xf32> {
+  %mx = fuser.max %x dims = [1] keepdim = true : tensor<4x100xf32> -> tensor<4x1xf32>
+  %mb = fuser.broadcast %mx dims = [0, 1] : tensor<4x1xf32> -> tensor<4x100xf32>
+  %d = fuser.sub %x, %mb : tensor<4x100xf32>
+  %e = fuser.exp %d : tensor<4x100xf32>
+  %s = fuser.sum %e dims = [1] keepdim = true : tensor<4x100xf32> -> tensor<4x1xf32>
+  %sb = fuser.broadcast %s dims = [0, 1] : tensor<4x1xf32> -> tensor<4x100xf32>
+  %p = fuser.div %e, %sb : tensor<4x100xf32>
+  %gb = fuser.broadcast %g dims = [0, 1] : tensor<4x1xf32> -> tensor<4x100xf32>
+  %pg = fuser.mul %p, %gb : tensor<4x100xf32>
+  %ng = fuser.neg %g : tensor<4x1xf32>
+  %0 = fuser.scatter_add %pg, %t, %ng dim = 1 : tensor<4x100xf32>, tensor<4x1xi64>, tensor<4x1xf32>
+  return %0 : tensor<4x100xf32>
+}
+
+// -----
+
+// An embedding's gradient: index_add into a zero table is one kernel (the
+// zeros are computed where they are added to).
+// DUMP: fusion @embedding_backward: 1 segment
+// DUMP-NEXT: segment 0: pointwise, 2 ops (broadcast index_add)
+func.func @embedding_backward(%ids: tensor<40xi64>, %dy: tensor<40x64xbf16>) -> tensor<50x64xbf16> {
+  %z = fuser.constant 0.0 : tensor<bf16>
+  %zb = fuser.broadcast %z dims = [] : tensor<bf16> -> tensor<50x64xbf16>
+  %0 = fuser.index_add %zb, %ids, %dy dim = 0 : tensor<50x64xbf16>, tensor<40xi64>, tensor<40x64xbf16>
+  return %0 : tensor<50x64xbf16>
+}

@@ -90,14 +90,26 @@ inline constexpr unsigned kMaxReductionsPerKernel = 16;
 /// the rest only lend their shape (fuser.rand's `like`, fuser.size's input).
 unsigned numOperandsRead(Operation *op);
 bool isReductionOp(Operation *op);
-/// Whether `op` reads its first operand at positions computed from data
-/// (gather, index_select): that operand is never computed in the same
-/// kernel, nor recomputed by it.
+/// Whether `op` reads or adds at positions computed from data (gather,
+/// index_select, scatter_add, index_add): some of its operands
+/// (readsFromMemory) are never computed in the same kernel, nor recomputed
+/// by it.
 bool isIndexingOp(Operation *op);
+/// scatter_add and index_add: each result element adds the source elements
+/// whose index names it.
+bool isScatterOp(Operation *op);
+/// Whether an indexing op reads operand `operand` from memory: a gather's
+/// table (at positions computed from data), a scatter's index and source
+/// (every element of a line, for each result element).
+bool readsFromMemory(Operation *op, unsigned operand);
 /// Whether `op` is a scan (cumsum, cumprod, cummax, cummin): each result element depends on the
 /// elements before it along a dim, so its kernel walks whole lines.
 bool isScanOp(Operation *op);
-/// An indexing op of `group` whose first operand `group` computes, or null.
+/// Why `op`'s operands that it reads from memory cannot be computed in its
+/// kernel (for segmentation's messages).
+std::string whyInMemory(Operation *op);
+/// An indexing op of `group` with an operand it reads from memory that
+/// `group` computes, or null.
 Operation *gatherOfOwnValue(ArrayRef<Operation *> group);
 
 /// The scheduler that accepts the ops `group` (a set of ops of one fusion)

@@ -114,6 +114,14 @@ void GroupEmitter::analyze(Value root, const Index &rootIdx) {
       continue;
     if (isa<IotaOp, PadOp, ConcatOp>(op))
       mergeable = false;
+    if (isScatterOp(op)) {
+      // self is read at the result's position; the index and the source
+      // along whole lines, through their pointers (no affine offset to
+      // merge dims by).
+      mergeable = false;
+      work.push_back({op->getOperand(0), operandIndex(op, 0, idx), guarded});
+      continue;
+    }
     if (isIndexingOp(op)) {
       // The table is read at positions computed from data (no affine
       // offset to merge dims by); the index is read at the result's
@@ -287,7 +295,8 @@ bool GroupEmitter::emitsOperandsFirst(Value v) {
   if (known.count(v) || isInput(v))
     return false;
   Operation *op = v.getDefiningOp();
-  return !isa<ConstantOp, IotaOp, SizeOp, PadOp, ConcatOp, GatherOp, IndexSelectOp>(op) &&
+  return !isa<ConstantOp, IotaOp, SizeOp, PadOp, ConcatOp, GatherOp, IndexSelectOp,
+                  ScatterAddOp, IndexAddOp>(op) &&
          op->getNumOperands() > 0;
 }
 
@@ -398,6 +407,8 @@ Lanes GroupEmitter::emitOp(Operation *op, const Index &idx,
   if (isa<BroadcastOp, PermuteOp, ReshapeOp, SliceOp>(op))
     return emit(op->getOperand(0), operandIndex(op, 0, idx), lanes);
 
+  if (isScatterOp(op))
+    return emitScatter(op, idx, lanes);
   if (isIndexingOp(op))
     return emitIndexing(op, idx, lanes);
 
@@ -626,6 +637,121 @@ Lanes GroupEmitter::emitIndexing(Operation *op, const Index &idx, unsigned lanes
   // vector unit reports its first element: all its lanes share the index).
   reportIndexError(op, idx, live, inRange, index, bound);
   return {ifOp.getResult(0), lanes == 1};
+}
+
+Lanes GroupEmitter::emitScatter(Operation *op, const Index &idx, unsigned lanes) {
+  // Output-stationary, so deterministic without atomics: the element m of
+  // the result starts from self[m] and walks the index's line through m
+  // (scatter_add: the index positions p with p = m but at dim; index_add:
+  // the whole 1-D index) in order, adding source[p] where index[p] names
+  // m[dim], rounding to the element type after each addition, as
+  // PyTorch's CPU kernel does.
+  if (lanes > 1)
+    return emitScalarized(op->getResult(0), idx, lanes);
+  OpBuilder &b = kb->b;
+  Location loc = kb->loc;
+  bool indexAdd = isa<IndexAddOp>(op);
+  Value result = op->getResult(0), index = op->getOperand(1), source = op->getOperand(2);
+  int64_t dim = cast<IntegerAttr>(op->getAttr("dim")).getInt();
+  Type elem = elementTypeOf(result), indexElem = elementTypeOf(index);
+  Value self = emit(op->getOperand(0), operandIndex(op, 0, idx), 1).value;
+
+  SmallVector<AffineExpr> m = multiIndex(result, idx);
+  AffineExpr zero = getAffineConstantExpr(0, ctx);
+  // Offsets of position 0 of the line in the index and the source, and
+  // their strides along it.
+  auto lineAccess = [&](Value v) -> std::pair<Value, Value> {
+    ArrayRef<AffineExpr> shape = shapeOf(v);
+    SmallVector<AffineExpr> at(m);
+    at[dim] = zero;
+    AffineExpr stride = getAffineConstantExpr(1, ctx);
+    for (size_t k = dim + 1; k < shape.size(); ++k)
+      stride = stride * shape[k];
+    return {kb->expander->expand(toIteration(linearize(at, shape))),
+            kb->expander->expand(simplify(stride, 0, numSymbols))};
+  };
+  auto [sourceBase, sourceStride] = lineAccess(source);
+  Value indexBase = kb->constant(0), indexStride = kb->constant(1);
+  Value n = kb->expander->expand(shapeOf(index)[indexAdd ? 0 : dim]);
+  // Walk only where the element is live, and (scatter_add) inside the
+  // index's extent in the other dims: elsewhere no index names it.
+  Value walk = !loadMask  ? rowMask
+               : !rowMask ? loadMask
+                          : arith::AndIOp::create(b, loc, loadMask, rowMask).getResult();
+  if (!indexAdd) {
+    std::tie(indexBase, indexStride) = lineAccess(index);
+    for (unsigned k = 0; k < m.size(); ++k) {
+      if ((int64_t)k == dim || shapeOf(index)[k] == shapeOf(result)[k])
+        continue;
+      Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                           kb->expander->expand(toIteration(m[k])),
+                                           kb->expander->expand(shapeOf(index)[k]));
+      walk = walk ? arith::AndIOp::create(b, loc, walk, inside).getResult() : inside;
+    }
+  }
+  Value zeroIdx = kb->constant(0);
+  if (walk)
+    n = arith::SelectOp::create(b, loc, walk, n, zeroIdx);
+  Type i64 = b.getI64Type();
+  auto wide64 = [&](Value v, bool isSigned) -> Value {
+    if (v.getType() == i64)
+      return v;
+    return isSigned ? arith::ExtSIOp::create(b, loc, i64, v).getResult()
+                    : arith::ExtUIOp::create(b, loc, i64, v).getResult();
+  };
+  Value bound = kb->expander->expand(shapeOf(result)[dim]);
+  Value wideBound = wide64(bound, false);
+  Value here = wide64(kb->expander->expand(toIteration(m[dim])), false);
+
+  auto loop = scf::ForOp::create(b, loc, zeroIdx, n, kb->constant(1), ValueRange{self});
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(loop.getBody());
+    ExprScope scope(*kb->expander);
+    Value j = loop.getInductionVar(), acc = loop.getRegionIterArgs()[0];
+    Value at = arith::AddIOp::create(b, loc, indexBase,
+                                     arith::MulIOp::create(b, loc, j, indexStride));
+    Value value = kb->load(kb->pointer(index), indexElem, at, 1);
+    Value wide = wide64(value, true);
+    // Unsigned: a negative index is out of range too.
+    Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, wide, wideBound);
+    Value match = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, wide, here);
+    auto ifMatch = scf::IfOp::create(b, loc, TypeRange{elem}, match, true);
+    {
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(&ifMatch.getThenRegion().front());
+      Value off = arith::AddIOp::create(b, loc, sourceBase,
+                                        arith::MulIOp::create(b, loc, j, sourceStride));
+      Value s = kb->load(kb->pointer(source), elem, off, 1);
+      Value sum;
+      if (elem.isF16() || elem.isBF16()) {
+        Type f32 = b.getF32Type();
+        sum = arith::TruncFOp::create(
+            b, loc, elem,
+            arith::AddFOp::create(b, loc, arith::ExtFOp::create(b, loc, f32, acc),
+                                  arith::ExtFOp::create(b, loc, f32, s)));
+      } else if (isa<FloatType>(elem)) {
+        sum = arith::AddFOp::create(b, loc, acc, s);
+      } else {
+        sum = arith::AddIOp::create(b, loc, acc, s);
+      }
+      scf::YieldOp::create(b, loc, sum);
+      b.setInsertionPointToStart(&ifMatch.getElseRegion().front());
+      scf::YieldOp::create(b, loc, acc);
+    }
+    // Out of range: nothing added; recorded with the index's position
+    // (every element of the line sees it; one report wins).
+    Value outOfRange = arith::XOrIOp::create(
+        b, loc, inRange, arith::ConstantOp::create(b, loc, b.getBoolAttr(true)));
+    auto reportIf = scf::IfOp::create(b, loc, outOfRange, /*withElseRegion=*/false);
+    {
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(&reportIf.getThenRegion().front());
+      kb->recordIndexError(fe.indexSite(op), at, value, bound);
+    }
+    scf::YieldOp::create(b, loc, ifMatch.getResult(0));
+  }
+  return {loop.getResult(0), true};
 }
 
 Value GroupEmitter::asIndex(Value v) {

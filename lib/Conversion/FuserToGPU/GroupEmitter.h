@@ -207,6 +207,10 @@ protected:
   /// against the table's extent, the table read only in range, an index
   /// out of range recorded in the fusion's index error word.
   Lanes emitIndexing(Operation *op, const Index &idx, unsigned lanes);
+  /// A scatter_add's or index_add's element at `idx`: self's element plus,
+  /// in order along the index's line, every source element whose index
+  /// names it; out-of-range indices recorded in the index error word.
+  Lanes emitScatter(Operation *op, const Index &idx, unsigned lanes);
   /// A gather's or index_select's table access for its result's element
   /// at `idx` (d-space): the offset with the index taken as 0, and the
   /// table's stride along dim (what the index value multiplies).

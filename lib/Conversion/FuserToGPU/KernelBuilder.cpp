@@ -2,6 +2,7 @@
 
 #include "KernelBuilder.h"
 
+#include "fuser/Analysis/GroupAnalysis.h"
 #include "fuser/Dialect/Fuser/IR/FuserAttrNames.h"
 
 #include "fuser/Dialect/Fuser/IR/FuserOps.h"
@@ -158,6 +159,11 @@ unsigned FusionEmitter::indexSite(Operation *op) {
        << " at " << op->getLoc();
     // One line per site.
     std::replace(line.begin(), line.end(), '\n', ' ');
+    std::replace(line.begin(), line.end(), '\t', ' ');
+    // A scatter reports the index's element, and what it did not do, after
+    // a tab (docs/bundle.md, INDEX_CHECK).
+    if (isScatterOp(op))
+      line += "\tof its index (row-major); nothing was added for it";
     sites.push_back(line);
   }
   return it->second;

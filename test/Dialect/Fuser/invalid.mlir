@@ -758,3 +758,75 @@ func.func @cummax_indices_type(%x: tensor<4x10xf32>) {
   %v, %i = fuser.cummax %x dim = 1 : tensor<4x10xf32> -> tensor<4x10xi32>
   return
 }
+
+// -----
+
+func.func @scatter_add_rank(%x: tensor<4x10xf32>, %i: tensor<4xi64>, %s: tensor<4x3xf32>) {
+  // expected-error @+1 {{'fuser.scatter_add' op self [4, 10], index [4] and source [4, 3] differ in rank (torch.scatter_add needs the same rank)}}
+  %0 = fuser.scatter_add %x, %i, %s dim = 1 : tensor<4x10xf32>, tensor<4xi64>, tensor<4x3xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_add_source(%x: tensor<4x10xf32>, %i: tensor<4x3xi64>, %s: tensor<4x2xf32>) {
+  // expected-error @+1 {{'fuser.scatter_add' op index size 3 of dim 1 exceeds the source's 2}}
+  %0 = fuser.scatter_add %x, %i, %s dim = 1 : tensor<4x10xf32>, tensor<4x3xi64>, tensor<4x2xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_add_self(%x: tensor<4x10xf32>, %i: tensor<5x3xi64>, %s: tensor<5x3xf32>) {
+  // expected-error @+1 {{'fuser.scatter_add' op index size 5 of dim 0 exceeds self's 4 (only dim 1, the scattered one, may be larger)}}
+  %0 = fuser.scatter_add %x, %i, %s dim = 1 : tensor<4x10xf32>, tensor<5x3xi64>, tensor<5x3xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_add_dim(%x: tensor<4x10xf32>, %i: tensor<4x3xi64>, %s: tensor<4x3xf32>) {
+  // expected-error @+1 {{'fuser.scatter_add' op dim 2 is out of range for rank 2}}
+  %0 = fuser.scatter_add %x, %i, %s dim = 2 : tensor<4x10xf32>, tensor<4x3xi64>, tensor<4x3xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_add_types(%x: tensor<4x10xf32>, %i: tensor<4x3xi64>, %s: tensor<4x3xbf16>) {
+  // expected-error @+1 {{'fuser.scatter_add' op source element type 'bf16' differs from self's 'f32'; insert a fuser.cast}}
+  %0 = fuser.scatter_add %x, %i, %s dim = 1 : tensor<4x10xf32>, tensor<4x3xi64>, tensor<4x3xbf16>
+  return
+}
+
+// -----
+
+func.func @index_add_rank(%x: tensor<4x10xf32>, %i: tensor<4x1xi64>, %s: tensor<4x10xf32>) {
+  // expected-error @+1 {{'fuser.index_add' op index must have rank 1, got [4, 1]}}
+  %0 = fuser.index_add %x, %i, %s dim = 0 : tensor<4x10xf32>, tensor<4x1xi64>, tensor<4x10xf32>
+  return
+}
+
+// -----
+
+func.func @index_add_source(%x: tensor<4x10xf32>, %i: tensor<3xi64>, %s: tensor<4x10xf32>) {
+  // expected-error @+1 {{'fuser.index_add' op source must have shape [3, 10] (self's, with the index's length at dim 0), got [4, 10]}}
+  %0 = fuser.index_add %x, %i, %s dim = 0 : tensor<4x10xf32>, tensor<3xi64>, tensor<4x10xf32>
+  return
+}
+
+// -----
+
+func.func @index_add_dim(%x: tensor<4x10xf32>, %i: tensor<3xi64>, %s: tensor<3x10xf32>) {
+  // expected-error @+1 {{'fuser.index_add' op dim -1 is out of range for rank 2}}
+  %0 = fuser.index_add %x, %i, %s dim = -1 : tensor<4x10xf32>, tensor<3xi64>, tensor<3x10xf32>
+  return
+}
+
+// -----
+
+func.func @index_add_bool(%x: tensor<4xi1>, %i: tensor<3xi64>, %s: tensor<3xi1>) {
+  // expected-error @+1 {{'fuser.index_add' op operand #0 must be ranked tensor of}}
+  %0 = fuser.index_add %x, %i, %s dim = 0 : tensor<4xi1>, tensor<3xi64>, tensor<3xi1>
+  return
+}

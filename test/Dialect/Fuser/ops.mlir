@@ -259,3 +259,13 @@ func.func @cummax_bool(%b: tensor<3x5xi1>) -> tensor<3x5xi1> {
   %v, %i = fuser.cummax %b dim = 0 : tensor<3x5xi1> -> tensor<3x5xi64>
   return %v : tensor<3x5xi1>
 }
+
+// CHECK-LABEL: func.func @scatters
+func.func @scatters(%x: tensor<4x10xf32>, %i: tensor<4x3xi64>, %s: tensor<4x5xf32>,
+                    %t: tensor<?x64xbf16>, %ids: tensor<?xi32>, %g: tensor<?x64xbf16>) {
+  // CHECK: fuser.scatter_add %{{.*}}, %{{.*}}, %{{.*}} dim = 1 : tensor<4x10xf32>, tensor<4x3xi64>, tensor<4x5xf32>
+  %0 = fuser.scatter_add %x, %i, %s dim = 1 : tensor<4x10xf32>, tensor<4x3xi64>, tensor<4x5xf32>
+  // CHECK: fuser.index_add %{{.*}}, %{{.*}}, %{{.*}} dim = 0 : tensor<?x64xbf16>, tensor<?xi32>, tensor<?x64xbf16>
+  %1 = fuser.index_add %t, %ids, %g dim = 0 : tensor<?x64xbf16>, tensor<?xi32>, tensor<?x64xbf16>
+  return
+}

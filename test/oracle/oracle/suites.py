@@ -3,7 +3,7 @@
 import os
 
 from . import (elementwise, examples, indexing, norm_family, normalization, random_ops, reductions,
-               scans, shapes, training)
+               scans, scatters, shapes, training)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
@@ -13,6 +13,7 @@ SUITES = {
     "shapes": shapes.cases,
     "indexing": indexing.cases,
     "scans": scans.cases,
+    "scatters": scatters.cases,
     "reductions": reductions.cases,
     "sweep": reductions.sweep_cases,
     "normalization": normalization.cases,

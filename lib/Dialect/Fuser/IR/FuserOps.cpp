@@ -791,6 +791,64 @@ LogicalResult IndexSelectOp::verify() {
                                                  getDimAttr().getInt()));
 }
 
+/// Whether static sizes `n` and `m` show n > m (dynamic ones are checked
+/// when the fusion runs).
+static bool staticallyLarger(int64_t n, int64_t m) {
+  return !ShapedType::isDynamic(n) && !ShapedType::isDynamic(m) && n > m;
+}
+
+LogicalResult ScatterAddOp::verify() {
+  RankedTensorType self = getSelf().getType(), index = getIndex().getType(),
+                   source = getSource().getType();
+  int64_t rank = self.getRank(), dim = getDimAttr().getInt();
+  if (dim < 0 || dim >= rank)
+    return emitOpError("dim ") << dim << " is out of range for rank " << rank;
+  if (index.getRank() != rank || source.getRank() != rank)
+    return emitOpError("self ") << shapeStr(self.getShape()) << ", index "
+                                << shapeStr(index.getShape()) << " and source "
+                                << shapeStr(source.getShape())
+                                << " differ in rank (torch.scatter_add needs the same rank)";
+  if (source.getElementType() != self.getElementType())
+    return emitOpError("source element type ")
+           << source.getElementType() << " differs from self's " << self.getElementType()
+           << "; insert a fuser.cast";
+  for (int64_t i = 0; i < rank; ++i) {
+    if (staticallyLarger(index.getDimSize(i), source.getDimSize(i)))
+      return emitOpError("index size ") << index.getDimSize(i) << " of dim " << i
+                                        << " exceeds the source's " << source.getDimSize(i);
+    if (i != dim && staticallyLarger(index.getDimSize(i), self.getDimSize(i)))
+      return emitOpError("index size ")
+             << index.getDimSize(i) << " of dim " << i << " exceeds self's "
+             << self.getDimSize(i) << " (only dim " << dim << ", the scattered one, may be larger)";
+  }
+  return success();
+}
+
+LogicalResult IndexAddOp::verify() {
+  RankedTensorType self = getSelf().getType(), index = getIndex().getType(),
+                   source = getSource().getType();
+  int64_t rank = self.getRank(), dim = getDimAttr().getInt();
+  if (dim < 0 || dim >= rank)
+    return emitOpError("dim ") << dim << " is out of range for rank " << rank;
+  if (index.getRank() != 1)
+    return emitOpError("index must have rank 1, got ") << shapeStr(index.getShape());
+  if (source.getElementType() != self.getElementType())
+    return emitOpError("source element type ")
+           << source.getElementType() << " differs from self's " << self.getElementType()
+           << "; insert a fuser.cast";
+  SmallVector<int64_t> want = llvm::to_vector(self.getShape());
+  want[dim] = index.getDimSize(0);
+  bool ok = source.getRank() == rank;
+  for (int64_t i = 0; ok && i < rank; ++i)
+    ok = ShapedType::isDynamic(want[i]) || ShapedType::isDynamic(source.getDimSize(i)) ||
+         want[i] == source.getDimSize(i);
+  if (!ok)
+    return emitOpError("source must have shape ")
+           << shapeStr(want) << " (self's, with the index's length at dim " << dim << "), got "
+           << shapeStr(source.getShape());
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Scans
 //===----------------------------------------------------------------------===//

@@ -42,3 +42,15 @@ func.func @empty_index(%x: tensor<10xf32>, %i: tensor<0xi64>) -> tensor<0xf32> {
   %0 = fuser.gather %x, %i dim = 0 : tensor<10xf32>, tensor<0xi64> -> tensor<0xf32>
   return %0 : tensor<0xf32>
 }
+
+// scatter_add and index_add: an index out of range adds nothing and is
+// reported with its position in the index.
+func.func @scatter(%x: tensor<4x10xf32>, %i: tensor<4x3xi64>, %s: tensor<4x3xf32>) -> tensor<4x10xf32> {
+  %0 = fuser.scatter_add %x, %i, %s dim = 1 : tensor<4x10xf32>, tensor<4x3xi64>, tensor<4x3xf32>
+  return %0 : tensor<4x10xf32>
+}
+
+func.func @index_add(%x: tensor<5x3xbf16>, %ids: tensor<4xi32>, %s: tensor<4x3xbf16>) -> tensor<5x3xbf16> {
+  %0 = fuser.index_add %x, %ids, %s dim = 0 : tensor<5x3xbf16>, tensor<4xi32>, tensor<4x3xbf16>
+  return %0 : tensor<5x3xbf16>
+}

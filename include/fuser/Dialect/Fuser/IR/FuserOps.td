@@ -679,6 +679,65 @@ def Fuser_IndexSelectOp : Fuser_Op<"index_select", [Pure]> {
   }];
 }
 
+class Fuser_ScatterOp<string mnemonic, string summaryText>
+    : Fuser_Op<mnemonic, [Pure, AllTypesMatch<["self", "result"]>]> {
+  let summary = summaryText;
+  let arguments = (ins Fuser_NumericTensor:$self, RankedTensorOf<[I32, I64]>:$index,
+                       Fuser_NumericTensor:$source, I64Attr:$dim);
+  let results = (outs Fuser_NumericTensor:$result);
+  let assemblyFormat = [{
+    $self `,` $index `,` $source `dim` `=` $dim attr-dict `:` type($self) `,` type($index) `,`
+    type($source)
+  }];
+  let hasVerifier = 1;
+}
+
+def Fuser_ScatterAddOp : Fuser_ScatterOp<"scatter_add",
+    "source elements added into self at positions an index tensor picks, as torch.scatter_add"> {
+  let description = [{
+    `result = self`, then for every position `p` of `index`, in row-major
+    order, `result[p with p[dim] := index[p]] += source[p]`. Index, source
+    and self have the same rank; every dim of the index is at most the
+    source's, and every dim but `dim` at most self's (checked when the
+    fusion runs against dynamic sizes). Index values must lie in
+    `[0, self.size(dim))`; one outside adds nothing and the call fails
+    naming this op, the value and its position in the index
+    (docs/runtime.md, "Index errors").
+
+    Deterministic and exactly PyTorch's CPU result: each element adds its
+    contributions in that order, in the element type, rounding after every
+    addition (16-bit floats through f32, as c10::Half does); integers wrap.
+    Each result element reads the index along its line, so the cost grows
+    with `self.size(dim) * index.size(dim)` per line (docs/schedulers.md,
+    "Scatters").
+
+    ```mlir
+    %0 = fuser.scatter_add %x, %idx, %src dim = 1
+           : tensor<4x10xf32>, tensor<4x3xi64>, tensor<4x3xf32>
+    ```
+  }];
+}
+
+def Fuser_IndexAddOp : Fuser_ScatterOp<"index_add",
+    "slices of source added into self at positions a 1-D index picks, as torch.index_add"> {
+  let description = [{
+    `result = self`, then for `k = 0, 1, ...`: `result[..., index[k], ...] +=
+    source[..., k, ...]`, positions at `dim`. The source has self's shape
+    but `index.size(0)` at `dim` (an embedding's gradient is
+    `index_add(zeros, 0, ids, grad)`); `alpha` is a `fuser.mul` of the
+    source before it. Index values must lie in `[0, self.size(dim))`; one
+    outside adds nothing and the call fails naming this op and the value.
+    The order, rounding and cost are those of `fuser.scatter_add`: each
+    result element reads the whole index, so a large index into a large
+    tensor is slow (docs/schedulers.md, "Scatters").
+
+    ```mlir
+    %0 = fuser.index_add %table, %ids, %grad dim = 0
+           : tensor<1000x64xf32>, tensor<8xi32>, tensor<8x64xf32>
+    ```
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // Scans
 //===----------------------------------------------------------------------===//
