@@ -487,19 +487,31 @@ def measured_indexing(fuserc, work):
     except ImportError as e:
         sys.stderr.write("kernels.py: indexing skipped: %s\n" % e)
         return ["| (skipped: %s; run with /usr/bin/python3) | | | |" % e]
+    from oracle import scatters as sc  # noqa: E402
     rng = np.random.default_rng(0)
+    # (what, part, nvFuser's published segment count for the same fusion)
     fusions = [
         ("embedding: table[ids] * sqrt(d) + pos, bf16 32000x1024 table, 512 ids",
-         lambda: ix._embedding_part(rng, "bf16", 32000, 1024, 512, False)),
+         lambda: ix._embedding_part(rng, "bf16", 32000, 1024, 512, False), "-"),
         ("cross-entropy forward: logsumexp(x) - x[target], bf16 64x32000",
-         lambda: ix._cross_entropy_part(rng, 64, 32000, False)),
+         lambda: ix._cross_entropy_part(rng, 64, 32000, False), "-"),
+        ("cross-entropy mean with ignore_index (-100), bf16 64x32000",
+         lambda: ix._cross_entropy_mean_part(rng, 64, 32000, False), "-"),
         ("cross-entropy backward: (softmax(x) - one_hot(target)) * g, bf16 64x32000",
-         lambda: ix._cross_entropy_backward_part(rng, 64, 32000, False)),
+         lambda: ix._cross_entropy_backward_part(rng, 64, 32000, False), "-"),
+        ("cross-entropy backward as autograd writes it: softmax(x) * g + "
+         "scatter_add of -g at the target, f32 64x32000",
+         lambda: sc._gather_backward_part(rng, 64, 32000),
+         "no scatter op (Thunder rewrites it as iota + where)"),
         ("RoPE (Llama rotate_half), q bf16 2x128x8x64 -> 2x8x128x64, 4096 positions",
-         lambda: ix._rope_part(rng, 2, 128, 8, 64, 64, 4096)),
+         lambda: ix._rope_part(rng, 2, 128, 8, 64, 64, 4096),
+         "3 per tensor (6 for q and k, Llama-2: NVIDIA/Fuser#2599, 2024); 2 with the "
+         "resize scheduler (Llama-3: NVIDIA/Fuser#3830, 2025)"),
+        ("embedding backward: index_add of dy rows into a zero table, f32 2000x64, 256 ids",
+         lambda: sc._embedding_backward_part(rng, "f32", 2000, 64, 256), "-"),
     ]
     rows = []
-    for k, (what, make) in enumerate(fusions):
+    for k, (what, make, nvfuser) in enumerate(fusions):
         part = make()
         name = "indexing_%d" % k
         d = os.path.join(work, name)
@@ -516,9 +528,9 @@ def measured_indexing(fuserc, work):
             tensor, rd, wr = t.groups()
             got.append("%s %s" % (tensor, ("read " + rd) if float(rd) else ("written " + wr)))
         if r.returncode or not m:
-            rows.append("| %s | failed | |" % what)
+            rows.append("| %s | failed | | %s |" % (what, nvfuser))
         else:
-            rows.append("| %s | %s | %s |" % (what, m.group(1), ", ".join(got)))
+            rows.append("| %s | %s | %s | %s |" % (what, m.group(1), ", ".join(got), nvfuser))
     sys.stderr.write("kernels.py: measured the indexing fusions\n")
     return rows
 
@@ -716,16 +728,20 @@ def main():
         out.append("|---|---|---:|---|---:|---|")
         out += measured_family + [""]
         out.append("## Indexing fusions, measured on the CPU emulator\n")
-        out.append("Fusions with gather and index_select as test/oracle/oracle/indexing.py "
-                   "writes them (checked there against PyTorch), with indices in range: "
+        out.append("Fusions with gather, index_select, scatter_add and index_add as "
+                   "test/oracle/oracle/indexing.py and scatters.py write them (checked there "
+                   "against PyTorch), with indices in range: "
                    "*launches* (`fuserc inspect`) and the bytes the kernels ask of each "
                    "tensor over its size (`fuserc run --traffic`; the emulator counts each "
                    "thread's requests: a value every lane of a warp reads, like an index "
                    "broadcast along a row, is one request per warp on a GPU, and a table "
                    "row picked by several positions is an L2 hit after the first). A table "
-                   "reads below 1.00 when only some of its rows are picked.\n")
-        out.append("| fusion | launches | bytes asked / size, per tensor |")
-        out.append("|---|---:|---|")
+                   "reads below 1.00 when only some of its rows are picked; a scatter's "
+                   "index is read once per element of its line (docs/schedulers.md, "
+                   "\"Scatters\"). *nvFuser* gives its published segment counts for the "
+                   "same fusion where its issues state them.\n")
+        out.append("| fusion | launches | bytes asked / size, per tensor | nvFuser |")
+        out.append("|---|---:|---|---|")
         out += measured_index + [""]
     out.append("## H200 roofline model: fuser's plan vs eager PyTorch\n")
     out.append("**A model, not a measurement**: each kernel costs its bytes at %.1f TB/s "
