@@ -153,6 +153,22 @@ private:
 LogicalResult Analyzer::visit(Operation *op) {
   for (Value r : op->getResults())
     addValue(r);
+  // A scatter's non-empty index into an empty dim of self is out of range
+  // everywhere, and no result element is there to walk the index and
+  // report it: the plan checks elements <= elements x size (the verifier,
+  // when every size is static).
+  auto scatterIntoEmpty = [&](Operation *op, Value self, Value index, unsigned dim) {
+    auto selfT = cast<RankedTensorType>(self.getType());
+    if (!selfT.isDynamicDim(dim) && cast<RankedTensorType>(index.getType()).hasStaticShape())
+      return;
+    AffineExpr n = product(index, allDims(index)), extent = size(self, dim);
+    if (n && extent)
+      constraints->push_back({ShapeAnalysis::Constraint::LessEqual, n, n * extent,
+                              op->getName().getStringRef().str() + ": an index of {} elements "
+                                  "adds into " + describe(self, dim) +
+                                  ", which is empty (elements x size = {}): every index is "
+                                  "out of range" + where(op)});
+  };
   return TypeSwitch<Operation *, LogicalResult>(op)
       .Case<ConstantOp, IotaOp, SizeOp>([](auto) { return success(); })
       .Case<CummaxOp, CumminOp>([&](Operation *op) {
@@ -234,6 +250,7 @@ LogicalResult Analyzer::visit(Operation *op) {
         // source in every dim, and than self in every dim but `dim`.
         RankedTensorType index = sc.getIndex().getType();
         int64_t dim = sc.getDimAttr().getInt();
+        scatterIntoEmpty(sc, sc.getSelf(), sc.getIndex(), dim);
         auto atMost = [&](Value small, Value large, unsigned i, StringRef whose) {
           if (!(cast<RankedTensorType>(small.getType()).isDynamicDim(i) ||
                 cast<RankedTensorType>(large.getType()).isDynamicDim(i)))
@@ -254,6 +271,7 @@ LogicalResult Analyzer::visit(Operation *op) {
       })
       .Case<IndexAddOp>([&](IndexAddOp a) {
         int64_t dim = a.getDimAttr().getInt();
+        scatterIntoEmpty(a, a.getSelf(), a.getIndex(), dim);
         for (unsigned i = 0; i < a.getType().getRank(); ++i) {
           unite(a.getSelf(), i, a.getResult(), i);
           if ((int64_t)i == dim)

@@ -21,8 +21,8 @@
 //
 // Either way the order of the additions depends only on the position, never
 // on the launch shape: the same bits on every run (docs/schedulers.md,
-// "Scans"). 16-bit floats accumulate in f32, as PyTorch does (and compare
-// in f32 for cummax and cummin, which is exact).
+// "Scans"). 16-bit floats accumulate in f32, as PyTorch does (cummax and
+// cummin carry their bits and compare them as f32, which is exact).
 //
 //===----------------------------------------------------------------------===//
 
@@ -90,16 +90,33 @@ private:
   Kind kind;
   int64_t dim;
   Type accType;
+  /// cummax and cummin of f16 or bf16: the values travel as their bits (in
+  /// the low half of an i32) and compare as f32, so that each result is
+  /// the input's element bit for bit (a NaN's payload and sign too, which a
+  /// round trip through f32 would make the canonical NaN).
+  Type halfBits;
+  /// `v` as the float it compares as: itself, or the f32 of its 16 bits.
+  Value comparable(Value v);
   AffineExpr outerCount, innerCount;
   bool warpPerLine = false;
 };
 
 } // namespace
 
+Value ScanScheduler::comparable(Value v) {
+  if (!halfBits)
+    return v;
+  OpBuilder &ob = kb->b;
+  Location loc = kb->loc;
+  Value h = arith::BitcastOp::create(ob, loc, halfBits,
+                                     arith::TruncIOp::create(ob, loc, ob.getI16Type(), v));
+  return arith::ExtFOp::create(ob, loc, ob.getF32Type(), h);
+}
+
 ScanState ScanScheduler::combine(const ScanState &a, const ScanState &b) {
   OpBuilder &ob = kb->b;
   Location loc = kb->loc;
-  bool isFloat = isa<FloatType>(a[0].getType());
+  bool isFloat = isa<FloatType>(a[0].getType()) || halfBits;
   switch (kind) {
   case Kind::Sum:
     return {isFloat ? arith::AddFOp::create(ob, loc, a[0], b[0]).getResult()
@@ -116,11 +133,13 @@ ScanState ScanScheduler::combine(const ScanState &a, const ScanState &b) {
   // then stays).
   bool max = kind == Kind::Max;
   Value takeLater;
-  if (isFloat)
+  if (isFloat) {
+    Value x = comparable(a[0]), y = comparable(b[0]);
     takeLater = arith::OrIOp::create(
-        ob, loc, arith::CmpFOp::create(ob, loc, arith::CmpFPredicate::UNO, b[0], b[0]),
+        ob, loc, arith::CmpFOp::create(ob, loc, arith::CmpFPredicate::UNO, y, y),
         arith::CmpFOp::create(ob, loc, max ? arith::CmpFPredicate::OGE : arith::CmpFPredicate::OLE,
-                              b[0], a[0]));
+                              y, x));
+  }
   else
     takeLater = arith::CmpIOp::create(
         ob, loc, max ? arith::CmpIPredicate::sge : arith::CmpIPredicate::sle, b[0], a[0]);
@@ -147,7 +166,11 @@ ScanState ScanScheduler::identity(Type indexType) {
   }
   bool max = kind == Kind::Max;
   TypedAttr v;
-  if (auto ft = dyn_cast<FloatType>(accType))
+  if (halfBits) {
+    APInt inf = APFloat::getInf(cast<FloatType>(halfBits).getFloatSemantics(), /*Negative=*/max)
+                    .bitcastToAPInt();
+    v = ob.getIntegerAttr(accType, inf.zext(32));
+  } else if (auto ft = dyn_cast<FloatType>(accType))
     v = ob.getFloatAttr(accType, APFloat::getInf(ft.getFloatSemantics(), /*Negative=*/max));
   else {
     unsigned w = accType.getIntOrFloatBitWidth();
@@ -186,7 +209,11 @@ ScanState ScanScheduler::inputAt(Value j, Value valid) {
   loadMask = valid;
   Value x = emit(scan->getOperand(0), Index{false, dIdx}, 1).value;
   loadMask = Value();
-  x = emitCast(b, loc, x, accType);
+  if (halfBits)
+    x = arith::ExtUIOp::create(
+        b, loc, accType, arith::BitcastOp::create(b, loc, b.getI16Type(), x).getResult());
+  else
+    x = emitCast(b, loc, x, accType);
   ScanState state{x};
   if (kind == Kind::Max || kind == Kind::Min)
     state.push_back(j);
@@ -233,11 +260,16 @@ void ScanScheduler::store(const ScanState &acc) {
   SmallVector<AffineExpr> dIdx;
   for (unsigned d = 0; d < refRank; ++d)
     dIdx.push_back(getAffineDimExpr(d, ctx));
-  for (auto [result, v] : llvm::zip(scan->getResults(), acc)) {
+  for (auto [result, state] : llvm::zip(scan->getResults(), acc)) {
+    Value v = state;
     if (!llvm::is_contained(seg.outputs, result))
       continue;
     Value off = kb->expander->expand(toIteration(linearIndex(result, Index{false, dIdx})));
-    kb->store(kb->pointer(result), emitCast(b, loc, v, elementTypeOf(result)), off);
+    Type t = elementTypeOf(result);
+    if (halfBits && t == halfBits)
+      v = arith::BitcastOp::create(b, loc, t,
+                                   arith::TruncIOp::create(b, loc, b.getI16Type(), v));
+    kb->store(kb->pointer(result), emitCast(b, loc, v, t), off);
   }
 }
 
@@ -363,6 +395,10 @@ LogicalResult ScanScheduler::run() {
   accType = elem.isF16() || elem.isBF16() ? Float32Type::get(ctx) : elem;
   if (elem.isInteger() && elem.getIntOrFloatBitWidth() < 32)
     accType = IntegerType::get(ctx, 32);
+  if ((kind == Kind::Max || kind == Kind::Min) && (elem.isF16() || elem.isBF16())) {
+    halfBits = elem;
+    accType = IntegerType::get(ctx, 32);
+  }
   outerCount = innerCount = getAffineConstantExpr(1, ctx);
   for (unsigned d = 0; d < refRank; ++d) {
     if ((int64_t)d < dim)

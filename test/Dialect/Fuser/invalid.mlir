@@ -830,3 +830,19 @@ func.func @index_add_bool(%x: tensor<4xi1>, %i: tensor<3xi64>, %s: tensor<3xi1>)
   %0 = fuser.index_add %x, %i, %s dim = 0 : tensor<4xi1>, tensor<3xi64>, tensor<3xi1>
   return
 }
+
+// -----
+
+func.func @scatter_add_into_empty(%x: tensor<4x0xf32>, %i: tensor<4x3xi64>, %s: tensor<4x3xf32>) {
+  // expected-error @+1 {{'fuser.scatter_add' op adds an index of 12 elements into dim 1 of self, which is empty: every index is out of range}}
+  %0 = fuser.scatter_add %x, %i, %s dim = 1 : tensor<4x0xf32>, tensor<4x3xi64>, tensor<4x3xf32>
+  return
+}
+
+// -----
+
+func.func @index_add_into_empty(%x: tensor<0x3xf32>, %i: tensor<2xi64>, %s: tensor<2x3xf32>) {
+  // expected-error @+1 {{'fuser.index_add' op adds an index of 2 elements into dim 0 of self, which is empty: every index is out of range}}
+  %0 = fuser.index_add %x, %i, %s dim = 0 : tensor<0x3xf32>, tensor<2xi64>, tensor<2x3xf32>
+  return
+}

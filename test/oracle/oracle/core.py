@@ -216,6 +216,20 @@ class Exact(Rule):
         return got != want
 
 
+class Bits(Rule):
+    """Bit for bit, NaN payloads and signs included: for ops that move
+    elements without computing (cummax's values keep the input's NaN)."""
+
+    name = "bits"
+
+    def check(self, got, want, t):
+        if is_float(t):
+            gb, _ = _bits(got, t)
+            wb, _ = _bits(want, t)
+            return (gb != wb).reshape(np.shape(got))
+        return got != want
+
+
 class Ulps(Rule):
     """Within `ulps` units in the last place of the result type, or within
     `atol` (a number or an array shaped like the result) of the reference;

@@ -16,7 +16,7 @@ values here are far from it; docs/schedulers.md "Scans")."""
 import numpy as np
 import torch
 
-from .core import Case, Exact, PartBuilder, Ulps, from_f64, mlir_type, np_dtype, to_f64
+from .core import Bits, Case, Exact, PartBuilder, Ulps, from_f64, mlir_type, np_dtype, to_f64
 
 EXACT = Exact()
 FLOAT_SCAN_TYPES = ("f16", "bf16", "f32", "f64")
@@ -242,6 +242,31 @@ def _extremum_parts(t, name, rng_for):
     return parts
 
 
+def _nan_bits_parts(t, name, rng_for):
+    """cummax and cummin return the input's own elements: a NaN keeps its
+    payload and sign (PyTorch copies it), for 16-bit floats too, which
+    compare as f32 but must not round-trip their bits through it."""
+    bits = {"f16": [0x3C00, 0x7E01, 0x4000, 0xFE02, 0x3800],
+            "bf16": [0x3F80, 0x7FC1, 0x4000, 0xFFC2, 0x3F00],
+            "f32": [0x3F800000, 0x7FC00001, 0x40000000, 0xFFC00002, 0x3F000000],
+            "f64": [0x3FF0000000000000, 0x7FF8000000000001, 0x4000000000000000,
+                    0xFFF8000000000002, 0x3FE0000000000000]}[t]
+    storage = {"f16": np.uint16, "bf16": np.uint16, "f32": np.uint32, "f64": np.uint64}[t]
+    x = np.array(bits, dtype=storage).view(np_dtype(t)) if t != "bf16" else np.array(bits, np.uint16)
+    parts = []
+    for op in ("cummax", "cummin"):
+        # PyTorch's rule: the running value becomes each NaN as it comes
+        want = np.array([bits[0], bits[1], bits[1], bits[3], bits[3]], dtype=storage)
+        want = want.view(np_dtype(t)) if t != "bf16" else want
+        pb = PartBuilder("%s keeps NaN payloads and signs" % op)
+        tx = pb.arg("x", x, t)
+        pb.line("%%v, %%i = fuser.%s %%x dim = 0 : %s -> %s" % (op, tx, mlir_type((5,), "i64")))
+        pb.result("v", (5,), t, want, Bits())
+        pb.result("i", (5,), "i64", np.array([0, 1, 1, 3, 3]), EXACT)
+        parts.append(pb.part())
+    return parts
+
+
 def _running_max_of_scores(name, rng_for):
     """cummax fused with what computes its input: the running maximum of
     bf16 scores scaled in f32 (an online-softmax style running max), and
@@ -277,6 +302,9 @@ def cases(rng_for):
     out += [Case("scans/cummax-cummin/%s" % t,
                  _bind(_extremum_parts, t, "scans/cummax-cummin/%s" % t, rng_for))
             for t in EXTREMUM_TYPES]
+    out += [Case("scans/cummax-nan-bits/%s" % t,
+                 _bind(_nan_bits_parts, t, "scans/cummax-nan-bits/%s" % t, rng_for))
+            for t in FLOAT_SCAN_TYPES]
     out.append(Case("scans/cummax-fused", _bind(_running_max_of_scores, "scans/cummax-fused",
                                                  rng_for)))
     return out

@@ -797,6 +797,18 @@ static bool staticallyLarger(int64_t n, int64_t m) {
   return !ShapedType::isDynamic(n) && !ShapedType::isDynamic(m) && n > m;
 }
 
+/// A non-empty static index into a static empty dim of self: every index
+/// is out of range (ShapeAnalysis checks dynamic sizes when the fusion
+/// runs).
+static LogicalResult verifyNotIntoEmpty(Operation *op, RankedTensorType self,
+                                        RankedTensorType index, int64_t dim) {
+  if (self.getDimSize(dim) == 0 && index.hasStaticShape() && index.getNumElements() > 0)
+    return op->emitOpError("adds an index of ")
+           << index.getNumElements() << " elements into dim " << dim
+           << " of self, which is empty: every index is out of range";
+  return success();
+}
+
 LogicalResult ScatterAddOp::verify() {
   RankedTensorType self = getSelf().getType(), index = getIndex().getType(),
                    source = getSource().getType();
@@ -821,7 +833,7 @@ LogicalResult ScatterAddOp::verify() {
              << index.getDimSize(i) << " of dim " << i << " exceeds self's "
              << self.getDimSize(i) << " (only dim " << dim << ", the scattered one, may be larger)";
   }
-  return success();
+  return verifyNotIntoEmpty(*this, self, index, dim);
 }
 
 LogicalResult IndexAddOp::verify() {
@@ -846,7 +858,7 @@ LogicalResult IndexAddOp::verify() {
     return emitOpError("source must have shape ")
            << shapeStr(want) << " (self's, with the index's length at dim " << dim << "), got "
            << shapeStr(source.getShape());
-  return success();
+  return verifyNotIntoEmpty(*this, self, index, dim);
 }
 
 //===----------------------------------------------------------------------===//

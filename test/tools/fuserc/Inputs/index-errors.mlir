@@ -54,3 +54,10 @@ func.func @index_add(%x: tensor<5x3xbf16>, %ids: tensor<4xi32>, %s: tensor<4x3xb
   %0 = fuser.index_add %x, %ids, %s dim = 0 : tensor<5x3xbf16>, tensor<4xi32>, tensor<4x3xbf16>
   return %0 : tensor<5x3xbf16>
 }
+
+// A non-empty index into an empty dim: every index is out of range, and no
+// result element walks it; the plan checks the sizes.
+func.func @scatter_into_empty(%x: tensor<?x?xf32>, %i: tensor<?x?xi64>, %s: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %0 = fuser.scatter_add %x, %i, %s dim = 1 : tensor<?x?xf32>, tensor<?x?xi64>, tensor<?x?xf32>
+  return %0 : tensor<?x?xf32>
+}
