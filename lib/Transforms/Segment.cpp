@@ -116,15 +116,30 @@ static void splitValuesSizedByUse(func::FuncOp fusion) {
   for (Operation &op : body.without_terminator())
     if (isSizedByUse(&op, sizedByUse))
       sizedByUse.insert(&op);
+  // What a returned value is computed from keeps all its uses too (the
+  // result's size comes through them).
+  llvm::SmallPtrSet<Operation *, 16> anchored;
+  SmallVector<Operation *> work;
+  for (Value r : body.getTerminator()->getOperands())
+    if (Operation *def = r.getDefiningOp(); def && sizedByUse.contains(def))
+      work.push_back(def);
+  while (!work.empty()) {
+    Operation *op = work.pop_back_val();
+    if (!anchored.insert(op).second)
+      continue;
+    for (Value in : op->getOperands())
+      if (Operation *def = in.getDefiningOp(); def && sizedByUse.contains(def))
+        work.push_back(def);
+  }
   SmallVector<Operation *> ops(llvm::make_pointer_range(body.without_terminator()));
   for (Operation *op : llvm::reverse(ops)) {
-    if (!sizedByUse.contains(op))
+    if (!sizedByUse.contains(op) || anchored.contains(op))
       continue;
     Value v = op->getResult(0);
     llvm::SetVector<Operation *> users;
     for (OpOperand &use : v.getUses())
       users.insert(use.getOwner());
-    if (users.size() < 2 || users.contains(body.getTerminator()))
+    if (users.size() < 2)
       continue;
     OpBuilder b(op);
     for (Operation *user : users.getArrayRef().drop_front()) {
@@ -724,7 +739,14 @@ struct SegmentPass : fuser::impl::SegmentPassBase<SegmentPass> {
       llvm::SmallPtrSet<Value, 8> returned;
       for (OpOperand &operand : ret->getOpOperands()) {
         Value v = operand.get();
-        if (!isa<BlockArgument>(v) && returned.insert(v).second)
+        // A constant or iota is copied into each kernel that reads it; one
+        // of `?` size returned takes its size from its other uses, so it is
+        // computed and written like any value, through the cast (a copy of
+        // its own would have no size).
+        Operation *def = v.getDefiningOp();
+        bool freeOfUseSize = def && isFree(def) &&
+                             !cast<RankedTensorType>(v.getType()).hasStaticShape();
+        if (!isa<BlockArgument>(v) && !freeOfUseSize && returned.insert(v).second)
           continue;
         OpBuilder b(ret);
         operand.set(CastOp::create(b, ret->getLoc(), v.getType(), v));

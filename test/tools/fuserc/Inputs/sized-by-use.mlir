@@ -20,3 +20,13 @@ func.func @two_sizes(%a: tensor<?xf32>, %b: tensor<?xf32>, %s: tensor<f32>)
   %r2 = fuser.mul %p2, %sb2 : tensor<?xf32>
   return %r1, %r2 : tensor<?xf32>, tensor<?xf32>
 }
+
+// An iota of `?` size returned and also combined with a: its size comes
+// from that use (it failed: "cannot determine the size", the returned copy
+// having no use of its own to size it).
+func.func @returned_iota(%a: tensor<?xf32>) -> (tensor<?xf32>, tensor<?xi64>) {
+  %i = fuser.iota dim = 0 : tensor<?xi64>
+  %f = fuser.cast %i : tensor<?xi64> to tensor<?xf32>
+  %r = fuser.add %a, %f : tensor<?xf32>
+  return %r, %i : tensor<?xf32>, tensor<?xi64>
+}
