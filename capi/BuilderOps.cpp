@@ -504,6 +504,18 @@ MlirValue fuserBuildConcat(FuserBuilder b, const MlirValue *inputs,
 // Indexing
 //===----------------------------------------------------------------------===//
 
+/// Whether `index` is a tensor of i32 or i64; records the error if not.
+static bool indexTypeOk(Call &c, Value index) {
+  Type it = tensorOf(index).getElementType();
+  if (it.isInteger(32) || it.isInteger(64))
+    return true;
+  std::string got;
+  llvm::raw_string_ostream os(got);
+  os << it;
+  c.fail("the index must be a tensor of i32 or i64, got " + Twine(got));
+  return false;
+}
+
 template <typename OpTy>
 static MlirValue indexing(FuserBuilder b, const char *fn, MlirValue x, int64_t dim,
                           MlirValue index) {
@@ -514,14 +526,8 @@ static MlirValue indexing(FuserBuilder b, const char *fn, MlirValue x, int64_t d
   SmallVector<int64_t> d;
   if (!c.operands({x, index}, vs) || !c.normalizeDims({dim}, tensorOf(vs[0]).getRank(), d))
     return MlirValue{nullptr};
-  Type it = tensorOf(vs[1]).getElementType();
-  if (!it.isInteger(32) && !it.isInteger(64)) {
-    std::string got;
-    llvm::raw_string_ostream os(got);
-    os << it;
-    c.fail("the index must be a tensor of i32 or i64, got " + Twine(got));
+  if (!indexTypeOk(c, vs[1]))
     return MlirValue{nullptr};
-  }
   FailureOr<RankedTensorType> t =
       OpTy::inferResultType(c.loc(), tensorOf(vs[0]), tensorOf(vs[1]), d[0]);
   if (failed(t)) {
@@ -553,14 +559,8 @@ static MlirValue scatter(FuserBuilder b, const char *fn, MlirValue self, int64_t
   if (!c.operands({self, index, source}, vs) ||
       !c.normalizeDims({dim}, tensorOf(vs[0]).getRank(), d))
     return MlirValue{nullptr};
-  Type it = tensorOf(vs[1]).getElementType();
-  if (!it.isInteger(32) && !it.isInteger(64)) {
-    std::string got;
-    llvm::raw_string_ostream os(got);
-    os << it;
-    c.fail("the index must be a tensor of i32 or i64, got " + Twine(got));
+  if (!indexTypeOk(c, vs[1]))
     return MlirValue{nullptr};
-  }
   return c.wrapValue(firstResult(c.create(
       OpTy::getOperationName(), vs, vs[0].getType(),
       {attr(c.ctx(), "dim", IntegerAttr::get(IntegerType::get(c.ctx(), 64), d[0]))})));

@@ -394,6 +394,20 @@ def _rope_backward_part(rng, b, seq, heads, d, maxpos):
     return pb.part()
 
 
+def _softmax_minus_one_hot_lines(pb, xd, rd):
+    """%q = softmax(x) - one_hot(t), from _row_exp_lines's %e and %s, the
+    one-hot an iota compared with the target (a target of -100 is hot
+    nowhere)."""
+    tf, tr, ti = mlir_type(xd, "f32"), mlir_type(rd, "f32"), mlir_type(xd, "i64")
+    pb.line("%%sb = fuser.broadcast %%s dims = [0, 1] : %s -> %s" % (tr, tf))
+    pb.line("%%p = fuser.div %%e, %%sb : %s" % tf)
+    pb.line("%%col = fuser.iota dim = 1 : %s" % ti)
+    pb.line("%%tb = fuser.broadcast %%t dims = [0, 1] : %s -> %s" % (mlir_type(rd, "i64"), ti))
+    pb.line("%%hot = fuser.eq %%col, %%tb : %s" % ti)
+    pb.line("%%hotf = fuser.cast %%hot : %s to %s" % (mlir_type(xd, "i1"), tf))
+    pb.line("%%q = fuser.sub %%p, %%hotf : %s" % tf)
+
+
 def _cross_entropy_backward_part(rng, n, v, dynamic):
     """Cross-entropy's backward from primitives: (softmax(x) - one_hot(t))
     * g, the one-hot an iota compared with the target, bf16 logits and dx,
@@ -407,15 +421,9 @@ def _cross_entropy_backward_part(rng, n, v, dynamic):
     tx = pb.arg("x", x, "bf16", xd)
     tt = pb.arg("t", target, "i64", rd)
     tg = pb.arg("g", g, "f32", rd)
-    tf, tr, ti = mlir_type(xd, "f32"), mlir_type(rd, "f32"), mlir_type(xd, "i64")
+    tf, tr = mlir_type(xd, "f32"), mlir_type(rd, "f32")
     _row_exp_lines(pb, tx, tf, tr)
-    pb.line("%%sb = fuser.broadcast %%s dims = [0, 1] : %s -> %s" % (tr, tf))
-    pb.line("%%p = fuser.div %%e, %%sb : %s" % tf)
-    pb.line("%%col = fuser.iota dim = 1 : %s" % ti)
-    pb.line("%%tb = fuser.broadcast %%t dims = [0, 1] : %s -> %s" % (mlir_type(rd, "i64"), ti))
-    pb.line("%%hot = fuser.eq %%col, %%tb : %s" % ti)
-    pb.line("%%hotf = fuser.cast %%hot : %s to %s" % (mlir_type(xd, "i1"), tf))
-    pb.line("%%q = fuser.sub %%p, %%hotf : %s" % tf)
+    _softmax_minus_one_hot_lines(pb, xd, rd)
     pb.line("%%gb = fuser.broadcast %%g dims = [0, 1] : %s -> %s" % (tr, tf))
     pb.line("%%dx = fuser.mul %%q, %%gb : %s" % tf)
     pb.line("%%0 = fuser.cast %%dx : %s to %s" % (tf, tx))
@@ -504,16 +512,10 @@ def _cross_entropy_mean_backward_part(rng, n, v, dynamic):
     tx = pb.arg("x", x, "bf16", xd)
     tt = pb.arg("t", target, "i64", rd)
     pb.arg("g", g, "f32")
-    tf, tr, ti = mlir_type(xd, "f32"), mlir_type(rd, "f32"), mlir_type(xd, "i64")
+    tf, tr = mlir_type(xd, "f32"), mlir_type(rd, "f32")
     _row_exp_lines(pb, tx, tf, tr)
     _ignore_index_lines(pb, tt, rd)
-    pb.line("%%sb = fuser.broadcast %%s dims = [0, 1] : %s -> %s" % (tr, tf))
-    pb.line("%%p = fuser.div %%e, %%sb : %s" % tf)
-    pb.line("%%col = fuser.iota dim = 1 : %s" % ti)
-    pb.line("%%tb = fuser.broadcast %%t dims = [0, 1] : %s -> %s" % (mlir_type(rd, "i64"), ti))
-    pb.line("%%hot = fuser.eq %%col, %%tb : %s" % ti)
-    pb.line("%%hotf = fuser.cast %%hot : %s to %s" % (mlir_type(xd, "i1"), tf))
-    pb.line("%%q = fuser.sub %%p, %%hotf : %s" % tf)
+    _softmax_minus_one_hot_lines(pb, xd, rd)
     pb.line("%scale = fuser.div %g, %cnt : tensor<f32>")
     pb.line("%zf = fuser.constant 0.0 : tensor<f32>")
     pb.line("%%w = fuser.where %%keep, %%scale, %%zf : %s, tensor<f32>, tensor<f32>" % (

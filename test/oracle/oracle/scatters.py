@@ -19,20 +19,16 @@ import torch
 from . import values
 from .core import Case, Exact, PartBuilder, Ulps, from_f64, from_torch, mlir_type, to_torch
 
+from .indexing import _NP_INDEX, INDEX_TYPES, _bind
+
 EXACT = Exact()
 SCATTER_TYPES = ("f16", "bf16", "f32", "f64", "i8", "i32", "i64")
-INDEX_TYPES = ("i64", "i32")
-_NP_INDEX = {"i64": np.int64, "i32": np.int32}
-
-
-def _bind(fn, *a):
-    return lambda: fn(*a)
 
 
 def _data(t, shape, rng):
-    if int(np.prod(shape)) == 0:
-        return values.random(t, shape, rng)
-    if t in ("i8", "i32", "i64"):
+    """Floats with their specials (NaN, infinities, zeros of both signs);
+    integers over their whole range (sums wrap, as in PyTorch)."""
+    if int(np.prod(shape)) == 0 or t in ("i8", "i32", "i64"):
         return values.random(t, shape, rng)
     return values.with_specials(t, shape, rng)
 
