@@ -291,13 +291,26 @@ static fuser_error *zero_buffer(call *c, uint32_t i, uint64_t ptr,
   if (d->mem_zero) {
     e = d->mem_zero(c->rt->dctx, ptr, (size_t)bytes, c->stream);
   } else {
-    /* Earlier kernels on the stream may still use the bytes. */
-    void *zeros = calloc(1, (size_t)bytes);
+    /* Earlier kernels on the stream may still use the bytes. The zeros are
+     * copied from one host block of at most a thousandth of the buffer (or
+     * 1 MiB), in at most 1024 copies: never a host copy of a buffer that
+     * may be as large as the device's memory. */
+    uint64_t block64 = bytes / 1024 + (bytes % 1024 != 0);
+    if (block64 < (1u << 20)) block64 = 1u << 20;
+    if (block64 > bytes) block64 = bytes;
+    if (block64 > SIZE_MAX)
+      return fail(c, i, FUSER_ERROR_OUT_OF_MEMORY,
+                  "no host memory for %" PRIu64 " zero bytes", block64);
+    size_t block = (size_t)block64;
+    void *zeros = calloc(1, block);
     if (!zeros)
       return fail(c, i, FUSER_ERROR_OUT_OF_MEMORY,
-                  "no host memory for %" PRIu64 " zero bytes", bytes);
+                  "no host memory for %zu zero bytes", block);
     e = d->synchronize(c->rt->dctx, c->stream, 0);
-    if (!e) e = d->copy_h2d(c->rt->dctx, ptr, zeros, (size_t)bytes);
+    for (uint64_t done = 0; !e && done < bytes; done += block) {
+      size_t n = bytes - done < block ? (size_t)(bytes - done) : block;
+      e = d->copy_h2d(c->rt->dctx, ptr + done, zeros, n);
+    }
     free(zeros);
   }
   return e ? fr_error_wrap(e, "fusion '%s': instruction %u (ALLOC): zeroing",
