@@ -107,8 +107,9 @@ static bool isSizedByUse(Operation *op, const llvm::SmallPtrSetImpl<Operation *>
 /// (an ASSERT that fails a valid call). Before the shapes are analyzed,
 /// each such op gets one copy per using op, so that each use sizes its own;
 /// walking the block backwards splits whole chains (a cast of a shared
-/// constant, then the constant). A value the fusion returns keeps its
-/// uses: its size comes from them. The copies cost nothing: these ops are
+/// constant, then the constant). A value the fusion returns, and every
+/// value it is computed from, keeps its uses: its size comes from them. The
+/// copies cost nothing: these ops are
 /// recomputed by every kernel that reads them anyway.
 static void splitValuesSizedByUse(func::FuncOp fusion) {
   Block &body = fusion.getBody().front();
