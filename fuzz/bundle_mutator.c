@@ -4,10 +4,11 @@
 |* those that do rarely reach the plan's operands with meaningful values. This *|
 |* custom mutator decodes a bundle's layout (fuser_bundle_format.h) into typed *|
 |* fields (counts, offsets, string references, opcodes, registers, buffer     *|
-|* indices, immediates, dims, dtypes, ranks, parameter kinds, module indices,  *|
-|* reserved fields), changes a few of them with values that mean something for *|
-|* their type (a register just out of range, another string's offset, a dim   *|
-|* of 2^31, a pointer parameter made i64), sometimes moves whole instructions *|
+|* indices, immediates, dims, strides, dtypes, ranks, parameter kinds, module *|
+|* indices, reserved fields), changes a few of them with values that mean     *|
+|* something for their type (a register just out of range, another string's   *|
+|* offset, a dim of 2^31, a stride of -2, a strides record moved onto a dims  *|
+|* record, a pointer parameter made i64), sometimes moves whole instructions  *|
 |* or parameter records, sometimes edits a name or lets libFuzzer mutate the  *|
 |* bytes, and then re-fixes the file size and the checksum so that the mutant *|
 |* reaches the validator's structural checks and the plan interpreter. One in *|
@@ -42,6 +43,10 @@ typedef enum {
   F_OPCODE,   /* u16 */
   F_IMM,      /* i64 immediate */
   F_DIM,      /* i64 dim */
+  F_STRIDES,  /* u64 offset of a strides record, or 0 (none) */
+  F_STRIDE,   /* i64 stride: >= 0, or -1 (dynamic) */
+  F_ARG,      /* u32 argument index (STRIDE's a) */
+  F_DIMIDX,   /* u32 dim of a tensor (STRIDE's b) */
   F_DTYPE,    /* u8 */
   F_RANK,     /* u8 */
   F_PKIND,    /* u8 parameter kind */
@@ -63,7 +68,7 @@ typedef struct {
 #define MAX_FUSIONS 16
 
 typedef struct {
-  uint32_t regs, nbuf, ndyn, nlaunch;
+  uint32_t regs, nbuf, ndyn, nlaunch, nargs;
   uint64_t instrs, ninstrs, params_first, nparams;
 } fusion_info;
 
@@ -110,7 +115,7 @@ static int semantic(field_type t) {
   switch (t) {
   case F_REG: case F_OPTREG: case F_BUF: case F_DYNIDX: case F_LAUNCHIDX:
   case F_OPCODE: case F_IMM: case F_DIM: case F_DTYPE: case F_RANK:
-  case F_PKIND:
+  case F_PKIND: case F_STRIDES: case F_STRIDE: case F_ARG: case F_DIMIDX:
     return 1;
   default:
     return 0;
@@ -126,7 +131,9 @@ static void add(ctx *c, uint64_t at, field_type t, uint32_t fusion, int width) {
 
 static int width_of(field_type t) {
   switch (t) {
-  case F_OFFSET: case F_IMM: case F_DIM: case F_RES64: case F_SIZE64: return 8;
+  case F_OFFSET: case F_IMM: case F_DIM: case F_RES64: case F_SIZE64:
+  case F_STRIDES: case F_STRIDE:
+    return 8;
   case F_OPCODE: case F_RES16: return 2;
   case F_DTYPE: case F_RANK: case F_PKIND: case F_RES8: return 1;
   default: return 4;
@@ -186,6 +193,11 @@ static void decode_instr(ctx *c, uint64_t at, uint32_t fus) {
     ADD(a, F_BUF, fus);
     ADD(imm, F_STRREF, fus); /* the sites, a string reference in an i64 */
     break;
+  case FUSER_BUNDLE_OP_STRIDE:
+    ADD(dst, F_REG, fus);
+    ADD(a, F_ARG, fus);
+    ADD(b, F_DIMIDX, fus);
+    break;
   default:
     ADD(dst, F_REG, fus);
     ADD(a, F_REG, fus);
@@ -235,6 +247,7 @@ static void decode(ctx *c) {
     fi->ndyn = (uint32_t)get(c, at + FUSER_BUNDLE_F_NUM_DYN, 4);
     fi->nlaunch = (uint32_t)get(c, at + FUSER_BUNDLE_F_NUM_LAUNCHES, 4);
     fi->nbuf = (uint32_t)(na + nr + ni);
+    fi->nargs = (uint32_t)na;
     ADD(at + FUSER_BUNDLE_F_NAME, F_STRREF, fus);
     ADD(at + FUSER_BUNDLE_F_NUM_ARGS, F_COUNT, fus);
     ADD(at + FUSER_BUNDLE_F_NUM_RESULTS, F_COUNT, fus);
@@ -258,10 +271,13 @@ static void decode(ctx *c) {
       ADD(ta + FUSER_BUNDLE_T_RANK, F_RANK, fus);
       ADD(ta + FUSER_BUNDLE_T_RESERVED, F_RES16, fus);
       ADD(ta + FUSER_BUNDLE_T_DIMS, F_OFFSET, fus);
-      ADD(ta + FUSER_BUNDLE_T_RESERVED2, F_RES64, fus);
+      ADD(ta + FUSER_BUNDLE_T_STRIDES, F_STRIDES, fus);
       uint64_t rank = get(c, ta + FUSER_BUNDLE_T_RANK, 1);
       uint64_t da = get(c, ta + FUSER_BUNDLE_T_DIMS, 8);
       for (uint64_t k = 0; k < rank && k < 64; k++) ADD(da + 8 * k, F_DIM, fus);
+      uint64_t sa = get(c, ta + FUSER_BUNDLE_T_STRIDES, 8);
+      for (uint64_t k = 0; sa && k < rank && k < 64; k++)
+        ADD(sa + 8 * k, F_STRIDE, fus);
     }
     fi->instrs = get(c, at + FUSER_BUNDLE_F_INSTRS, 8);
     fi->ninstrs = get(c, at + FUSER_BUNDLE_F_NUM_INSTRS, 4);
@@ -320,10 +336,27 @@ static const int64_t interesting[] = {
     (int64_t)UINT32_MAX, (int64_t)1 << 32, (int64_t)1 << 40, (int64_t)1 << 61,
     (int64_t)1 << 62, INT64_MAX, INT64_MIN, INT64_MAX - 1};
 
+/* A strides record worth trying: none, a neighbour of it, the dims record
+ * of some tensor (the same values: a valid record), or somewhere else. */
+static uint64_t strides_offset(ctx *c, uint64_t old) {
+  uint64_t pick[] = {0, old + 8, old - 8, old + 1, c->size, ~0ull,
+                     below(c, c->size + 1) & ~7ull, old};
+  uint64_t v = pick[below(c, 8)];
+  if (v == old && c->nfusions) { /* a dims record of this bundle */
+    for (size_t tries = 0; tries < 8 && c->n; tries++) {
+      const field *g = &c->f[below(c, c->n)];
+      if (g->type == F_DIM) return g->at;
+    }
+    return 0;
+  }
+  return v;
+}
+
 static uint64_t value_for(ctx *c, const field *f, uint64_t old) {
   const fusion_info *fi = f->fusion < c->nfusions ? &c->fi[f->fusion] : NULL;
   uint64_t regs = fi ? fi->regs : 16, nbuf = fi ? fi->nbuf : 4,
-           ndyn = fi ? fi->ndyn : 2, nl = fi ? fi->nlaunch : 2;
+           ndyn = fi ? fi->ndyn : 2, nl = fi ? fi->nlaunch : 2,
+           nargs = fi ? fi->nargs : 2;
   switch ((field_type)f->type) {
   case F_REG: case F_OPTREG: {
     uint64_t pick[] = {below(c, regs + 1), regs, regs - 1, old + 1, old - 1,
@@ -346,6 +379,20 @@ static uint64_t value_for(ctx *c, const field *f, uint64_t old) {
   case F_MODIDX: {
     uint64_t pick[] = {0, 1, 2, old + 1, FUSER_BUNDLE_NONE};
     return pick[below(c, 5)];
+  }
+  case F_ARG: {
+    uint64_t pick[] = {below(c, nargs + 1), nargs, old + 1, 0, nbuf};
+    return pick[below(c, 5)] & 0xFFFFFFFFu;
+  }
+  case F_DIMIDX: {
+    uint64_t pick[] = {below(c, 4), old + 1, old - 1, 0, 32, 33};
+    return pick[below(c, 6)] & 0xFFFFFFFFu;
+  }
+  case F_STRIDES: return strides_offset(c, old);
+  case F_STRIDE: {
+    uint64_t pick[] = {(uint64_t)-1, 0, 1, (uint64_t)-2, (uint64_t)INT64_MIN,
+                       (uint64_t)INT64_MAX, (uint64_t)1 << 62, old + 1};
+    return pick[below(c, 8)];
   }
   case F_MODKIND: return below(c, 4);
   case F_OPCODE: return below(c, 4) ? 1 + below(c, FUSER_BUNDLE_OP_LAST)

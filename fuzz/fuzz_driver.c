@@ -90,7 +90,7 @@ static void check_info(const fuser_tensor_info *t) {
   if (!t || !t->name || (t->rank && !t->dims)) abort();
   if (!fuser_dtype_name(t->dtype) || !fuser_dtype_size(t->dtype)) abort();
   for (uint32_t d = 0; d < t->rank; ++d)
-    if (t->dims[d] < -1) abort();
+    if (t->dims[d] < -1 || (t->strides && t->strides[d] < -1)) abort();
 }
 
 static void run_with(const fuser_fusion *f, int64_t *dims, size_t nd) {
@@ -111,6 +111,24 @@ static void run_with(const fuser_fusion *f, int64_t *dims, size_t nd) {
   uint64_t scratch = 0;
   ok(fuser_fusion_scratch_size(f, bufs, bufs + na, dims, nd, &scratch));
   ok(fuser_run(f, bufs, bufs + na, dims, nd, NULL, NULL));
+  /* The views passed with their strides: the static ones, and a stride of
+   * dims[0] (any value the bytes gave) for each dynamic one, which STRIDE
+   * reads. */
+  int64_t *strides = calloc(na * FUSER_MAX_RANK + 1, sizeof *strides);
+  const int64_t **arg_strides = calloc(na + 1, sizeof *arg_strides);
+  if (!strides || !arg_strides) abort();
+  for (size_t a = 0; a < na; ++a) {
+    const fuser_tensor_info *t = fuser_fusion_arg(f, a);
+    if (!t->strides) continue;
+    for (uint32_t d = 0; d < t->rank; ++d)
+      strides[a * FUSER_MAX_RANK + d] =
+          t->strides[d] >= 0 ? t->strides[d] : (nd ? dims[0] : 1);
+    arg_strides[a] = strides + a * FUSER_MAX_RANK;
+  }
+  fuser_run_options ro = {.arg_strides = arg_strides};
+  ok(fuser_run(f, bufs, bufs + na, dims, nd, NULL, &ro));
+  free(strides);
+  free(arg_strides);
   free(bufs);
 }
 
@@ -123,6 +141,8 @@ void fuzz_exercise_bundle(const fuser_bundle *b, const uint8_t *seed, size_t see
     size_t na = fuser_fusion_num_args(f), nr = fuser_fusion_num_results(f);
     for (size_t t = 0; t < na; ++t) check_info(fuser_fusion_arg(f, t));
     for (size_t t = 0; t < nr; ++t) check_info(fuser_fusion_result(f, t));
+    for (size_t t = 0; t < nr; ++t)
+      if (fuser_fusion_result(f, t)->strides) abort(); /* results are dense */
     if (fuser_fusion_tensor(f, na + nr) != NULL) abort();
     size_t nd = fuser_fusion_num_dyn_dims(f);
     for (size_t k = 0; k < nd; ++k) {

@@ -35,8 +35,11 @@ vp = ctypes.c_void_p
 
 
 class TensorInfo(ctypes.Structure):
+    # fuser_tensor_info; strides: NULL for a dense tensor, else an argument
+    # compiled as a view (rank entries, -1 where passed at run time).
     _fields_ = [("name", ctypes.c_char_p), ("dtype", ctypes.c_int),
-                ("rank", ctypes.c_uint32), ("dims", ctypes.POINTER(ctypes.c_int64))]
+                ("rank", ctypes.c_uint32), ("dims", ctypes.POINTER(ctypes.c_int64)),
+                ("strides", ctypes.POINTER(ctypes.c_int64))]
 
 
 class DynDimInfo(ctypes.Structure):

@@ -199,7 +199,7 @@ static void run_all(fuser_rt *rt, const char *driver, int samples,
   int64_t dims[5] = {64, 128, 128, 64, 128};
   measure(rt, driver, multi, "4 launches, 5 dyn dims, 1 intermediate", 4,
           bufs, bufs + 2, dims, 5, NULL, samples, calls);
-  fuser_run_options ro = {bufs[5], 1 << 16};
+  fuser_run_options ro = {.scratch = bufs[5], .scratch_size = 1 << 16};
   measure(rt, driver, multi, "same, intermediate in user scratch", 4, bufs,
           bufs + 2, dims, 5, &ro, samples, calls);
   for (int i = 0; i < 6; i++) fuser_error_destroy(fuser_mem_free(rt, bufs[i]));

@@ -44,8 +44,11 @@ class BundleError(Exception):
 
 
 class Tensor:
-    def __init__(self, name, dtype, dims):
+    def __init__(self, name, dtype, dims, strides=None):
         self.name, self.dtype, self.dims = name, dtype, dims
+        # An argument compiled as a view: its strides in elements, -1 where
+        # the caller passes one (read by STRIDE); None when dense.
+        self.strides = strides
 
     @property
     def dtype_name(self):
@@ -88,11 +91,21 @@ class Fusion:
                     dims.append(shapes[i][d] if i < len(self.args) else 0)
         return dims
 
-    def run_plan(self, dyn_dims, aligned=True):
+    def dense_stride(self, dims, arg, dim):
+        """The dense (row-major) stride of dim `dim` of argument `arg` for
+        dynamic dims `dims`: what STRIDE reads when the caller passes no
+        strides (a size 0 counts as 1, as PyTorch's contiguous strides)."""
+        s = 1
+        for size in self.shapes(dims)[arg][dim + 1:]:
+            s *= max(size, 1)
+        return s
+
+    def run_plan(self, dyn_dims, aligned=True, arg_strides=None):
         """Runs the plan program: returns (dims, launches, allocs) where dims
         are all dynamic dims (the results' filled in), launches the executed
         launches as (Launch, grid, block, smem) with register values
-        resolved, and allocs {buffer index: bytes}."""
+        resolved, and allocs {buffer index: bytes}. `arg_strides`: None, or
+        per argument None (dense) or its strides, for STRIDE."""
         dims = list(dyn_dims)
         for attempt in range(2):  # first pass fills the results' dims
             regs = [0] * max(self.num_regs, 1)
@@ -129,6 +142,9 @@ class Fusion:
                                          r[L.smem]))
                 elif op == OP["INDEX_CHECK"]:
                     pass  # reads the index error word after the launches
+                elif op == OP["STRIDE"]:
+                    passed = arg_strides[a] if arg_strides else None
+                    r[dst] = passed[b] if passed else self.dense_stride(dims, a, b)
                 elif op == OP["RESULT_DIM"]:
                     if attempt == 0:
                         dims[b] = r[a]
@@ -199,9 +215,11 @@ def load(path_or_bytes):
         f = Fusion()
         f.name, f.num_dyn, f.num_regs, f.num_intermediates = string(name), nd, nregs, ni
         for t in range(na + nr):
-            tname, dt, rank, _, doff, _ = struct.unpack_from(_TENSOR, data, toff + F["TENSOR_SIZE"] * t)
+            tname, dt, rank, _, doff, stoff = struct.unpack_from(_TENSOR, data, toff + F["TENSOR_SIZE"] * t)
             dims = list(struct.unpack_from("<%dq" % rank, data, doff)) if rank else []
-            (f.args if t < na else f.results).append(Tensor(string(tname), dt, dims))
+            # The strides record (0: none, a dense tensor).
+            strides = list(struct.unpack_from("<%dq" % rank, data, stoff)) if stoff else None
+            (f.args if t < na else f.results).append(Tensor(string(tname), dt, dims, strides))
         for k in range(ninst):
             op, _, dst, a, b, imm = struct.unpack_from(_INSTR, data, ioff + F["INSTR_SIZE"] * k)
             f.instrs.append((op, dst, a, b, imm))

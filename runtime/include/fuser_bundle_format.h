@@ -82,7 +82,12 @@
 #define FUSER_BUNDLE_T_RANK 5      /* u8, at most FUSER_MAX_RANK */
 #define FUSER_BUNDLE_T_RESERVED 6  /* u16, 0 */
 #define FUSER_BUNDLE_T_DIMS 8      /* u64 offset of i64[rank] */
-#define FUSER_BUNDLE_T_RESERVED2 16 /* u64, 0 */
+/* u64 offset of i64[rank]: the argument's strides in elements, each >= 0
+ * (0: an expanded dim) or -1 (dynamic: passed by the caller, read by
+ * STRIDE); 0 (no record) for a dense row-major tensor, and always for a
+ * result. Was a reserved 0 before strided arguments: an older runtime
+ * refuses such a bundle as "reserved fields are not 0". */
+#define FUSER_BUNDLE_T_STRIDES 16
 
 #define FUSER_BUNDLE_DTYPE_I1 1
 #define FUSER_BUNDLE_DTYPE_I8 2
@@ -133,7 +138,12 @@
  * for the call's stream, reads it and fails the call when FLAG is set,
  * naming line SITE of string `imm` (one line per indexing op). */
 #define FUSER_BUNDLE_OP_INDEX_CHECK 23
-#define FUSER_BUNDLE_OP_LAST 23
+/* STRIDE (added with strided arguments): r[dst] = the stride in elements
+ * of dim `b` of argument `a`, as the caller passed it (the dense row-major
+ * stride when the caller passed none); argument `a` has a strides record
+ * whose entry `b` is -1. */
+#define FUSER_BUNDLE_OP_STRIDE 24
+#define FUSER_BUNDLE_OP_LAST 24
 
 /* ---- the index error word (what kernels record) ---------------------------
  * i64 elements: FLAG 1 once a thread met an index out of range (the thread

@@ -343,6 +343,11 @@ typedef struct fuser_tensor_info {
   fuser_dtype dtype;
   uint32_t rank;
   const int64_t *dims; /* rank entries: static size, or -1 when dynamic */
+  /* An argument compiled as a view (docs/bundle.md, TensorRecord): rank
+   * entries, each a stride in elements (0 for an expanded dim) or -1 when
+   * the caller passes it (fuser_run_options.arg_strides). NULL: dense,
+   * row-major (every result). */
+  const int64_t *strides;
 } fuser_tensor_info;
 
 /* Where a dynamic dim lives: dim `dim` of tensor `tensor` (tensor indices
@@ -372,7 +377,10 @@ FUSER_API size_t fuser_fusion_num_dyn_dims(const fuser_fusion *fusion);
 FUSER_API const fuser_dyn_dim_info *fuser_fusion_dyn_dim(
     const fuser_fusion *fusion, size_t i);
 /* The number of bytes of tensor i for the given dynamic dims (the
- * dynamic dims of the other tensors are ignored). */
+ * dynamic dims of the other tensors are ignored): always the dense size,
+ * element size times the product of the dims, also for an argument
+ * compiled as a view (the span of a view depends on the strides a call
+ * passes: docs/runtime.md, Running). */
 FUSER_API fuser_error *fuser_fusion_tensor_bytes(const fuser_fusion *fusion,
                                                  size_t i,
                                                  const int64_t *dyn_dims,
@@ -434,6 +442,13 @@ typedef struct fuser_run_options {
    * does not reuse it, until the call's kernels have finished. */
   uint64_t scratch;
   uint64_t scratch_size;
+  /* NULL, or one entry per argument: NULL for a dense row-major argument,
+   * else its rank strides in elements, each >= 0 (0: an expanded dim), for
+   * a view (a transposed, sliced or expanded tensor) passed without a copy.
+   * They must agree with the strides the argument was compiled with
+   * (fuser_tensor_info.strides: the static ones equal, except on dims of
+   * size 1; an argument compiled dense takes only dense strides). */
+  const int64_t *const *arg_strides;
 } fuser_run_options;
 
 /*
@@ -447,13 +462,19 @@ typedef struct fuser_run_options {
  *  dyn_dims   values of the fusion's dynamic dims, in signature order
  *  num_dyn_dims  must equal fuser_fusion_num_dyn_dims()
  *  stream     where the kernels run (CUstream for CUDA; NULL = default)
- *  options    NULL, or user scratch for the intermediates
+ *  options    NULL, or user scratch for the intermediates and the strides
+ *             of arguments passed as views
  *
  * The buffers are checked first, from each tensor's size for these dims
  * (FUSER_ERROR_INVALID_ARGUMENT): a non-empty tensor may not be at address
  * 0, and a result may share no byte with an argument, another result or
  * the scratch: no fusion runs in place. Arguments may overlap each other.
- * That each buffer is as large as its tensor is the caller's promise.
+ * That each buffer is as large as its tensor is the caller's promise. An
+ * argument's strides (options->arg_strides, else dense) are checked too:
+ * each >= 0, and on a non-empty tensor equal to the static strides it was
+ * compiled with (dense ones for an argument compiled dense) except on dims
+ * of size 1; its bytes are then the span of the view, element size *
+ * (1 + sum over dims of (size - 1) * stride).
  *
  * Size checks, overflows, parameters that don't fit, and allocation
  * failures are found before any kernel is enqueued, so such a failure

@@ -24,7 +24,7 @@ const char *const fr_op_names[OP_LAST + 1] = {
     "?",   "CONST", "DIM", "ADD", "SUB", "MUL", "DIV",    "CEILDIV",
     "REM", "MIN",   "MAX", "EQ",  "NE",  "LT",  "LE",     "AND",
     "OR",  "SELECT", "ALIGNED", "ASSERT", "ALLOC", "LAUNCH", "RESULT_DIM",
-    "INDEX_CHECK"};
+    "INDEX_CHECK", "STRIDE"};
 
 /* ---- reading ----------------------------------------------------------- */
 
@@ -262,8 +262,38 @@ static const char *kind_name(uint8_t k) {
   return k == PARAM_PTR ? "pointer" : k == PARAM_I32 ? "i32" : "i64";
 }
 
+/* The strides record of tensor `t` (at `soff`, rank entries): only an
+ * argument has one (a result is written dense, row-major), inside the file
+ * and 8-aligned like the dims, each entry a stride in elements (>= 0; 0 is
+ * an expanded dim) or -1 (passed by the caller, read by STRIDE). */
+static fuser_error *parse_strides(reader *r, fuser_fusion *f, uint32_t t,
+                                  uint64_t soff, int64_t **strides_store) {
+  fuser_tensor_info *ti = &f->tensors[t];
+  if (t >= f->num_args)
+    return bad(r,
+               "a strides record (at offset %llu) for a result: results are "
+               "always dense (row-major), only arguments may be views",
+               (unsigned long long)soff);
+  fuser_error *e = check_table(r, "strides", soff, ti->rank, 8);
+  if (e) return e;
+  for (uint32_t k = 0; k < ti->rank; k++) {
+    int64_t s = (int64_t)u64_at(r, soff + 8ull * k);
+    if (s < -1)
+      return bad(r,
+                 "stride %u is %lld (a stride in elements, >= 0, or -1 when "
+                 "the caller passes it)",
+                 k, (long long)s);
+    (*strides_store)[k] = s;
+  }
+  ti->strides = *strides_store;
+  *strides_store += ti->rank;
+  f->any_strides = true;
+  return NULL;
+}
+
 static fuser_error *parse_tensors(reader *r, fuser_fusion *f, uint64_t off,
-                                  int64_t **dims_store) {
+                                  int64_t **dims_store,
+                                  int64_t **strides_store) {
   uint32_t nt = f->num_args + f->num_results;
   fuser_error *e = check_table(r, "tensor records", off, nt, TENSOR_REC);
   if (e) return e;
@@ -293,8 +323,7 @@ static fuser_error *parse_tensors(reader *r, fuser_fusion *f, uint64_t off,
     if (!e && rank > FUSER_MAX_RANK)
       e = bad(r, "rank %u is more than FUSER_MAX_RANK (%d)", rank,
               FUSER_MAX_RANK);
-    if (!e && (u16_at(r, o + FUSER_BUNDLE_T_RESERVED) != 0 ||
-               u64_at(r, o + FUSER_BUNDLE_T_RESERVED2) != 0))
+    if (!e && u16_at(r, o + FUSER_BUNDLE_T_RESERVED) != 0)
       e = bad(r, "reserved fields are not 0");
     uint64_t doff = u64_at(r, o + FUSER_BUNDLE_T_DIMS);
     if (!e) e = check_table(r, "dims", doff, rank, 8);
@@ -304,6 +333,13 @@ static fuser_error *parse_tensors(reader *r, fuser_fusion *f, uint64_t off,
     }
     ti->dtype = (fuser_dtype)dtype;
     ti->rank = rank;
+    ti->strides = NULL; /* dense, unless it has a strides record */
+    /* 0: no record (offset 0 is the header, never a record). */
+    uint64_t soff = u64_at(r, o + FUSER_BUNDLE_T_STRIDES);
+    if (soff != 0 && (e = parse_strides(r, f, t, soff, strides_store))) {
+      snprintf(r->loc, sizeof r->loc, "%s", base);
+      return e;
+    }
     ti->dims = *dims_store;
     for (uint32_t k = 0; k < rank; k++) {
       int64_t d = (int64_t)u64_at(r, doff + 8ull * k);
@@ -483,6 +519,7 @@ static bool can_fail(uint16_t op) {
   case OP_ADD: case OP_SUB: case OP_MUL: case OP_DIV: case OP_CEILDIV:
   case OP_REM: case OP_ASSERT: case OP_ALLOC: case OP_LAUNCH:
   case OP_RESULT_DIM:
+  case OP_STRIDE: /* the dense stride of an empty tensor's dims may overflow */
     return true;
   default:
     return false;
@@ -517,6 +554,31 @@ static fuser_error *check_index_word(reader *r, const fuser_fusion *f,
   return bad(r, "buffer %u (the index error word) has no ALLOC", a);
 }
 
+/* STRIDE reads a stride the caller passes: `a` is an argument compiled as
+ * a view (it has a strides record) and entry `b` of its record is -1. A
+ * static stride is known to the compiler, and an argument without a record
+ * is dense: the caller passes neither, so nothing could be read. */
+static fuser_error *check_stride_operands(reader *r, const fuser_fusion *f,
+                                          const fr_instr *in) {
+  if (in->a >= f->num_args)
+    return bad(r, "buffer %u is not an argument (the fusion has %u "
+                  "arguments)",
+               in->a, f->num_args);
+  const fuser_tensor_info *t = &f->tensors[in->a];
+  if (!t->strides)
+    return bad(r, "argument %u '%s' has no strides record (it is dense)",
+               in->a, t->name);
+  if (in->b >= t->rank)
+    return bad(r, "dim %u out of range (argument %u '%s' has rank %u)", in->b,
+               in->a, t->name, t->rank);
+  if (t->strides[in->b] != -1)
+    return bad(r,
+               "stride %u of argument %u '%s' is static (%lld): STRIDE reads "
+               "only a dynamic one (-1)",
+               in->b, in->a, t->name, (long long)t->strides[in->b]);
+  return NULL;
+}
+
 /* Registers start at 0, but a plan the compiler writes never reads one
  * before an earlier instruction has set it (the plan is straight-line SSA):
  * such a read is damage or a crafted plan, e.g. a size check made to read
@@ -529,7 +591,7 @@ static fuser_error *check_reads(reader *r, const fuser_fusion *f,
     return bad(r, "%s reads register %u before any instruction writes it",  \
                what, (unsigned)(reg));
   switch (in->op) {
-  case OP_CONST: case OP_DIM: case OP_ALIGNED:
+  case OP_CONST: case OP_DIM: case OP_ALIGNED: case OP_STRIDE:
     break;
   case OP_SELECT:
     READ(in->a, "operand a");
@@ -641,6 +703,10 @@ static fuser_error *parse_instrs(reader *r, fuser_fusion *f, uint64_t off) {
       if (!e && in->a >= f->num_dyn)
         e = bad(r, "dynamic dim %u out of range (the fusion has %u)", in->a,
                 f->num_dyn);
+      break;
+    case OP_STRIDE:
+      REG(dst);
+      if (!e) e = check_stride_operands(r, f, in);
       break;
     case OP_SELECT:
       REG(dst);
@@ -876,7 +942,7 @@ static fuser_error *parse_fusion(reader *r, fuser_bundle *b, uint32_t i,
                  align16(sizeof(uint64_t) * nt) +
                  align16(sizeof(uint32_t) * ((size_t)nt + 1)) +
                  align16(sizeof(fuser_dyn_dim_info) * f->num_dyn) +
-                 align16(8 * total_rank) +
+                 2 * align16(8 * total_rank) + /* dims, then strides */
                  align16(sizeof(fr_instr) * (size_t)f->num_instrs) +
                  align16(sizeof(fr_launch) * (size_t)f->num_launches) +
                  (size_t)param_bytes;
@@ -897,12 +963,14 @@ static fuser_error *parse_fusion(reader *r, fuser_bundle *b, uint32_t i,
   p += align16(sizeof(fuser_dyn_dim_info) * f->num_dyn);
   int64_t *dims = (int64_t *)(void *)p;
   p += align16(8 * total_rank);
+  int64_t *strides = (int64_t *)(void *)p;
+  p += align16(8 * total_rank);
   f->instrs = (fr_instr *)(void *)p;
   p += align16(sizeof(fr_instr) * (size_t)f->num_instrs);
   f->launches = (fr_launch *)(void *)p;
   p += align16(sizeof(fr_launch) * (size_t)f->num_launches);
 
-  e = parse_tensors(r, f, toff, &dims);
+  e = parse_tensors(r, f, toff, &dims, &strides);
   if (e) return e;
 
   module_scan *s = &scans[f->ptx_module];

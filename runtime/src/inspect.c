@@ -101,6 +101,10 @@ size_t fuser_fusion_plan_text(const fuser_fusion *f, char *buffer,
           in->a, f->tensors[d->tensor].name, d->dim);
       break;
     }
+    case OP_STRIDE: /* validated: an argument, a dim of it */
+      put(&t, "r%" PRIu32 " = stride %s[%" PRIu32 "]", in->dst,
+          f->tensors[in->a].name, in->b);
+      break;
     case OP_SELECT:
       put(&t, "r%" PRIu32 " = r%" PRIu32 " ? r%" PRIu32 " : r%" PRId64,
           in->dst, in->a, in->b, in->imm);

@@ -154,6 +154,7 @@ enum {
   OP_LAUNCH = FUSER_BUNDLE_OP_LAUNCH,
   OP_RESULT_DIM = FUSER_BUNDLE_OP_RESULT_DIM,
   OP_INDEX_CHECK = FUSER_BUNDLE_OP_INDEX_CHECK,
+  OP_STRIDE = FUSER_BUNDLE_OP_STRIDE,
   OP_LAST = FUSER_BUNDLE_OP_LAST,
 };
 
@@ -222,6 +223,9 @@ struct fuser_fusion {
    * For the per-call buffer checks of fuser_run. */
   uint64_t *tensor_static_bytes;
   uint32_t *tensor_dyn_begin;
+  /* Whether an argument has a strides record (is compiled as a view): then
+   * fuser_run checks the strides of every call, not only its buffers. */
+  bool any_strides;
   fr_instr *instrs;
   fr_launch *launches;
   uint32_t ptx_module, emu_module;

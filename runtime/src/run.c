@@ -47,6 +47,9 @@ typedef struct call {
   int64_t *inferred;        /* fuser_fusion_infer_dims: dims being filled */
   unsigned char *defined;   /* ...and which result dims RESULT_DIM set */
   fr_span *spans;           /* fuser_run: the buffers' byte ranges */
+  /* fuser_run_options.arg_strides (checked by check_buffers), or NULL:
+   * every argument dense, as in the queries. */
+  const int64_t *const *arg_strides;
 } call;
 
 static fuser_error *fail(const call *c, uint32_t i, fuser_error_code code,
@@ -318,6 +321,52 @@ static fuser_error *zero_buffer(call *c, uint32_t i, uint64_t ptr,
            : NULL;
 }
 
+/* The sizes of tensor `t`'s dims for the call's dynamic dims. */
+static void tensor_sizes(const fuser_fusion *f, const int64_t *dims,
+                         uint32_t t, int64_t *out) {
+  const fuser_tensor_info *ti = &f->tensors[t];
+  uint32_t k = f->tensor_dyn_begin[t];
+  for (uint32_t d = 0; d < ti->rank; d++)
+    out[d] = ti->dims[d] == -1 ? dims[k++] : ti->dims[d];
+}
+
+/* The dense (row-major) strides of dims `size`: each the product of the
+ * sizes after it, a size 0 counting as 1 (as PyTorch's contiguous strides
+ * do). Only the dims of an empty tensor can make one overflow (a non-empty
+ * tensor has fewer than 2^63 elements: check_buffers); such a stride is
+ * INT64_MAX, for messages. */
+static void dense_strides(const int64_t *size, uint32_t rank, int64_t *out) {
+  int64_t s = 1;
+  for (uint32_t d = rank; d-- > 0;) {
+    out[d] = s;
+    if (__builtin_mul_overflow(s, size[d] > 1 ? size[d] : 1, &s))
+      s = INT64_MAX;
+  }
+}
+
+/* STRIDE: the stride of dim `b` of argument `a` as the caller passed it,
+ * else (an argument passed dense, or a query, which has no strides) its
+ * dense stride. */
+static fuser_error *stride_of(call *c, uint32_t i, const fr_instr *in,
+                              int64_t *out) {
+  const int64_t *passed = c->arg_strides ? c->arg_strides[in->a] : NULL;
+  if (passed) {
+    *out = passed[in->b];
+    return NULL;
+  }
+  int64_t size[FUSER_MAX_RANK], s = 1;
+  const fuser_tensor_info *t = &c->f->tensors[in->a];
+  tensor_sizes(c->f, c->dims, in->a, size);
+  for (uint32_t d = in->b + 1; d < t->rank; d++)
+    if (__builtin_mul_overflow(s, size[d] > 1 ? size[d] : 1, &s))
+      return fail(c, i, FUSER_ERROR_OUT_OF_RANGE,
+                  "the dense stride of dim %u of argument %u '%s' overflows "
+                  "(the tensor is empty, its other dims too large)",
+                  in->b, in->a, t->name);
+  *out = s;
+  return NULL;
+}
+
 static fuser_error *exec(call *c, mode md) {
   const fuser_fusion *f = c->f;
   int64_t *r = c->regs;
@@ -405,6 +454,11 @@ static fuser_error *exec(call *c, mode md) {
     case OP_SELECT:
       r[in->dst] = r[in->a] != 0 ? r[in->b] : r[in->imm];
       break;
+    case OP_STRIDE: {
+      fuser_error *e = stride_of(c, i, in, &r[in->dst]);
+      if (e) return e;
+      break;
+    }
     case OP_ALIGNED:
       r[in->dst] = c->bufs[in->a] % (uint64_t)in->imm == 0;
       break;
@@ -584,10 +638,123 @@ overlap_error(const fuser_fusion *f, const fr_span *p, const fr_span *q) {
       f->name, b, y->begin, y->end, a, x->begin, x->end);
 }
 
+/* "[1,?,4]": a list of sizes or strides (-1 as "?") for messages; `out`
+ * holds 22 bytes per entry and 3 more. */
+static const char *put_list(char *out, const int64_t *v, uint32_t rank) {
+  size_t len = 0;
+  out[len++] = '[';
+  for (uint32_t d = 0; d < rank; d++) {
+    if (d) out[len++] = ',';
+    if (v[d] == -1)
+      out[len++] = '?';
+    else /* at most 20 characters and the NUL */
+      len += (size_t)snprintf(out + len, 21 + 1, "%" PRId64, v[d]);
+  }
+  out[len++] = ']';
+  out[len] = 0;
+  return out;
+}
+
+/* What check_view found wrong. */
+typedef enum view_fault {
+  VIEW_NEGATIVE, /* stride k is negative */
+  VIEW_SPAN,     /* the span is 2^63 bytes or more */
+  VIEW_MISMATCH, /* stride k is not `want`, the compiled (or dense) one */
+} view_fault;
+
+/* The messages of check_view, out of its way (cold). */
+__attribute__((noinline, cold)) static fuser_error *
+view_error(const call *c, uint32_t t, const int64_t *size,
+           const int64_t *passed, const int64_t *dense, view_fault why,
+           uint32_t k, int64_t want) {
+  const fuser_fusion *f = c->f;
+  const fuser_tensor_info *ti = &f->tensors[t];
+  char sizes[FUSER_MAX_RANK * 22 + 3], got[FUSER_MAX_RANK * 22 + 3],
+      compiled[FUSER_MAX_RANK * 22 + 3];
+  put_list(sizes, size, ti->rank);
+  put_list(got, passed ? passed : dense, ti->rank);
+  put_list(compiled, ti->strides ? ti->strides : dense, ti->rank);
+  const int64_t *eff = passed ? passed : dense;
+  const char *how = passed ? "passed with strides" : "passed dense, strides";
+  if (why == VIEW_NEGATIVE)
+    return fuser_error_create(
+        FUSER_ERROR_INVALID_ARGUMENT,
+        "fusion '%s': argument %u '%s' is passed with strides %s (dims %s): "
+        "stride %u is %" PRId64 "; strides can't be negative",
+        f->name, t, ti->name, got, sizes, k, eff[k]);
+  if (why == VIEW_SPAN)
+    return fuser_error_create(
+        FUSER_ERROR_OUT_OF_RANGE,
+        "fusion '%s': argument %u '%s', %s %s (dims %s), spans 2^63 bytes "
+        "or more",
+        f->name, t, ti->name, how, got, sizes);
+  if (!ti->strides)
+    return fuser_error_create(
+        FUSER_ERROR_INVALID_ARGUMENT,
+        "fusion '%s': argument %u '%s' is passed with strides %s (dims %s) "
+        "but was compiled dense, strides %s: dim %u has stride %" PRId64
+        ", not %" PRId64 "; the argument was compiled dense; declare its "
+        "strides with fuser.strides (docs/dialect.md)",
+        f->name, t, ti->name, got, sizes, compiled, k, eff[k], want);
+  return fuser_error_create(
+      FUSER_ERROR_INVALID_ARGUMENT,
+      "fusion '%s': argument %u '%s' is %s %s (dims %s) but was compiled "
+      "with strides %s: dim %u has stride %" PRId64 ", not %" PRId64
+      " (a static stride must match, except on a dim of size 1)%s",
+      f->name, t, ti->name, how, got, sizes, compiled, k, eff[k], want,
+      passed ? "" : "; pass its strides in fuser_run_options.arg_strides");
+}
+
+/* An argument that is a view (compiled with a strides record, or passed
+ * with strides): its strides for this call are the caller's, else dense.
+ * Each is >= 0; on a non-empty tensor each static stride it was compiled
+ * with (each dense one, when it was compiled dense, since its kernels
+ * index it row-major) must be the one passed, except on a dim of size 1,
+ * which no index moves along. Its bytes become the span its elements
+ * reach, element size * (1 + sum (size - 1) * stride): for the address-0
+ * and overlap checks (a sliced view reaches further than its elements, an
+ * expanded one less far). */
+static fuser_error *check_view(const call *c, uint32_t t,
+                               const int64_t *passed, bool nonempty,
+                               uint64_t *bytes) {
+  const fuser_fusion *f = c->f;
+  const fuser_tensor_info *ti = &f->tensors[t];
+  int64_t size[FUSER_MAX_RANK], dense[FUSER_MAX_RANK];
+  tensor_sizes(f, c->dims, t, size);
+  dense_strides(size, ti->rank, dense);
+  if (passed)
+    for (uint32_t k = 0; k < ti->rank; k++)
+      if (passed[k] < 0)
+        return view_error(c, t, size, passed, dense, VIEW_NEGATIVE, k, 0);
+  if (!nonempty) {
+    *bytes = 0; /* touches nothing, whatever its strides */
+    return NULL;
+  }
+  const int64_t *eff = passed ? passed : dense;
+  const int64_t *want = ti->strides ? ti->strides : dense;
+  for (uint32_t k = 0; k < ti->rank; k++)
+    if (size[k] != 1 && want[k] != -1 && eff[k] != want[k])
+      return view_error(c, t, size, passed, dense, VIEW_MISMATCH, k,
+                        want[k]);
+  uint64_t span = 1, step;
+  for (uint32_t k = 0; k < ti->rank; k++)
+    if (__builtin_mul_overflow((uint64_t)(size[k] - 1), (uint64_t)eff[k],
+                               &step) ||
+        __builtin_add_overflow(span, step, &span))
+      return view_error(c, t, size, passed, dense, VIEW_SPAN, 0, 0);
+  if (__builtin_mul_overflow(span, (uint64_t)fuser_dtype_size(ti->dtype),
+                             bytes) ||
+      *bytes > (uint64_t)INT64_MAX)
+    return view_error(c, t, size, passed, dense, VIEW_SPAN, 0, 0);
+  return NULL;
+}
+
 static fuser_error *check_buffers(call *c) {
   const fuser_fusion *f = c->f;
   uint32_t nio = f->num_args + f->num_results, n = 0;
   fr_span *sp = c->spans;
+  /* Views: an argument compiled with strides, or passed with some. */
+  bool views = f->any_strides || c->arg_strides;
   for (uint32_t t = 0; t < nio; t++) {
     uint64_t bytes = f->tensor_static_bytes[t];
     for (uint32_t k = f->tensor_dyn_begin[t];
@@ -595,6 +762,13 @@ static fuser_error *check_buffers(call *c) {
       if (__builtin_mul_overflow(bytes, (uint64_t)c->dims[k], &bytes) ||
           bytes > (uint64_t)INT64_MAX)
         return buffer_error(f, t, 0, 0, 0);
+    if (views && t < f->num_args) {
+      const int64_t *passed = c->arg_strides ? c->arg_strides[t] : NULL;
+      if (passed || f->tensors[t].strides) {
+        fuser_error *e = check_view(c, t, passed, bytes != 0, &bytes);
+        if (e) return e;
+      }
+    }
     if (!bytes) continue; /* empty: touches nothing */
     uint64_t begin = c->bufs[t], end;
     if (begin == 0 || __builtin_add_overflow(begin, bytes, &end))
@@ -747,6 +921,7 @@ fuser_error *fuser_run(const fuser_fusion *f, const uint64_t *args,
   c.scratch_used = 0;
   c.inferred = NULL; /* RESULT_DIM checks the caller's dims, infers none */
   c.defined = NULL;
+  c.arg_strides = options ? options->arg_strides : NULL;
   c.use_scratch = options && options->scratch != 0;
   c.scratch = c.use_scratch ? options->scratch : 0;
   c.scratch_size = c.use_scratch ? options->scratch_size : 0;

@@ -1,7 +1,8 @@
 /* See bundle_writer.h. Layout: header, module table, fusion table, then per
- * fusion its tensor records, dims, instructions, launch records and
- * parameter records, then module data, then the string table. Every record
- * starts at a multiple of 8. */
+ * fusion its tensor records, dims (each tensor's followed by its strides
+ * when it has some), instructions, launch records and parameter records,
+ * then module data, then the string table. Every record starts at a
+ * multiple of 8. */
 #include "bundle_writer.h"
 
 #include <stdlib.h>
@@ -45,6 +46,12 @@ void bw_put_u64(unsigned char *d, size_t off, uint64_t v) {
 void bw_fix_checksum(unsigned char *d, size_t size) {
   if (size >= FUSER_BUNDLE_HEADER_SIZE)
     bw_put_u32(d, FUSER_BUNDLE_H_CHECKSUM, fuser_bundle_checksum(d, size));
+}
+
+void bw_set_strides(bw_fusion *f, uint32_t t, const int64_t *strides) {
+  f->strided[t] = 1;
+  for (uint32_t k = 0; k < f->tensors[t].rank; k++)
+    f->strides[t][k] = strides[k];
 }
 
 bw_instr bw_op(uint16_t op, uint32_t dst, uint32_t a, uint32_t b) {
@@ -94,6 +101,13 @@ unsigned char *bw_write(const bw_bundle *bb, size_t *size, bw_layout *L) {
       for (uint32_t k = 0; k < T->rank; k++) {
         bw_put_u64(o.d, L->dims[fi][t] + 8 * k, (uint64_t)T->dims[k]);
         if (T->dims[k] == -1) ndyn++;
+      }
+      if (f->strided[t]) {
+        L->strides[fi][t] = take(&o, 8 * (size_t)T->rank);
+        for (uint32_t k = 0; k < T->rank; k++)
+          bw_put_u64(o.d, L->strides[fi][t] + 8 * k,
+                     (uint64_t)f->strides[t][k]);
+        bw_put_u64(o.d, at + FUSER_BUNDLE_T_STRIDES, L->strides[fi][t]);
       }
       bw_put_u32(o.d, at + FUSER_BUNDLE_T_NAME, intern(&st, T->name));
       bw_put_u8(o.d, at + FUSER_BUNDLE_T_DTYPE, T->dtype);

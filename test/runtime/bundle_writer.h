@@ -45,6 +45,7 @@ enum {
   BW_ALLOC = FUSER_BUNDLE_OP_ALLOC,
   BW_LAUNCH = FUSER_BUNDLE_OP_LAUNCH,
   BW_RESULT_DIM = FUSER_BUNDLE_OP_RESULT_DIM,
+  BW_STRIDE = FUSER_BUNDLE_OP_STRIDE,
 };
 enum {
   BW_PTR = FUSER_BUNDLE_PARAM_PTR,
@@ -82,6 +83,12 @@ typedef struct bw_fusion {
   uint32_t num_args, num_results, num_regs, num_inter;
   uint32_t num_dyn; /* BW_NONE: count the -1 dims */
   bw_tensor tensors[BW_MAX_TENSORS];
+  /* Views: a tensor t with strided[t] gets a strides record of strides[t]
+   * (its rank entries, -1 for a dynamic one) after its dims; else its
+   * field is 0 (dense). bw_set_strides sets both. (Not in bw_tensor, whose
+   * positional initializers every test uses.) */
+  uint8_t strided[BW_MAX_TENSORS];
+  int64_t strides[BW_MAX_TENSORS][BW_MAX_RANK];
   uint32_t num_instrs;
   bw_instr instrs[BW_MAX_INSTRS];
   uint32_t num_launches;
@@ -109,6 +116,7 @@ typedef struct bw_layout {
   size_t module_data[BW_MAX_MODULES];
   size_t tensors[BW_MAX_FUSIONS];
   size_t dims[BW_MAX_FUSIONS][BW_MAX_TENSORS];
+  size_t strides[BW_MAX_FUSIONS][BW_MAX_TENSORS]; /* 0: none */
   size_t instrs[BW_MAX_FUSIONS];
   size_t launches[BW_MAX_FUSIONS];
   size_t params[BW_MAX_FUSIONS][BW_MAX_LAUNCHES];
@@ -128,6 +136,9 @@ void bw_put_u8(unsigned char *d, size_t off, uint8_t v);
 void bw_put_u16(unsigned char *d, size_t off, uint16_t v);
 void bw_put_u32(unsigned char *d, size_t off, uint32_t v);
 void bw_put_u64(unsigned char *d, size_t off, uint64_t v);
+
+/* Makes tensor t of `f` a view with these strides (its rank entries). */
+void bw_set_strides(bw_fusion *f, uint32_t t, const int64_t *strides);
 
 /* Shorthands for building plans. */
 bw_instr bw_op(uint16_t op, uint32_t dst, uint32_t a, uint32_t b);

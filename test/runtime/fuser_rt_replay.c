@@ -60,6 +60,11 @@ static void print_signature(const fuser_fusion *f) {
       else printf("%s%lld", d ? "," : "", (long long)t->dims[d]);
     }
     printf("]");
+    for (uint32_t d = 0; t->strides && d < t->rank; d++) {
+      if (t->strides[d] < 0) printf("%s?", d ? "," : " strides [");
+      else printf("%s%lld", d ? "," : " strides [", (long long)t->strides[d]);
+    }
+    if (t->strides) printf(t->rank ? "]" : " strides []");
   }
   printf(")  dynamic dims: %zu\n", fuser_fusion_num_dyn_dims(f));
 }
@@ -184,8 +189,33 @@ int main(int argc, char **argv) {
   uint64_t *bufs = calloc(na + nr + 1, sizeof *bufs);
   uint64_t *sizes = calloc(na + nr + 1, sizeof *sizes);
   uint64_t scratch = 0, scratch_bytes = 0;
+  /* An argument compiled as a view is passed with its static strides and
+   * the dense stride for each dynamic one, in a buffer of its span when
+   * that is larger than its dense size. */
+  int64_t (*strides)[FUSER_MAX_RANK] = calloc(na + 1, sizeof *strides);
+  const int64_t **arg_strides = calloc(na + 1, sizeof *arg_strides);
   for (size_t i = 0; i < na + nr && !e; i++) {
     e = fuser_fusion_tensor_bytes(f, i, dims, nd, &sizes[i]);
+    const fuser_tensor_info *t = fuser_fusion_tensor(f, i);
+    if (!e && i < na && t->strides && sizes[i]) {
+      int64_t size[FUSER_MAX_RANK], dense = 1;
+      for (uint32_t d = 0; d < t->rank; d++) {
+        size[d] = t->dims[d];
+        for (size_t k = 0; size[d] < 0 && k < nd; k++)
+          if (fuser_fusion_dyn_dim(f, k)->tensor == i &&
+              fuser_fusion_dyn_dim(f, k)->dim == d)
+            size[d] = dims[k];
+      }
+      uint64_t span = 1;
+      for (uint32_t d = t->rank; d-- > 0;) {
+        strides[i][d] = t->strides[d] >= 0 ? t->strides[d] : dense;
+        dense *= size[d]; /* a non-empty tensor: below 2^63 */
+        span += (uint64_t)(size[d] - 1) * (uint64_t)strides[i][d];
+      }
+      span *= fuser_dtype_size(t->dtype); /* fuser_run refuses what wraps */
+      if (span > sizes[i]) sizes[i] = span;
+      arg_strides[i] = strides[i];
+    }
     if (!e) e = fuser_mem_alloc(rt, sizes[i], &bufs[i]);
     if (!e && i < na && sizes[i]) {
       unsigned char *host = malloc(sizes[i]);
@@ -198,10 +228,11 @@ int main(int argc, char **argv) {
     e = fuser_fusion_scratch_size(f, bufs, bufs + na, dims, nd, &scratch_bytes);
     if (!e && scratch_bytes) e = fuser_mem_alloc(rt, scratch_bytes, &scratch);
   }
-  fuser_run_options ro = {scratch, scratch_bytes};
+  fuser_run_options ro = {.scratch = use_scratch ? scratch : 0,
+                         .scratch_size = use_scratch ? scratch_bytes : 0,
+                         .arg_strides = arg_strides};
   for (long r = 0; r < runs && !e; r++)
-    e = fuser_run(f, bufs, bufs + na, dims, nd, stream,
-                  use_scratch ? &ro : NULL);
+    e = fuser_run(f, bufs, bufs + na, dims, nd, stream, &ro);
   if (!e) e = fuser_device_synchronize(rt);
   for (size_t i = na; i < na + nr && !e; i++) {
     unsigned char *host = malloc(sizes[i] ? sizes[i] : 1);
@@ -214,6 +245,8 @@ int main(int argc, char **argv) {
   fuser_error_destroy(fuser_mem_free(rt, scratch));
   free(bufs);
   free(sizes);
+  free(strides);
+  free(arg_strides);
   fuser_bundle_destroy(b);
   fuser_rt_destroy(rt);
   if (status) goto out;

@@ -259,7 +259,7 @@ int main(void) {
   CHECK(need == 400000);
   EXPECT_OK(fuser_mem_alloc(rt, need, &scratch));
   EXPECT_OK(fuser_mem_copy_h2d(rt, dev[2], x, n * 4)); /* clobber z */
-  fuser_run_options ro = {scratch, need};
+  fuser_run_options ro = {.scratch = scratch, .scratch_size = need};
   EXPECT_OK(fuser_run(chain, dev, dev + 2, dims, 3, NULL, &ro));
   check_results("user scratch");
 

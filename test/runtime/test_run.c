@@ -193,7 +193,7 @@ static void test_buffers(void) {
              "(0x10000 .. 0x11000)");
   /* The user scratch is written too. */
   r[1] = 0x30000;
-  fuser_run_options ro = {0x30000, 256};
+  fuser_run_options ro = {.scratch = 0x30000, .scratch_size = 256};
   EXPECT_ERR(fuser_run(f, &x, r, dims, 3, NULL, &ro),
              FUSER_ERROR_INVALID_ARGUMENT,
              "the user scratch (0x30000 .. 0x30100) overlaps result 1 'z' "
@@ -285,6 +285,215 @@ static void test_buffers(void) {
   EXPECT_OK(fuser_run(f, &zero, r, empty, 3, NULL, NULL));
   tl_log_clear();
   fuser_bundle_destroy(b);
+  fuser_rt_destroy(rt);
+  tl_log_clear();
+}
+
+/* "view": x f32[?,8] strides [?,1] (rows a stride apart that the caller
+ * passes, each row contiguous), b f32[4,1,8] strides [0,0,1] (one row
+ * expanded), w f32[1,8] dense -> y f32[?,8]. STRIDE r1 = x's row stride,
+ * passed to the kernel; an intermediate of r1 * 4 bytes shows it in
+ * fuser_fusion_scratch_size. */
+static const char view_ptx[] =
+    ".version 7.8\n.target sm_90\n.address_size 64\n"
+    ".visible .entry vk(.param .u64 .ptr x, .param .u64 .ptr b,"
+    " .param .u64 .ptr w, .param .u64 .ptr y, .param .u64 xs,"
+    " .param .u32 rows) { ret; }\n";
+
+static unsigned char *view_bundle(size_t *size) {
+  bw_bundle b;
+  memset(&b, 0, sizeof b);
+  b.num_modules = 1;
+  b.modules[0] = (bw_module){"view", 1, view_ptx, 90, 78};
+  b.num_fusions = 1;
+  bw_fusion *f = &b.fusions[0];
+  f->name = "view";
+  f->num_args = 3;
+  f->num_results = 1;
+  f->num_regs = 6;
+  f->num_inter = 1;
+  f->num_dyn = BW_NONE;
+  f->emu_module = BW_NONE;
+  f->tensors[0] = (bw_tensor){"x", 7, 2, {-1, 8}};
+  f->tensors[1] = (bw_tensor){"b", 7, 3, {4, 1, 8}};
+  f->tensors[2] = (bw_tensor){"w", 7, 2, {1, 8}};
+  f->tensors[3] = (bw_tensor){"y", 7, 2, {-1, 8}};
+  bw_set_strides(f, 0, (const int64_t[]){-1, 1});
+  bw_set_strides(f, 1, (const int64_t[]){0, 0, 1});
+  uint32_t n = 0;
+  f->instrs[n++] = bw_op(BW_DIM, 0, 0, 0);
+  f->instrs[n++] = bw_op(BW_RESULT_DIM, BW_NONE, 0, 1);
+  f->instrs[n++] = bw_op(BW_STRIDE, 1, 0, 0);
+  f->instrs[n++] = bw_const(2, 4);
+  f->instrs[n++] = bw_op(BW_MUL, 3, 1, 2);
+  f->instrs[n++] = bw_op(BW_ALLOC, 0, 4, 3);
+  f->instrs[n++] = bw_const(4, 1);
+  f->instrs[n++] = bw_const(5, 0);
+  f->instrs[n++] = bw_op(BW_LAUNCH, 0, 0, BW_NONE);
+  f->num_instrs = n;
+  f->num_launches = 1;
+  f->launches[0] = (bw_launch){"vk", 6,
+                               {{BW_PTR, 0}, {BW_PTR, 1}, {BW_PTR, 2},
+                                {BW_PTR, 3}, {BW_I64, 1}, {BW_I32, 0}},
+                               {4, 4, 4}, {4, 4, 4}, 5};
+  return bw_write(&b, size, NULL);
+}
+
+/* Strided arguments (views): STRIDE reads the stride the caller passed (the
+ * dense one when it passed none, and in the queries); each call's strides
+ * are checked before anything runs (>= 0; the static ones the argument was
+ * compiled with, or dense for an argument compiled dense, except on dims
+ * of size 1 and on empty tensors); an argument's bytes in the address-0
+ * and overlap checks are the span of its view. The addresses are never
+ * dereferenced: parameters show as numbers (0x10000 is 65536). */
+static void test_views(void) {
+  fuser_rt *rt = tl_fake_rt(fake);
+  size_t size;
+  unsigned char *bytes = view_bundle(&size);
+  fuser_bundle *bundle = NULL;
+  EXPECT_OK(fuser_bundle_load(rt, bytes, size, &bundle));
+  free(bytes);
+  if (!bundle) return;
+  const fuser_fusion *f = fuser_bundle_find_fusion(bundle, "view");
+  const fuser_tensor_info *x = fuser_fusion_arg(f, 0),
+                          *b = fuser_fusion_arg(f, 1),
+                          *w = fuser_fusion_arg(f, 2);
+  CHECK(x->strides && x->strides[0] == -1 && x->strides[1] == 1);
+  CHECK(b->strides && b->strides[0] == 0 && b->strides[2] == 1);
+  CHECK(w->strides == NULL && fuser_fusion_result(f, 0)->strides == NULL);
+  /* The queries run the plan without strides: STRIDE is x's dense row
+   * stride, 8 (an intermediate of 32 bytes), even for no rows. */
+  int64_t dims[2] = {3, 3}, none[2] = {0, 0};
+  uint64_t need = 0;
+  EXPECT_OK(fuser_fusion_scratch_size(f, NULL, NULL, dims, 2, &need));
+  CHECK(need == 32);
+  EXPECT_OK(fuser_fusion_scratch_size(f, NULL, NULL, none, 2, &need));
+  CHECK(need == 32);
+  int64_t inferred[2] = {3, -1};
+  EXPECT_OK(fuser_fusion_infer_dims(f, inferred, 2, inferred));
+  CHECK(inferred[1] == 3);
+  EXPECT_OK(fuser_fusion_prepare(f));
+  tl_log_clear();
+  /* fuser_fusion_tensor_bytes stays the dense size: 4 x 1 x 8 f32. */
+  uint64_t tb = 0;
+  EXPECT_OK(fuser_fusion_tensor_bytes(f, 1, dims, 2, &tb));
+  CHECK(tb == 128);
+
+  uint64_t args[3] = {0x10000, 0x20000, 0x30000}, y = 0x40000;
+  const int64_t bs[3] = {0, 0, 1};
+  const int64_t *strides[3] = {NULL, bs, NULL};
+  fuser_run_options ro = {.scratch = 0x80000, .scratch_size = 4096,
+                          .arg_strides = strides};
+  /* b was compiled expanded: passed dense, it does not match. */
+  fuser_run_options dense = {.scratch = 0x80000, .scratch_size = 4096};
+  EXPECT_ERR(fuser_run(f, args, &y, dims, 2, NULL, &dense),
+             FUSER_ERROR_INVALID_ARGUMENT,
+             "fusion 'view': argument 1 'b' is passed dense, strides [8,8,1] "
+             "(dims [4,1,8]) but was compiled with strides [0,0,1]: dim 0 has "
+             "stride 8, not 0 (a static stride must match, except on a dim of "
+             "size 1); pass its strides in fuser_run_options.arg_strides");
+  EXPECT_ERR(fuser_run(f, args, &y, dims, 2, NULL, NULL),
+             FUSER_ERROR_INVALID_ARGUMENT, "argument 1 'b' is passed dense");
+  EXPECT_NO_LOG();
+  /* x passed dense (a NULL entry): STRIDE gives its dense row stride. */
+  EXPECT_OK(fuser_run(f, args, &y, dims, 2, NULL, &ro));
+  EXPECT_LOG("cuLaunchKernel name=vk grid=1,1,1 block=1,1,1 smem=0 "
+             "stream=(nil) params=65536,131072,196608,262144,8,3");
+  /* Rows of a wider matrix, and a transposed one: the caller's strides. */
+  const int64_t wide[2] = {16, 1}, transposed[2] = {1, 3};
+  strides[0] = wide;
+  EXPECT_OK(fuser_run(f, args, &y, dims, 2, NULL, &ro));
+  EXPECT_LOG("cuLaunchKernel name=vk grid=1,1,1 block=1,1,1 smem=0 "
+             "stream=(nil) params=65536,131072,196608,262144,16,3");
+  /* ...but x's static stride of 1 must hold. */
+  strides[0] = transposed;
+  EXPECT_ERR(fuser_run(f, args, &y, dims, 2, NULL, &ro),
+             FUSER_ERROR_INVALID_ARGUMENT,
+             "fusion 'view': argument 0 'x' is passed with strides [1,3] (dims "
+             "[3,8]) but was compiled with strides [?,1]: dim 1 has stride 3, "
+             "not 1 (a static stride must match, except on a dim of size 1)");
+  const int64_t negative[2] = {-8, 1};
+  strides[0] = negative;
+  EXPECT_ERR(fuser_run(f, args, &y, dims, 2, NULL, &ro),
+             FUSER_ERROR_INVALID_ARGUMENT,
+             "fusion 'view': argument 0 'x' is passed with strides [-8,1] (dims "
+             "[3,8]): stride 0 is -8; strides can't be negative");
+  strides[0] = NULL;
+  /* A dim of size 1 takes any stride. */
+  const int64_t bs_odd[3] = {0, 12345, 1}, bs_bad[3] = {0, 0, 2};
+  strides[1] = bs_odd;
+  EXPECT_OK(fuser_run(f, args, &y, dims, 2, NULL, &ro));
+  strides[1] = bs_bad;
+  EXPECT_ERR(fuser_run(f, args, &y, dims, 2, NULL, &ro),
+             FUSER_ERROR_INVALID_ARGUMENT,
+             "argument 1 'b' is passed with strides [0,0,2] (dims [4,1,8]) but "
+             "was compiled with strides [0,0,1]: dim 2 has stride 2, not 1");
+  strides[1] = bs;
+  /* An argument compiled dense takes dense strides only (its kernels index
+   * it row-major), any on a dim of size 1. */
+  const int64_t w_ok[2] = {99, 1}, w_bad[2] = {8, 2}, w_expanded[2] = {0, 0};
+  strides[2] = w_ok;
+  EXPECT_OK(fuser_run(f, args, &y, dims, 2, NULL, &ro));
+  strides[2] = w_bad;
+  EXPECT_ERR(fuser_run(f, args, &y, dims, 2, NULL, &ro),
+             FUSER_ERROR_INVALID_ARGUMENT,
+             "fusion 'view': argument 2 'w' is passed with strides [8,2] (dims "
+             "[1,8]) but was compiled dense, strides [8,1]: dim 1 has stride 2, "
+             "not 1; the argument was compiled dense; declare its strides with "
+             "fuser.strides (docs/dialect.md)");
+  strides[2] = w_expanded;
+  EXPECT_ERR(fuser_run(f, args, &y, dims, 2, NULL, &ro),
+             FUSER_ERROR_INVALID_ARGUMENT,
+             "argument 2 'w' is passed with strides [0,0]", "compiled dense");
+  strides[2] = NULL;
+  tl_log_clear();
+  /* An empty tensor takes any strides >= 0: it touches nothing. */
+  strides[0] = transposed;
+  EXPECT_OK(fuser_run(f, args, &y, none, 2, NULL, &ro));
+  EXPECT_LOG("cuLaunchKernel name=vk grid=1,1,1 block=1,1,1 smem=0 "
+             "stream=(nil) params=65536,131072,196608,262144,1,0");
+  strides[0] = negative;
+  EXPECT_ERR(fuser_run(f, args, &y, none, 2, NULL, &ro),
+             FUSER_ERROR_INVALID_ARGUMENT, "stride 0 is -8; strides can't be negative");
+
+  /* The span: x of 3 rows 16 elements apart reaches (1 + 2*16 + 7*1) * 4 =
+   * 160 bytes, not 96: a result right after 96 bytes overlaps it... */
+  strides[0] = wide;
+  uint64_t y_near = 0x10060, y_after = 0x100a0;
+  EXPECT_ERR(fuser_run(f, args, &y_near, dims, 2, NULL, &ro),
+             FUSER_ERROR_INVALID_ARGUMENT,
+             "fusion 'view': result 0 'y' (0x10060 .. 0x100c0) overlaps "
+             "argument 0 'x' (0x10000 .. 0x100a0)");
+  EXPECT_OK(fuser_run(f, args, &y_after, dims, 2, NULL, &ro));
+  /* ...and b, expanded, only (1 + 7) * 4 = 32 bytes, not 128. */
+  uint64_t y_after_b = 0x20020;
+  EXPECT_OK(fuser_run(f, args, &y_after_b, dims, 2, NULL, &ro));
+  uint64_t y_in_b = 0x2001c;
+  EXPECT_ERR(fuser_run(f, args, &y_in_b, dims, 2, NULL, &ro),
+             FUSER_ERROR_INVALID_ARGUMENT,
+             "result 0 'y' (0x2001c .. 0x2007c) overlaps argument 1 'b' "
+             "(0x20000 .. 0x20020)");
+  tl_log_clear();
+  /* Address 0 with the span's bytes; a span of 2^63 bytes or more. */
+  uint64_t at0[3] = {0, 0x20000, 0x30000};
+  EXPECT_ERR(fuser_run(f, at0, &y, dims, 2, NULL, &ro),
+             FUSER_ERROR_INVALID_ARGUMENT,
+             "fusion 'view': argument 0 'x' (160 bytes) is at device address 0");
+  const int64_t far[2] = {INT64_C(1) << 61, 1};
+  strides[0] = far;
+  EXPECT_ERR(fuser_run(f, args, &y, dims, 2, NULL, &ro),
+             FUSER_ERROR_OUT_OF_RANGE,
+             "fusion 'view': argument 0 'x', passed with strides "
+             "[2305843009213693952,1] (dims [3,8]), spans 2^63 bytes or more");
+  /* The span, not the dims, may end past 2^64. */
+  strides[0] = wide;
+  uint64_t high[3] = {0xFFFFFFFFFFFFFF80ull, 0x20000, 0x30000};
+  EXPECT_ERR(fuser_run(f, high, &y, dims, 2, NULL, &ro),
+             FUSER_ERROR_INVALID_ARGUMENT,
+             "argument 0 'x' (160 bytes at 0xffffffffffffff80) runs past the end "
+             "of the address space");
+  EXPECT_NO_LOG();
+  fuser_bundle_destroy(bundle);
   fuser_rt_destroy(rt);
   tl_log_clear();
 }
@@ -452,7 +661,7 @@ static void test_softmax(fuser_rt *rt) {
              FUSER_ERROR_ASSERTION, "y has 4 rows but x has 3");
   uint64_t scratch = 0;
   EXPECT_OK(fuser_mem_alloc(rt, 1024, &scratch));
-  fuser_run_options ro = {scratch, 1024};
+  fuser_run_options ro = {.scratch = scratch, .scratch_size = 1024};
   EXPECT_OK(fuser_run(f, &x, &y, dims3, 4, NULL, &ro));
   EXPECT_LOG("cuMemAlloc_v2 bytes=1024 -> buf5",
              "cuLaunchKernel name=softmax_max grid=100,1,1 block=256,1,1 smem=0 "
@@ -587,5 +796,6 @@ int main(int argc, char **argv) {
   CHECK(tl_fake_hook(fake, "fuser_fake_live_allocations") <= 0);
   test_misc();
   test_buffers();
+  test_views();
   return tl_finish("test_run");
 }

@@ -248,7 +248,10 @@ static void test_fusions(void) {
   /* Ranks 33 to 64 were accepted, and overflowed fuserc's shape arrays. */
   BAD(bw_put_u8(d, TEN(1) + 5, 33), "result 0: rank 33 is more than FUSER_MAX_RANK (32)");
   BAD(bw_put_u16(d, TEN(0) + 6, 1), "argument 0: reserved fields are not 0");
-  BAD(bw_put_u64(d, TEN(0) + 16, 1), "argument 0: reserved fields are not 0");
+  /* Offset 16 was a reserved 0; it is the strides record now (0: none). */
+  BAD(bw_put_u64(d, TEN(0) + 16, 1), "argument 0: strides at offset 1 is not 8-byte aligned");
+  BAD(bw_put_u64(d, TEN(1) + 16, L.dims[0][1]),
+      "fusion 0 'softmax': result 0: a strides record (at offset");
   BAD(bw_put_u64(d, TEN(0) + 8, n), "argument 0: dims at offset");
   BAD(bw_put_u64(d, TEN(0) + 8, L.dims[0][0] + 1), "argument 0: dims",
       "not 8-byte aligned");
@@ -525,7 +528,134 @@ static void test_ptx_scanner(void) {
   free(d);
 }
 
-static void test_truncations(void) {
+/* ---- views: the strides record and STRIDE ------------------------------ */
+
+static unsigned char *sbase; /* the strided sample */
+static size_t sbase_size;
+static bw_layout SL;
+
+/* The sample with softmax's x a view, strides [-1, 1] (its rows a stride
+ * apart that the caller passes, each row contiguous), read by a STRIDE into
+ * r17 (instruction 25) that an ADD (26) reads. */
+static void strided_sample(bw_bundle *b) {
+  tl_sample_bundle(b, false);
+  bw_fusion *f = &b->fusions[0];
+  bw_set_strides(f, 0, (const int64_t[]){-1, 1});
+  f->num_regs = 19;
+  f->instrs[f->num_instrs++] = bw_op(BW_STRIDE, 17, 0, 0);
+  f->instrs[f->num_instrs++] = bw_op(BW_ADD, 18, 17, 6);
+}
+
+/* BAD and BAD_B of the strided sample. */
+#define BAD_S(stmt, ...)                                                     \
+  do {                                                                       \
+    unsigned char *d = malloc(sbase_size);                                   \
+    size_t n = sbase_size;                                                   \
+    memcpy(d, sbase, n);                                                     \
+    (void)n;                                                                 \
+    stmt;                                                                    \
+    bw_fix_checksum(d, n);                                                   \
+    EXPECT_ERR(load(d, n), FUSER_ERROR_INVALID_BUNDLE, __VA_ARGS__);         \
+    free(d);                                                                 \
+  } while (0)
+#define BAD_SB(stmt, ...)                                                    \
+  do {                                                                       \
+    bw_bundle b;                                                             \
+    strided_sample(&b);                                                      \
+    stmt;                                                                    \
+    size_t n;                                                                \
+    unsigned char *d = bw_write(&b, &n, NULL);                               \
+    EXPECT_ERR(load(d, n), FUSER_ERROR_INVALID_BUNDLE, __VA_ARGS__);         \
+    free(d);                                                                 \
+  } while (0)
+#define SINS(i) (SL.instrs[0] + FUSER_BUNDLE_INSTR_SIZE * (i))
+#define STEN(i) (SL.tensors[0] + FUSER_BUNDLE_TENSOR_SIZE * (i))
+
+static void test_strides(void) {
+  /* Valid: the strides are the argument's, a result and a dense argument
+   * have none; the plan text shows the STRIDE. */
+  fuser_bundle *b = NULL;
+  if (EXPECT_OK(fuser_bundle_load(rt, sbase, sbase_size, &b))) {
+    const fuser_fusion *f = fuser_bundle_find_fusion(b, "softmax");
+    const fuser_tensor_info *x = fuser_fusion_arg(f, 0);
+    CHECK(x->strides && x->strides[0] == -1 && x->strides[1] == 1);
+    CHECK(fuser_fusion_result(f, 0)->strides == NULL);
+    const fuser_fusion *add = fuser_bundle_find_fusion(b, "add");
+    CHECK(fuser_fusion_arg(add, 0)->strides == NULL);
+    char text[4096];
+    fuser_fusion_plan_text(f, text, sizeof text);
+    CHECK(strstr(text, "  25: r17 = stride x[0]\n  26: r18 = add r17, r6\n"));
+    /* fuser_fusion_tensor_bytes stays the dense size of the dims. */
+    int64_t dims[4] = {3, 5, 3, 5};
+    uint64_t bytes = 0;
+    EXPECT_OK(fuser_fusion_tensor_bytes(f, 0, dims, 4, &bytes));
+    CHECK(bytes == 60);
+    fuser_bundle_destroy(b);
+  }
+  /* The record: inside the file, 8-aligned, rank entries of >= -1. */
+  BAD_S(bw_put_u64(d, STEN(0) + 16, n + 8),
+        "fusion 0 'softmax': argument 0: strides at offset", "is outside the file");
+  BAD_S(bw_put_u64(d, STEN(0) + 16, SL.strides[0][0] + 4),
+        "fusion 0 'softmax': argument 0: strides at offset", "is not 8-byte aligned");
+  BAD_S(bw_put_u64(d, STEN(0) + 16, (n - 8) & ~(size_t)7),
+        "argument 0: strides at offset", "2 records of 8 bytes run past the end");
+  BAD_S(bw_put_u64(d, SL.strides[0][0] + 8, (uint64_t)-2),
+        "fusion 0 'softmax': argument 0: stride 1 is -2 (a stride in elements, "
+        ">= 0, or -1 when the caller passes it)");
+  BAD_S(bw_put_u64(d, SL.strides[0][0], (uint64_t)INT64_MIN), "argument 0: stride 0 is -9223372036854775808");
+  /* Results are written dense: never a view. */
+  BAD_SB(bw_set_strides(&b.fusions[0], 1, (const int64_t[]){5, 1}),
+         "fusion 0 'softmax': result 0: a strides record (at offset",
+         "results are always dense (row-major), only arguments may be views");
+  BAD_SB(bw_set_strides(&b.fusions[1], 2, (const int64_t[]){1}),
+         "fusion 1 'add': result 0: a strides record");
+  /* Strides of 0 (an expanded dim) and a record shared with the dims (the
+   * same values) are fine. */
+  {
+    bw_bundle bb;
+    strided_sample(&bb);
+    bw_set_strides(&bb.fusions[1], 0, (const int64_t[]){0});
+    size_t n;
+    unsigned char *d = bw_write(&bb, &n, NULL);
+    EXPECT_OK(load(d, n));
+    free(d);
+    d = malloc(sbase_size);
+    memcpy(d, sbase, sbase_size);
+    bw_put_u64(d, STEN(0) + 16, SL.dims[0][0]);
+    bw_fix_checksum(d, sbase_size);
+    EXPECT_OK(load(d, sbase_size));
+    free(d);
+  }
+  /* STRIDE: dst a register; a an argument with a strides record, b one of
+   * its dims whose stride is -1. */
+  BAD_S(bw_put_u32(d, SINS(25) + 4, 19),
+        "fusion 0 'softmax': instruction 25 (STRIDE): register 19 out of range "
+        "in operand dst (plan has 19 registers)");
+  BAD_S(bw_put_u32(d, SINS(25) + 8, 1),
+        "instruction 25 (STRIDE): buffer 1 is not an argument (the fusion has 1 "
+        "arguments)");
+  BAD_S(bw_put_u32(d, SINS(25) + 8, BW_NONE),
+        "instruction 25 (STRIDE): buffer 4294967295 is not an argument");
+  BAD_S(bw_put_u64(d, STEN(0) + 16, 0),
+        "instruction 25 (STRIDE): argument 0 'x' has no strides record (it is dense)");
+  BAD_S(bw_put_u32(d, SINS(25) + 12, 2),
+        "instruction 25 (STRIDE): dim 2 out of range (argument 0 'x' has rank 2)");
+  BAD_S(bw_put_u32(d, SINS(25) + 12, 1),
+        "instruction 25 (STRIDE): stride 1 of argument 0 'x' is static (1): "
+        "STRIDE reads only a dynamic one (-1)");
+  BAD_S(bw_put_u16(d, SINS(25) + 2, 1), "instruction 25 (STRIDE): reserved field is not 0");
+  /* STRIDE is what writes its dst: without it r17 is read unwritten. */
+  BAD_S(bw_put_u32(d, SINS(25) + 4, 18),
+        "instruction 26 (ADD): operand a reads register 17 before any "
+        "instruction writes it");
+  BAD_SB(b.fusions[0].instrs[25].dst = 18,
+         "instruction 26 (ADD): operand a reads register 17 before");
+  /* An opcode past the last is unknown. */
+  BAD_S(bw_put_u16(d, SINS(25), FUSER_BUNDLE_OP_LAST + 1),
+        "fusion 0 'softmax': instruction 25: unknown opcode 25");
+}
+
+static void test_truncations(const unsigned char *base, size_t base_size) {
   int failures = 0;
   for (size_t len = 0; len < base_size; len++) {
     unsigned char *d = malloc(len ? len : 1);
@@ -552,7 +682,8 @@ static void test_truncations(void) {
  * fusions run (on the no-op driver) without crashing. Most get the checksum
  * of their new bytes, so that the structural checks behind it are what is
  * tested; the rest must all fail on the checksum. */
-static void test_fuzz(long iterations) {
+static void test_fuzz(const unsigned char *base, size_t base_size,
+                      size_t structured_end, long iterations, bool views) {
   uint64_t s = 0x9E3779B97F4A7C15ull;
   long loaded = 0;
   for (long it = 0; it < iterations; it++) {
@@ -563,7 +694,7 @@ static void test_fuzz(long iterations) {
       s = s * 6364136223846793005ull + 1442695040888963407ull;
       size_t at = (size_t)(s >> 33) % base_size;
       /* Bias towards the structured part, where it matters. */
-      if (it % 3 != 0) at = at % (L.module_data[0] ? L.module_data[0] : base_size);
+      if (it % 3 != 0) at = at % (structured_end ? structured_end : base_size);
       d[at] ^= (unsigned char)(1u << ((s >> 20) % 8));
       if (it % 7 == 0) d[at] = (unsigned char)(s >> 40);
     }
@@ -598,6 +729,18 @@ static void test_fuzz(long iterations) {
           continue;
         fuser_error_destroy(
             fuser_run(f, bufs, bufs + 8, dims, nd, NULL, NULL));
+        if (views) {
+          /* Every argument passed as a view, of strides 0 to 4: most are
+           * refused (they don't match), all cleanly. */
+          int64_t strides[8][32];
+          const int64_t *arg_strides[8];
+          for (size_t a = 0; a < fuser_fusion_num_args(f); a++) {
+            for (int k = 0; k < 32; k++) strides[a][k] = (int64_t)((s >> k) % 5);
+            arg_strides[a] = strides[a];
+          }
+          fuser_run_options ro = {.arg_strides = arg_strides};
+          fuser_error_destroy(fuser_run(f, bufs, bufs + 8, dims, nd, NULL, &ro));
+        }
         uint64_t bytes;
         fuser_error_destroy(
             fuser_fusion_scratch_size(f, NULL, NULL, dims, nd, &bytes));
@@ -606,7 +749,8 @@ static void test_fuzz(long iterations) {
     }
     free(d);
   }
-  printf("fuzz: %ld corruptions, %ld still loaded\n", iterations, loaded);
+  printf("fuzz%s: %ld corruptions, %ld still loaded\n", views ? " (views)" : "",
+         iterations, loaded);
 }
 
 int main(int argc, char **argv) {
@@ -624,8 +768,15 @@ int main(int argc, char **argv) {
   test_dataflow();
   test_launches();
   test_ptx_scanner();
-  test_truncations();
-  test_fuzz(iterations);
+  bw_bundle sb;
+  strided_sample(&sb);
+  sbase = bw_write(&sb, &sbase_size, &SL);
+  test_strides();
+  test_truncations(base, base_size);
+  test_truncations(sbase, sbase_size);
+  test_fuzz(base, base_size, L.module_data[0], iterations, false);
+  test_fuzz(sbase, sbase_size, SL.module_data[0], iterations / 4, true);
+  free(sbase);
   free(base);
   fuser_rt_destroy(rt);
   return tl_finish("test_validate");

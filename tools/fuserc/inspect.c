@@ -182,15 +182,27 @@ static bool reportError(fuser_error *e, const char *what) {
   return true;
 }
 
-static void printTensor(const fuser_tensor_info *t) {
-  printf("%s: %s[", t->name, fuser_dtype_name(t->dtype));
-  for (uint32_t d = 0; d < t->rank; ++d) {
-    if (t->dims[d] < 0)
+/* "[4,?]": dims or strides, -1 as "?". */
+static void printList(const int64_t *v, uint32_t rank) {
+  printf("[");
+  for (uint32_t d = 0; d < rank; ++d) {
+    if (v[d] < 0)
       printf("%s?", d ? "," : "");
     else
-      printf("%s%" PRId64, d ? "," : "", t->dims[d]);
+      printf("%s%" PRId64, d ? "," : "", v[d]);
   }
   printf("]");
+}
+
+/* "x: f32[4,?]", and for an argument compiled as a view its strides in
+ * elements: "x: f32[4,?] strides [1,?]". */
+static void printTensor(const fuser_tensor_info *t) {
+  printf("%s: %s", t->name, fuser_dtype_name(t->dtype));
+  printList(t->dims, t->rank);
+  if (t->strides) {
+    printf(" strides ");
+    printList(t->strides, t->rank);
+  }
 }
 
 static void printSignature(const fuser_fusion *f) {
@@ -284,15 +296,54 @@ static bool printLaunches(fuser_rt *rt, Recorder *rec, const fuser_fusion *f,
   uint64_t bufs[512] = {0};
   if (na + nr > 512)
     return true;
+  /* An argument compiled as a view is passed with its static strides and,
+   * for each dynamic one, the dense stride (the plan sees some stride; a
+   * variant it picks by stride may differ for others). Its buffer holds
+   * its span or its dense size, whichever is larger. */
+  int64_t strides[256][FUSER_MAX_RANK];
+  const int64_t *argStrides[256] = {NULL};
+  if (na > 256)
+    return true;
   for (size_t i = 0; i < na + nr; ++i) {
     uint64_t bytes;
-    if (reportError(fuser_fusion_tensor_bytes(f, i, dims, nd, &bytes), fuser_fusion_name(f)) ||
-        reportError(fuser_mem_alloc(rt, bytes, &bufs[i]), "allocating"))
+    if (reportError(fuser_fusion_tensor_bytes(f, i, dims, nd, &bytes), fuser_fusion_name(f)))
+      return false;
+    const fuser_tensor_info *t = fuser_fusion_tensor(f, i);
+    if (i < na && t->strides && bytes) { /* empty: touches nothing */
+      int64_t size[FUSER_MAX_RANK];
+      for (uint32_t d = 0; d < t->rank; ++d) {
+        size[d] = t->dims[d];
+        for (size_t j = 0; size[d] < 0 && j < nd; ++j) {
+          const fuser_dyn_dim_info *info = fuser_fusion_dyn_dim(f, j);
+          if (info->tensor == i && info->dim == d)
+            size[d] = dims[j];
+        }
+      }
+      int64_t dense = 1;
+      uint64_t span = 1;
+      for (uint32_t d = t->rank; d-- > 0;) {
+        strides[i][d] = t->strides[d] >= 0 ? t->strides[d] : dense;
+        dense *= size[d]; /* below 2^63: tensor_bytes checked */
+        uint64_t step;
+        if (__builtin_mul_overflow((uint64_t)(size[d] - 1), (uint64_t)strides[i][d], &step) ||
+            __builtin_add_overflow(span, step, &span) ||
+            __builtin_mul_overflow(span, fuser_dtype_size(t->dtype), &step)) {
+          fprintf(stderr, "fuserc: error: fusion '%s': argument '%s' spans 2^64 bytes or more "
+                          "with its static strides\n", fuser_fusion_name(f), t->name);
+          return false;
+        }
+        if (step > bytes)
+          bytes = step;
+      }
+      argStrides[i] = strides[i];
+    }
+    if (reportError(fuser_mem_alloc(rt, bytes, &bufs[i]), "allocating"))
       return false;
   }
   rec->numLaunches = rec->dropped = 0;
   uint64_t before = rec->allocatedBytes;
-  fuser_error *e = fuser_run(f, bufs, bufs + na, dims, nd, NULL, NULL);
+  fuser_run_options options = {.arg_strides = argStrides};
+  fuser_error *e = fuser_run(f, bufs, bufs + na, dims, nd, NULL, &options);
   for (size_t i = 0; i < na + nr; ++i)
     fuser_error_destroy(fuser_mem_free(rt, bufs[i]));
   if (reportError(e, fuser_fusion_name(f)))

@@ -26,10 +26,23 @@ typedef struct {
   const char *name, *path;
 } InputFlag;
 
+/* --view NAME=SIZES:STRIDES: argument NAME passed as a view of these
+ * logical sizes and strides (in elements); its --input file (or its
+ * --random data) is the view's storage, flattened. */
+typedef struct {
+  const char *spec; /* the whole option value, for messages */
+  size_t nameLen;   /* the name is spec's first nameLen characters */
+  uint32_t rank;
+  int64_t sizes[FUSER_MAX_RANK], strides[FUSER_MAX_RANK];
+  uint64_t span; /* elements the view reaches: 1 + sum (size-1)*stride, or 0 */
+} ViewFlag;
+
 typedef struct {
   const char *source, *device, *fusion, *outputDir, *dims, *emulatorCpu;
   InputFlag inputs[64];
   int numInputs;
+  ViewFlag views[64];
+  int numViews;
   uint64_t seed;
   bool haveSeed, reverseThreads, raceCheck, quiet, traffic, misalign;
   FusercCompileFlags compile;
@@ -114,6 +127,69 @@ static double elementAsDouble(const void *data, size_t i, fuser_dtype dtype) {
   return 0;
 }
 
+/* Parses "4,8" (non-negative numbers, possibly none) into `out`; returns
+ * the count, or -1. */
+static int parseList(const char *s, const char *end, int64_t *out, int max) {
+  int n = 0;
+  while (s < end) {
+    char *stop;
+    errno = 0;
+    if (*s < '0' || *s > '9')
+      return -1;
+    long long v = strtoll(s, &stop, 10);
+    if (stop == s || errno || v < 0 || stop > end || n == max ||
+        (stop < end && *stop != ',') || (stop + 1 == end && *stop == ','))
+      return -1;
+    out[n++] = v;
+    s = stop < end ? stop + 1 : stop;
+  }
+  return n;
+}
+
+/* "x=4,8:1,4" into `v`: a name, then as many strides as sizes, and the
+ * view's span (so a storage too small is found before anything runs). */
+static bool parseView(const char *spec, ViewFlag *v) {
+  memset(v, 0, sizeof *v);
+  v->spec = spec;
+  const char *eq = strchr(spec, '='), *colon = eq ? strchr(eq, ':') : NULL;
+  if (!eq || eq == spec || !colon) {
+    fprintf(stderr, "fuserc: error: --view expects NAME=SIZES:STRIDES (e.g. x=4,8:1,4: "
+                    "sizes and strides in elements, comma-separated), got '%s'\n", spec);
+    return false;
+  }
+  v->nameLen = (size_t)(eq - spec);
+  int64_t strides[FUSER_MAX_RANK + 1];
+  int ns = parseList(eq + 1, colon, v->sizes, FUSER_MAX_RANK);
+  int nt = parseList(colon + 1, colon + strlen(colon), strides, FUSER_MAX_RANK + 1);
+  if (ns < 0 || nt < 0) {
+    fprintf(stderr, "fuserc: error: --view %s: sizes and strides are non-negative numbers "
+                    "separated by commas (at most %d of each)\n", spec, FUSER_MAX_RANK);
+    return false;
+  }
+  if (ns != nt) {
+    fprintf(stderr, "fuserc: error: --view %s: %d size%s but %d stride%s (one stride per "
+                    "dim)\n", spec, ns, ns == 1 ? "" : "s", nt, nt == 1 ? "" : "s");
+    return false;
+  }
+  v->rank = (uint32_t)ns;
+  memcpy(v->strides, strides, sizeof(int64_t) * (size_t)ns);
+  uint64_t span = 1, step;
+  for (uint32_t d = 0; d < v->rank; ++d) {
+    if (v->sizes[d] == 0) {
+      span = 0;
+      break;
+    }
+    if (__builtin_mul_overflow((uint64_t)(v->sizes[d] - 1), (uint64_t)v->strides[d], &step) ||
+        __builtin_add_overflow(span, step, &span) || span > (uint64_t)INT64_MAX) {
+      fprintf(stderr, "fuserc: error: --view %s: the view spans 2^63 elements or more\n",
+              spec);
+      return false;
+    }
+  }
+  v->span = span;
+  return true;
+}
+
 static bool parseRunFlags(int argc, char **argv, RunFlags *f) {
   memset(f, 0, sizeof *f);
   f->device = "auto";
@@ -126,7 +202,7 @@ static bool parseRunFlags(int argc, char **argv, RunFlags *f) {
       continue;
     const char *a = argv[i];
     const char *valued[] = {"--device", "--fusion", "--input", "--random", "--dims",
-                            "--output-dir", "--emulator-cpu"};
+                            "--output-dir", "--emulator-cpu", "--view"};
     bool isValued = false;
     for (size_t k = 0; k < sizeof valued / sizeof valued[0]; ++k)
       isValued |= !strcmp(a, valued[k]);
@@ -155,6 +231,14 @@ static bool parseRunFlags(int argc, char **argv, RunFlags *f) {
       }
       *eq = '\0';
       f->inputs[f->numInputs++] = (InputFlag){spec, eq + 1};
+    } else if (!strcmp(a, "--view")) {
+      if (f->numViews == 64) {
+        fprintf(stderr, "fuserc: error: more than 64 --view options\n");
+        return false;
+      }
+      if (!parseView(argv[++i], &f->views[f->numViews]))
+        return false;
+      f->numViews++;
     } else if (!strcmp(a, "--random")) {
       char *end;
       errno = 0;
@@ -244,6 +328,17 @@ static fuser_rt *createRuntime(const RunFlags *f) {
   return rt;
 }
 
+static bool viewNamed(const ViewFlag *v, const char *name) {
+  return strlen(name) == v->nameLen && !strncmp(v->spec, name, v->nameLen);
+}
+
+static const ViewFlag *findView(const RunFlags *f, const char *name) {
+  for (int k = 0; k < f->numViews; ++k)
+    if (viewNamed(&f->views[k], name))
+      return &f->views[k];
+  return NULL;
+}
+
 static int runFusion(fuser_rt *rt, const fuser_fusion *fusion, const RunFlags *f) {
   size_t numArgs = fuser_fusion_num_args(fusion), numResults = fuser_fusion_num_results(fusion);
   size_t numTensors = numArgs + numResults, numDims = fuser_fusion_num_dyn_dims(fusion);
@@ -256,11 +351,39 @@ static int runFusion(fuser_rt *rt, const fuser_fusion *fusion, const RunFlags *f
    * 16-byte aligned), as a view into a larger buffer may: the plan then
    * takes its scalar variants. */
   uint64_t *allocation = calloc(numTensors, sizeof(uint64_t));
-  if (!host || !device || !allocation || numDims > 256) {
+  /* --view: the argument's view (its host array is then the storage), and
+   * the strides passed for it (NULL: dense). */
+  const ViewFlag **view = calloc(numArgs + 1, sizeof *view);
+  const int64_t **argStrides = calloc(numArgs + 1, sizeof *argStrides);
+  bool anyView = false;
+  if (!host || !device || !allocation || !view || !argStrides || numDims > 256) {
     fprintf(stderr, "fuserc: error: fusion '%s' is too large to run here\n", fname);
     goto done;
   }
-  /* Arguments from --input files fix their dynamic dims. */
+  /* A view gives its argument's sizes: its rank, and the static dims. */
+  for (size_t a = 0; a < numArgs; ++a) {
+    const fuser_tensor_info *t = fuser_fusion_arg(fusion, a);
+    const ViewFlag *v = findView(f, t->name);
+    if (!v)
+      continue;
+    if (v->rank != t->rank) {
+      fprintf(stderr, "fuserc: error: --view %s: argument '%s' of fusion '%s' has rank %u, "
+                      "the view %u\n", v->spec, t->name, fname, t->rank, v->rank);
+      goto done;
+    }
+    for (uint32_t d = 0; d < t->rank; ++d)
+      if (t->dims[d] >= 0 && t->dims[d] != v->sizes[d]) {
+        fprintf(stderr, "fuserc: error: --view %s: dim %u is %" PRId64 " but argument '%s' "
+                        "of fusion '%s' needs %" PRId64 "\n", v->spec, d, v->sizes[d],
+                t->name, fname, t->dims[d]);
+        goto done;
+      }
+    view[a] = v;
+    argStrides[a] = v->strides;
+    anyView = true;
+  }
+  /* Arguments from --input files fix their dynamic dims (a view's file is
+   * its storage: its sizes come from the view). */
   for (size_t a = 0; a < numArgs; ++a) {
     const fuser_tensor_info *t = fuser_fusion_arg(fusion, a);
     const char *path = NULL;
@@ -278,6 +401,17 @@ static int runFusion(fuser_rt *rt, const fuser_fusion *fusion, const RunFlags *f
       fprintf(stderr, "%s: error: dtype is %s but argument '%s' of fusion '%s' is %s\n", path,
               npy_dtype_name(host[a].dtype), t->name, fname, fuser_dtype_name(t->dtype));
       goto done;
+    }
+    if (view[a]) {
+      /* The storage, read flattened in C order: its shape is not the view's. */
+      if ((uint64_t)host[a].num_elements < view[a]->span) {
+        fprintf(stderr, "%s: error: %zu elements, but the view --view %s reaches %" PRIu64
+                        " (argument '%s' of fusion '%s'): the file is the view's storage, "
+                        "read flattened in C order\n", path, host[a].num_elements,
+                view[a]->spec, view[a]->span, t->name, fname);
+        goto done;
+      }
+      continue;
     }
     if ((uint32_t)host[a].rank != t->rank) {
       fprintf(stderr, "%s: error: rank is %d but argument '%s' of fusion '%s' has rank %u\n",
@@ -327,7 +461,9 @@ static int runFusion(fuser_rt *rt, const fuser_fusion *fusion, const RunFlags *f
   }
   for (size_t k = 0; k < numDims; ++k) {
     const fuser_dyn_dim_info *info = fuser_fusion_dyn_dim(fusion, k);
-    if (info->tensor < numArgs && host[info->tensor].data)
+    if (info->tensor < numArgs && view[info->tensor])
+      dims[k] = view[info->tensor]->sizes[info->dim];
+    else if (info->tensor < numArgs && host[info->tensor].data)
       dims[k] = host[info->tensor].shape[info->dim];
   }
   if (reportError(fuser_fusion_infer_dims(fusion, dims, numDims, dims), fname))
@@ -348,7 +484,18 @@ static int runFusion(fuser_rt *rt, const fuser_fusion *fusion, const RunFlags *f
     h->rank = (int)t->rank;
     h->element_size = fuser_dtype_size(t->dtype);
     h->num_elements = 1;
-    for (uint32_t d = 0; d < t->rank; ++d) {
+    if (view[a]) {
+      /* A view's storage: the elements it reaches, flattened. */
+      h->rank = 1;
+      h->shape[0] = (int64_t)view[a]->span;
+      h->num_elements = (size_t)view[a]->span;
+      if (view[a]->span > SIZE_MAX / 8) {
+        fprintf(stderr, "fuserc: error: out of memory for the storage of --view %s\n",
+                view[a]->spec);
+        goto done;
+      }
+    }
+    for (uint32_t d = 0; d < t->rank && !view[a]; ++d) {
       int64_t size = t->dims[d];
       if (size < 0)
         for (size_t k = 0; k < numDims; ++k) {
@@ -402,7 +549,11 @@ static int runFusion(fuser_rt *rt, const fuser_fusion *fusion, const RunFlags *f
         reportError(fuser_mem_copy_h2d(rt, device[i], host[i].data, bytes), "copying"))
       goto done;
   }
-  if (reportError(fuser_run(fusion, device, device + numArgs, dims, numDims, NULL, NULL), fname) ||
+  /* Views pass their strides; the runtime checks them against the
+   * argument's (an argument compiled dense takes dense strides only). */
+  fuser_run_options options = {.arg_strides = anyView ? argStrides : NULL};
+  if (reportError(fuser_run(fusion, device, device + numArgs, dims, numDims, NULL, &options),
+                  fname) ||
       reportError(fuser_device_synchronize(rt), fname))
     goto done;
   if (f->traffic) {
@@ -415,11 +566,18 @@ static int runFusion(fuser_rt *rt, const fuser_fusion *fusion, const RunFlags *f
       if (reportError(fuserEmulatorGetTraffic(rt, allocation[i], &loaded, &stored), fname))
         goto done;
       const fuser_tensor_info *t = fuser_fusion_tensor(fusion, i);
-      double bytes = (double)(host[i].num_elements * host[i].element_size);
+      /* A view: over its elements' bytes, not its storage's. */
+      const ViewFlag *v = i < numArgs ? view[i] : NULL;
+      int rank = v ? (int)v->rank : host[i].rank;
+      const int64_t *shape = v ? v->sizes : host[i].shape;
+      double bytes = (double)host[i].element_size;
+      for (int d = 0; d < rank; ++d)
+        bytes *= (double)shape[d];
       printf("  %-12s %s[", t->name, fuser_dtype_name(t->dtype));
-      for (int d = 0; d < host[i].rank; ++d)
-        printf("%s%" PRId64, d ? "," : "", host[i].shape[d]);
-      printf("]  read %.2fx  written %.2fx  (%" PRIu64 " and %" PRIu64 " bytes)\n",
+      for (int d = 0; d < rank; ++d)
+        printf("%s%" PRId64, d ? "," : "", shape[d]);
+      printf("]%s  read %.2fx  written %.2fx  (%" PRIu64 " and %" PRIu64 " bytes)\n",
+             v ? " (view)" : "",
              bytes ? loaded / bytes : 0.0, bytes ? stored / bytes : 0.0, loaded, stored);
     }
   }
@@ -473,6 +631,8 @@ done:
   free(host);
   free(device);
   free(allocation);
+  free(view);
+  free(argStrides);
   return status;
 }
 
@@ -480,10 +640,42 @@ static bool runsFusion(const RunFlags *f, const fuser_fusion *fusion) {
   return !f->fusion || !strcmp(f->fusion, fuser_fusion_name(fusion));
 }
 
-/* Before anything runs: every --input names an argument of a fusion that
- * runs, and once; with --output-dir, no two results of the fusions that run
- * would write the same file. (Within a fusion, names are distinct
- * identifiers: the bundle's validator checks that.) */
+/* Whether a fusion that runs has an argument named `name` (its first
+ * `len` characters); if not, says so after the option ("--input x=x.npy":
+ * `option` `value`, with "=`file`" when `file` is given) with the
+ * arguments there are. */
+static bool namesArgument(const fuser_bundle *bundle, const RunFlags *f, const char *name,
+                          size_t len, const char *option, const char *value,
+                          const char *file) {
+  size_t n = fuser_bundle_num_fusions(bundle);
+  for (size_t i = 0; i < n; ++i) {
+    const fuser_fusion *fusion = fuser_bundle_get_fusion(bundle, i);
+    for (size_t a = 0; runsFusion(f, fusion) && a < fuser_fusion_num_args(fusion); ++a) {
+      const char *arg = fuser_fusion_arg(fusion, a)->name;
+      if (strlen(arg) == len && !strncmp(arg, name, len))
+        return true;
+    }
+  }
+  fprintf(stderr, "fuserc: error: %s %s%s%s: no fusion that runs has an argument named "
+                  "'%.*s' (arguments:", option, value, file ? "=" : "", file ? file : "",
+          (int)len, name);
+  const char *sep = " ";
+  for (size_t i = 0; i < n; ++i) {
+    const fuser_fusion *fusion = fuser_bundle_get_fusion(bundle, i);
+    for (size_t a = 0; runsFusion(f, fusion) && a < fuser_fusion_num_args(fusion); ++a) {
+      fprintf(stderr, "%s%s.%s", sep, fuser_fusion_name(fusion),
+              fuser_fusion_arg(fusion, a)->name);
+      sep = ", ";
+    }
+  }
+  fprintf(stderr, "%s)\n", *sep == ' ' ? " none" : "");
+  return false;
+}
+
+/* Before anything runs: every --input and --view names an argument of a
+ * fusion that runs, and once; with --output-dir, no two results of the
+ * fusions that run would write the same file. (Within a fusion, names are
+ * distinct identifiers: the bundle's validator checks that.) */
 static bool checkNames(const fuser_bundle *bundle, const RunFlags *f) {
   size_t n = fuser_bundle_num_fusions(bundle);
   for (int k = 0; k < f->numInputs; ++k) {
@@ -494,27 +686,20 @@ static bool checkNames(const fuser_bundle *bundle, const RunFlags *f) {
                 in->name, f->inputs[j].path, in->path);
         return false;
       }
-    bool used = false;
-    for (size_t i = 0; i < n && !used; ++i) {
-      const fuser_fusion *fusion = fuser_bundle_get_fusion(bundle, i);
-      for (size_t a = 0; runsFusion(f, fusion) && a < fuser_fusion_num_args(fusion); ++a)
-        used |= !strcmp(fuser_fusion_arg(fusion, a)->name, in->name);
-    }
-    if (used)
-      continue;
-    fprintf(stderr, "fuserc: error: --input %s=%s: no fusion that runs has an argument "
-                    "named '%s' (arguments:", in->name, in->path, in->name);
-    const char *sep = " ";
-    for (size_t i = 0; i < n; ++i) {
-      const fuser_fusion *fusion = fuser_bundle_get_fusion(bundle, i);
-      for (size_t a = 0; runsFusion(f, fusion) && a < fuser_fusion_num_args(fusion); ++a) {
-        fprintf(stderr, "%s%s.%s", sep, fuser_fusion_name(fusion),
-                fuser_fusion_arg(fusion, a)->name);
-        sep = ", ";
+    if (!namesArgument(bundle, f, in->name, strlen(in->name), "--input", in->name, in->path))
+      return false;
+  }
+  for (int k = 0; k < f->numViews; ++k) {
+    const ViewFlag *v = &f->views[k];
+    for (int j = 0; j < k; ++j)
+      if (f->views[j].nameLen == v->nameLen &&
+          !strncmp(f->views[j].spec, v->spec, v->nameLen)) {
+        fprintf(stderr, "fuserc: error: --view %.*s is given twice ('%s' and '%s')\n",
+                (int)v->nameLen, v->spec, f->views[j].spec, v->spec);
+        return false;
       }
-    }
-    fprintf(stderr, "%s)\n", *sep == ' ' ? " none" : "");
-    return false;
+    if (!namesArgument(bundle, f, v->spec, v->nameLen, "--view", v->spec, NULL))
+      return false;
   }
   if (!f->outputDir)
     return true;
