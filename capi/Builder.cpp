@@ -13,6 +13,7 @@
 
 #include "BuilderImpl.h"
 
+#include "fuser/Dialect/Fuser/IR/FuserAttrNames.h"
 #include "fuser/Dialect/Fuser/IR/FuserDialect.h"
 #include "fuser/Dialect/Fuser/IR/FuserOps.h"
 #include "fuser_runtime.h"
@@ -507,7 +508,38 @@ MlirValue fuserBuilderAddInput(FuserBuilder builder, FuserDType dtype,
   auto type = RankedTensorType::get(dims, elem);
   BlockArgument arg = B.body().addArgument(type, c.loc());
   B.inputNames.push_back(n.str());
+  B.inputStrides.emplace_back();
   return c.wrapValue(arg);
+}
+
+MlirValue fuserBuilderAddStridedInput(FuserBuilder builder, FuserDType dtype, intptr_t rank,
+                                      const int64_t *shape, const int64_t *strides,
+                                      MlirStringRef name) {
+  {
+    Call c(builder, "fuserBuilderAddStridedInput");
+    if (!c.ready())
+      return MlirValue{nullptr};
+    if (rank > 0 && !strides) {
+      c.fail("strides is NULL for an input of rank " + std::to_string(rank));
+      return MlirValue{nullptr};
+    }
+    for (intptr_t d = 0; d < rank; ++d)
+      if (strides[d] != FUSER_DYNAMIC && strides[d] < 0) {
+        c.fail("stride " + std::to_string(strides[d]) + " of dim " + std::to_string(d) +
+               " is negative; strides are >= 0 (0: an expanded dim) or FUSER_DYNAMIC");
+        return MlirValue{nullptr};
+      }
+  }
+  MlirValue v = fuserBuilderAddInput(builder, dtype, rank, shape, name);
+  if (!v.ptr)
+    return v;
+  BuilderImpl *B = lookupBuilder(builder);
+  SmallVector<int64_t> &s = B->inputStrides.back();
+  for (intptr_t d = 0; d < rank; ++d)
+    s.push_back(strides[d] == FUSER_DYNAMIC ? ShapedType::kDynamic : strides[d]);
+  if (rank == 0)
+    B->inputStrides.back().clear();
+  return v;
 }
 
 MlirLogicalResult fuserBuilderAddOutput(FuserBuilder builder, MlirValue value,
@@ -568,6 +600,9 @@ static func::FuncOp finish(Call &c) {
   for (auto [i, n] : llvm::enumerate(B.inputNames))
     if (!n.empty())
       f.setArgAttr(i, "fuser.name", StringAttr::get(B.ctx, n));
+  for (auto [i, s] : llvm::enumerate(B.inputStrides))
+    if (!s.empty())
+      f.setArgAttr(i, kStridesAttr, StridedLayoutAttr::get(B.ctx, 0, s));
   for (auto [i, n] : llvm::enumerate(B.outputNames))
     if (!n.empty())
       f.setResultAttr(i, "fuser.name", StringAttr::get(B.ctx, n));

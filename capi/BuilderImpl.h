@@ -42,6 +42,9 @@ struct BuilderImpl {
   std::optional<Location> defaultLoc;
   /// Names of the inputs and outputs, in order ("" for none).
   SmallVector<std::string> inputNames, outputNames;
+  /// Per input: its strides when it is a view (fuserBuilderAddStridedInput),
+  /// else empty.
+  SmallVector<SmallVector<int64_t>> inputStrides;
   SmallVector<Value> outputs;
   /// Every value this builder handed out, by its opaque pointer: handles
   /// are checked here before they are dereferenced.

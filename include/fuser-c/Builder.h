@@ -138,6 +138,22 @@ MLIR_CAPI_EXPORTED MlirValue fuserBuilderAddInput(FuserBuilder builder,
                                                   const int64_t *shape,
                                                   MlirStringRef name);
 
+/// As fuserBuilderAddInput, for an input that is a view of memory (a
+/// transposed, sliced or expanded tensor, passed without a copy): element
+/// (i0, i1, ...) is at element i0*strides[0] + i1*strides[1] + ... from the
+/// address the caller passes. A stride is >= 0 (0: an expanded dim), or
+/// FUSER_DYNAMIC when the caller passes it at run time
+/// (fuser_run_options.arg_strides). Static strides let the schedulers see
+/// which dim is contiguous (a stride of 1): a transposed view is then read
+/// through shared-memory tiles, coalesced on both sides. The fusion gets the
+/// argument attribute `fuser.strides = strided<[...]>` (docs/dialect.md).
+MLIR_CAPI_EXPORTED MlirValue fuserBuilderAddStridedInput(FuserBuilder builder,
+                                                         FuserDType dtype,
+                                                         intptr_t rank,
+                                                         const int64_t *shape,
+                                                         const int64_t *strides,
+                                                         MlirStringRef name);
+
 /// Marks `value` as the next output (function result) of the fusion, named
 /// `name` in the bundle (empty: the default `resultN`; else an identifier,
 /// unique among inputs and outputs). A value may be output more than once

@@ -424,13 +424,68 @@ Analyzer::run(SmallVectorImpl<ShapeAnalysis::Symbol> &symbols,
   return success();
 }
 
+std::optional<SmallVector<int64_t>> mlir::fuser::argStrides(func::FuncOp fusion, unsigned i) {
+  auto layout = fusion.getArgAttrOfType<StridedLayoutAttr>(i, kStridesAttr);
+  auto type = dyn_cast<RankedTensorType>(fusion.getArgumentTypes()[i]);
+  if (!layout || !type || (int64_t)layout.getStrides().size() != type.getRank())
+    return std::nullopt;
+  SmallVector<int64_t> strides(layout.getStrides());
+  // Static strides equal to the dense row-major ones (a size-1 dim takes
+  // any) make no view. `dense` is the product of the sizes after dim d
+  // (as PyTorch's contiguous strides, a 0 size counts as 1).
+  int64_t dense = 1;
+  for (int64_t d = type.getRank() - 1; d >= 0; --d) {
+    int64_t size = type.getDimSize(d);
+    if (size != 1 && (ShapedType::isDynamic(strides[d]) || ShapedType::isDynamic(dense) ||
+                      strides[d] != dense))
+      return strides;
+    if (ShapedType::isDynamic(size))
+      dense = ShapedType::kDynamic;
+    else if (!ShapedType::isDynamic(dense))
+      dense *= std::max<int64_t>(size, 1);
+  }
+  return std::nullopt;
+}
+
 FailureOr<ShapeAnalysis> ShapeAnalysis::analyze(func::FuncOp fusion) {
   ShapeAnalysis result;
   result.ctx = fusion.getContext();
   Analyzer analyzer(fusion);
   if (failed(analyzer.run(result.symbols_, result.constraints_, result.shapes)))
     return failure();
+  // Views: each dynamic stride is a symbol after the dims'.
+  for (BlockArgument arg : fusion.getArguments()) {
+    std::optional<SmallVector<int64_t>> st = argStrides(fusion, arg.getArgNumber());
+    if (!st)
+      continue;
+    SmallVector<AffineExpr> &exprs = result.strides_[arg];
+    for (auto [d, s] : llvm::enumerate(*st)) {
+      if (ShapedType::isDynamic(s)) {
+        exprs.push_back(getAffineSymbolExpr(result.symbols_.size(), result.ctx));
+        result.symbols_.push_back({arg.getArgNumber(), unsigned(d), /*stride=*/true});
+      } else {
+        exprs.push_back(getAffineConstantExpr(s, result.ctx));
+      }
+    }
+  }
   return result;
+}
+
+ArrayRef<AffineExpr> ShapeAnalysis::strides(Value v) const {
+  auto it = strides_.find(v);
+  if (it == strides_.end())
+    return {};
+  return it->second;
+}
+
+AffineExpr ShapeAnalysis::span(Value v) const {
+  ArrayRef<AffineExpr> st = strides(v);
+  if (st.empty())
+    return numElements(v);
+  AffineExpr e = getAffineConstantExpr(1, ctx);
+  for (auto [size, stride] : llvm::zip(shape(v), st))
+    e = e + (size - 1) * stride;
+  return e;
 }
 
 ArrayRef<AffineExpr> ShapeAnalysis::shape(Value v) const {

@@ -112,6 +112,42 @@ static void testInputsOutputs(MlirContext ctx) {
 // CHECK-SAME: -> (tensor<?x16xbf16> {fuser.name = "y"}, tensor<f32>, tensor<3xi64> {fuser.name = "u_out"}, tensor<?x16xbf16> {fuser.name = "y_again"})
 // CHECK: return %[[X]], %[[A]], %[[U]], %[[X]]
 
+/* Inputs that are views: the fuser.strides argument attribute, `?` for a
+ * stride passed at run time; a negative stride and missing strides are
+ * errors that name the input's function. */
+static void testStridedInputs(MlirContext ctx) {
+  fprintf(stderr, "@testStridedInputs\n");
+  FuserBuilder b = fuserBuilderCreate(ctx, S("views"));
+  MlirValue t = fuserBuilderAddStridedInput(b, FuserDTypeF32, 2, (int64_t[]){64, 48},
+                                            (int64_t[]){1, 64}, S("xt"));
+  MlirValue e = fuserBuilderAddStridedInput(b, FuserDTypeF32, 2, (int64_t[]){64, 48},
+                                            (int64_t[]){0, 1}, S("row"));
+  MlirValue d = fuserBuilderAddStridedInput(b, FuserDTypeF32, 2, (int64_t[]){64, DYN},
+                                            (int64_t[]){DYN, 1}, S("s"));
+  MlirValue x = fuserBuilderAddInput(b, FuserDTypeF32, 2, (int64_t[]){64, 48}, S("dense"));
+  EXPECT(!mlirValueIsNull(t) && !mlirValueIsNull(e) && !mlirValueIsNull(d));
+  MlirValue sum = fuserBuildAdd(b, fuserBuildAdd(b, t, e), x);
+  EXPECT(mlirLogicalResultIsSuccess(fuserBuilderAddOutput(b, sum, S("y"))));
+  EXPECT(mlirLogicalResultIsSuccess(fuserBuilderAddOutput(b, d, S("s_out"))));
+  finishAndPrint(b);
+
+  b = fuserBuilderCreate(ctx, S("bad_views"));
+  EXPECT(mlirValueIsNull(fuserBuilderAddStridedInput(b, FuserDTypeF32, 2, (int64_t[]){4, 4},
+                                                     (int64_t[]){-4, 1}, S("x"))));
+  MlirStringRef err = fuserBuilderGetError(b);
+  fprintf(stderr, "error: %.*s\n", (int)err.length, err.data);
+  fuserBuilderClearError(b);
+  EXPECT(mlirValueIsNull(
+      fuserBuilderAddStridedInput(b, FuserDTypeF32, 2, (int64_t[]){4, 4}, NULL, S("x"))));
+  err = fuserBuilderGetError(b);
+  fprintf(stderr, "error: %.*s\n", (int)err.length, err.data);
+  fuserBuilderDestroy(b);
+}
+// CHECK-LABEL: @testStridedInputs
+// CHECK: func.func @views(%{{.*}}: tensor<64x48xf32> {fuser.name = "xt", fuser.strides = strided<[1, 64]>}, %{{.*}}: tensor<64x48xf32> {fuser.name = "row", fuser.strides = strided<[0, 1]>}, %{{.*}}: tensor<64x?xf32> {fuser.name = "s", fuser.strides = strided<[?, 1]>}, %{{.*}}: tensor<64x48xf32> {fuser.name = "dense"})
+// CHECK: error: fuserBuilderAddStridedInput: stride -4 of dim 0 is negative; strides are >= 0 (0: an expanded dim) or FUSER_DYNAMIC
+// CHECK: error: fuserBuilderAddStridedInput: strides is NULL for an input of rank 2
+
 static void testUnary(MlirContext ctx) {
   fprintf(stderr, "@testUnary\n");
   FuserBuilder b = fuserBuilderCreate(ctx, S("unary"));
@@ -503,6 +539,7 @@ static void testEveryOpBuilt(const char *opsTd) {
 int main(int argc, char **argv) {
   MlirContext ctx = fuserContextCreate();
   testInputsOutputs(ctx);
+  testStridedInputs(ctx);
   testUnary(ctx);
   testBinary(ctx);
   testTernary(ctx);

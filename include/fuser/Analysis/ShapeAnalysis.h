@@ -16,18 +16,27 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 
+#include <optional>
+
 namespace mlir {
 namespace func {
 class FuncOp;
 }
 namespace fuser {
 
+/// The strides of fusion argument `i` (`fuser.strides`; ShapedType::kDynamic
+/// for `?`), or none when it is dense row-major (no attribute, or static
+/// strides equal to the dense ones).
+std::optional<SmallVector<int64_t>> argStrides(func::FuncOp fusion, unsigned i);
+
 class ShapeAnalysis {
 public:
-  /// Where a symbol comes from: dim `dim` of fusion argument `arg`.
+  /// Where a symbol comes from: the size (or, with `stride`, the stride in
+  /// elements) of dim `dim` of fusion argument `arg`.
   struct Symbol {
     unsigned arg;
     unsigned dim;
+    bool stride = false;
   };
   /// A run-time condition on sizes: `lhs == rhs` or `lhs <= rhs`.
   struct Constraint {
@@ -44,6 +53,14 @@ public:
   ArrayRef<AffineExpr> shape(Value v) const;
   /// The number of elements of `v`.
   AffineExpr numElements(Value v) const;
+  /// The strides in elements of `v` when it is a fusion argument declared
+  /// as a view (`fuser.strides`): constants, or symbols passed at launch;
+  /// empty for a dense row-major tensor.
+  ArrayRef<AffineExpr> strides(Value v) const;
+  /// The elements a kernel may address from `v`'s start: its number of
+  /// elements, or for a view 1 + sum((size - 1) * stride) (an upper bound:
+  /// a tensor with a 0 dim addresses none).
+  AffineExpr span(Value v) const;
 
   ArrayRef<Symbol> symbols() const { return symbols_; }
   ArrayRef<Constraint> constraints() const { return constraints_; }
@@ -57,6 +74,7 @@ private:
   SmallVector<Symbol> symbols_;
   SmallVector<Constraint> constraints_;
   DenseMap<Value, SmallVector<AffineExpr>> shapes;
+  DenseMap<Value, SmallVector<AffineExpr>> strides_;
 };
 
 } // namespace fuser

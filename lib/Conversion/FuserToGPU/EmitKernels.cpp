@@ -30,8 +30,12 @@ namespace mlir::fuser {
 using namespace mlir;
 using namespace mlir::fuser;
 
-static MemRefType bufferType(Type tensorType) {
+/// A tensor's buffer in the plan; a view argument's carries its strides.
+static MemRefType bufferType(Type tensorType, std::optional<SmallVector<int64_t>> strides = {}) {
   auto t = cast<RankedTensorType>(tensorType);
+  if (strides)
+    return MemRefType::get(t.getShape(), t.getElementType(),
+                           StridedLayoutAttr::get(t.getContext(), 0, *strides));
   return MemRefType::get(t.getShape(), t.getElementType());
 }
 
@@ -81,8 +85,8 @@ static LogicalResult emitFusion(func::FuncOp fusion, gpu::GPUModuleOp module,
   FunctionType ft = fusion.getFunctionType();
   unsigned numArgs = ft.getNumInputs();
   SmallVector<Type> types;
-  for (Type t : ft.getInputs())
-    types.push_back(bufferType(t));
+  for (auto [i, t] : llvm::enumerate(ft.getInputs()))
+    types.push_back(bufferType(t, argStrides(fusion, i)));
   for (Type t : ft.getResults())
     types.push_back(bufferType(t));
   auto plan = func::FuncOp::create(b, fusion.getLoc(),

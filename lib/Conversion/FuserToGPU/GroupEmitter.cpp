@@ -103,7 +103,7 @@ void GroupEmitter::analyze(Value root, const Index &rootIdx) {
         (guarded && visited.contains(MemoKey{v, idx, 0})))
       continue;
     if (isInput(v)) {
-      leafOffsets.push_back({v, linearIndex(v, idx)});
+      leafOffsets.push_back({v, memoryOffset(v, idx)});
       leafGuarded.push_back(guarded);
       continue;
     }
@@ -215,7 +215,7 @@ void GroupEmitter::indexByIteration(KernelBuilder &k) {
 AffineExpr GroupEmitter::maxElementsWith(AffineExpr own) {
   AffineExpr maxElements = simplify(own, 0, numSymbols);
   for (Value in : seg.inputs) {
-    AffineExpr n = fe.shapes.numElements(in);
+    AffineExpr n = fe.shapes.span(in);
     auto a = ShapeAnalysis::constantValue(maxElements), c = ShapeAnalysis::constantValue(n);
     maxElements = (a && c) ? getAffineConstantExpr(std::max(*a, *c), ctx)
                            : simplify(maxElements + n, 0, numSymbols);
@@ -342,7 +342,7 @@ Lanes GroupEmitter::emitOne(Value v, const Index &idx, unsigned lanes) {
   Lanes result;
   if (isInput(v)) {
     Type elem = elementTypeOf(v);
-    AffineExpr off = toIteration(linearIndex(v, idx));
+    AffineExpr off = toIteration(memoryOffset(v, idx));
     if (std::optional<Lanes> s = loadHook(v, off, lanes)) {
       memo.insert({v, idx, lanes}, *s);
       return *s;
@@ -556,13 +556,10 @@ Lanes GroupEmitter::emitOp(Operation *op, const Index &idx,
 
 std::pair<AffineExpr, AffineExpr> GroupEmitter::tableAccess(Operation *op, const Index &idx) {
   int64_t dim = cast<IntegerAttr>(op->getAttr("dim")).getInt();
-  ArrayRef<AffineExpr> tableShape = shapeOf(op->getOperand(0));
+  Value table = op->getOperand(0);
   SmallVector<AffineExpr> m = multiIndex(op->getResult(0), idx);
   m[dim] = getAffineConstantExpr(0, ctx);
-  AffineExpr stride = getAffineConstantExpr(1, ctx);
-  for (size_t k = dim + 1; k < tableShape.size(); ++k)
-    stride = stride * tableShape[k];
-  return {linearize(m, tableShape), simplify(stride, 0, numSymbols)};
+  return {memoryOffset(table, Index{false, m}), memoryStride(table, dim)};
 }
 
 Value GroupEmitter::tableOffset(Operation *op, const Index &idx, Value wide) {
@@ -661,17 +658,16 @@ Lanes GroupEmitter::emitScatter(Operation *op, const Index &idx, unsigned lanes)
   // Offsets of position 0 of the line in the index and the source, and
   // their strides along it.
   auto lineAccess = [&](Value v) -> std::pair<Value, Value> {
-    ArrayRef<AffineExpr> shape = shapeOf(v);
     SmallVector<AffineExpr> at(m);
     at[dim] = zero;
-    AffineExpr stride = getAffineConstantExpr(1, ctx);
-    for (size_t k = dim + 1; k < shape.size(); ++k)
-      stride = stride * shape[k];
-    return {kb->expander->expand(toIteration(linearize(at, shape))),
-            kb->expander->expand(simplify(stride, 0, numSymbols))};
+    return {kb->expander->expand(toIteration(memoryOffset(v, Index{false, at}))),
+            kb->expander->expand(memoryStride(v, dim))};
   };
   auto [sourceBase, sourceStride] = lineAccess(source);
-  Value indexBase = kb->constant(0), indexStride = kb->constant(1);
+  // index_add's 1-D index: from its start, along its stride (1 unless it
+  // is a view).
+  Value indexBase = kb->constant(0),
+        indexStride = kb->expander->expand(memoryStride(index, 0));
   Value n = kb->expander->expand(shapeOf(index)[indexAdd ? 0 : dim]);
   // Walk only where the element is live, and (scatter_add) inside the
   // index's extent in the other dims: elsewhere no index names it.

@@ -134,6 +134,29 @@ protected:
       return getAffineConstantExpr(0, ctx);
     return linearize(idx.exprs, shapeOf(v));
   }
+  /// The element offset at which input `v` holds its element at `idx`: the
+  /// row-major linear index, or for a fusion argument that is a view
+  /// (`fuser.strides`) the sum of the index times the strides.
+  AffineExpr memoryOffset(Value v, const Index &idx) {
+    ArrayRef<AffineExpr> strides = fe.shapes.strides(v);
+    if (strides.empty())
+      return linearIndex(v, idx);
+    AffineExpr e = getAffineConstantExpr(0, ctx);
+    for (auto [i, s] : llvm::zip(multiIndex(v, idx), strides))
+      e = e + i * s;
+    return simplify(e, refRank, numSymbols);
+  }
+  /// The stride in elements of input `v` along `dim`: the view's, or the
+  /// product of the later sizes.
+  AffineExpr memoryStride(Value v, unsigned dim) {
+    ArrayRef<AffineExpr> strides = fe.shapes.strides(v);
+    if (!strides.empty())
+      return strides[dim];
+    AffineExpr stride = getAffineConstantExpr(1, ctx);
+    for (AffineExpr size : shapeOf(v).drop_front(dim + 1))
+      stride = stride * size;
+    return simplify(stride, 0, numSymbols);
+  }
   /// The index of operand `i` of `op` for result index `idx`.
   Index operandIndex(Operation *op, unsigned i, const Index &idx);
   void analyze(Value v, const Index &idx);

@@ -128,9 +128,17 @@ FusionEmitter::FusionEmitter(func::FuncOp fusion, const ShapeAnalysis &shapes,
       module(module), plan(plan), planBuilder(plan.getContext()),
       loc(fusion.getLoc()) {
   planBuilder.setInsertionPointToStart(&plan.getBody().front());
+  DenseMap<unsigned, memref::ExtractStridedMetadataOp> metadata;
   for (const ShapeAnalysis::Symbol &s : shapes.symbols()) {
     Value arg = plan.getArgument(s.arg);
-    symbolValues.push_back(memref::DimOp::create(planBuilder, loc, arg, s.dim));
+    if (!s.stride) {
+      symbolValues.push_back(memref::DimOp::create(planBuilder, loc, arg, s.dim));
+      continue;
+    }
+    auto &m = metadata[s.arg];
+    if (!m)
+      m = memref::ExtractStridedMetadataOp::create(planBuilder, loc, arg);
+    symbolValues.push_back(m.getStrides()[s.dim]);
   }
   planExpander = std::make_unique<ExprExpander>(
       planBuilder, loc, planBuilder.getIndexType(),
@@ -454,8 +462,15 @@ SmallVector<unsigned> mlir::fuser::segmentSymbols(const ShapeAnalysis &shapes,
           used.set(s.getPosition());
       });
   };
-  for (Value v : segment.inputs)
+  for (Value v : segment.inputs) {
     note(v);
+    // A view's dynamic strides index its reads.
+    for (AffineExpr e : shapes.strides(v))
+      e.walk([&](AffineExpr x) {
+        if (auto s = dyn_cast<AffineSymbolExpr>(x))
+          used.set(s.getPosition());
+      });
+  }
   for (Value v : segment.outputs)
     note(v);
   for (Operation *op : segment.ops) {

@@ -145,7 +145,7 @@ void ReductionScheduler::forgetPass(Unit &u, bool keepComputed) {
       return true;
     if (u.sharedSlot < 0)
       return false;
-    AffineExpr off = toIteration(linearIndex(k.v, k.idx));
+    AffineExpr off = toIteration(memoryOffset(k.v, k.idx));
     return llvm::is_contained(u.inShared, std::make_pair(k.v, off));
   });
 }

@@ -49,6 +49,9 @@ struct Tensor {
   uint32_t name;
   uint8_t dtype;
   SmallVector<int64_t> dims;
+  /// An argument that is a view: its strides, -1 where passed at launch;
+  /// empty when dense.
+  SmallVector<int64_t> strides;
 };
 struct Fusion {
   uint32_t name;
@@ -173,6 +176,31 @@ LogicalResult PlanTranslator::translate(Operation *op) {
         }
         return success();
       })
+      .Case<memref::ExtractStridedMetadataOp>(
+          [&](memref::ExtractStridedMetadataOp m) -> LogicalResult {
+            // A view argument's strides: STRIDE reads a dynamic one from the
+            // caller, a static one is a constant. Nothing else of it.
+            auto arg = dyn_cast<BlockArgument>(m.getSource());
+            auto layout = dyn_cast<StridedLayoutAttr>(m.getSource().getType().getLayout());
+            if (!arg || arg.getOwner()->getParentOp() != plan.getOperation() ||
+                arg.getArgNumber() >= fusion.numArgs || !layout)
+              return m.emitOpError("a plan reads the strides of its view arguments only");
+            if (!m.getBaseBuffer().use_empty() || !m.getOffset().use_empty() ||
+                llvm::any_of(m.getSizes(), [](Value v) { return !v.use_empty(); }))
+              return m.emitOpError("a plan reads only the strides of a view argument");
+            for (auto [d, v] : llvm::enumerate(m.getStrides())) {
+              if (v.use_empty())
+                continue;
+              int64_t st = layout.getStrides()[d];
+              if (ShapedType::isDynamic(st))
+                fusion.instrs.push_back({FUSER_BUNDLE_OP_STRIDE, reg(v), arg.getArgNumber(),
+                                         (uint32_t)d, 0});
+              else
+                fusion.instrs.push_back(
+                    {FUSER_BUNDLE_OP_CONST, reg(v), FUSER_BUNDLE_NONE, FUSER_BUNDLE_NONE, st});
+            }
+            return success();
+          })
       .Case<arith::AddIOp>([&](auto) { return binary(FUSER_BUNDLE_OP_ADD); })
       .Case<arith::SubIOp>([&](auto) { return binary(FUSER_BUNDLE_OP_SUB); })
       .Case<arith::MulIOp>([&](auto) { return binary(FUSER_BUNDLE_OP_MUL); })
@@ -363,6 +391,17 @@ FailureOr<Fusion> PlanTranslator::run() {
     if (failed(dt))
       return failure();
     tensor.dtype = *dt;
+    if (auto layout = dyn_cast<StridedLayoutAttr>(t.getLayout())) {
+      if (i >= fusion.numArgs)
+        return plan.emitError("fusion '")
+               << plan.getSymName() << "': " << describe(i) << " '" << name
+               << "' has strides; results are dense";
+      for (int64_t st : layout.getStrides())
+        tensor.strides.push_back(ShapedType::isDynamic(st) ? -1 : st);
+    } else if (!t.getLayout().isIdentity()) {
+      return plan.emitError("fusion '") << plan.getSymName() << "': " << describe(i)
+                                        << " has a layout a bundle cannot describe: " << t;
+    }
     SmallVector<int64_t> &index = dynamicDimIndex[arg];
     for (int64_t d : t.getShape()) {
       tensor.dims.push_back(ShapedType::isDynamic(d) ? -1 : d);
@@ -441,7 +480,7 @@ FailureOr<std::string> mlir::fuser::writeBundle(ModuleOp module,
   at += FUSER_BUNDLE_MODULE_SIZE * modules.size();
   struct FusionLayout {
     uint64_t tensors, instrs, launches;
-    SmallVector<uint64_t> dims, params;
+    SmallVector<uint64_t> dims, strides, params;
   };
   std::vector<FusionLayout> layouts;
   for (Fusion &f : fusions) {
@@ -451,6 +490,10 @@ FailureOr<std::string> mlir::fuser::writeBundle(ModuleOp module,
     for (Tensor &t : f.tensors) {
       l.dims.push_back(at);
       at += 8 * t.dims.size();
+    }
+    for (Tensor &t : f.tensors) {
+      l.strides.push_back(t.strides.empty() ? 0 : at);
+      at += 8 * t.strides.size();
     }
     l.instrs = at;
     at += FUSER_BUNDLE_INSTR_SIZE * f.instrs.size();
@@ -517,6 +560,9 @@ FailureOr<std::string> mlir::fuser::writeBundle(ModuleOp module,
       w.u64(tr + FUSER_BUNDLE_T_DIMS, l.dims[j]);
       for (auto [k, d] : llvm::enumerate(t.dims))
         w.u64(l.dims[j] + 8 * k, (uint64_t)d);
+      w.u64(tr + FUSER_BUNDLE_T_STRIDES, l.strides[j]);
+      for (auto [k, st] : llvm::enumerate(t.strides))
+        w.u64(l.strides[j] + 8 * k, (uint64_t)st);
     }
     for (auto [j, in] : llvm::enumerate(f.instrs)) {
       uint64_t ir = l.instrs + FUSER_BUNDLE_INSTR_SIZE * j;

@@ -277,8 +277,13 @@ class Expect:
 class Arg:
     name: str                  # SSA name without '%'
     type: str                  # MLIR type (may have ? dims)
-    value: np.ndarray          # storage array
+    value: np.ndarray          # storage array (a view's: its storage, 1-D)
     dtype: str                 # fuser element type
+    # A view passed without a copy: (sizes, strides in elements) given to
+    # fuserc run --view, and the `fuser.strides` the fusion declares (each
+    # stride or "?").
+    view: Optional[tuple] = None
+    declared: Optional[tuple] = None
 
 
 @dataclasses.dataclass
@@ -310,7 +315,10 @@ def fusion_text(name, parts: Sequence[Part]):
     for i, p in enumerate(parts):
         pre = "p%d_" % i if len(parts) > 1 else ""
         for a in p.args:
-            args.append("%%%s%s: %s" % (pre, a.name, a.type))
+            attr = ""
+            if a.declared is not None:
+                attr = " {fuser.strides = strided<[%s]>}" % ", ".join(str(s) for s in a.declared)
+            args.append("%%%s%s: %s%s" % (pre, a.name, a.type, attr))
         for l in p.lines:
             lines.append("  " + _rename(l, pre))
         for r in p.results:
@@ -328,6 +336,17 @@ def input_names(parts):
         pre = "p%d_" % i if len(parts) > 1 else ""
         for a in p.args:
             out.append((pre + a.name, a))
+    return out
+
+
+def view_options(parts):
+    """fuserc run's --view options for the parts' view arguments."""
+    out = []
+    for name, a in input_names(parts):
+        if a.view is not None:
+            sizes, strides = a.view
+            out += ["--view", "%s=%s:%s" % (name, ",".join(map(str, sizes)),
+                                            ",".join(map(str, strides)))]
     return out
 
 
@@ -422,6 +441,7 @@ def execute(env, fname, parts, extra=(), directory=None):
     try:
         path, inputs = write_case_files(d, fname, parts)
         out = os.path.join(d, "out")
+        extra = list(extra) + view_options(parts)
         rc, err, cmd = run_fuserc(env, path, inputs, out, extra)
         if rc != 0:
             return None, err, cmd
@@ -542,6 +562,21 @@ class PartBuilder:
         shape = value.shape if dims is None else dims
         ty = mlir_type(shape, t)
         self.args.append(Arg(name, ty, value, t))
+        return ty
+
+    def arg_view(self, name, view, t, declared, dims=None):
+        """A view argument from torch tensor `view` (a permute, a slice, an
+        expand of another tensor: its strides and storage offset are
+        PyTorch's): fuser reads it through its strides, without a copy.
+        `declared`: the strides the fusion declares (ints, "?" where the
+        caller passes them); `dims`: the type's dims (None: the view's)."""
+        sizes, strides = tuple(view.shape), tuple(view.stride())
+        span = 0 if 0 in sizes else 1 + sum((n - 1) * st for n, st in zip(sizes, strides))
+        flat = torch.as_strided(view, (span,), (1,), view.storage_offset())
+        storage = from_torch(flat, t)
+        ty = mlir_type(sizes if dims is None else dims, t)
+        self.args.append(Arg(name, ty, storage, t, view=(sizes, strides),
+                             declared=tuple(declared)))
         return ty
 
     def line(self, text):

@@ -3,7 +3,7 @@
 import os
 
 from . import (elementwise, examples, indexing, norm_family, normalization, random_ops, reductions,
-               scans, scatters, shapes, training)
+               scans, scatters, shapes, training, views)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
@@ -14,6 +14,7 @@ SUITES = {
     "indexing": indexing.cases,
     "scans": scans.cases,
     "scatters": scatters.cases,
+    "views": views.cases,
     "reductions": reductions.cases,
     "sweep": reductions.sweep_cases,
     "normalization": normalization.cases,

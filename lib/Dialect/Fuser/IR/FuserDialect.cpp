@@ -1,7 +1,10 @@
 //===- FuserDialect.cpp - fuser dialect registration ----------------------===//
 
 #include "fuser/Dialect/Fuser/IR/FuserDialect.h"
+#include "fuser/Dialect/Fuser/IR/FuserAttrNames.h"
 #include "fuser/Dialect/Fuser/IR/FuserOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -38,4 +41,50 @@ Operation *FuserDialect::materializeConstant(OpBuilder &builder, Attribute value
   if (!scalar || scalar.getType() != tensorType.getElementType())
     return nullptr;
   return ConstantOp::create(builder, loc, tensorType, scalar);
+}
+
+LogicalResult FuserDialect::verifyRegionArgAttribute(Operation *op, unsigned region,
+                                                    unsigned argIndex,
+                                                    NamedAttribute attr) {
+  if (attr.getName() != kStridesAttr)
+    return success();
+  auto fn = dyn_cast<func::FuncOp>(op);
+  if (!fn || region != 0)
+    return op->emitError("'") << kStridesAttr << "' belongs on a fusion's argument";
+  auto layout = dyn_cast<StridedLayoutAttr>(attr.getValue());
+  if (!layout)
+    return op->emitError("argument ")
+           << argIndex << ": '" << kStridesAttr
+           << "' must be a strided layout such as strided<[1, ?]>, got " << attr.getValue();
+  auto type = dyn_cast<RankedTensorType>(fn.getArgumentTypes()[argIndex]);
+  if (!type)
+    return op->emitError("argument ") << argIndex << ": '" << kStridesAttr
+                                      << "' is for a ranked tensor argument";
+  if (layout.getOffset() != 0)
+    return op->emitError("argument ")
+           << argIndex << ": '" << kStridesAttr << "' has offset "
+           << (ShapedType::isDynamic(layout.getOffset()) ? std::string("?")
+                                                         : std::to_string(layout.getOffset()))
+           << "; a view's first element is where the argument points (pass the address of "
+              "that element), so the offset is 0";
+  if ((int64_t)layout.getStrides().size() != type.getRank())
+    return op->emitError("argument ") << argIndex << ": '" << kStridesAttr << "' has "
+                                      << layout.getStrides().size()
+                                      << " strides for a tensor of rank " << type.getRank();
+  for (auto [d, s] : llvm::enumerate(layout.getStrides()))
+    if (!ShapedType::isDynamic(s) && s < 0)
+      return op->emitError("argument ")
+             << argIndex << ": '" << kStridesAttr << "' has stride " << s << " on dim " << d
+             << "; strides are >= 0 (0 repeats an element: an expanded dim)";
+  return success();
+}
+
+LogicalResult FuserDialect::verifyRegionResultAttribute(Operation *op, unsigned region,
+                                                       unsigned resultIndex,
+                                                       NamedAttribute attr) {
+  if (attr.getName() != kStridesAttr)
+    return success();
+  return op->emitError("result ") << resultIndex << ": '" << kStridesAttr
+                                  << "' is for arguments; a fusion's results are dense, "
+                                     "row-major";
 }

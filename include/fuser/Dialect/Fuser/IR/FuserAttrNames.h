@@ -16,6 +16,10 @@ namespace mlir::fuser {
 /// On a fusion's (or plan's) argument or result: its name in the bundle and
 /// in messages, an identifier.
 inline constexpr llvm::StringLiteral kNameAttr = "fuser.name";
+/// On a fusion's argument: it is a view, read through these strides in
+/// elements (a builtin `strided<[...]>` layout with offset 0; `?` for a
+/// stride passed at launch; 0 for an expanded dim). Results are dense.
+inline constexpr llvm::StringLiteral kStridesAttr = "fuser.strides";
 /// On a launch plan (a func.func fuser-emit-kernels made from a fusion).
 inline constexpr llvm::StringLiteral kPlanAttr = "fuser.plan";
 /// On a launch plan: how many of its memref arguments are the fusion's

@@ -29,6 +29,9 @@ def Fuser_Dialect : Dialect {
   }];
   let hasConstantMaterializer = 1;
   let useDefaultAttributePrinterParser = 1;
+  // `fuser.strides` on a fusion argument (a view), never on a result.
+  let hasRegionArgAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
 }
 
 class Fuser_Op<string mnemonic, list<Trait> traits = []>
