@@ -144,10 +144,11 @@ void GroupEmitter::analyze(Value root, const Index &rootIdx) {
   }
 }
 
-void GroupEmitter::planIterationSpace(ArrayRef<int> dimClass) {
+void GroupEmitter::planIterationSpace(ArrayRef<int> dimClass, ArrayRef<unsigned> order) {
   // Size-1 dims are always index 0.
   SmallVector<unsigned> live;
-  for (unsigned k = 0; k < refRank; ++k) {
+  for (unsigned k : order.empty() ? llvm::to_vector(llvm::seq<unsigned>(0, refRank))
+                                  : SmallVector<unsigned>(order)) {
     auto c = ShapeAnalysis::constantValue(refShape[k]);
     if (!c || *c != 1)
       live.push_back(k);

@@ -197,7 +197,9 @@ protected:
   /// dims that every access treats as one row-major dim. With `dimClass`,
   /// only dims of the same class merge (a reduction keeps its reduced dims
   /// apart from the kept ones).
-  void planIterationSpace(ArrayRef<int> dimClass = {});
+  /// With `order` (a permutation of the d-dims), the iteration dims follow
+  /// it instead of the reference's order: its last live dim is the lane dim.
+  void planIterationSpace(ArrayRef<int> dimClass = {}, ArrayRef<unsigned> order = {});
   /// The index of `operand` of a reshape whose result is read at row-major
   /// `linear`, where a scheduler knows a better form than the linear one
   /// (the multi-index its own values are memoized under); none otherwise.

@@ -226,6 +226,55 @@ SmallVector<Value> ReductionScheduler::blockReduce(const Reducer &r, SmallVector
 // Inner kernels: a block walks rows
 //===----------------------------------------------------------------------===//
 
+SmallVector<unsigned> ReductionScheduler::memoryOrder(ArrayRef<int> dimClass) {
+  // A plain reduction whose inputs are contiguous along a kept dim (a
+  // transposed view, a permute of a dense tensor) rather than along the
+  // last reduced one: iterate with that kept dim last, so that it is the
+  // lane dim and the outer kernel's threads run along it (coalesced),
+  // instead of an inner kernel's threads striding across rows. Decided by
+  // the bytes the inputs read: the dim each leaf is contiguous along (a
+  // constant coefficient 1) gets its element size; the last live dim keeps
+  // its place unless another dim has more.
+  if (info.kind != GroupKind::Reduction || refRank < 2)
+    return {};
+  SmallVector<int64_t> bytes(refRank, 0);
+  llvm::DenseSet<std::pair<Value, AffineExpr>> seen;
+  for (auto &[v, off] : leafOffsets) {
+    if (!seen.insert({v, off}).second)
+      continue;
+    auto c = linearCoefficients(off, refRank);
+    if (!c)
+      continue;
+    for (unsigned k = 0; k < refRank; ++k) {
+      auto one = dyn_cast<AffineConstantExpr>(simplify((*c)[k + 1], 0, numSymbols));
+      if (one && one.getValue() == 1) {
+        bytes[k] += byteSize(elementTypeOf(v));
+        break;
+      }
+    }
+  }
+  int last = -1;
+  for (unsigned k = 0; k < refRank; ++k) {
+    auto c = ShapeAnalysis::constantValue(refShape[k]);
+    if (!c || *c != 1)
+      last = k;
+  }
+  if (last < 0 || dimClass[last] == 0)
+    return {};
+  unsigned best = last;
+  for (unsigned k = 0; k < refRank; ++k)
+    if (dimClass[k] == 0 && bytes[k] > bytes[best])
+      best = k;
+  if (best == (unsigned)last)
+    return {};
+  SmallVector<unsigned> order;
+  for (unsigned k = 0; k < refRank; ++k)
+    if (k != best)
+      order.push_back(k);
+  order.push_back(best);
+  return order;
+}
+
 void ReductionScheduler::emitInnerRow(unsigned lanes, Value row, Value valid, Value tx,
                                       Value ty, Value threadsPerRow, int64_t staticThreads,
                                       bool persistent, ArrayRef<SmallVector<Value>> scratch,
@@ -1243,7 +1292,7 @@ LogicalResult ReductionScheduler::run() {
     analyze(r.op->getOperand(0), sIndex());
   for (Value out : oOutputs)
     analyze(out, oIndex(out));
-  planIterationSpace(dimClass);
+  planIterationSpace(dimClass, memoryOrder(dimClass));
   // Classes of the iteration dims.
   SmallVector<int> iterClass(numIterDims, 0);
   for (unsigned d = 0; d < refRank; ++d)

@@ -297,6 +297,9 @@ private:
   SmallVector<Value> sOutputs, rOutputs;
   llvm::DenseSet<Value> dependsOnReduction;
   bool innerStyle = true;
+  /// The order of the d-dims to iterate in (planIterationSpace): a kept dim
+  /// the inputs are contiguous along goes last; empty for the reference's.
+  SmallVector<unsigned> memoryOrder(ArrayRef<int> dimClass);
   AffineExpr keptSize, reducedSize;
   /// Outer split: the partial accumulators in the plan, one buffer per
   /// accumulator value of each reducer.

@@ -138,6 +138,43 @@ def _reduction_parts(name, rng_for):
         bound = 60 * 2.0 ** -24 * x64.abs().sum(dim=0).numpy() + 1e-30
         pb.result("0", (32,), acc, want, Ulps(1, bound))
         parts.append(pb.part())
+    # Reductions whose input is contiguous along a kept dim: the reduction
+    # iterates with that dim last (an outer kernel, coalesced), for a
+    # permute of a dense tensor as for a view.
+    x = values.random("f32", (300, 20), rng, kind="unit")
+    pb = PartBuilder("sum dim 1 of permute of dense 300x20 f32")
+    tx = pb.arg("x", x, "f32")
+    pb.line("%%p = fuser.permute %%x perm = [1, 0] : %s -> %s" % (tx, mlir_type((20, 300), "f32")))
+    pb.line("%%0 = fuser.sum %%p dims = [1] : %s -> %s" % (mlir_type((20, 300), "f32"),
+                                                           mlir_type((20,), "f32")))
+    x64 = torch.from_numpy(x).double().t()
+    pb.result("0", (20,), "f32", x64.sum(dim=1).float().numpy(),
+              Ulps(1, 310 * 2.0 ** -24 * x64.abs().sum(dim=1).numpy() + 1e-30))
+    parts.append(pb.part())
+    b = to_torch(values.random("f32", (6, 50, 8), rng, kind="unit"), "f32")
+    v = b.permute(2, 1, 0)  # 8x50x6, contiguous along dim 0
+    for dynamic in (False, True):
+        dims = (None, None, None) if dynamic else None
+        pb = PartBuilder("sum and max dims [1, 2] of permute [2,1,0] view%s" % (" ?" if dynamic else ""))
+        tx = pb.arg_view("x", v, "f32", _declared(v, dynamic), dims=dims)
+        tr = mlir_type((None,) if dynamic else (8,), "f32")
+        pb.line("%%0 = fuser.sum %%x dims = [1, 2] : %s -> %s" % (tx, tr))
+        pb.line("%%1 = fuser.max %%x dims = [1, 2] : %s -> %s" % (tx, tr))
+        pb.line("%%v, %%m = fuser.var_mean %%x dims = [1, 2] correction = 1 : %s -> %s, %s"
+                % (tx, tr, tr))
+        x64 = v.double()
+        rd = dict(dim=(1, 2))
+        rdims = (None,) if dynamic else None
+        pb.result("0", (8,), "f32", x64.sum(**rd).float().numpy(),
+                  Ulps(1, 310 * 2.0 ** -24 * x64.abs().sum(**rd).numpy() + 1e-30), dims=rdims)
+        pb.result("1", (8,), "f32", from_torch(v.amax(dim=(1, 2)), "f32"), EXACT, dims=rdims)
+        var = x64.var(dim=(1, 2), unbiased=True)
+        pb.result("v", (8,), "f32", var.float().numpy(),
+                  Ulps(4, 64 * 2.0 ** -24 * (var + x64.pow(2).mean(dim=(1, 2))).numpy()),
+                  dims=rdims)
+        pb.result("m", (8,), "f32", x64.mean(**rd).float().numpy(),
+                  Ulps(1, 310 * 2.0 ** -24 * x64.abs().mean(**rd).numpy() + 1e-30), dims=rdims)
+        parts.append(pb.part())
     # Softmax over the rows of a slice (row stride 160, row length 128):
     # the persistent normalization reads each row once through the view.
     b = torch.randn(12, 160, dtype=torch.float32, generator=torch.Generator().manual_seed(7))
