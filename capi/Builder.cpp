@@ -484,16 +484,28 @@ static bool isTensorName(StringRef s) {
          llvm::all_of(s, [&](char c) { return letter(c) || (c >= '0' && c <= '9'); });
 }
 
-MlirValue fuserBuilderAddInput(FuserBuilder builder, FuserDType dtype,
-                               intptr_t rank, const int64_t *shape,
-                               MlirStringRef name) {
-  Call c(builder, "fuserBuilderAddInput");
+/// An input of the fusion under construction, with the errors reported as
+/// `c`'s function's; `strides` (rank entries, FUSER_DYNAMIC for ?) makes it
+/// a view.
+static MlirValue addInput(Call &c, FuserDType dtype, intptr_t rank, const int64_t *shape,
+                          const int64_t *strides, MlirStringRef name) {
   if (!c.ready())
     return MlirValue{nullptr};
   Type elem = c.elementType(dtype);
   SmallVector<int64_t> dims;
   if (!elem || !c.shape(rank, shape, dims))
     return MlirValue{nullptr};
+  SmallVector<int64_t> layout;
+  if (strides) {
+    for (intptr_t d = 0; d < rank; ++d) {
+      if (strides[d] != FUSER_DYNAMIC && strides[d] < 0) {
+        c.fail("stride " + std::to_string(strides[d]) + " of dim " + std::to_string(d) +
+               " is negative; strides are >= 0 (0: an expanded dim) or FUSER_DYNAMIC");
+        return MlirValue{nullptr};
+      }
+      layout.push_back(strides[d] == FUSER_DYNAMIC ? ShapedType::kDynamic : strides[d]);
+    }
+  }
   StringRef n = name.data ? unwrap(name) : StringRef();
   BuilderImpl &B = c.impl();
   if (!n.empty() && !isTensorName(n)) {
@@ -508,38 +520,26 @@ MlirValue fuserBuilderAddInput(FuserBuilder builder, FuserDType dtype,
   auto type = RankedTensorType::get(dims, elem);
   BlockArgument arg = B.body().addArgument(type, c.loc());
   B.inputNames.push_back(n.str());
-  B.inputStrides.emplace_back();
+  B.inputStrides.push_back(std::move(layout));
   return c.wrapValue(arg);
+}
+
+MlirValue fuserBuilderAddInput(FuserBuilder builder, FuserDType dtype,
+                               intptr_t rank, const int64_t *shape,
+                               MlirStringRef name) {
+  Call c(builder, "fuserBuilderAddInput");
+  return addInput(c, dtype, rank, shape, nullptr, name);
 }
 
 MlirValue fuserBuilderAddStridedInput(FuserBuilder builder, FuserDType dtype, intptr_t rank,
                                       const int64_t *shape, const int64_t *strides,
                                       MlirStringRef name) {
-  {
-    Call c(builder, "fuserBuilderAddStridedInput");
-    if (!c.ready())
-      return MlirValue{nullptr};
-    if (rank > 0 && !strides) {
-      c.fail("strides is NULL for an input of rank " + std::to_string(rank));
-      return MlirValue{nullptr};
-    }
-    for (intptr_t d = 0; d < rank; ++d)
-      if (strides[d] != FUSER_DYNAMIC && strides[d] < 0) {
-        c.fail("stride " + std::to_string(strides[d]) + " of dim " + std::to_string(d) +
-               " is negative; strides are >= 0 (0: an expanded dim) or FUSER_DYNAMIC");
-        return MlirValue{nullptr};
-      }
+  Call c(builder, "fuserBuilderAddStridedInput");
+  if (c.ready() && rank > 0 && !strides) {
+    c.fail("strides is NULL for an input of rank " + std::to_string(rank));
+    return MlirValue{nullptr};
   }
-  MlirValue v = fuserBuilderAddInput(builder, dtype, rank, shape, name);
-  if (!v.ptr)
-    return v;
-  BuilderImpl *B = lookupBuilder(builder);
-  SmallVector<int64_t> &s = B->inputStrides.back();
-  for (intptr_t d = 0; d < rank; ++d)
-    s.push_back(strides[d] == FUSER_DYNAMIC ? ShapedType::kDynamic : strides[d]);
-  if (rank == 0)
-    B->inputStrides.back().clear();
-  return v;
+  return addInput(c, dtype, rank, shape, strides, name);
 }
 
 MlirLogicalResult fuserBuilderAddOutput(FuserBuilder builder, MlirValue value,

@@ -141,12 +141,18 @@ static void testStridedInputs(MlirContext ctx) {
       fuserBuilderAddStridedInput(b, FuserDTypeF32, 2, (int64_t[]){4, 4}, NULL, S("x"))));
   err = fuserBuilderGetError(b);
   fprintf(stderr, "error: %.*s\n", (int)err.length, err.data);
+  fuserBuilderClearError(b);
+  EXPECT(mlirValueIsNull(fuserBuilderAddStridedInput(b, FuserDTypeF32, 2, (int64_t[]){-3, 4},
+                                                     (int64_t[]){4, 1}, S("x"))));
+  err = fuserBuilderGetError(b);
+  fprintf(stderr, "error: %.*s\n", (int)err.length, err.data);
   fuserBuilderDestroy(b);
 }
 // CHECK-LABEL: @testStridedInputs
 // CHECK: func.func @views(%{{.*}}: tensor<64x48xf32> {fuser.name = "xt", fuser.strides = strided<[1, 64]>}, %{{.*}}: tensor<64x48xf32> {fuser.name = "row", fuser.strides = strided<[0, 1]>}, %{{.*}}: tensor<64x?xf32> {fuser.name = "s", fuser.strides = strided<[?, 1]>}, %{{.*}}: tensor<64x48xf32> {fuser.name = "dense"})
 // CHECK: error: fuserBuilderAddStridedInput: stride -4 of dim 0 is negative; strides are >= 0 (0: an expanded dim) or FUSER_DYNAMIC
 // CHECK: error: fuserBuilderAddStridedInput: strides is NULL for an input of rank 2
+// CHECK: error: {{.*}}fuserBuilderAddStridedInput: dim 0 of the shape has size -3
 
 static void testUnary(MlirContext ctx) {
   fprintf(stderr, "@testUnary\n");

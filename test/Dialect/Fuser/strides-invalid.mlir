@@ -50,6 +50,13 @@ func.func @not_tensor(%x: i32 {fuser.strides = strided<[]>}) {
 
 // -----
 
+// expected-error @+1 {{argument 0: 'fuser.strides' reaches 2^63 elements or more from the argument's start}}
+func.func @span(%x: tensor<4x8xf32> {fuser.strides = strided<[9223372036854775807, 1]>}) -> tensor<4x8xf32> {
+  return %x : tensor<4x8xf32>
+}
+
+// -----
+
 // Accepted: static, dynamic, zero (expanded) strides, rank 0.
 func.func @ok(%a: tensor<4x?xf32> {fuser.strides = strided<[1, ?]>},
               %b: tensor<4x8xf32> {fuser.strides = strided<[0, 1]>},

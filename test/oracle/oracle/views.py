@@ -209,8 +209,40 @@ def _reduction_parts(name, rng_for):
     return parts
 
 
+def _reshape_parts(name, rng_for):
+    """Reshapes of views whose dims are known only at launch but whose
+    strides are static: the flat index is delinearized by sizes the plan
+    passes and multiplied by constant strides (MLIR's semi-affine
+    simplification got such offsets wrong: IndexMath.cpp, simplify)."""
+    rng = rng_for(name)
+    parts = []
+    # (label, base shape, view of the base, the type's dims (None: ?),
+    # rows of the result or None for flat)
+    specs = [
+        ("2x5x? slice [:, :, :3] -> flat", (2, 5, 6), lambda b: b[:, :, :3], (2, 5, None), None),
+        ("?x5x? slice [:, :, :3] -> flat", (2, 5, 6), lambda b: b[:, :, :3], (None, 5, None),
+         None),
+        ("3x?x5x? step slice -> 15 rows", (3, 2, 5, 8), lambda b: b[:, :, :, ::2],
+         (3, None, 5, None), 15),
+        ("6x4x? permute(1, 2, 0) -> flat", (5, 6, 4), lambda b: b.permute(1, 2, 0), (6, 4, None),
+         None),
+    ]
+    for label, base_shape, make, dims, rows in specs:
+        v = make(to_torch(values.random("f32", base_shape, rng), "f32"))
+        n = int(np.prod(tuple(v.shape)))
+        flat = (n,) if rows is None else (rows, n // rows)
+        pb = PartBuilder("reshape of %s" % label)
+        tx = pb.arg_view("x", v, "f32", list(v.stride()), dims=dims)
+        rdims = (None,) if rows is None else (rows, None)
+        pb.line("%%0 = fuser.reshape %%x : %s -> %s" % (tx, mlir_type(rdims, "f32")))
+        pb.result("0", flat, "f32", from_torch(v.reshape(flat), "f32"), EXACT, dims=rdims)
+        parts.append(pb.part())
+    return parts
+
+
 def cases(rng_for):
     out = [Case("views/pointwise/%s" % t, _bind(_pointwise_parts, t, "views/pointwise/%s" % t,
                                                  rng_for)) for t in TYPES]
     out.append(Case("views/reductions", _bind(_reduction_parts, "views/reductions", rng_for)))
+    out.append(Case("views/reshapes", _bind(_reshape_parts, "views/reshapes", rng_for)))
     return out

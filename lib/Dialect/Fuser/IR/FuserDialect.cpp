@@ -76,6 +76,20 @@ LogicalResult FuserDialect::verifyRegionArgAttribute(Operation *op, unsigned reg
       return op->emitError("argument ")
              << argIndex << ": '" << kStridesAttr << "' has stride " << s << " on dim " << d
              << "; strides are >= 0 (0 repeats an element: an expanded dim)";
+  // With static sizes and strides, the elements the view reaches must be
+  // countable: 1 + sum((size - 1) * stride) in 63 bits.
+  if (type.hasStaticShape() && type.getNumElements() > 0 &&
+      llvm::none_of(layout.getStrides(), ShapedType::isDynamic)) {
+    int64_t span = 1;
+    for (auto [size, stride] : llvm::zip(type.getShape(), layout.getStrides())) {
+      int64_t term;
+      if (__builtin_mul_overflow(size - 1, stride, &term) ||
+          __builtin_add_overflow(span, term, &span))
+        return op->emitError("argument ")
+               << argIndex << ": '" << kStridesAttr
+               << "' reaches 2^63 elements or more from the argument's start";
+    }
+  }
   return success();
 }
 

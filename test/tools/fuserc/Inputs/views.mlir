@@ -25,3 +25,12 @@ func.func @one(%w: tensor<1x3xf32>) -> tensor<1x3xf32> {
   %0 = fuser.add %w, %w : tensor<1x3xf32>, tensor<1x3xf32>
   return %0 : tensor<1x3xf32>
 }
+
+// x[:, :, :2] of a 2x2x3 tensor flattened (strides 6, 3, 1; the last dim's
+// size at run time): the delinearized index of the flat result is a floordiv
+// and mod by that size times constant strides, which MLIR's semi-affine
+// simplification once turned into a wrong offset (IndexMath.cpp, simplify).
+func.func @r(%x: tensor<2x2x?xf32> {fuser.strides = strided<[6, 3, 1]>}) -> tensor<?xf32> {
+  %0 = fuser.reshape %x : tensor<2x2x?xf32> -> tensor<?xf32>
+  return %0 : tensor<?xf32>
+}
