@@ -22,20 +22,22 @@ static fuser_error *load(const unsigned char *d, size_t n) {
   return e;
 }
 
-/* A copy of the sample, patched by `stmt` (d: bytes, n: size) and given
- * the checksum of its new bytes, must fail: these are the checks behind
- * the checksum, for crafted bundles. */
-#define BAD(stmt, ...)                                                       \
+/* A copy of the bundle `from` (`from_size` bytes), patched by `stmt` (d:
+ * bytes, n: size) and given the checksum of its new bytes, must fail: these
+ * are the checks behind the checksum, for crafted bundles. */
+#define BAD_FROM(from, from_size, stmt, ...)                                 \
   do {                                                                       \
-    unsigned char *d = malloc(base_size);                                    \
-    size_t n = base_size;                                                    \
-    memcpy(d, base, n);                                                      \
+    unsigned char *d = malloc(from_size);                                    \
+    size_t n = from_size;                                                    \
+    memcpy(d, from, n);                                                      \
     (void)n;                                                                 \
     stmt;                                                                    \
     bw_fix_checksum(d, n);                                                   \
     EXPECT_ERR(load(d, n), FUSER_ERROR_INVALID_BUNDLE, __VA_ARGS__);         \
     free(d);                                                                 \
   } while (0)
+/* BAD_FROM of the sample. */
+#define BAD(stmt, ...) BAD_FROM(base, base_size, stmt, __VA_ARGS__)
 
 /* The same without fixing the checksum: accidental corruption. */
 #define BAD_RAW(stmt, ...)                                                   \
@@ -49,17 +51,21 @@ static fuser_error *load(const unsigned char *d, size_t n) {
     free(d);                                                                 \
   } while (0)
 
-/* The sample description, changed by `stmt` (b: bw_bundle), must fail. */
-#define BAD_B(with_emu, stmt, ...)                                           \
+/* The bundle description `init(&b)` makes, changed by `stmt` (b:
+ * bw_bundle), must fail. */
+#define BAD_DESC(init, stmt, ...)                                            \
   do {                                                                       \
     bw_bundle b;                                                             \
-    tl_sample_bundle(&b, with_emu);                                          \
+    init;                                                                    \
     stmt;                                                                    \
     size_t n;                                                                \
     unsigned char *d = bw_write(&b, &n, NULL);                               \
     EXPECT_ERR(load(d, n), FUSER_ERROR_INVALID_BUNDLE, __VA_ARGS__);         \
     free(d);                                                                 \
   } while (0)
+/* BAD_DESC of the sample. */
+#define BAD_B(with_emu, stmt, ...)                                           \
+  BAD_DESC(tl_sample_bundle(&b, with_emu), stmt, __VA_ARGS__)
 
 #define FUS(i) (L.fusion_table + FUSER_BUNDLE_FUSION_SIZE * (i))
 #define MOD(i) (L.module_table + FUSER_BUNDLE_MODULE_SIZE * (i))
@@ -547,27 +553,8 @@ static void strided_sample(bw_bundle *b) {
 }
 
 /* BAD and BAD_B of the strided sample. */
-#define BAD_S(stmt, ...)                                                     \
-  do {                                                                       \
-    unsigned char *d = malloc(sbase_size);                                   \
-    size_t n = sbase_size;                                                   \
-    memcpy(d, sbase, n);                                                     \
-    (void)n;                                                                 \
-    stmt;                                                                    \
-    bw_fix_checksum(d, n);                                                   \
-    EXPECT_ERR(load(d, n), FUSER_ERROR_INVALID_BUNDLE, __VA_ARGS__);         \
-    free(d);                                                                 \
-  } while (0)
-#define BAD_SB(stmt, ...)                                                    \
-  do {                                                                       \
-    bw_bundle b;                                                             \
-    strided_sample(&b);                                                      \
-    stmt;                                                                    \
-    size_t n;                                                                \
-    unsigned char *d = bw_write(&b, &n, NULL);                               \
-    EXPECT_ERR(load(d, n), FUSER_ERROR_INVALID_BUNDLE, __VA_ARGS__);         \
-    free(d);                                                                 \
-  } while (0)
+#define BAD_S(stmt, ...) BAD_FROM(sbase, sbase_size, stmt, __VA_ARGS__)
+#define BAD_SB(stmt, ...) BAD_DESC(strided_sample(&b), stmt, __VA_ARGS__)
 #define SINS(i) (SL.instrs[0] + FUSER_BUNDLE_INSTR_SIZE * (i))
 #define STEN(i) (SL.tensors[0] + FUSER_BUNDLE_TENSOR_SIZE * (i))
 

@@ -453,23 +453,21 @@ SmallVector<Value> mlir::fuser::orderedInputs(const Segment &segment) {
 SmallVector<unsigned> mlir::fuser::segmentSymbols(const ShapeAnalysis &shapes,
                                                   const Segment &segment) {
   llvm::SmallBitVector used(shapes.symbols().size());
-  auto note = [&](Value v) {
-    if (!isa<RankedTensorType>(v.getType()))
-      return;
-    for (AffineExpr e : shapes.shape(v))
+  auto noteAll = [&](ArrayRef<AffineExpr> exprs) {
+    for (AffineExpr e : exprs)
       e.walk([&](AffineExpr x) {
         if (auto s = dyn_cast<AffineSymbolExpr>(x))
           used.set(s.getPosition());
       });
   };
+  auto note = [&](Value v) {
+    if (isa<RankedTensorType>(v.getType()))
+      noteAll(shapes.shape(v));
+  };
   for (Value v : segment.inputs) {
     note(v);
     // A view's dynamic strides index its reads.
-    for (AffineExpr e : shapes.strides(v))
-      e.walk([&](AffineExpr x) {
-        if (auto s = dyn_cast<AffineSymbolExpr>(x))
-          used.set(s.getPosition());
-      });
+    noteAll(shapes.strides(v));
   }
   for (Value v : segment.outputs)
     note(v);

@@ -57,6 +57,17 @@ func.func @span(%x: tensor<4x8xf32> {fuser.strides = strided<[922337203685477580
 
 // -----
 
+module attributes {gpu.container_module} {
+  gpu.module @m {
+    // expected-error @+1 {{'fuser.strides' belongs on a fusion's argument}}
+    gpu.func @k(%x: memref<4xf32> {fuser.strides = strided<[1]>}) kernel {
+      gpu.return
+    }
+  }
+}
+
+// -----
+
 // Accepted: static, dynamic, zero (expanded) strides, rank 0.
 func.func @ok(%a: tensor<4x?xf32> {fuser.strides = strided<[1, ?]>},
               %b: tensor<4x8xf32> {fuser.strides = strided<[0, 1]>},
