@@ -30,7 +30,8 @@ SANITIZE_TESTS ?= -E 'embedding-doc|large-tensor' -LE sweep
 # lib/ with the same flags as build/, and so gets it from the cache.
 export CCACHE_BASEDIR := $(CURDIR)
 
-.PHONY: all deps configure build test demo docs clean sanitize fuzz fuzz-deps oracle-sweep
+.PHONY: all deps configure build test demo docs clean sanitize fuzz fuzz-deps oracle-sweep \
+        fp8-exhaustive
 
 all: build
 
@@ -91,6 +92,12 @@ fuzz: build $(FUZZ_BUILD)/build.ninja
 # docs/schedulers.md's inner-outer section, against PyTorch autograd.
 oracle-sweep: build
 	/usr/bin/python3 test/oracle/run.py training-sweep --fuserc $(BUILD)/bin/fuserc
+
+# fuser's f32 -> fp8 conversions on all 2^32 f32 inputs, both formats, with
+# and without saturate, against PyTorch's algorithm (docs/fp8.md; make test
+# runs every 97th input).
+fp8-exhaustive: build
+	$(BUILD)/bin/fuser-fp8-conversions --exhaustive
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

@@ -38,7 +38,9 @@ static_assert((int)FuserDTypeI1 == FUSER_DTYPE_I1 && (int)FuserDTypeI8 == FUSER_
                   (int)FuserDTypeF16 == FUSER_DTYPE_F16 &&
                   (int)FuserDTypeBF16 == FUSER_DTYPE_BF16 &&
                   (int)FuserDTypeF32 == FUSER_DTYPE_F32 &&
-                  (int)FuserDTypeF64 == FUSER_DTYPE_F64,
+                  (int)FuserDTypeF64 == FUSER_DTYPE_F64 &&
+                  (int)FuserDTypeF8E4M3FN == FUSER_DTYPE_F8E4M3FN &&
+                  (int)FuserDTypeF8E5M2 == FUSER_DTYPE_F8E5M2,
               "FuserDType must number dtypes as the bundle does");
 static_assert(FUSER_DYNAMIC == ShapedType::kDynamic,
               "FUSER_DYNAMIC must be MLIR's dynamic size");
@@ -111,6 +113,8 @@ Type mlir::fuser::capi::elementTypeOf(MLIRContext *ctx, FuserDType dtype) {
   case FuserDTypeBF16: return BFloat16Type::get(ctx);
   case FuserDTypeF32: return Float32Type::get(ctx);
   case FuserDTypeF64: return Float64Type::get(ctx);
+  case FuserDTypeF8E4M3FN: return Float8E4M3FNType::get(ctx);
+  case FuserDTypeF8E5M2: return Float8E5M2Type::get(ctx);
   case FuserDTypeInvalid: break;
   }
   return Type();
@@ -136,6 +140,10 @@ FuserDType mlir::fuser::capi::dtypeOf(Type t) {
     return FuserDTypeF32;
   if (t.isF64())
     return FuserDTypeF64;
+  if (isa<Float8E4M3FNType>(t))
+    return FuserDTypeF8E4M3FN;
+  if (isa<Float8E5M2Type>(t))
+    return FuserDTypeF8E5M2;
   return FuserDTypeInvalid;
 }
 
@@ -149,6 +157,8 @@ const char *fuserDTypeGetName(FuserDType dtype) {
   case FuserDTypeBF16: return "bf16";
   case FuserDTypeF32: return "f32";
   case FuserDTypeF64: return "f64";
+  case FuserDTypeF8E4M3FN: return "f8E4M3FN";
+  case FuserDTypeF8E5M2: return "f8E5M2";
   case FuserDTypeInvalid: break;
   }
   return "invalid";
@@ -323,9 +333,12 @@ bool Call::normalizeDims(ArrayRef<int64_t> dims, int64_t rank,
 // Internal builders
 //===----------------------------------------------------------------------===//
 
-Value mlir::fuser::capi::buildCast(Call &c, Value x, Type elementType) {
+Value mlir::fuser::capi::buildCast(Call &c, Value x, Type elementType, bool saturate) {
+  SmallVector<NamedAttribute, 1> attrs;
+  if (saturate)
+    attrs.push_back(attr(c.ctx(), "saturate", UnitAttr::get(c.ctx())));
   return firstResult(c.create(CastOp::getOperationName(), x,
-                              tensorOf(x).clone(elementType)));
+                              tensorOf(x).clone(elementType), attrs));
 }
 
 Value mlir::fuser::capi::buildBroadcast(Call &c, Value x, ArrayRef<int64_t> shape,

@@ -146,7 +146,7 @@ Type elementTypeOf(MLIRContext *ctx, FuserDType dtype);
 
 /// Internal builders shared by the core and the PyTorch layer: they take
 /// values already checked by `c` and return null after recording an error.
-Value buildCast(Call &c, Value x, Type elementType);
+Value buildCast(Call &c, Value x, Type elementType, bool saturate = false);
 Value buildBroadcast(Call &c, Value x, ArrayRef<int64_t> shape,
                      ArrayRef<int64_t> dims);
 Value buildReshape(Call &c, Value x, ArrayRef<int64_t> shape);

@@ -164,15 +164,24 @@ MlirValue fuserBuildFma(FuserBuilder b, MlirValue x, MlirValue y, MlirValue z) {
 // Cast, constants, iota
 //===----------------------------------------------------------------------===//
 
-MlirValue fuserBuildCast(FuserBuilder b, MlirValue x, FuserDType dtype) {
-  Call c(b, "fuserBuildCast");
+static MlirValue cast(FuserBuilder b, const char *fn, MlirValue x, FuserDType dtype,
+                      bool saturate) {
+  Call c(b, fn);
   if (!c.ready())
     return MlirValue{nullptr};
   Value v = c.operand(x, "the operand");
   Type elem = v ? c.elementType(dtype) : Type();
   if (!elem)
     return MlirValue{nullptr};
-  return c.wrapValue(buildCast(c, v, elem));
+  return c.wrapValue(buildCast(c, v, elem, saturate));
+}
+
+MlirValue fuserBuildCast(FuserBuilder b, MlirValue x, FuserDType dtype) {
+  return cast(b, "fuserBuildCast", x, dtype, false);
+}
+
+MlirValue fuserBuildCastSaturate(FuserBuilder b, MlirValue x, FuserDType dtype) {
+  return cast(b, "fuserBuildCastSaturate", x, dtype, true);
 }
 
 /// An integer attribute of `type` holding `v`, or null when it does not fit.

@@ -82,7 +82,7 @@ static const WrappedNumber *wrappedOf(BuilderImpl &B, Value v) {
 }
 
 /// torch.result_type of `vs`.
-static Type resultType(BuilderImpl &B, ArrayRef<Value> vs) {
+static Type promotedType(BuilderImpl &B, ArrayRef<Value> vs) {
   Type dim, zero, wrapped;
   for (Value v : vs) {
     if (const WrappedNumber *w = wrappedOf(B, v))
@@ -93,6 +93,20 @@ static Type resultType(BuilderImpl &B, ArrayRef<Value> vs) {
       dim = promoteTypes(dim, tensorOf(v).getElementType());
   }
   return combineCategories(dim, combineCategories(zero, wrapped));
+}
+
+/// torch.result_type of `vs`, or null after failing `c` when one is fp8:
+/// PyTorch promotes no Float8 type, and fuser computes on none (docs/fp8.md).
+static Type resultType(Call &c, ArrayRef<Value> vs) {
+  for (Value v : vs)
+    if (isFloat8(tensorOf(v).getElementType()) && !wrappedOf(c.impl(), v)) {
+      std::string t;
+      llvm::raw_string_ostream(t) << tensorOf(v).getElementType();
+      c.fail("an " + t + " operand does not compute: cast fp8 to f32 "
+             "(fuserBuildCast) first");
+      return Type();
+    }
+  return promotedType(c.impl(), vs);
 }
 
 //===----------------------------------------------------------------------===//
@@ -266,7 +280,8 @@ FuserDType fuserTorchResultType(FuserBuilder b, const MlirValue *values,
   SmallVector<Value> vs;
   if (!c.operands(ArrayRef<MlirValue>(values, n), vs))
     return FuserDTypeInvalid;
-  return dtypeOf(resultType(c.impl(), vs));
+  Type t = resultType(c, vs);
+  return t ? dtypeOf(t) : FuserDTypeInvalid;
 }
 
 MlirLogicalResult fuserTorchBroadcastShapes(FuserBuilder b, const MlirValue *values,
@@ -419,7 +434,10 @@ static MlirValue elementwise(FuserBuilder b, const char *fn, StringRef opName,
   SmallVector<Value, 3> vs;
   if (!c.operands(xs, vs))
     return MlirValue{nullptr};
-  Type elem = computeType(c.ctx(), resultType(c.impl(), vs), rule);
+  Type promoted = resultType(c, vs);
+  if (!promoted)
+    return MlirValue{nullptr};
+  Type elem = computeType(c.ctx(), promoted, rule);
   if (!prepareAll(c, vs, elem))
     return MlirValue{nullptr};
   // PyTorch's add and mul of bools are logical or and and.
@@ -503,7 +521,9 @@ MlirValue fuserTorchWhere(FuserBuilder b, MlirValue condition, MlirValue x,
     c.fail("the condition must be i1 (bool), got " + s);
     return MlirValue{nullptr};
   }
-  Type elem = resultType(c.impl(), {vs[1], vs[2]});
+  Type elem = resultType(c, {vs[1], vs[2]});
+  if (!elem)
+    return MlirValue{nullptr};
   SmallVector<int64_t> shape;
   if (!broadcastShapes(c, vs, shape))
     return MlirValue{nullptr};
@@ -547,7 +567,10 @@ static MlirValue floatUnary(FuserBuilder b, const char *fn, StringRef opName,
   Value v = c.operand(x, "the operand");
   if (!v)
     return MlirValue{nullptr};
-  Type elem = computeType(c.ctx(), resultType(c.impl(), v), Rule::FloatOnly);
+  Type promoted = resultType(c, v);
+  if (!promoted)
+    return MlirValue{nullptr};
+  Type elem = computeType(c.ctx(), promoted, Rule::FloatOnly);
   v = prepare(c, v, elem, tensorOf(v).getShape());
   if (!v)
     return MlirValue{nullptr};
@@ -586,7 +609,9 @@ static MlirValue reduction(FuserBuilder b, const char *fn, StringRef opName,
   SmallVector<int64_t> d;
   if (!v || !c.array(numDims, dims, d, "dims"))
     return MlirValue{nullptr};
-  Type elem = resultType(c.impl(), v);
+  Type elem = resultType(c, v);
+  if (!elem)
+    return MlirValue{nullptr};
   if (accumulateI64 && category(elem) != CatFloat)
     elem = IntegerType::get(c.ctx(), 64);
   v = prepare(c, v, elem, tensorOf(v).getShape());

@@ -68,6 +68,8 @@ typedef enum FuserDType {
   FuserDTypeBF16 = 6,
   FuserDTypeF32 = 7,
   FuserDTypeF64 = 8,
+  FuserDTypeF8E4M3FN = 9, ///< fp8 e4m3 (no infinity); stored and cast only
+  FuserDTypeF8E5M2 = 10,  ///< fp8 e5m2; stored and cast only
 } FuserDType;
 
 /// The size of a dynamic (`?`) dim in a shape passed to the builder. Equal to
@@ -292,9 +294,16 @@ MLIR_CAPI_EXPORTED MlirValue fuserBuildFma(FuserBuilder b, MlirValue x,
 
 /*===-- Cast, constants, iota --------------------------------------------------===*/
 
-/// x converted to `dtype` (Tensor.to(dtype)); the shape stays.
+/// x converted to `dtype` (Tensor.to(dtype)); the shape stays. To an fp8
+/// dtype, overflow becomes NaN (e4m3) or infinity (e5m2), as in PyTorch.
 MLIR_CAPI_EXPORTED MlirValue fuserBuildCast(FuserBuilder b, MlirValue x,
                                             FuserDType dtype);
+/// x converted to an fp8 `dtype` (FuserDTypeF8E4M3FN, FuserDTypeF8E5M2) with
+/// overflow and infinities clamped to the largest finite value of their sign
+/// (`fuser.cast ... saturate`, docs/fp8.md); NaN stays NaN. Any other dtype
+/// is an error.
+MLIR_CAPI_EXPORTED MlirValue fuserBuildCastSaturate(FuserBuilder b, MlirValue x,
+                                                    FuserDType dtype);
 
 /// A tensor of `dtype` and `shape[0 .. rank)` (FUSER_DYNAMIC dims take the
 /// size of what the constant combines with) filled with `value`.

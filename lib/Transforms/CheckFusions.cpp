@@ -39,7 +39,7 @@ bool isIdentifier(StringRef s) {
 
 bool isElementType(Type t) {
   return t.isInteger(1) || t.isInteger(8) || t.isInteger(32) || t.isInteger(64) ||
-         t.isF16() || t.isBF16() || t.isF32() || t.isF64();
+         t.isF16() || t.isBF16() || t.isF32() || t.isF64() || isFloat8(t);
 }
 
 /// A tensor type a fusion may take or return; else why not.
@@ -49,7 +49,8 @@ LogicalResult checkTensorType(Operation *at, Type t, const Twine &what) {
     return at->emitError() << what << " must be a ranked tensor, got " << t;
   if (!isElementType(rt.getElementType()))
     return at->emitError() << what << " has element type " << rt.getElementType()
-                           << "; fusions use i1, i8, i32, i64, f16, bf16, f32 and f64";
+                           << "; fusions use i1, i8, i32, i64, f16, bf16, f32, f64, "
+                              "f8E4M3FN and f8E5M2";
   if (rt.getRank() > FUSER_MAX_RANK)
     return at->emitError() << what << " has rank " << rt.getRank() << "; at most "
                            << FUSER_MAX_RANK << " dims";

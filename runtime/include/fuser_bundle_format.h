@@ -97,6 +97,11 @@
 #define FUSER_BUNDLE_DTYPE_BF16 6
 #define FUSER_BUNDLE_DTYPE_F32 7
 #define FUSER_BUNDLE_DTYPE_F64 8
+/* fp8 (docs/fp8.md): one byte, the OCP formats e4m3 (no infinity, NaN is
+ * S.1111.111) and e5m2 (IEEE-like). Added in format 2 without a version
+ * change: an older runtime refuses such a bundle as "unknown dtype". */
+#define FUSER_BUNDLE_DTYPE_F8E4M3FN 9
+#define FUSER_BUNDLE_DTYPE_F8E5M2 10
 
 /* ---- instruction ---------------------------------------------------------- */
 #define FUSER_BUNDLE_INSTR_SIZE 24

@@ -330,6 +330,8 @@ typedef enum fuser_dtype {
   FUSER_DTYPE_BF16 = FUSER_BUNDLE_DTYPE_BF16,
   FUSER_DTYPE_F32 = FUSER_BUNDLE_DTYPE_F32,
   FUSER_DTYPE_F64 = FUSER_BUNDLE_DTYPE_F64,
+  FUSER_DTYPE_F8E4M3FN = FUSER_BUNDLE_DTYPE_F8E4M3FN,
+  FUSER_DTYPE_F8E5M2 = FUSER_BUNDLE_DTYPE_F8E5M2,
 } fuser_dtype;
 
 /* Bytes per element (i1 is stored in one byte); 0 for an unknown dtype. */

@@ -94,11 +94,12 @@ static void testInputsOutputs(MlirContext ctx) {
   EXPECT(fuserBuilderGetValueRank(b, s) == 0);
   EXPECT(fuserBuilderGetValueDType(b, NONE) == FuserDTypeInvalid);
   EXPECT(fuserBuilderGetValueRank(b, NONE) == -1);
-  fprintf(stderr, "dtypes: %s %s %s %s %s %s %s %s %s\n",
+  fprintf(stderr, "dtypes: %s %s %s %s %s %s %s %s %s %s %s\n",
           fuserDTypeGetName(FuserDTypeI1), fuserDTypeGetName(FuserDTypeI8),
           fuserDTypeGetName(FuserDTypeI32), fuserDTypeGetName(FuserDTypeI64),
           fuserDTypeGetName(FuserDTypeF16), fuserDTypeGetName(FuserDTypeBF16),
           fuserDTypeGetName(FuserDTypeF32), fuserDTypeGetName(FuserDTypeF64),
+          fuserDTypeGetName(FuserDTypeF8E4M3FN), fuserDTypeGetName(FuserDTypeF8E5M2),
           fuserDTypeGetName((FuserDType)42));
   EXPECT(mlirLogicalResultIsSuccess(fuserBuilderAddOutput(b, x, S("y"))));
   EXPECT(mlirLogicalResultIsSuccess(fuserBuilderAddOutput(b, s, S(""))));
@@ -107,7 +108,7 @@ static void testInputsOutputs(MlirContext ctx) {
   finishAndPrint(b);
 }
 // CHECK-LABEL: @testInputsOutputs
-// CHECK: dtypes: i1 i8 i32 i64 f16 bf16 f32 f64 invalid
+// CHECK: dtypes: i1 i8 i32 i64 f16 bf16 f32 f64 f8E4M3FN f8E5M2 invalid
 // CHECK: func.func @io(%[[X:.*]]: tensor<?x16xbf16> {fuser.name = "x"}, %[[A:.*]]: tensor<f32> {fuser.name = "alpha"}, %[[U:.*]]: tensor<3xi64>)
 // CHECK-SAME: -> (tensor<?x16xbf16> {fuser.name = "y"}, tensor<f32>, tensor<3xi64> {fuser.name = "u_out"}, tensor<?x16xbf16> {fuser.name = "y_again"})
 // CHECK: return %[[X]], %[[A]], %[[U]], %[[X]]
@@ -306,6 +307,12 @@ static void testCastConstantIota(MlirContext ctx) {
   fuserBuilderAddOutput(b, fuserBuildIota(b, FuserDTypeF32, 2, shape, 0), S("iota0"));
   fuserBuilderAddOutput(b, fuserBuildSize(b, x, -1, FuserDTypeF32), S("n"));
   fuserBuilderAddOutput(b, fuserBuildSize(b, x, 0, FuserDTypeI64), S("rows"));
+  /* fp8: a quantize, saturating and not, and its dequantize. */
+  MlirValue q = fuserBuildCastSaturate(b, x, FuserDTypeF8E4M3FN);
+  EXPECT(fuserBuilderGetValueDType(b, q) == FuserDTypeF8E4M3FN);
+  fuserBuilderAddOutput(b, q, S("q"));
+  fuserBuilderAddOutput(b, fuserBuildCast(b, x, FuserDTypeF8E5M2), S("q5"));
+  fuserBuilderAddOutput(b, fuserBuildCast(b, q, FuserDTypeF32), S("dq"));
   finishAndPrint(b);
 }
 // CHECK-LABEL: @testCastConstantIota
@@ -323,6 +330,9 @@ static void testCastConstantIota(MlirContext ctx) {
 // CHECK-NEXT: fuser.iota dim = 0 : tensor<4x?xf32>
 // CHECK-NEXT: fuser.size %{{.*}} dim = 1 : tensor<4x?xbf16> -> tensor<f32>
 // CHECK-NEXT: fuser.size %{{.*}} dim = 0 : tensor<4x?xbf16> -> tensor<i64>
+// CHECK-NEXT: %[[Q:.*]] = fuser.cast %{{.*}} saturate : tensor<4x?xbf16> to tensor<4x?xf8E4M3FN>
+// CHECK-NEXT: fuser.cast %{{.*}} : tensor<4x?xbf16> to tensor<4x?xf8E5M2>
+// CHECK-NEXT: fuser.cast %[[Q]] : tensor<4x?xf8E4M3FN> to tensor<4x?xf32>
 
 static void testBroadcastAndReductions(MlirContext ctx) {
   fprintf(stderr, "@testBroadcastAndReductions\n");

@@ -139,7 +139,7 @@ static void testNullAndForeignValues(MlirContext ctx) {
 // CHECK-NEXT: error: f: error: fuserBuildMul: operand 1 is not a value of this builder
 // CHECK-NEXT: error: f: error: fuserBuildExp: the operand is not a value of this builder
 // CHECK-NEXT: error: f: error: fuserBuilderAddOutput: the output value is not a value of this builder
-// CHECK-NEXT: error: f: error: fuserBuildExp: 'fuser.exp' op operand #0 must be ranked tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float values, but got 'tensor<4xi32>'
+// CHECK-NEXT: error: f: error: fuserBuildExp: 'fuser.exp' op operand #0 must be ranked tensor of f16, bf16, f32 or f64 (fp8: cast to f32 first), but got 'tensor<4xi32>'
 // CHECK-NEXT: error: f: error: fuserBuildNeg: the operand is null
 
 static void testElementwiseMismatches(MlirContext ctx) {
@@ -166,6 +166,7 @@ static void testElementwiseMismatches(MlirContext ctx) {
   EXPECT_FAIL(b, fuserBuildLerp(b, i, i, i));
   EXPECT_FAIL(b, fuserBuildFma(b, x, r, x));
   EXPECT_FAIL(b, fuserBuildCast(b, x, (FuserDType)42));
+  EXPECT_FAIL(b, fuserBuildCastSaturate(b, x, FuserDTypeF16));
   fuserBuilderDestroy(b);
 }
 // CHECK-LABEL: @testElementwiseMismatches
@@ -177,13 +178,14 @@ static void testElementwiseMismatches(MlirContext ctx) {
 // CHECK-NEXT: error: f: error: fuserBuildDiv: rounding mode 9 is not a FuserRoundingMode
 // CHECK-NEXT: error: f: error: fuserBuildGelu: approximate 7 is not a FuserGeluApproximation
 // CHECK-NEXT: error: f: error: fuserBuildNot: 'fuser.not' op operand #0 must be ranked tensor of 1-bit signless integer or 8-bit signless integer or 32-bit signless integer or 64-bit signless integer values, but got 'tensor<4x8xf32>'
-// CHECK-NEXT: error: f: error: fuserBuildAtan2: 'fuser.atan2' op operand #0 must be ranked tensor of 16-bit float
+// CHECK-NEXT: error: f: error: fuserBuildAtan2: 'fuser.atan2' op operand #0 must be ranked tensor of f16, bf16
 // CHECK-NEXT: error: f: error: fuserBuildAnd: 'fuser.and' op operand #0 must be ranked tensor of 1-bit signless integer
 // CHECK-NEXT: error: f: error: fuserBuildWhere: 'fuser.where' op operand #0 must be ranked tensor of 1-bit signless integer values, but got 'tensor<4x8xi32>'
 // CHECK-NEXT: error: f: error: fuserBuildClamp: 'fuser.clamp' op operand element types 'f32' and 'bf16' differ; insert a fuser.cast
-// CHECK-NEXT: error: f: error: fuserBuildLerp: 'fuser.lerp' op operand #0 must be ranked tensor of 16-bit float
+// CHECK-NEXT: error: f: error: fuserBuildLerp: 'fuser.lerp' op operand #0 must be ranked tensor of f16, bf16
 // CHECK-NEXT: error: f: error: fuserBuildFma: 'fuser.fma' op operand shapes [4, 8] and [8] differ in rank
 // CHECK-NEXT: error: f: error: fuserBuildCast: dtype 42 is not a FuserDType
+// CHECK-NEXT: error: f: error: fuserBuildCastSaturate: 'fuser.cast' op saturate applies to a cast to f8E4M3FN or f8E5M2, not to 'f16'; other float casts overflow to infinity as PyTorch's do
 
 static void testShapesAndConstants(MlirContext ctx) {
   fprintf(stderr, "@testShapesAndConstants\n");
@@ -247,7 +249,7 @@ static void testShapesAndConstants(MlirContext ctx) {
 // CHECK-NEXT: error: f: error: fuserBuildConstantF64: dim 0 of the shape has size -1
 // CHECK-NEXT: error: f: error: fuserBuildIota: dim 2 is out of range for rank 2 (expected a dim in [-2, 1])
 // CHECK-NEXT: error: f: error: fuserBuildIota: dim -3 is out of range for rank 2 (expected a dim in [-2, 1])
-// CHECK-NEXT: error: f: error: fuserBuildIota: 'fuser.iota' op result #0 must be ranked tensor of 8-bit signless integer
+// CHECK-NEXT: error: f: error: fuserBuildIota: 'fuser.iota' op result #0 must be ranked tensor of i8, i32, i64, f16, bf16, f32 or f64
 // CHECK-NEXT: error: f: error: fuserBuildIota: dim 0 is out of range for rank 0 (no dims)
 // CHECK-NEXT: error: f: error: fuserBuildSize: dim 2 is out of range for rank 2 (expected a dim in [-2, 1])
 // CHECK-NEXT: error: f: error: fuserBuildSize: 'fuser.size' op result #0 must be 0D tensor of 8-bit signless integer
@@ -292,11 +294,11 @@ static void testBroadcastAndReductions(MlirContext ctx) {
 // CHECK-NEXT: error: f: error: fuserBuildProd: 'fuser.prod' op dims lists dim 0 twice
 // CHECK-NEXT: error: f: error: fuserBuildMax: 'fuser.max' op dims must not be empty; list every dim to reduce all of them
 // CHECK-NEXT: error: f: error: fuserBuildMin: the number of dims entries, -1, is out of range
-// CHECK-NEXT: error: f: error: fuserBuildMean: 'fuser.mean' op operand #0 must be ranked tensor of 16-bit float
+// CHECK-NEXT: error: f: error: fuserBuildMean: 'fuser.mean' op operand #0 must be ranked tensor of f16, bf16
 // CHECK-NEXT: error: f: error: fuserBuildAny: dims is NULL with 1 entries
 // CHECK-NEXT: error: f: error: fuserBuildAll: dim -3 is out of range for rank 2 (expected a dim in [-2, 1])
 // CHECK-NEXT: error: f: error: fuserBuildVarMean: 'fuser.var_mean' op correction must be non-negative, got -1
-// CHECK-NEXT: error: f: error: fuserBuildVarMean: 'fuser.var_mean' op operand #0 must be ranked tensor of 16-bit float
+// CHECK-NEXT: error: f: error: fuserBuildVarMean: 'fuser.var_mean' op operand #0 must be ranked tensor of f16, bf16
 // CHECK-NEXT: error: f: error: fuserBuildVarMean: 'fuser.var_mean' op dims lists dim 0 twice
 
 static void testShapeOps(MlirContext ctx) {
@@ -406,10 +408,10 @@ static void testRandom(MlirContext ctx) {
 // CHECK-NEXT: error: f: error: fuserBuildRand: 'fuser.rand' op operand #0 must be 0D tensor of 64-bit signless integer values, but got 'tensor<i32>'
 // CHECK-NEXT: error: f: error: fuserBuildRand: 'fuser.rand' op result #0 must be ranked tensor of 32-bit signless integer or 64-bit signless integer or 16-bit float or bfloat16 type or 32-bit float or 64-bit float values, but got 'tensor<4x8xi1>'
 // CHECK-NEXT: error: f: error: fuserBuildRandn: 'fuser.randn' op like's shape [4, 8] differs from the result's [4, 9] in dim 1
-// CHECK-NEXT: error: f: error: fuserBuildRandn: 'fuser.randn' op result #0 must be ranked tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float values, but got 'tensor<4x8xi32>'
-// CHECK-NEXT: error: f: error: fuserBuildBernoulli: 'fuser.bernoulli' op operand #0 must be ranked tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float values, but got 'tensor<i32>'
+// CHECK-NEXT: error: f: error: fuserBuildRandn: 'fuser.randn' op result #0 must be ranked tensor of f16, bf16, f32 or f64 (fp8: cast to f32 first), but got 'tensor<4x8xi32>'
+// CHECK-NEXT: error: f: error: fuserBuildBernoulli: 'fuser.bernoulli' op operand #0 must be ranked tensor of f16, bf16, f32 or f64 (fp8: cast to f32 first), but got 'tensor<i32>'
 // CHECK-NEXT: error: f: error: fuserBuildDropout: 'fuser.dropout' op p must be in [0, 1], got 1.500000e+00
-// CHECK-NEXT: error: f: error: fuserBuildDropout: 'fuser.dropout' op operand #1 must be ranked tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float values, but got 'tensor<i32>'
+// CHECK-NEXT: error: f: error: fuserBuildDropout: 'fuser.dropout' op operand #1 must be ranked tensor of f16, bf16, f32 or f64 (fp8: cast to f32 first), but got 'tensor<i32>'
 
 static void testComposites(MlirContext ctx) {
   fprintf(stderr, "@testComposites\n");
@@ -433,7 +435,7 @@ static void testComposites(MlirContext ctx) {
   fuserBuilderDestroy(b);
 }
 // CHECK-LABEL: @testComposites
-// CHECK-NEXT: error: f: error: fuserBuildSoftmax: 'fuser.softmax' op operand #0 must be ranked tensor of 16-bit float
+// CHECK-NEXT: error: f: error: fuserBuildSoftmax: 'fuser.softmax' op operand #0 must be ranked tensor of f16, bf16
 // CHECK-NEXT: error: f: error: fuserBuildSoftmax: dim 3 is out of range for rank 3 (expected a dim in [-3, 2])
 // CHECK-NEXT: error: f: error: fuserBuildLogSoftmax: dim -4 is out of range for rank 3 (expected a dim in [-3, 2])
 // CHECK-NEXT: error: f: error: fuserBuildLayerNorm: 'fuser.layer_norm' op dims must be the trailing dims in order, e.g. [2] for rank 3, got [1]
@@ -441,7 +443,7 @@ static void testComposites(MlirContext ctx) {
 // CHECK-NEXT: error: f: error: fuserBuildLayerNorm: 'fuser.layer_norm' op weight and bias element type 'f16' differs from the input's 'f32'; insert a fuser.cast
 // CHECK-NEXT: error: f: error: fuserBuildLayerNorm: 'fuser.layer_norm' op dims must list the normalized trailing dims
 // CHECK-NEXT: error: f: error: fuserBuildRmsNorm: 'fuser.rms_norm' op weight and bias must have the normalized shape [16], got [8]
-// CHECK-NEXT: error: f: error: fuserBuildRmsNorm: 'fuser.rms_norm' op operand #0 must be ranked tensor of 16-bit float
+// CHECK-NEXT: error: f: error: fuserBuildRmsNorm: 'fuser.rms_norm' op operand #0 must be ranked tensor of f16, bf16
 // CHECK-NEXT: error: f: error: fuserBuildRmsNorm: 'fuser.rms_norm' op dims must be the trailing dims in order, e.g. [2] for rank 3, got [0, 2]
 
 static void testFinish(MlirContext ctx) {

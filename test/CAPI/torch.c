@@ -422,8 +422,14 @@ static void testTorchErrors(MlirContext ctx) {
   EXPECT_FAIL(b, fuserTorchBroadcastTo(b, x, SHAPE(8)));
   EXPECT_FAIL(b, fuserTorchBroadcastTo(b, x, SHAPE(-1, 4, 8)));
   EXPECT_FAIL(b, fuserTorchBroadcastTo(b, x, SHAPE(4, 9)));
-  EXPECT_FAIL(b, fuserTorchTo(b, x, (FuserDType)9));
+  EXPECT_FAIL(b, fuserTorchTo(b, x, (FuserDType)11));
   EXPECT_FAIL(b, fuserTorchMaximum(b, x, NONE));
+  /* fp8 does not compute (PyTorch promotes no Float8 type). */
+  MlirValue q = fuserBuilderAddInput(b, FuserDTypeF8E4M3FN, SHAPE(4, 8), S("q"));
+  EXPECT_FAIL(b, fuserTorchAdd(b, q, x));
+  EXPECT_FAIL(b, fuserTorchExp(b, q));
+  EXPECT(fuserTorchResultType(b, &q, 1) == FuserDTypeInvalid);
+  printError(b);
   EXPECT(!fuserBuilderHasError(b));
   fuserBuilderDestroy(b);
   /* And with no builder at all. */
@@ -439,9 +445,9 @@ static void testTorchErrors(MlirContext ctx) {
 // CHECK-NEXT: error: f: error: fuserTorchBitwiseAnd: 'fuser.and' op operand #0 must be ranked tensor of 1-bit signless integer or 8-bit signless integer or 32-bit signless integer or 64-bit signless integer values, but got 'tensor<4x8xf32>'
 // CHECK-NEXT: error: f: error: fuserTorchBitwiseOr: 'fuser.or' op operand #0
 // CHECK-NEXT: error: f: error: fuserTorchBitwiseXor: 'fuser.xor' op operand #0
-// CHECK-NEXT: error: f: error: fuserTorchRemainder: 'fuser.remainder' op operand #0 must be ranked tensor of 8-bit signless integer
+// CHECK-NEXT: error: f: error: fuserTorchRemainder: 'fuser.remainder' op operand #0 must be ranked tensor of i8, i32
 // CHECK-NEXT: error: f: error: fuserTorchDivMode: rounding mode 5 is not a FuserRoundingMode
-// CHECK-NEXT: error: f: error: fuserTorchMean: 'fuser.mean' op operand #0 must be ranked tensor of 16-bit float
+// CHECK-NEXT: error: f: error: fuserTorchMean: 'fuser.mean' op operand #0 must be ranked tensor of f16, bf16
 // CHECK-NEXT: error: f: error: fuserTorchSum: dim 2 is out of range for rank 2 (expected a dim in [-2, 1])
 // CHECK-NEXT: error: f: error: fuserTorchReshape: only one size can be -1 (dims 0 and 1 are)
 // CHECK-NEXT: error: f: error: fuserTorchReshape: cannot infer the -1 size of dim 0 with dynamic sizes (give FUSER_DYNAMIC instead)
@@ -450,8 +456,11 @@ static void testTorchErrors(MlirContext ctx) {
 // CHECK-NEXT: error: f: error: fuserTorchBroadcastTo: cannot broadcast [4, 8] to the lower rank 1
 // CHECK-NEXT: error: f: error: fuserTorchBroadcastTo: size -1 at dim 0 is a new leading dim, which has no size to keep
 // CHECK-NEXT: error: f: error: fuserTorchBroadcastTo: 'fuser.broadcast' op operand dim 1 of size 8 cannot broadcast to result dim 1 of size 9 (sizes must match or be 1)
-// CHECK-NEXT: error: f: error: fuserTorchTo: dtype 9 is not a FuserDType
+// CHECK-NEXT: error: f: error: fuserTorchTo: dtype 11 is not a FuserDType
 // CHECK-NEXT: error: f: error: fuserTorchMaximum: operand 2 is null
+// CHECK-NEXT: error: f: error: fuserTorchAdd: an f8E4M3FN operand does not compute: cast fp8 to f32 (fuserBuildCast) first
+// CHECK-NEXT: error: f: error: fuserTorchExp: an f8E4M3FN operand does not compute
+// CHECK-NEXT: error: f: error: fuserTorchResultType: an f8E4M3FN operand does not compute
 
 int main(void) {
   MlirContext ctx = fuserContextCreate();

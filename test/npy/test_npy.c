@@ -21,6 +21,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,8 +52,11 @@ static int failures;
   } while (0)
 
 static const npy_dtype kAll[] = {NPY_I1,  NPY_I8,   NPY_I32, NPY_I64,
-                                 NPY_F16, NPY_BF16, NPY_F32, NPY_F64};
-#define NUM_DTYPES 8
+                                 NPY_F16, NPY_BF16, NPY_F32, NPY_F64,
+                                 NPY_F8E4M3FN, NPY_F8E5M2};
+#define NUM_DTYPES 10
+
+static bool is_fp8(npy_dtype t) { return t == NPY_F8E4M3FN || t == NPY_F8E5M2; }
 
 /* ---- helpers ---------------------------------------------------------------- */
 
@@ -192,11 +196,15 @@ static void group_roundtrip(void) {
       npy_free(&b);
       CHECK(is_zeroed(&b), "npy_free zeroes");
 
-      /* "any" works for every type but bf16 (uint16 in the file). */
+      /* "any" works for every type but bf16 (uint16 in the file) and fp8
+       * (uint8). */
       rc = parse_exact(buf, size, 0, &b, err, sizeof err);
       if (t == NPY_BF16) {
         CHECK(rc != 0 && strstr(err, "only accepted for a bf16 argument"),
               "bf16 with expected 0: %s", rc ? err : "accepted");
+      } else if (is_fp8(t)) {
+        CHECK(rc != 0 && strstr(err, "only accepted for an fp8 argument"),
+              "fp8 with expected 0: %s", rc ? err : "accepted");
       } else {
         CHECK(rc == 0 && same_array(&a, &b), "expected 0: %s",
               rc ? err : "differs");
@@ -204,7 +212,8 @@ static void group_roundtrip(void) {
       npy_free(&b);
       /* Every other expected type is a mismatch. */
       for (int oi = 0; oi < NUM_DTYPES; oi++) {
-        if (kAll[oi] == t) continue;
+        /* Both fp8 formats are uint8 in the file: it cannot say which. */
+        if (kAll[oi] == t || (is_fp8(t) && is_fp8(kAll[oi]))) continue;
         rc = parse_exact(buf, size, kAll[oi], &b, err, sizeof err);
         CHECK(rc != 0 && strstr(err, "x.npy: dtype is ") &&
                   strstr(err, "is expected"),
@@ -292,9 +301,9 @@ static void group_roundtrip(void) {
               strstr(err, "element_size is 2 but a f32 element is 4 bytes"),
           "%s", err);
     a.element_size = 4;
-    a.dtype = (npy_dtype)9;
+    a.dtype = (npy_dtype)11;
     CHECK(npy_serialize(&a, &buf, &size, err, sizeof err) != 0 &&
-              strstr(err, "invalid dtype 9"),
+              strstr(err, "invalid dtype 11"),
           "%s", err);
     a.dtype = NPY_F32;
     a.rank = 33;
@@ -346,7 +355,8 @@ static void group_roundtrip(void) {
         "size");
   CHECK(strcmp(npy_dtype_descr(NPY_BF16), "<u2") == 0 &&
             strcmp(npy_dtype_descr(NPY_I1), "|b1") == 0 &&
-            npy_dtype_descr((npy_dtype)9) == NULL,
+            strcmp(npy_dtype_descr(NPY_F8E5M2), "|u1") == 0 &&
+            npy_dtype_descr((npy_dtype)11) == NULL,
         "descr");
   npy_free(NULL);
   npy_array z;
@@ -491,10 +501,24 @@ static const struct {
      0, "dtype '<M8[ns]' (datetime64) is not supported"},
     {1, "{'descr': '<m8[s]', 'fortran_order': False, 'shape': (1,)}\n", 8, 0,
      0, "dtype '<m8[s]' (timedelta64) is not supported"},
-    {1, "{'descr': '|u1', 'fortran_order': False, 'shape': (1,)}\n", 1, 0, 0,
-     "x.npy: dtype uint8 ('|u1') is not supported; fuser reads bool '|b1', "
+    {1, "{'descr': '<u4', 'fortran_order': False, 'shape': (1,)}\n", 4, 0, 0,
+     "x.npy: dtype uint32 ('<u4') is not supported; fuser reads bool '|b1', "
      "int8 '|i1', int32 '<i4', int64 '<i8', float16 '<f2', float32 '<f4', "
-     "float64 '<f8', and uint16 '<u2' holding bf16 bits"},
+     "float64 '<f8', uint16 '<u2' holding bf16 bits, and uint8 '|u1' holding "
+     "fp8 bits"},
+    /* fp8: uint8 bit patterns, only where the caller expects fp8 */
+    {1, "{'descr': '|u1', 'fortran_order': False, 'shape': (1,)}\n", 1, 0, 0,
+     "x.npy: uint8 ('|u1') is only accepted for an fp8 argument (an fp8 "
+     "tensor is stored as its uint8 bit patterns; see docs/npy.md)"},
+    {1, "{'descr': '|u1', 'fortran_order': False, 'shape': (1,)}\n", 1, 0,
+     NPY_I8, "x.npy: dtype is uint8 ('|u1') but i8 ('|i1', int8) is expected"},
+    {1, "{'descr': '<f4', 'fortran_order': False, 'shape': (1,)}\n", 4, 0,
+     NPY_F8E4M3FN, "x.npy: dtype is float32 ('<f4') but f8E4M3FN is expected "
+                   "(stored as uint8 '|u1' holding the f8E4M3FN bit patterns; "
+                   "see docs/npy.md)"},
+    {1, "{'descr': '<u2', 'fortran_order': False, 'shape': (1,)}\n", 2, 0,
+     NPY_F8E5M2, "x.npy: dtype is uint16 ('<u2') but f8E5M2 is expected "
+                 "(stored as uint8 '|u1' holding the f8E5M2 bit patterns"},
     {1, "{'descr': '<i2', 'fortran_order': False, 'shape': (1,)}\n", 2, 0, 0,
      "dtype int16 ('<i2') is not supported"},
     {1, "{'descr': '<u8', 'fortran_order': False, 'shape': (1,)}\n", 8, 0, 0,
@@ -539,7 +563,7 @@ static const struct {
     {1, "{'descr': '|i1', 'fortran_order': False, 'shape': (1,)}\n", 1, 0,
      NPY_I1, "dtype is int8 ('|i1') but i1 ('|b1', bool) is expected"},
     {1, "{'descr': '<f4', 'fortran_order': False, 'shape': (1,)}\n", 4, 0,
-     (npy_dtype)9, "x.npy: invalid expected dtype 9"},
+     (npy_dtype)11, "x.npy: invalid expected dtype 11"},
     /* the same in version 2.0 and 3.0 headers */
     {2, H("(1000,)"), 3996, 0, 0, "but 3996 bytes follow"},
     {3, "{'descr': '<f4', 'fortran_order': True, 'shape': (2, 3), }\n", 24, 0,
@@ -1230,7 +1254,7 @@ static const char *const kGenPy[] = {
     "exact = 1 if hasattr(np.lib.format, 'GROWTH_AXIS_MAX_DIGITS') else 0\n",
     "man = open(os.path.join(d, 'manifest.txt'), 'w')\n",
     "T = {'bool': 1, 'int8': 2, 'int32': 3, 'int64': 4, 'float16': 5,\n",
-    "     'uint16': 6, 'float32': 7, 'float64': 8}\n",
+    "     'uint16': 6, 'float32': 7, 'float64': 8, 'uint8': 9}\n",
     "def ok(name, a, version=None):\n",
     "    p = os.path.join(d, name + '.npy')\n",
     "    if version is None:\n",
@@ -1281,7 +1305,10 @@ static const char *const kGenPy[] = {
     "err('bigendian_i8', np.arange(4, dtype='>i8'), 0,\n",
     "    \"big-endian data is not supported (descr '>i8')\")\n",
     "err('uint8', np.arange(4, dtype=np.uint8), 0,\n",
-    "    \"dtype uint8 ('|u1') is not supported\")\n",
+    "    \"uint8 ('|u1') is only accepted for an fp8 argument\")\n",
+    "ok('fp8', np.arange(256, dtype=np.uint8).reshape(16, 16))\n",
+    "err('f32_as_fp8', np.arange(4, dtype=np.float32), 10,\n",
+    "    \"dtype is float32 ('<f4') but f8E5M2 is expected\")\n",
     "err('int16', np.arange(4, dtype=np.int16), 0,\n",
     "    \"dtype int16 ('<i2') is not supported\")\n",
     "err('uint32', np.arange(4, dtype=np.uint32), 0,\n",

@@ -15,8 +15,10 @@
 
 /* ---- dtypes ---------------------------------------------------------------- */
 
-/* The dtype a file holds: one of fuser's, or uint16 (bf16 bits, maybe). */
+/* The dtype a file holds: one of fuser's, or uint16 (bf16 bits, maybe), or
+ * uint8 (fp8 bits, maybe). */
 #define FILE_U16 100
+#define FILE_U8 101
 
 typedef struct {
   const char *name;   /* fuser's name */
@@ -30,10 +32,19 @@ static const dtype_info kTypes[] = {
     {"i8", 1, "|i1", "int8"},          {"i32", 4, "<i4", "int32"},
     {"i64", 8, "<i8", "int64"},        {"f16", 2, "<f2", "float16"},
     {"bf16", 2, "<u2", "uint16"},      {"f32", 4, "<f4", "float32"},
-    {"f64", 8, "<f8", "float64"},
+    {"f64", 8, "<f8", "float64"},      {"f8E4M3FN", 1, "|u1", "uint8"},
+    {"f8E5M2", 1, "|u1", "uint8"},
 };
 
-static int valid_dtype(int t) { return t >= NPY_I1 && t <= NPY_F64; }
+static int valid_dtype(int t) { return t >= NPY_I1 && t <= NPY_F8E5M2; }
+
+/* The file dtype that holds `t`'s bit patterns (NumPy has no bf16 or fp8),
+ * or 0 when NumPy has `t` itself. */
+static int bits_file_type(int t) {
+  if (t == NPY_BF16) return FILE_U16;
+  if (t == NPY_F8E4M3FN || t == NPY_F8E5M2) return FILE_U8;
+  return 0;
+}
 
 const char *npy_dtype_name(npy_dtype dtype) {
   return kTypes[valid_dtype((int)dtype) ? (int)dtype : 0].name;
@@ -360,8 +371,8 @@ static int resolve_descr(const ctx *c, const unsigned char *s, size_t n,
   printable(shown, sizeof shown, s, n);
   static const char kSupported[] =
       "fuser reads bool '|b1', int8 '|i1', int32 '<i4', int64 '<i8', "
-      "float16 '<f2', float32 '<f4', float64 '<f8', and uint16 '<u2' holding "
-      "bf16 bits";
+      "float16 '<f2', float32 '<f4', float64 '<f8', uint16 '<u2' holding "
+      "bf16 bits, and uint8 '|u1' holding fp8 bits";
   size_t i = 0;
   char order = 0;
   if (n > 0 && (s[0] == '<' || s[0] == '>' || s[0] == '|' || s[0] == '='))
@@ -400,6 +411,7 @@ static int resolve_descr(const ctx *c, const unsigned char *s, size_t n,
   else if (kind == 'f' && size == 4) t = NPY_F32;
   else if (kind == 'f' && size == 8) t = NPY_F64;
   else if (kind == 'u' && size == 2) t = FILE_U16;
+  else if (kind == 'u' && size == 1) t = FILE_U8;
   if (!t)
     return fail(c, "dtype %s ('%s') is not supported; %s", np, shown,
                 kSupported);
@@ -478,23 +490,27 @@ static int parse_header(const ctx *c, const unsigned char *b, size_t size,
   if (resolve_descr(c, h.descr, h.descr_len, &t)) return -1;
   char shown[64];
   printable(shown, sizeof shown, h.descr, h.descr_len);
-  const char *file_np = t == FILE_U16 ? "uint16" : kTypes[t].numpy;
-  if (expected == 0 && t == FILE_U16)
+  const char *file_np = t == FILE_U16  ? "uint16"
+                        : t == FILE_U8 ? "uint8"
+                                       : kTypes[t].numpy;
+  int bits = expected ? bits_file_type((int)expected) : 0;
+  if (expected == 0 && (t == FILE_U16 || t == FILE_U8))
     return fail(c,
-                "uint16 ('%s') is only accepted for a bf16 argument (a bf16 "
-                "tensor is stored as its uint16 bit patterns; see "
-                "docs/npy.md)",
-                shown);
-  if (expected == NPY_BF16 && t != FILE_U16)
+                "%s ('%s') is only accepted for %s argument (%s tensor is "
+                "stored as its %s bit patterns; see docs/npy.md)",
+                file_np, shown, t == FILE_U16 ? "a bf16" : "an fp8",
+                t == FILE_U16 ? "a bf16" : "an fp8", file_np);
+  if (bits && t != bits)
     return fail(c,
-                "dtype is %s ('%s') but bf16 is expected (stored as uint16 "
-                "'<u2' holding the bf16 bit patterns; see docs/npy.md)",
-                file_np, shown);
-  if (expected != 0 && expected != NPY_BF16 && t != (int)expected)
+                "dtype is %s ('%s') but %s is expected (stored as %s '%s' "
+                "holding the %s bit patterns; see docs/npy.md)",
+                file_np, shown, kTypes[expected].name, kTypes[expected].numpy,
+                kTypes[expected].descr, kTypes[expected].name);
+  if (expected != 0 && !bits && t != (int)expected)
     return fail(c, "dtype is %s ('%s') but %s ('%s', %s) is expected",
                 file_np, shown, kTypes[expected].name, kTypes[expected].descr,
                 kTypes[expected].numpy);
-  a->dtype = t == FILE_U16 ? NPY_BF16 : (npy_dtype)t;
+  a->dtype = bits ? expected : (npy_dtype)t;
   a->element_size = kTypes[a->dtype].size;
 
   /* Element count and byte count, overflow-checked. */

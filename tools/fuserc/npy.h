@@ -2,7 +2,7 @@
  * plain-C header fuser_runtime.h, for FUSER_MAX_RANK and the dtypes).
  *
  * Used by `fuserc run` to read fusion inputs and write results. The format
- * and the conventions (bf16 stored as uint16 bit patterns, what is rejected
+ * and the conventions (bf16 stored as uint16 bit patterns, fp8 as uint8, what is rejected
  * and why) are described in docs/npy.md.
  *
  * Element data is always held in C (row-major) order and little-endian byte
@@ -49,6 +49,7 @@ extern "C" {
  *   NPY_BF16 '<u2'  raw bfloat16 bit patterns (NumPy has no bfloat16)
  *   NPY_F32  '<f4'  float32
  *   NPY_F64  '<f8'  float64
+ *   NPY_F8E4M3FN, NPY_F8E5M2 '|u1'  raw fp8 bit patterns (NumPy has no fp8)
  */
 typedef enum {
   NPY_I1 = FUSER_DTYPE_I1,
@@ -58,7 +59,9 @@ typedef enum {
   NPY_F16 = FUSER_DTYPE_F16,
   NPY_BF16 = FUSER_DTYPE_BF16,
   NPY_F32 = FUSER_DTYPE_F32,
-  NPY_F64 = FUSER_DTYPE_F64
+  NPY_F64 = FUSER_DTYPE_F64,
+  NPY_F8E4M3FN = FUSER_DTYPE_F8E4M3FN,
+  NPY_F8E5M2 = FUSER_DTYPE_F8E5M2
 } npy_dtype;
 
 /* An n-dimensional array. npy_parse/npy_load fill every field; for
@@ -84,9 +87,10 @@ typedef struct {
  * `expected` is the element type the caller needs, or 0 for "any":
  *  - a file whose dtype is not `expected` is an error
  *    ("x.npy: dtype is float32 ('<f4') but bf16 is expected");
- *  - '<u2' (uint16) is read as NPY_BF16 only when `expected` is NPY_BF16;
- *    with `expected` 0 it is an error, since uint16 is not a fuser type and
- *    the bits are only known to be bf16 when the caller says so.
+ *  - '<u2' (uint16) is read as NPY_BF16 only when `expected` is NPY_BF16,
+ *    and '|u1' (uint8) as an fp8 type only when `expected` is that type;
+ *    with `expected` 0 either is an error, since neither is a fuser type and
+ *    the bits are only known to be bf16 or fp8 when the caller says so.
  * `name` (typically the file name; NULL means "<npy>") starts every message.
  *
  * Accepts format versions 1.0, 2.0 and 3.0. Rejects, with a message: a bad

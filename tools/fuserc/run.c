@@ -82,8 +82,21 @@ static uint16_t floatToHalfBits(float f, bool bf16) {
   return (uint16_t)h;
 }
 
+/* The value of an fp8 code (docs/fp8.md). */
+static double fp8ToDouble(uint8_t code, bool e4m3) {
+  int mbits = e4m3 ? 3 : 2, bias = e4m3 ? 7 : 15;
+  int e = (code & 0x7F) >> mbits, m = code & ((1 << mbits) - 1);
+  double v;
+  if (e4m3 && (code & 0x7F) == 0x7F) v = NAN;
+  else if (!e4m3 && e == 31) v = m ? NAN : INFINITY;
+  else if (e == 0) v = ldexp(m, 1 - bias - mbits);
+  else v = ldexp(m + (1 << mbits), e - bias - mbits);
+  return (code & 0x80) ? -v : v;
+}
+
 /* Fills `n` elements of `dtype` with reproducible values: floats uniform in
- * [-4, 4), integers in [-100, 100), bools half true. */
+ * [-4, 4) (fp8: every code of magnitude below 4 equally likely), integers in
+ * [-100, 100), bools half true. */
 static void fillRandom(void *data, size_t n, fuser_dtype dtype, uint64_t *state) {
   for (size_t i = 0; i < n; ++i) {
     uint64_t r = nextRandom(state);
@@ -99,6 +112,12 @@ static void fillRandom(void *data, size_t n, fuser_dtype dtype, uint64_t *state)
     case FUSER_DTYPE_BF16: ((uint16_t *)data)[i] = floatToHalfBits((float)f, true); break;
     case FUSER_DTYPE_F32: ((float *)data)[i] = (float)f; break;
     case FUSER_DTYPE_F64: ((double *)data)[i] = f; break;
+    case FUSER_DTYPE_F8E4M3FN: /* codes below 0x48 (4.0), either sign */
+      ((uint8_t *)data)[i] = (uint8_t)((r >> 8) % 0x48 | (r & 0x80));
+      break;
+    case FUSER_DTYPE_F8E5M2: /* codes below 0x44 (4.0), either sign */
+      ((uint8_t *)data)[i] = (uint8_t)((r >> 8) % 0x44 | (r & 0x80));
+      break;
     }
   }
 }
@@ -123,6 +142,8 @@ static double elementAsDouble(const void *data, size_t i, fuser_dtype dtype) {
   }
   case FUSER_DTYPE_F32: return ((const float *)data)[i];
   case FUSER_DTYPE_F64: return ((const double *)data)[i];
+  case FUSER_DTYPE_F8E4M3FN: return fp8ToDouble(((const uint8_t *)data)[i], true);
+  case FUSER_DTYPE_F8E5M2: return fp8ToDouble(((const uint8_t *)data)[i], false);
   }
   return 0;
 }

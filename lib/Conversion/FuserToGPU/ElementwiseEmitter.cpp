@@ -12,6 +12,7 @@
 #include "ElementwiseEmitter.h"
 
 #include "fuser/Dialect/Fuser/IR/FuserOps.h"
+#include "fuser/Math/Float8.h"
 #include "fuser/Math/MathExpansion.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -436,7 +437,7 @@ struct Emitter {
               .getResult();
         })
         .Case<CastOp>([&](CastOp c) {
-          return emitCast(b, loc, in[0], c.getType().getElementType());
+          return emitCast(b, loc, in[0], c.getType().getElementType(), c.getSaturate());
         })
         .Default([](Operation *) -> Value { return {}; });
   }
@@ -466,12 +467,20 @@ Value mlir::fuser::emitSplat(OpBuilder &b, Location loc, Type type, double value
   return arith::ConstantOp::create(b, loc, type, a);
 }
 
-Value mlir::fuser::emitCast(OpBuilder &b, Location loc, Value v, Type to) {
+Value mlir::fuser::emitCast(OpBuilder &b, Location loc, Value v, Type to,
+                            bool saturate) {
   Emitter em{b, loc};
   Type from = elementOf(v.getType());
   Type outType = withElement(v.getType(), to);
   if (from == to)
     return v;
+  // fp8 converts through f32 both ways, as PyTorch's c10::Float8_* types
+  // do (an f64 or an integer becomes a float first, which can round twice).
+  if (isFloat8(from))
+    return emitCast(b, loc, emitExtFromFloat8(b, loc, v), to, saturate);
+  if (isFloat8(to))
+    return emitTruncToFloat8(b, loc, emitCast(b, loc, v, b.getF32Type()), to,
+                             saturate);
   auto fromF = dyn_cast<FloatType>(from), toF = dyn_cast<FloatType>(to);
   auto toI = dyn_cast<IntegerType>(to);
   if (to.isInteger(1)) {

@@ -17,8 +17,10 @@ Value emitElementwise(OpBuilder &b, Location loc, Operation *op,
                       MathAccuracy math = MathAccuracy::Fast);
 
 /// Converts register values between element types with fuser.cast's
-/// semantics (saturating float-to-int, NaN to 0, `!= 0` to i1).
-Value emitCast(OpBuilder &b, Location loc, Value v, Type toElement);
+/// semantics (saturating float-to-int, NaN to 0, `!= 0` to i1, fp8 through
+/// f32; `saturate` clamps an fp8 result's overflow to the largest finite).
+Value emitCast(OpBuilder &b, Location loc, Value v, Type toElement,
+               bool saturate = false);
 
 /// A constant of `type` (scalar or vector) filled with `value`.
 Value emitSplat(OpBuilder &b, Location loc, Type type, double value);

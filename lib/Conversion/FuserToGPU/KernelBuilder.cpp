@@ -334,9 +334,32 @@ Value KernelBuilder::gridDim(gpu::Dimension d) {
   return arith::IndexCastUIOp::create(b, loc, idxTy, gpu::GridDimOp::create(b, loc, d));
 }
 
-/// The element type tensors of `t` have in memory (i1 is a byte).
-static Type memoryType(Type t) {
-  return t.isInteger(1) ? IntegerType::get(t.getContext(), 8) : t;
+Type KernelBuilder::memoryType(Type t) {
+  return t.isInteger(1) || isFloat8(t) ? IntegerType::get(t.getContext(), 8) : t;
+}
+
+Value KernelBuilder::toMemory(Value v) {
+  auto vt = dyn_cast<VectorType>(v.getType());
+  Type elem = vt ? vt.getElementType() : v.getType();
+  Type mem = memoryType(elem);
+  if (mem == elem)
+    return v;
+  Type memTy = vt ? Type(vt.clone(mem)) : mem;
+  if (elem.isInteger(1))
+    return arith::ExtUIOp::create(b, loc, memTy, v);
+  return arith::BitcastOp::create(b, loc, memTy, v);
+}
+
+Value KernelBuilder::fromMemory(Value v, Type elementType) {
+  if (memoryType(elementType) == elementType)
+    return v;
+  auto vt = dyn_cast<VectorType>(v.getType());
+  Type regTy = vt ? Type(vt.clone(elementType)) : elementType;
+  if (elementType.isInteger(1)) {
+    Value zero = arith::ConstantOp::create(b, loc, v.getType(), b.getZeroAttr(v.getType()));
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v, zero);
+  }
+  return arith::BitcastOp::create(b, loc, regTy, v);
 }
 
 Value KernelBuilder::load(Value ptr, Type elementType, Value offset,
@@ -350,26 +373,14 @@ Value KernelBuilder::load(Value ptr, Type elementType, Value offset,
   auto ld = LLVM::LoadOp::create(b, loc, loadTy, addr, std::min(16u, size * lanes));
   if (crossBlock)
     ld->setAttr(kCrossBlockAttr, b.getUnitAttr());
-  Value v = ld;
-  if (elementType.isInteger(1)) {
-    Type boolTy = lanes > 1 ? Type(VectorType::get({lanes}, elementType)) : elementType;
-    Value zero = arith::ConstantOp::create(b, loc, loadTy, b.getZeroAttr(loadTy));
-    v = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v, zero);
-    (void)boolTy;
-  }
-  return v;
+  return fromMemory(ld, elementType);
 }
 
 void KernelBuilder::store(Value ptr, Value value, Value offset, bool crossBlock) {
-  Type t = value.getType();
-  auto vt = dyn_cast<VectorType>(t);
-  Type elem = vt ? vt.getElementType() : t;
+  value = toMemory(value);
+  auto vt = dyn_cast<VectorType>(value.getType());
+  Type elem = vt ? vt.getElementType() : value.getType();
   unsigned lanes = vt ? vt.getNumElements() : 1;
-  if (elem.isInteger(1)) {
-    Type byteTy = vt ? Type(vt.clone(b.getI8Type())) : Type(b.getI8Type());
-    value = arith::ExtUIOp::create(b, loc, byteTy, value);
-    elem = b.getI8Type();
-  }
   unsigned size = elem.getIntOrFloatBitWidth() / 8;
   auto ptrTy = LLVM::LLVMPointerType::get(b.getContext());
   Value addr = LLVM::GEPOp::create(b, loc, ptrTy, elem, ptr, ValueRange{offset},

@@ -165,6 +165,13 @@ public:
   Value blockId(gpu::Dimension d);
   Value gridDim(gpu::Dimension d);
 
+  /// The element type values of `elementType` have in memory (global or
+  /// shared): i1 is a byte, fp8 its code as an i8 (LLVM has no fp8 type).
+  static Type memoryType(Type elementType);
+  /// A register value (scalar or vector) as memoryType holds it, and back.
+  Value toMemory(Value v);
+  Value fromMemory(Value v, Type elementType);
+
   /// Loads `lanes` consecutive elements of `elementType` at element `offset`
   /// of `ptr`: a vector of lanes > 1, aligned to min(16, size) bytes. i1
   /// tensors are stored one byte per element.

@@ -77,10 +77,7 @@ Value PointwiseScheduler::stagedLoad(Value input, AffineExpr offset) {
       continue;
     Value v = memref::LoadOp::create(kb->b, kb->loc, s.tile,
                                      ValueRange{asIndex(tileRow), asIndex(tileCol)});
-    Type elem = elementTypeOf(input);
-    if (elem.isInteger(1))
-      v = arith::TruncIOp::create(kb->b, kb->loc, elem, v);
-    return v;
+    return kb->fromMemory(v, elementTypeOf(input));
   }
   return {};
 }
@@ -98,9 +95,7 @@ void PointwiseScheduler::emitTransposeKernel(unsigned indexBits) {
   auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
                                               gpu::GPUDialect::getWorkgroupAddressSpace());
   for (Staged &s : staged) {
-    Type elem = elementTypeOf(s.input);
-    if (elem.isInteger(1))
-      elem = b.getI8Type();
+    Type elem = KernelBuilder::memoryType(elementTypeOf(s.input));
     auto t = MemRefType::get({kTile, kTile + 1}, elem, MemRefLayoutAttrInterface(), workgroup);
     s.tile = k.func.addWorkgroupAttribution(t, loc);
   }
@@ -178,9 +173,8 @@ void PointwiseScheduler::emitTransposeKernel(unsigned indexBits) {
             [&](Value row) {
               for (Staged &s : staged) {
                 Type elem = elementTypeOf(s.input);
-                Value v = k.load(k.pointer(s.input), elem, k.expander->expand(s.offset), 1);
-                if (elem.isInteger(1))
-                  v = arith::ExtUIOp::create(b, loc, b.getI8Type(), v);
+                Value v = k.toMemory(
+                    k.load(k.pointer(s.input), elem, k.expander->expand(s.offset), 1));
                 // Testing only: a wrong index mapping, the tile transposed.
                 bool wrong = fe.plantBug == "wrong-index";
                 memref::StoreOp::create(b, loc, v, s.tile,

@@ -97,6 +97,8 @@ FailureOr<uint8_t> dtypeOf(Type t, Location loc) {
   if (t.isBF16()) return FUSER_BUNDLE_DTYPE_BF16;
   if (t.isF32()) return FUSER_BUNDLE_DTYPE_F32;
   if (t.isF64()) return FUSER_BUNDLE_DTYPE_F64;
+  if (isa<Float8E4M3FNType>(t)) return FUSER_BUNDLE_DTYPE_F8E4M3FN;
+  if (isa<Float8E5M2Type>(t)) return FUSER_BUNDLE_DTYPE_F8E5M2;
   return emitError(loc, "the bundle has no dtype for ") << t;
 }
 

@@ -59,7 +59,7 @@ func.func @wrong_type_count(%a: tensor<4xf32>) {
 // -----
 
 func.func @float_only(%a: tensor<4xi32>) {
-  // expected-error @+1 {{'fuser.exp' op operand #0 must be ranked tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float values}}
+  // expected-error @+1 {{'fuser.exp' op operand #0 must be ranked tensor of f16, bf16, f32 or f64 (fp8: cast to f32 first)}}
   %0 = fuser.exp %a : tensor<4xi32>
   return
 }
@@ -67,7 +67,7 @@ func.func @float_only(%a: tensor<4xi32>) {
 // -----
 
 func.func @no_bool_arithmetic(%a: tensor<4xi1>) {
-  // expected-error @+1 {{'fuser.add' op operand #0 must be ranked tensor of 8-bit signless integer or 32-bit signless integer or 64-bit signless integer or 16-bit float or bfloat16 type or 32-bit float or 64-bit float values}}
+  // expected-error @+1 {{'fuser.add' op operand #0 must be ranked tensor of i8, i32, i64, f16, bf16, f32 or f64 (fp8: cast to f32 first)}}
   %0 = fuser.add %a, %a : tensor<4xi1>
   return
 }
@@ -300,7 +300,7 @@ func.func @reduce_result_type(%a: tensor<4x8xf32>) {
 // -----
 
 func.func @mean_of_ints(%a: tensor<4x8xi32>) {
-  // expected-error @+1 {{'fuser.mean' op operand #0 must be ranked tensor of 16-bit float}}
+  // expected-error @+1 {{'fuser.mean' op operand #0 must be ranked tensor of f16, bf16}}
   %0 = fuser.mean %a dims = [1] : tensor<4x8xi32> -> tensor<4xi32>
   return
 }

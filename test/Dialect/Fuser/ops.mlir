@@ -150,6 +150,22 @@ func.func @cast_constant_iota(%x: tensor<8x?xbf16>) {
   return
 }
 
+// fp8 values are cast, with or without saturate, and moved.
+// CHECK-LABEL: func.func @fp8
+func.func @fp8(%x: tensor<8x?xf32>, %y: tensor<8x4xf8E5M2>) {
+  // CHECK: fuser.cast %{{.*}} saturate : tensor<8x?xf32> to tensor<8x?xf8E4M3FN>
+  %0 = fuser.cast %x saturate : tensor<8x?xf32> to tensor<8x?xf8E4M3FN>
+  // CHECK: fuser.cast %{{.*}} : tensor<8x?xf32> to tensor<8x?xf8E5M2>
+  %1 = fuser.cast %x : tensor<8x?xf32> to tensor<8x?xf8E5M2>
+  // CHECK: fuser.cast %{{.*}} : tensor<8x?xf8E4M3FN> to tensor<8x?xbf16>
+  %2 = fuser.cast %0 : tensor<8x?xf8E4M3FN> to tensor<8x?xbf16>
+  // CHECK: fuser.permute %{{.*}} perm = [1, 0] : tensor<8x4xf8E5M2> -> tensor<4x8xf8E5M2>
+  %3 = fuser.permute %y perm = [1, 0] : tensor<8x4xf8E5M2> -> tensor<4x8xf8E5M2>
+  // CHECK: fuser.concat
+  %4 = fuser.concat %y, %y dim = 1 : tensor<8x4xf8E5M2>, tensor<8x4xf8E5M2> -> tensor<8x8xf8E5M2>
+  return
+}
+
 // CHECK-LABEL: func.func @broadcast_reductions
 func.func @broadcast_reductions(%x: tensor<8x1xf32>, %y: tensor<8x?xf32>, %i: tensor<8x16xi32>) {
   // CHECK: fuser.broadcast %{{.*}} dims = [0, 2] : tensor<8x1xf32> -> tensor<8x4x16xf32>

@@ -35,15 +35,20 @@ HALF_TYPES = ("f16", "bf16")
 NUMERIC_TYPES = INT_TYPES + FLOAT_TYPES
 ALL_TYPES = ("i1",) + NUMERIC_TYPES
 INTLIKE_TYPES = ("i1",) + INT_TYPES
+# Stored and cast, never computed on (docs/fp8.md); not in ALL_TYPES, whose
+# suites compute. Storage: the uint8 bit patterns (docs/npy.md).
+FP8_TYPES = ("f8E4M3FN", "f8E5M2")
 
 # fuser type -> (numpy storage dtype, torch dtype)
 _NP = {"i1": np.bool_, "i8": np.int8, "i32": np.int32, "i64": np.int64,
-       "f16": np.float16, "bf16": np.uint16, "f32": np.float32, "f64": np.float64}
+       "f16": np.float16, "bf16": np.uint16, "f32": np.float32, "f64": np.float64,
+       "f8E4M3FN": np.uint8, "f8E5M2": np.uint8}
 _TORCH = {"i1": torch.bool, "i8": torch.int8, "i32": torch.int32, "i64": torch.int64,
           "f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32,
           "f64": torch.float64}
 # bits of each float type: (total, mantissa)
-_FBITS = {"f16": (16, 10), "bf16": (16, 7), "f32": (32, 23), "f64": (64, 52)}
+_FBITS = {"f16": (16, 10), "bf16": (16, 7), "f32": (32, 23), "f64": (64, 52),
+          "f8E4M3FN": (8, 3), "f8E5M2": (8, 2)}
 
 
 def np_dtype(t):
@@ -93,6 +98,9 @@ def to_f64(a, t):
     if t == "bf16":
         u = (a.astype(np.uint32) << np.uint32(16)).reshape(-1)
         return u.view(np.float32).astype(np.float64).reshape(a.shape)
+    if t in FP8_TYPES:
+        from .fp8 import code_values
+        return code_values(t)[a.astype(np.int64)]
     return a.astype(np.float64)
 
 
@@ -121,7 +129,7 @@ def iinfo(t):
     return int(fi.min), int(fi.max)
 
 
-_UINT = {16: np.uint16, 32: np.uint32, 64: np.uint64}
+_UINT = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}
 _SINT = {16: np.int32, 32: np.int64, 64: np.int64}
 
 
@@ -178,7 +186,7 @@ def fmt_value(v, t):
         return str(int(v))
     f = float(to_f64(np.asarray([v], dtype=_NP[t]), t)[0])
     bits, _ = _FBITS[t]
-    u = {16: np.uint16, 32: np.uint32, 64: np.uint64}[bits]
+    u = _UINT[bits]
     raw = int(np.asarray([v], dtype=_NP[t]).view(u)[0])
     return "%r (0x%0*x)" % (f, bits // 4, raw)
 

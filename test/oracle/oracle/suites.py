@@ -2,7 +2,7 @@
 
 import os
 
-from . import (elementwise, examples, indexing, norm_family, normalization, random_ops, reductions,
+from . import (elementwise, examples, fp8, indexing, norm_family, normalization, random_ops, reductions,
                scans, scatters, shapes, training, views)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
@@ -10,6 +10,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.a
 SUITES = {
     "elementwise": elementwise.op_cases,
     "cast": elementwise.cast_cases,
+    "fp8": fp8.cases,
     "shapes": shapes.cases,
     "indexing": indexing.cases,
     "scans": scans.cases,

@@ -294,6 +294,10 @@ LogicalResult CastOp::verify() {
     return emitOpError("changes the shape from ")
            << shapeStr(in.getShape()) << " to " << shapeStr(out.getShape())
            << "; a cast only converts elements";
+  if (getSaturate() && !isFloat8(out.getElementType()))
+    return emitOpError("saturate applies to a cast to f8E4M3FN or f8E5M2, not to ")
+           << out.getElementType()
+           << "; other float casts overflow to infinity as PyTorch's do";
   return success();
 }
 

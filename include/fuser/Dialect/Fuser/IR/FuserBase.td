@@ -22,7 +22,8 @@ def Fuser_Dialect : Dialect {
     results are ranked tensors, built from elementwise, broadcast, reduction,
     shape and composite ops. Every op follows the semantics of the PyTorch op
     of the same name. Tensors have static or dynamic (`?`) dims and one of the
-    element types i1, i8, i32, i64, f16, bf16, f32, f64.
+    element types i1, i8, i32, i64, f16, bf16, f32, f64, and the fp8 formats
+    f8E4M3FN and f8E5M2, which only move and convert (docs/fp8.md).
 
     Elementwise operands share one element type (casts are explicit) and one
     shape, except that a rank-0 tensor combines with any shape.
@@ -48,9 +49,25 @@ def Fuser_NumericElement : AnyTypeOf<[I8, I32, I64, F16, BF16, F32, F64],
 def Fuser_IntElement : AnyTypeOf<[I1, I8, I32, I64], "fuser integer or bool">;
 def Fuser_FloatElement : AnyTypeOf<[F16, BF16, F32, F64], "fuser float">;
 
-def Fuser_Tensor : RankedTensorOf<[I1, I8, I32, I64, F16, BF16, F32, F64]>;
-def Fuser_NumericTensor : RankedTensorOf<[I8, I32, I64, F16, BF16, F32, F64]>;
-def Fuser_FloatTensor : RankedTensorOf<[F16, BF16, F32, F64]>;
+// fp8 tensors (f8E4M3FN, f8E5M2) only move and convert: the ops that copy
+// elements (cast, broadcast, reshape, permute, slice, concat, gather,
+// index_select) take Fuser_StorageTensor; everything that computes takes the
+// constraints below, whose message says to cast to f32 first.
+// A ranked tensor of `types` whose verifier message lists the types in
+// fuser's spelling (upstream's says "16-bit float or bfloat16 type or ...").
+class Fuser_TensorOf<list<Type> types, string summary>
+    : Type<RankedTensorOf<types>.predicate, summary, "::mlir::RankedTensorType">;
+
+def Fuser_Tensor : Fuser_TensorOf<[I1, I8, I32, I64, F16, BF16, F32, F64],
+    "ranked tensor of i1, i8, i32, i64, f16, bf16, f32 or f64 (fp8: cast to "
+    "f32 first)">;
+def Fuser_NumericTensor : Fuser_TensorOf<[I8, I32, I64, F16, BF16, F32, F64],
+    "ranked tensor of i8, i32, i64, f16, bf16, f32 or f64 (fp8: cast to f32 "
+    "first)">;
+def Fuser_FloatTensor : Fuser_TensorOf<[F16, BF16, F32, F64],
+    "ranked tensor of f16, bf16, f32 or f64 (fp8: cast to f32 first)">;
+def Fuser_StorageTensor
+    : RankedTensorOf<[I1, I8, I32, I64, F16, BF16, F32, F64, F8E4M3FN, F8E5M2]>;
 def Fuser_IntTensor : RankedTensorOf<[I1, I8, I32, I64]>;
 def Fuser_BoolTensor : RankedTensorOf<[I1]>;
 

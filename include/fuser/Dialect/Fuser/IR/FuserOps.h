@@ -16,6 +16,12 @@
 #define GET_ATTRDEF_CLASSES
 #include "fuser/Dialect/Fuser/IR/FuserOpsAttributes.h.inc"
 
+namespace mlir::fuser {
+/// The fp8 element types fuser accepts (docs/fp8.md): they are stored and
+/// converted, never computed on.
+inline bool isFloat8(Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(t); }
+} // namespace mlir::fuser
+
 #define GET_OP_CLASSES
 #include "fuser/Dialect/Fuser/IR/FuserOps.h.inc"
 

@@ -268,13 +268,24 @@ def Fuser_CastOp : Fuser_Op<"cast", [Pure]> {
     (NaN gives 0); narrowing float casts round to nearest even; casting to i1
     gives `x != 0`; integer narrowing wraps.
 
+    To an fp8 type (f8E4M3FN, f8E5M2) the value goes through f32, as
+    PyTorch's `.to(torch.float8_*)` does, and rounds to nearest even. A value
+    beyond the largest finite one becomes what the format defines: NaN in
+    f8E4M3FN (it has no infinity), infinity in f8E5M2. With `saturate` it
+    becomes the largest finite value of its sign instead (infinities too);
+    NaN stays NaN either way. From fp8 every conversion is exact up to the
+    target's own rounding (docs/fp8.md).
+
     ```mlir
     %0 = fuser.cast %x : tensor<8x?xbf16> to tensor<8x?xf32>
+    %1 = fuser.cast %y saturate : tensor<8x?xf32> to tensor<8x?xf8E4M3FN>
     ```
   }];
-  let arguments = (ins Fuser_Tensor:$input);
-  let results = (outs Fuser_Tensor:$result);
-  let assemblyFormat = "$input attr-dict `:` type($input) `to` type($result)";
+  let arguments = (ins Fuser_StorageTensor:$input, UnitAttr:$saturate);
+  let results = (outs Fuser_StorageTensor:$result);
+  let assemblyFormat = [{
+    $input (`saturate` $saturate^)? attr-dict `:` type($input) `to` type($result)
+  }];
   let hasVerifier = 1;
   let hasFolder = 1;
 }
@@ -352,8 +363,8 @@ def Fuser_BroadcastOp : Fuser_Op<"broadcast", [Pure]> {
     %0 = fuser.broadcast %bias dims = [1] : tensor<1024xf32> -> tensor<8x1024xf32>
     ```
   }];
-  let arguments = (ins Fuser_Tensor:$input, DenseI64ArrayAttr:$dims);
-  let results = (outs Fuser_Tensor:$result);
+  let arguments = (ins Fuser_StorageTensor:$input, DenseI64ArrayAttr:$dims);
+  let results = (outs Fuser_StorageTensor:$result);
   let assemblyFormat = [{
     $input `dims` `=` $dims attr-dict `:` type($input) `->` type($result)
   }];
@@ -462,8 +473,8 @@ def Fuser_ReshapeOp : Fuser_Op<"reshape", [Pure]> {
     %0 = fuser.reshape %x : tensor<8x16xf32> -> tensor<128xf32>
     ```
   }];
-  let arguments = (ins Fuser_Tensor:$input);
-  let results = (outs Fuser_Tensor:$result);
+  let arguments = (ins Fuser_StorageTensor:$input);
+  let results = (outs Fuser_StorageTensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
   let hasVerifier = 1;
   let hasFolder = 1;
@@ -478,8 +489,8 @@ def Fuser_PermuteOp : Fuser_Op<"permute", [Pure]> {
     %0 = fuser.permute %x perm = [0, 2, 1] : tensor<2x3x4xf32> -> tensor<2x4x3xf32>
     ```
   }];
-  let arguments = (ins Fuser_Tensor:$input, DenseI64ArrayAttr:$perm);
-  let results = (outs Fuser_Tensor:$result);
+  let arguments = (ins Fuser_StorageTensor:$input, DenseI64ArrayAttr:$perm);
+  let results = (outs Fuser_StorageTensor:$result);
   let assemblyFormat = [{
     $input `perm` `=` $perm attr-dict `:` type($input) `->` type($result)
   }];
@@ -511,9 +522,9 @@ def Fuser_SliceOp : Fuser_Op<"slice", [Pure]> {
            : tensor<4x8xf32> -> tensor<4x4xf32>
     ```
   }];
-  let arguments = (ins Fuser_Tensor:$input, DenseI64ArrayAttr:$start,
+  let arguments = (ins Fuser_StorageTensor:$input, DenseI64ArrayAttr:$start,
                        DenseI64ArrayAttr:$limit, DenseI64ArrayAttr:$step);
-  let results = (outs Fuser_Tensor:$result);
+  let results = (outs Fuser_StorageTensor:$result);
   let assemblyFormat = [{
     $input `start` `=` $start `limit` `=` $limit `step` `=` $step attr-dict `:`
     type($input) `->` type($result)
@@ -583,8 +594,8 @@ def Fuser_ConcatOp : Fuser_Op<"concat", [Pure]> {
     %0 = fuser.concat %a, %b dim = 1 : tensor<4x3xf32>, tensor<4x5xf32> -> tensor<4x8xf32>
     ```
   }];
-  let arguments = (ins Variadic<Fuser_Tensor>:$inputs, I64Attr:$dim);
-  let results = (outs Fuser_Tensor:$result);
+  let arguments = (ins Variadic<Fuser_StorageTensor>:$inputs, I64Attr:$dim);
+  let results = (outs Fuser_StorageTensor:$result);
   let assemblyFormat = [{
     $inputs `dim` `=` $dim attr-dict `:` type($inputs) `->` type($result)
   }];
@@ -622,8 +633,8 @@ def Fuser_GatherOp : Fuser_Op<"gather", [Pure]> {
     %0 = fuser.gather %x, %idx dim = 1 : tensor<4x10xf32>, tensor<4x3xi64> -> tensor<4x3xf32>
     ```
   }];
-  let arguments = (ins Fuser_Tensor:$input, RankedTensorOf<[I32, I64]>:$index, I64Attr:$dim);
-  let results = (outs Fuser_Tensor:$result);
+  let arguments = (ins Fuser_StorageTensor:$input, RankedTensorOf<[I32, I64]>:$index, I64Attr:$dim);
+  let results = (outs Fuser_StorageTensor:$result);
   let assemblyFormat = [{
     $input `,` $index `dim` `=` $dim attr-dict `:` type($input) `,` type($index) `->` type($result)
   }];
@@ -658,8 +669,8 @@ def Fuser_IndexSelectOp : Fuser_Op<"index_select", [Pure]> {
            : tensor<32000x512xbf16>, tensor<8xi32> -> tensor<8x512xbf16>
     ```
   }];
-  let arguments = (ins Fuser_Tensor:$input, 1DTensorOf<[I32, I64]>:$index, I64Attr:$dim);
-  let results = (outs Fuser_Tensor:$result);
+  let arguments = (ins Fuser_StorageTensor:$input, 1DTensorOf<[I32, I64]>:$index, I64Attr:$dim);
+  let results = (outs Fuser_StorageTensor:$result);
   let assemblyFormat = [{
     $input `,` $index `dim` `=` $dim attr-dict `:` type($input) `,` type($index) `->` type($result)
   }];

@@ -1,0 +1,38 @@
+//===- Float8.h - f32 <-> fp8 conversions as integer arithmetic -*- C++ -*-===//
+//
+// fuser converts to and from the fp8 formats (f8E4M3FN, f8E5M2) itself, in
+// integer arithmetic on the bits, so that the GPU kernels and their CPU
+// emulation compute the same bits on every machine: LLVM has no fp8 type,
+// and the host CPU has no fp8 instructions. See docs/fp8.md for the formats
+// and the rounding.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FUSER_MATH_FLOAT8_H
+#define FUSER_MATH_FLOAT8_H
+
+namespace mlir {
+class OpBuilder;
+class Location;
+class Value;
+class Type;
+
+namespace fuser {
+
+/// Rounds an f32 scalar or vector to the fp8 element type `to` (f8E4M3FN or
+/// f8E5M2), to nearest even, as PyTorch's `.to(torch.float8_*)` does:
+/// subnormals kept; a magnitude that rounds past the largest finite value
+/// (infinities included) becomes NaN in f8E4M3FN and infinity in f8E5M2, or,
+/// with `saturate`, the largest finite value; NaN becomes the format's NaN
+/// (0x7f), its sign kept. Straight-line code (selects, no branches).
+Value emitTruncToFloat8(OpBuilder &b, Location loc, Value f32Value, Type to,
+                        bool saturate);
+
+/// Widens an fp8 scalar or vector to f32, exactly (NaN: the canonical quiet
+/// NaN with the sign kept).
+Value emitExtFromFloat8(OpBuilder &b, Location loc, Value f8Value);
+
+} // namespace fuser
+} // namespace mlir
+
+#endif // FUSER_MATH_FLOAT8_H
