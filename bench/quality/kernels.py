@@ -483,7 +483,7 @@ def measured_indexing(fuserc, work):
     sys.path.insert(0, os.path.join(ROOT, "test", "oracle"))
     try:
         import numpy as np
-        from oracle import core, indexing as ix  # noqa: E402
+        from oracle import indexing as ix  # noqa: E402
     except ImportError as e:
         sys.stderr.write("kernels.py: indexing skipped: %s\n" % e)
         return ["| (skipped: %s; run with /usr/bin/python3) | | | |" % e]
@@ -510,10 +510,19 @@ def measured_indexing(fuserc, work):
         ("embedding backward: index_add of dy rows into a zero table, f32 2000x64, 256 ids",
          lambda: sc._embedding_backward_part(rng, "f32", 2000, 64, 256), "-"),
     ]
+    rows = _measure_parts(fuserc, work, "indexing", fusions)
+    sys.stderr.write("kernels.py: measured the indexing fusions\n")
+    return rows
+
+
+def _measure_parts(fuserc, work, prefix, fusions):
+    """A table row per (what, make, note) of `fusions`: `make()` gives an
+    oracle part; its launches and each tensor's bytes asked over its size."""
+    from oracle import core  # noqa: E402
     rows = []
     for k, (what, make, nvfuser) in enumerate(fusions):
         part = make()
-        name = "indexing_%d" % k
+        name = "%s_%d" % (prefix, k)
         d = os.path.join(work, name)
         path, inputs = core.write_case_files(d, name, [part])
         ins = run([fuserc, "inspect", path, "--no-ptxas"])
@@ -531,7 +540,35 @@ def measured_indexing(fuserc, work):
             rows.append("| %s | failed | | %s |" % (what, nvfuser))
         else:
             rows.append("| %s | %s | %s | %s |" % (what, m.group(1), ", ".join(got), nvfuser))
-    sys.stderr.write("kernels.py: measured the indexing fusions\n")
+    return rows
+
+
+def measured_fp8(fuserc, work):
+    """Rows of the fp8 table: the scaling recipes of test/oracle/oracle/fp8.py
+    (checked there bit for bit) at model sizes, measured as the indexing
+    fusions are."""
+    sys.path.insert(0, os.path.join(ROOT, "test", "oracle"))
+    try:
+        import numpy as np
+        from oracle import fp8  # noqa: E402
+    except ImportError as e:
+        sys.stderr.write("kernels.py: fp8 skipped: %s\n" % e)
+        return ["| (skipped: %s; run with /usr/bin/python3) | | | |" % e]
+    rng = np.random.default_rng(0)
+    fusions = [
+        ("layer_norm then per-row current scaling to e4m3 (Transformer Engine's "
+         "LayerNormLinear input), bf16 256x4096",
+         lambda: fp8.layer_norm_quant_part(rng, 256, 4096), "-"),
+        ("1x128 block-scaled e4m3 quantization with f32 scales (DeepSeek-V3 "
+         "activations), bf16 256x7168",
+         lambda: fp8.block_quant_part(rng, 256, 7168), "-"),
+        ("per-tensor current scaling to e4m3: amax, then the scaled cast, bf16 256x4096",
+         lambda: fp8.current_scaling_part(rng, 256, 4096, "f8E4M3FN", False), "-"),
+        ("per-row current scaling to e5m2 (gradients), bf16 256x4096",
+         lambda: fp8.current_scaling_part(rng, 256, 4096, "f8E5M2", True), "-"),
+    ]
+    rows = _measure_parts(fuserc, work, "fp8", fusions)
+    sys.stderr.write("kernels.py: measured the fp8 fusions\n")
     return rows
 
 
@@ -659,6 +696,7 @@ def main():
     measured_backward = [] if a.only else measured_backward_traffic(fuserc, work)
     measured_family = [] if a.only else measured_norm_family(fuserc, work)
     measured_index = [] if a.only else measured_indexing(fuserc, work)
+    measured_f8 = [] if a.only else measured_fp8(fuserc, work)
 
     date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     out = []
@@ -743,6 +781,15 @@ def main():
         out.append("| fusion | launches | bytes asked / size, per tensor | nvFuser |")
         out.append("|---|---:|---|---|")
         out += measured_index + [""]
+        out.append("## fp8 quantization fusions, measured on the CPU emulator\n")
+        out.append("The scaling recipes of fp8 training as test/oracle/oracle/fp8.py writes "
+                   "them (checked there bit for bit; docs/fp8.md), measured as the indexing "
+                   "fusions above: *launches* and the bytes the kernels ask of each tensor "
+                   "over its size. The minimum is 1.00 for every tensor: each input read "
+                   "once, each output written once.\n")
+        out.append("| fusion | launches | bytes asked / size, per tensor | note |")
+        out.append("|---|---:|---|---|")
+        out += measured_f8 + [""]
     out.append("## H200 roofline model: fuser's plan vs eager PyTorch\n")
     out.append("**A model, not a measurement**: each kernel costs its bytes at %.1f TB/s "
                "(the measured device-to-device copy bandwidth of an H200) plus %g us of "

@@ -130,7 +130,7 @@ def iinfo(t):
 
 
 _UINT = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}
-_SINT = {16: np.int32, 32: np.int64, 64: np.int64}
+_SINT = {8: np.int16, 16: np.int32, 32: np.int64, 64: np.int64}
 
 
 def _bits(a, t):

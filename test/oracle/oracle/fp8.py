@@ -19,8 +19,8 @@ import numpy as np
 import torch
 
 from . import values
-from .core import (Case, Exact, PartBuilder, from_f64, from_torch, to_f64,
-                   to_torch)
+from .core import (Case, Exact, PartBuilder, Rule, Ulps, from_f64, from_torch,
+                   ordered, to_f64, to_torch)
 
 EXACT = Exact()
 FORMATS = ("f8E4M3FN", "f8E5M2")
@@ -108,6 +108,165 @@ def from_fp8(codes, t, dst):
         out[v == -np.inf] = lo
         return out
     return from_f64(v, dst)
+
+
+class Codes(Rule):
+    """fp8 codes within `n` steps of the reference (adjacent values differ
+    by one; +0 and -0 are the same), NaN exactly where the reference has
+    NaN: for a quantization after arithmetic that fuser and the reference
+    round differently (a layer_norm's output)."""
+
+    def __init__(self, n):
+        self.n = n
+        self.name = "%d fp8 code%s" % (n, "" if n == 1 else "s")
+
+    def check(self, got, want, t):
+        def nan(a):
+            mag = np.asarray(a) & 0x7F
+            return mag == 0x7F if t == "f8E4M3FN" else mag > 0x7C
+        gn, wn = nan(got), nan(want)
+        far = np.abs(ordered(got, t).astype(np.int64) - ordered(want, t).astype(np.int64)) > self.n
+        return np.where(gn | wn, gn != wn, far)
+
+
+def _scaled_cast_lines(pb, src, rows, cols, t, per_row):
+    """Lines of a current-scaling quantization of %src (f32 rows x cols):
+    amax of |x| per row (or over the whole tensor), scale 448 / amax (or
+    57344 / amax), a saturating cast; results: the codes and the
+    dequantization scales amax / max (rows x 1, or rank 0)."""
+    f = "tensor<%dx%dxf32>" % (rows, cols)
+    a = "tensor<%dx1xf32>" % rows if per_row else "tensor<f32>"
+    mx = 448.0 if t == "f8E4M3FN" else 57344.0
+    pb.line("%%abs = fuser.abs %s : %s" % (src, f))
+    if per_row:
+        pb.line("%%amax = fuser.max %%abs dims = [1] keepdim = true : %s -> %s" % (f, a))
+    else:
+        pb.line("%%amax = fuser.max %%abs dims = [0, 1] : %s -> %s" % (f, a))
+    pb.line("%tiny = fuser.constant 1.0e-12 : tensor<f32>")
+    pb.line("%%clamped = fuser.maximum %%amax, %%tiny : %s, tensor<f32>" % a
+            if per_row else "%clamped = fuser.maximum %amax, %tiny : tensor<f32>")
+    pb.line("%%fmax = fuser.constant %r : tensor<f32>" % mx)
+    pb.line("%%scale = fuser.div %%fmax, %%clamped : tensor<f32>, %s" % a
+            if per_row else "%scale = fuser.div %fmax, %clamped : tensor<f32>")
+    pb.line("%%s = fuser.broadcast %%scale dims = [%s] : %s -> %s"
+            % ("0, 1" if per_row else "", a, f))
+    pb.line("%%m = fuser.mul %s, %%s : %s" % (src, f))
+    pb.line("%%0 = fuser.cast %%m saturate : %s to tensor<%dx%dx%s>" % (f, rows, cols, t))
+    pb.line("%%1 = fuser.div %%clamped, %%fmax : %s, tensor<f32>" % a
+            if per_row else "%1 = fuser.div %clamped, %fmax : tensor<f32>")
+    return a, mx
+
+
+def _scaled_cast_ref(y32, t, per_row):
+    """(codes, dequantization scales) of _scaled_cast_lines for float32 y32,
+    in float32 as fuser computes it (each op rounds once)."""
+    y32 = torch.as_tensor(y32, dtype=torch.float32)
+    mx = torch.tensor(448.0 if t == "f8E4M3FN" else 57344.0)
+    amax = y32.abs().amax(dim=1, keepdim=True) if per_row else y32.abs().amax()
+    clamped = torch.maximum(amax, torch.tensor(1e-12, dtype=torch.float32))
+    scale = mx / clamped
+    codes = encode((y32 * scale).numpy(), t, True)
+    return codes, (clamped / mx).numpy()
+
+
+def current_scaling_part(rng, rows, cols, t, per_row, src="bf16"):
+    """x (src) -> f32 -> current-scaling quantization to t (per row or per
+    tensor): the codes and the dequantization scales, bit for bit."""
+    x = values.random(src, (rows, cols), rng, kind="normal")
+    x32 = to_torch(x, src).to(torch.float32)
+    pb = PartBuilder("current scaling %s %s -> %s %dx%d" % (
+        "per row" if per_row else "per tensor", src, t, rows, cols))
+    tx = pb.arg("x", x, src)
+    pb.line("%%xf = fuser.cast %%x : %s to tensor<%dx%dxf32>" % (tx, rows, cols))
+    a, _ = _scaled_cast_lines(pb, "%xf", rows, cols, t, per_row)
+    codes, deq = _scaled_cast_ref(x32, t, per_row)
+    pb.result("0", (rows, cols), t, codes, EXACT)
+    pb.result("1", (rows, 1) if per_row else (), "f32", deq, EXACT)
+    return pb.part()
+
+
+def layer_norm_quant_part(rng, rows, cols, t="f8E4M3FN"):
+    """layer_norm (bf16 in and out, f32 compute) then per-row current
+    scaling to t, one fusion (Transformer Engine's LayerNormLinear input).
+    The reference quantizes the correctly rounded layer_norm output, which
+    fuser's may miss by an ulp of bf16: codes within 1, scales within 2^-6
+    relative (an amax one bf16 ulp off)."""
+    x = values.random("bf16", (rows, cols), rng, kind="normal")
+    w = values.random("bf16", (cols,), rng, kind="normal")
+    b = values.random("bf16", (cols,), rng, kind="normal")
+    f64 = lambda a: torch.from_numpy(to_f64(a, "bf16"))
+    y64 = torch.nn.functional.layer_norm(f64(x), (cols,), f64(w), f64(b), 1e-5)
+    y32 = to_torch(from_f64(y64.numpy(), "bf16"), "bf16").to(torch.float32)
+    pb = PartBuilder("layer_norm then per-row current scaling -> %s %dx%d" % (t, rows, cols))
+    tx = pb.arg("x", x, "bf16")
+    tw = pb.arg("w", w, "bf16")
+    tb = pb.arg("b", b, "bf16")
+    rb = "tensor<%dx1xf32>" % rows
+    pb.line("%%y:3 = fuser.layer_norm %%x weight %%w bias %%b dims = [1] eps = 1.0e-05 "
+            ": (%s, %s, %s) -> (%s, %s, %s)" % (tx, tw, tb, tx, rb, rb))
+    pb.line("%%yf = fuser.cast %%y#0 : %s to tensor<%dx%dxf32>" % (tx, rows, cols))
+    _scaled_cast_lines(pb, "%yf", rows, cols, t, True)
+    codes, deq = _scaled_cast_ref(y32, t, True)
+    pb.result("0", (rows, cols), t, codes, Codes(1))
+    pb.result("1", (rows, 1), "f32", deq, Ulps(1, np.abs(deq) * 2.0 ** -6))
+    return pb.part()
+
+
+def block_quant_part(rng, rows, cols, block=128, t="f8E4M3FN", src="bf16"):
+    """Block-scaled quantization (DeepSeek-V3's 1x128 activation tiles):
+    every `block` contiguous elements of a row get their own f32 scale,
+    448 / amax; results: the codes (rows x cols) and the dequantization
+    scales (rows x cols/block), bit for bit."""
+    nb = cols // block
+    x = values.random(src, (rows, cols), rng, kind="normal")
+    x32 = to_torch(x, src).to(torch.float32)
+    pb = PartBuilder("block-scaled 1x%d %s -> %s %dx%d" % (block, src, t, rows, cols))
+    tx = pb.arg("x", x, src)
+    f3 = "tensor<%dx%dx%dxf32>" % (rows, nb, block)
+    a3 = "tensor<%dx%dx1xf32>" % (rows, nb)
+    mx = 448.0 if t == "f8E4M3FN" else 57344.0
+    pb.line("%%xf = fuser.cast %%x : %s to tensor<%dx%dxf32>" % (tx, rows, cols))
+    pb.line("%%b = fuser.reshape %%xf : tensor<%dx%dxf32> -> %s" % (rows, cols, f3))
+    pb.line("%%abs = fuser.abs %%b : %s" % f3)
+    pb.line("%%amax = fuser.max %%abs dims = [2] keepdim = true : %s -> %s" % (f3, a3))
+    pb.line("%tiny = fuser.constant 1.0e-12 : tensor<f32>")
+    pb.line("%%clamped = fuser.maximum %%amax, %%tiny : %s, tensor<f32>" % a3)
+    pb.line("%%fmax = fuser.constant %r : tensor<f32>" % mx)
+    pb.line("%%scale = fuser.div %%fmax, %%clamped : tensor<f32>, %s" % a3)
+    pb.line("%%s = fuser.broadcast %%scale dims = [0, 1, 2] : %s -> %s" % (a3, f3))
+    pb.line("%%m = fuser.mul %%b, %%s : %s" % f3)
+    pb.line("%%q = fuser.cast %%m saturate : %s to tensor<%dx%dx%dx%s>" % (f3, rows, nb, block, t))
+    pb.line("%%0 = fuser.reshape %%q : tensor<%dx%dx%dx%s> -> tensor<%dx%dx%s>"
+            % (rows, nb, block, t, rows, cols, t))
+    pb.line("%%d = fuser.div %%clamped, %%fmax : %s, tensor<f32>" % a3)
+    pb.line("%%1 = fuser.reshape %%d : %s -> tensor<%dx%dxf32>" % (a3, rows, nb))
+    b3 = x32.reshape(rows, nb, block)
+    amax = b3.abs().amax(dim=2, keepdim=True)
+    clamped = torch.maximum(amax, torch.tensor(1e-12, dtype=torch.float32))
+    scale = torch.tensor(mx) / clamped
+    codes = encode((b3 * scale).numpy(), t, True).reshape(rows, cols)
+    pb.result("0", (rows, cols), t, codes, EXACT)
+    pb.result("1", (rows, nb), "f32", (clamped / torch.tensor(mx)).reshape(rows, nb).numpy(), EXACT)
+    return pb.part()
+
+
+def _recipe_parts(name, rng_for):
+    """The scaling recipes of fp8 training, each one fusion: current scaling
+    per tensor and per row (from bf16 and f32, to both formats),
+    layer_norm with per-row scaling, 1x128 block scaling, with odd sizes
+    (rows that do not fill a block of threads, columns not a multiple of
+    the vector width) as well as model-like ones."""
+    rng = rng_for(name)
+    parts = []
+    for t in FORMATS:
+        for per_row in (True, False):
+            parts.append(current_scaling_part(rng, 37, 300, t, per_row))
+        parts.append(current_scaling_part(rng, 64, 1024, t, True, src="f32"))
+    parts.append(layer_norm_quant_part(rng, 64, 1024))
+    parts.append(layer_norm_quant_part(rng, 5, 4096))
+    parts.append(block_quant_part(rng, 16, 1024))
+    parts.append(block_quant_part(rng, 3, 96, block=32, t="f8E5M2", src="f32"))
+    return parts
 
 
 def _bind(fn, *a):
@@ -283,4 +442,5 @@ def cases(rng_for):
     return [Case("fp8/encode", _bind(_encode_parts, "fp8/encode", rng_for)),
             Case("fp8/decode", _bind(_decode_parts, "fp8/decode", rng_for)),
             Case("fp8/sources", _bind(_sources_parts, "fp8/sources", rng_for)),
-            Case("fp8/movement", _bind(_movement_parts, "fp8/movement", rng_for))]
+            Case("fp8/movement", _bind(_movement_parts, "fp8/movement", rng_for)),
+            Case("fp8/recipes", _bind(_recipe_parts, "fp8/recipes", rng_for))]
