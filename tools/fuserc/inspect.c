@@ -112,11 +112,11 @@ static const fuser_driver kRecorder = {
 
 static void usage(FILE *out) {
   fputs("usage: fuserc inspect INPUT.mlir|BUNDLE [compile options] [--fusion NAME]\n"
-        "                      [--dims D0,D1,...] [--plan] [--ptx] [--ptxas PATH | --no-ptxas]\n"
+        "                      [--dims D0,D1,...] [--plan] [--show-ptx] [--ptxas PATH | --no-ptxas]\n"
         "  Shows each fusion's signature, PTX module and kernels; with --plan its\n"
         "  plan program; the kernels that launch for the sizes given by --dims\n"
         "  (every dynamic dim of the arguments, or of arguments and results, in\n"
-        "  signature order; not needed when the fusion has none); with --ptx the\n"
+        "  signature order; not needed when the fusion has none); with --show-ptx the\n"
         "  PTX text; and, when ptxas is found (PATH, $PATH or /usr/local/cuda),\n"
         "  registers, spills and shared memory per kernel.\n",
         out);
@@ -139,7 +139,7 @@ static bool parseFlags(int argc, char **argv, InspectFlags *f) {
     }
     if (!strcmp(a, "--plan")) {
       f->plan = true;
-    } else if (!strcmp(a, "--ptx")) {
+    } else if (!strcmp(a, "--show-ptx")) {
       f->ptx = true;
     } else if (!strcmp(a, "--no-ptxas")) {
       f->noPtxas = true;
