@@ -1,11 +1,13 @@
-//===- Float8.cpp - f32 <-> fp8 conversions as integer arithmetic ---------===//
+//===- Float8.cpp - f32 <-> fp8 conversions on the bits -------------------===//
 //
-// Both directions work on the bits in i32, elementwise, so one body serves
-// scalars and vectors (vector<4xf32> and the like) and every backend lowers
-// it the same way. The rounding is IEEE's to nearest even, done by hand: the
-// kept bits are shifted down and one is added when the dropped bits are over
-// half, or exactly half with the kept bits odd; a carry out of the mantissa
-// moves to the next binade, which the code layout makes correct.
+// Both directions work elementwise on the bits, so one body serves scalars
+// and vectors (vector<4xf32> and the like), and every backend lowers it to
+// the same results: integer ops, one f32 add and f16 -> f32 widening, all
+// exact on any IEEE machine. To fp8 (PyTorch's c10 algorithm): a normal
+// result rebiases the exponent and rounds with one integer add (half an
+// ulp less one, plus the kept lsb, so that ties go to even); a subnormal
+// one lets the f32 adder round onto the subnormal grid; then overflow, NaN
+// and the sign. About 20 instructions an element, straight-line.
 //
 //===----------------------------------------------------------------------===//
 
@@ -63,36 +65,15 @@ struct Bits {
   Value xorI(Value x, Value y) { return arith::XOrIOp::create(b, loc, x, y); }
   Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
   Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
-  Value shl(Value x, Value y) { return arith::ShLIOp::create(b, loc, x, y); }
   Value shr(Value x, Value y) { return arith::ShRUIOp::create(b, loc, x, y); }
-  Value minU(Value x, Value y) { return arith::MinUIOp::create(b, loc, x, y); }
   Value ugt(Value x, Value y) {
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, x, y);
-  }
-  Value uge(Value x, Value y) {
-    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, x, y);
   }
   Value ult(Value x, Value y) {
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, y);
   }
-  Value eq(Value x, Value y) {
-    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x, y);
-  }
   Value select(Value c, Value x, Value y) {
     return arith::SelectOp::create(b, loc, c, x, y);
-  }
-  Value zext(Value i1s) { return arith::ExtUIOp::create(b, loc, shape, i1s); }
-
-  /// `kept` (bits already shifted down by `shift`) rounded to nearest even
-  /// by the dropped bits `value & ((1 << shift) - 1)`; shift in [1, 31].
-  Value roundNearestEven(Value kept, Value value, Value shift) {
-    Value one = c(1);
-    Value mask = sub(shl(one, shift), one);
-    Value dropped = andI(value, mask);
-    Value half = shl(one, sub(shift, one));
-    Value over = ugt(dropped, half);
-    Value tieOdd = andI(eq(dropped, half), eq(andI(kept, one), one));
-    return add(kept, zext(arith::OrIOp::create(b, loc, over, tieOdd)));
   }
 };
 
@@ -106,36 +87,41 @@ Value mlir::fuser::emitTruncToFloat8(OpBuilder &b, Location loc, Value x,
                    ? Type(cast<VectorType>(x.getType()).clone(i32))
                    : i32;
   Bits m{b, loc, shape};
+  Type f32 = m.like(b.getF32Type());
   Value u = arith::BitcastOp::create(b, loc, shape, x);
   Value sign = m.andI(u, m.c(0x80000000u));
   Value a = m.xorI(u, sign); // magnitude bits
 
-  unsigned dropBits = 23 - f.mantissaBits;
-  // Normal results: rebias the exponent, keep the top mantissa bits.
-  uint32_t rebias = (127 - f.bias) << 23;
-  Value shiftNormal = m.c(dropBits);
-  Value keptNormal = m.shr(m.sub(a, m.c(rebias)), shiftNormal);
-  Value normal = m.roundNearestEven(keptNormal, a, shiftNormal);
-  // Subnormal results (below 2^(1 - bias)): the significand with its
-  // implicit one, shifted further by how far the exponent is below the
-  // smallest normal one. Past 31 the result is 0 either way.
-  Value exp32 = m.shr(a, m.c(23));
-  Value significand = m.orI(m.andI(a, m.c(0x7fffff)),
-                            m.select(m.eq(exp32, m.c(0)), m.c(0), m.c(0x800000)));
-  // shift = dropBits + (1 - (exp32 - 127 + bias)), exp32 < 128 - bias here.
-  uint32_t shiftBase = dropBits + 1 + 127 - f.bias;
-  Value shiftSub = m.minU(m.sub(m.c(shiftBase), m.minU(exp32, m.c(shiftBase - 1))),
-                          m.c(31));
-  Value keptSub = m.shr(significand, shiftSub);
-  Value subnormal = m.roundNearestEven(keptSub, significand, shiftSub);
-  Value isSub = m.ult(a, m.c((128 - f.bias) << 23));
+  unsigned drop = 23 - f.mantissaBits;
+  // Normal results: rebias the exponent and round the mantissa in one
+  // add: half an ulp less one, plus the kept lsb (ties to even), carries
+  // into the kept bits; a carry out of the mantissa moves up a binade.
+  uint32_t rebiasAndHalf = ((f.bias - 127u) << 23) + (1u << (drop - 1)) - 1u;
+  Value lsb = m.andI(m.shr(a, m.c(drop)), m.c(1));
+  Value normal = m.shr(m.add(m.add(a, m.c(rebiasAndHalf)), lsb), m.c(drop));
+  // Subnormal results (magnitudes below 2^(1 - bias)): adding 2^k whose
+  // ulp is the smallest fp8 subnormal makes the f32 adder round to the
+  // subnormal grid (to nearest even); the low bits are then the code.
+  // Exact on every IEEE adder; an f32 subnormal input flushed to zero
+  // gives 0 either way, as it must.
+  uint32_t magic = (1u - f.bias - f.mantissaBits + 23u + 127u) << 23;
+  Value mf = arith::ConstantOp::create(b, loc, f32, [&]() -> TypedAttr {
+    TypedAttr a = b.getF32FloatAttr(
+        std::ldexp(1.0f, static_cast<int>(magic >> 23) - 127));
+    if (auto vt = dyn_cast<VectorType>(f32))
+      a = DenseElementsAttr::get(vt, a);
+    return a;
+  }());
+  Value sum = arith::AddFOp::create(b, loc, arith::BitcastOp::create(b, loc, f32, a), mf);
+  Value subnormal = m.sub(arith::BitcastOp::create(b, loc, shape, sum), m.c(magic));
+  Value isSub = m.ult(a, m.c((128u - f.bias) << 23));
   Value code = m.select(isSub, subnormal, normal);
-  // Too large (infinities too): NaN or infinity, or the largest finite.
+  // Past the largest finite (infinities and NaNs too, whose normal code is
+  // far above it): overflow, or the largest finite; NaN the format's NaN.
   Value tooLarge = m.ugt(code, m.c(f.maxFinite));
   code = m.select(tooLarge, m.c(saturate ? f.maxFinite : f.overflow), code);
-  // NaN: the format's NaN.
-  Value isNan = m.ugt(a, m.c(0x7f800000u));
-  code = m.select(isNan, m.c(0x7f), code);
+  if (saturate || f.hasInfinity)
+    code = m.select(m.ugt(a, m.c(0x7f800000u)), m.c(0x7f), code);
   code = m.orI(code, m.shr(sign, m.c(24)));
   Type i8 = m.like(b.getI8Type());
   Value byte = arith::TruncIOp::create(b, loc, i8, code);
@@ -145,39 +131,52 @@ Value mlir::fuser::emitTruncToFloat8(OpBuilder &b, Location loc, Value x,
 Value mlir::fuser::emitExtFromFloat8(OpBuilder &b, Location loc, Value v) {
   Type from = getElementTypeOrSelf(v.getType());
   Format f = Format::of(from);
-  Type i32 = b.getI32Type();
-  Type shape = isa<VectorType>(v.getType())
-                   ? Type(cast<VectorType>(v.getType()).clone(i32))
-                   : i32;
-  Bits m{b, loc, shape};
-  Value byte = arith::BitcastOp::create(b, loc, m.like(b.getI8Type()), v);
+  Type i16 = b.getI16Type();
+  auto like = [&](Type e) -> Type {
+    if (auto vt = dyn_cast<VectorType>(v.getType()))
+      return vt.clone(e);
+    return e;
+  };
+  Type shape = like(i16);
+  auto c = [&](uint32_t k) -> Value {
+    TypedAttr a = b.getIntegerAttr(i16, static_cast<int64_t>(k));
+    if (auto vt = dyn_cast<VectorType>(shape))
+      a = DenseElementsAttr::get(vt, a);
+    return arith::ConstantOp::create(b, loc, shape, a);
+  };
+  // Both formats are f16 with fewer bits, which widens exactly (hardware
+  // cvt.f32.f16 on the GPU): e5m2 is f16's top byte; e4m3's exponent and
+  // mantissa sit 7 bits up in an f16 whose bias is 8 too large, so the f16
+  // value times 2^8 is the e4m3 value (subnormals too: f16's subnormals
+  // hold e4m3's exactly).
+  Value byte = arith::BitcastOp::create(b, loc, like(b.getI8Type()), v);
   Value w = arith::ExtUIOp::create(b, loc, shape, byte);
-  Value sign = m.shl(m.andI(w, m.c(0x80)), m.c(24));
-  Value mag = m.andI(w, m.c(0x7f));
-  unsigned shift = 23 - f.mantissaBits;
-  // Normal: the exponent rebiased, the mantissa moved to the top.
-  Value normal = m.add(m.shl(mag, m.c(shift)), m.c((127 - f.bias) << 23));
-  // Subnormal (exponent 0): mantissa * 2^(1 - bias - mantissaBits), exact.
-  Type f32 = m.like(b.getF32Type());
-  Value mantissa = m.andI(mag, m.c((1u << f.mantissaBits) - 1));
-  Value subF = arith::UIToFPOp::create(b, loc, f32, mantissa);
-  float scale = std::ldexp(1.0f, 1 - static_cast<int>(f.bias) -
-                                     static_cast<int>(f.mantissaBits));
-  TypedAttr scaleAttr = b.getF32FloatAttr(scale);
-  if (auto vt = dyn_cast<VectorType>(f32))
-    scaleAttr = DenseElementsAttr::get(vt, scaleAttr);
-  Value scaleV = arith::ConstantOp::create(b, loc, f32, scaleAttr);
-  Value sub = arith::BitcastOp::create(
-      b, loc, shape, arith::MulFOp::create(b, loc, subF, scaleV));
-  Value isSub = m.ult(mag, m.c(1u << f.mantissaBits));
-  Value bits = m.select(isSub, sub, normal);
+  Type f32 = like(b.getF32Type());
   if (f.hasInfinity) {
-    Value top = m.c(0x7c);
-    bits = m.select(m.eq(mag, top), m.c(0x7f800000u), bits);
-    bits = m.select(m.ugt(mag, top), m.c(0x7fc00000u), bits);
-  } else {
-    bits = m.select(m.eq(mag, m.c(0x7f)), m.c(0x7fc00000u), bits);
+    Value h = arith::ShLIOp::create(b, loc, w, c(8));
+    return arith::ExtFOp::create(b, loc, f32,
+                                 arith::BitcastOp::create(b, loc, like(b.getF16Type()), h).getResult());
   }
-  bits = m.orI(bits, sign);
-  return arith::BitcastOp::create(b, loc, f32, bits);
+  Value mag = arith::AndIOp::create(b, loc, w, c(0x7f));
+  Value h = arith::OrIOp::create(b, loc, arith::ShLIOp::create(b, loc, mag, c(7)),
+                                 arith::ShLIOp::create(b, loc,
+                                                       arith::AndIOp::create(b, loc, w, c(0x80)),
+                                                       c(8)));
+  Value wide = arith::ExtFOp::create(b, loc, f32,
+                                     arith::BitcastOp::create(b, loc, like(b.getF16Type()), h).getResult());
+  TypedAttr k = b.getF32FloatAttr(256.0f);
+  if (auto vt = dyn_cast<VectorType>(f32))
+    k = DenseElementsAttr::get(vt, k);
+  Value scaled = arith::MulFOp::create(b, loc, wide, arith::ConstantOp::create(b, loc, f32, k));
+  // S.1111.111 is NaN (f16 would read 480): the quiet NaN, sign kept.
+  Value isNan = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, mag, c(0x7f));
+  TypedAttr nanAttr = b.getF32FloatAttr(std::nanf(""));
+  if (auto vt = dyn_cast<VectorType>(f32))
+    nanAttr = DenseElementsAttr::get(vt, nanAttr);
+  Value nan = arith::ConstantOp::create(b, loc, f32, nanAttr);
+  Value negNan = arith::NegFOp::create(b, loc, nan);
+  Value neg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                    arith::AndIOp::create(b, loc, w, c(0x80)), c(0));
+  Value nanSigned = arith::SelectOp::create(b, loc, neg, negNan, nan);
+  return arith::SelectOp::create(b, loc, isNan, nanSigned, scaled);
 }
