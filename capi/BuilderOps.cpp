@@ -118,6 +118,8 @@ FUSER_BINARY(Atan2, Atan2Op)
 FUSER_BINARY(And, AndOp)
 FUSER_BINARY(Or, OrOp)
 FUSER_BINARY(Xor, XorOp)
+FUSER_BINARY(Shl, ShlOp)
+FUSER_BINARY(Shr, ShrOp)
 FUSER_BINARY(Eq, EqOp)
 FUSER_BINARY(Ne, NeOp)
 FUSER_BINARY(Lt, LtOp)
@@ -182,6 +184,18 @@ MlirValue fuserBuildCast(FuserBuilder b, MlirValue x, FuserDType dtype) {
 
 MlirValue fuserBuildCastSaturate(FuserBuilder b, MlirValue x, FuserDType dtype) {
   return cast(b, "fuserBuildCastSaturate", x, dtype, true);
+}
+
+MlirValue fuserBuildBitcast(FuserBuilder b, MlirValue x, FuserDType dtype) {
+  Call c(b, "fuserBuildBitcast");
+  if (!c.ready())
+    return MlirValue{nullptr};
+  Value v = c.operand(x, "the operand");
+  Type elem = v ? c.elementType(dtype) : Type();
+  if (!elem)
+    return MlirValue{nullptr};
+  return c.wrapValue(firstResult(
+      c.create(BitcastOp::getOperationName(), v, tensorOf(v).clone(elem))));
 }
 
 /// An integer attribute of `type` holding `v`, or null when it does not fit.

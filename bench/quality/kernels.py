@@ -550,7 +550,7 @@ def measured_fp8(fuserc, work):
     sys.path.insert(0, os.path.join(ROOT, "test", "oracle"))
     try:
         import numpy as np
-        from oracle import fp8  # noqa: E402
+        from oracle import bits, fp8  # noqa: E402
     except ImportError as e:
         sys.stderr.write("kernels.py: fp8 skipped: %s\n" % e)
         return ["| (skipped: %s; run with /usr/bin/python3) | | | |" % e]
@@ -562,6 +562,9 @@ def measured_fp8(fuserc, work):
         ("1x128 block-scaled e4m3 quantization with f32 scales (DeepSeek-V3 "
          "activations), bf16 256x7168",
          lambda: fp8.block_quant_part(rng, 256, 7168), "-"),
+        ("MX block scaling to e4m3: 1x32 blocks, e8m0 scales from the amax's exponent "
+         "bits (OCP Microscaling), bf16 256x4096",
+         lambda: bits.mx_quant_part(rng, 256, 4096), "-"),
         ("per-tensor current scaling to e4m3: amax, then the scaled cast, bf16 256x4096",
          lambda: fp8.current_scaling_part(rng, 256, 4096, "f8E4M3FN", False), "-"),
         ("per-row current scaling to e5m2 (gradients), bf16 256x4096",

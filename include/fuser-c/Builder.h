@@ -268,6 +268,11 @@ MLIR_CAPI_EXPORTED MlirValue fuserBuildAtan2(FuserBuilder b, MlirValue y, MlirVa
 MLIR_CAPI_EXPORTED MlirValue fuserBuildAnd(FuserBuilder b, MlirValue x, MlirValue y);
 MLIR_CAPI_EXPORTED MlirValue fuserBuildOr(FuserBuilder b, MlirValue x, MlirValue y);
 MLIR_CAPI_EXPORTED MlirValue fuserBuildXor(FuserBuilder b, MlirValue x, MlirValue y);
+/// x << y and x >> y (arithmetic) on i8, i32, i64: torch.bitwise_left_shift
+/// and bitwise_right_shift; a shift below 0 or of the width or more gives 0
+/// (or, for >>, -1 when x is negative).
+MLIR_CAPI_EXPORTED MlirValue fuserBuildShl(FuserBuilder b, MlirValue x, MlirValue y);
+MLIR_CAPI_EXPORTED MlirValue fuserBuildShr(FuserBuilder b, MlirValue x, MlirValue y);
 /// torch.div(x, y, rounding_mode=...); integers need trunc or floor.
 MLIR_CAPI_EXPORTED MlirValue fuserBuildDiv(FuserBuilder b, MlirValue x, MlirValue y,
                                            FuserRoundingMode roundingMode);
@@ -304,6 +309,10 @@ MLIR_CAPI_EXPORTED MlirValue fuserBuildCast(FuserBuilder b, MlirValue x,
 /// is an error.
 MLIR_CAPI_EXPORTED MlirValue fuserBuildCastSaturate(FuserBuilder b, MlirValue x,
                                                     FuserDType dtype);
+/// x's bits read as `dtype` of the same width (Tensor.view(dtype)): f32 and
+/// i32, f64 and i64, f16 and bf16, fp8 and i8. No value is converted.
+MLIR_CAPI_EXPORTED MlirValue fuserBuildBitcast(FuserBuilder b, MlirValue x,
+                                               FuserDType dtype);
 
 /// A tensor of `dtype` and `shape[0 .. rank)` (FUSER_DYNAMIC dims take the
 /// size of what the constant combines with) filled with `value`.
@@ -574,6 +583,10 @@ MLIR_CAPI_EXPORTED MlirValue fuserTorchAtan2(FuserBuilder b, MlirValue y, MlirVa
 MLIR_CAPI_EXPORTED MlirValue fuserTorchBitwiseAnd(FuserBuilder b, MlirValue x, MlirValue y);
 MLIR_CAPI_EXPORTED MlirValue fuserTorchBitwiseOr(FuserBuilder b, MlirValue x, MlirValue y);
 MLIR_CAPI_EXPORTED MlirValue fuserTorchBitwiseXor(FuserBuilder b, MlirValue x, MlirValue y);
+MLIR_CAPI_EXPORTED MlirValue fuserTorchBitwiseLeftShift(FuserBuilder b, MlirValue x,
+                                                        MlirValue y);
+MLIR_CAPI_EXPORTED MlirValue fuserTorchBitwiseRightShift(FuserBuilder b, MlirValue x,
+                                                         MlirValue y);
 /// Comparisons in the promoted type; i1 results.
 MLIR_CAPI_EXPORTED MlirValue fuserTorchEq(FuserBuilder b, MlirValue x, MlirValue y);
 MLIR_CAPI_EXPORTED MlirValue fuserTorchNe(FuserBuilder b, MlirValue x, MlirValue y);

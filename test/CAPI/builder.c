@@ -313,6 +313,11 @@ static void testCastConstantIota(MlirContext ctx) {
   fuserBuilderAddOutput(b, q, S("q"));
   fuserBuilderAddOutput(b, fuserBuildCast(b, x, FuserDTypeF8E5M2), S("q5"));
   fuserBuilderAddOutput(b, fuserBuildCast(b, q, FuserDTypeF32), S("dq"));
+  /* bits: the exponent field of x as f32 bits, and back */
+  MlirValue bits = fuserBuildBitcast(b, fuserBuildCast(b, x, FuserDTypeF32), FuserDTypeI32);
+  MlirValue e = fuserBuildShr(b, bits, fuserBuildConstantI64(b, FuserDTypeI32, 23, 0, NULL));
+  MlirValue back = fuserBuildShl(b, e, fuserBuildConstantI64(b, FuserDTypeI32, 23, 0, NULL));
+  fuserBuilderAddOutput(b, fuserBuildBitcast(b, back, FuserDTypeF32), S("pow2"));
   finishAndPrint(b);
 }
 // CHECK-LABEL: @testCastConstantIota
@@ -333,6 +338,10 @@ static void testCastConstantIota(MlirContext ctx) {
 // CHECK-NEXT: %[[Q:.*]] = fuser.cast %{{.*}} saturate : tensor<4x?xbf16> to tensor<4x?xf8E4M3FN>
 // CHECK-NEXT: fuser.cast %{{.*}} : tensor<4x?xbf16> to tensor<4x?xf8E5M2>
 // CHECK-NEXT: fuser.cast %[[Q]] : tensor<4x?xf8E4M3FN> to tensor<4x?xf32>
+// CHECK: fuser.bitcast %{{.*}} : tensor<4x?xf32> to tensor<4x?xi32>
+// CHECK: fuser.shr %{{.*}}, %{{.*}} : tensor<4x?xi32>, tensor<i32>
+// CHECK: fuser.shl %{{.*}}, %{{.*}} : tensor<4x?xi32>, tensor<i32>
+// CHECK: fuser.bitcast %{{.*}} : tensor<4x?xi32> to tensor<4x?xf32>
 
 static void testBroadcastAndReductions(MlirContext ctx) {
   fprintf(stderr, "@testBroadcastAndReductions\n");

@@ -167,6 +167,8 @@ static void testElementwiseMismatches(MlirContext ctx) {
   EXPECT_FAIL(b, fuserBuildFma(b, x, r, x));
   EXPECT_FAIL(b, fuserBuildCast(b, x, (FuserDType)42));
   EXPECT_FAIL(b, fuserBuildCastSaturate(b, x, FuserDTypeF16));
+  EXPECT_FAIL(b, fuserBuildBitcast(b, x, FuserDTypeI64));
+  EXPECT_FAIL(b, fuserBuildShl(b, x, x));
   fuserBuilderDestroy(b);
 }
 // CHECK-LABEL: @testElementwiseMismatches
@@ -186,6 +188,8 @@ static void testElementwiseMismatches(MlirContext ctx) {
 // CHECK-NEXT: error: f: error: fuserBuildFma: 'fuser.fma' op operand shapes [4, 8] and [8] differ in rank
 // CHECK-NEXT: error: f: error: fuserBuildCast: dtype 42 is not a FuserDType
 // CHECK-NEXT: error: f: error: fuserBuildCastSaturate: 'fuser.cast' op saturate applies to a cast to f8E4M3FN or f8E5M2, not to 'f16'; other float casts overflow to infinity as PyTorch's do
+// CHECK-NEXT: error: f: error: fuserBuildBitcast: 'fuser.bitcast' op reinterprets 'f32' (32 bits) as 'i64' (64 bits); the widths must match
+// CHECK-NEXT: error: f: error: fuserBuildShl: 'fuser.shl' op operand #0 must be ranked tensor of i8, i32 or i64, but got 'tensor<4x8xf32>'
 
 static void testShapesAndConstants(MlirContext ctx) {
   fprintf(stderr, "@testShapesAndConstants\n");

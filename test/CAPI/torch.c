@@ -244,6 +244,9 @@ static void testBinaryIR(MlirContext ctx) {
   fuserBuilderAddOutput(b, fuserTorchLt(b, i, fuserTorchScalarF64(b, 0.5)), S("lt"));
   /* atan2 of integers computes in f32. */
   fuserBuilderAddOutput(b, fuserTorchAtan2(b, i, i), S("at"));
+  /* Shifts promote like the other bitwise ops: i32 << 3 stays i32. */
+  fuserBuilderAddOutput(b, fuserTorchBitwiseLeftShift(b, i, fuserTorchScalarI64(b, 3)), S("sl"));
+  fuserBuilderAddOutput(b, fuserTorchBitwiseRightShift(b, i, i), S("sr"));
   finishAndPrint(b);
 }
 // CHECK-LABEL: @testBinaryIR
@@ -265,7 +268,10 @@ static void testBinaryIR(MlirContext ctx) {
 // CHECK-NEXT: %[[A1:.*]] = fuser.cast %[[I]] : tensor<4x1xi32> to tensor<4x1xf32>
 // CHECK-NEXT: %[[A2:.*]] = fuser.cast %[[I]] : tensor<4x1xi32> to tensor<4x1xf32>
 // CHECK-NEXT: %[[AT:.*]] = fuser.atan2 %[[A1]], %[[A2]] : tensor<4x1xf32>
-// CHECK-NEXT: return %[[A]], %[[M]], %[[D]], %[[FD]], %[[LT]], %[[AT]] : tensor<4x8xbf16>, tensor<4x8xf32>, tensor<4x1xf32>, tensor<4x1xi32>, tensor<4x1xi1>, tensor<4x1xf32>
+// CHECK-NEXT: %[[C3:.*]] = fuser.constant 3 : tensor<i32>
+// CHECK-NEXT: %[[SL:.*]] = fuser.shl %[[I]], %[[C3]] : tensor<4x1xi32>, tensor<i32>
+// CHECK-NEXT: %[[SR:.*]] = fuser.shr %[[I]], %[[I]] : tensor<4x1xi32>
+// CHECK-NEXT: return %[[A]], %[[M]], %[[D]], %[[FD]], %[[LT]], %[[AT]], %[[SL]], %[[SR]] : tensor<4x8xbf16>, tensor<4x8xf32>, tensor<4x1xf32>, tensor<4x1xi32>, tensor<4x1xi1>, tensor<4x1xf32>, tensor<4x1xi32>, tensor<4x1xi32>
 
 static void testBoolsAndTernaries(MlirContext ctx) {
   fprintf(stderr, "@testBoolsAndTernaries\n");

@@ -96,6 +96,20 @@ struct Emitter {
 
   bool isBool(Value v) { return elementOf(v.getType()).isInteger(1); }
 
+  /// x << s or x >> s (arithmetic) as PyTorch 2 defines them for every s:
+  /// a shift below 0 or of the width or more shifts everything out (0, or
+  /// the sign for >>). LLVM's shifts are poison there, so the amount is
+  /// checked first (one unsigned compare covers both ends).
+  Value shift(bool left, Value x, Value s) {
+    Type t = x.getType();
+    unsigned w = elementOf(t).getIntOrFloatBitWidth();
+    Value inRange = cmpi(arith::CmpIPredicate::ult, s, splatInt(t, w));
+    if (left)
+      return select(inRange, arith::ShLIOp::create(b, loc, x, select(inRange, s, zero(t))),
+                    zero(t));
+    return arith::ShRSIOp::create(b, loc, x, select(inRange, s, splatInt(t, w - 1)));
+  }
+
   // -- ops ---------------------------------------------------------------------
 
   /// A float unary op computed in f32 for halves.
@@ -422,6 +436,7 @@ struct Emitter {
         .Case<AndOp>([&](auto) { return arith::AndIOp::create(b, loc, in[0], in[1]).getResult(); })
         .Case<OrOp>([&](auto) { return arith::OrIOp::create(b, loc, in[0], in[1]).getResult(); })
         .Case<XorOp>([&](auto) { return arith::XOrIOp::create(b, loc, in[0], in[1]).getResult(); })
+        .Case<ShlOp, ShrOp>([&](Operation *s) { return shift(isa<ShlOp>(s), in[0], in[1]); })
         .Case<WhereOp>([&](auto) { return select(in[0], in[1], in[2]); })
         .Case<ClampOp>([&](auto) { return minimum(maximum(in[0], in[1]), in[2]); })
         .Case<LerpOp>([&](auto) {
@@ -435,6 +450,11 @@ struct Emitter {
           }
           return arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, in[0], in[1]), in[2])
               .getResult();
+        })
+        .Case<BitcastOp>([&](BitcastOp c) -> Value {
+          return arith::BitcastOp::create(b, loc, withElement(in[0].getType(),
+                                                              c.getType().getElementType()),
+                                          in[0]);
         })
         .Case<CastOp>([&](CastOp c) {
           return emitCast(b, loc, in[0], c.getType().getElementType(), c.getSaturate());
@@ -451,7 +471,8 @@ bool mlir::fuser::isElementwise(Operation *op) {
              GeluOp, SiluOp, FloorOp, CeilOp, RoundOp, SignOp, NotOp, IsNanOp,
              IsInfOp, IsFiniteOp, AddOp, SubOp, MulOp, DivOp, PowOp, MaximumOp,
              MinimumOp, RemainderOp, Atan2Op, EqOp, NeOp, LtOp, LeOp, GtOp, GeOp,
-             AndOp, OrOp, XorOp, WhereOp, ClampOp, LerpOp, FmaOp, CastOp>(op);
+             AndOp, OrOp, XorOp, ShlOp, ShrOp, WhereOp, ClampOp, LerpOp, FmaOp, CastOp,
+             BitcastOp>(op);
 }
 
 Value mlir::fuser::emitElementwise(OpBuilder &b, Location loc, Operation *op,
@@ -472,7 +493,7 @@ Value mlir::fuser::emitCast(OpBuilder &b, Location loc, Value v, Type to,
   Emitter em{b, loc};
   Type from = elementOf(v.getType());
   Type outType = withElement(v.getType(), to);
-  if (from == to)
+  if (from == to && !(saturate && isFloat8(to)))
     return v;
   // fp8 converts through f32 both ways, as PyTorch's c10::Float8_* types
   // do (an f64 or an integer becomes a float first, which can round twice).

@@ -154,6 +154,32 @@ func.func @casts(%h: tensor<4xbf16>, %f: tensor<4xf32>, %i: tensor<4xi8>)
 
 // -----
 
+// A cast to fp8 goes through f32 and makes every NaN the format's NaN (and,
+// with saturate, every infinity the largest finite): a round trip through
+// a wider type is not the identity, and neither is a saturating cast to the
+// same fp8 type. A cast from fp8 to a wider type still folds with the next.
+// CHECK-LABEL: func.func @fp8_casts
+// CHECK-SAME: (%[[Q:.*]]: tensor<4xf8E5M2>, %[[E:.*]]: tensor<4xf8E4M3FN>)
+// CHECK: %[[W:.*]] = fuser.cast %[[Q]] : tensor<4xf8E5M2> to tensor<4xf32>
+// CHECK: %[[R:.*]] = fuser.cast %[[W]] : tensor<4xf32> to tensor<4xf8E5M2>
+// CHECK: %[[S:.*]] = fuser.cast %[[Q]] saturate : tensor<4xf8E5M2> to tensor<4xf8E5M2>
+// CHECK: %[[D:.*]] = fuser.cast %[[E]] : tensor<4xf8E4M3FN> to tensor<4xf64>
+// CHECK: return %[[R]], %[[S]], %[[Q]], %[[D]]
+func.func @fp8_casts(%q: tensor<4xf8E5M2>, %e: tensor<4xf8E4M3FN>)
+    -> (tensor<4xf8E5M2>, tensor<4xf8E5M2>, tensor<4xf8E5M2>, tensor<4xf64>) {
+  %w = fuser.cast %q : tensor<4xf8E5M2> to tensor<4xf32>
+  %0 = fuser.cast %w : tensor<4xf32> to tensor<4xf8E5M2>
+  %1 = fuser.cast %q saturate : tensor<4xf8E5M2> to tensor<4xf8E5M2>
+  // to the same type, without saturate: nothing to do (x.to(x.dtype))
+  %2 = fuser.cast %q : tensor<4xf8E5M2> to tensor<4xf8E5M2>
+  // e4m3 -> f32 -> f64 == e4m3 -> f64
+  %v = fuser.cast %e : tensor<4xf8E4M3FN> to tensor<4xf32>
+  %3 = fuser.cast %v : tensor<4xf32> to tensor<4xf64>
+  return %0, %1, %2, %3 : tensor<4xf8E5M2>, tensor<4xf8E5M2>, tensor<4xf8E5M2>, tensor<4xf64>
+}
+
+// -----
+
 // Casts of constants follow fuser's cast semantics.
 // CHECK-LABEL: func.func @cast_constants
 // CHECK-DAG: fuser.constant -3 : tensor<i32>

@@ -846,3 +846,43 @@ func.func @index_add_into_empty(%x: tensor<0x3xf32>, %i: tensor<2xi64>, %s: tens
   %0 = fuser.index_add %x, %i, %s dim = 0 : tensor<0x3xf32>, tensor<2xi64>, tensor<2x3xf32>
   return
 }
+
+// -----
+
+func.func @bitcast_width(%x: tensor<4xf32>) -> tensor<4xi64> {
+  // expected-error @+1 {{'fuser.bitcast' op reinterprets 'f32' (32 bits) as 'i64' (64 bits); the widths must match}}
+  %0 = fuser.bitcast %x : tensor<4xf32> to tensor<4xi64>
+  return %0 : tensor<4xi64>
+}
+
+// -----
+
+func.func @bitcast_bool(%x: tensor<4xi1>) -> tensor<4xi8> {
+  // expected-error @+1 {{'fuser.bitcast' op cannot reinterpret i1: a bool has no bit pattern (cast it)}}
+  %0 = fuser.bitcast %x : tensor<4xi1> to tensor<4xi8>
+  return %0 : tensor<4xi8>
+}
+
+// -----
+
+func.func @bitcast_shape(%x: tensor<4xf32>) -> tensor<2x2xi32> {
+  // expected-error @+1 {{'fuser.bitcast' op changes the shape from [4] to [2, 2]; a bitcast only reinterprets elements}}
+  %0 = fuser.bitcast %x : tensor<4xf32> to tensor<2x2xi32>
+  return %0 : tensor<2x2xi32>
+}
+
+// -----
+
+func.func @shift_float(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'fuser.shl' op operand #0 must be ranked tensor of i8, i32 or i64, but got 'tensor<4xf32>'}}
+  %0 = fuser.shl %x, %x : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @shift_bool(%x: tensor<4xi1>) -> tensor<4xi1> {
+  // expected-error @+1 {{'fuser.shr' op operand #0 must be ranked tensor of i8, i32 or i64, but got 'tensor<4xi1>'}}
+  %0 = fuser.shr %x, %x : tensor<4xi1>
+  return %0 : tensor<4xi1>
+}

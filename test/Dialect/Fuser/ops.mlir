@@ -166,6 +166,20 @@ func.func @fp8(%x: tensor<8x?xf32>, %y: tensor<8x4xf8E5M2>) {
   return
 }
 
+// Bits: reinterpretation and shifts.
+// CHECK-LABEL: func.func @bits
+func.func @bits(%x: tensor<8xf32>, %i: tensor<8xi32>, %q: tensor<8xf8E4M3FN>) {
+  // CHECK: fuser.bitcast %{{.*}} : tensor<8xf32> to tensor<8xi32>
+  %0 = fuser.bitcast %x : tensor<8xf32> to tensor<8xi32>
+  // CHECK: fuser.bitcast %{{.*}} : tensor<8xf8E4M3FN> to tensor<8xi8>
+  %1 = fuser.bitcast %q : tensor<8xf8E4M3FN> to tensor<8xi8>
+  // CHECK: fuser.shl %{{.*}}, %{{.*}} : tensor<8xi32>
+  %2 = fuser.shl %0, %i : tensor<8xi32>
+  // CHECK: fuser.shr %{{.*}}, %{{.*}} : tensor<8xi32>
+  %3 = fuser.shr %0, %i : tensor<8xi32>
+  return
+}
+
 // CHECK-LABEL: func.func @broadcast_reductions
 func.func @broadcast_reductions(%x: tensor<8x1xf32>, %y: tensor<8x?xf32>, %i: tensor<8x16xi32>) {
   // CHECK: fuser.broadcast %{{.*}} dims = [0, 2] : tensor<8x1xf32> -> tensor<8x4x16xf32>

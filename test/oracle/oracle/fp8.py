@@ -340,6 +340,21 @@ def _decode_parts(name, rng_for):
             tr = pb.result("0", codes.shape, dst, from_fp8(codes, t, dst), EXACT)
             pb.line("%%0 = fuser.cast %%x : %s to %s" % (tx, tr))
             parts.append(pb.part())
+        # Back to the same format through f32 (x.float().to(dtype)): every
+        # NaN becomes 0x7f with its sign; with saturate, infinities the
+        # largest finite. Also a saturating cast straight to the same type.
+        for sat in (False, True):
+            pb = PartBuilder("%s -> f32 -> %s%s" % (t, t, " saturate" if sat else ""))
+            tx = pb.arg("x", codes, t)
+            pb.line("%%w = fuser.cast %%x : %s to tensor<256xf32>" % tx)
+            tr = pb.result("0", codes.shape, t, to_fp8(codes, t, t, sat), EXACT)
+            pb.line("%%0 = fuser.cast %%w%s : tensor<256xf32> to %s" % (" saturate" if sat else "", tr))
+            parts.append(pb.part())
+        pb = PartBuilder("%s -> %s saturate" % (t, t))
+        tx = pb.arg("x", codes, t)
+        tr = pb.result("0", codes.shape, t, to_fp8(codes, t, t, True), EXACT)
+        pb.line("%%0 = fuser.cast %%x saturate : %s to %s" % (tx, tr))
+        parts.append(pb.part())
         other = [f for f in FORMATS if f != t][0]
         for sat in (False, True):
             pb = PartBuilder("%s -> %s%s" % (t, other, " saturate" if sat else ""))

@@ -2,7 +2,7 @@
 
 import os
 
-from . import (elementwise, examples, fp8, indexing, norm_family, normalization, random_ops, reductions,
+from . import (bits, elementwise, examples, fp8, indexing, norm_family, normalization, random_ops, reductions,
                scans, scatters, shapes, training, views)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
@@ -11,6 +11,7 @@ SUITES = {
     "elementwise": elementwise.op_cases,
     "cast": elementwise.cast_cases,
     "fp8": fp8.cases,
+    "bits": bits.cases,
     "shapes": shapes.cases,
     "indexing": indexing.cases,
     "scans": scans.cases,

@@ -271,12 +271,17 @@ static Attribute castScalar(Attribute value, Type to) {
 }
 
 OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
-  if (getInput().getType() == getType())
-    return getInput();
   Type to = elementTypeOf(getType());
+  // A saturating cast to fp8 changes infinities even to the same type.
+  if (getInput().getType() == getType() && !getSaturate())
+    return getInput();
   if (Attribute c = castScalar(adaptor.getInput(), to))
     return c;
-  // cast(cast(x : A -> B) : B -> C) == cast(x : A -> C) when A -> B is exact.
+  // cast(cast(x : A -> B) : B -> C) == cast(x : A -> C) when A -> B is exact;
+  // not when C is fp8: its conversion makes every NaN the format's NaN, so
+  // that fp8 -> f32 -> the same fp8 is not the identity (docs/fp8.md).
+  if (isFloat8(to))
+    return {};
   if (auto inner = getInput().getDefiningOp<CastOp>()) {
     Value x = inner.getInput();
     if (isLossless(elementTypeOf(x.getType()), elementTypeOf(inner.getType()))) {
@@ -286,6 +291,16 @@ OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
       return getResult();
     }
   }
+  return {};
+}
+
+OpFoldResult BitcastOp::fold(FoldAdaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  // bitcast(bitcast(x : A -> B) : B -> A) == x
+  if (auto inner = getInput().getDefiningOp<BitcastOp>())
+    if (inner.getInput().getType() == getType())
+      return inner.getInput();
   return {};
 }
 

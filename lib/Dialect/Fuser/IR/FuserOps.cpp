@@ -249,6 +249,8 @@ FUSER_INFER_BINARY(Atan2Op)
 FUSER_INFER_BINARY(AndOp)
 FUSER_INFER_BINARY(OrOp)
 FUSER_INFER_BINARY(XorOp)
+FUSER_INFER_BINARY(ShlOp)
+FUSER_INFER_BINARY(ShrOp)
 FUSER_INFER_BINARY(ClampOp)
 FUSER_INFER_BINARY(LerpOp)
 FUSER_INFER_BINARY(FmaOp)
@@ -298,6 +300,26 @@ LogicalResult CastOp::verify() {
     return emitOpError("saturate applies to a cast to f8E4M3FN or f8E5M2, not to ")
            << out.getElementType()
            << "; other float casts overflow to infinity as PyTorch's do";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// BitcastOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult BitcastOp::verify() {
+  auto in = getInput().getType(), out = getResult().getType();
+  if (in.getShape() != out.getShape())
+    return emitOpError("changes the shape from ")
+           << shapeStr(in.getShape()) << " to " << shapeStr(out.getShape())
+           << "; a bitcast only reinterprets elements";
+  Type a = in.getElementType(), b = out.getElementType();
+  if (a.isInteger(1) || b.isInteger(1))
+    return emitOpError("cannot reinterpret i1: a bool has no bit pattern (cast it)");
+  if (a.getIntOrFloatBitWidth() != b.getIntOrFloatBitWidth())
+    return emitOpError("reinterprets ")
+           << a << " (" << a.getIntOrFloatBitWidth() << " bits) as " << b << " ("
+           << b.getIntOrFloatBitWidth() << " bits); the widths must match";
   return success();
 }
 

@@ -69,6 +69,8 @@ def Fuser_FloatTensor : Fuser_TensorOf<[F16, BF16, F32, F64],
 def Fuser_StorageTensor
     : RankedTensorOf<[I1, I8, I32, I64, F16, BF16, F32, F64, F8E4M3FN, F8E5M2]>;
 def Fuser_IntTensor : RankedTensorOf<[I1, I8, I32, I64]>;
+def Fuser_SignedTensor : Fuser_TensorOf<[I8, I32, I64],
+    "ranked tensor of i8, i32 or i64">;
 def Fuser_BoolTensor : RankedTensorOf<[I1]>;
 
 //===----------------------------------------------------------------------===//

@@ -178,6 +178,12 @@ def Fuser_GeOp : Fuser_CompareOp<"ge", "lhs >= rhs">;
 def Fuser_AndOp : Fuser_BinaryOp<"and", Fuser_IntTensor, "bitwise and", [Commutative]>;
 def Fuser_OrOp : Fuser_BinaryOp<"or", Fuser_IntTensor, "bitwise or", [Commutative]>;
 def Fuser_XorOp : Fuser_BinaryOp<"xor", Fuser_IntTensor, "bitwise xor", [Commutative]>;
+def Fuser_ShlOp : Fuser_BinaryOp<"shl", Fuser_SignedTensor,
+    "lhs shifted left by rhs bits (torch.bitwise_left_shift); a shift below 0 "
+    "or of the width or more gives 0">;
+def Fuser_ShrOp : Fuser_BinaryOp<"shr", Fuser_SignedTensor,
+    "lhs shifted right by rhs bits, the sign copied in (torch.bitwise_right_shift); "
+    "a shift below 0 or of the width or more gives 0 or -1 by the sign">;
 
 //===----------------------------------------------------------------------===//
 // Ternary ops
@@ -286,6 +292,26 @@ def Fuser_CastOp : Fuser_Op<"cast", [Pure]> {
   let assemblyFormat = [{
     $input (`saturate` $saturate^)? attr-dict `:` type($input) `to` type($result)
   }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Fuser_BitcastOp : Fuser_Op<"bitcast", [Pure]> {
+  let summary = "each element's bits read as another type of their width, as Tensor.view(dtype)";
+  let description = [{
+    Reinterprets the bits of every element: f32 and i32, f64 and i64, f16
+    and bf16, an fp8 type and i8 (or the other fp8 type) pair up; the shape
+    stays. No value is converted (see `fuser.cast` for that): the bit
+    patterns of floats, NaN payloads included, move as they are. i1 has no
+    bit pattern to reinterpret.
+
+    ```mlir
+    %bits = fuser.bitcast %amax : tensor<64x1xf32> to tensor<64x1xi32>
+    ```
+  }];
+  let arguments = (ins Fuser_StorageTensor:$input);
+  let results = (outs Fuser_StorageTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `to` type($result)";
   let hasVerifier = 1;
   let hasFolder = 1;
 }
