@@ -40,7 +40,8 @@ static_assert((int)FuserDTypeI1 == FUSER_DTYPE_I1 && (int)FuserDTypeI8 == FUSER_
                   (int)FuserDTypeF32 == FUSER_DTYPE_F32 &&
                   (int)FuserDTypeF64 == FUSER_DTYPE_F64 &&
                   (int)FuserDTypeF8E4M3FN == FUSER_DTYPE_F8E4M3FN &&
-                  (int)FuserDTypeF8E5M2 == FUSER_DTYPE_F8E5M2,
+                  (int)FuserDTypeF8E5M2 == FUSER_DTYPE_F8E5M2 &&
+                  (int)FuserDTypeF8E8M0FNU == FUSER_DTYPE_F8E8M0FNU,
               "FuserDType must number dtypes as the bundle does");
 static_assert(FUSER_DYNAMIC == ShapedType::kDynamic,
               "FUSER_DYNAMIC must be MLIR's dynamic size");
@@ -115,6 +116,7 @@ Type mlir::fuser::capi::elementTypeOf(MLIRContext *ctx, FuserDType dtype) {
   case FuserDTypeF64: return Float64Type::get(ctx);
   case FuserDTypeF8E4M3FN: return Float8E4M3FNType::get(ctx);
   case FuserDTypeF8E5M2: return Float8E5M2Type::get(ctx);
+  case FuserDTypeF8E8M0FNU: return Float8E8M0FNUType::get(ctx);
   case FuserDTypeInvalid: break;
   }
   return Type();
@@ -144,6 +146,8 @@ FuserDType mlir::fuser::capi::dtypeOf(Type t) {
     return FuserDTypeF8E4M3FN;
   if (isa<Float8E5M2Type>(t))
     return FuserDTypeF8E5M2;
+  if (isa<Float8E8M0FNUType>(t))
+    return FuserDTypeF8E8M0FNU;
   return FuserDTypeInvalid;
 }
 
@@ -159,6 +163,7 @@ const char *fuserDTypeGetName(FuserDType dtype) {
   case FuserDTypeF64: return "f64";
   case FuserDTypeF8E4M3FN: return "f8E4M3FN";
   case FuserDTypeF8E5M2: return "f8E5M2";
+  case FuserDTypeF8E8M0FNU: return "f8E8M0FNU";
   case FuserDTypeInvalid: break;
   }
   return "invalid";

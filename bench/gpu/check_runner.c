@@ -45,7 +45,7 @@ typedef struct {
   char inName[MAX_TENSORS][64], inFile[MAX_TENSORS][2048];
   char outName[MAX_TENSORS][64], outFile[MAX_TENSORS][2048];
   int numIn, numOut;
-  double rel[FUSER_DTYPE_F8E5M2 + 1], abs_[FUSER_DTYPE_F8E5M2 + 1]; /* per fuser_dtype */
+  double rel[FUSER_DTYPE_F8E8M0FNU + 1], abs_[FUSER_DTYPE_F8E8M0FNU + 1]; /* per fuser_dtype */
 } Case;
 
 static double nowMs(void) {
@@ -79,7 +79,7 @@ static double elementAsDouble(const void *data, size_t i, fuser_dtype dtype) {
   }
   case FUSER_DTYPE_F32: return ((const float *)data)[i];
   case FUSER_DTYPE_F64: return ((const double *)data)[i];
-  case FUSER_DTYPE_F8E4M3FN: case FUSER_DTYPE_F8E5M2: {
+  case FUSER_DTYPE_F8E4M3FN: case FUSER_DTYPE_F8E5M2: case FUSER_DTYPE_F8E8M0FNU: {
     /* fp8 codes compare exactly (tolerance 0): the value's bits as a number */
     return ((const uint8_t *)data)[i];
   }
@@ -88,7 +88,7 @@ static double elementAsDouble(const void *data, size_t i, fuser_dtype dtype) {
 }
 
 static void defaultTolerances(Case *c) {
-  for (int d = 0; d <= FUSER_DTYPE_F8E5M2; ++d)
+  for (int d = 0; d <= FUSER_DTYPE_F8E8M0FNU; ++d)
     c->rel[d] = c->abs_[d] = 0;
   /* The GPU runs the very kernels the emulator ran, so differences come only
    * from instruction selection (FMA contraction) in the two backends. */
@@ -103,7 +103,7 @@ static void defaultTolerances(Case *c) {
 }
 
 static int dtypeByName(const char *s) {
-  for (int d = 1; d <= FUSER_DTYPE_F8E5M2; ++d)
+  for (int d = 1; d <= FUSER_DTYPE_F8E8M0FNU; ++d)
     if (!strcmp(s, fuser_dtype_name((fuser_dtype)d)))
       return d;
   return 0;

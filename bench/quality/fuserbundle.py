@@ -29,7 +29,7 @@ FORMAT = _format_constants()
 NONE = FORMAT["NONE"]
 DTYPES = {FORMAT["DTYPE_" + n.upper()]: (n, size) for n, size in (
     ("i1", 1), ("i8", 1), ("i32", 4), ("i64", 8), ("f16", 2), ("bf16", 2), ("f32", 4), ("f64", 8),
-    ("f8E4M3FN", 1), ("f8E5M2", 1))}
+    ("f8E4M3FN", 1), ("f8E5M2", 1), ("f8E8M0FNU", 1))}
 OP = {k[3:]: v for k, v in FORMAT.items() if k.startswith("OP_")}
 # The records, field by field in the order of the header's offsets; their
 # sizes are checked against it here, once.

@@ -70,6 +70,7 @@ typedef enum FuserDType {
   FuserDTypeF64 = 8,
   FuserDTypeF8E4M3FN = 9, ///< fp8 e4m3 (no infinity); stored and cast only
   FuserDTypeF8E5M2 = 10,  ///< fp8 e5m2; stored and cast only
+  FuserDTypeF8E8M0FNU = 11, ///< e8m0 (MX scales, 2^(code-127)); stored and cast only
 } FuserDType;
 
 /// The size of a dynamic (`?`) dim in a shape passed to the builder. Equal to

@@ -61,11 +61,15 @@ struct Bits {
     return arith::ConstantOp::create(b, loc, shape, a);
   }
   Value andI(Value x, Value y) { return arith::AndIOp::create(b, loc, x, y); }
+  Value eq(Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x, y);
+  }
   Value orI(Value x, Value y) { return arith::OrIOp::create(b, loc, x, y); }
   Value xorI(Value x, Value y) { return arith::XOrIOp::create(b, loc, x, y); }
   Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
   Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
   Value shr(Value x, Value y) { return arith::ShRUIOp::create(b, loc, x, y); }
+  Value shl(Value x, Value y) { return arith::ShLIOp::create(b, loc, x, y); }
   Value ugt(Value x, Value y) {
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, x, y);
   }
@@ -77,16 +81,43 @@ struct Bits {
   }
 };
 
+/// f32 -> e8m0 as PyTorch's c10::Float8_e8m0fnu does: the magnitude's
+/// exponent field, rounded up when the mantissa is over half, or exactly
+/// half of a normal number (ties to even, the implicit one being odd); the
+/// sign is dropped; NaN and infinities become 0xff (NaN), as does a
+/// rounding past 2^127, unless `saturate` makes those finite ones 0xfe.
+Value truncToE8M0(Bits &m, Value u, bool saturate) {
+  Value e = m.andI(m.shr(u, m.c(23)), m.c(0xff));
+  Value mant = m.andI(u, m.c(0x7fffff));
+  Value half = m.c(0x400000);
+  Value over = m.ugt(mant, half);
+  Value tie = m.andI(m.eq(mant, half), m.ugt(e, m.c(0)));
+  Value up = m.orI(over, tie); // i1
+  Value code = m.add(e, arith::ExtUIOp::create(m.b, m.loc, m.shape, up));
+  Value special = m.eq(e, m.c(0xff));
+  if (!saturate)
+    return m.select(special, m.c(0xff), code);
+  // Finite overflow and infinities: 0xfe; NaN stays 0xff.
+  Value isNan = m.andI(special, m.ugt(mant, m.c(0)));
+  code = m.select(m.ugt(code, m.c(0xfe)), m.c(0xfe), code);
+  return m.select(isNan, m.c(0xff), code);
+}
+
 } // namespace
 
 Value mlir::fuser::emitTruncToFloat8(OpBuilder &b, Location loc, Value x,
                                      Type to, bool saturate) {
-  Format f = Format::of(to);
   Type i32 = b.getI32Type();
   Type shape = isa<VectorType>(x.getType())
                    ? Type(cast<VectorType>(x.getType()).clone(i32))
                    : i32;
   Bits m{b, loc, shape};
+  if (isa<Float8E8M0FNUType>(to)) {
+    Value code = truncToE8M0(m, arith::BitcastOp::create(b, loc, shape, x), saturate);
+    Value byte = arith::TruncIOp::create(b, loc, m.like(b.getI8Type()), code);
+    return arith::BitcastOp::create(b, loc, m.like(to), byte);
+  }
+  Format f = Format::of(to);
   Type f32 = m.like(b.getF32Type());
   Value u = arith::BitcastOp::create(b, loc, shape, x);
   Value sign = m.andI(u, m.c(0x80000000u));
@@ -130,6 +161,21 @@ Value mlir::fuser::emitTruncToFloat8(OpBuilder &b, Location loc, Value x,
 
 Value mlir::fuser::emitExtFromFloat8(OpBuilder &b, Location loc, Value v) {
   Type from = getElementTypeOrSelf(v.getType());
+  if (isa<Float8E8M0FNUType>(from)) {
+    // 2^(code - 127) as f32 bits, PyTorch's: code 0 is the subnormal
+    // 2^-127 (0x00400000), 0xff its NaN 0x7f800001.
+    Type i32 = b.getI32Type();
+    Type shape = isa<VectorType>(v.getType())
+                     ? Type(cast<VectorType>(v.getType()).clone(i32))
+                     : i32;
+    Bits m{b, loc, shape};
+    Value byte = arith::BitcastOp::create(b, loc, m.like(b.getI8Type()), v);
+    Value w = arith::ExtUIOp::create(b, loc, shape, byte);
+    Value bits = m.shl(w, m.c(23));
+    bits = m.select(m.eq(w, m.c(0)), m.c(0x00400000u), bits);
+    bits = m.select(m.eq(w, m.c(0xff)), m.c(0x7f800001u), bits);
+    return arith::BitcastOp::create(b, loc, m.like(b.getF32Type()), bits);
+  }
   Format f = Format::of(from);
   Type i16 = b.getI16Type();
   auto like = [&](Type e) -> Type {

@@ -50,7 +50,7 @@ LogicalResult checkTensorType(Operation *at, Type t, const Twine &what) {
   if (!isElementType(rt.getElementType()))
     return at->emitError() << what << " has element type " << rt.getElementType()
                            << "; fusions use i1, i8, i32, i64, f16, bf16, f32, f64, "
-                              "f8E4M3FN and f8E5M2";
+                              "f8E4M3FN, f8E5M2 and f8E8M0FNU";
   if (rt.getRank() > FUSER_MAX_RANK)
     return at->emitError() << what << " has rank " << rt.getRank() << "; at most "
                            << FUSER_MAX_RANK << " dims";

@@ -102,6 +102,9 @@
  * change: an older runtime refuses such a bundle as "unknown dtype". */
 #define FUSER_BUNDLE_DTYPE_F8E4M3FN 9
 #define FUSER_BUNDLE_DTYPE_F8E5M2 10
+/* e8m0 (OCP MX scales, PyTorch's float8_e8m0fnu): an unsigned biased
+ * exponent, 2^(code - 127); 0xff is NaN. */
+#define FUSER_BUNDLE_DTYPE_F8E8M0FNU 11
 
 /* ---- instruction ---------------------------------------------------------- */
 #define FUSER_BUNDLE_INSTR_SIZE 24

@@ -332,6 +332,7 @@ typedef enum fuser_dtype {
   FUSER_DTYPE_F64 = FUSER_BUNDLE_DTYPE_F64,
   FUSER_DTYPE_F8E4M3FN = FUSER_BUNDLE_DTYPE_F8E4M3FN,
   FUSER_DTYPE_F8E5M2 = FUSER_BUNDLE_DTYPE_F8E5M2,
+  FUSER_DTYPE_F8E8M0FNU = FUSER_BUNDLE_DTYPE_F8E8M0FNU,
 } fuser_dtype;
 
 /* Bytes per element (i1 is stored in one byte); 0 for an unknown dtype. */

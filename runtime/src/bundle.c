@@ -318,7 +318,7 @@ static fuser_error *parse_tensors(reader *r, fuser_fusion *f, uint64_t off,
     }
     uint8_t dtype = r->d[o + FUSER_BUNDLE_T_DTYPE],
             rank = r->d[o + FUSER_BUNDLE_T_RANK];
-    if (!e && (dtype < FUSER_DTYPE_I1 || dtype > FUSER_DTYPE_F8E5M2))
+    if (!e && (dtype < FUSER_DTYPE_I1 || dtype > FUSER_DTYPE_F8E8M0FNU))
       e = bad(r, "unknown dtype %u", dtype);
     if (!e && rank > FUSER_MAX_RANK)
       e = bad(r, "rank %u is more than FUSER_MAX_RANK (%d)", rank,
@@ -1326,7 +1326,7 @@ const fuser_dyn_dim_info *fuser_fusion_dyn_dim(const fuser_fusion *f,
 size_t fuser_dtype_size(fuser_dtype d) {
   switch (d) {
   case FUSER_DTYPE_I1: case FUSER_DTYPE_I8: return 1;
-  case FUSER_DTYPE_F8E4M3FN: case FUSER_DTYPE_F8E5M2: return 1;
+  case FUSER_DTYPE_F8E4M3FN: case FUSER_DTYPE_F8E5M2: case FUSER_DTYPE_F8E8M0FNU: return 1;
   case FUSER_DTYPE_F16: case FUSER_DTYPE_BF16: return 2;
   case FUSER_DTYPE_I32: case FUSER_DTYPE_F32: return 4;
   case FUSER_DTYPE_I64: case FUSER_DTYPE_F64: return 8;
@@ -1346,6 +1346,7 @@ const char *fuser_dtype_name(fuser_dtype d) {
   case FUSER_DTYPE_F64: return "f64";
   case FUSER_DTYPE_F8E4M3FN: return "f8E4M3FN";
   case FUSER_DTYPE_F8E5M2: return "f8E5M2";
+  case FUSER_DTYPE_F8E8M0FNU: return "f8E8M0FNU";
   }
   return "?";
 }

@@ -94,12 +94,13 @@ static void testInputsOutputs(MlirContext ctx) {
   EXPECT(fuserBuilderGetValueRank(b, s) == 0);
   EXPECT(fuserBuilderGetValueDType(b, NONE) == FuserDTypeInvalid);
   EXPECT(fuserBuilderGetValueRank(b, NONE) == -1);
-  fprintf(stderr, "dtypes: %s %s %s %s %s %s %s %s %s %s %s\n",
+  fprintf(stderr, "dtypes: %s %s %s %s %s %s %s %s %s %s %s %s\n",
           fuserDTypeGetName(FuserDTypeI1), fuserDTypeGetName(FuserDTypeI8),
           fuserDTypeGetName(FuserDTypeI32), fuserDTypeGetName(FuserDTypeI64),
           fuserDTypeGetName(FuserDTypeF16), fuserDTypeGetName(FuserDTypeBF16),
           fuserDTypeGetName(FuserDTypeF32), fuserDTypeGetName(FuserDTypeF64),
           fuserDTypeGetName(FuserDTypeF8E4M3FN), fuserDTypeGetName(FuserDTypeF8E5M2),
+          fuserDTypeGetName(FuserDTypeF8E8M0FNU),
           fuserDTypeGetName((FuserDType)42));
   EXPECT(mlirLogicalResultIsSuccess(fuserBuilderAddOutput(b, x, S("y"))));
   EXPECT(mlirLogicalResultIsSuccess(fuserBuilderAddOutput(b, s, S(""))));
@@ -108,7 +109,7 @@ static void testInputsOutputs(MlirContext ctx) {
   finishAndPrint(b);
 }
 // CHECK-LABEL: @testInputsOutputs
-// CHECK: dtypes: i1 i8 i32 i64 f16 bf16 f32 f64 f8E4M3FN f8E5M2 invalid
+// CHECK: dtypes: i1 i8 i32 i64 f16 bf16 f32 f64 f8E4M3FN f8E5M2 f8E8M0FNU invalid
 // CHECK: func.func @io(%[[X:.*]]: tensor<?x16xbf16> {fuser.name = "x"}, %[[A:.*]]: tensor<f32> {fuser.name = "alpha"}, %[[U:.*]]: tensor<3xi64>)
 // CHECK-SAME: -> (tensor<?x16xbf16> {fuser.name = "y"}, tensor<f32>, tensor<3xi64> {fuser.name = "u_out"}, tensor<?x16xbf16> {fuser.name = "y_again"})
 // CHECK: return %[[X]], %[[A]], %[[U]], %[[X]]

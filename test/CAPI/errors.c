@@ -187,7 +187,7 @@ static void testElementwiseMismatches(MlirContext ctx) {
 // CHECK-NEXT: error: f: error: fuserBuildLerp: 'fuser.lerp' op operand #0 must be ranked tensor of f16, bf16
 // CHECK-NEXT: error: f: error: fuserBuildFma: 'fuser.fma' op operand shapes [4, 8] and [8] differ in rank
 // CHECK-NEXT: error: f: error: fuserBuildCast: dtype 42 is not a FuserDType
-// CHECK-NEXT: error: f: error: fuserBuildCastSaturate: 'fuser.cast' op saturate applies to a cast to f8E4M3FN or f8E5M2, not to 'f16'; other float casts overflow to infinity as PyTorch's do
+// CHECK-NEXT: error: f: error: fuserBuildCastSaturate: 'fuser.cast' op saturate applies to a cast to f8E4M3FN, f8E5M2 or f8E8M0FNU, not to 'f16'; other float casts overflow to infinity as PyTorch's do
 // CHECK-NEXT: error: f: error: fuserBuildBitcast: 'fuser.bitcast' op reinterprets 'f32' (32 bits) as 'i64' (64 bits); the widths must match
 // CHECK-NEXT: error: f: error: fuserBuildShl: 'fuser.shl' op operand #0 must be ranked tensor of i8, i32 or i64, but got 'tensor<4x8xf32>'
 

@@ -428,7 +428,7 @@ static void testTorchErrors(MlirContext ctx) {
   EXPECT_FAIL(b, fuserTorchBroadcastTo(b, x, SHAPE(8)));
   EXPECT_FAIL(b, fuserTorchBroadcastTo(b, x, SHAPE(-1, 4, 8)));
   EXPECT_FAIL(b, fuserTorchBroadcastTo(b, x, SHAPE(4, 9)));
-  EXPECT_FAIL(b, fuserTorchTo(b, x, (FuserDType)11));
+  EXPECT_FAIL(b, fuserTorchTo(b, x, (FuserDType)12));
   EXPECT_FAIL(b, fuserTorchMaximum(b, x, NONE));
   /* fp8 does not compute (PyTorch promotes no Float8 type). */
   MlirValue q = fuserBuilderAddInput(b, FuserDTypeF8E4M3FN, SHAPE(4, 8), S("q"));
@@ -462,7 +462,7 @@ static void testTorchErrors(MlirContext ctx) {
 // CHECK-NEXT: error: f: error: fuserTorchBroadcastTo: cannot broadcast [4, 8] to the lower rank 1
 // CHECK-NEXT: error: f: error: fuserTorchBroadcastTo: size -1 at dim 0 is a new leading dim, which has no size to keep
 // CHECK-NEXT: error: f: error: fuserTorchBroadcastTo: 'fuser.broadcast' op operand dim 1 of size 8 cannot broadcast to result dim 1 of size 9 (sizes must match or be 1)
-// CHECK-NEXT: error: f: error: fuserTorchTo: dtype 11 is not a FuserDType
+// CHECK-NEXT: error: f: error: fuserTorchTo: dtype 12 is not a FuserDType
 // CHECK-NEXT: error: f: error: fuserTorchMaximum: operand 2 is null
 // CHECK-NEXT: error: f: error: fuserTorchAdd: an f8E4M3FN operand does not compute: cast fp8 to f32 (fuserBuildCast) first
 // CHECK-NEXT: error: f: error: fuserTorchExp: an f8E4M3FN operand does not compute

@@ -51,6 +51,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -155,7 +156,12 @@ uint8_t nearestCode(float f, bool e4m3, bool saturate) {
 /// The reference for one format and mode: the nearest code, which must
 /// agree with PyTorch's algorithm (and saturate: the overflow, infinities
 /// included, becomes the largest finite) on every input checked.
-uint8_t reference(float f, bool e4m3, bool saturate) {
+uint8_t torchE8M0(float f, bool saturate);
+
+uint8_t reference(float f, int fmt, bool saturate) {
+  if (fmt == 2)
+    return torchE8M0(f, saturate);
+  bool e4m3 = fmt == 0;
   uint8_t r = e4m3 ? torchE4M3(f) : torchE5M2(f);
   if (saturate && !std::isnan(f)) {
     uint8_t mag = r & 0x7f, sign = r & 0x80;
@@ -173,7 +179,31 @@ uint8_t reference(float f, bool e4m3, bool saturate) {
   return r;
 }
 
+/// c10::detail::fp8e8m0fnu_from_fp32_value (the sign dropped; the exponent
+/// rounded up past half a binade, ties up for normal numbers; NaN and
+/// infinities 0xff), and with saturate: finite results past 2^127 and
+/// infinities 0xfe.
+uint8_t torchE8M0(float f, bool saturate) {
+  uint32_t bits = toBits(f);
+  uint32_t exponent = (bits >> 23) & 0xff;
+  if (exponent == 0xff)
+    return saturate && !std::isnan(f) ? 0xfe : 0xff;
+  bool g = bits & 0x400000, r = bits & 0x200000, s = bits & 0x1fffff;
+  bool lsb = exponent > 0;
+  if (g && (r || s || lsb))
+    ++exponent;
+  if (saturate && exponent > 0xfe)
+    exponent = 0xfe;
+  return static_cast<uint8_t>(exponent);
+}
+
 /// The value of a code, from the format's definition.
+float decodeReferenceE8M0(uint8_t c) {
+  if (c == 0xff)
+    return fromBits(0x7f800001u);
+  return c == 0 ? fromBits(0x00400000u) : fromBits(static_cast<uint32_t>(c) << 23);
+}
+
 float decodeReference(uint8_t c, bool e4m3) {
   int mb = e4m3 ? 3 : 2, bias = e4m3 ? 7 : 15;
   int e = (c & 0x7f) >> mb, m = c & ((1 << mb) - 1);
@@ -220,13 +250,15 @@ public:
   /// iteration (1: scalar ops, 4: vector<4> ops). Codes are i8 in memory
   /// and bitcast to and from the fp8 type around the conversion.
   template <typename In, typename Out>
-  bool compile(bool encode, bool e4m3, bool saturate, int width, Kernel<In, Out> &k) {
+  bool compile(bool encode, int fmt, bool saturate, int width, Kernel<In, Out> &k) {
     Location loc = UnknownLoc::get(&ctx);
     OpBuilder b(&ctx);
     OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
     b.setInsertionPointToEnd(module->getBody());
     Type f32 = b.getF32Type(), i8 = b.getI8Type();
-    Type fp8 = e4m3 ? Type(Float8E4M3FNType::get(&ctx)) : Type(Float8E5M2Type::get(&ctx));
+    Type fp8 = fmt == 0   ? Type(Float8E4M3FNType::get(&ctx))
+               : fmt == 1 ? Type(Float8E5M2Type::get(&ctx))
+                          : Type(Float8E8M0FNUType::get(&ctx));
     Type inElem = encode ? f32 : i8, outElem = encode ? i8 : f32;
     auto dyn = [](Type e) { return MemRefType::get({ShapedType::kDynamic}, e); };
     auto func = func::FuncOp::create(b, loc, "kernel",
@@ -300,12 +332,14 @@ private:
   MLIRContext ctx;
 };
 
-const char *formatName(bool e4m3) { return e4m3 ? "f8E4M3FN" : "f8E5M2"; }
+const char *formatName(int fmt) {
+  return fmt == 0 ? "f8E4M3FN" : fmt == 1 ? "f8E5M2" : "f8E8M0FNU";
+}
 
 /// Encodes the f32 bit patterns start, start + stride, ... (wrapping at
 /// 2^32, `count` of them) with fuser and with the reference; returns the
 /// mismatches, printing the first few.
-uint64_t checkEncode(const Kernel<float, int8_t> &k, bool e4m3, bool saturate,
+uint64_t checkEncode(const Kernel<float, int8_t> &k, int fmt, bool saturate,
                      uint64_t stride, uint64_t count, const char *form) {
   const uint64_t chunk = 1 << 22;
   std::vector<float> in(chunk);
@@ -319,10 +353,10 @@ uint64_t checkEncode(const Kernel<float, int8_t> &k, bool e4m3, bool saturate,
     // hold a chunk, so the lanes past n are in bounds (and not checked).
     k.run(in.data(), out.data(), static_cast<int64_t>((n + 3) & ~uint64_t(3)));
     for (uint64_t i = 0; i < n; ++i) {
-      uint8_t got = static_cast<uint8_t>(out[i]), want = reference(in[i], e4m3, saturate);
+      uint8_t got = static_cast<uint8_t>(out[i]), want = reference(in[i], fmt, saturate);
       if (got != want && bad++ < 5)
         std::printf("  MISMATCH %s%s (%s): f32 0x%08x (%a): fuser 0x%02x, PyTorch 0x%02x\n",
-                    formatName(e4m3), saturate ? " saturate" : "", form, toBits(in[i]),
+                    formatName(fmt), saturate ? " saturate" : "", form, toBits(in[i]),
                     static_cast<double>(in[i]), got, want);
     }
     done += n;
@@ -353,6 +387,13 @@ std::vector<float> roundingProbes() {
       }
     }
   }
+  // e8m0: every power of two, the half-binade ties and their neighbours
+  for (int e = -149; e <= 127; ++e) {
+    float p = std::ldexp(1.0f, e), t = 1.5f * p;
+    xs.insert(xs.end(), {p, std::nextafter(p, 0.0f), std::nextafter(p, INFINITY), t,
+                         std::nextafter(t, 0.0f), std::nextafter(t, INFINITY)});
+  }
+  xs.insert(xs.end(), {INFINITY, NAN, std::numeric_limits<float>::max()});
   size_t n = xs.size();
   for (size_t i = 0; i < n; ++i)
     xs.push_back(-xs[i]);
@@ -361,16 +402,16 @@ std::vector<float> roundingProbes() {
   return xs;
 }
 
-uint64_t checkList(const Kernel<float, int8_t> &k, bool e4m3, bool saturate,
+uint64_t checkList(const Kernel<float, int8_t> &k, int fmt, bool saturate,
                    const std::vector<float> &xs, const char *form) {
   std::vector<int8_t> out(xs.size());
   k.run(xs.data(), out.data(), static_cast<int64_t>(xs.size()));
   uint64_t bad = 0;
   for (size_t i = 0; i < xs.size(); ++i) {
-    uint8_t got = static_cast<uint8_t>(out[i]), want = reference(xs[i], e4m3, saturate);
+    uint8_t got = static_cast<uint8_t>(out[i]), want = reference(xs[i], fmt, saturate);
     if (got != want && bad++ < 5)
       std::printf("  MISMATCH %s%s (%s): f32 %a: fuser 0x%02x, PyTorch 0x%02x\n",
-                  formatName(e4m3), saturate ? " saturate" : "", form,
+                  formatName(fmt), saturate ? " saturate" : "", form,
                   static_cast<double>(xs[i]), got, want);
   }
   return bad;
@@ -392,21 +433,22 @@ int main(int argc, char **argv) {
   // patterns spread over every exponent, sign and mantissa residue.
   uint64_t stride = exhaustive ? 1 : 97;
   uint64_t count = exhaustive ? (uint64_t(1) << 32) : (uint64_t(1) << 32) / 97;
-  for (bool e4m3 : {true, false}) {
+  for (int fmt : {0, 1, 2}) {
+    bool e4m3 = fmt == 0;
     for (bool saturate : {false, true}) {
       for (int width : {1, 4}) {
         Kernel<float, int8_t> k;
-        if (!jit.compile(/*encode=*/true, e4m3, saturate, width, k))
+        if (!jit.compile(/*encode=*/true, fmt, saturate, width, k))
           return 1;
         const char *form = width == 1 ? "scalar" : "vector<4>";
         // The vector form over the sample only: it runs the same selects.
         uint64_t n = width == 1 ? count : std::min<uint64_t>(count, (uint64_t(1) << 32) / 97);
         uint64_t s = width == 1 ? stride : 97;
-        uint64_t bad = checkEncode(k, e4m3, saturate, s, n, form);
+        uint64_t bad = checkEncode(k, fmt, saturate, s, n, form);
         std::vector<float> probes = roundingProbes();
-        bad += checkList(k, e4m3, saturate, probes, form);
+        bad += checkList(k, fmt, saturate, probes, form);
         std::printf("f32 -> %s%s (%s): %llu inputs and %zu rounding probes, %llu mismatches\n",
-                    formatName(e4m3), saturate ? " saturate" : "", form,
+                    formatName(fmt), saturate ? " saturate" : "", form,
                     static_cast<unsigned long long>(n), probes.size(),
                     static_cast<unsigned long long>(bad));
         failures += bad;
@@ -414,7 +456,7 @@ int main(int argc, char **argv) {
     }
     for (int width : {1, 4}) {
       Kernel<int8_t, float> k;
-      if (!jit.compile(/*encode=*/false, e4m3, false, width, k))
+      if (!jit.compile(/*encode=*/false, fmt, false, width, k))
         return 1;
       int8_t codes[256];
       float out[256];
@@ -423,15 +465,18 @@ int main(int argc, char **argv) {
       k.run(codes, out, 256);
       uint64_t bad = 0;
       for (int c = 0; c < 256; ++c) {
-        float want = decodeReference(static_cast<uint8_t>(c), e4m3);
-        bool same = std::isnan(want) ? std::isnan(out[c]) && std::signbit(out[c]) == (c >= 128)
-                                     : toBits(out[c]) == toBits(want);
+        float want = fmt == 2 ? decodeReferenceE8M0(static_cast<uint8_t>(c))
+                              : decodeReference(static_cast<uint8_t>(c), e4m3);
+        // NaN: fp8's keep their sign; e8m0's is PyTorch's bits exactly
+        bool same = std::isnan(want) && fmt != 2
+                        ? std::isnan(out[c]) && std::signbit(out[c]) == (c >= 128)
+                        : toBits(out[c]) == toBits(want);
         if (!same && bad++ < 5)
           std::printf("  MISMATCH %s -> f32: code 0x%02x: fuser %a, want %a\n",
-                      formatName(e4m3), c, static_cast<double>(out[c]),
+                      formatName(fmt), c, static_cast<double>(out[c]),
                       static_cast<double>(want));
       }
-      std::printf("%s -> f32 (%s): 256 codes, %llu mismatches\n", formatName(e4m3),
+      std::printf("%s -> f32 (%s): 256 codes, %llu mismatches\n", formatName(fmt),
                   width == 1 ? "scalar" : "vector<4>", static_cast<unsigned long long>(bad));
       failures += bad;
     }

@@ -53,10 +53,12 @@ static int failures;
 
 static const npy_dtype kAll[] = {NPY_I1,  NPY_I8,   NPY_I32, NPY_I64,
                                  NPY_F16, NPY_BF16, NPY_F32, NPY_F64,
-                                 NPY_F8E4M3FN, NPY_F8E5M2};
-#define NUM_DTYPES 10
+                                 NPY_F8E4M3FN, NPY_F8E5M2, NPY_F8E8M0FNU};
+#define NUM_DTYPES 11
 
-static bool is_fp8(npy_dtype t) { return t == NPY_F8E4M3FN || t == NPY_F8E5M2; }
+static bool is_fp8(npy_dtype t) {
+  return t == NPY_F8E4M3FN || t == NPY_F8E5M2 || t == NPY_F8E8M0FNU;
+}
 
 /* ---- helpers ---------------------------------------------------------------- */
 
@@ -301,9 +303,9 @@ static void group_roundtrip(void) {
               strstr(err, "element_size is 2 but a f32 element is 4 bytes"),
           "%s", err);
     a.element_size = 4;
-    a.dtype = (npy_dtype)11;
+    a.dtype = (npy_dtype)12;
     CHECK(npy_serialize(&a, &buf, &size, err, sizeof err) != 0 &&
-              strstr(err, "invalid dtype 11"),
+              strstr(err, "invalid dtype 12"),
           "%s", err);
     a.dtype = NPY_F32;
     a.rank = 33;
@@ -356,7 +358,7 @@ static void group_roundtrip(void) {
   CHECK(strcmp(npy_dtype_descr(NPY_BF16), "<u2") == 0 &&
             strcmp(npy_dtype_descr(NPY_I1), "|b1") == 0 &&
             strcmp(npy_dtype_descr(NPY_F8E5M2), "|u1") == 0 &&
-            npy_dtype_descr((npy_dtype)11) == NULL,
+            npy_dtype_descr((npy_dtype)12) == NULL,
         "descr");
   npy_free(NULL);
   npy_array z;
@@ -563,7 +565,7 @@ static const struct {
     {1, "{'descr': '|i1', 'fortran_order': False, 'shape': (1,)}\n", 1, 0,
      NPY_I1, "dtype is int8 ('|i1') but i1 ('|b1', bool) is expected"},
     {1, "{'descr': '<f4', 'fortran_order': False, 'shape': (1,)}\n", 4, 0,
-     (npy_dtype)11, "x.npy: invalid expected dtype 11"},
+     (npy_dtype)12, "x.npy: invalid expected dtype 12"},
     /* the same in version 2.0 and 3.0 headers */
     {2, H("(1000,)"), 3996, 0, 0, "but 3996 bytes follow"},
     {3, "{'descr': '<f4', 'fortran_order': True, 'shape': (2, 3), }\n", 24, 0,

@@ -248,7 +248,7 @@ static void test_fusions(void) {
   BAD(bw_put_u64(d, FUS(0) + 32, L.tensors[0] + 4), "tensor records",
       "not 8-byte aligned");
   BAD(bw_put_u32(d, TEN(0), 1u << 30), "fusion 0 'softmax': argument 0: name: string reference");
-  BAD(bw_put_u8(d, TEN(0) + 4, 11), "fusion 0 'softmax': argument 0: unknown dtype 11");
+  BAD(bw_put_u8(d, TEN(0) + 4, 12), "fusion 0 'softmax': argument 0: unknown dtype 12");
   BAD(bw_put_u8(d, TEN(1) + 4, 0), "fusion 0 'softmax': result 0: unknown dtype 0");
   BAD(bw_put_u8(d, TEN(1) + 5, 200), "result 0: rank 200 is more than FUSER_MAX_RANK (32)");
   /* Ranks 33 to 64 were accepted, and overflowed fuserc's shape arrays. */

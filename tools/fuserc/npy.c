@@ -33,16 +33,16 @@ static const dtype_info kTypes[] = {
     {"i64", 8, "<i8", "int64"},        {"f16", 2, "<f2", "float16"},
     {"bf16", 2, "<u2", "uint16"},      {"f32", 4, "<f4", "float32"},
     {"f64", 8, "<f8", "float64"},      {"f8E4M3FN", 1, "|u1", "uint8"},
-    {"f8E5M2", 1, "|u1", "uint8"},
+    {"f8E5M2", 1, "|u1", "uint8"},     {"f8E8M0FNU", 1, "|u1", "uint8"},
 };
 
-static int valid_dtype(int t) { return t >= NPY_I1 && t <= NPY_F8E5M2; }
+static int valid_dtype(int t) { return t >= NPY_I1 && t <= NPY_F8E8M0FNU; }
 
 /* The file dtype that holds `t`'s bit patterns (NumPy has no bf16 or fp8),
  * or 0 when NumPy has `t` itself. */
 static int bits_file_type(int t) {
   if (t == NPY_BF16) return FILE_U16;
-  if (t == NPY_F8E4M3FN || t == NPY_F8E5M2) return FILE_U8;
+  if (t == NPY_F8E4M3FN || t == NPY_F8E5M2 || t == NPY_F8E8M0FNU) return FILE_U8;
   return 0;
 }
 

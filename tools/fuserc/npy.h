@@ -49,7 +49,8 @@ extern "C" {
  *   NPY_BF16 '<u2'  raw bfloat16 bit patterns (NumPy has no bfloat16)
  *   NPY_F32  '<f4'  float32
  *   NPY_F64  '<f8'  float64
- *   NPY_F8E4M3FN, NPY_F8E5M2 '|u1'  raw fp8 bit patterns (NumPy has no fp8)
+ *   NPY_F8E4M3FN, NPY_F8E5M2, NPY_F8E8M0FNU '|u1'  raw fp8 bit patterns
+ *                                  (NumPy has no fp8)
  */
 typedef enum {
   NPY_I1 = FUSER_DTYPE_I1,
@@ -61,7 +62,8 @@ typedef enum {
   NPY_F32 = FUSER_DTYPE_F32,
   NPY_F64 = FUSER_DTYPE_F64,
   NPY_F8E4M3FN = FUSER_DTYPE_F8E4M3FN,
-  NPY_F8E5M2 = FUSER_DTYPE_F8E5M2
+  NPY_F8E5M2 = FUSER_DTYPE_F8E5M2,
+  NPY_F8E8M0FNU = FUSER_DTYPE_F8E8M0FNU
 } npy_dtype;
 
 /* An n-dimensional array. npy_parse/npy_load fill every field; for

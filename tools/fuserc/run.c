@@ -118,6 +118,9 @@ static void fillRandom(void *data, size_t n, fuser_dtype dtype, uint64_t *state)
     case FUSER_DTYPE_F8E5M2: /* codes below 0x44 (4.0), either sign */
       ((uint8_t *)data)[i] = (uint8_t)((r >> 8) % 0x44 | (r & 0x80));
       break;
+    case FUSER_DTYPE_F8E8M0FNU: /* 2^-8 to 2^7 */
+      ((uint8_t *)data)[i] = (uint8_t)(119 + (r >> 8) % 16);
+      break;
     }
   }
 }
@@ -144,6 +147,10 @@ static double elementAsDouble(const void *data, size_t i, fuser_dtype dtype) {
   case FUSER_DTYPE_F64: return ((const double *)data)[i];
   case FUSER_DTYPE_F8E4M3FN: return fp8ToDouble(((const uint8_t *)data)[i], true);
   case FUSER_DTYPE_F8E5M2: return fp8ToDouble(((const uint8_t *)data)[i], false);
+  case FUSER_DTYPE_F8E8M0FNU: {
+    uint8_t c = ((const uint8_t *)data)[i];
+    return c == 0xFF ? NAN : ldexp(1.0, c - 127);
+  }
   }
   return 0;
 }

@@ -24,12 +24,14 @@ namespace fuser {
 /// subnormals kept; a magnitude that rounds past the largest finite value
 /// (infinities included) becomes NaN in f8E4M3FN and infinity in f8E5M2, or,
 /// with `saturate`, the largest finite value; NaN becomes the format's NaN
-/// (0x7f), its sign kept. Straight-line code (selects, no branches).
+/// (0x7f), its sign kept. `to` f8E8M0FNU (MX scales): PyTorch's rounding of
+/// the exponent (docs/fp8.md), the sign dropped, NaN and infinities 0xff.
+/// Straight-line code (selects, no branches).
 Value emitTruncToFloat8(OpBuilder &b, Location loc, Value f32Value, Type to,
                         bool saturate);
 
 /// Widens an fp8 scalar or vector to f32, exactly (NaN: the canonical quiet
-/// NaN with the sign kept).
+/// NaN with the sign kept; e8m0: 2^(code - 127), 0xff PyTorch's 0x7f800001).
 Value emitExtFromFloat8(OpBuilder &b, Location loc, Value f8Value);
 
 } // namespace fuser

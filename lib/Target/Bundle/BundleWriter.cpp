@@ -99,6 +99,7 @@ FailureOr<uint8_t> dtypeOf(Type t, Location loc) {
   if (t.isF64()) return FUSER_BUNDLE_DTYPE_F64;
   if (isa<Float8E4M3FNType>(t)) return FUSER_BUNDLE_DTYPE_F8E4M3FN;
   if (isa<Float8E5M2Type>(t)) return FUSER_BUNDLE_DTYPE_F8E5M2;
+  if (isa<Float8E8M0FNUType>(t)) return FUSER_BUNDLE_DTYPE_F8E8M0FNU;
   return emitError(loc, "the bundle has no dtype for ") << t;
 }
 

@@ -34,7 +34,7 @@ func.func @reduce(%x: tensor<4x8xf8E4M3FN>) -> tensor<4xf8E4M3FN> {
 // -----
 
 func.func @saturate_f16(%x: tensor<4xf32>) -> tensor<4xf16> {
-  // expected-error @+1 {{'fuser.cast' op saturate applies to a cast to f8E4M3FN or f8E5M2, not to 'f16'; other float casts overflow to infinity as PyTorch's do}}
+  // expected-error @+1 {{'fuser.cast' op saturate applies to a cast to f8E4M3FN, f8E5M2 or f8E8M0FNU, not to 'f16'; other float casts overflow to infinity as PyTorch's do}}
   %0 = fuser.cast %x saturate : tensor<4xf32> to tensor<4xf16>
   return %0 : tensor<4xf16>
 }

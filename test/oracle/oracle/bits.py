@@ -111,7 +111,8 @@ def mx_quant_part(rng, rows, cols, block=32, src="bf16"):
     minus e4m3's largest exponent (8), clamped to e8m0's range [-127, 127];
     each element is multiplied by 2^-exponent (exact) and cast saturating;
     the scales come out as e8m0 codes (exponent + 127) in an i8. All from
-    the amax's exponent bits (bitcast, shift, and)."""
+    the amax's exponent bits (bitcast, shift, and); and again as an
+    f8E8M0FNU tensor."""
     nb = cols // block
     x = values.random(src, (rows, cols), rng, kind="normal")
     if src == "bf16":
@@ -154,6 +155,13 @@ def mx_quant_part(rng, rows, cols, block=32, src="bf16"):
             % (rows, nb, block, rows, cols))
     pb.line("%%c8b = fuser.cast %%code : %s to tensor<%dx%dx1xi8>" % (i3, rows, nb))
     pb.line("%%1 = fuser.reshape %%c8b : tensor<%dx%dx1xi8> -> tensor<%dx%dxi8>" % (rows, nb, rows, nb))
+    # The same scales as an e8m0 tensor: 2^(code - 127) as f32 bits, cast
+    # (exact for a power of two; code 0 is f32 zero, whose e8m0 code is 0).
+    pb.line("%%pow2b = fuser.shl %%code, %%c23 : %s, tensor<i32>" % i3)
+    pb.line("%%pow2 = fuser.bitcast %%pow2b : %s to %s" % (i3, a3))
+    pb.line("%%e8 = fuser.cast %%pow2 : %s to tensor<%dx%dx1xf8E8M0FNU>" % (a3, rows, nb))
+    pb.line("%%2 = fuser.reshape %%e8 : tensor<%dx%dx1xf8E8M0FNU> -> tensor<%dx%dxf8E8M0FNU>"
+            % (rows, nb, rows, nb))
     b3 = x32.reshape(rows, nb, block)
     amax = np.abs(b3).max(axis=2, keepdims=True).astype(np.float32)
     ebiased = (amax.view(np.int32) >> 23) & 0xFF
@@ -162,6 +170,7 @@ def mx_quant_part(rng, rows, cols, block=32, src="bf16"):
     q = encode((b3 * inv).astype(np.float32), "f8E4M3FN", True).reshape(rows, cols)
     pb.result("0", (rows, cols), "f8E4M3FN", q, EXACT)
     pb.result("1", (rows, nb), "i8", code.astype(np.int8).reshape(rows, nb), EXACT)
+    pb.result("2", (rows, nb), "f8E8M0FNU", code.astype(np.uint8).reshape(rows, nb), EXACT)
     return pb.part()
 
 

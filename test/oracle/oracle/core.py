@@ -37,18 +37,18 @@ ALL_TYPES = ("i1",) + NUMERIC_TYPES
 INTLIKE_TYPES = ("i1",) + INT_TYPES
 # Stored and cast, never computed on (docs/fp8.md); not in ALL_TYPES, whose
 # suites compute. Storage: the uint8 bit patterns (docs/npy.md).
-FP8_TYPES = ("f8E4M3FN", "f8E5M2")
+FP8_TYPES = ("f8E4M3FN", "f8E5M2", "f8E8M0FNU")
 
 # fuser type -> (numpy storage dtype, torch dtype)
 _NP = {"i1": np.bool_, "i8": np.int8, "i32": np.int32, "i64": np.int64,
        "f16": np.float16, "bf16": np.uint16, "f32": np.float32, "f64": np.float64,
-       "f8E4M3FN": np.uint8, "f8E5M2": np.uint8}
+       "f8E4M3FN": np.uint8, "f8E5M2": np.uint8, "f8E8M0FNU": np.uint8}
 _TORCH = {"i1": torch.bool, "i8": torch.int8, "i32": torch.int32, "i64": torch.int64,
           "f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32,
           "f64": torch.float64}
 # bits of each float type: (total, mantissa)
 _FBITS = {"f16": (16, 10), "bf16": (16, 7), "f32": (32, 23), "f64": (64, 52),
-          "f8E4M3FN": (8, 3), "f8E5M2": (8, 2)}
+          "f8E4M3FN": (8, 3), "f8E5M2": (8, 2), "f8E8M0FNU": (8, 0)}
 
 
 def np_dtype(t):

@@ -35,6 +35,11 @@ _VALUES = {}
 
 def code_values(t):
     """float64 value of each of the 256 codes of format t (NaN, +-inf)."""
+    if t == "f8E8M0FNU" and t not in _VALUES:
+        # 2^(code - 127); 0xff NaN (unsigned: no sign bit)
+        v = np.ldexp(1.0, np.arange(256) - 127)
+        v[255] = np.nan
+        _VALUES[t] = v
     if t not in _VALUES:
         mb, bias = _LAYOUT[t]
         out = np.empty(256)
@@ -53,8 +58,26 @@ def code_values(t):
     return _VALUES[t]
 
 
+def encode_e8m0(x32, saturate=False):
+    """e8m0 codes of float32 values as PyTorch's c10::Float8_e8m0fnu makes
+    them: the exponent field, plus one when the mantissa is over half, or
+    exactly half of a normal number; the sign dropped; NaN and infinities
+    0xff (NaN). saturate: infinities and finite results past 2^127 0xfe."""
+    u = np.asarray(x32, dtype=np.float32).view(np.uint32).astype(np.int64)
+    e = (u >> 23) & 0xFF
+    m = u & 0x7FFFFF
+    up = (m > 0x400000) | ((m == 0x400000) & (e > 0))
+    code = np.where(e == 0xFF, 0xFF, e + up)
+    if saturate:
+        nan = (e == 0xFF) & (m != 0)
+        code = np.where(nan, 0xFF, np.minimum(code, 0xFE))
+    return code.astype(np.uint8)
+
+
 def encode(x32, t, saturate=False):
     """The codes of float32 values x32 in format t (uint8 array)."""
+    if t == "f8E8M0FNU":
+        return encode_e8m0(x32, saturate)
     x32 = np.asarray(x32, dtype=np.float32)
     a = np.abs(x32.astype(np.float64)).ravel()
     neg = np.signbit(x32).ravel()
@@ -81,7 +104,7 @@ def encode(x32, t, saturate=False):
 def to_fp8(a, src, t, saturate=False):
     """Codes of storage array `a` of fuser type `src` cast to t, the way
     PyTorch converts: through float32."""
-    if src in FORMATS:
+    if src in FORMATS or src == "f8E8M0FNU":
         x32 = code_values(src)[a.astype(np.int64)].astype(np.float32)
     elif src == "i1":
         x32 = np.asarray(a).astype(np.float32)
@@ -365,6 +388,43 @@ def _decode_parts(name, rng_for):
     return parts
 
 
+def _e8m0_parts(name, rng_for):
+    """e8m0 (MX scales): every code to f32, f64 and bf16 and back to e8m0;
+    f32 to e8m0 on every power of two, the half-binade ties and their
+    neighbours, subnormals, zero, infinities and NaN, both signs, with and
+    without saturate; and the bitcast to i8."""
+    rng = rng_for(name)
+    t = "f8E8M0FNU"
+    codes = np.arange(256, dtype=np.uint8)
+    parts = []
+    for dst in ("f32", "f64", "bf16"):
+        pb = PartBuilder("%s -> %s" % (t, dst))
+        tx = pb.arg("x", codes, t)
+        tr = pb.result("0", codes.shape, dst, from_fp8(codes, t, dst), EXACT)
+        pb.line("%%0 = fuser.cast %%x : %s to %s" % (tx, tr))
+        parts.append(pb.part())
+    p = np.ldexp(np.float32(1), np.arange(-149, 128)).astype(np.float32)
+    ties = (p * np.float32(1.5)).astype(np.float32)
+    xs = [p, np.nextafter(p, np.float32(0)), np.nextafter(p, np.float32(np.inf)), ties,
+          np.nextafter(ties, np.float32(0)), np.nextafter(ties, np.float32(np.inf)),
+          np.array([0.0, np.inf, np.nan, 3.4028235e38], np.float32),
+          (rng.standard_normal(500) * np.exp2(rng.uniform(-140, 120, 500))).astype(np.float32)]
+    x = np.concatenate(xs)
+    x = np.concatenate([x, -x]).astype(np.float32)
+    for sat in (False, True):
+        pb = PartBuilder("f32 -> %s%s" % (t, " saturate" if sat else ""))
+        tx = pb.arg("x", x, "f32")
+        tr = pb.result("0", x.shape, t, encode_e8m0(x, sat), EXACT)
+        pb.line("%%0 = fuser.cast %%x%s : %s to %s" % (" saturate" if sat else "", tx, tr))
+        parts.append(pb.part())
+    pb = PartBuilder("%s bitcast to i8" % t)
+    tx = pb.arg("x", codes, t)
+    tr = pb.result("0", codes.shape, "i8", codes.view(np.int8), EXACT)
+    pb.line("%%0 = fuser.bitcast %%x : %s to %s" % (tx, tr))
+    parts.append(pb.part())
+    return parts
+
+
 def _sources_parts(name, rng_for):
     """f16, bf16, f64 and integers to each format (through f32, as PyTorch)."""
     rng = rng_for(name)
@@ -458,4 +518,5 @@ def cases(rng_for):
             Case("fp8/decode", _bind(_decode_parts, "fp8/decode", rng_for)),
             Case("fp8/sources", _bind(_sources_parts, "fp8/sources", rng_for)),
             Case("fp8/movement", _bind(_movement_parts, "fp8/movement", rng_for)),
-            Case("fp8/recipes", _bind(_recipe_parts, "fp8/recipes", rng_for))]
+            Case("fp8/recipes", _bind(_recipe_parts, "fp8/recipes", rng_for)),
+            Case("fp8/e8m0", _bind(_e8m0_parts, "fp8/e8m0", rng_for))]

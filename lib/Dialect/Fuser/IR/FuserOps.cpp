@@ -297,7 +297,7 @@ LogicalResult CastOp::verify() {
            << shapeStr(in.getShape()) << " to " << shapeStr(out.getShape())
            << "; a cast only converts elements";
   if (getSaturate() && !isFloat8(out.getElementType()))
-    return emitOpError("saturate applies to a cast to f8E4M3FN or f8E5M2, not to ")
+    return emitOpError("saturate applies to a cast to f8E4M3FN, f8E5M2 or f8E8M0FNU, not to ")
            << out.getElementType()
            << "; other float casts overflow to infinity as PyTorch's do";
   return success();

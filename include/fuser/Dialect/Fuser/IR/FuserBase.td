@@ -23,7 +23,8 @@ def Fuser_Dialect : Dialect {
     shape and composite ops. Every op follows the semantics of the PyTorch op
     of the same name. Tensors have static or dynamic (`?`) dims and one of the
     element types i1, i8, i32, i64, f16, bf16, f32, f64, and the fp8 formats
-    f8E4M3FN and f8E5M2, which only move and convert (docs/fp8.md).
+    f8E4M3FN, f8E5M2 and f8E8M0FNU (MX scales), which only move and convert
+    (docs/fp8.md).
 
     Elementwise operands share one element type (casts are explicit) and one
     shape, except that a rank-0 tensor combines with any shape.
@@ -67,7 +68,8 @@ def Fuser_NumericTensor : Fuser_TensorOf<[I8, I32, I64, F16, BF16, F32, F64],
 def Fuser_FloatTensor : Fuser_TensorOf<[F16, BF16, F32, F64],
     "ranked tensor of f16, bf16, f32 or f64 (fp8: cast to f32 first)">;
 def Fuser_StorageTensor
-    : RankedTensorOf<[I1, I8, I32, I64, F16, BF16, F32, F64, F8E4M3FN, F8E5M2]>;
+    : RankedTensorOf<[I1, I8, I32, I64, F16, BF16, F32, F64, F8E4M3FN, F8E5M2,
+                      F8E8M0FNU]>;
 def Fuser_IntTensor : RankedTensorOf<[I1, I8, I32, I64]>;
 def Fuser_SignedTensor : Fuser_TensorOf<[I8, I32, I64],
     "ranked tensor of i8, i32 or i64">;

@@ -19,7 +19,9 @@
 namespace mlir::fuser {
 /// The fp8 element types fuser accepts (docs/fp8.md): they are stored and
 /// converted, never computed on.
-inline bool isFloat8(Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(t); }
+inline bool isFloat8(Type t) {
+  return isa<Float8E4M3FNType, Float8E5M2Type, Float8E8M0FNUType>(t);
+}
 } // namespace mlir::fuser
 
 #define GET_OP_CLASSES
