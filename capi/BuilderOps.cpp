@@ -166,8 +166,11 @@ MlirValue fuserBuildFma(FuserBuilder b, MlirValue x, MlirValue y, MlirValue z) {
 // Cast, constants, iota
 //===----------------------------------------------------------------------===//
 
-static MlirValue cast(FuserBuilder b, const char *fn, MlirValue x, FuserDType dtype,
-                      bool saturate) {
+/// x converted to `dtype` by `build` (a cast or a bitcast): the checks of
+/// the operand and the dtype are the same for both.
+template <typename Build>
+static MlirValue convert(FuserBuilder b, const char *fn, MlirValue x, FuserDType dtype,
+                         Build build) {
   Call c(b, fn);
   if (!c.ready())
     return MlirValue{nullptr};
@@ -175,27 +178,23 @@ static MlirValue cast(FuserBuilder b, const char *fn, MlirValue x, FuserDType dt
   Type elem = v ? c.elementType(dtype) : Type();
   if (!elem)
     return MlirValue{nullptr};
-  return c.wrapValue(buildCast(c, v, elem, saturate));
+  return c.wrapValue(build(c, v, elem));
 }
 
 MlirValue fuserBuildCast(FuserBuilder b, MlirValue x, FuserDType dtype) {
-  return cast(b, "fuserBuildCast", x, dtype, false);
+  return convert(b, "fuserBuildCast", x, dtype,
+                 [](Call &c, Value v, Type e) { return buildCast(c, v, e); });
 }
 
 MlirValue fuserBuildCastSaturate(FuserBuilder b, MlirValue x, FuserDType dtype) {
-  return cast(b, "fuserBuildCastSaturate", x, dtype, true);
+  return convert(b, "fuserBuildCastSaturate", x, dtype,
+                 [](Call &c, Value v, Type e) { return buildCast(c, v, e, true); });
 }
 
 MlirValue fuserBuildBitcast(FuserBuilder b, MlirValue x, FuserDType dtype) {
-  Call c(b, "fuserBuildBitcast");
-  if (!c.ready())
-    return MlirValue{nullptr};
-  Value v = c.operand(x, "the operand");
-  Type elem = v ? c.elementType(dtype) : Type();
-  if (!elem)
-    return MlirValue{nullptr};
-  return c.wrapValue(firstResult(
-      c.create(BitcastOp::getOperationName(), v, tensorOf(v).clone(elem))));
+  return convert(b, "fuserBuildBitcast", x, dtype, [](Call &c, Value v, Type e) {
+    return firstResult(c.create(BitcastOp::getOperationName(), v, tensorOf(v).clone(e)));
+  });
 }
 
 /// An integer attribute of `type` holding `v`, or null when it does not fit.
