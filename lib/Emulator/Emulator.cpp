@@ -25,6 +25,7 @@
 #include "fuser/Driver/InputLimits.h"
 #include "fuser/Emulator/Emulator.h"
 #include "fuser/InitAll.h"
+#include "fuser/Math/Float8.h"
 
 #include "fuser_runtime.h"
 
@@ -628,7 +629,9 @@ static fuser_error *loadModuleOnThisStack(EmulatorContext &emu, const char *text
                               name, diagnostics.c_str());
   PassManager lower(&ctx);
   lower.addPass(createLowerKernelsToHostPass(emu.options.countTraffic));
-  if (failed(lower.run(*module)))
+  // The GPU's fp8 conversion instruction becomes the arithmetic that
+  // computes its bits (lib/Math/Float8.cpp).
+  if (failed(expandFloat8PairConversions(*module)) || failed(lower.run(*module)))
     return fuser_error_create(FUSER_ERROR_DRIVER,
                               "emulator: cannot lower module '%s': %s", name,
                               diagnostics.c_str());

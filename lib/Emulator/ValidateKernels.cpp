@@ -57,7 +57,9 @@ bool isAllowedInKernel(Operation *op) {
       "llvm.intr.round", "llvm.intr.roundeven", "llvm.intr.rint", "llvm.intr.nearbyint",
       "llvm.intr.abs", "llvm.intr.smax", "llvm.intr.smin", "llvm.intr.umax",
       "llvm.intr.umin", "llvm.intr.ctlz", "llvm.intr.cttz", "llvm.intr.ctpop",
-      "llvm.intr.ldexp"};
+      "llvm.intr.ldexp",
+      // sm_89's paired fp8 conversion (its arithmetic replaces it before the JIT)
+      "nvvm.convert.f32x2.to.f8x2"};
   if (allowed.contains(op->getName().getStringRef()))
     return true;
   return isa<arith::ArithDialect>(op->getDialect());

@@ -14,6 +14,8 @@
 #include "fuser/Math/Float8.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/TypeUtilities.h"
@@ -157,6 +159,91 @@ Value mlir::fuser::emitTruncToFloat8(OpBuilder &b, Location loc, Value x,
   Type i8 = m.like(b.getI8Type());
   Value byte = arith::TruncIOp::create(b, loc, i8, code);
   return arith::BitcastOp::create(b, loc, m.like(to), byte);
+}
+
+/// The hardware conversion of one pair: `lo` into the low byte, `hi` into
+/// the high one (PTX packs operand a, here `hi`, into the upper byte).
+static Value convertPair(OpBuilder &b, Location loc, Value hi, Value lo, Type to) {
+  return NVVM::ConvertF32x2ToF8x2Op::create(
+      b, loc, VectorType::get({2}, b.getI8Type()), hi, lo, NVVM::FPRoundingMode::RN,
+      NVVM::SaturationMode::SATFINITE, /*relu=*/false, to);
+}
+
+Value mlir::fuser::emitSaturatingTruncToFloat8Pairs(OpBuilder &b, Location loc,
+                                                    Value x, Type to) {
+  assert((isa<Float8E4M3FNType, Float8E5M2Type>(to)) && "e4m3 or e5m2");
+  Type i8 = b.getI8Type();
+  auto vt = dyn_cast<VectorType>(x.getType());
+  Value codes;
+  if (!vt) {
+    Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
+    codes = vector::ExtractOp::create(b, loc, convertPair(b, loc, zero, x, to),
+                                      ArrayRef<int64_t>{0});
+  } else {
+    // Pairs of neighbours; an odd last element pairs with 0.
+    int64_t n = vt.getNumElements();
+    SmallVector<Value> elems;
+    Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
+    for (int64_t i = 0; i < n; i += 2) {
+      Value lo = vector::ExtractOp::create(b, loc, x, ArrayRef<int64_t>{i});
+      Value hi = i + 1 < n ? Value(vector::ExtractOp::create(b, loc, x, ArrayRef<int64_t>{i + 1})) : zero;
+      Value pair = convertPair(b, loc, hi, lo, to);
+      elems.push_back(vector::ExtractOp::create(b, loc, pair, ArrayRef<int64_t>{0}));
+      if (i + 1 < n)
+        elems.push_back(vector::ExtractOp::create(b, loc, pair, ArrayRef<int64_t>{1}));
+    }
+    codes = vector::FromElementsOp::create(b, loc, vt.clone(i8), elems);
+  }
+  // The instruction's NaN is 0x7f whatever the sign; emitTruncToFloat8's
+  // (PyTorch's) keeps it: or the sign byte in where the input is NaN.
+  Type i32 = b.getI32Type();
+  Type shape = vt ? Type(vt.clone(i32)) : i32;
+  Bits m{b, loc, shape};
+  Value u = arith::BitcastOp::create(b, loc, shape, x);
+  Value isNan = m.ugt(m.andI(u, m.c(0x7fffffffu)), m.c(0x7f800000u));
+  Value signByte = m.select(isNan, m.shr(m.andI(u, m.c(0x80000000u)), m.c(24)), m.c(0));
+  codes = arith::OrIOp::create(b, loc, codes,
+                               arith::TruncIOp::create(b, loc, m.like(i8), signByte));
+  return arith::BitcastOp::create(b, loc, m.like(to), codes);
+}
+
+LogicalResult mlir::fuser::expandFloat8PairConversions(Operation *root) {
+  SmallVector<NVVM::ConvertF32x2ToF8x2Op> ops;
+  root->walk([&](NVVM::ConvertF32x2ToF8x2Op op) { ops.push_back(op); });
+  for (NVVM::ConvertF32x2ToF8x2Op op : ops) {
+    Type to = op.getDstTy();
+    if (op.getRnd() != NVVM::FPRoundingMode::RN ||
+        op.getSat() != NVVM::SaturationMode::SATFINITE || op.getRelu() ||
+        !isa<Float8E4M3FNType, Float8E5M2Type>(to))
+      return op.emitError("fuser emits this conversion rounding to nearest, saturating, "
+                          "without relu, to f8E4M3FN or f8E5M2 only");
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    Type i8 = b.getI8Type(), i32 = b.getI32Type();
+    Bits m{b, loc, i32};
+    // One element as the instruction converts it: emitTruncToFloat8's
+    // saturating bits, but every NaN 0x7f.
+    auto one = [&](Value x) -> Value {
+      Value code = arith::BitcastOp::create(b, loc, i8, emitTruncToFloat8(b, loc, x, to, true));
+      Value u = arith::BitcastOp::create(b, loc, i32, x);
+      Value isNan = m.ugt(m.andI(u, m.c(0x7fffffffu)), m.c(0x7f800000u));
+      Value nan = arith::ConstantOp::create(b, loc, b.getI8IntegerAttr(0x7f));
+      return arith::SelectOp::create(b, loc, isNan, nan, code);
+    };
+    Value lo = one(op.getB()), hi = one(op.getA());
+    Value result;
+    if (auto vt = dyn_cast<VectorType>(op.getType())) {
+      result = vector::FromElementsOp::create(b, loc, vt, ValueRange{lo, hi});
+    } else {
+      Type i16 = b.getI16Type();
+      Value h = arith::ShLIOp::create(b, loc, arith::ExtUIOp::create(b, loc, i16, hi),
+                                      arith::ConstantOp::create(b, loc, b.getI16IntegerAttr(8)));
+      result = arith::OrIOp::create(b, loc, h, arith::ExtUIOp::create(b, loc, i16, lo));
+    }
+    op.replaceAllUsesWith(result);
+    op.erase();
+  }
+  return success();
 }
 
 Value mlir::fuser::emitExtFromFloat8(OpBuilder &b, Location loc, Value v) {

@@ -8,6 +8,13 @@
 // own algorithm (c10/util/Float8_e4m3fn.h and Float8_e5m2.h, transliterated
 // below), with `saturate` as PTX's .satfinite defines it.
 //
+// Saturating casts have a second form, the GPU's paired conversion
+// (nvvm.convert.f32x2.to.f8x2, sm_89 on) that expandFloat8PairConversions
+// replaces with arithmetic for the emulator and older chips: that form is
+// checked against the same references, and the bare instruction's expansion
+// against NVIDIA's own model of cvt.rn.satfinite (cuda_fp8.h's host code,
+// when the CUDA toolkit is installed; FUSER_HAVE_CUDA_FP8).
+//
 //   fuser-fp8-conversions               the ctest run: every 97th f32 bit
 //                                       pattern (44 million), every tie and
 //                                       its neighbours, and every code
@@ -27,6 +34,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -44,6 +52,10 @@
 
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
+
+#ifdef FUSER_HAVE_CUDA_FP8
+#include <cuda_fp8.h>
+#endif
 
 #include <algorithm>
 #include <cmath>
@@ -239,7 +251,8 @@ public:
   Jit() {
     DialectRegistry registry;
     registry.insert<func::FuncDialect, arith::ArithDialect, memref::MemRefDialect,
-                    scf::SCFDialect, vector::VectorDialect, LLVM::LLVMDialect>();
+                    scf::SCFDialect, vector::VectorDialect, LLVM::LLVMDialect,
+                    NVVM::NVVMDialect>();
     registerBuiltinDialectTranslation(registry);
     registerLLVMDialectTranslation(registry);
     ctx.appendDialectRegistry(registry);
@@ -248,9 +261,14 @@ public:
 
   /// f32 -> fp8 codes (`encode`) or fp8 codes -> f32, `width` lanes an
   /// iteration (1: scalar ops, 4: vector<4> ops). Codes are i8 in memory
-  /// and bitcast to and from the fp8 type around the conversion.
+  /// and bitcast to and from the fp8 type around the conversion. `form`:
+  /// Software (emitTruncToFloat8), Paired (the saturating cast through the
+  /// GPU's instruction, expanded), or Instruction: the bare instruction,
+  /// expanded, on the pair (a = x, b = -x), its i16 stored (scalar only).
+  enum Form { Software, Paired, Instruction };
   template <typename In, typename Out>
-  bool compile(bool encode, int fmt, bool saturate, int width, Kernel<In, Out> &k) {
+  bool compile(bool encode, int fmt, bool saturate, int width, Kernel<In, Out> &k,
+               Form form = Software) {
     Location loc = UnknownLoc::get(&ctx);
     OpBuilder b(&ctx);
     OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
@@ -260,6 +278,8 @@ public:
                : fmt == 1 ? Type(Float8E5M2Type::get(&ctx))
                           : Type(Float8E8M0FNUType::get(&ctx));
     Type inElem = encode ? f32 : i8, outElem = encode ? i8 : f32;
+    if (form == Instruction)
+      outElem = b.getI16Type();
     auto dyn = [](Type e) { return MemRefType::get({ShapedType::kDynamic}, e); };
     auto func = func::FuncOp::create(b, loc, "kernel",
                                      b.getFunctionType({dyn(inElem), dyn(outElem)}, {}));
@@ -281,8 +301,14 @@ public:
                                                   entry->getArgument(0), ValueRange{iv})
                                .getResult();
     Value r;
-    if (encode) {
-      Value q = fuser::emitTruncToFloat8(b, loc, x, fp8, saturate);
+    if (form == Instruction) {
+      r = NVVM::ConvertF32x2ToF8x2Op::create(b, loc, b.getI16Type(), x,
+                                             arith::NegFOp::create(b, loc, x),
+                                             NVVM::FPRoundingMode::RN,
+                                             NVVM::SaturationMode::SATFINITE, false, fp8);
+    } else if (encode) {
+      Value q = form == Paired ? fuser::emitSaturatingTruncToFloat8Pairs(b, loc, x, fp8)
+                               : fuser::emitTruncToFloat8(b, loc, x, fp8, saturate);
       r = arith::BitcastOp::create(b, loc, shaped(i8), q);
     } else {
       Value q = arith::BitcastOp::create(b, loc, shaped(fp8), x);
@@ -294,7 +320,7 @@ public:
       vector::StoreOp::create(b, loc, r, entry->getArgument(1), ValueRange{iv});
     b.setInsertionPointToEnd(entry);
     func::ReturnOp::create(b, loc);
-    if (failed(verify(*module))) {
+    if (failed(verify(*module)) || failed(fuser::expandFloat8PairConversions(*module))) {
       llvm::errs() << "verification failed\n";
       return false;
     }
@@ -417,6 +443,49 @@ uint64_t checkList(const Kernel<float, int8_t> &k, int fmt, bool saturate,
   return bad;
 }
 
+/// cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32 on one input, as fuser models it:
+/// the saturating conversion, but every NaN 0x7f (the sign dropped).
+uint8_t instructionModel(float f, int fmt) {
+  return std::isnan(f) ? 0x7f : reference(f, fmt, true);
+}
+
+/// The bare instruction's expansion on the pairs (x, -x) of the f32 bit
+/// patterns start, start + stride, ...: against fuser's model of it and,
+/// with the CUDA toolkit, NVIDIA's (cuda_fp8.h's host conversion, which
+/// cuda_fp8.h itself replaces with this instruction on sm_89 and later).
+uint64_t checkInstruction(const Kernel<float, int16_t> &k, int fmt, uint64_t stride,
+                          uint64_t count) {
+  const uint64_t chunk = 1 << 22;
+  std::vector<float> in(chunk);
+  std::vector<int16_t> out(chunk);
+  uint64_t bad = 0, done = 0, pattern = 0;
+  while (done < count) {
+    uint64_t n = std::min(chunk, count - done);
+    for (uint64_t i = 0; i < n; ++i, pattern += stride)
+      in[i] = fromBits(static_cast<uint32_t>(pattern));
+    k.run(in.data(), out.data(), static_cast<int64_t>(n));
+    for (uint64_t i = 0; i < n; ++i) {
+      uint16_t got = static_cast<uint16_t>(out[i]);
+      uint16_t want = static_cast<uint16_t>(instructionModel(in[i], fmt) << 8 |
+                                            instructionModel(-in[i], fmt));
+#ifdef FUSER_HAVE_CUDA_FP8
+      __nv_fp8_interpretation_t kind = fmt == 0 ? __NV_E4M3 : __NV_E5M2;
+      uint16_t nvidia = static_cast<uint16_t>(
+          __nv_cvt_float_to_fp8(in[i], __NV_SATFINITE, kind) << 8 |
+          __nv_cvt_float_to_fp8(-in[i], __NV_SATFINITE, kind));
+      if (nvidia != want && bad++ < 5)
+        std::printf("  MODEL DISAGREES %s: f32 0x%08x: fuser's model 0x%04x, NVIDIA's 0x%04x\n",
+                    formatName(fmt), toBits(in[i]), want, nvidia);
+#endif
+      if (got != want && bad++ < 5)
+        std::printf("  MISMATCH %s instruction: f32 0x%08x: expansion 0x%04x, model 0x%04x\n",
+                    formatName(fmt), toBits(in[i]), got, want);
+    }
+    done += n;
+  }
+  return bad;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -453,6 +522,41 @@ int main(int argc, char **argv) {
                     static_cast<unsigned long long>(bad));
         failures += bad;
       }
+    }
+    // The saturating cast through the GPU's paired conversion, expanded:
+    // the same bits (vector<4> pairs lanes 0-1 and 2-3).
+    for (int width : {1, 4}) {
+      if (fmt == 2)
+        break;
+      Kernel<float, int8_t> k;
+      if (!jit.compile(/*encode=*/true, fmt, true, width, k, Jit::Paired))
+        return 1;
+      const char *form = width == 1 ? "paired, scalar" : "paired, vector<4>";
+      uint64_t n = std::min<uint64_t>(count, (uint64_t(1) << 32) / 97);
+      uint64_t bad = checkEncode(k, fmt, true, 97, n, form);
+      std::vector<float> probes = roundingProbes();
+      bad += checkList(k, fmt, true, probes, form);
+      std::printf("f32 -> %s saturate (%s): %llu inputs and %zu rounding probes, "
+                  "%llu mismatches\n",
+                  formatName(fmt), form, static_cast<unsigned long long>(n), probes.size(),
+                  static_cast<unsigned long long>(bad));
+      failures += bad;
+    }
+    if (fmt != 2) {
+      Kernel<float, int16_t> k;
+      if (!jit.compile(/*encode=*/true, fmt, true, 1, k, Jit::Instruction))
+        return 1;
+      uint64_t bad = checkInstruction(k, fmt, stride, count);
+#ifdef FUSER_HAVE_CUDA_FP8
+      const char *against = "fuser's model and NVIDIA's (cuda_fp8.h)";
+#else
+      const char *against = "fuser's model (no CUDA toolkit: NVIDIA's not checked)";
+#endif
+      std::printf("cvt.rn.satfinite.%sx2.f32 expanded: %llu pairs against %s, %llu "
+                  "mismatches\n",
+                  fmt == 0 ? "e4m3" : "e5m2", static_cast<unsigned long long>(count), against,
+                  static_cast<unsigned long long>(bad));
+      failures += bad;
     }
     for (int width : {1, 4}) {
       Kernel<int8_t, float> k;

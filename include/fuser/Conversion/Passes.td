@@ -41,7 +41,8 @@ def EmitKernelsPass : Pass<"fuser-emit-kernels", "ModuleOp"> {
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
     "::mlir::gpu::GPUDialect", "::mlir::LLVM::LLVMDialect",
     "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
-    "::mlir::vector::VectorDialect", "::mlir::fuser::FuserDialect"
+    "::mlir::vector::VectorDialect", "::mlir::fuser::FuserDialect",
+    "::mlir::NVVM::NVVMDialect"
   ];
 }
 

@@ -47,6 +47,7 @@ struct Emitter {
   OpBuilder &b;
   Location loc;
   MathAccuracy accuracy = MathAccuracy::Fast;
+  bool fp8Instruction = false;
 
   // -- constants -------------------------------------------------------------
   Value splat(Type type, double v) { return emitSplat(b, loc, type, v); }
@@ -457,7 +458,8 @@ struct Emitter {
                                           in[0]);
         })
         .Case<CastOp>([&](CastOp c) {
-          return emitCast(b, loc, in[0], c.getType().getElementType(), c.getSaturate());
+          return emitCast(b, loc, in[0], c.getType().getElementType(), c.getSaturate(),
+                          fp8Instruction);
         })
         .Default([](Operation *) -> Value { return {}; });
   }
@@ -476,8 +478,9 @@ bool mlir::fuser::isElementwise(Operation *op) {
 }
 
 Value mlir::fuser::emitElementwise(OpBuilder &b, Location loc, Operation *op,
-                                   ValueRange operands, MathAccuracy math) {
-  return Emitter{b, loc, math}.emit(op, operands);
+                                   ValueRange operands, MathAccuracy math,
+                                   bool fp8Instruction) {
+  return Emitter{b, loc, math, fp8Instruction}.emit(op, operands);
 }
 
 Value mlir::fuser::emitSplat(OpBuilder &b, Location loc, Type type, double value) {
@@ -489,7 +492,7 @@ Value mlir::fuser::emitSplat(OpBuilder &b, Location loc, Type type, double value
 }
 
 Value mlir::fuser::emitCast(OpBuilder &b, Location loc, Value v, Type to,
-                            bool saturate) {
+                            bool saturate, bool fp8Instruction) {
   Emitter em{b, loc};
   Type from = elementOf(v.getType());
   Type outType = withElement(v.getType(), to);
@@ -498,10 +501,14 @@ Value mlir::fuser::emitCast(OpBuilder &b, Location loc, Value v, Type to,
   // fp8 converts through f32 both ways, as PyTorch's c10::Float8_* types
   // do (an f64 or an integer becomes a float first, which can round twice).
   if (isFloat8(from))
-    return emitCast(b, loc, emitExtFromFloat8(b, loc, v), to, saturate);
-  if (isFloat8(to))
-    return emitTruncToFloat8(b, loc, emitCast(b, loc, v, b.getF32Type()), to,
-                             saturate);
+    return emitCast(b, loc, emitExtFromFloat8(b, loc, v), to, saturate, fp8Instruction);
+  if (isFloat8(to)) {
+    Value f = emitCast(b, loc, v, b.getF32Type());
+    // Saturating e4m3/e5m2: the hardware's paired conversion.
+    if (saturate && fp8Instruction && !isa<Float8E8M0FNUType>(to))
+      return emitSaturatingTruncToFloat8Pairs(b, loc, f, to);
+    return emitTruncToFloat8(b, loc, f, to, saturate);
+  }
   auto fromF = dyn_cast<FloatType>(from), toF = dyn_cast<FloatType>(to);
   auto toI = dyn_cast<IntegerType>(to);
   if (to.isInteger(1)) {

@@ -550,7 +550,7 @@ Lanes GroupEmitter::emitOp(Operation *op, const Index &idx,
   SmallVector<Value> values;
   for (Lanes &o : operands)
     values.push_back(allUniform ? o.value : materialize(o, lanes));
-  Value v = emitElementwise(b, loc, op, values, fe.math);
+  Value v = emitElementwise(b, loc, op, values, fe.math, /*fp8Instruction=*/fe.target.sm >= 89);
   assert(v && "no emitter for this elementwise op");
   return {v, allUniform};
 }
