@@ -2,7 +2,8 @@
 //
 // softmax, log_softmax, layer_norm and rms_norm become reductions,
 // broadcasts and elementwise ops; dropout becomes fuser.rand and
-// elementwise ops. The expansions compute in f32 for f16/bf16
+// elementwise ops; the fp8 scaling composites (scaled_cast, quantize) an
+// amax reduction, the scale's arithmetic and a saturating cast. The expansions compute in f32 for f16/bf16
 // inputs (as PyTorch does) and follow PyTorch's order of operations, so the
 // result rounds the same way.
 //
@@ -13,6 +14,8 @@
 
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include <limits>
 
 namespace mlir::fuser {
 #define GEN_PASS_DEF_DECOMPOSECOMPOSITESPASS
@@ -198,6 +201,127 @@ struct DecomposeDropout : OpRewritePattern<DropoutOp> {
   }
 };
 
+/// The largest finite magnitude of an fp8 data format, and its largest
+/// exponent (448 = 1.75 * 2^8, 57344 = 1.75 * 2^15).
+static double fp8Max(Type t) { return isa<Float8E4M3FNType>(t) ? 448.0 : 57344.0; }
+static int64_t fp8MaxExponent(Type t) { return isa<Float8E4M3FNType>(t) ? 8 : 15; }
+
+/// An i32 rank-0 constant (elementwise ops broadcast rank-0 operands).
+static Value i32Scalar(PatternRewriter &rewriter, Location loc, int64_t v) {
+  Type i32 = rewriter.getI32Type();
+  return ConstantOp::create(rewriter, loc, RankedTensorType::get({}, i32),
+                            rewriter.getIntegerAttr(i32, v));
+}
+
+/// scaled_cast: amax over the dims the scale is shared along, and
+/// cast(x * scale) saturate.
+struct DecomposeScaledCast : OpRewritePattern<ScaledCastOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ScaledCastOp op, PatternRewriter &rewriter) const override {
+    Expander e{rewriter, op.getLoc()};
+    Location loc = op.getLoc();
+    Value x = e.castTo(op.getInput(), rewriter.getF32Type());
+    RankedTensorType xType = e.typeOf(x);
+    RankedTensorType scaleType = op.getScale().getType();
+    SmallVector<int64_t> shared;
+    for (int64_t d = 0; d < xType.getRank(); ++d)
+      if (scaleType.getRank() == 0 || (scaleType.getDimSize(d) == 1 && xType.getDimSize(d) != 1))
+        shared.push_back(d);
+    Value abs = AbsOp::create(rewriter, loc, x);
+    Value amax = abs;
+    if (!shared.empty())
+      amax = MaxOp::create(rewriter, loc, abs, shared, /*keepdim=*/scaleType.getRank() != 0);
+    if (e.typeOf(amax) != scaleType) // a dim of size 1 on both sides
+      amax = ReshapeOp::create(rewriter, loc, scaleType, amax);
+    Value scale = op.getScale();
+    if (scaleType.getRank() != 0)
+      scale = e.expand(scale, xType);
+    Value y = MulOp::create(rewriter, loc, x, scale);
+    Value q = CastOp::create(rewriter, loc, op.getResult().getType(), y, /*saturate=*/true);
+    rewriter.replaceOp(op, {q, amax});
+    return success();
+  }
+};
+
+/// quantize: x in groups (a block granularity reshapes [..., H] to
+/// [..., H / N, N]), each group's amax, its scale by the recipe that the
+/// scale's element type names, cast(x * multiplier) saturate, and the
+/// results reshaped back.
+struct DecomposeQuantize : OpRewritePattern<QuantizeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(QuantizeOp op, PatternRewriter &rewriter) const override {
+    Expander e{rewriter, op.getLoc()};
+    Location loc = op.getLoc();
+    Type f32 = rewriter.getF32Type(), f64 = rewriter.getF64Type();
+    Type i32 = rewriter.getI32Type();
+    Type fp8 = op.getResult().getType().getElementType();
+    Value x = e.castTo(op.getInput(), f32);
+    RankedTensorType xType = e.typeOf(x);
+    QuantGranularity g = op.getGranularity();
+    if (g == QuantGranularity::block) {
+      SmallVector<int64_t> shape(xType.getShape());
+      int64_t n = *op.getBlockSize();
+      shape.back() /= n;
+      shape.push_back(n);
+      x = ReshapeOp::create(rewriter, loc, RankedTensorType::get(shape, f32), x);
+    }
+    RankedTensorType groups = e.typeOf(x);
+    SmallVector<int64_t> dims;
+    if (g == QuantGranularity::tensor)
+      for (int64_t d = 0; d < groups.getRank(); ++d)
+        dims.push_back(d);
+    else
+      dims.push_back(groups.getRank() - 1);
+    bool keep = g != QuantGranularity::tensor;
+    Value amax = MaxOp::create(rewriter, loc, AbsOp::create(rewriter, loc, x), dims, keep);
+    Value multiplier, scale;
+    if (op.getScale().getType().getElementType().isF32()) {
+      // torchao: fmax / clamp(amax, min=1e-12) in f64, rounded to f32.
+      Value a = e.castTo(amax, f64);
+      Value clamped = MaximumOp::create(rewriter, loc, a, e.scalar(f64, 1e-12));
+      Value s = DivOp::create(rewriter, loc, e.scalar(f64, fp8Max(fp8)), clamped,
+                              RoundingMode::none);
+      multiplier = scale = e.castTo(s, f32);
+    } else {
+      // OCP MX: the shared exponent from amax's exponent field, minus the
+      // format's largest exponent, as an e8m0 code clamped to [0, 254];
+      // 2^-exponent exactly (an f32 exponent field of 254 - code); the
+      // scale 2^(code - 127), NaN where amax is NaN.
+      RankedTensorType intType = e.typeOf(amax).clone(i32);
+      Value bits = BitcastOp::create(rewriter, loc, intType, amax);
+      Value field = AndOp::create(rewriter, loc,
+                                  ShrOp::create(rewriter, loc, bits, i32Scalar(rewriter, loc, 23)),
+                                  i32Scalar(rewriter, loc, 255));
+      Value code = ClampOp::create(
+          rewriter, loc,
+          SubOp::create(rewriter, loc, field, i32Scalar(rewriter, loc, fp8MaxExponent(fp8))),
+          i32Scalar(rewriter, loc, 0), i32Scalar(rewriter, loc, 254));
+      Value inverse = ShlOp::create(
+          rewriter, loc, SubOp::create(rewriter, loc, i32Scalar(rewriter, loc, 254), code),
+          i32Scalar(rewriter, loc, 23));
+      RankedTensorType amaxType = e.typeOf(amax);
+      multiplier = BitcastOp::create(rewriter, loc, amaxType, inverse);
+      Value pow2 = BitcastOp::create(
+          rewriter, loc, amaxType,
+          ShlOp::create(rewriter, loc, code, i32Scalar(rewriter, loc, 23)));
+      Value nan = e.scalar(f32, std::numeric_limits<double>::quiet_NaN());
+      pow2 = WhereOp::create(rewriter, loc, IsNanOp::create(rewriter, loc, amax), nan, pow2);
+      scale = e.castTo(pow2, op.getScale().getType().getElementType());
+    }
+    if (keep)
+      multiplier = e.expand(multiplier, groups);
+    Value y = MulOp::create(rewriter, loc, x, multiplier);
+    Value q = CastOp::create(rewriter, loc, groups.clone(fp8), y, /*saturate=*/true);
+    auto shapeAs = [&](Value v, RankedTensorType t) -> Value {
+      return e.typeOf(v) == t ? v : ReshapeOp::create(rewriter, loc, t, v).getResult();
+    };
+    rewriter.replaceOp(op, {shapeAs(q, op.getResult().getType()),
+                            shapeAs(scale, op.getScale().getType()),
+                            shapeAs(amax, op.getAmax().getType())});
+    return success();
+  }
+};
+
 struct DecomposeCompositesPass
     : fuser::impl::DecomposeCompositesPassBase<DecomposeCompositesPass> {
   void runOnOperation() override {
@@ -212,5 +336,6 @@ struct DecomposeCompositesPass
 
 void mlir::fuser::populateDecomposeCompositesPatterns(RewritePatternSet &patterns) {
   patterns.add<DecomposeSoftmax<SoftmaxOp, false>, DecomposeSoftmax<LogSoftmaxOp, true>,
-               DecomposeLayerNorm, DecomposeRmsNorm, DecomposeDropout>(patterns.getContext());
+               DecomposeLayerNorm, DecomposeRmsNorm, DecomposeDropout, DecomposeScaledCast,
+               DecomposeQuantize>(patterns.getContext());
 }

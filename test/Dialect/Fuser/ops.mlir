@@ -150,6 +150,20 @@ func.func @cast_constant_iota(%x: tensor<8x?xbf16>) {
   return
 }
 
+// The fp8 scaling composites.
+// CHECK-LABEL: func.func @fp8_scaling
+func.func @fp8_scaling(%x: tensor<?x256xbf16>, %s: tensor<?x1xf32>) {
+  // CHECK: fuser.quantize %{{.*}} tensor : tensor<?x256xbf16> -> (tensor<?x256xf8E5M2>, tensor<f32>, tensor<f32>)
+  %0:3 = fuser.quantize %x tensor : tensor<?x256xbf16> -> (tensor<?x256xf8E5M2>, tensor<f32>, tensor<f32>)
+  // CHECK: fuser.quantize %{{.*}} row : tensor<?x256xbf16> -> (tensor<?x256xf8E4M3FN>, tensor<?x1xf32>, tensor<?x1xf32>)
+  %1:3 = fuser.quantize %x row : tensor<?x256xbf16> -> (tensor<?x256xf8E4M3FN>, tensor<?x1xf32>, tensor<?x1xf32>)
+  // CHECK: fuser.quantize %{{.*}} block 32 : tensor<?x256xbf16> -> (tensor<?x256xf8E4M3FN>, tensor<?x8xf8E8M0FNU>, tensor<?x8xf32>)
+  %2:3 = fuser.quantize %x block 32 : tensor<?x256xbf16> -> (tensor<?x256xf8E4M3FN>, tensor<?x8xf8E8M0FNU>, tensor<?x8xf32>)
+  // CHECK: fuser.scaled_cast %{{.*}}, %{{.*}} : (tensor<?x256xbf16>, tensor<?x1xf32>) -> (tensor<?x256xf8E4M3FN>, tensor<?x1xf32>)
+  %3:2 = fuser.scaled_cast %x, %s : (tensor<?x256xbf16>, tensor<?x1xf32>) -> (tensor<?x256xf8E4M3FN>, tensor<?x1xf32>)
+  return
+}
+
 // fp8 values are cast, with or without saturate, and moved.
 // CHECK-LABEL: func.func @fp8
 func.func @fp8(%x: tensor<8x?xf32>, %y: tensor<8x4xf8E5M2>) {

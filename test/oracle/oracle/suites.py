@@ -2,7 +2,7 @@
 
 import os
 
-from . import (bits, elementwise, examples, fp8, indexing, norm_family, normalization, random_ops, reductions,
+from . import (bits, elementwise, examples, fp8, fp8_composites, indexing, norm_family, normalization, random_ops, reductions,
                scans, scatters, shapes, training, views)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
@@ -10,7 +10,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.a
 SUITES = {
     "elementwise": elementwise.op_cases,
     "cast": elementwise.cast_cases,
-    "fp8": fp8.cases,
+    "fp8": lambda rng_for: fp8.cases(rng_for) + fp8_composites.cases(rng_for),
     "bits": bits.cases,
     "shapes": shapes.cases,
     "indexing": indexing.cases,

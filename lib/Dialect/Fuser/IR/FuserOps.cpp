@@ -1020,6 +1020,74 @@ LogicalResult RmsNormOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// fp8 scaling composites
+//===----------------------------------------------------------------------===//
+
+LogicalResult ScaledCastOp::verify() {
+  RankedTensorType in = getInput().getType(), out = getResult().getType();
+  RankedTensorType scale = getScale().getType();
+  if (out.getShape() != in.getShape())
+    return emitOpError("result shape ") << shapeStr(out.getShape())
+                                        << " must equal the input's " << shapeStr(in.getShape());
+  if (scale.getRank() != 0) {
+    if (scale.getRank() != in.getRank())
+      return emitOpError("scale has rank ")
+             << scale.getRank() << "; it must be rank 0 (one scale) or the input's rank "
+             << in.getRank();
+    for (int64_t d = 0; d < in.getRank(); ++d)
+      if (scale.getDimSize(d) != 1 && scale.getDimSize(d) != in.getDimSize(d))
+        return emitOpError("scale shape ")
+               << shapeStr(scale.getShape()) << " does not broadcast to the input's "
+               << shapeStr(in.getShape()) << " in dim " << d
+               << " (each dim is 1 or the input's size)";
+  }
+  if (getAmax().getType() != scale)
+    return emitOpError("amax type ") << getAmax().getType() << " must equal the scale type "
+                                     << scale;
+  return success();
+}
+
+LogicalResult QuantizeOp::verify() {
+  RankedTensorType in = getInput().getType(), out = getResult().getType();
+  RankedTensorType scale = getScale().getType(), amax = getAmax().getType();
+  if (out.getShape() != in.getShape())
+    return emitOpError("result shape ") << shapeStr(out.getShape())
+                                        << " must equal the input's " << shapeStr(in.getShape());
+  QuantGranularity g = getGranularity();
+  std::optional<int64_t> block = getBlockSize();
+  if (g != QuantGranularity::block && block)
+    return emitOpError("a block size is for block granularity only");
+  SmallVector<int64_t> want;
+  if (g != QuantGranularity::tensor) {
+    if (in.getRank() == 0)
+      return emitOpError("row and block granularity need an input of rank 1 or more");
+    want.assign(in.getShape().begin(), in.getShape().end());
+    int64_t h = want.back();
+    if (g == QuantGranularity::row) {
+      want.back() = 1;
+    } else {
+      if (!block)
+        return emitOpError("block granularity needs a block size (block 32)");
+      if (*block <= 0)
+        return emitOpError("block size ") << *block << " must be positive";
+      if (ShapedType::isDynamic(h) || h % *block)
+        return emitOpError("the last dim (")
+               << (ShapedType::isDynamic(h) ? std::string("?") : std::to_string(h))
+               << ") must be static and a multiple of the block size " << *block;
+      want.back() = h / *block;
+    }
+  }
+  if (scale.getShape() != ArrayRef<int64_t>(want))
+    return emitOpError("scale shape ") << shapeStr(scale.getShape()) << " must be "
+                                       << shapeStr(want) << " for " << stringifyQuantGranularity(g)
+                                       << " granularity";
+  if (amax.getShape() != scale.getShape())
+    return emitOpError("amax shape ") << shapeStr(amax.getShape())
+                                      << " must equal the scale's " << shapeStr(scale.getShape());
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // Random numbers
 //===----------------------------------------------------------------------===//
 

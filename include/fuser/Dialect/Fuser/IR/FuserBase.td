@@ -74,6 +74,11 @@ def Fuser_IntTensor : RankedTensorOf<[I1, I8, I32, I64]>;
 def Fuser_SignedTensor : Fuser_TensorOf<[I8, I32, I64],
     "ranked tensor of i8, i32 or i64">;
 def Fuser_BoolTensor : RankedTensorOf<[I1]>;
+def Fuser_Fp8DataTensor : Fuser_TensorOf<[F8E4M3FN, F8E5M2],
+    "ranked tensor of f8E4M3FN or f8E5M2">;
+def Fuser_Fp8ScaleTensor : Fuser_TensorOf<[F32, F8E8M0FNU],
+    "ranked tensor of f32 or f8E8M0FNU">;
+def Fuser_F32Tensor : Fuser_TensorOf<[F32], "ranked tensor of f32">;
 
 //===----------------------------------------------------------------------===//
 // Enums
@@ -99,5 +104,13 @@ def Fuser_RoundingMode : I32EnumAttr<"RoundingMode",
 }
 def Fuser_RoundingModeAttr
     : EnumAttr<Fuser_Dialect, Fuser_RoundingMode, "rounding_mode">;
+
+def Fuser_QuantGranularity : I32EnumAttr<"QuantGranularity",
+    "which elements share one fp8 scale", [
+      I32EnumAttrCase<"tensor", 0>,
+      I32EnumAttrCase<"row", 1>,
+      I32EnumAttrCase<"block", 2>]> {
+  let cppNamespace = "::mlir::fuser";
+}
 
 #endif // FUSER_DIALECT_FUSER_IR_FUSERBASE_TD

@@ -924,6 +924,74 @@ def Fuser_RmsNormOp : Fuser_Op<"rms_norm", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Fuser_ScaledCastOp : Fuser_Op<"scaled_cast", [Pure]> {
+  let summary = "fp8 cast by a given scale, and the amax for the next one";
+  let description = [{
+    Delayed scaling (Transformer Engine's recipe): `result = cast(x * scale)
+    saturate` to f8E4M3FN or f8E5M2, and `amax = max(|x|)` over the elements
+    that share a scale, which a training loop keeps to choose the next
+    step's scale. `x` becomes f32 first (as torchao's
+    `x.to(torch.float32) * scale`). `scale` is f32: rank 0 (one scale for the
+    tensor), or of `x`'s rank with each dim 1 (shared) or `x`'s size (per
+    row, per column, per channel); `amax` has `scale`'s shape. NaN in `x`
+    makes its amax NaN, as `torch.amax` does. Expanded into primitive ops by
+    `fuser-decompose` (docs/fp8.md).
+
+    ```mlir
+    %q, %amax = fuser.scaled_cast %x, %scale
+        : (tensor<?x4096xbf16>, tensor<f32>) -> (tensor<?x4096xf8E4M3FN>, tensor<f32>)
+    ```
+  }];
+  let arguments = (ins Fuser_FloatTensor:$input, Fuser_F32Tensor:$scale);
+  let results = (outs Fuser_Fp8DataTensor:$result, Fuser_F32Tensor:$amax);
+  let assemblyFormat = [{
+    $input `,` $scale attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Fuser_QuantizeOp : Fuser_Op<"quantize", [Pure]> {
+  let summary = "fp8 quantization with scales from the data (current scaling)";
+  let description = [{
+    Quantizes `x` to f8E4M3FN or f8E5M2 with one scale per group of
+    elements, chosen from the group's `amax = max(|x|)`. Groups:
+    `tensor` (results `scale` and `amax` of rank 0), `row` (every dim but the
+    last kept, the last 1: `[..., 1]`), or `block N` (N contiguous elements
+    of a row: `[..., H / N]`; H static and a multiple of N, e.g. 32 for MX,
+    128 for DeepSeek-V3's 1x128 tiles). `x` becomes f32 first. The element
+    type of `scale` picks the recipe:
+
+    - **f32** (torchao's Float8 training, tensorwise and rowwise):
+      `scale = fmax / max(amax, 1e-12)` computed in f64 and rounded to f32,
+      `result = cast(x * scale) saturate`; `fmax` is 448 (e4m3) or 57344
+      (e5m2). Dequantize with `result / scale`.
+    - **f8E8M0FNU** (OCP Microscaling v1.0): the shared exponent
+      `e = floor(log2(amax)) - emax` (emax 8 for e4m3, 15 for e5m2), clamped
+      to [-127, 127], taken from amax's exponent bits; `result = cast(x *
+      2^-e) saturate` (exact scaling); `scale` is 2^e as e8m0 (NaN, 0xff,
+      where amax is NaN). Dequantize with `result * scale`.
+
+    `amax` is f32, of `scale`'s shape. Expanded into primitive ops by
+    `fuser-decompose`, so it fuses with what computes `x` (docs/fp8.md).
+
+    ```mlir
+    %q, %s, %amax = fuser.quantize %y row
+        : tensor<?x4096xbf16> -> (tensor<?x4096xf8E4M3FN>, tensor<?x1xf32>, tensor<?x1xf32>)
+    %m, %e, %a = fuser.quantize %y block 32
+        : tensor<?x4096xbf16> -> (tensor<?x4096xf8E4M3FN>, tensor<?x128xf8E8M0FNU>, tensor<?x128xf32>)
+    ```
+  }];
+  let arguments = (ins Fuser_FloatTensor:$input, Fuser_QuantGranularity:$granularity,
+                       OptionalAttr<I64Attr>:$block_size);
+  let results = (outs Fuser_Fp8DataTensor:$result, Fuser_Fp8ScaleTensor:$scale,
+                      Fuser_F32Tensor:$amax);
+  let assemblyFormat = [{
+    $input $granularity ($block_size^)? attr-dict `:` type($input) `->`
+    `(` type($result) `,` type($scale) `,` type($amax) `)`
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Random numbers (docs/random.md)
 //===----------------------------------------------------------------------===//
