@@ -763,6 +763,90 @@ MlirValue fuserBuildRmsNorm(FuserBuilder b, MlirValue x, MlirValue weight,
 }
 
 //===----------------------------------------------------------------------===//
+// fp8 scaling
+//===----------------------------------------------------------------------===//
+
+MlirValue fuserBuildQuantize(FuserBuilder b, MlirValue x, FuserDType dtype,
+                             FuserQuantGranularity granularity, int64_t blockSize,
+                             FuserDType scaleDType, MlirValue *scale, MlirValue *amax) {
+  if (scale)
+    *scale = MlirValue{nullptr};
+  if (amax)
+    *amax = MlirValue{nullptr};
+  Call c(b, "fuserBuildQuantize");
+  if (!c.ready())
+    return MlirValue{nullptr};
+  Value v = c.operand(x, "the input");
+  if (!v)
+    return MlirValue{nullptr};
+  Type elem = c.elementType(dtype);
+  if (!elem)
+    return MlirValue{nullptr};
+  Type scaleElem = c.elementType(scaleDType);
+  if (!scaleElem)
+    return MlirValue{nullptr};
+  std::optional<QuantGranularity> g =
+      symbolizeQuantGranularity(static_cast<uint32_t>(granularity));
+  if (!g) {
+    c.fail("granularity " + Twine(static_cast<int64_t>(granularity)) +
+           " is not FuserQuantPerTensor, FuserQuantPerRow or FuserQuantPerBlock");
+    return MlirValue{nullptr};
+  }
+  // The scales' shape; where the arguments cannot give one, the verifier
+  // names what is wrong.
+  RankedTensorType in = tensorOf(v);
+  SmallVector<int64_t> shape;
+  if (*g != QuantGranularity::tensor && in.getRank() > 0) {
+    shape.assign(in.getShape().begin(), in.getShape().end());
+    int64_t h = shape.back();
+    if (*g == QuantGranularity::row)
+      shape.back() = 1;
+    else
+      shape.back() = blockSize > 0 && !ShapedType::isDynamic(h) && h % blockSize == 0
+                         ? h / blockSize
+                         : ShapedType::kDynamic;
+  }
+  SmallVector<NamedAttribute, 2> attrs = {
+      attr(c.ctx(), "granularity", QuantGranularityAttr::get(c.ctx(), *g))};
+  if (blockSize || *g == QuantGranularity::block)
+    attrs.push_back(attr(c.ctx(), "block_size",
+                         IntegerAttr::get(IntegerType::get(c.ctx(), 64), blockSize)));
+  Operation *op = c.create(QuantizeOp::getOperationName(), v,
+                           {in.clone(elem), RankedTensorType::get(shape, scaleElem),
+                            RankedTensorType::get(shape, Float32Type::get(c.ctx()))},
+                           attrs);
+  if (!op)
+    return MlirValue{nullptr};
+  if (scale)
+    *scale = c.wrapValue(op->getResult(1));
+  if (amax)
+    *amax = c.wrapValue(op->getResult(2));
+  return c.wrapValue(op->getResult(0));
+}
+
+MlirValue fuserBuildScaledCast(FuserBuilder b, MlirValue x, MlirValue scale, FuserDType dtype,
+                               MlirValue *amax) {
+  if (amax)
+    *amax = MlirValue{nullptr};
+  Call c(b, "fuserBuildScaledCast");
+  if (!c.ready())
+    return MlirValue{nullptr};
+  Value v = c.operand(x, "the input"), s = c.operand(scale, "the scale");
+  if (!v || !s)
+    return MlirValue{nullptr};
+  Type elem = c.elementType(dtype);
+  if (!elem)
+    return MlirValue{nullptr};
+  Operation *op = c.create(ScaledCastOp::getOperationName(), {v, s},
+                           {tensorOf(v).clone(elem), s.getType()});
+  if (!op)
+    return MlirValue{nullptr};
+  if (amax)
+    *amax = c.wrapValue(op->getResult(1));
+  return c.wrapValue(op->getResult(0));
+}
+
+//===----------------------------------------------------------------------===//
 // Random numbers
 //===----------------------------------------------------------------------===//
 

@@ -470,6 +470,33 @@ MLIR_CAPI_EXPORTED MlirValue fuserBuildRmsNorm(FuserBuilder b, MlirValue x,
                                                MlirValue weight, const int64_t *dims,
                                                intptr_t numDims, double eps);
 
+/*===-- fp8 scaling (docs/fp8.md) ---------------------------------------------===*/
+
+/// Which elements of fuserBuildQuantize's input share one scale.
+typedef enum FuserQuantGranularity {
+  FuserQuantPerTensor = 0, ///< scale and amax of rank 0
+  FuserQuantPerRow = 1,    ///< [..., 1]: every dim but the last kept
+  FuserQuantPerBlock = 2,  ///< [..., H / blockSize]: blockSize contiguous elements
+} FuserQuantGranularity;
+
+/// fuser.quantize: current scaling of float `x` to `dtype` (F8E4M3FN or
+/// F8E5M2), one scale per group of `granularity` (`blockSize` for
+/// FuserQuantPerBlock, else 0). `scaleDType` picks the recipe: F32
+/// (torchao: scale = fmax / max(amax, 1e-12), result = cast(x * scale)
+/// saturating) or F8E8M0FNU (OCP MX: scale 2^(floor(log2 amax) - emax)).
+/// Returns the fp8 tensor and writes the scales and the f32 amax to *scale
+/// and *amax (either may be NULL; null values on error).
+MLIR_CAPI_EXPORTED MlirValue fuserBuildQuantize(FuserBuilder b, MlirValue x, FuserDType dtype,
+                                                FuserQuantGranularity granularity,
+                                                int64_t blockSize, FuserDType scaleDType,
+                                                MlirValue *scale, MlirValue *amax);
+/// fuser.scaled_cast: delayed scaling of float `x` to `dtype` (F8E4M3FN or
+/// F8E5M2) by the f32 `scale` (rank 0, or x's rank with dims 1 where
+/// shared): returns cast(x * scale) saturating and writes max |x| over each
+/// scale's group (scale's shape) to *amax (may be NULL).
+MLIR_CAPI_EXPORTED MlirValue fuserBuildScaledCast(FuserBuilder b, MlirValue x, MlirValue scale,
+                                                  FuserDType dtype, MlirValue *amax);
+
 /*===-- Random numbers (docs/random.md) ----------------------------------------===*
  *
  * Element i of a result is a function of (seed, offset, i) alone: Philox4x32-10

@@ -319,6 +319,26 @@ static void testCastConstantIota(MlirContext ctx) {
   MlirValue e = fuserBuildShr(b, bits, fuserBuildConstantI64(b, FuserDTypeI32, 23, 0, NULL));
   MlirValue back = fuserBuildShl(b, e, fuserBuildConstantI64(b, FuserDTypeI32, 23, 0, NULL));
   fuserBuilderAddOutput(b, fuserBuildBitcast(b, back, FuserDTypeF32), S("pow2"));
+  /* fp8 scaling: per-row current scaling, MX blocks, delayed scaling. */
+  MlirValue rowScale, rowAmax, mxScale;
+  MlirValue qr = fuserBuildQuantize(b, x, FuserDTypeF8E4M3FN, FuserQuantPerRow, 0, FuserDTypeF32,
+                                    &rowScale, &rowAmax);
+  EXPECT(fuserBuilderGetValueDType(b, rowScale) == FuserDTypeF32);
+  fuserBuilderAddOutput(b, qr, S("qr"));
+  fuserBuilderAddOutput(b, rowScale, S("qr_scale"));
+  fuserBuilderAddOutput(b, rowAmax, S("qr_amax"));
+  MlirValue fixedRows = fuserBuildCast(
+      b, fuserBuilderAddInput(b, FuserDTypeF32, 2, (int64_t[]){4, 64}, S("y")), FuserDTypeBF16);
+  MlirValue mx = fuserBuildQuantize(b, fixedRows, FuserDTypeF8E5M2, FuserQuantPerBlock, 32,
+                                    FuserDTypeF8E8M0FNU, &mxScale, NULL);
+  EXPECT(fuserBuilderGetValueDType(b, mxScale) == FuserDTypeF8E8M0FNU);
+  fuserBuilderAddOutput(b, mx, S("mx"));
+  fuserBuilderAddOutput(b, mxScale, S("mx_scale"));
+  MlirValue delayedAmax;
+  MlirValue scale = fuserBuildConstantF64(b, FuserDTypeF32, 4.0, 0, NULL);
+  fuserBuilderAddOutput(b, fuserBuildScaledCast(b, x, scale, FuserDTypeF8E4M3FN, &delayedAmax),
+                        S("ds"));
+  fuserBuilderAddOutput(b, delayedAmax, S("ds_amax"));
   finishAndPrint(b);
 }
 // CHECK-LABEL: @testCastConstantIota
@@ -343,6 +363,9 @@ static void testCastConstantIota(MlirContext ctx) {
 // CHECK: fuser.shr %{{.*}}, %{{.*}} : tensor<4x?xi32>, tensor<i32>
 // CHECK: fuser.shl %{{.*}}, %{{.*}} : tensor<4x?xi32>, tensor<i32>
 // CHECK: fuser.bitcast %{{.*}} : tensor<4x?xi32> to tensor<4x?xf32>
+// CHECK: fuser.quantize %{{.*}} row : tensor<4x?xbf16> -> (tensor<4x?xf8E4M3FN>, tensor<4x1xf32>, tensor<4x1xf32>)
+// CHECK: fuser.quantize %{{.*}} block 32 : tensor<4x64xbf16> -> (tensor<4x64xf8E5M2>, tensor<4x2xf8E8M0FNU>, tensor<4x2xf32>)
+// CHECK: fuser.scaled_cast %{{.*}}, %{{.*}} : (tensor<4x?xbf16>, tensor<f32>) -> (tensor<4x?xf8E4M3FN>, tensor<f32>)
 
 static void testBroadcastAndReductions(MlirContext ctx) {
   fprintf(stderr, "@testBroadcastAndReductions\n");

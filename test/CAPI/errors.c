@@ -169,6 +169,18 @@ static void testElementwiseMismatches(MlirContext ctx) {
   EXPECT_FAIL(b, fuserBuildCastSaturate(b, x, FuserDTypeF16));
   EXPECT_FAIL(b, fuserBuildBitcast(b, x, FuserDTypeI64));
   EXPECT_FAIL(b, fuserBuildShl(b, x, x));
+  EXPECT_FAIL(b, fuserBuildQuantize(b, x, FuserDTypeF8E4M3FN, (FuserQuantGranularity)5, 0,
+                                    FuserDTypeF32, NULL, NULL));
+  EXPECT_FAIL(b, fuserBuildQuantize(b, x, FuserDTypeF8E4M3FN, FuserQuantPerBlock, 3,
+                                    FuserDTypeF32, NULL, NULL));
+  EXPECT_FAIL(b, fuserBuildQuantize(b, x, FuserDTypeF8E4M3FN, FuserQuantPerRow, 4,
+                                    FuserDTypeF32, NULL, NULL));
+  EXPECT_FAIL(b, fuserBuildQuantize(b, x, FuserDTypeF16, FuserQuantPerRow, 0, FuserDTypeF32,
+                                    NULL, NULL));
+  EXPECT_FAIL(b, fuserBuildQuantize(b, x, FuserDTypeF8E5M2, FuserQuantPerTensor, 0,
+                                    FuserDTypeBF16, NULL, NULL));
+  EXPECT_FAIL(b, fuserBuildScaledCast(b, x, r, FuserDTypeF8E4M3FN, NULL));
+  EXPECT_FAIL(b, fuserBuildScaledCast(b, x, x, FuserDTypeI8, NULL));
   fuserBuilderDestroy(b);
 }
 // CHECK-LABEL: @testElementwiseMismatches
@@ -190,6 +202,13 @@ static void testElementwiseMismatches(MlirContext ctx) {
 // CHECK-NEXT: error: f: error: fuserBuildCastSaturate: 'fuser.cast' op saturate applies to a cast to f8E4M3FN, f8E5M2 or f8E8M0FNU, not to 'f16'; other float casts overflow to infinity as PyTorch's do
 // CHECK-NEXT: error: f: error: fuserBuildBitcast: 'fuser.bitcast' op reinterprets 'f32' (32 bits) as 'i64' (64 bits); the widths must match
 // CHECK-NEXT: error: f: error: fuserBuildShl: 'fuser.shl' op operand #0 must be ranked tensor of i8, i32 or i64, but got 'tensor<4x8xf32>'
+// CHECK-NEXT: error: f: error: fuserBuildQuantize: granularity 5 is not FuserQuantPerTensor, FuserQuantPerRow or FuserQuantPerBlock
+// CHECK-NEXT: error: f: error: fuserBuildQuantize: 'fuser.quantize' op the last dim (8) must be static and a multiple of the block size 3
+// CHECK-NEXT: error: f: error: fuserBuildQuantize: 'fuser.quantize' op a block size is for block granularity only
+// CHECK-NEXT: error: f: error: fuserBuildQuantize: 'fuser.quantize' op result #0 must be ranked tensor of f8E4M3FN or f8E5M2, but got 'tensor<4x8xf16>'
+// CHECK-NEXT: error: f: error: fuserBuildQuantize: 'fuser.quantize' op result #1 must be ranked tensor of f32 or f8E8M0FNU, but got 'tensor<bf16>'
+// CHECK-NEXT: error: f: error: fuserBuildScaledCast: 'fuser.scaled_cast' op scale has rank 1; it must be rank 0 (one scale) or the input's rank 2
+// CHECK-NEXT: error: f: error: fuserBuildScaledCast: 'fuser.scaled_cast' op result #0 must be ranked tensor of f8E4M3FN or f8E5M2, but got 'tensor<4x8xi8>'
 
 static void testShapesAndConstants(MlirContext ctx) {
   fprintf(stderr, "@testShapesAndConstants\n");

@@ -15,7 +15,7 @@ import re
 import numpy as np
 import torch
 
-from . import normalization, random_ops, reductions
+from . import fp8, fp8_composites, normalization, random_ops, reductions
 from .core import (Exact, Expect, Result, Ulps, from_f64, from_torch, to_f64,
                    to_torch)
 from .values import fuserc_random, fuserc_random_at
@@ -175,6 +175,22 @@ def ref_layer_norm(i):
     return [(w, r, alts[k:k + 1]) for k, (w, r) in enumerate(refs)]
 
 
+def ref_fp8_layer_norm_quantize(i):
+    """The correctly rounded layer_norm output quantized per row by
+    fp8_composites' recipe: fuser's layer_norm may miss by a bf16 ulp, so
+    codes within one, scales and amaxes within 2^-6 relative (an amax one
+    bf16 ulp off); the statistics as examples/layer_norm's."""
+    refs, mt, alts = normalization.layer_norm_ref(i["x"], "bf16", 1, i["w"], i["b"], 1e-5)
+    y32 = to_torch(refs[0][0], "bf16").to(torch.float32).numpy()
+    codes, scale, amax = fp8_composites.quantize_ref(y32, "f8E4M3FN", "row", None, "f32")
+    rows = y32.shape[0]
+    scale, amax = scale.reshape(rows, 1), amax.reshape(rows, 1)
+    return [(codes, fp8.Codes(1), []),
+            (scale, Ulps(1, np.abs(scale) * 2.0 ** -6), []),
+            (amax, Ulps(1, np.abs(amax) * 2.0 ** -6), []),
+            (refs[1][0], refs[1][1], alts[1:2]), (refs[2][0], refs[2][1], alts[2:3])]
+
+
 def ref_layer_norm_manual(i):
     refs, mt, alts = normalization.layer_norm_ref(i["x"], "f32", 1, i["w"], i["b"], 1e-5)
     return [(refs[0][0], refs[0][1], alts[0:1])]
@@ -239,7 +255,7 @@ REFERENCES = {k[4:]: v for k, v in globals().items() if k.startswith("ref_")}
 # references are computed (and compared) a block of rows at a time, which
 # keeps the float64 temporaries of an 8192x4096 example small.
 ROWWISE = {"add_mul_chain", "bf16_scale_tanh", "bias_gelu", "dropout_residual_layer_norm",
-           "dynamic_dims", "layer_norm",
+           "dynamic_dims", "fp8_layer_norm_quantize", "layer_norm",
            "layer_norm_manual", "log_softmax", "permute_add", "rms_norm", "silu", "softmax",
            "two_outputs", "var_mean"}
 CHUNK_ELEMENTS = 1 << 22
