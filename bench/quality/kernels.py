@@ -37,7 +37,8 @@ LAUNCH_S = 4e-6       # seconds per kernel launch
 # Thread instructions an H200 issues per second at most: 132 SMs x 4
 # schedulers x one warp instruction (32 threads) per clock x 1.98 GHz.
 H200_ISSUE = 132 * 4 * 32 * 1.98e9
-ELEM = {"i1": 1, "i8": 1, "i32": 4, "i64": 8, "f16": 2, "bf16": 2, "f32": 4, "f64": 8}
+ELEM = {"i1": 1, "i8": 1, "i32": 4, "i64": 8, "f16": 2, "bf16": 2, "f32": 4, "f64": 8,
+        "f8E4M3FN": 1, "f8E5M2": 1, "f8E8M0FNU": 1}
 
 # Sizes for the examples with dynamic dims (the model needs numbers): each
 # pair replaces text in the example to make it static.
@@ -229,8 +230,34 @@ def eager_kernels(args, ops):
                 steps.append(("mul weight", full + nbytes(*in_types[1]), full))
             kernels += steps
             continue
+        if name in ("fuser.quantize", "fuser.scaled_cast"):
+            kernels += _eager_fp8_scaling(name, in_types, out_types)
+            continue
         kernels.append((name.replace("fuser.", ""), reads, sum(writes)))
     return kernels
+
+
+def _eager_fp8_scaling(name, in_types, out_types):
+    """torchao's Float8 scaling in eager PyTorch: x.to(float32), abs, amax,
+    the scale's arithmetic on the amaxes (to(float64), clamp, div,
+    to(float32): four small kernels; delayed scaling has none), x * scale,
+    clamp to the finite range, .to(float8)."""
+    (shape, dt) = in_types[0]
+    full, f32 = nbytes(shape, dt), nbytes(shape, "f32")
+    groups = nbytes(*out_types[-1])  # the amax: one f32 per group
+    q = nbytes(*out_types[0])
+    steps = []
+    if dt != "f32":
+        steps.append(("to(float32)", full, f32))
+    steps += [("abs", f32, f32), ("amax", f32, groups)]
+    scale = groups
+    if name == "fuser.quantize":
+        steps += [("to(float64)", groups, 2 * groups), ("clamp", 2 * groups, 2 * groups),
+                  ("div", 2 * groups, 2 * groups), ("to(float32)", 2 * groups, groups)]
+    else:
+        scale = nbytes(*in_types[1])
+    steps += [("mul scale", f32 + scale, f32), ("clamp", f32, f32), ("to(float8)", f32, q)]
+    return steps
 
 
 # ---- hand-written CUDA ----------------------------------------------------
@@ -550,7 +577,7 @@ def measured_fp8(fuserc, work):
     sys.path.insert(0, os.path.join(ROOT, "test", "oracle"))
     try:
         import numpy as np
-        from oracle import bits, fp8  # noqa: E402
+        from oracle import bits, fp8, fp8_composites  # noqa: E402
     except ImportError as e:
         sys.stderr.write("kernels.py: fp8 skipped: %s\n" % e)
         return ["| (skipped: %s; run with /usr/bin/python3) | | | |" % e]
@@ -569,6 +596,15 @@ def measured_fp8(fuserc, work):
          lambda: fp8.current_scaling_part(rng, 256, 4096, "f8E4M3FN", False), "-"),
         ("per-row current scaling to e5m2 (gradients), bf16 256x4096",
          lambda: fp8.current_scaling_part(rng, 256, 4096, "f8E5M2", True), "-"),
+        ("`fuser.quantize row` (f32 scales, torchao's rowwise recipe) to e4m3, bf16 256x4096",
+         lambda: fp8_composites.quantize_part(rng, 256, 4096, "f8E4M3FN", "row"), "-"),
+        ("`fuser.quantize block 32` (e8m0 scales, OCP MX) to e4m3, bf16 256x4096",
+         lambda: fp8_composites.quantize_part(rng, 256, 4096, "f8E4M3FN", "block", 32, "e8m0"),
+         "-"),
+        ("`fuser.scaled_cast` per tensor (delayed scaling: the scale given, amax out) to "
+         "e4m3, bf16 256x4096",
+         lambda: fp8_composites.scaled_cast_part(rng, 256, 4096, "f8E4M3FN", False),
+         "the rank-0 scale: one 4-byte load a thread, served by the cache"),
     ]
     rows = _measure_parts(fuserc, work, "fp8", fusions)
     sys.stderr.write("kernels.py: measured the fp8 fusions\n")
