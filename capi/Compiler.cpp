@@ -6,6 +6,7 @@
 
 #include "Diagnostics.h"
 
+#include "fuser/Driver/CompileCache.h"
 #include "fuser/Driver/Compiler.h"
 
 #include "mlir/AsmParser/AsmParser.h"
@@ -138,19 +139,23 @@ MlirModule fuserParseSourceFile(MlirContext context, MlirStringRef path,
 namespace {
 struct Result {
   bool ok = false;
+  bool cacheHit = false;
   std::string diagnostics;
   CompileOutput out;
 };
 } // namespace
 
-static DriverOptions *unwrap(FuserCompileOptions o) {
-  return static_cast<DriverOptions *>(o.ptr);
-}
+namespace {
+/// What fuserCompile does (DriverOptions) and where it looks first.
+struct Options : DriverOptions {
+  CompileCacheOptions cache;
+};
+} // namespace
+
+static Options *unwrap(FuserCompileOptions o) { return static_cast<Options *>(o.ptr); }
 static Result *unwrap(FuserCompileResult r) { return static_cast<Result *>(r.ptr); }
 
-FuserCompileOptions fuserCompileOptionsCreate(void) {
-  return {new DriverOptions()};
-}
+FuserCompileOptions fuserCompileOptionsCreate(void) { return {new Options()}; }
 void fuserCompileOptionsDestroy(FuserCompileOptions options) {
   delete unwrap(options);
 }
@@ -196,6 +201,19 @@ void fuserCompileOptionsSetEmulation(FuserCompileOptions o, bool v) {
     return;
   unwrap(o)->emulation = v;
 }
+void fuserCompileOptionsSetCache(FuserCompileOptions o, bool enabled) {
+  if (!o.ptr)
+    return;
+  unwrap(o)->cache.enabled = enabled;
+}
+void fuserCompileOptionsSetCacheDir(FuserCompileOptions o, MlirStringRef dir,
+                                    uint64_t maxBytes) {
+  if (!o.ptr)
+    return;
+  unwrap(o)->cache.dir = dir.data ? unwrap(dir).str() : std::string();
+  unwrap(o)->cache.maxDiskBytes = maxBytes ? maxBytes : uint64_t(1) << 30;
+}
+void fuserCompileCacheClearMemory(void) { clearCompileMemoryCache(); }
 void fuserCompileOptionsSetTestingPlantBug(FuserCompileOptions o, MlirStringRef bug) {
   if (!o.ptr)
     return;
@@ -214,8 +232,8 @@ FuserCompileResult fuserCompile(MlirModule module, FuserCompileOptions options) 
   }
   ModuleOp m = unwrap(module);
   DiagnosticCollector collector(m.getContext());
-  OwningOpRef<ModuleOp> copy = m.clone();
-  result->ok = succeeded(compileModule(*copy, *unwrap(options), result->out)) &&
+  Options &o = *unwrap(options);
+  result->ok = succeeded(compileModuleCached(m, o, o.cache, result->out, result->cacheHit)) &&
                !collector.hadError();
   result->diagnostics = collector.text();
   if (!result->ok && result->diagnostics.empty())
@@ -237,6 +255,7 @@ static bool inRange(intptr_t i, size_t n) { return i >= 0 && (size_t)i < n; }
 
 void fuserCompileResultDestroy(FuserCompileResult r) { delete unwrap(r); }
 bool fuserCompileResultIsSuccess(FuserCompileResult r) { return resultOrNull(r).ok; }
+bool fuserCompileResultIsCacheHit(FuserCompileResult r) { return resultOrNull(r).cacheHit; }
 MlirStringRef fuserCompileResultGetDiagnostics(FuserCompileResult r) {
   return wrap(StringRef(resultOrNull(r).diagnostics));
 }

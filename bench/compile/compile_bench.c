@@ -217,6 +217,7 @@ static FuserCompileOptions makeOptions(void) {
   FuserCompileOptions o = fuserCompileOptionsCreate();
   fuserCompileOptionsSetChip(o, mlirStringRefCreateFromCString("sm_90"));
   fuserCompileOptionsSetEmulation(o, false);
+  fuserCompileOptionsSetCache(o, false); /* every run compiles */
   return o;
 }
 

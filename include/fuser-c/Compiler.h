@@ -100,6 +100,24 @@ MLIR_CAPI_EXPORTED void fuserCompileOptionsSetKeepStages(FuserCompileOptions opt
 MLIR_CAPI_EXPORTED void fuserCompileOptionsSetEmulation(FuserCompileOptions options,
                                                         bool emulation);
 
+/// The compile cache (docs/compile-cache.md): fuserCompile keeps each
+/// successful output, keyed by a hash of the module, the options, fuser's
+/// build and LLVM's version, and a compile with the same key returns the
+/// same bytes without compiling. In memory for the whole process (on by
+/// default, 256 MB, least recently used first out); `enabled` false
+/// compiles every time (benchmarks).
+MLIR_CAPI_EXPORTED void fuserCompileOptionsSetCache(FuserCompileOptions options,
+                                                    bool enabled);
+/// Also keep entries in directory `dir` (created if missing), shared by
+/// every process, at most `maxBytes` (0: 1 GiB) of them, least recently used
+/// deleted first. Writes are atomic (a temporary file renamed); a corrupt
+/// or truncated entry is detected, deleted and written again, never loaded.
+/// An empty `dir` uses the FUSER_CACHE_DIR environment variable when set.
+MLIR_CAPI_EXPORTED void fuserCompileOptionsSetCacheDir(FuserCompileOptions options,
+                                                       MlirStringRef dir, uint64_t maxBytes);
+/// Empties the in-process cache.
+MLIR_CAPI_EXPORTED void fuserCompileCacheClearMemory(void);
+
 /// Testing only: emit a known schedule bug ("missing-barrier", "wrong-tail",
 /// "wrong-index", "inner-outer-drop-partial", "inner-outer-row-map",
 /// "last-block-no-fence", or ""
@@ -123,6 +141,8 @@ MLIR_CAPI_EXPORTED FuserCompileResult fuserCompile(MlirModule module,
 MLIR_CAPI_EXPORTED void fuserCompileResultDestroy(FuserCompileResult result);
 
 MLIR_CAPI_EXPORTED bool fuserCompileResultIsSuccess(FuserCompileResult result);
+/// Whether the output came from the compile cache (no compile ran).
+MLIR_CAPI_EXPORTED bool fuserCompileResultIsCacheHit(FuserCompileResult result);
 /// Every diagnostic, one per line: "file:line:col: error: message" (notes
 /// and warnings too). Empty on success without warnings.
 MLIR_CAPI_EXPORTED MlirStringRef

@@ -1,0 +1,332 @@
+//===- CompileCache.cpp - compile results kept by what determines them ----===//
+//
+// Memory: a map from key to output, least recently used first out past
+// 256 MB, behind one mutex (a lookup copies the output out).
+//
+// Directory: one file per key, `<key>.fcc`:
+//   "FUSERCC1"  8 bytes
+//   length      8 bytes, little endian: the payload's size
+//   sha256      32 bytes: of the payload
+//   payload     the bundle, then the (fusion, PTX) and (fusion, kernel IR)
+//               lists, each string as an 8-byte length and its bytes
+// Written to a temporary file in the directory and renamed over the entry,
+// so a reader sees a whole old entry or a whole new one, from any number of
+// processes. A file that is short, long, or whose checksum or layout is
+// wrong is a miss: it is deleted and written again. A hit touches the file;
+// after a store the directory is trimmed to its limit by deleting the least
+// recently touched entries.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fuser/Driver/CompileCache.h"
+
+#include "mlir/IR/OperationSupport.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Config/llvm-config.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SHA256.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <dlfcn.h>
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <list>
+#include <mutex>
+#include <unordered_map>
+
+using namespace mlir;
+using namespace mlir::fuser;
+
+namespace {
+
+constexpr char kMagic[8] = {'F', 'U', 'S', 'E', 'R', 'C', 'C', '1'};
+constexpr uint64_t kMemoryLimit = uint64_t(256) << 20;
+
+/// The build of fuser this code is part of: the size and modification time
+/// of the file (library or executable) holding it, so that a rebuilt fuser
+/// never reads what an older one cached.
+const std::string &buildIdentity() {
+  static const std::string id = [] {
+    Dl_info info;
+    struct stat st;
+    if (dladdr(reinterpret_cast<void *>(&compileCacheKey), &info) && info.dli_fname &&
+        stat(info.dli_fname, &st) == 0)
+      return (llvm::Twine(info.dli_fname) + ":" + llvm::Twine((uint64_t)st.st_size) + ":" +
+              llvm::Twine((uint64_t)st.st_mtim.tv_sec) + "." +
+              llvm::Twine((uint64_t)st.st_mtim.tv_nsec))
+          .str();
+    return std::string("unknown build");
+  }();
+  return id;
+}
+
+uint64_t outputBytes(const CompileOutput &o) {
+  uint64_t n = o.bundle.size();
+  for (auto &p : o.ptx)
+    n += p.first.size() + p.second.size();
+  for (auto &p : o.kernelIR)
+    n += p.first.size() + p.second.size();
+  return n;
+}
+
+class MemoryCache {
+public:
+  bool lookup(const std::string &key, CompileOutput &out) {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = entries.find(key);
+    if (it == entries.end())
+      return false;
+    order.splice(order.begin(), order, it->second.position);
+    out = it->second.output;
+    return true;
+  }
+  void store(const std::string &key, const CompileOutput &out) {
+    uint64_t size = outputBytes(out);
+    if (size > kMemoryLimit)
+      return;
+    std::lock_guard<std::mutex> lock(mutex);
+    if (entries.count(key))
+      return;
+    order.push_front(key);
+    entries[key] = {out, order.begin(), size};
+    bytes += size;
+    while (bytes > kMemoryLimit) {
+      auto last = entries.find(order.back());
+      bytes -= last->second.size;
+      entries.erase(last);
+      order.pop_back();
+    }
+  }
+  void clear() {
+    std::lock_guard<std::mutex> lock(mutex);
+    entries.clear();
+    order.clear();
+    bytes = 0;
+  }
+
+private:
+  struct Entry {
+    CompileOutput output;
+    std::list<std::string>::iterator position;
+    uint64_t size;
+  };
+  std::mutex mutex;
+  std::unordered_map<std::string, Entry> entries;
+  std::list<std::string> order; // most recently used first
+  uint64_t bytes = 0;
+};
+
+MemoryCache &memory() {
+  static MemoryCache *cache = new MemoryCache(); // never destroyed: used at exit
+  return *cache;
+}
+
+void putString(std::string &buf, llvm::StringRef s) {
+  uint64_t n = s.size();
+  for (int i = 0; i < 8; ++i)
+    buf.push_back(static_cast<char>(n >> (8 * i)));
+  buf.append(s.data(), s.size());
+}
+
+bool getString(llvm::StringRef &in, std::string &s) {
+  if (in.size() < 8)
+    return false;
+  uint64_t n = 0;
+  for (int i = 0; i < 8; ++i)
+    n |= uint64_t(static_cast<uint8_t>(in[i])) << (8 * i);
+  in = in.drop_front(8);
+  if (n > in.size())
+    return false;
+  s = in.take_front(n).str();
+  in = in.drop_front(n);
+  return true;
+}
+
+std::string serialize(const CompileOutput &o) {
+  std::string payload;
+  putString(payload, o.bundle);
+  for (auto *list : {&o.ptx, &o.kernelIR}) {
+    putString(payload, std::to_string(list->size()));
+    for (auto &[name, text] : *list) {
+      putString(payload, name);
+      putString(payload, text);
+    }
+  }
+  std::array<uint8_t, 32> sum = llvm::SHA256::hash(llvm::arrayRefFromStringRef(payload));
+  std::string file(kMagic, sizeof(kMagic));
+  uint64_t n = payload.size();
+  for (int i = 0; i < 8; ++i)
+    file.push_back(static_cast<char>(n >> (8 * i)));
+  file.append(reinterpret_cast<const char *>(sum.data()), sum.size());
+  file += payload;
+  return file;
+}
+
+bool deserialize(llvm::StringRef file, CompileOutput &o) {
+  if (file.size() < 48 || file.take_front(8) != llvm::StringRef(kMagic, 8))
+    return false;
+  uint64_t n = 0;
+  for (int i = 0; i < 8; ++i)
+    n |= uint64_t(static_cast<uint8_t>(file[8 + i])) << (8 * i);
+  llvm::StringRef payload = file.drop_front(48);
+  if (payload.size() != n)
+    return false;
+  std::array<uint8_t, 32> sum = llvm::SHA256::hash(llvm::arrayRefFromStringRef(payload));
+  if (llvm::StringRef(reinterpret_cast<const char *>(sum.data()), 32) != file.substr(16, 32))
+    return false;
+  CompileOutput r;
+  if (!getString(payload, r.bundle))
+    return false;
+  for (auto *list : {&r.ptx, &r.kernelIR}) {
+    std::string count;
+    unsigned long long k;
+    if (!getString(payload, count) || llvm::getAsUnsignedInteger(count, 10, k))
+      return false;
+    for (unsigned long long i = 0; i < k; ++i) {
+      std::string name, text;
+      if (!getString(payload, name) || !getString(payload, text))
+        return false;
+      list->emplace_back(std::move(name), std::move(text));
+    }
+  }
+  if (!payload.empty())
+    return false;
+  o = std::move(r);
+  return true;
+}
+
+std::string entryPath(const std::string &dir, const std::string &key) {
+  llvm::SmallString<256> p(dir);
+  llvm::sys::path::append(p, key + ".fcc");
+  return std::string(p);
+}
+
+bool diskLookup(const std::string &dir, const std::string &key, CompileOutput &out) {
+  std::string path = entryPath(dir, key);
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  if (!buffer)
+    return false;
+  if (!deserialize((*buffer)->getBuffer(), out)) {
+    llvm::sys::fs::remove(path); // corrupt or truncated: never loaded, rewritten
+    return false;
+  }
+  // Touch it: the trim deletes the least recently used entries first.
+  if (auto f = llvm::sys::fs::openNativeFileForWrite(path, llvm::sys::fs::CD_OpenExisting,
+                                                      llvm::sys::fs::OF_Append)) {
+    llvm::sys::fs::setLastAccessAndModificationTime(*f, llvm::sys::TimePoint<>(
+                                                            std::chrono::system_clock::now()));
+    llvm::sys::fs::closeFile(*f);
+  } else {
+    llvm::consumeError(f.takeError());
+  }
+  return true;
+}
+
+void trim(const std::string &dir, uint64_t limit) {
+  struct File {
+    std::string path;
+    uint64_t size;
+    llvm::sys::TimePoint<> time;
+  };
+  std::vector<File> files;
+  uint64_t total = 0;
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (llvm::sys::path::extension(it->path()) != ".fcc")
+      continue;
+    llvm::sys::fs::file_status st;
+    if (llvm::sys::fs::status(it->path(), st))
+      continue;
+    files.push_back({it->path(), st.getSize(), st.getLastModificationTime()});
+    total += st.getSize();
+  }
+  if (total <= limit)
+    return;
+  llvm::sort(files, [](const File &a, const File &b) { return a.time < b.time; });
+  for (const File &f : files) {
+    if (total <= limit)
+      break;
+    if (!llvm::sys::fs::remove(f.path))
+      total -= f.size;
+  }
+}
+
+void diskStore(const CompileCacheOptions &cache, const std::string &key,
+               const CompileOutput &out) {
+  if (llvm::sys::fs::create_directories(cache.dir))
+    return;
+  std::string file = serialize(out);
+  if (file.size() > cache.maxDiskBytes)
+    return;
+  llvm::SmallString<256> temp;
+  int fd;
+  llvm::SmallString<256> model(cache.dir);
+  llvm::sys::path::append(model, key + ".%%%%%%%%.tmp");
+  if (llvm::sys::fs::createUniqueFile(model, fd, temp))
+    return;
+  bool ok;
+  {
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    os << file;
+    os.close();
+    ok = !os.has_error();
+    os.clear_error();
+  }
+  if (!ok || llvm::sys::fs::rename(temp, entryPath(cache.dir, key))) {
+    llvm::sys::fs::remove(temp);
+    return;
+  }
+  trim(cache.dir, cache.maxDiskBytes);
+}
+
+} // namespace
+
+std::string mlir::fuser::compileCacheKey(ModuleOp module, const DriverOptions &o) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "fuser compile cache 1\n" << buildIdentity() << "\nLLVM " << LLVM_VERSION_STRING
+     << "\nchip " << o.chip << " ptx " << o.ptx << " fast-math " << o.fastMath
+     << " index-bits " << o.indexBits << " math " << o.math << " opt " << o.optLevel
+     << " emulation " << o.emulation << " plant-bug " << o.plantBug << "\n";
+  module->print(os, OpPrintingFlags().printGenericOpForm().enableDebugInfo(false));
+  return llvm::toHex(llvm::SHA256::hash(llvm::arrayRefFromStringRef(text)),
+                     /*LowerCase=*/true);
+}
+
+LogicalResult mlir::fuser::compileModuleCached(ModuleOp module, const DriverOptions &options,
+                                               const CompileCacheOptions &cache,
+                                               CompileOutput &out, bool &hit) {
+  hit = false;
+  auto compileCopy = [&] {
+    OwningOpRef<ModuleOp> copy = module.clone();
+    return compileModule(*copy, options, out);
+  };
+  if (!cache.enabled || options.keepStages || !options.plantBug.empty())
+    return compileCopy();
+  std::string dir = cache.dir;
+  if (dir.empty())
+    if (const char *env = std::getenv("FUSER_CACHE_DIR"))
+      dir = env;
+  std::string key = compileCacheKey(module, options);
+  if (memory().lookup(key, out) || (!dir.empty() && diskLookup(dir, key, out))) {
+    hit = true;
+    memory().store(key, out);
+    return success();
+  }
+  if (failed(compileCopy()))
+    return failure();
+  memory().store(key, out);
+  if (!dir.empty()) {
+    CompileCacheOptions withDir = cache;
+    withDir.dir = dir;
+    diskStore(withDir, key, out);
+  }
+  return success();
+}
+
+void mlir::fuser::clearCompileMemoryCache() { memory().clear(); }
