@@ -18,6 +18,7 @@
 #include "mlir-c/IR.h"
 
 #include <dirent.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -221,6 +222,57 @@ static void testDirectory(const char *dir) {
 // CHECK-LABEL: @testDirectory
 // CHECK: directory ok
 
+/* Threads compiling one fusion into one directory at once (each in its own
+ * context): every result is the reference's bytes, one entry remains. */
+enum { kThreads = 4 };
+typedef struct {
+  const char *dir;
+  int ok;
+} Job;
+
+static void *work(void *arg) {
+  Job *job = arg;
+  MlirContext c = fuserContextCreate();
+  MlirModule m = fuserParseSourceString(c, S(kFusion), S("cache.mlir"), NULL, NULL);
+  FuserCompileOptions o = fuserCompileOptionsCreate();
+  fuserCompileOptionsSetCacheDir(o, S(job->dir), 0);
+  FuserCompileResult r = fuserCompile(m, o);
+  MlirStringRef b = fuserCompileResultGetBundle(r);
+  job->ok = fuserCompileResultIsSuccess(r) && b.length == referenceSize &&
+            !memcmp(b.data, reference, b.length);
+  fuserCompileResultDestroy(r);
+  fuserCompileOptionsDestroy(o);
+  mlirModuleDestroy(m);
+  mlirContextDestroy(c);
+  return NULL;
+}
+
+static void testThreads(const char *base) {
+  fprintf(stderr, "@testThreads\n");
+  char dir[4096];
+  snprintf(dir, sizeof dir, "%s/threads", base);
+  FuserCompileOptions o = fuserCompileOptionsCreate();
+  fuserCompileCacheClearMemory();
+  EXPECT(!compile(kFusion, o, 0)); /* the reference, in memory only */
+  fuserCompileOptionsDestroy(o);
+  fuserCompileCacheClearMemory();
+  pthread_t threads[kThreads];
+  Job jobs[kThreads];
+  for (int i = 0; i < kThreads; ++i) {
+    jobs[i].dir = dir;
+    jobs[i].ok = 0;
+    EXPECT(pthread_create(&threads[i], NULL, work, &jobs[i]) == 0);
+  }
+  for (int i = 0; i < kThreads; ++i) {
+    pthread_join(threads[i], NULL);
+    EXPECT(jobs[i].ok);
+  }
+  EXPECT(countEntries(dir) == 1);
+  fprintf(stderr, "threads ok\n");
+}
+// CHECK-LABEL: @testThreads
+// CHECK: threads ok
+
 /* Failures are not cached: the diagnostics come every time. */
 static void testFailure(void) {
   fprintf(stderr, "@testFailure\n");
@@ -249,6 +301,7 @@ int main(int argc, char **argv) {
   ctx = fuserContextCreate();
   testMemory();
   testDirectory(argv[1]);
+  testThreads(argv[1]);
   testFailure();
   free(reference);
   mlirContextDestroy(ctx);
