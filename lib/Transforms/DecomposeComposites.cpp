@@ -213,6 +213,28 @@ static Value i32Scalar(PatternRewriter &rewriter, Location loc, int64_t v) {
                             rewriter.getIntegerAttr(i32, v));
 }
 
+/// max(|x|) over `dims` (none: |x| itself), at least 0: an empty group's
+/// max is -inf, the reduction's identity, and its amax is 0 like an
+/// all-zero group's; NaN stays NaN.
+static Value groupAmax(Expander &e, Location loc, Value x, ArrayRef<int64_t> dims, bool keep) {
+  Value amax = AbsOp::create(e.rewriter, loc, x);
+  if (!dims.empty())
+    amax = MaxOp::create(e.rewriter, loc, amax, dims, keep);
+  if (dims.empty())
+    return amax;
+  return MaximumOp::create(e.rewriter, loc, amax, e.scalar(e.rewriter.getF32Type(), 0.0));
+}
+
+/// cast(y) saturate to fp8, with every NaN of y the positive quiet NaN
+/// first: a NaN that arithmetic made (inf * 0, NaN * scale) has the GPU's
+/// canonical positive bits but the host CPU's own sign in the emulator,
+/// and the fp8 code keeps the sign; so the code is 0x7f on every machine.
+static Value saturatingCast(Expander &e, Location loc, Value y, RankedTensorType to) {
+  Value nan = e.scalar(e.rewriter.getF32Type(), std::numeric_limits<double>::quiet_NaN());
+  y = WhereOp::create(e.rewriter, loc, IsNanOp::create(e.rewriter, loc, y), nan, y);
+  return CastOp::create(e.rewriter, loc, to, y, /*saturate=*/true);
+}
+
 /// scaled_cast: amax over the dims the scale is shared along, and
 /// cast(x * scale) saturate.
 struct DecomposeScaledCast : OpRewritePattern<ScaledCastOp> {
@@ -227,17 +249,14 @@ struct DecomposeScaledCast : OpRewritePattern<ScaledCastOp> {
     for (int64_t d = 0; d < xType.getRank(); ++d)
       if (scaleType.getRank() == 0 || (scaleType.getDimSize(d) == 1 && xType.getDimSize(d) != 1))
         shared.push_back(d);
-    Value abs = AbsOp::create(rewriter, loc, x);
-    Value amax = abs;
-    if (!shared.empty())
-      amax = MaxOp::create(rewriter, loc, abs, shared, /*keepdim=*/scaleType.getRank() != 0);
+    Value amax = groupAmax(e, loc, x, shared, /*keep=*/scaleType.getRank() != 0);
     if (e.typeOf(amax) != scaleType) // a dim of size 1 on both sides
       amax = ReshapeOp::create(rewriter, loc, scaleType, amax);
     Value scale = op.getScale();
     if (scaleType.getRank() != 0)
       scale = e.expand(scale, xType);
     Value y = MulOp::create(rewriter, loc, x, scale);
-    Value q = CastOp::create(rewriter, loc, op.getResult().getType(), y, /*saturate=*/true);
+    Value q = saturatingCast(e, loc, y, op.getResult().getType());
     rewriter.replaceOp(op, {q, amax});
     return success();
   }
@@ -273,7 +292,7 @@ struct DecomposeQuantize : OpRewritePattern<QuantizeOp> {
     else
       dims.push_back(groups.getRank() - 1);
     bool keep = g != QuantGranularity::tensor;
-    Value amax = MaxOp::create(rewriter, loc, AbsOp::create(rewriter, loc, x), dims, keep);
+    Value amax = groupAmax(e, loc, x, dims, keep); // rank 0: |x|
     Value multiplier, scale;
     if (op.getScale().getType().getElementType().isF32()) {
       // torchao: fmax / clamp(amax, min=1e-12) in f64, rounded to f32.
@@ -311,7 +330,7 @@ struct DecomposeQuantize : OpRewritePattern<QuantizeOp> {
     if (keep)
       multiplier = e.expand(multiplier, groups);
     Value y = MulOp::create(rewriter, loc, x, multiplier);
-    Value q = CastOp::create(rewriter, loc, groups.clone(fp8), y, /*saturate=*/true);
+    Value q = saturatingCast(e, loc, y, groups.clone(fp8));
     auto shapeAs = [&](Value v, RankedTensorType t) -> Value {
       return e.typeOf(v) == t ? v : ReshapeOp::create(rewriter, loc, t, v).getResult();
     };

@@ -10,6 +10,7 @@
 
 #include "fuser-c/Builder.h"
 #include "fuser-c/Dialects.h"
+#include "capi_test.h"
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
@@ -23,16 +24,6 @@
 #define DYN FUSER_DYNAMIC
 #define S(str) mlirStringRefCreateFromCString(str)
 #define NONE ((MlirValue){NULL})
-
-static int failures = 0;
-
-#define EXPECT(cond)                                                           \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      fprintf(stderr, "%s:%d: EXPECT failed: %s\n", __FILE__, __LINE__, #cond); \
-      ++failures;                                                              \
-    }                                                                          \
-  } while (0)
 
 /* Everything printed, kept for testEveryOpBuilt. */
 static char *printed = NULL;

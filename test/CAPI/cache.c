@@ -14,6 +14,7 @@
 
 #include "fuser-c/Compiler.h"
 #include "fuser-c/Dialects.h"
+#include "capi_test.h"
 
 #include "mlir-c/IR.h"
 
@@ -27,16 +28,6 @@
 #include <unistd.h>
 
 #define S(str) mlirStringRefCreateFromCString(str)
-
-static int failures = 0;
-
-#define EXPECT(cond)                                                           \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      fprintf(stderr, "%s:%d: EXPECT failed: %s\n", __FILE__, __LINE__, #cond); \
-      ++failures;                                                              \
-    }                                                                          \
-  } while (0)
 
 static const char *kFusion =
     "func.func @f(%x: tensor<64x256xf32>) -> tensor<64x256xf32> {\n"

@@ -17,6 +17,7 @@
 #include "fuser-c/Emulator.h"
 #include "fuser-c/Passes.h"
 #include "fuser_runtime.h"
+#include "capi_test.h"
 
 #include "mlir-c/IR.h"
 #include "mlir-c/Pass.h"
@@ -29,16 +30,6 @@
 #define DYN FUSER_DYNAMIC
 #define S(str) mlirStringRefCreateFromCString(str)
 #define NONE ((MlirValue){NULL})
-
-static int failures = 0;
-
-#define EXPECT(cond)                                                           \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      fprintf(stderr, "%s:%d: EXPECT failed: %s\n", __FILE__, __LINE__, #cond); \
-      ++failures;                                                              \
-    }                                                                          \
-  } while (0)
 
 static void printToStderr(MlirStringRef s, void *userData) {
   (void)userData;

@@ -12,6 +12,7 @@
 
 #include "fuser-c/Builder.h"
 #include "fuser-c/Dialects.h"
+#include "capi_test.h"
 
 #include "mlir-c/Diagnostics.h"
 #include "mlir-c/IR.h"
@@ -25,16 +26,6 @@
 #define S(str) mlirStringRefCreateFromCString(str)
 #define NONE ((MlirValue){NULL})
 #define SHAPE(...) (sizeof((int64_t[]){__VA_ARGS__}) / sizeof(int64_t)), (int64_t[]){__VA_ARGS__}
-
-static int failures = 0;
-
-#define EXPECT(cond)                                                           \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      fprintf(stderr, "%s:%d: EXPECT failed: %s\n", __FILE__, __LINE__, #cond); \
-      ++failures;                                                              \
-    }                                                                          \
-  } while (0)
 
 /* Prints the builder's first error on one line and clears it, so the next
  * failing call of the same builder reports its own error. */

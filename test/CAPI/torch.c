@@ -12,6 +12,7 @@
 
 #include "fuser-c/Builder.h"
 #include "fuser-c/Dialects.h"
+#include "capi_test.h"
 
 #include "mlir-c/IR.h"
 
@@ -23,16 +24,6 @@
 #define S(str) mlirStringRefCreateFromCString(str)
 #define NONE ((MlirValue){NULL})
 #define SHAPE(...) (sizeof((int64_t[]){__VA_ARGS__}) / sizeof(int64_t)), (int64_t[]){__VA_ARGS__}
-
-static int failures = 0;
-
-#define EXPECT(cond)                                                           \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      fprintf(stderr, "%s:%d: EXPECT failed: %s\n", __FILE__, __LINE__, #cond); \
-      ++failures;                                                              \
-    }                                                                          \
-  } while (0)
 
 static void printToStderr(MlirStringRef s, void *userData) {
   (void)userData;

@@ -362,31 +362,41 @@ const char *formatName(int fmt) {
   return fmt == 0 ? "f8E4M3FN" : fmt == 1 ? "f8E5M2" : "f8E8M0FNU";
 }
 
-/// Encodes the f32 bit patterns start, start + stride, ... (wrapping at
-/// 2^32, `count` of them) with fuser and with the reference; returns the
-/// mismatches, printing the first few.
-uint64_t checkEncode(const Kernel<float, int8_t> &k, int fmt, bool saturate,
-                     uint64_t stride, uint64_t count, const char *form) {
+/// Runs `k` on the f32 bit patterns 0, stride, 2 stride, ... (wrapping at
+/// 2^32, `count` of them), a chunk at a time, and hands each input and its
+/// output to `check`. Whole vectors: the vector<4> form has no remainder
+/// loop; the buffers hold a chunk, so the lanes past the count are in
+/// bounds (and not checked).
+template <typename Out, typename Check>
+void forEachPattern(const Kernel<float, Out> &k, uint64_t stride, uint64_t count,
+                    Check check) {
   const uint64_t chunk = 1 << 22;
   std::vector<float> in(chunk);
-  std::vector<int8_t> out(chunk);
-  uint64_t bad = 0, done = 0, pattern = 0;
+  std::vector<Out> out(chunk);
+  uint64_t done = 0, pattern = 0;
   while (done < count) {
     uint64_t n = std::min(chunk, count - done);
     for (uint64_t i = 0; i < n; ++i, pattern += stride)
       in[i] = fromBits(static_cast<uint32_t>(pattern));
-    // Whole vectors: the vector<4> form has no remainder loop; the buffers
-    // hold a chunk, so the lanes past n are in bounds (and not checked).
     k.run(in.data(), out.data(), static_cast<int64_t>((n + 3) & ~uint64_t(3)));
-    for (uint64_t i = 0; i < n; ++i) {
-      uint8_t got = static_cast<uint8_t>(out[i]), want = reference(in[i], fmt, saturate);
-      if (got != want && bad++ < 5)
-        std::printf("  MISMATCH %s%s (%s): f32 0x%08x (%a): fuser 0x%02x, PyTorch 0x%02x\n",
-                    formatName(fmt), saturate ? " saturate" : "", form, toBits(in[i]),
-                    static_cast<double>(in[i]), got, want);
-    }
+    for (uint64_t i = 0; i < n; ++i)
+      check(in[i], out[i]);
     done += n;
   }
+}
+
+/// Encodes the sampled f32 patterns (forEachPattern) with fuser and with
+/// the reference; returns the mismatches, printing the first few.
+uint64_t checkEncode(const Kernel<float, int8_t> &k, int fmt, bool saturate,
+                     uint64_t stride, uint64_t count, const char *form) {
+  uint64_t bad = 0;
+  forEachPattern(k, stride, count, [&](float x, int8_t code) {
+    uint8_t got = static_cast<uint8_t>(code), want = reference(x, fmt, saturate);
+    if (got != want && bad++ < 5)
+      std::printf("  MISMATCH %s%s (%s): f32 0x%08x (%a): fuser 0x%02x, PyTorch 0x%02x\n",
+                  formatName(fmt), saturate ? " saturate" : "", form, toBits(x),
+                  static_cast<double>(x), got, want);
+  });
   return bad;
 }
 
@@ -455,34 +465,24 @@ uint8_t instructionModel(float f, int fmt) {
 /// cuda_fp8.h itself replaces with this instruction on sm_89 and later).
 uint64_t checkInstruction(const Kernel<float, int16_t> &k, int fmt, uint64_t stride,
                           uint64_t count) {
-  const uint64_t chunk = 1 << 22;
-  std::vector<float> in(chunk);
-  std::vector<int16_t> out(chunk);
-  uint64_t bad = 0, done = 0, pattern = 0;
-  while (done < count) {
-    uint64_t n = std::min(chunk, count - done);
-    for (uint64_t i = 0; i < n; ++i, pattern += stride)
-      in[i] = fromBits(static_cast<uint32_t>(pattern));
-    k.run(in.data(), out.data(), static_cast<int64_t>(n));
-    for (uint64_t i = 0; i < n; ++i) {
-      uint16_t got = static_cast<uint16_t>(out[i]);
-      uint16_t want = static_cast<uint16_t>(instructionModel(in[i], fmt) << 8 |
-                                            instructionModel(-in[i], fmt));
+  uint64_t bad = 0;
+  forEachPattern(k, stride, count, [&](float x, int16_t pair) {
+    uint16_t got = static_cast<uint16_t>(pair);
+    uint16_t want = static_cast<uint16_t>(instructionModel(x, fmt) << 8 |
+                                          instructionModel(-x, fmt));
 #ifdef FUSER_HAVE_CUDA_FP8
-      __nv_fp8_interpretation_t kind = fmt == 0 ? __NV_E4M3 : __NV_E5M2;
-      uint16_t nvidia = static_cast<uint16_t>(
-          __nv_cvt_float_to_fp8(in[i], __NV_SATFINITE, kind) << 8 |
-          __nv_cvt_float_to_fp8(-in[i], __NV_SATFINITE, kind));
-      if (nvidia != want && bad++ < 5)
-        std::printf("  MODEL DISAGREES %s: f32 0x%08x: fuser's model 0x%04x, NVIDIA's 0x%04x\n",
-                    formatName(fmt), toBits(in[i]), want, nvidia);
+    __nv_fp8_interpretation_t kind = fmt == 0 ? __NV_E4M3 : __NV_E5M2;
+    uint16_t nvidia =
+        static_cast<uint16_t>(__nv_cvt_float_to_fp8(x, __NV_SATFINITE, kind) << 8 |
+                              __nv_cvt_float_to_fp8(-x, __NV_SATFINITE, kind));
+    if (nvidia != want && bad++ < 5)
+      std::printf("  MODEL DISAGREES %s: f32 0x%08x: fuser's model 0x%04x, NVIDIA's 0x%04x\n",
+                  formatName(fmt), toBits(x), want, nvidia);
 #endif
-      if (got != want && bad++ < 5)
-        std::printf("  MISMATCH %s instruction: f32 0x%08x: expansion 0x%04x, model 0x%04x\n",
-                    formatName(fmt), toBits(in[i]), got, want);
-    }
-    done += n;
-  }
+    if (got != want && bad++ < 5)
+      std::printf("  MISMATCH %s instruction: f32 0x%08x: expansion 0x%04x, model 0x%04x\n",
+                  formatName(fmt), toBits(x), got, want);
+  });
   return bad;
 }
 

@@ -136,21 +136,27 @@ func.func @dropout(%x: tensor<8x?xbf16>, %p: tensor<f32>, %s: tensor<i64>, %o: t
 
 // -----
 
-// quantize, f32 scales (torchao): the per-row amax, fmax / max(amax, 1e-12)
-// in f64 rounded to f32, a saturating cast of x * scale.
+// quantize, f32 scales (torchao): the per-row amax (at least 0: an empty
+// row's max is -inf), fmax / max(amax, 1e-12) in f64 rounded to f32, a
+// saturating cast of x * scale whose NaNs are first the positive one.
 // CHECK-LABEL: func.func @quantize_row
+// CHECK-DAG: %[[NAN:.*]] = fuser.constant nan : tensor<f32>
 // CHECK-DAG: %[[FMAX:.*]] = fuser.constant 4.480000e+02 : tensor<f64>
 // CHECK-DAG: %[[TINY:.*]] = fuser.constant 9.9999999999999998E-13 : tensor<f64>
+// CHECK-DAG: %[[ZERO:.*]] = fuser.constant 0.000000e+00 : tensor<f32>
 // CHECK: %[[XF:.*]] = fuser.cast %{{.*}} : tensor<?x256xbf16> to tensor<?x256xf32>
 // CHECK: %[[ABS:.*]] = fuser.abs %[[XF]]
-// CHECK: %[[AMAX:.*]] = fuser.max %[[ABS]] dims = [1] keepdim = true : tensor<?x256xf32> -> tensor<?x1xf32>
+// CHECK: %[[MAX:.*]] = fuser.max %[[ABS]] dims = [1] keepdim = true : tensor<?x256xf32> -> tensor<?x1xf32>
+// CHECK: %[[AMAX:.*]] = fuser.maximum %[[MAX]], %[[ZERO]]
 // CHECK: %[[A64:.*]] = fuser.cast %[[AMAX]] : tensor<?x1xf32> to tensor<?x1xf64>
 // CHECK: %[[CL:.*]] = fuser.maximum %[[A64]], %[[TINY]]
 // CHECK: %[[S64:.*]] = fuser.div %[[FMAX]], %[[CL]]
 // CHECK: %[[S:.*]] = fuser.cast %[[S64]] : tensor<?x1xf64> to tensor<?x1xf32>
 // CHECK: %[[SB:.*]] = fuser.broadcast %[[S]] dims = [0, 1] : tensor<?x1xf32> -> tensor<?x256xf32>
 // CHECK: %[[M:.*]] = fuser.mul %[[XF]], %[[SB]]
-// CHECK: %[[Q:.*]] = fuser.cast %[[M]] saturate : tensor<?x256xf32> to tensor<?x256xf8E4M3FN>
+// CHECK: %[[ISNAN:.*]] = fuser.isnan %[[M]]
+// CHECK: %[[Y:.*]] = fuser.where %[[ISNAN]], %[[NAN]], %[[M]]
+// CHECK: %[[Q:.*]] = fuser.cast %[[Y]] saturate : tensor<?x256xf32> to tensor<?x256xf8E4M3FN>
 // CHECK: return %[[Q]], %[[S]], %[[AMAX]]
 func.func @quantize_row(%x: tensor<?x256xbf16>) -> (tensor<?x256xf8E4M3FN>, tensor<?x1xf32>, tensor<?x1xf32>) {
   %q, %s, %a = fuser.quantize %x row : tensor<?x256xbf16> -> (tensor<?x256xf8E4M3FN>, tensor<?x1xf32>, tensor<?x1xf32>)
@@ -165,13 +171,15 @@ func.func @quantize_row(%x: tensor<?x256xbf16>) -> (tensor<?x256xf8E4M3FN>, tens
 // CHECK-LABEL: func.func @quantize_mx
 // CHECK-DAG: %[[C15:.*]] = fuser.constant 15 : tensor<i32>
 // CHECK: %[[G:.*]] = fuser.reshape %{{.*}} : tensor<4x256xf32> -> tensor<4x8x32xf32>
-// CHECK: %[[AMAX:.*]] = fuser.max %{{.*}} dims = [2] keepdim = true : tensor<4x8x32xf32> -> tensor<4x8x1xf32>
+// CHECK: %[[MAX:.*]] = fuser.max %{{.*}} dims = [2] keepdim = true : tensor<4x8x32xf32> -> tensor<4x8x1xf32>
+// CHECK: %[[AMAX:.*]] = fuser.maximum %[[MAX]]
 // CHECK: fuser.bitcast %[[AMAX]] : tensor<4x8x1xf32> to tensor<4x8x1xi32>
 // CHECK: fuser.sub %{{.*}}, %[[C15]]
 // CHECK: %[[CODE:.*]] = fuser.clamp
 // CHECK: %[[NAN:.*]] = fuser.isnan %[[AMAX]]
 // CHECK: %[[E8:.*]] = fuser.cast %{{.*}} : tensor<4x8x1xf32> to tensor<4x8x1xf8E8M0FNU>
 // CHECK: fuser.mul %[[G]], %{{.*}} : tensor<4x8x32xf32>
+// CHECK: fuser.where
 // CHECK: %[[Q:.*]] = fuser.cast %{{.*}} saturate : tensor<4x8x32xf32> to tensor<4x8x32xf8E5M2>
 // CHECK: %[[QR:.*]] = fuser.reshape %[[Q]] : tensor<4x8x32xf8E5M2> -> tensor<4x256xf8E5M2>
 // CHECK: %[[SR:.*]] = fuser.reshape %[[E8]] : tensor<4x8x1xf8E8M0FNU> -> tensor<4x8xf8E8M0FNU>
@@ -187,12 +195,26 @@ func.func @quantize_mx(%x: tensor<4x256xf32>) -> (tensor<4x256xf8E5M2>, tensor<4
 // scaled_cast: the amax over the dims the scale is shared along.
 // CHECK-LABEL: func.func @scaled_cast
 // CHECK: %[[ABS:.*]] = fuser.abs %{{.*}} : tensor<8x64xf32>
-// CHECK: %[[AMAX:.*]] = fuser.max %[[ABS]] dims = [1] keepdim = true : tensor<8x64xf32> -> tensor<8x1xf32>
+// CHECK: %[[MAX:.*]] = fuser.max %[[ABS]] dims = [1] keepdim = true : tensor<8x64xf32> -> tensor<8x1xf32>
+// CHECK: %[[AMAX:.*]] = fuser.maximum %[[MAX]]
 // CHECK: %[[S:.*]] = fuser.broadcast %{{.*}} dims = [0, 1] : tensor<8x1xf32> -> tensor<8x64xf32>
 // CHECK: %[[M:.*]] = fuser.mul %{{.*}}, %[[S]]
-// CHECK: %[[Q:.*]] = fuser.cast %[[M]] saturate : tensor<8x64xf32> to tensor<8x64xf8E4M3FN>
+// CHECK: %[[Y:.*]] = fuser.where
+// CHECK: %[[Q:.*]] = fuser.cast %[[Y]] saturate : tensor<8x64xf32> to tensor<8x64xf8E4M3FN>
 // CHECK: return %[[Q]], %[[AMAX]]
 func.func @scaled_cast(%x: tensor<8x64xf16>, %s: tensor<8x1xf32>) -> (tensor<8x64xf8E4M3FN>, tensor<8x1xf32>) {
   %q, %a = fuser.scaled_cast %x, %s : (tensor<8x64xf16>, tensor<8x1xf32>) -> (tensor<8x64xf8E4M3FN>, tensor<8x1xf32>)
   return %q, %a : tensor<8x64xf8E4M3FN>, tensor<8x1xf32>
+}
+
+// -----
+
+// quantize of a rank-0 tensor: one group, its amax |x| (no reduction).
+// CHECK-LABEL: func.func @quantize_rank0
+// CHECK: %[[A:.*]] = fuser.abs %{{.*}} : tensor<f32>
+// CHECK-NOT: fuser.max {{.*}}dims
+// CHECK: return %{{.*}}, %{{.*}}, %[[A]]
+func.func @quantize_rank0(%x: tensor<f32>) -> (tensor<f8E4M3FN>, tensor<f32>, tensor<f32>) {
+  %q, %s, %a = fuser.quantize %x tensor : tensor<f32> -> (tensor<f8E4M3FN>, tensor<f32>, tensor<f32>)
+  return %q, %s, %a : tensor<f8E4M3FN>, tensor<f32>, tensor<f32>
 }

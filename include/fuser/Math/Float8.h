@@ -4,7 +4,7 @@
 // integer arithmetic on the bits, so that the GPU kernels and their CPU
 // emulation compute the same bits on every machine: LLVM has no fp8 type,
 // and the host CPU has no fp8 instructions. The one exception: saturating
-// casts on sm_89 and later use the GPU's paired conversion, whose bits are
+// casts on sm_90 and later use the GPU's paired conversion, whose bits are
 // the same (and the emulator computes them with this arithmetic). See
 // docs/fp8.md for the formats and the rounding.
 //
@@ -41,8 +41,10 @@ Value emitTruncToFloat8(OpBuilder &b, Location loc, Value f32Value, Type to,
 /// and its e5m2 twin): one instruction converts two elements of a vector
 /// (a scalar pairs with 0). The instruction turns every NaN into 0x7f; the
 /// sign is put back, so that the bits are emitTruncToFloat8's on every
-/// input. fuser-emit-kernels emits it for sm_89 and later only; the CPU
-/// emulator replaces it with expandFloat8PairConversions.
+/// input. fuser-emit-kernels emits it for sm_90 and later (sm_89 has the
+/// instruction, but LLVM 22 selects it there only from PTX 8.1, and fuser
+/// targets 7.8 on sm_89); the CPU emulator replaces it with
+/// expandFloat8PairConversions.
 Value emitSaturatingTruncToFloat8Pairs(OpBuilder &b, Location loc, Value f32Value,
                                        Type to);
 

@@ -12,7 +12,7 @@ namespace mlir::fuser {
 /// number of lanes, in the operands' element types. Half types compute in
 /// f32 and round the result back, as eager PyTorch does op by op.
 /// Transcendental functions use the MathBuilder tier `math` (docs/math.md).
-/// `fp8Instruction`: the chip has sm_89's paired fp8 conversion (emitCast).
+/// `fp8Instruction`: use the chip's paired fp8 conversion (emitCast).
 Value emitElementwise(OpBuilder &b, Location loc, Operation *op,
                       ValueRange operands,
                       MathAccuracy math = MathAccuracy::Fast,
@@ -21,8 +21,8 @@ Value emitElementwise(OpBuilder &b, Location loc, Operation *op,
 /// Converts register values between element types with fuser.cast's
 /// semantics (saturating float-to-int, NaN to 0, `!= 0` to i1, fp8 through
 /// f32; `saturate` clamps an fp8 result's overflow to the largest finite).
-/// With `fp8Instruction`, a saturating cast to e4m3 or e5m2 uses sm_89's
-/// paired conversion (same bits, a tenth of the instructions).
+/// With `fp8Instruction`, a saturating cast to e4m3 or e5m2 uses the GPU's
+/// paired conversion (same bits, far fewer instructions; sm_90 and later).
 Value emitCast(OpBuilder &b, Location loc, Value v, Type toElement,
                bool saturate = false, bool fp8Instruction = false);
 

@@ -550,7 +550,9 @@ Lanes GroupEmitter::emitOp(Operation *op, const Index &idx,
   SmallVector<Value> values;
   for (Lanes &o : operands)
     values.push_back(allUniform ? o.value : materialize(o, lanes));
-  Value v = emitElementwise(b, loc, op, values, fe.math, /*fp8Instruction=*/fe.target.sm >= 89);
+  // The paired fp8 conversion from sm_90 on: sm_89 has it too, but LLVM
+  // selects it there only from PTX 8.1, above the 7.8 fuser targets for sm_89.
+  Value v = emitElementwise(b, loc, op, values, fe.math, /*fp8Instruction=*/fe.target.sm >= 90);
   assert(v && "no emitter for this elementwise op");
   return {v, allUniform};
 }

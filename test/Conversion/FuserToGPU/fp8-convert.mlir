@@ -1,10 +1,12 @@
 // Saturating casts to e4m3 and e5m2 use the GPU's paired conversion from
-// sm_89 on (cvt.rn.satfinite.e4m3x2.f32: two elements an instruction), with
-// the NaN's sign put back; sm_80 has no such instruction and gets the same
+// sm_90 on (cvt.rn.satfinite.e4m3x2.f32: two elements an instruction), with
+// the NaN's sign put back; sm_80 has no such instruction, and sm_89's LLVM
+// selects only from PTX 8.1 (fuser targets 7.8 there): both get the same
 // bits from integer arithmetic; casts that do not saturate are arithmetic
 // everywhere (the instruction only saturates). docs/fp8.md.
 // RUN: fuser-opt %s -split-input-file --fuser-segment --fuser-emit-kernels=chip=sm_90 | FileCheck %s --check-prefix=SM90
-// RUN: fuser-opt %s -split-input-file --fuser-segment --fuser-emit-kernels=chip=sm_89 | FileCheck %s --check-prefix=SM90
+// RUN: fuser-opt %s -split-input-file --fuser-segment --fuser-emit-kernels=chip=sm_100 | FileCheck %s --check-prefix=SM90
+// RUN: fuser-opt %s -split-input-file --fuser-segment --fuser-emit-kernels=chip=sm_89 | FileCheck %s --check-prefix=SM80
 // RUN: fuser-opt %s -split-input-file --fuser-segment --fuser-emit-kernels=chip=sm_80 | FileCheck %s --check-prefix=SM80
 
 // The vectorized body converts neighbours in pairs; the scalar tail pairs

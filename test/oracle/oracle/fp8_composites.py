@@ -35,7 +35,7 @@ def quantize_ref(x32, t, granularity, block, scale_type):
     where amax is NaN)."""
     g = _groups(x32, granularity, block)
     with np.errstate(invalid="ignore"):
-        amax = np.abs(g).max(axis=2, keepdims=True).astype(np.float32)
+        amax = np.maximum(np.abs(g).max(axis=2, keepdims=True), 0).astype(np.float32)
     if scale_type == "f32":
         clamped = np.maximum(amax.astype(np.float64), 1e-12)
         with np.errstate(over="ignore"):
@@ -49,8 +49,14 @@ def quantize_ref(x32, t, granularity, block, scale_type):
         scale_out = np.where(np.isnan(amax), 0xFF, code).astype(np.uint8)
     with np.errstate(over="ignore", invalid="ignore"):
         y = (g * mult).astype(np.float32)
-    codes = encode(y, t, True).reshape(x32.shape)
+    codes = encode(_positive_nan(y), t, True).reshape(x32.shape)
     return codes, scale_out, amax
+
+
+def _positive_nan(y):
+    """Every NaN the positive quiet NaN, as the composites make it before
+    the cast (so that its code is 0x7f on every machine)."""
+    return np.where(np.isnan(y), np.float32(np.nan), y).astype(np.float32)
 
 
 def _shape(rows, groups, granularity):
@@ -71,6 +77,7 @@ def quantize_part(rng, rows, cols, t, granularity, block=None, scale_type="f32",
         x32[1, 3] = np.inf
         x32[1, 5] = -np.inf
         x32[min(2, rows - 1), 7] = np.nan
+        x32[min(3, rows - 1), 9] = -np.float32(np.nan)  # sign bit set
     if special:
         x = from_f64(x32.astype(np.float64), src) if src != "f32" else x32
         x32 = to_torch(x, src).to(torch.float32).numpy().copy()
@@ -99,8 +106,8 @@ def scaled_cast_part(rng, rows, cols, t, per_row, src="bf16"):
     x32 = to_torch(x, src).to(torch.float32).numpy()
     sshape = (rows, 1) if per_row else ()
     scale = (rng.uniform(0.5, 300.0, sshape)).astype(np.float32)
-    with np.errstate(over="ignore"):
-        codes = encode((x32 * scale).astype(np.float32), t, True)
+    with np.errstate(over="ignore", invalid="ignore"):
+        codes = encode(_positive_nan((x32 * scale).astype(np.float32)), t, True)
     amax = (np.abs(x32).max(axis=1, keepdims=True) if per_row
             else np.abs(x32).max()).astype(np.float32)
     pb = PartBuilder("scaled_cast per %s %s -> %s %dx%d" % (
@@ -109,6 +116,40 @@ def scaled_cast_part(rng, rows, cols, t, per_row, src="bf16"):
     ts = pb.arg("scale", scale, "f32")
     tq = pb.result("0", (rows, cols), t, codes, EXACT)
     ta = pb.result("1", sshape, "f32", amax, EXACT)
+    pb.line("%%0, %%1 = fuser.scaled_cast %%x, %%scale : (%s, %s) -> (%s, %s)"
+            % (tx, ts, tq, ta))
+    return pb.part()
+
+
+def rank0_part(t, scale_type, value):
+    """fuser.quantize of a rank-0 tensor (one element, one group)."""
+    x = np.array(value, dtype=np.float32)
+    codes, scale, amax = quantize_ref(x.reshape(1, 1), t, "tensor", None, scale_type)
+    st = "f8E8M0FNU" if scale_type == "e8m0" else "f32"
+    pb = PartBuilder("quantize tensor %s scales, rank 0 f32 %r -> %s" % (scale_type, value, t))
+    tx = pb.arg("x", x, "f32")
+    tq = pb.result("0", (), t, codes.reshape(()), EXACT)
+    ts = pb.result("1", (), st, scale.reshape(()), EXACT)
+    ta = pb.result("2", (), "f32", amax.reshape(()), EXACT)
+    pb.line("%%0, %%1, %%2 = fuser.quantize %%x tensor : %s -> (%s, %s, %s)" % (tx, tq, ts, ta))
+    return pb.part()
+
+
+def nan_scale_part(t):
+    """scaled_cast with the scales 0, inf and NaN of a row each against
+    x holding infinities, NaN and -NaN: inf * 0 and NaN * s make NaNs,
+    whose code is 0x7f on every machine."""
+    x = np.array([[1.0, np.inf, -np.inf, np.nan, -np.float32(np.nan), -2.0]] * 3,
+                 dtype=np.float32)
+    scale = np.array([[0.0], [np.inf], [np.nan]], dtype=np.float32)
+    with np.errstate(invalid="ignore"):
+        codes = encode(_positive_nan((x * scale).astype(np.float32)), t, True)
+        amax = np.abs(x).max(axis=1, keepdims=True).astype(np.float32)
+    pb = PartBuilder("scaled_cast, scales 0, inf and NaN, x with inf and NaN -> %s" % t)
+    tx = pb.arg("x", x, "f32")
+    ts = pb.arg("scale", scale, "f32")
+    tq = pb.result("0", (3, 6), t, codes, EXACT)
+    ta = pb.result("1", (3, 1), "f32", amax, EXACT)
     pb.line("%%0, %%1 = fuser.scaled_cast %%x, %%scale : (%s, %s) -> (%s, %s)"
             % (tx, ts, tq, ta))
     return pb.part()
@@ -134,6 +175,9 @@ def _quantize_parts(name, rng_for):
         parts.append(quantize_part(rng, 4, 256, "f8E4M3FN", "block", 32, "e8m0",
                                    special=special, src="f32"))
         parts.append(quantize_part(rng, 4, 256, "f8E5M2", "tensor", special=special, src="f32"))
+    for value in (3.0, -0.0, float("-inf"), float("nan"), 1e-30):
+        parts.append(rank0_part("f8E4M3FN", "f32", value))
+        parts.append(rank0_part("f8E5M2", "e8m0", value))
     return parts
 
 
@@ -144,6 +188,7 @@ def _scaled_cast_parts(name, rng_for):
         for per_row in (False, True):
             parts.append(scaled_cast_part(rng, 37, 300, t, per_row))
         parts.append(scaled_cast_part(rng, 64, 1024, t, False, src="f32"))
+        parts.append(nan_scale_part(t))
     return parts
 
 
