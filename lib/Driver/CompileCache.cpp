@@ -14,7 +14,8 @@
 // processes. A file that is short, long, or whose checksum or layout is
 // wrong is a miss: it is deleted and written again. A hit touches the file;
 // after a store the directory is trimmed to its limit by deleting the least
-// recently touched entries.
+// recently touched entries, and temporary files an hour old (left by a
+// process that died mid-write) are deleted.
 //
 //===----------------------------------------------------------------------===//
 
@@ -236,12 +237,19 @@ void trim(const std::string &dir, uint64_t limit) {
   std::vector<File> files;
   uint64_t total = 0;
   std::error_code ec;
+  auto stale = std::chrono::system_clock::now() - std::chrono::hours(1);
   for (llvm::sys::fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    if (llvm::sys::path::extension(it->path()) != ".fcc")
-      continue;
+    llvm::StringRef ext = llvm::sys::path::extension(it->path());
     llvm::sys::fs::file_status st;
-    if (llvm::sys::fs::status(it->path(), st))
+    if ((ext != ".fcc" && ext != ".tmp") || llvm::sys::fs::status(it->path(), st))
       continue;
+    // A temporary file an hour old is a writer's that died before its
+    // rename (a live one renames within a compile's time).
+    if (ext == ".tmp") {
+      if (st.getLastModificationTime() < stale)
+        llvm::sys::fs::remove(it->path());
+      continue;
+    }
     files.push_back({it->path(), st.getSize(), st.getLastModificationTime()});
     total += st.getSize();
   }

@@ -19,6 +19,7 @@
 #include "mlir-c/IR.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -198,12 +199,26 @@ static void testDirectory(const char *dir) {
   fuserCompileCacheClearMemory();
   EXPECT(!compile(kFusion, o, 1));
 
+  /* A temporary file of a writer that died mid-write: deleted by the next
+   * store once it is an hour old, never read. */
+  char stale[4096];
+  snprintf(stale, sizeof stale, "%s/%s", dir, "0123.abcdefgh.tmp");
+  f = fopen(stale, "wb");
+  EXPECT(f != NULL);
+  if (f) {
+    fputs("half an entry", f);
+    fclose(f);
+  }
+  struct timespec old[2] = {{time(NULL) - 7200, 0}, {time(NULL) - 7200, 0}};
+  EXPECT(utimensat(AT_FDCWD, stale, old, 0) == 0);
+
   /* A limit below two entries (kOther's is smaller than kFusion's):
    * storing the second evicts the first, least recently used. */
   fuserCompileOptionsSetCacheDir(o, S(dir), (uint64_t)size + 1);
   fuserCompileCacheClearMemory();
   EXPECT(!compile(kOther, o, 0));
   EXPECT(countEntries(dir) == 1);
+  EXPECT(access(stale, F_OK) != 0);
   fuserCompileCacheClearMemory();
   EXPECT(compile(kOther, o, 1));
   free(entry);
