@@ -10,7 +10,7 @@
 /* RUN: rm -rf %t && capi-cache %t 2>&1 | FileCheck %s
  */
 
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* nftw, mkdtemp */
 
 #include "fuser-c/Compiler.h"
 #include "fuser-c/Dialects.h"
@@ -19,7 +19,9 @@
 #include "mlir-c/IR.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -299,16 +301,34 @@ static void testFailure(void) {
 // CHECK: unknown chip 'sm_75'
 // CHECK: unknown chip 'sm_75'
 
+static int removeOne(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+  (void)st, (void)flag, (void)ftw;
+  return remove(path);
+}
+
 int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: capi-cache DIR\n");
     return 2;
   }
+  /* Every run gets a directory of its own under DIR, removed at the end: a
+   * rerun in the same build tree (ctest passes a fixed DIR) must not find the
+   * entries of the last one. */
+  if (mkdir(argv[1], 0777) != 0 && errno != EEXIST) {
+    perror(argv[1]);
+    return 2;
+  }
+  char run[1024]; /* room for the paths the tests build under it */
+  if (snprintf(run, sizeof run, "%s/run.XXXXXX", argv[1]) >= (int)sizeof run || !mkdtemp(run)) {
+    perror(run);
+    return 2;
+  }
   ctx = fuserContextCreate();
   testMemory();
-  testDirectory(argv[1]);
-  testThreads(argv[1]);
+  testDirectory(run);
+  testThreads(run);
   testFailure();
+  nftw(run, removeOne, 16, FTW_DEPTH | FTW_PHYS);
   free(reference);
   mlirContextDestroy(ctx);
   fprintf(stderr, "%s\n", failures ? "FAILED" : "PASSED");
