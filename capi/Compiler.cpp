@@ -236,6 +236,8 @@ FuserCompileResult fuserCompile(MlirModule module, FuserCompileOptions options) 
   result->ok = succeeded(compileModuleCached(m, o, o.cache, result->out, result->cacheHit)) &&
                !collector.hadError();
   result->diagnostics = collector.text();
+  if (!result->ok)
+    result->out.timings.clear();
   if (!result->ok && result->diagnostics.empty())
     result->diagnostics = "<api>: error: compilation failed\n";
   return {result};
@@ -292,4 +294,15 @@ MlirStringRef fuserCompileResultGetStageName(FuserCompileResult r, intptr_t i) {
 MlirStringRef fuserCompileResultGetStageIR(FuserCompileResult r, intptr_t i) {
   const CompileOutput &o = resultOrNull(r).out;
   return wrap(inRange(i, o.stages.size()) ? StringRef(o.stages[i].second) : StringRef());
+}
+intptr_t fuserCompileResultGetNumTimings(FuserCompileResult r) {
+  return resultOrNull(r).out.timings.size();
+}
+MlirStringRef fuserCompileResultGetTimingName(FuserCompileResult r, intptr_t i) {
+  const CompileOutput &o = resultOrNull(r).out;
+  return wrap(inRange(i, o.timings.size()) ? StringRef(o.timings[i].first) : StringRef());
+}
+double fuserCompileResultGetTimingMs(FuserCompileResult r, intptr_t i) {
+  const CompileOutput &o = resultOrNull(r).out;
+  return inRange(i, o.timings.size()) ? o.timings[i].second : -1.0;
 }

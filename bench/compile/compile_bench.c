@@ -11,7 +11,7 @@
 |* up runs. Prints a table and writes it, with the method, as markdown.      *|
 |*                                                                            *|
 |* usage: compile_bench --examples DIR --cuda DIR [--runs N] [--out FILE.md]  *|
-|*                      [--nvrtc LIB] [--only NAME]...                        *|
+|*                      [--nvrtc LIB] [--only NAME]... [--opt-level N]         *|
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 
@@ -202,19 +202,32 @@ static int cmpString(const void *a, const void *b) {
 
 /*===-- one example --------------------------------------------------------===*/
 
+/* fuserCompileResultGetTimingName/Ms: one step of a compile. */
+enum { kMaxSteps = 16 };
+typedef struct {
+  char name[32];
+  double ms; /* median over the runs */
+} Step;
+
 typedef struct {
   char name[128];
   int ok;
   double fuserMs, fuserCpuMs, fuserCompileMs, nvrtcMs, nvrtcCpuMs;
+  double parseMs;
+  int numSteps;
+  Step steps[kMaxSteps];
   int fuserKernels, cudaKernels, fusions;
   size_t fuserPtxBytes, nvrtcPtxBytes;
   int haveCuda, nvrtcOk;
 } Row;
 
+static unsigned optLevel = 3; /* --opt-level */
+
 static FuserCompileOptions makeOptions(void) {
   /* Defaults (sm_90, -O3, index width per kernel) without the emulation
    * data, which a PTX-only comparison does not need. */
   FuserCompileOptions o = fuserCompileOptionsCreate();
+  fuserCompileOptionsSetOptLevel(o, optLevel);
   fuserCompileOptionsSetChip(o, mlirStringRefCreateFromCString("sm_90"));
   fuserCompileOptionsSetEmulation(o, false);
   fuserCompileOptionsSetCache(o, false); /* every run compiles */
@@ -285,20 +298,44 @@ static void measure(Row *row, const char *mlirPath, const char *cuPath, const Nv
   }
   row->fuserMs = median(t, runs);
   row->fuserCpuMs = median(c, runs);
-  /* fuser: the compile step alone on a parsed module. */
+  /* fuser: parsing alone. */
+  for (int i = 0; i < runs; ++i) {
+    double t0 = nowMs();
+    MlirModule m = fuserParseSourceString(ctx, mlirStringRefCreateFromCString(src),
+                                          mlirStringRefCreateFromCString(mlirPath),
+                                          printDiagnostics, NULL);
+    t[i] = nowMs() - t0;
+    mlirModuleDestroy(m);
+  }
+  row->parseMs = median(t, runs);
+  /* fuser: the compile step alone on a parsed module, and where its time
+   * goes (the steps fuserCompile reports). */
   {
     MlirModule m = fuserParseSourceString(ctx, mlirStringRefCreateFromCString(src),
                                           mlirStringRefCreateFromCString(mlirPath),
                                           printDiagnostics, NULL);
     FuserCompileOptions o = makeOptions();
+    double *steps = calloc((size_t)runs * kMaxSteps, sizeof(double));
     for (int i = 0; i < runs + 2; ++i) {
       double t0 = nowMs();
       FuserCompileResult r = fuserCompile(m, o);
       double dt = nowMs() - t0;
-      fuserCompileResultDestroy(r);
-      if (i >= 2)
+      if (i >= 2) {
         t[i - 2] = dt;
+        intptr_t n = fuserCompileResultGetNumTimings(r);
+        row->numSteps = n < kMaxSteps ? (int)n : kMaxSteps;
+        for (int j = 0; j < row->numSteps; ++j) {
+          MlirStringRef name = fuserCompileResultGetTimingName(r, j);
+          snprintf(row->steps[j].name, sizeof row->steps[j].name, "%.*s", (int)name.length,
+                   name.data);
+          steps[(size_t)j * runs + (i - 2)] = fuserCompileResultGetTimingMs(r, j);
+        }
+      }
+      fuserCompileResultDestroy(r);
     }
+    for (int j = 0; j < row->numSteps; ++j)
+      row->steps[j].ms = median(steps + (size_t)j * runs, runs);
+    free(steps);
     row->fuserCompileMs = median(t, runs);
     fuserCompileOptionsDestroy(o);
     mlirModuleDestroy(m);
@@ -358,6 +395,55 @@ static void cpuName(char *out, size_t len) {
   fclose(f);
 }
 
+/* Where fuser's time goes: parsing, then the steps fuserCompile reports
+ * (their names from the first example that has them). */
+static void writeBreakdown(FILE *o, const Row *rows, int n) {
+  const Row *first = NULL;
+  for (int i = 0; i < n && !first; ++i)
+    if (rows[i].ok && rows[i].numSteps)
+      first = &rows[i];
+  if (!first)
+    return;
+  fprintf(o, "\n### Where fuser's time goes (ms, medians)\n\n| example | parse |");
+  for (int j = 0; j < first->numSteps; ++j)
+    fprintf(o, " %s |", first->steps[j].name);
+  fprintf(o, " LLVM share |\n|---|---:|");
+  for (int j = 0; j < first->numSteps; ++j)
+    fprintf(o, "---:|");
+  fprintf(o, "---:|\n");
+  double shares[256];
+  int numShares = 0;
+  for (int i = 0; i < n; ++i) {
+    const Row *r = &rows[i];
+    if (!r->ok || r->numSteps != first->numSteps)
+      continue;
+    double llvm = 0, all = r->parseMs;
+    fprintf(o, "| %s | %.2f |", r->name, r->parseMs);
+    for (int j = 0; j < r->numSteps; ++j) {
+      fprintf(o, " %.2f |", r->steps[j].ms);
+      const char *s = r->steps[j].name;
+      if (!strncmp(s, "llvm-", 5) || !strncmp(s, "nvptx-", 6))
+        llvm += r->steps[j].ms;
+      else
+        all += r->steps[j].ms;
+    }
+    /* LLVM's thread time against all the work: the stages' wall time
+     * without "ptx" (which holds LLVM's jobs), plus LLVM's. */
+    for (int j = 0; j < r->numSteps; ++j)
+      if (!strcmp(r->steps[j].name, "ptx"))
+        all -= r->steps[j].ms;
+    all += llvm;
+    double share = all > 0 ? llvm / all : 0;
+    if (numShares < 256)
+      shares[numShares++] = share;
+    fprintf(o, " %.0f%% |\n", 100 * share);
+  }
+  if (numShares)
+    fprintf(o, "\n- LLVM (translation, middle end, NVPTX back end) is a median %.0f%% of "
+               "fuser's work per fusion.\n",
+            100 * median(shares, numShares));
+}
+
 static void writeReport(FILE *o, const Row *rows, int n, const Nvrtc *nvrtc,
                         const char *nvrtcWhy, int runs, int forFile) {
   char cpu[256];
@@ -374,9 +460,9 @@ static void writeReport(FILE *o, const Row *rows, int n, const Nvrtc *nvrtc,
   fprintf(o, "- date: %s\n", date);
   fprintf(o, "- machine: %s, %ld logical CPUs, %s %s\n", cpu, sysconf(_SC_NPROCESSORS_ONLN),
           u.sysname, u.release);
-  fprintf(o, "- fuser: C API version %u, options: sm_90, -O3, index width per kernel, "
+  fprintf(o, "- fuser: C API version %u, options: sm_90, -O%u, index width per kernel, "
              "no emulation data\n",
-          fuserGetCAPIVersion());
+          fuserGetCAPIVersion(), optLevel);
   if (nvrtc->lib)
     fprintf(o, "- NVRTC %d.%d (%s), options: --gpu-architecture=compute_90 --std=c++17 "
                "-default-device -DNDEBUG\n",
@@ -443,6 +529,7 @@ static void writeReport(FILE *o, const Row *rows, int n, const Nvrtc *nvrtc,
   else
     fprintf(o, "- NVRTC / fuser ratio: not measured (no NVRTC)\n");
   free(perKernel);
+  writeBreakdown(o, rows, n);
   if (!forFile)
     return;
   fprintf(o, "\n## Method\n\n"
@@ -451,7 +538,7 @@ static void writeReport(FILE *o, const Row *rows, int n, const Nvrtc *nvrtc,
              "NVRTC likewise gets two untimed compiles first.\n"
              "- *fuser ms (source to PTX)*: `fuserParseSourceString` of the example's text "
              "plus `fuserCompile` of the module (segmentation, scheduling, lowering "
-             "through NVVM, LLVM NVPTX at -O3, bundle writing), i.e. what a JIT does from "
+             "through NVVM, LLVM at the level in the options above, bundle writing), i.e. what a JIT does from "
              "a fusion's text to loadable PTX. *compile only*: `fuserCompile` of an "
              "already parsed module.\n"
              "- *NVRTC ms*: `nvrtcCreateProgram` + `nvrtcCompileProgram` + `nvrtcGetPTX` + "
@@ -473,7 +560,14 @@ static void writeReport(FILE *o, const Row *rows, int n, const Nvrtc *nvrtc,
              "- *PTX KB*: the size of the PTX produced; fuser's persistent normalizations "
              "unroll whole rows into registers, and LLVM's time grows with that code.\n"
              "- Goals (issues 3 and 8): at most 10 ms per kernel on these 2-core machines; "
-             "fuser at least 10x faster than NVRTC per kernel.\n");
+             "fuser at least 10x faster than NVRTC per kernel.\n"
+             "- *Where fuser's time goes*: *parse* is `fuserParseSourceString` alone; the "
+             "other columns are the steps `fuserCompile` reports "
+             "(`fuserCompileResultGetTimingMs`, docs/compile-speed.md) for the compile-only "
+             "runs: its stages in wall time, and inside *ptx* LLVM's three steps in thread "
+             "time summed over the kernels it compiles in parallel (so they can exceed "
+             "*ptx*). *LLVM share*: LLVM's thread time over all the work (the stages but "
+             "*ptx*, plus LLVM's thread time).\n");
 }
 
 /*===-- main ---------------------------------------------------------------===*/
@@ -497,9 +591,11 @@ int main(int argc, char **argv) {
       runs = atoi(argv[++i]);
     else if (!strcmp(a, "--only") && v && numOnly < 64)
       only[numOnly++] = argv[++i];
+    else if (!strcmp(a, "--opt-level") && v)
+      optLevel = (unsigned)atoi(argv[++i]);
     else {
       fprintf(stderr, "usage: compile_bench --examples DIR --cuda DIR [--runs N] "
-                      "[--out FILE.md] [--nvrtc LIB] [--only NAME]...\n");
+                      "[--out FILE.md] [--nvrtc LIB] [--only NAME]... [--opt-level N]\n");
       return 2;
     }
   }

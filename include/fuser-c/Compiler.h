@@ -167,6 +167,19 @@ fuserCompileResultGetStageName(FuserCompileResult result, intptr_t pos);
 MLIR_CAPI_EXPORTED MlirStringRef
 fuserCompileResultGetStageIR(FuserCompileResult result, intptr_t pos);
 
+/// Where the compile's time went, in pipeline order (docs/compile-speed.md):
+/// the stages "check", "decompose", "segment", "kernels", "kernel-ir-text",
+/// "nvvm", "ptx" and "bundle" in wall milliseconds, and inside "ptx" LLVM's
+/// "llvm-translate", "llvm-middle-end" and "nvptx-back-end" in thread
+/// milliseconds summed over the kernels (compiled in parallel, so they may
+/// add up to more than "ptx"). None after a failure or a cache hit.
+MLIR_CAPI_EXPORTED intptr_t fuserCompileResultGetNumTimings(FuserCompileResult result);
+MLIR_CAPI_EXPORTED MlirStringRef
+fuserCompileResultGetTimingName(FuserCompileResult result, intptr_t pos);
+/// Milliseconds; -1 for a position out of range.
+MLIR_CAPI_EXPORTED double fuserCompileResultGetTimingMs(FuserCompileResult result,
+                                                       intptr_t pos);
+
 #ifdef __cplusplus
 }
 #endif

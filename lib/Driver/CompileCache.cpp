@@ -323,6 +323,7 @@ LogicalResult mlir::fuser::compileModuleCached(ModuleOp module, const DriverOpti
   std::string key = compileCacheKey(module, options);
   if (memory().lookup(key, out) || (!dir.empty() && diskLookup(dir, key, out))) {
     hit = true;
+    out.timings.clear(); // nothing was compiled
     memory().store(key, out);
     return success();
   }

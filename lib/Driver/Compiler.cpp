@@ -6,13 +6,16 @@
 
 #include "fuser/Pipelines/Pipelines.h"
 #include "fuser/Target/Bundle.h"
+#include "fuser/Target/PtxCodegen.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
-
-#include <cstring>
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/ScopeExit.h"
+
+#include <chrono>
+#include <cstring>
 
 using namespace mlir;
 using namespace mlir::fuser;
@@ -88,8 +91,15 @@ static LogicalResult compileOnThisStack(ModuleOp module, const DriverOptions &op
   // a stage fails and the module no longer verifies, the verifier's message
   // is reported as an internal error naming the stage, never as if it were
   // about the input. A stage's deliberate diagnostics pass through.
+  using Clock = std::chrono::steady_clock;
+  auto record = [&](const char *step, Clock::time_point since) {
+    out.timings.emplace_back(
+        step, std::chrono::duration<double, std::milli>(Clock::now() - since).count());
+  };
   auto run = [&](const char *stage,
                  llvm::function_ref<void(OpPassManager &)> build) -> LogicalResult {
+    Clock::time_point start = Clock::now();
+    llvm::scope_exit recordStage([&] { record(stage, start); });
     PassManager pm(ctx);
     build(pm);
     SmallVector<std::pair<Location, std::string>> diagnostics;
@@ -133,6 +143,7 @@ static LogicalResult compileOnThisStack(ModuleOp module, const DriverOptions &op
     return failure();
   keep("kernels");
 
+  Clock::time_point start = Clock::now();
   BundleOptions bundle;
   bundle.sm = std::stoi(options.chip.substr(3));
   bundle.ptx = ptx;
@@ -144,6 +155,7 @@ static LogicalResult compileOnThisStack(ModuleOp module, const DriverOptions &op
       bundle.emulation[fusion] = text;
     out.kernelIR.emplace_back(fusion.str(), std::move(text));
   }
+  record("kernel-ir-text", start);
 
   if (failed(run("nvvm", [&](OpPassManager &pm) { buildNVVMStage(pm); })))
     return failure();
@@ -152,15 +164,27 @@ static LogicalResult compileOnThisStack(ModuleOp module, const DriverOptions &op
     return failure();
   keep("ptx");
 
+  const llvm::StringLiteral llvmProperties[] = {kLlvmTranslateUs, kLlvmMiddleEndUs,
+                                                kNvptxBackEndUs};
+  const char *llvmSteps[] = {"llvm-translate", "llvm-middle-end", "nvptx-back-end"};
+  int64_t llvmUs[3] = {0, 0, 0};
   for (auto bin : module.getOps<gpu::BinaryOp>()) {
     StringRef fusion = bin.getName();
     fusion.consume_back("_kernels");
     auto object = cast<gpu::ObjectAttr>(bin.getObjects()[0]);
     out.ptx.emplace_back(fusion.str(), object.getObject().str());
+    if (DictionaryAttr properties = object.getProperties())
+      for (int i = 0; i < 3; ++i)
+        if (auto us = properties.getAs<IntegerAttr>(llvmProperties[i]))
+          llvmUs[i] += us.getInt();
   }
+  for (int i = 0; i < 3; ++i)
+    out.timings.emplace_back(llvmSteps[i], llvmUs[i] / 1000.0);
+  start = Clock::now();
   FailureOr<std::string> bytes = writeBundle(module, bundle);
   if (failed(bytes))
     return failure();
   out.bundle = std::move(*bytes);
+  record("bundle", start);
   return success();
 }

@@ -85,6 +85,8 @@ static int compile(const char *src, FuserCompileOptions o, int compareWithRefere
   }
   EXPECT(fuserCompileResultGetNumFusions(r) == 1);
   int hit = fuserCompileResultIsCacheHit(r);
+  /* A compile says where its time went; a hit compiled nothing. */
+  EXPECT(hit ? fuserCompileResultGetNumTimings(r) == 0 : fuserCompileResultGetNumTimings(r) > 0);
   fuserCompileResultDestroy(r);
   mlirModuleDestroy(m);
   return hit;

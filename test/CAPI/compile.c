@@ -286,6 +286,18 @@ static void testCompileAndRun(MlirContext ctx) {
     fprintf(stderr, "stage: %.*s\n", (int)s.length, s.data);
     EXPECT(fuserCompileResultGetStageIR(r, i).length > 0);
   }
+  /* Where the time went: every step, each a time, LLVM's back end busy. */
+  double backEnd = 0;
+  for (intptr_t i = 0; i < fuserCompileResultGetNumTimings(r); ++i) {
+    MlirStringRef s = fuserCompileResultGetTimingName(r, i);
+    double ms = fuserCompileResultGetTimingMs(r, i);
+    fprintf(stderr, "timing: %.*s\n", (int)s.length, s.data);
+    EXPECT(ms >= 0 && ms < 60000);
+    if (s.length == 14 && !memcmp(s.data, "nvptx-back-end", 14))
+      backEnd = ms;
+  }
+  EXPECT(backEnd > 0);
+  EXPECT(fuserCompileResultGetTimingMs(r, fuserCompileResultGetNumTimings(r)) == -1);
   MlirStringRef bundle = fuserCompileResultGetBundle(r);
   EXPECT(bundle.length > 64 && !memcmp(bundle.data, "FUSERBND", 8));
   runOnEmulator(bundle);
@@ -298,6 +310,17 @@ static void testCompileAndRun(MlirContext ctx) {
 // CHECK-NEXT: fusion: bias_gelu
 // CHECK-NEXT: stage: input
 // CHECK: stage: ptx
+// CHECK-NEXT: timing: check
+// CHECK-NEXT: timing: decompose
+// CHECK-NEXT: timing: segment
+// CHECK-NEXT: timing: kernels
+// CHECK-NEXT: timing: kernel-ir-text
+// CHECK-NEXT: timing: nvvm
+// CHECK-NEXT: timing: ptx
+// CHECK-NEXT: timing: llvm-translate
+// CHECK-NEXT: timing: llvm-middle-end
+// CHECK-NEXT: timing: nvptx-back-end
+// CHECK-NEXT: timing: bundle
 // CHECK: signature: x bias -> y positive
 // CHECK-NEXT: emulator run: matches (worst relative error <= 1e-5), 0 sign mismatches
 
@@ -339,6 +362,7 @@ static void testCompileFailures(MlirContext ctx) {
   fuserCompileOptionsSetChip(o, S("sm_90"));
   r = fuserCompile(m, o);
   EXPECT(!fuserCompileResultIsSuccess(r));
+  EXPECT(fuserCompileResultGetNumTimings(r) == 0); /* none after a failure */
   printDiagnostics(r);
   fuserCompileResultDestroy(r);
   mlirModuleDestroy(m);
@@ -359,6 +383,9 @@ static void testCompileFailures(MlirContext ctx) {
   EXPECT(fuserCompileResultGetNumFusions(nr) == 0 && fuserCompileResultGetNumStages(nr) == 0);
   EXPECT(fuserCompileResultGetFusionName(nr, 0).length == 0);
   EXPECT(fuserCompileResultGetStageIR(nr, -1).length == 0);
+  EXPECT(fuserCompileResultGetNumTimings(nr) == 0);
+  EXPECT(fuserCompileResultGetTimingName(nr, 0).length == 0);
+  EXPECT(fuserCompileResultGetTimingMs(nr, 0) == -1);
   printDiagnostics(nr);
   fuserCompileResultDestroy(nr);
   /* The emulator with a NULL out-parameter. */

@@ -166,6 +166,7 @@ int fusercCompile(int argc, char **argv) {
   FusercCompileFlags flags;
   fusercDefaultFlags(&flags);
   const char *in = NULL, *out = NULL, *emit = "bundle", *stagesDir = NULL;
+  bool time = false;
   for (int i = 0; i < argc; ++i) {
     int r = fusercParseCompileFlag(argc, argv, &i, &flags);
     if (r < 0)
@@ -184,6 +185,8 @@ int fusercCompile(int argc, char **argv) {
       emit = argv[++i];
     else if (!strcmp(a, "--dump-stages"))
       stagesDir = argv[++i];
+    else if (!strcmp(a, "--time"))
+      time = true;
     else if (a[0] == '-' && a[1]) {
       fprintf(stderr, "fuserc: error: unknown option '%s' for compile\n", a);
       return 1;
@@ -207,6 +210,13 @@ int fusercCompile(int argc, char **argv) {
   if (!r.ptr)
     return 1;
   int status = 0;
+  if (time && fuserCompileResultIsCacheHit(r))
+    fprintf(stderr, "fuserc: time: from the compile cache, nothing compiled\n");
+  for (intptr_t i = 0; time && i < fuserCompileResultGetNumTimings(r); ++i) {
+    MlirStringRef name = fuserCompileResultGetTimingName(r, i);
+    fprintf(stderr, "fuserc: time: %-16.*s %9.3f ms\n", (int)name.length, name.data,
+            fuserCompileResultGetTimingMs(r, i));
+  }
   if (stagesDir) {
     mkdir(stagesDir, 0777);
     for (intptr_t i = 0; i < fuserCompileResultGetNumStages(r) && !status; ++i) {

@@ -66,9 +66,12 @@ def SerializeKernelsPass : Pass<"fuser-serialize-kernels", "ModuleOp"> {
   let summary = "Compile each kernel of each gpu.module to PTX, in parallel";
   let description = [{
     Does what upstream's `gpu-module-to-binary{format=isa}` does for fuser's
-    modules (one `gpu.binary` of PTX assembly per `gpu.module`, through the
-    module's target attribute), but hands each kernel to LLVM on its own
-    and runs them on the context's thread pool: LLVM's NVPTX back end is
+    modules (one `gpu.binary` of PTX assembly per `gpu.module`, for the
+    module's `#nvvm.target`), but with fuser's own LLVM step (LLVM's
+    `default<ON>` middle end for the target's level N, no libdevice lookup,
+    the time of each step recorded as properties of the `gpu.object`:
+    docs/compile-speed.md), and it hands each kernel to LLVM on its own
+    and runs them on the context's thread pool: LLVM is
     most of a compile, and a fusion's module holds several kernels (index
     widths, the misaligned-buffer fallback, split reductions). The PTX of
     the kernels is joined in their order under one header, so the bundle and

@@ -44,6 +44,12 @@ struct CompileOutput {
   std::vector<std::pair<std::string, std::string>> ptx;
   /// (fusion name, MLIR of its kernels before NVVM lowering).
   std::vector<std::pair<std::string, std::string>> kernelIR;
+  /// (step, milliseconds) of this compile, in pipeline order; empty for an
+  /// output that came from the compile cache. The stages are wall time; the
+  /// three LLVM steps inside "ptx" ("llvm-translate", "llvm-middle-end",
+  /// "nvptx-back-end") are thread time summed over kernels compiled in
+  /// parallel, so they can add up to more than "ptx" (docs/compile-speed.md).
+  std::vector<std::pair<std::string, double>> timings;
 };
 
 /// Compiles every fusion of `module` (which it rewrites). Diagnostics go to

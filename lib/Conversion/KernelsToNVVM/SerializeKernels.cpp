@@ -3,14 +3,17 @@
 // gpu-module-to-binary{format=isa} compiles a gpu.module as one LLVM module,
 // on one thread. A fusion's module holds several kernels (the 32- and
 // 64-bit index variants, the misaligned-buffer fallback, the two kernels of
-// a split reduction) and LLVM's NVPTX back end is most of a compile, so this
-// pass clones the module once per kernel, compiles the clones through the
-// module's own target attribute on the context's thread pool, and joins the
+// a split reduction) and LLVM is most of a compile, so this pass clones the
+// module once per kernel, compiles the clones with fuser's own LLVM step
+// (compileToPtx, lib/Target/PTX) on the context's thread pool, and joins the
 // PTX under one header: the bundle and the runtime still see one module.
+// Each module's gpu.object carries LLVM's thread time for the compile report
+// (docs/compile-speed.md).
 //
 //===----------------------------------------------------------------------===//
 
 #include "fuser/Conversion/Passes.h"
+#include "fuser/Target/PtxCodegen.h"
 
 #include "mlir/Dialect/GPU/IR/CompilationInterfaces.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -27,6 +30,7 @@ namespace mlir::fuser {
 } // namespace mlir::fuser
 
 using namespace mlir;
+using namespace mlir::fuser;
 
 namespace {
 
@@ -36,6 +40,7 @@ struct Job {
   unsigned module; // index into the modules being compiled
   OwningOpRef<gpu::GPUModuleOp> piece;
   std::optional<SmallVector<char, 0>> ptx;
+  uint64_t translateUs = 0, middleEndUs = 0, backEndUs = 0;
 };
 
 /// The kernels of `m`, with the globals (workgroup buffers) each one uses,
@@ -162,8 +167,19 @@ struct SerializeKernelsPass
     gpu::TargetOptions options({}, {}, {}, {}, gpu::CompilationTarget::Assembly);
     LogicalResult compiled =
         failableParallelForEach(&getContext(), jobs, [&](Job &job) {
-          job.ptx = targets[job.module].serializeToObject(job.piece.get(), options);
-          return success(job.ptx.has_value());
+          auto nvvm = dyn_cast<NVVM::NVVMTargetAttr>(targets[job.module]);
+          if (!nvvm) { // not fuser's target: upstream's serializer
+            job.ptx = targets[job.module].serializeToObject(job.piece.get(), options);
+            return success(job.ptx.has_value());
+          }
+          FailureOr<fuser::PtxCodegenResult> r = fuser::compileToPtx(job.piece.get(), nvvm);
+          if (failed(r))
+            return failure();
+          job.ptx.emplace(r->ptx.begin(), r->ptx.end());
+          job.translateUs = r->translateUs;
+          job.middleEndUs = r->middleEndUs;
+          job.backEndUs = r->backEndUs;
+          return success();
         });
     if (failed(compiled)) {
       top.emitError("compiling the kernels to PTX failed");
@@ -171,24 +187,38 @@ struct SerializeKernelsPass
     }
 
     // Join each module's PTX in kernel order, under the first job's header.
-    OpBuilder b(&getContext());
+    Builder b(&getContext());
+    OpBuilder ob(&getContext());
     for (auto [i, m] : llvm::enumerate(modules)) {
       SmallVector<char, 0> ptx;
+      uint64_t translateUs = 0, middleEndUs = 0, backEndUs = 0;
       for (Job &job : jobs) {
         if (job.module != i)
           continue;
+        translateUs += job.translateUs;
+        middleEndUs += job.middleEndUs;
+        backEndUs += job.backEndUs;
         StringRef text(job.ptx->data(), job.ptx->size());
         if (!ptx.empty())
           text = afterHeader(text);
         ptx.append(text.begin(), text.end());
       }
-      Attribute object = targets[i].createObject(m, ptx, options);
+      auto object = dyn_cast_or_null<gpu::ObjectAttr>(targets[i].createObject(m, ptx, options));
       if (!object) {
         m.emitError("could not wrap the PTX of this module");
         return signalPassFailure();
       }
-      b.setInsertionPointAfter(m);
-      gpu::BinaryOp::create(b, m.getLoc(), m.getName(), /*offloadingHandler=*/nullptr,
+      // LLVM's time, summed over the module's kernels, for the compile
+      // report (fuserCompileResultGetTiming, docs/compile-speed.md).
+      NamedAttrList properties(object.getProperties());
+      properties.set(kLlvmTranslateUs, b.getI64IntegerAttr(translateUs));
+      properties.set(kLlvmMiddleEndUs, b.getI64IntegerAttr(middleEndUs));
+      properties.set(kNvptxBackEndUs, b.getI64IntegerAttr(backEndUs));
+      object = gpu::ObjectAttr::get(&getContext(), object.getTarget(), object.getFormat(),
+                                    object.getObject(), properties.getDictionary(&getContext()),
+                                    object.getKernels());
+      ob.setInsertionPointAfter(m);
+      gpu::BinaryOp::create(ob, m.getLoc(), m.getName(), /*offloadingHandler=*/nullptr,
                             b.getArrayAttr({object}));
       m.erase();
     }

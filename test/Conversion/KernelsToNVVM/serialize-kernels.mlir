@@ -1,12 +1,14 @@
 // fuser-serialize-kernels: each kernel of a gpu.module is compiled on its
 // own (in parallel) and the PTX joined under one header into one
-// gpu.binary; each kernel keeps its own workgroup buffer; a module whose
+// gpu.binary, whose object records LLVM's time; each kernel keeps its own workgroup buffer; a module whose
 // kernels share a global is compiled whole.
 // RUN: fuser-opt %s -split-input-file --fuser-serialize-kernels -verify-diagnostics | FileCheck %s
 // Single-threaded, each module compiles whole, to the same kernels:
 // RUN: fuser-opt %s -split-input-file --mlir-disable-threading --fuser-serialize-kernels -verify-diagnostics | FileCheck %s
 
+// LLVM's thread time for the module's kernels rides on the object.
 // CHECK-LABEL: gpu.binary @two
+// CHECK-SAME: properties = {O = 2 : i32, fuser.llvm_middle_end_us = {{[0-9]+}} : i64, fuser.llvm_translate_us = {{[0-9]+}} : i64, fuser.nvptx_back_end_us = {{[0-9]+}} : i64}
 // CHECK-SAME: assembly = "
 // CHECK-SAME: .version 7.8\0A.target sm_90\0A.address_size 64
 // CHECK-NOT: .version
