@@ -22,6 +22,7 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/IR/Threading.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/ThreadPool.h"
 
 namespace mlir::fuser {
@@ -46,13 +47,15 @@ struct Job {
 /// The kernels of `m`, with the globals (workgroup buffers) each one uses,
 /// when `m` holds nothing else at its top level but declarations and no
 /// global is used by two kernels: then each kernel compiles on its own and
-/// the PTX texts join without two definitions of one symbol.
+/// the PTX texts join without two definitions of one symbol. Each kernel's
+/// body is walked once: a fusion can have hundreds of kernels.
 bool splitByKernel(gpu::GPUModuleOp m, SmallVectorImpl<StringRef> &kernels,
                    llvm::StringMap<StringRef> &globalOwner) {
-  SmallVector<LLVM::GlobalOp> globals;
+  llvm::StringSet<> globals;
+  SmallVector<LLVM::LLVMFuncOp> bodies;
   for (Operation &op : m.getBody()->getOperations()) {
     if (auto g = dyn_cast<LLVM::GlobalOp>(op)) {
-      globals.push_back(g);
+      globals.insert(g.getSymName());
       continue;
     }
     auto f = dyn_cast<LLVM::LLVMFuncOp>(op);
@@ -63,18 +66,42 @@ bool splitByKernel(gpu::GPUModuleOp m, SmallVectorImpl<StringRef> &kernels,
     if (!f->hasAttr(NVVM::NVVMDialect::getKernelFuncAttrName()))
       return false;
     kernels.push_back(f.getSymName());
+    bodies.push_back(f);
   }
-  for (LLVM::GlobalOp g : globals) {
-    for (StringRef k : kernels) {
-      auto f = cast<LLVM::LLVMFuncOp>(SymbolTable::lookupSymbolIn(m, k));
-      if (SymbolTable::symbolKnownUseEmpty(g.getSymNameAttr(), f))
+  for (LLVM::LLVMFuncOp f : bodies) {
+    std::optional<SymbolTable::UseRange> uses = SymbolTable::getSymbolUses(f.getOperation());
+    if (!uses)
+      return false; // an unknown op that may use symbols
+    for (const SymbolTable::SymbolUse &use : *uses) {
+      StringRef name = use.getSymbolRef().getRootReference();
+      if (!globals.contains(name))
         continue;
-      if (globalOwner.count(g.getSymName()))
+      auto [it, inserted] = globalOwner.try_emplace(name, f.getSymName());
+      if (!inserted && it->second != f.getSymName())
         return false; // shared by two kernels
-      globalOwner[g.getSymName()] = k;
     }
   }
   return true;
+}
+
+/// A module like `m` holding only the kernel `keep`, the globals it owns and
+/// every declaration, in `m`'s order; only those ops are copied.
+OwningOpRef<gpu::GPUModuleOp> pieceFor(gpu::GPUModuleOp m, StringRef keep,
+                                       const llvm::StringMap<StringRef> &globalOwner) {
+  OwningOpRef<gpu::GPUModuleOp> piece(cast<gpu::GPUModuleOp>(m->cloneWithoutRegions()));
+  Block *body = new Block();
+  piece->getBodyRegion().push_back(body);
+  OpBuilder b = OpBuilder::atBlockEnd(body);
+  for (Operation &op : m.getBody()->getOperations()) {
+    bool wanted = true;
+    if (auto f = dyn_cast<LLVM::LLVMFuncOp>(op))
+      wanted = f.isExternal() || f.getSymName() == keep;
+    else if (auto g = dyn_cast<LLVM::GlobalOp>(op))
+      wanted = globalOwner.lookup(g.getSymName()) == keep;
+    if (wanted)
+      b.clone(op);
+  }
+  return piece;
 }
 
 /// The PTX after its header (the comment banner and the .version, .target
@@ -149,19 +176,8 @@ struct SerializeKernelsPass
         jobs.push_back({(unsigned)i, OwningOpRef<gpu::GPUModuleOp>(m.clone()), {}});
         continue;
       }
-      for (StringRef keep : kernels) {
-        OwningOpRef<gpu::GPUModuleOp> piece(m.clone());
-        for (Operation &op : llvm::make_early_inc_range(piece->getBody()->getOperations())) {
-          if (auto f = dyn_cast<LLVM::LLVMFuncOp>(op)) {
-            if (!f.isExternal() && f.getSymName() != keep)
-              f.erase();
-          } else if (auto g = dyn_cast<LLVM::GlobalOp>(op)) {
-            if (globalOwner.lookup(g.getSymName()) != keep)
-              g.erase();
-          }
-        }
-        jobs.push_back({(unsigned)i, std::move(piece), {}});
-      }
+      for (StringRef keep : kernels)
+        jobs.push_back({(unsigned)i, pieceFor(m, keep, globalOwner), {}});
     }
 
     gpu::TargetOptions options({}, {}, {}, {}, gpu::CompilationTarget::Assembly);
