@@ -196,6 +196,11 @@ void fuserCompileOptionsSetKeepStages(FuserCompileOptions o, bool v) {
     return;
   unwrap(o)->keepStages = v;
 }
+void fuserCompileOptionsSetAssumeAligned(FuserCompileOptions o, bool v) {
+  if (!o.ptr)
+    return;
+  unwrap(o)->assumeAligned = v;
+}
 void fuserCompileOptionsSetEmulation(FuserCompileOptions o, bool v) {
   if (!o.ptr)
     return;

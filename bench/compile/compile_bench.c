@@ -12,6 +12,7 @@
 |*                                                                            *|
 |* usage: compile_bench --examples DIR --cuda DIR [--runs N] [--out FILE.md]  *|
 |*                      [--nvrtc LIB] [--only NAME]... [--opt-level N]         *|
+|*                      [--assume-aligned]                                    *|
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 
@@ -222,12 +223,14 @@ typedef struct {
 } Row;
 
 static unsigned optLevel = 3; /* --opt-level */
+static bool assumeAligned = false; /* --assume-aligned */
 
 static FuserCompileOptions makeOptions(void) {
   /* Defaults (sm_90, -O3, index width per kernel) without the emulation
    * data, which a PTX-only comparison does not need. */
   FuserCompileOptions o = fuserCompileOptionsCreate();
   fuserCompileOptionsSetOptLevel(o, optLevel);
+  fuserCompileOptionsSetAssumeAligned(o, assumeAligned);
   fuserCompileOptionsSetChip(o, mlirStringRefCreateFromCString("sm_90"));
   fuserCompileOptionsSetEmulation(o, false);
   fuserCompileOptionsSetCache(o, false); /* every run compiles */
@@ -461,8 +464,8 @@ static void writeReport(FILE *o, const Row *rows, int n, const Nvrtc *nvrtc,
   fprintf(o, "- machine: %s, %ld logical CPUs, %s %s\n", cpu, sysconf(_SC_NPROCESSORS_ONLN),
           u.sysname, u.release);
   fprintf(o, "- fuser: C API version %u, options: sm_90, -O%u, index width per kernel, "
-             "no emulation data\n",
-          fuserGetCAPIVersion(), optLevel);
+             "no emulation data%s\n",
+          fuserGetCAPIVersion(), optLevel, assumeAligned ? ", assume-aligned" : "");
   if (nvrtc->lib)
     fprintf(o, "- NVRTC %d.%d (%s), options: --gpu-architecture=compute_90 --std=c++17 "
                "-default-device -DNDEBUG\n",
@@ -593,9 +596,12 @@ int main(int argc, char **argv) {
       only[numOnly++] = argv[++i];
     else if (!strcmp(a, "--opt-level") && v)
       optLevel = (unsigned)atoi(argv[++i]);
+    else if (!strcmp(a, "--assume-aligned"))
+      assumeAligned = true;
     else {
       fprintf(stderr, "usage: compile_bench --examples DIR --cuda DIR [--runs N] "
-                      "[--out FILE.md] [--nvrtc LIB] [--only NAME]... [--opt-level N]\n");
+                      "[--out FILE.md] [--nvrtc LIB] [--only NAME]... [--opt-level N] "
+                      "[--assume-aligned]\n");
       return 2;
     }
   }

@@ -80,6 +80,7 @@ static LogicalResult compileOnThisStack(ModuleOp module, const DriverOptions &op
   pipeline.indexBits = options.indexBits;
   pipeline.math = options.math;
   pipeline.optLevel = options.optLevel;
+  pipeline.assumeAligned = options.assumeAligned;
 
   auto keep = [&](const char *stage) {
     if (options.keepStages)

@@ -54,6 +54,7 @@ void mlir::fuser::buildKernelsStage(OpPassManager &pm, const CompileOptions &opt
   emit.chip = options.chip;
   emit.indexBits = options.indexBits;
   emit.math = options.math;
+  emit.assumeAligned = options.assumeAligned;
   emit.plantBug = plantBug.str();
   pm.addPass(createEmitKernelsPass(emit));
   pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
@@ -102,6 +103,6 @@ void mlir::fuser::registerPipelines() {
   PassPipelineRegistration<CompileOptions>(
       "fuser-compile",
       "Compile fusions to PTX kernels and launch plans (options: chip, ptx, "
-      "fast-math, index-bits, math, opt-level)",
+      "fast-math, index-bits, math, assume-aligned, opt-level)",
       buildCompilePipeline);
 }

@@ -142,6 +142,9 @@ static void testMemory(void) {
   EXPECT(compile(kRenamed, o, 1));
   /* Printed for the record (bench/results/compile.md has the figures). */
   fprintf(stderr, "compile %.3f ms, hit %.3f ms\n", missMs, lastMs);
+  fuserCompileOptionsSetAssumeAligned(o, true);
+  EXPECT(!compile(kFusion, o, 0)); /* another key: no misaligned fallback */
+  fuserCompileOptionsSetAssumeAligned(o, false);
   fuserCompileOptionsSetChip(o, S("sm_80"));
   EXPECT(!compile(kFusion, o, 0)); /* another key: compiled for sm_80 */
   fuserCompileOptionsSetChip(o, S("sm_90"));

@@ -377,6 +377,7 @@ static void testCompileFailures(MlirContext ctx) {
   fuserCompileOptionsSetMathAccuracy(none, FuserMathAccuracyPrecise);
   fuserCompileOptionsSetKeepStages(none, true);
   fuserCompileOptionsSetEmulation(none, false);
+  fuserCompileOptionsSetAssumeAligned(none, true);
   fuserCompileOptionsDestroy(none);
   FuserCompileResult nr = {NULL};
   EXPECT(!fuserCompileResultIsSuccess(nr));

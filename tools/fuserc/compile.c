@@ -15,6 +15,7 @@ void fusercDefaultFlags(FusercCompileFlags *f) {
   f->optLevel = 3;
   f->fastMath = false;
   f->emulation = true;
+  f->assumeAligned = false;
   f->math = "fast";
   f->plantBug = "";
 }
@@ -64,6 +65,10 @@ int fusercParseCompileFlag(int argc, char **argv, int *i, FusercCompileFlags *f)
   }
   if (!strcmp(a, "--fast-math")) {
     f->fastMath = true;
+    return 1;
+  }
+  if (!strcmp(a, "--assume-aligned")) {
+    f->assumeAligned = true;
     return 1;
   }
   if (!strcmp(a, "--no-emulation")) {
@@ -146,6 +151,7 @@ FuserCompileResult fusercCompileFile(const char *path, const FusercCompileFlags 
   fuserCompileOptionsSetMathAccuracy(
       o, strcmp(f->math, "precise") ? FuserMathAccuracyFast : FuserMathAccuracyPrecise);
   fuserCompileOptionsSetFastMath(o, f->fastMath);
+  fuserCompileOptionsSetAssumeAligned(o, f->assumeAligned);
   fuserCompileOptionsSetEmulation(o, f->emulation);
   fuserCompileOptionsSetKeepStages(o, keepStages);
   fuserCompileOptionsSetTestingPlantBug(o, mlirStringRefCreateFromCString(f->plantBug));

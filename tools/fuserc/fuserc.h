@@ -17,7 +17,7 @@ int fusercRun(int argc, char **argv);
 typedef struct {
   const char *chip;
   unsigned ptx, indexBits, optLevel;
-  bool fastMath, emulation;
+  bool fastMath, emulation, assumeAligned;
   const char *math;     /* "fast" or "precise" */
   const char *plantBug; /* testing only */
 } FusercCompileFlags;

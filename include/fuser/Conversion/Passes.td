@@ -32,6 +32,11 @@ def EmitKernelsPass : Pass<"fuser-emit-kernels", "ModuleOp"> {
            "Accuracy tier of the transcendental functions (MathBuilder): "
            "fast (f32 within 2 ulp, f64 precise) or precise (within 1 ulp); "
            "see docs/math.md">,
+    Option<"assumeAligned", "assume-aligned", "bool", /*default=*/"false",
+           "Every tensor argument and result starts at a 16-byte aligned "
+           "address: the plan checks it (a call with a misaligned one fails, "
+           "naming it) and no kernel carries a misaligned-buffer fallback "
+           "(docs/compile-speed.md)">,
     Option<"plantBug", "plant-bug", "std::string", /*default=*/"\"\"",
            "For testing the CPU emulation only: emit a known schedule bug "
            "(missing-barrier, wrong-tail, wrong-index, inner-outer-drop-partial, "

@@ -27,6 +27,9 @@ struct DriverOptions {
   /// (docs/math.md).
   std::string math = "fast";
   unsigned optLevel = 3;
+  /// Every tensor argument and result starts 16-byte aligned: the plan
+  /// checks it, and no kernel carries a misaligned-buffer fallback.
+  bool assumeAligned = false;
   /// Keep the module's IR after each stage.
   bool keepStages = false;
   /// Put the kernels' MLIR into the bundle so that it also runs on the CPU.

@@ -35,6 +35,11 @@ struct CompileOptions : public PassPipelineOptions<CompileOptions> {
                      "within 2 ulp, the default) or precise (within 1 ulp); "
                      "f64 is always precise (docs/math.md)"),
       llvm::cl::init("fast")};
+  PassOptions::Option<bool> assumeAligned{
+      *this, "assume-aligned",
+      llvm::cl::desc("Every tensor argument and result is 16-byte aligned: "
+                     "checked at launch, no misaligned-buffer fallback kernels"),
+      llvm::cl::init(false)};
   PassOptions::Option<unsigned> optLevel{
       *this, "opt-level", llvm::cl::desc("LLVM optimization level for kernels"),
       llvm::cl::init(3)};

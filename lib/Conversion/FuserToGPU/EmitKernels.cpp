@@ -72,7 +72,7 @@ static void emitChecks(FusionEmitter &fe, func::FuncOp plan, unsigned numArgs) {
 
 static LogicalResult emitFusion(func::FuncOp fusion, gpu::GPUModuleOp module,
                                 TargetInfo target, unsigned indexBits,
-                                StringRef plantBug, MathAccuracy math) {
+                                StringRef plantBug, MathAccuracy math, bool assumeAligned) {
   FailureOr<ShapeAnalysis> shapes = ShapeAnalysis::analyze(fusion);
   if (failed(shapes))
     return failure();
@@ -130,6 +130,7 @@ static LogicalResult emitFusion(func::FuncOp fusion, gpu::GPUModuleOp module,
   FusionEmitter fe(fusion, *shapes, target, indexBits, module, plan);
   fe.plantBug = plantBug.str();
   fe.math = math;
+  fe.assumeAligned = assumeAligned;
   fe.planBuilder.setInsertionPoint(body->getTerminator());
   for (unsigned i = 0; i < numArgs; ++i)
     fe.buffers[fusion.getArgument(i)] = plan.getArgument(i);
@@ -266,7 +267,7 @@ struct EmitKernelsPass : fuser::impl::EmitKernelsPassBase<EmitKernelsPass> {
       b.setInsertionPoint(f);
       auto module = gpu::GPUModuleOp::create(b, f.getLoc(),
                                              (f.getSymName() + "_kernels").str());
-      if (failed(emitFusion(f, module, *target, indexBits, plantBug, accuracy)))
+      if (failed(emitFusion(f, module, *target, indexBits, plantBug, accuracy, assumeAligned)))
         return signalPassFailure();
     }
   }

@@ -291,7 +291,7 @@ void ReductionScheduler::emitInnerOuter(unsigned w) {
     int64_t rereadThreads = 32;
     while (rereadThreads < kMaxDynamicThreads && rereadThreads * 4 < units)
       rereadThreads *= 2;
-    if (persistent && vectorLanes > 1) {
+    if (persistent && vectorLanes > 1 && !vectorsAlwaysOk()) {
       // Misaligned buffers: the rows stay on chip in scalars where 512
       // threads' registers hold them, else they are read again.
       Value vecOk = planVectorOk();

@@ -149,6 +149,33 @@ FusionEmitter::FusionEmitter(func::FuncOp fusion, const ShapeAnalysis &shapes,
 Value FusionEmitter::planExpr(AffineExpr e) { return planExpander->expand(e); }
 Value FusionEmitter::planConstant(int64_t v) { return planExpander->constant(v); }
 
+Value FusionEmitter::planAligned(Value buffer, int64_t bytes) {
+  if (!assumeAligned)
+    return IsAlignedOp::create(planBuilder, loc, buffer, bytes);
+  Value yes = arith::ConstantIntOp::create(planBuilder, loc, 1, 1);
+  // Every vector access needs at most 16 bytes: one check of 16 per buffer
+  // covers them all, and is what the option promises.
+  if (!alignmentChecked.insert(buffer).second)
+    return yes;
+  std::string what = "an intermediate buffer";
+  if (auto arg = dyn_cast<BlockArgument>(buffer))
+    if (arg.getOwner()->getParentOp() == plan.getOperation())
+      if (auto name = plan.getArgAttrOfType<StringAttr>(arg.getArgNumber(), kNameAttr))
+        what = "'" + name.getValue().str() + "'";
+  // At the plan's start, after the checks before it: a call fails before
+  // any kernel runs, naming the first misaligned buffer in argument order.
+  OpBuilder atStart(&plan.front(), plan.front().begin());
+  if (lastAlignmentCheck)
+    atStart.setInsertionPointAfter(lastAlignmentCheck);
+  Value ok = IsAlignedOp::create(atStart, loc, buffer, 16);
+  lastAlignmentCheck = CheckOp::create(atStart, loc, ok,
+                  what + " does not start at a 16-byte aligned address, and this fusion was "
+                         "compiled for aligned buffers only (assume-aligned): pass an aligned "
+                         "buffer, or compile without assume-aligned",
+                  ValueRange{});
+  return yes;
+}
+
 Value FusionEmitter::indexErrorWord() {
   if (!errorWord) {
     auto t = MemRefType::get({kIndexErrorWordSize}, planBuilder.getI64Type());

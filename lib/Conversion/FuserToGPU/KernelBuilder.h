@@ -90,6 +90,9 @@ public:
   std::string plantBug;
   /// Accuracy tier of the transcendental functions (MathBuilder).
   MathAccuracy math = MathAccuracy::Fast;
+  /// The caller promises 16-byte aligned tensors (EmitKernelsPass's
+  /// assume-aligned): alignment is checked in the plan, never branched on.
+  bool assumeAligned = false;
   gpu::GPUModuleOp module;
   func::FuncOp plan;
   OpBuilder planBuilder;
@@ -99,6 +102,10 @@ public:
   /// Plan-side index value of each symbol.
   SmallVector<Value> symbolValues;
 
+  /// The plan's answer to "is `buffer` aligned to `bytes`": an IsAlignedOp,
+  /// or with assumeAligned a constant true after a fuser.check (one per
+  /// buffer) that fails the call, naming the buffer, when it is not.
+  Value planAligned(Value buffer, int64_t bytes);
   /// Expands `e` into index arithmetic in the plan.
   Value planExpr(AffineExpr e);
   Value planConstant(int64_t v);
@@ -123,6 +130,10 @@ public:
   unsigned indexSite(Operation *op);
   /// One line per site: the op, its dim and its location.
   ArrayRef<std::string> indexSites() const { return sites; }
+  /// Buffers whose alignment the plan already checks (assumeAligned), and
+  /// the last of those checks.
+  DenseSet<Value> alignmentChecked;
+  Operation *lastAlignmentCheck = nullptr;
 
 private:
   Value errorWord;

@@ -168,7 +168,7 @@ void PointwiseScheduler::emitKernel(unsigned indexBits) {
     for (auto &[buf, bytes] : alignment)
       vecOk = arith::AndIOp::create(
           pb, fe.loc, vecOk,
-          IsAlignedOp::create(pb, fe.loc, fe.buffers.lookup(buf), bytes));
+          fe.planAligned(fe.buffers.lookup(buf), bytes));
   }
   Value units = planN;
   if (vecOk)

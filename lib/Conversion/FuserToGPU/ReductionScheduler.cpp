@@ -708,6 +708,9 @@ void ReductionScheduler::emitInner(unsigned indexBits, int64_t staticThreads,
                          rowsInBlock, blockRows, stage);
     }
   };
+  // Vectors on every call: the scalar body would be dead code.
+  if (bodies == Bodies::Both && vectorLanes > 1 && vectorsAlwaysOk())
+    bodies = Bodies::VectorOnly;
   if (bodies == Bodies::VectorOnly)
     body(vectorLanes);
   else if (bodies == Bodies::ScalarOnly)
@@ -1214,6 +1217,17 @@ void ReductionScheduler::emitCombine(const CombineSpec &spec, unsigned indexBits
 // Planning
 //===----------------------------------------------------------------------===//
 
+bool ReductionScheduler::vectorsAlwaysOk() const {
+  if (!fe.assumeAligned && !alignment.empty())
+    return false;
+  for (AffineExpr e : divisibility) {
+    std::optional<int64_t> n = ShapeAnalysis::constantValue(e);
+    if (!n || *n % vectorLanes != 0)
+      return false;
+  }
+  return true;
+}
+
 Value ReductionScheduler::planVectorOk() {
   OpBuilder &pb = fe.planBuilder;
   Value ok = arith::ConstantIntOp::create(pb, fe.loc, 1, 1);
@@ -1227,7 +1241,7 @@ Value ReductionScheduler::planVectorOk() {
   }
   for (auto &[buf, bytes] : alignment)
     ok = arith::AndIOp::create(pb, fe.loc, ok,
-                               IsAlignedOp::create(pb, fe.loc, fe.buffers.lookup(buf), bytes));
+                               fe.planAligned(fe.buffers.lookup(buf), bytes));
   return ok;
 }
 
@@ -1628,7 +1642,7 @@ LogicalResult ReductionScheduler::run() {
           continue;
         variantCondition = withCond(negate(innerSplitCond));
       }
-      if (persistent && vectorLanes > 1) {
+      if (persistent && vectorLanes > 1 && !vectorsAlwaysOk()) {
         // The row in registers as vectors; the rare misaligned buffer reads
         // the row again per pass, in scalars (a persistent scalar body would
         // unroll four times the slots for the same registers).

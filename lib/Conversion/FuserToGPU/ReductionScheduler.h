@@ -119,6 +119,11 @@ private:
 
   /// Plan condition: vector accesses are aligned and whole.
   Value planVectorOk();
+  /// Whether planVectorOk() holds on every call, known now: every size the
+  /// vectors need divisible at compile time, and alignment promised
+  /// (assume-aligned) or not needed. Then no scalar body or misaligned
+  /// fallback is emitted.
+  bool vectorsAlwaysOk() const;
   Index sIndex();
   Index rIndex(Value v);
   /// The index of an output of S's element count: sIndex(), or for a view
