@@ -149,25 +149,47 @@ FusionEmitter::FusionEmitter(func::FuncOp fusion, const ShapeAnalysis &shapes,
 Value FusionEmitter::planExpr(AffineExpr e) { return planExpander->expand(e); }
 Value FusionEmitter::planConstant(int64_t v) { return planExpander->constant(v); }
 
+bool FusionEmitter::alignmentPromised(Value buffer) {
+  if (!assumeAligned || !buffer)
+    return false;
+  while (auto view = buffer.getDefiningOp<BufferViewOp>())
+    buffer = view.getSource();
+  if (buffer.getDefiningOp<memref::AllocOp>())
+    return true;
+  auto arg = dyn_cast<BlockArgument>(buffer);
+  return arg && arg.getOwner()->getParentOp() == plan.getOperation();
+}
+
 Value FusionEmitter::planAligned(Value buffer, int64_t bytes) {
   if (!assumeAligned)
     return IsAlignedOp::create(planBuilder, loc, buffer, bytes);
+  // The promise covers the caller's buffers: an argument or result of the
+  // plan, or a view of one (a view is the same bytes). A buffer the plan
+  // allocates is 256-byte aligned (docs/bundle.md, ALLOC). Anything else is
+  // asked at launch, as without the promise.
+  if (!alignmentPromised(buffer))
+    return IsAlignedOp::create(planBuilder, loc, buffer, bytes);
+  Value root = buffer;
+  while (auto view = root.getDefiningOp<BufferViewOp>())
+    root = view.getSource();
   Value yes = arith::ConstantIntOp::create(planBuilder, loc, 1, 1);
+  if (root.getDefiningOp<memref::AllocOp>())
+    return yes;
+  auto arg = cast<BlockArgument>(root);
   // Every vector access needs at most 16 bytes: one check of 16 per buffer
   // covers them all, and is what the option promises.
-  if (!alignmentChecked.insert(buffer).second)
+  if (!alignmentChecked.insert(root).second)
     return yes;
-  std::string what = "an intermediate buffer";
-  if (auto arg = dyn_cast<BlockArgument>(buffer))
-    if (arg.getOwner()->getParentOp() == plan.getOperation())
-      if (auto name = plan.getArgAttrOfType<StringAttr>(arg.getArgNumber(), kNameAttr))
-        what = "'" + name.getValue().str() + "'";
-  // At the plan's start, after the checks before it: a call fails before
-  // any kernel runs, naming the first misaligned buffer in argument order.
+  std::string what = "buffer " + std::to_string(arg.getArgNumber());
+  if (auto name = plan.getArgAttrOfType<StringAttr>(arg.getArgNumber(), kNameAttr))
+    what = "'" + name.getValue().str() + "'";
+  // At the plan's start, after the alignment checks before it (in the order
+  // the schedulers first need each buffer): a call fails before any kernel
+  // runs.
   OpBuilder atStart(&plan.front(), plan.front().begin());
   if (lastAlignmentCheck)
     atStart.setInsertionPointAfter(lastAlignmentCheck);
-  Value ok = IsAlignedOp::create(atStart, loc, buffer, 16);
+  Value ok = IsAlignedOp::create(atStart, loc, root, 16);
   lastAlignmentCheck = CheckOp::create(atStart, loc, ok,
                   what + " does not start at a 16-byte aligned address, and this fusion was "
                          "compiled for aligned buffers only (assume-aligned): pass an aligned "

@@ -102,9 +102,14 @@ public:
   /// Plan-side index value of each symbol.
   SmallVector<Value> symbolValues;
 
+  /// Whether `buffer` (plan side) is covered by assumeAligned: a plan
+  /// argument or result, a view of one, or a buffer the plan allocates
+  /// (256-byte aligned).
+  bool alignmentPromised(Value buffer);
   /// The plan's answer to "is `buffer` aligned to `bytes`": an IsAlignedOp,
-  /// or with assumeAligned a constant true after a fuser.check (one per
-  /// buffer) that fails the call, naming the buffer, when it is not.
+  /// or for a promised buffer a constant true, after a fuser.check at the
+  /// plan's start (one per caller's buffer) that fails the call, naming the
+  /// buffer, when it is not.
   Value planAligned(Value buffer, int64_t bytes);
   /// Expands `e` into index arithmetic in the plan.
   Value planExpr(AffineExpr e);

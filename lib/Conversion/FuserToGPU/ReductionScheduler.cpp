@@ -1218,8 +1218,9 @@ void ReductionScheduler::emitCombine(const CombineSpec &spec, unsigned indexBits
 //===----------------------------------------------------------------------===//
 
 bool ReductionScheduler::vectorsAlwaysOk() const {
-  if (!fe.assumeAligned && !alignment.empty())
-    return false;
+  for (auto &[buf, bytes] : alignment)
+    if (!fe.alignmentPromised(fe.buffers.lookup(buf)))
+      return false;
   for (AffineExpr e : divisibility) {
     std::optional<int64_t> n = ShapeAnalysis::constantValue(e);
     if (!n || *n % vectorLanes != 0)
