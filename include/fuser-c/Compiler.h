@@ -95,8 +95,6 @@ fuserCompileOptionsSetMathAccuracy(FuserCompileOptions options,
 /// "kernels", "nvvm", "ptx") in the result.
 MLIR_CAPI_EXPORTED void fuserCompileOptionsSetKeepStages(FuserCompileOptions options,
                                                          bool keep);
-/// Put the kernels' MLIR in the bundle so that it also runs on the CPU
-/// emulator (default true).
 /// Promise that every tensor argument and result of every call starts at a
 /// 16-byte aligned address (fresh PyTorch and CUDA allocations do; a view
 /// with an offset may not). The kernels then carry no misaligned-buffer
@@ -104,6 +102,8 @@ MLIR_CAPI_EXPORTED void fuserCompileOptionsSetKeepStages(FuserCompileOptions opt
 /// a misaligned buffer fails, naming it, rather than run. Default false.
 MLIR_CAPI_EXPORTED void fuserCompileOptionsSetAssumeAligned(FuserCompileOptions options,
                                                           bool assumeAligned);
+/// Put the kernels' MLIR in the bundle so that it also runs on the CPU
+/// emulator (default true).
 MLIR_CAPI_EXPORTED void fuserCompileOptionsSetEmulation(FuserCompileOptions options,
                                                         bool emulation);
 

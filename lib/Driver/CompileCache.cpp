@@ -299,8 +299,8 @@ std::string mlir::fuser::compileCacheKey(ModuleOp module, const DriverOptions &o
   llvm::raw_string_ostream os(text);
   os << "fuser compile cache 1\n" << buildIdentity() << "\nLLVM " << LLVM_VERSION_STRING
      << "\nchip " << o.chip << " ptx " << o.ptx << " fast-math " << o.fastMath
-     << " index-bits " << o.indexBits << " math " << o.math << " opt " << o.optLevel << " assume-aligned " << o.assumeAligned
-     << " emulation " << o.emulation << " plant-bug " << o.plantBug << "\n";
+     << " index-bits " << o.indexBits << " math " << o.math << " opt " << o.optLevel
+     << " assume-aligned " << o.assumeAligned << " emulation " << o.emulation << " plant-bug " << o.plantBug << "\n";
   module->print(os, OpPrintingFlags().printGenericOpForm().enableDebugInfo(false));
   return llvm::toHex(llvm::SHA256::hash(llvm::arrayRefFromStringRef(text)),
                      /*LowerCase=*/true);

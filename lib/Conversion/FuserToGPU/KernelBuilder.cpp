@@ -149,11 +149,17 @@ FusionEmitter::FusionEmitter(func::FuncOp fusion, const ShapeAnalysis &shapes,
 Value FusionEmitter::planExpr(AffineExpr e) { return planExpander->expand(e); }
 Value FusionEmitter::planConstant(int64_t v) { return planExpander->constant(v); }
 
+/// The buffer `buffer` views (a view is the same bytes), or itself.
+static Value viewedBuffer(Value buffer) {
+  while (auto view = buffer.getDefiningOp<BufferViewOp>())
+    buffer = view.getSource();
+  return buffer;
+}
+
 bool FusionEmitter::alignmentPromised(Value buffer) {
   if (!assumeAligned || !buffer)
     return false;
-  while (auto view = buffer.getDefiningOp<BufferViewOp>())
-    buffer = view.getSource();
+  buffer = viewedBuffer(buffer);
   if (buffer.getDefiningOp<memref::AllocOp>())
     return true;
   auto arg = dyn_cast<BlockArgument>(buffer);
@@ -161,17 +167,13 @@ bool FusionEmitter::alignmentPromised(Value buffer) {
 }
 
 Value FusionEmitter::planAligned(Value buffer, int64_t bytes) {
-  if (!assumeAligned)
-    return IsAlignedOp::create(planBuilder, loc, buffer, bytes);
   // The promise covers the caller's buffers: an argument or result of the
-  // plan, or a view of one (a view is the same bytes). A buffer the plan
-  // allocates is 256-byte aligned (docs/bundle.md, ALLOC). Anything else is
-  // asked at launch, as without the promise.
+  // plan, or a view of one. A buffer the plan allocates is 256-byte aligned
+  // (docs/bundle.md, ALLOC). Anything else is asked at launch, as without
+  // the promise.
   if (!alignmentPromised(buffer))
     return IsAlignedOp::create(planBuilder, loc, buffer, bytes);
-  Value root = buffer;
-  while (auto view = root.getDefiningOp<BufferViewOp>())
-    root = view.getSource();
+  Value root = viewedBuffer(buffer);
   Value yes = arith::ConstantIntOp::create(planBuilder, loc, 1, 1);
   if (root.getDefiningOp<memref::AllocOp>())
     return yes;

@@ -203,8 +203,7 @@ struct SerializeKernelsPass
     }
 
     // Join each module's PTX in kernel order, under the first job's header.
-    Builder b(&getContext());
-    OpBuilder ob(&getContext());
+    OpBuilder b(&getContext());
     for (auto [i, m] : llvm::enumerate(modules)) {
       SmallVector<char, 0> ptx;
       uint64_t translateUs = 0, middleEndUs = 0, backEndUs = 0;
@@ -233,8 +232,8 @@ struct SerializeKernelsPass
       object = gpu::ObjectAttr::get(&getContext(), object.getTarget(), object.getFormat(),
                                     object.getObject(), properties.getDictionary(&getContext()),
                                     object.getKernels());
-      ob.setInsertionPointAfter(m);
-      gpu::BinaryOp::create(ob, m.getLoc(), m.getName(), /*offloadingHandler=*/nullptr,
+      b.setInsertionPointAfter(m);
+      gpu::BinaryOp::create(b, m.getLoc(), m.getName(), /*offloadingHandler=*/nullptr,
                             b.getArrayAttr({object}));
       m.erase();
     }
