@@ -405,6 +405,20 @@ Analyzer::run(SmallVectorImpl<ShapeAnalysis::Symbol> &symbols,
   for (Operation &op : body.without_terminator())
     if (failed(visit(&op)))
       return failure();
+  // Results that have an argument's shape (fuser.same_shape_as).
+  for (auto [i, v] : llvm::enumerate(body.getTerminator()->getOperands())) {
+    auto like = fusion.getResultAttrOfType<IntegerAttr>(i, kSameShapeAsAttr);
+    if (!like)
+      continue;
+    int64_t a = like.getInt();
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    if (a < 0 || a >= (int64_t)body.getNumArguments() || !t ||
+        cast<RankedTensorType>(body.getArgument(a).getType()).getRank() != t.getRank())
+      return fusion.emitError("result ") << i << " has " << kSameShapeAsAttr << " = " << a
+                                         << ", which is not an argument of its rank";
+    for (unsigned d = 0; d < t.getRank(); ++d)
+      unite(body.getArgument(a), d, v, d);
+  }
   for (Value v : order) {
     auto t = cast<RankedTensorType>(v.getType());
     SmallVector<AffineExpr> &shape = shapes[v];

@@ -101,6 +101,20 @@ LogicalResult checkFusion(func::FuncOp f) {
         return f.emitError() << it->second << " and result " << i << " are both named '"
                              << n.getValue() << "'";
     }
+    if (Attribute like = f.getResultAttr(i, kSameShapeAsAttr)) {
+      auto a = dyn_cast<IntegerAttr>(like);
+      auto rt = cast<RankedTensorType>(type.getResult(i));
+      if (!a || a.getInt() < 0 || a.getInt() >= (int64_t)type.getNumInputs())
+        return f.emitError("result ") << i << " has " << kSameShapeAsAttr << " = " << like
+                                      << ", which is not an argument's position";
+      auto at = cast<RankedTensorType>(type.getInput(a.getInt()));
+      bool same = at.getRank() == rt.getRank();
+      for (int64_t d = 0; same && d < rt.getRank(); ++d)
+        same = at.isDynamicDim(d) || rt.isDynamicDim(d) || at.getDimSize(d) == rt.getDimSize(d);
+      if (!same)
+        return f.emitError("result ") << i << " of type " << rt << " cannot have the shape of argument "
+                                      << a.getInt() << " (" << at << ")";
+    }
   }
   for (Operation &op : body.without_terminator()) {
     if (!isa<FuserDialect>(op.getDialect()) || isa<LaunchOp, CheckOp, ResultDimOp, IsAlignedOp, ZeroedOp>(op))

@@ -557,6 +557,9 @@ LogicalResult Segmenter::run(bool dump, StringRef dot) {
 
   Builder b(fusion.getContext());
   SmallVector<Attribute> schedulers;
+  // Per segment, the shape every output of a pointwise segment has (empty
+  // otherwise): a returned constant or iota of that shape joins it.
+  SmallVector<std::optional<SmallVector<AffineExpr>>> pointwiseShape;
   for (int g : numbered) {
     SmallVector<Value> groupOuts;
     for (Operation *op : members(g))
@@ -565,6 +568,14 @@ LogicalResult Segmenter::run(bool dump, StringRef dot) {
           groupOuts.push_back(r);
     GroupInfo info = *classifyGroup(members(g), groupOuts, shapes);
     schedulers.push_back(b.getStringAttr(groupKindName(info.kind)));
+    std::optional<SmallVector<AffineExpr>> common;
+    if (info.kind == GroupKind::Pointwise && !groupOuts.empty()) {
+      common = SmallVector<AffineExpr>(shapes.shape(groupOuts[0]));
+      for (Value o : groupOuts)
+        if (ArrayRef<AffineExpr>(*common) != shapes.shape(o))
+          common.reset();
+    }
+    pointwiseShape.push_back(common);
     for (Operation *op : members(g))
       op->setAttr(kSegmentAttr, b.getI64IntegerAttr(index[g]));
   }
@@ -584,11 +595,20 @@ LogicalResult Segmenter::run(bool dump, StringRef dot) {
     bool first = true;
     for (auto &[g, uses] : usesByGroup) {
       if (g < 0) {
-        // Returned directly: it needs a kernel; put it in group 0 if any.
-        if (numbered.empty())
-          return op.emitOpError("a fusion that only returns constants has no kernel to "
-                                "compute them");
-        g = 0;
+        // Returned directly: it needs a kernel. A pointwise segment of its
+        // shape writes it too; else it is a pointwise segment of its own (a
+        // fill: the zero gradient of an input fuser-vjp finds no path to).
+        ArrayRef<AffineExpr> shape = shapes.shape(op.getResult(0));
+        auto same = llvm::find_if(pointwiseShape, [&](const auto &s) {
+          return s && ArrayRef<AffineExpr>(*s) == shape;
+        });
+        if (same != pointwiseShape.end()) {
+          g = same - pointwiseShape.begin();
+        } else {
+          g = schedulers.size();
+          schedulers.push_back(b.getStringAttr(groupKindName(GroupKind::Pointwise)));
+          pointwiseShape.push_back(SmallVector<AffineExpr>(shape));
+        }
       }
       Operation *copy = &op;
       if (!first) {
@@ -613,17 +633,18 @@ LogicalResult Segmenter::run(bool dump, StringRef dot) {
       op->erase();
 
   if (dump) {
-    llvm::errs() << "fusion @" << fusion.getSymName() << ": " << numbered.size()
-                 << (numbered.size() == 1 ? " segment\n" : " segments\n");
+    llvm::errs() << "fusion @" << fusion.getSymName() << ": " << schedulers.size()
+                 << (schedulers.size() == 1 ? " segment\n" : " segments\n");
     // From the IR: the ops recomputed in a segment are its members too.
-    SmallVector<SmallVector<StringRef>> names(numbered.size());
+    SmallVector<SmallVector<StringRef>> names(schedulers.size());
     for (Operation &op : body.without_terminator())
       if (auto a = op.getAttrOfType<IntegerAttr>(kSegmentAttr); a && !isFree(&op))
         names[a.getInt()].push_back(op.getName().getStringRef().drop_front(6));
-    for (auto [i, g] : llvm::enumerate(numbered))
+    for (unsigned i = 0; i < schedulers.size(); ++i)
       llvm::errs() << "  segment " << i << ": " << cast<StringAttr>(schedulers[i]).getValue()
                    << ", " << names[i].size() << " ops (" << llvm::join(names[i], " ")
-                   << ")\n";
+                   << ")" << (i >= numbered.size() ? ": fills a returned constant or iota" : "")
+                   << "\n";
     for (auto [i, g] : llvm::enumerate(numbered))
       for (int s : succ[g]) {
         auto it = boundaryReason.find({std::min(g, s), std::max(g, s)});
@@ -750,6 +771,15 @@ struct SegmentPass : fuser::impl::SegmentPassBase<SegmentPass> {
         if (!isa<BlockArgument>(v) && !freeOfUseSize && returned.insert(v).second)
           continue;
         OpBuilder b(ret);
+        // One with an argument's shape (fuser.same_shape_as: fuser-vjp's
+        // zero gradient) is sized by that: its own copy, so that the zero
+        // gradients of two inputs, one constant after cse, are not tied.
+        if (freeOfUseSize && fusion.getResultAttr(operand.getOperandNumber(), kSameShapeAsAttr)) {
+          operand.set(b.clone(*def)->getResult(0));
+          if (def->use_empty())
+            def->erase();
+          continue;
+        }
         operand.set(CastOp::create(b, ret->getLoc(), v.getType(), v));
       }
       splitValuesSizedByUse(fusion);

@@ -11,6 +11,7 @@
 /* RUN: capi-compile 2>&1 | FileCheck %s
  */
 
+#include "fuser-c/Autodiff.h"
 #include "fuser-c/Builder.h"
 #include "fuser-c/Compiler.h"
 #include "fuser-c/Dialects.h"
@@ -172,6 +173,43 @@ static void testParse(MlirContext ctx) {
 // CHECK-NEXT: bad.mlir:2:18: error: use of value '%x' expects different type than prior uses: 'tensor<4xi32>' vs 'tensor<4xf32>'
 // CHECK: <api>: error: the context is null
 // CHECK-NEXT: /nonexistent/fusion.mlir: error: cannot read the file: No such file or directory
+
+/* fuserDifferentiate: @f_vjp added, compiled with @f; each error leaves the
+ * module as it was. */
+static void testDifferentiate(MlirContext ctx) {
+  fprintf(stderr, "@testDifferentiate\n");
+  const char *src = "func.func @f(%x: tensor<?xf32>, %i: tensor<?xi32>) -> tensor<?xf32> {\n"
+                    "  %0 = fuser.sin %x : tensor<?xf32>\n"
+                    "  return %0 : tensor<?xf32>\n"
+                    "}\n"
+                    "func.func @p(%x: tensor<8xf32>) -> tensor<f32> {\n"
+                    "  %0 = fuser.prod %x dims = [0] : tensor<8xf32> -> tensor<f32>\n"
+                    "  return %0 : tensor<f32>\n"
+                    "}\n";
+  MlirModule m = fuserParseSourceString(ctx, S(src), S("vjp.mlir"), printToStderr, NULL);
+  EXPECT(!mlirModuleIsNull(m));
+  int64_t wrt[] = {1};
+  EXPECT(!fuserDifferentiate(m, S("f"), wrt, 1, NULL, 0, printToStderr, NULL));
+  EXPECT(!fuserDifferentiate(m, S("p"), NULL, 0, NULL, 0, printToStderr, NULL));
+  EXPECT(!fuserDifferentiate(m, S("nothere"), NULL, 0, NULL, 0, printToStderr, NULL));
+  EXPECT(!fuserDifferentiate(m, S("f"), NULL, -1, NULL, 0, printToStderr, NULL));
+  EXPECT(!fuserDifferentiate((MlirModule){NULL}, S("f"), NULL, 0, NULL, 0, printToStderr, NULL));
+  EXPECT(fuserDifferentiate(m, S("f"), NULL, 0, NULL, 0, printToStderr, NULL));
+  EXPECT(!fuserDifferentiate(m, S("f"), NULL, 0, NULL, 0, printToStderr, NULL));
+  mlirOperationPrint(mlirModuleGetOperation(m), printToStderr, NULL);
+  fprintf(stderr, "\n");
+  mlirModuleDestroy(m);
+}
+// CHECK-LABEL: @testDifferentiate
+// CHECK-NEXT: error: fuser-vjp: input 1 ('i') is 'i32'; only f16, bf16, f32 and f64 values have gradients
+// CHECK: vjp.mlir:6:8: error: 'fuser.prod' op has no gradient rule in fuser-vjp
+// CHECK: error: fuser-vjp: no fusion named 'nothere'
+// CHECK: error: fuserDifferentiate: a position list is NULL or has a negative length
+// CHECK: error: fuserDifferentiate: the module is null
+// CHECK: error: fuser-vjp: 'f_vjp' exists already
+// CHECK: func.func @f_vjp(%{{.*}}: tensor<?xf32> {fuser.name = "x"}, %{{.*}}: tensor<?xi32> {fuser.name = "i"}, %{{.*}}: tensor<?xf32> {fuser.name = "grad_result0"}) -> (tensor<?xf32> {fuser.name = "grad_x", fuser.same_shape_as = 0 : i64})
+// CHECK: fuser.cos
+// CHECK-NOT: func.func @p_vjp
 
 /* gelu(x + bias, tanh) and its sign, over x: f32[?, 16]. */
 static MlirModule buildBiasGelu(MlirContext ctx) {
@@ -413,6 +451,7 @@ int main(void) {
   MlirContext ctx = fuserContextCreate();
   testPasses(ctx);
   testParse(ctx);
+  testDifferentiate(ctx);
   testCompileAndRun(ctx);
   testCompileFailures(ctx);
   mlirContextDestroy(ctx);

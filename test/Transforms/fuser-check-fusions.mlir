@@ -74,3 +74,27 @@ func.func @twice(%a: tensor<4xf32> {fuser.name = "x"}, %b: tensor<4xf32> {fuser.
   %0 = fuser.add %a, %b : tensor<4xf32>, tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+// fuser.same_shape_as (fuser-vjp's gradients) names an argument of the
+// result's shape.
+func.func @like_ok(%x: tensor<?x4xf32>) -> (tensor<?x4xf32> {fuser.same_shape_as = 0 : i64}) {
+  %0 = fuser.exp %x : tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{result 0 has fuser.same_shape_as = 3 : i64, which is not an argument's position}}
+func.func @like_range(%x: tensor<4xf32>) -> (tensor<4xf32> {fuser.same_shape_as = 3 : i64}) {
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{result 0 of type 'tensor<5xf32>' cannot have the shape of argument 0 ('tensor<4xf32>')}}
+func.func @like_shape(%x: tensor<4xf32>) -> (tensor<5xf32> {fuser.same_shape_as = 0 : i64}) {
+  %0 = fuser.constant 1.0 : tensor<5xf32>
+  return %0 : tensor<5xf32>
+}

@@ -436,3 +436,18 @@ func.func @soft_cycle(%x: tensor<64x256xbf16>, %dy: tensor<64x256xbf16>, %s: ten
   %db = fuser.sum %dyf dims = [0] : tensor<64x256xf32> -> tensor<256xf32>
   return %dx, %dw, %db : tensor<64x256xf32>, tensor<256xf32>, tensor<256xf32>
 }
+
+// -----
+
+// A returned constant or iota joins a pointwise segment of its shape, or
+// fills its own: never a segment of another shape (a gradient of zeros
+// next to a reduction).
+// CHECK-LABEL: func.func @returned_constants
+// CHECK-SAME: fuser.schedulers = ["reduction", "pointwise"]
+// CHECK: fuser.sum {{.*}}fuser.segment = 0
+// CHECK: fuser.constant 0.000000e+00 {fuser.segment = 1 : i64} : tensor<4x8xf32>
+func.func @returned_constants(%x: tensor<4x8xf32>) -> (tensor<4xf32>, tensor<4x8xf32>) {
+  %s = fuser.sum %x dims = [1] : tensor<4x8xf32> -> tensor<4xf32>
+  %z = fuser.constant 0.0 : tensor<4x8xf32>
+  return %s, %z : tensor<4xf32>, tensor<4x8xf32>
+}

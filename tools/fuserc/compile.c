@@ -18,6 +18,31 @@ void fusercDefaultFlags(FusercCompileFlags *f) {
   f->assumeAligned = false;
   f->math = "fast";
   f->plantBug = "";
+  f->vjp = NULL;
+  f->numWrt = 0;
+}
+
+/* "0,2,5" into f->wrt. */
+static int parseWrt(const char *s, FusercCompileFlags *f) {
+  const char *p = s;
+  f->numWrt = 0;
+  while (*p) {
+    char *end;
+    errno = 0;
+    long v = strtol(p, &end, 10);
+    if (end == p || errno || v < 0 || v > 1000000 || (*end && *end != ',') ||
+        f->numWrt == (int)(sizeof(f->wrt) / sizeof(f->wrt[0]))) {
+      fprintf(stderr, "fuserc: error: --wrt expects input positions like 0,2 (at most 64), got '%s'\n", s);
+      return -1;
+    }
+    f->wrt[f->numWrt++] = v;
+    p = *end ? end + 1 : end;
+  }
+  if (!f->numWrt) {
+    fprintf(stderr, "fuserc: error: --wrt expects input positions like 0,2, got '%s'\n", s);
+    return -1;
+  }
+  return 1;
 }
 
 static int parseUnsigned(const char *opt, const char *s, unsigned *out) {
@@ -35,7 +60,7 @@ static int parseUnsigned(const char *opt, const char *s, unsigned *out) {
 int fusercParseCompileFlag(int argc, char **argv, int *i, FusercCompileFlags *f) {
   const char *a = argv[*i];
   const char *valued[] = {"--chip", "--ptx", "--index-bits", "--opt-level",
-                          "--plant-bug", "--math"};
+                          "--plant-bug", "--math", "--vjp", "--wrt"};
   for (size_t k = 0; k < sizeof(valued) / sizeof(valued[0]); ++k) {
     if (strcmp(a, valued[k]))
       continue;
@@ -52,6 +77,12 @@ int fusercParseCompileFlag(int argc, char **argv, int *i, FusercCompileFlags *f)
       f->plantBug = v;
       return 1;
     }
+    if (k == 6) {
+      f->vjp = v;
+      return 1;
+    }
+    if (k == 7)
+      return parseWrt(v, f);
     if (k == 5) {
       if (strcmp(v, "fast") && strcmp(v, "precise")) {
         fprintf(stderr, "fuserc: error: --math expects fast or precise, got '%s'\n", v);
@@ -140,6 +171,18 @@ FuserCompileResult fusercCompileFile(const char *path, const FusercCompileFlags 
   MlirModule module = fuserParseSourceFile(ctx, mlirStringRefCreateFromCString(path),
                                            printDiagnostics, NULL);
   if (mlirModuleIsNull(module)) {
+    mlirContextDestroy(ctx);
+    return none;
+  }
+  if (f->numWrt && !f->vjp) {
+    fprintf(stderr, "fuserc: error: --wrt needs --vjp FUSION\n");
+    mlirModuleDestroy(module);
+    mlirContextDestroy(ctx);
+    return none;
+  }
+  if (f->vjp && !fuserDifferentiate(module, mlirStringRefCreateFromCString(f->vjp), f->wrt,
+                                    f->numWrt, NULL, 0, printDiagnostics, NULL)) {
+    mlirModuleDestroy(module);
     mlirContextDestroy(ctx);
     return none;
   }

@@ -2,6 +2,7 @@
 #ifndef FUSERC_H
 #define FUSERC_H
 
+#include "fuser-c/Autodiff.h"
 #include "fuser-c/Compiler.h"
 #include "fuser-c/Dialects.h"
 
@@ -20,6 +21,9 @@ typedef struct {
   bool fastMath, emulation, assumeAligned;
   const char *math;     /* "fast" or "precise" */
   const char *plantBug; /* testing only */
+  const char *vjp;      /* fuserDifferentiate this fusion first, or NULL */
+  int64_t wrt[64];      /* --wrt: positions of the inputs to differentiate */
+  int numWrt;
 } FusercCompileFlags;
 
 void fusercDefaultFlags(FusercCompileFlags *flags);

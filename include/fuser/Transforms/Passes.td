@@ -62,4 +62,33 @@ def SegmentPass : Pass<"fuser-segment", "ModuleOp"> {
   let dependentDialects = ["::mlir::fuser::FuserDialect"];
 }
 
+def VjpPass : Pass<"fuser-vjp", "ModuleOp"> {
+  let summary = "Add the reverse-mode derivative of fusions: @f_vjp from @f";
+  let description = [{
+    For each fusion `@f(inputs) -> (results)` (or only `fusion`), adds
+    `@f_vjp(inputs..., cotangents...) -> (gradients...)`: one cotangent
+    argument per floating-point result (its type, named `grad_<result>`),
+    one gradient result per floating-point input (its type, named
+    `grad_<input>`), in order; `wrt` and `results` pick inputs and results
+    by position. `@f` is unchanged. The body recomputes the forward from the
+    inputs and applies each op's rule in reverse (PyTorch's derivative
+    formulas and conventions: docs/autodiff.md), then canonicalize and cse
+    simplify it. An op without a rule is an error naming it, and nothing is
+    added.
+  }];
+  let options = [
+    Option<"fusion", "fusion", "std::string", /*default=*/"\"\"",
+           "Differentiate only the fusion of this name (default: every fusion)">,
+    ListOption<"wrt", "wrt", "int64_t",
+               "Inputs to differentiate with respect to, by position (default: "
+               "every floating-point input)">,
+    ListOption<"results", "results", "int64_t",
+               "Results whose cotangents the backward takes, by position "
+               "(default: every floating-point result)">,
+    Option<"residuals", "residuals", "bool", /*default=*/"false",
+           "Build @f_fwd and @f_bwd, which save residuals, instead of @f_vjp">,
+  ];
+  let dependentDialects = ["::mlir::fuser::FuserDialect"];
+}
+
 #endif // FUSER_TRANSFORMS_PASSES_TD

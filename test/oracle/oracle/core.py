@@ -308,6 +308,21 @@ class Part:
     args: List[Arg]
     lines: List[str]           # MLIR ops; SSA names are renamed per part
     results: List[Result]
+    # A backward part (test/oracle/oracle/autodiff.py): `results` are the
+    # forward's, unchecked; fuserc differentiates the fusion (--vjp) and runs
+    # its _vjp with `cotangents` (one storage array per result); `grads` are
+    # what the gradient of each floating-point argument must be, in order.
+    cotangents: Optional[List[np.ndarray]] = None
+    grads: Optional[List[Result]] = None
+
+
+def checked_results(p):
+    """The results of part `p` that the run returns and compare() checks."""
+    return p.grads if p.grads is not None else p.results
+
+
+def _float_arg(a):
+    return is_float(a.dtype)
 
 
 _SSA = re.compile(r"%([A-Za-z0-9_$.\-]+)")
@@ -428,6 +443,10 @@ def run_fuserc(env, mlir_path, inputs, outdir, extra=(), timeout=600, cpu=None):
     return p.returncode, err, cmd
 
 
+def is_vjp(parts):
+    return any(p.grads is not None for p in parts)
+
+
 def write_case_files(directory, fname, parts):
     os.makedirs(directory, exist_ok=True)
     path = os.path.join(directory, fname + ".mlir")
@@ -438,7 +457,24 @@ def write_case_files(directory, fname, parts):
         ip = os.path.join(directory, name + ".npy")
         np.save(ip, np.array(order="C", copy=True, object=a.value))
         inputs.append((name, ip))
+    if is_vjp(parts):
+        # fuser-vjp names the cotangent of unnamed result k grad_result<k>
+        k = 0
+        for p in parts:
+            for c in p.cotangents:
+                name = "grad_result%d" % k
+                ip = os.path.join(directory, name + ".npy")
+                np.save(ip, np.array(order="C", copy=True, object=c))
+                inputs.append((name, ip))
+                k += 1
     return path, inputs
+
+
+def output_names(parts):
+    """The .npy files fuserc run writes, in the order compare() takes them."""
+    if not is_vjp(parts):
+        return ["result%d" % i for i in range(sum(len(p.results) for p in parts))]
+    return ["grad_" + name for name, a in input_names(parts) if _float_arg(a)]
 
 
 def execute(env, fname, parts, extra=(), directory=None):
@@ -450,13 +486,16 @@ def execute(env, fname, parts, extra=(), directory=None):
         path, inputs = write_case_files(d, fname, parts)
         out = os.path.join(d, "out")
         extra = list(extra) + view_options(parts)
+        if is_vjp(parts):
+            extra += ["--vjp", fname, "--fusion", fname + "_vjp"]
         rc, err, cmd = run_fuserc(env, path, inputs, out, extra)
         if rc != 0:
             return None, err, cmd
         res = []
-        n = sum(len(p.results) for p in parts)
-        for i in range(n):
-            res.append(np.load(os.path.join(out, "result%d.npy" % i)))
+        names = output_names(parts)
+        n = len(names)
+        for name in names:
+            res.append(np.load(os.path.join(out, name + ".npy")))
         if env.same_bits_cpu:
             other = os.path.join(d, "out-" + env.same_bits_cpu)
             rc, err2, cmd2 = run_fuserc(env, path, inputs, other, extra, cpu=env.same_bits_cpu)
@@ -464,7 +503,7 @@ def execute(env, fname, parts, extra=(), directory=None):
                 return None, err2, cmd2
             for i in range(n):
                 a = res[i]
-                b = np.load(os.path.join(other, "result%d.npy" % i))
+                b = np.load(os.path.join(other, names[i] + ".npy"))
                 ab = np.ascontiguousarray(a).view(np.uint8)
                 bb = np.ascontiguousarray(b).view(np.uint8)
                 if a.shape != b.shape or not np.array_equal(ab, bb):
@@ -500,7 +539,7 @@ def compare(parts, results, excuse=None, max_report=4):
     k = 0
     for p in parts:
         msgs = []
-        for ri, r in enumerate(p.results):
+        for ri, r in enumerate(checked_results(p)):
             got = results[k]
             k += 1
             e = r.expect

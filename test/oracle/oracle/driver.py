@@ -14,7 +14,7 @@ import zlib
 import numpy as np
 
 from .core import FusercBroken as core_FusercBroken
-from .core import Env, Part, compare, execute, run_fuserc
+from .core import Env, Part, checked_results, compare, execute, run_fuserc
 from .known_failures import KNOWN_FAILURES
 
 
@@ -150,7 +150,7 @@ class Runner:
             return
         k = 0
         for case, p in items:
-            n = len(p.results)
+            n = len(checked_results(p))
             self._check(case, [p], res[k:k + n], extra)
             k += n
 
@@ -263,9 +263,10 @@ class Runner:
                 self._go(batch, kf)
         batch, nparts, ninputs = [], 0, 0
         for c, p in items:
-            n = len(p.args)
+            n = len(p.args) + len(p.cotangents or [])
             if batch and (nparts + 1 > self.batch_parts or ninputs + n > self.MAX_INPUTS
                           or c.extra != batch[0][0].extra
+                          or (p.grads is None) != (batch[0][1].grads is None)
                           or (c.alone or batch[0][0].alone) and c is not batch[0][0]):
                 self._go(batch)
                 batch, nparts, ninputs = [], 0, 0

@@ -2,12 +2,13 @@
 
 import os
 
-from . import (bits, elementwise, examples, fp8, fp8_composites, indexing, norm_family, normalization, random_ops, reductions,
+from . import (autodiff, bits, elementwise, examples, fp8, fp8_composites, indexing, norm_family, normalization, random_ops, reductions,
                scans, scatters, shapes, training, views)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
 SUITES = {
+    "autodiff": autodiff.cases,
     "elementwise": elementwise.op_cases,
     "cast": elementwise.cast_cases,
     "fp8": lambda rng_for: fp8.cases(rng_for) + fp8_composites.cases(rng_for),

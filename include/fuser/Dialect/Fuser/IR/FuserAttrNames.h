@@ -20,6 +20,11 @@ inline constexpr llvm::StringLiteral kNameAttr = "fuser.name";
 /// elements (a builtin `strided<[...]>` layout with offset 0; `?` for a
 /// stride passed at launch; 0 for an expanded dim). Results are dense.
 inline constexpr llvm::StringLiteral kStridesAttr = "fuser.strides";
+/// On a fusion's result: it has the run-time shape of the argument at this
+/// position (an i64). fuser-vjp puts it on each gradient, whose dims a
+/// broadcast may make (the gradient of a sum) and nothing else ties to the
+/// input's; the shape analysis ties them.
+inline constexpr llvm::StringLiteral kSameShapeAsAttr = "fuser.same_shape_as";
 /// On a launch plan (a func.func fuser-emit-kernels made from a fusion).
 inline constexpr llvm::StringLiteral kPlanAttr = "fuser.plan";
 /// On a launch plan: how many of its memref arguments are the fusion's

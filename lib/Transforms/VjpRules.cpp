@@ -1,0 +1,687 @@
+//===- VjpRules.cpp - the backward of each fuser op ------------------------===//
+//
+// One rule per differentiable op: PyTorch's derivative formulas
+// (tools/autograd/derivatives.yaml), with its conventions at the points
+// where a function has no derivative (relu'(0) = 0, abs'(0) = 0, ties of
+// maximum split in halves, max over dims shared evenly by the tied
+// elements). Each rule computes in f32 for f16 and bf16 operands and rounds
+// each gradient once to the operand's type, as PyTorch's fused backward
+// kernels do; gradients flow between ops in the primal value's type, as
+// autograd's do. The composites (softmax, log_softmax, layer_norm,
+// rms_norm, dropout) have whole rules: their compact backward graphs, which
+// the schedulers know, not the chain of their primitives' rules.
+//
+//===----------------------------------------------------------------------===//
+
+#include "VjpRules.h"
+
+#include "fuser/Dialect/Fuser/IR/FuserOps.h"
+#include "fuser/Transforms/Autodiff.h"
+
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::fuser;
+
+namespace {
+
+bool isHalf(Type t) { return t.isF16() || t.isBF16(); }
+
+RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
+
+/// Builds the ops of one rule at one location, in the rule's compute type.
+struct Grad {
+  OpBuilder &b;
+  Location loc;
+
+  /// f32 for halves, else the value's own type.
+  Value wide(Value v) {
+    if (!v)
+      return v;
+    Type e = typeOf(v).getElementType();
+    return isHalf(e) ? cast(v, b.getF32Type()) : v;
+  }
+  Value cast(Value v, Type elem) {
+    if (typeOf(v).getElementType() == elem)
+      return v;
+    return CastOp::create(b, loc, typeOf(v).clone(elem), v);
+  }
+  /// `v` rounded to the element type of `like`.
+  Value narrow(Value v, Value like) { return cast(v, typeOf(like).getElementType()); }
+
+  Value c(Value like, double x) {
+    Type e = typeOf(like).getElementType();
+    return ConstantOp::create(b, loc, RankedTensorType::get({}, e), b.getFloatAttr(e, x));
+  }
+  Value add(Value x, Value y) { return AddOp::create(b, loc, x, y); }
+  Value sub(Value x, Value y) { return SubOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return MulOp::create(b, loc, x, y); }
+  Value div(Value x, Value y) { return DivOp::create(b, loc, x, y, RoundingMode::none); }
+  Value neg(Value x) { return NegOp::create(b, loc, x); }
+  Value where(Value cond, Value x, Value y) { return WhereOp::create(b, loc, cond, x, y); }
+  Value lt(Value x, Value y) { return LtOp::create(b, loc, x, y); }
+  Value le(Value x, Value y) { return LeOp::create(b, loc, x, y); }
+  Value gt(Value x, Value y) { return GtOp::create(b, loc, x, y); }
+  Value ge(Value x, Value y) { return GeOp::create(b, loc, x, y); }
+  Value eq(Value x, Value y) { return EqOp::create(b, loc, x, y); }
+
+  /// Sums `g` over every dim when the operand it flows to is rank 0 (an
+  /// elementwise op's scalar operand).
+  Value sumTo(Value g, Value operand) {
+    if (!g || typeOf(operand).getRank() != 0 || typeOf(g).getRank() == 0)
+      return g;
+    SmallVector<int64_t> all;
+    for (int64_t d = 0; d < typeOf(g).getRank(); ++d)
+      all.push_back(d);
+    return SumOp::create(b, loc, g, all, false);
+  }
+  /// The gradient `g` (compute type) of `operand`: summed to its rank,
+  /// rounded to its type.
+  Value to(Value g, Value operand) {
+    if (!g)
+      return g;
+    return narrow(sumTo(g, operand), operand);
+  }
+
+  /// `r`, reduced over `dims` of `like` (with or without kept dims), back
+  /// in `like`'s shape.
+  Value expand(Value r, RankedTensorType like, ArrayRef<int64_t> dims, bool keepdim) {
+    SmallVector<int64_t> map;
+    for (int64_t i = 0; i < like.getRank(); ++i)
+      if (keepdim || !llvm::is_contained(dims, i))
+        map.push_back(i);
+    return BroadcastOp::create(b, loc, like.clone(typeOf(r).getElementType()), r, map);
+  }
+  /// A parameter of `like`'s trailing dims (a norm's weight), in its shape.
+  Value expandTrailing(Value p, RankedTensorType like) {
+    SmallVector<int64_t> map;
+    for (int64_t i = like.getRank() - typeOf(p).getRank(); i < like.getRank(); ++i)
+      map.push_back(i);
+    return BroadcastOp::create(b, loc, like.clone(typeOf(p).getElementType()), p, map);
+  }
+
+  /// The number of elements of `x` over `dims`, as a rank-0 tensor of `like`'s
+  /// element type: a constant for static dims, fuser.size for the others.
+  Value count(Value x, ArrayRef<int64_t> dims, Value like) {
+    RankedTensorType t = typeOf(x);
+    Type e = typeOf(like).getElementType();
+    int64_t known = 1;
+    Value n;
+    for (int64_t d : dims) {
+      if (!t.isDynamicDim(d)) {
+        known *= t.getDimSize(d);
+        continue;
+      }
+      Value s = SizeOp::create(b, loc, RankedTensorType::get({}, e), x, d);
+      n = n ? mul(n, s) : s;
+    }
+    Value k = c(like, (double)known);
+    return n ? (known == 1 ? n : mul(n, k)) : k;
+  }
+};
+
+/// All dims of `t`.
+SmallVector<int64_t> allDims(RankedTensorType t) {
+  SmallVector<int64_t> d;
+  for (int64_t i = 0; i < t.getRank(); ++i)
+    d.push_back(i);
+  return d;
+}
+
+/// Dims of a rank-`rank` tensor before its trailing `dims`.
+SmallVector<int64_t> leadingDims(int64_t rank, ArrayRef<int64_t> normalized) {
+  SmallVector<int64_t> d;
+  for (int64_t i = 0; i < rank; ++i)
+    if (!llvm::is_contained(normalized, i))
+      d.push_back(i);
+  return d;
+}
+
+using Grads = SmallVectorImpl<Value>;
+
+/// Unary ops: the operand's gradient from x, y = f(x) and g (compute type).
+LogicalResult unary(Grad &G, Operation *op, Value g, Grads &out) {
+  Value xIn = op->getOperand(0);
+  Value x = G.wide(xIn), y = G.wide(op->getResult(0));
+  auto one = [&] { return G.c(x, 1.0); };
+  Value r = TypeSwitch<Operation *, Value>(op)
+                .Case<NegOp>([&](auto) { return G.neg(g); })
+                .Case<AbsOp>([&](auto) {
+                  // g * sign(x) with sign(0) = sign(NaN) = 0, as torch.sgn
+                  Value zero = G.c(x, 0.0);
+                  Value s = G.where(G.gt(x, zero), one(),
+                                    G.where(G.lt(x, zero), G.c(x, -1.0), zero));
+                  return G.mul(g, s);
+                })
+                .Case<ExpOp>([&](auto) { return G.mul(g, y); })
+                .Case<Exp2Op>([&](auto) { return G.mul(G.mul(g, y), G.c(x, M_LN2)); })
+                .Case<Expm1Op>([&](auto) { return G.mul(g, G.add(y, one())); })
+                .Case<LogOp>([&](auto) { return G.div(g, x); })
+                .Case<Log2Op>([&](auto) { return G.div(g, G.mul(x, G.c(x, M_LN2))); })
+                .Case<Log1pOp>([&](auto) { return G.div(g, G.add(x, one())); })
+                .Case<SqrtOp>([&](auto) { return G.div(g, G.mul(G.c(x, 2.0), y)); })
+                .Case<RsqrtOp>([&](auto) {
+                  return G.mul(G.mul(G.c(x, -0.5), g), G.mul(G.mul(y, y), y));
+                })
+                .Case<ReciprocalOp>([&](auto) { return G.mul(G.neg(g), G.mul(y, y)); })
+                .Case<SinOp>([&](auto) { return G.mul(g, CosOp::create(G.b, G.loc, x)); })
+                .Case<CosOp>([&](auto) {
+                  return G.mul(g, G.neg(SinOp::create(G.b, G.loc, x)));
+                })
+                .Case<TanhOp>([&](auto) { return G.mul(g, G.sub(one(), G.mul(y, y))); })
+                .Case<SigmoidOp>([&](auto) { return G.mul(G.mul(g, G.sub(one(), y)), y); })
+                .Case<ErfOp>([&](auto) {
+                  Value e = ExpOp::create(G.b, G.loc, G.neg(G.mul(x, x)));
+                  return G.mul(G.mul(G.c(x, 2.0 / std::sqrt(M_PI)), e), g);
+                })
+                .Case<ReluOp>([&](auto) {
+                  // threshold_backward: 0 where the result is <= 0 (NaN passes g)
+                  return G.where(G.le(y, G.c(y, 0.0)), G.c(g, 0.0), g);
+                })
+                .Case<SiluOp>([&](auto) {
+                  Value s = SigmoidOp::create(G.b, G.loc, x);
+                  return G.mul(G.mul(g, s), G.add(one(), G.mul(x, G.sub(one(), s))));
+                })
+                .Case<GeluOp>([&](GeluOp gelu) {
+                  if (gelu.getApproximate() == GeluApproximation::none) {
+                    Value cdf = G.mul(G.c(x, 0.5),
+                                      G.add(one(), ErfOp::create(G.b, G.loc,
+                                                                 G.mul(x, G.c(x, M_SQRT1_2)))));
+                    Value pdf = G.mul(ExpOp::create(G.b, G.loc,
+                                                    G.mul(G.c(x, -0.5), G.mul(x, x))),
+                                      G.c(x, M_2_SQRTPI * M_SQRT1_2 * 0.5));
+                    return G.mul(g, G.add(cdf, G.mul(x, pdf)));
+                  }
+                  const double beta = M_SQRT2 * M_2_SQRTPI * 0.5, kappa = 0.044715;
+                  Value x2 = G.mul(x, x), x3 = G.mul(x2, x);
+                  Value inner = G.mul(G.c(x, beta), G.add(x, G.mul(G.c(x, kappa), x3)));
+                  Value t = TanhOp::create(G.b, G.loc, inner);
+                  Value left = G.mul(G.c(x, 0.5), x), right = G.add(one(), t);
+                  Value dLeft = G.mul(G.c(x, 0.5), right);
+                  Value dInner = G.mul(G.c(x, beta),
+                                       G.add(one(), G.mul(G.c(x, 3.0 * kappa), x2)));
+                  Value dRight = G.mul(G.mul(left, G.sub(one(), G.mul(t, t))), dInner);
+                  return G.mul(g, G.add(dLeft, dRight));
+                })
+                .Default([](Operation *) { return Value(); });
+  out[0] = G.to(r, xIn);
+  return success();
+}
+
+LogicalResult binary(Grad &G, Operation *op, Value g, Grads &out) {
+  Value aIn = op->getOperand(0), bIn = op->getOperand(1);
+  Value a = G.wide(aIn), bv = G.wide(bIn), y = G.wide(op->getResult(0));
+  Value zero = G.c(g, 0.0);
+  Value ga, gb;
+  TypeSwitch<Operation *>(op)
+      .Case<AddOp>([&](auto) { ga = g, gb = g; })
+      .Case<SubOp>([&](auto) { ga = g, gb = G.neg(g); })
+      .Case<MulOp>([&](auto) { ga = G.mul(g, bv), gb = G.mul(g, a); })
+      .Case<DivOp>([&](DivOp d) {
+        if (d.getRoundingMode() != RoundingMode::none)
+          return; // piecewise constant
+        ga = G.div(g, bv);
+        gb = G.div(G.mul(G.neg(g), a), G.mul(bv, bv));
+      })
+      .Case<PowOp>([&](auto) {
+        // pow_backward_self and pow_backward_exponent
+        Value e1 = PowOp::create(G.b, G.loc, a, G.sub(bv, G.c(bv, 1.0)));
+        ga = G.where(G.eq(bv, G.c(bv, 0.0)), zero, G.mul(G.mul(g, bv), e1));
+        // where a == 0 and b >= 0 the exponent's gradient is 0 (log 0 is -inf)
+        Value logA = G.mul(y, LogOp::create(G.b, G.loc, a));
+        Value safe = G.where(G.eq(a, G.c(a, 0.0)),
+                             G.where(G.ge(bv, G.c(bv, 0.0)), zero, logA), logA);
+        gb = G.mul(g, safe);
+      })
+      .Case<MaximumOp, MinimumOp>([&](Operation *m) {
+        // ties split the gradient in halves; the losing side gets 0
+        bool isMax = isa<MaximumOp>(m);
+        Value half = G.div(g, G.c(g, 2.0));
+        Value tie = G.eq(a, bv);
+        Value aLoses = isMax ? G.lt(a, bv) : G.gt(a, bv);
+        Value bLoses = isMax ? G.gt(a, bv) : G.lt(a, bv);
+        ga = G.where(aLoses, zero, G.where(tie, half, g));
+        gb = G.where(bLoses, zero, G.where(tie, half, g));
+      })
+      .Case<RemainderOp>([&](auto) {
+        ga = g;
+        gb = G.mul(G.neg(g), DivOp::create(G.b, G.loc, a, bv, RoundingMode::floor));
+      })
+      .Case<Atan2Op>([&](auto) {
+        Value r = G.div(G.c(a, 1.0), G.add(G.mul(a, a), G.mul(bv, bv)));
+        ga = G.mul(G.mul(g, bv), r);
+        gb = G.mul(G.mul(g, G.neg(a)), r);
+      });
+  out[0] = G.to(ga, aIn);
+  out[1] = G.to(gb, bIn);
+  return success();
+}
+
+LogicalResult ternary(Grad &G, Operation *op, Value g, Grads &out) {
+  Value zero = G.c(g, 0.0);
+  if (auto w = dyn_cast<WhereOp>(op)) {
+    Value cnd = w.getCondition();
+    out[1] = G.to(G.where(cnd, g, zero), w.getLhs());
+    out[2] = G.to(G.where(cnd, zero, g), w.getRhs());
+    return success();
+  }
+  Value p0 = op->getOperand(0), p1 = op->getOperand(1), p2 = op->getOperand(2);
+  Value x = G.wide(p0), u = G.wide(p1), v = G.wide(p2);
+  if (isa<ClampOp>(op)) {
+    // clamp_backward_min_max: x inside [lo, hi]; lo where x < lo < hi; hi
+    // where x > hi, or everywhere when hi < lo
+    out[0] = G.to(G.where(G.ge(x, u), G.where(G.le(x, v), g, zero), zero), p0);
+    out[1] = G.to(G.where(G.lt(x, u), G.where(G.lt(u, v), g, zero), zero), p1);
+    out[2] = G.to(G.where(G.gt(x, v), g, G.where(G.lt(v, u), g, zero)), p2);
+    return success();
+  }
+  if (isa<LerpOp>(op)) {
+    out[0] = G.to(G.mul(g, G.sub(G.c(v, 1.0), v)), p0);
+    out[1] = G.to(G.mul(g, v), p1);
+    out[2] = G.to(G.mul(g, G.sub(u, x)), p2);
+    return success();
+  }
+  // fma(a, b, c) = a * b + c
+  out[0] = G.to(G.mul(g, u), p0);
+  out[1] = G.to(G.mul(g, x), p1);
+  out[2] = G.to(g, p2);
+  return success();
+}
+
+/// sum, mean, max, min over dims.
+LogicalResult reduction(Grad &G, Operation *op, ArrayRef<int64_t> dims, bool keepdim, Value gIn,
+                        Grads &out) {
+  Value xIn = op->getOperand(0);
+  RankedTensorType xt = typeOf(xIn);
+  if (isa<SumOp>(op)) {
+    out[0] = G.expand(gIn, xt, dims, keepdim); // no arithmetic: no rounding
+    return success();
+  }
+  Value g = G.wide(gIn), x = G.wide(xIn);
+  RankedTensorType wt = typeOf(x);
+  if (isa<MeanOp>(op)) {
+    out[0] = G.to(G.div(G.expand(g, wt, dims, keepdim), G.count(x, dims, x)), xIn);
+    return success();
+  }
+  // amax / amin: shared evenly by the elements equal to the extremum
+  // (scale_grad_by_count); a NaN extremum gives NaN to its whole line
+  Value yb = G.expand(G.wide(op->getResult(0)), wt, dims, keepdim);
+  Value mask = G.cast(G.eq(x, yb), wt.getElementType());
+  Value n = SumOp::create(G.b, G.loc, mask, dims, /*keepdim=*/true);
+  Value share = G.div(G.expand(g, wt, dims, keepdim), G.expand(n, wt, dims, true));
+  out[0] = G.to(G.mul(share, mask), xIn);
+  return success();
+}
+
+LogicalResult varMean(Grad &G, VarMeanOp op, Value gVar, Value gMean, Grads &out) {
+  Value xIn = op.getInput();
+  Value x = G.wide(xIn);
+  RankedTensorType wt = typeOf(x);
+  ArrayRef<int64_t> dims = op.getDims();
+  bool keep = op.getKeepdim();
+  Value n = G.count(x, dims, x);
+  Value r;
+  if (gVar) {
+    // (2 / (N - correction)) * g * (x - mean)
+    Value dof = G.sub(n, G.c(x, (double)op.getCorrection()));
+    Value centered = G.sub(x, G.expand(G.wide(op.getMean()), wt, dims, keep));
+    r = G.mul(G.mul(G.div(G.c(x, 2.0), dof), G.expand(G.wide(gVar), wt, dims, keep)),
+              centered);
+  }
+  if (gMean) {
+    Value m = G.div(G.expand(G.wide(gMean), wt, dims, keep), n);
+    r = r ? G.add(r, m) : m;
+  }
+  out[0] = G.to(r, xIn);
+  return success();
+}
+
+/// The broadcast's gradient: summed over the dims it created and those it
+/// expanded from size 1.
+LogicalResult broadcast(Grad &G, BroadcastOp op, Value g, Grads &out) {
+  RankedTensorType in = op.getInput().getType(), res = op.getType();
+  SmallVector<int64_t> expanded, fresh;
+  for (auto [i, d] : llvm::enumerate(op.getDims()))
+    if (in.getDimSize(i) == 1 && res.getDimSize(d) != 1)
+      expanded.push_back(d);
+  for (int64_t d = 0; d < res.getRank(); ++d)
+    if (!llvm::is_contained(op.getDims(), d))
+      fresh.push_back(d);
+  Value r = G.wide(g);
+  if (!expanded.empty())
+    r = SumOp::create(G.b, G.loc, r, expanded, /*keepdim=*/true);
+  if (!fresh.empty())
+    r = SumOp::create(G.b, G.loc, r, fresh, /*keepdim=*/false);
+  out[0] = fitToType(G.b, G.loc, G.narrow(r, op.getInput()), in);
+  return success();
+}
+
+/// pad(g, -low, -high, 0): crops what the op padded and pads back with
+/// zeros what it cropped.
+Value unpad(Grad &G, Value g, ArrayRef<int64_t> low, ArrayRef<int64_t> high) {
+  SmallVector<int64_t> l, h;
+  for (int64_t v : low)
+    l.push_back(-v);
+  for (int64_t v : high)
+    h.push_back(-v);
+  return PadOp::create(G.b, G.loc, g, G.c(g, 0.0), l, h);
+}
+
+LogicalResult slice(Grad &G, SliceOp op, Value g, Grads &out) {
+  RankedTensorType in = op.getInput().getType();
+  ArrayRef<int64_t> start = op.getStart(), step = op.getStep();
+  SmallVector<int64_t> low(in.getRank()), high(in.getRank());
+  Value r = g;
+  for (int64_t d = 0; d < in.getRank(); ++d) {
+    if (in.isDynamicDim(d))
+      return op.emitOpError("has no gradient in fuser-vjp along dim ")
+             << d << ", whose size is known only at launch: the gradient pads by "
+                "size - limit, which fuser.pad cannot take at launch";
+    int64_t n = typeOf(r).getDimSize(d);
+    if (step[d] > 1 && n > 0) {
+      // interleave step - 1 zeros after each element: [.., n, ..] ->
+      // [.., n, 1, ..] -> pad to [.., n, step, ..] -> [.., n * step, ..]
+      RankedTensorType t = typeOf(r);
+      SmallVector<int64_t> split(t.getShape());
+      split.insert(split.begin() + d + 1, 1);
+      Value s = ReshapeOp::create(G.b, G.loc, t.clone(split), r);
+      SmallVector<int64_t> lo(split.size(), 0), hi(split.size(), 0);
+      hi[d + 1] = step[d] - 1;
+      s = PadOp::create(G.b, G.loc, s, G.c(s, 0.0), lo, hi);
+      SmallVector<int64_t> joined(t.getShape());
+      joined[d] = n * step[d];
+      r = ReshapeOp::create(G.b, G.loc, t.clone(joined), s);
+      n *= step[d];
+    }
+    low[d] = start[d];
+    high[d] = in.getDimSize(d) - start[d] - n; // negative: crops the interleave's tail
+  }
+  out[0] = PadOp::create(G.b, G.loc, r, G.c(r, 0.0), low, high);
+  return success();
+}
+
+LogicalResult concat(Grad &G, ConcatOp op, Value g, Grads &out) {
+  int64_t dim = op.getDimAttr().getInt();
+  int64_t rank = op.getType().getRank();
+  SmallVector<int64_t> sizes;
+  for (Value in : op.getInputs())
+    sizes.push_back(typeOf(in).getDimSize(dim));
+  for (auto [i, in] : llvm::enumerate(op.getInputs())) {
+    int64_t before = 0, after = 0;
+    for (auto [j, s] : llvm::enumerate(sizes)) {
+      if (j == i)
+        continue;
+      if (ShapedType::isDynamic(s))
+        return op.emitOpError("has no gradient in fuser-vjp: operand ")
+               << j << " has a size along dim " << dim
+               << " known only at launch, and the other operands' gradients crop by it";
+      (j < i ? before : after) += s;
+    }
+    SmallVector<int64_t> low(rank, 0), high(rank, 0);
+    low[dim] = before;
+    high[dim] = after;
+    out[i] = fitToType(G.b, G.loc, unpad(G, g, low, high), in.getType());
+  }
+  return success();
+}
+
+LogicalResult softmax(Grad &G, Operation *op, int64_t dim, bool isLog, Value gIn, Grads &out) {
+  Value g = G.wide(gIn), y = G.wide(op->getResult(0));
+  RankedTensorType wt = typeOf(y);
+  SmallVector<int64_t> dims{dim};
+  Value r;
+  if (isLog) {
+    // g - exp(y) * sum(g)
+    Value s = SumOp::create(G.b, G.loc, g, dims, false);
+    r = G.sub(g, G.mul(ExpOp::create(G.b, G.loc, y), G.expand(s, wt, dims, false)));
+  } else {
+    // y * (g - sum(g * y))
+    Value s = SumOp::create(G.b, G.loc, G.mul(g, y), dims, false);
+    r = G.mul(y, G.sub(g, G.expand(s, wt, dims, false)));
+  }
+  out[0] = G.narrow(r, op->getOperand(0));
+  return success();
+}
+
+/// layer_norm and rms_norm: dx = rstd * (gw - mean(gw) - xhat * mean(gw * xhat)),
+/// gw = g * w, xhat = (x - mean) * rstd (rms_norm: no mean, no mean(gw)
+/// term); dw = sum over the leading dims of g * xhat, db of g.
+LogicalResult norm(Grad &G, Operation *op, Value xIn, Value w, Value bias, ArrayRef<int64_t> dims,
+                   Value mean, Value rstd, Value gyIn, Value gMean, Value gRstd, Grads &out) {
+  Value x = G.wide(xIn);
+  RankedTensorType wt = typeOf(x);
+  SmallVector<int64_t> lead = leadingDims(wt.getRank(), dims);
+  Value rstdB = G.expand(G.cast(rstd, wt.getElementType()), wt, dims, true);
+  Value centered = x;
+  if (mean)
+    centered = G.sub(x, G.expand(G.cast(mean, wt.getElementType()), wt, dims, true));
+  Value xhat = G.mul(centered, rstdB);
+  Value n = G.count(x, dims, x);
+  Value dx;
+  if (gyIn) {
+    Value gy = G.wide(gyIn);
+    Value gw = w ? G.mul(gy, G.expandTrailing(G.wide(w), wt)) : gy;
+    Value proj = MeanOp::create(G.b, G.loc, G.mul(gw, xhat), dims, true);
+    Value inner = G.sub(gw, G.mul(xhat, G.expand(proj, wt, dims, true)));
+    if (mean)
+      inner = G.sub(inner, G.expand(MeanOp::create(G.b, G.loc, gw, dims, true), wt, dims, true));
+    dx = G.mul(rstdB, inner);
+    auto paramGrad = [&](Value v, Value param) -> Value {
+      if (lead.empty())
+        return G.narrow(v, param);
+      return G.narrow(SumOp::create(G.b, G.loc, v, lead, false), param);
+    };
+    if (w)
+      out[1] = paramGrad(G.mul(gy, xhat), w);
+    if (bias)
+      out[2] = paramGrad(gy, bias);
+  }
+  // mean and rstd as results: d mean / dx = 1 / N, d rstd / dx = -rstd^2 xhat / N
+  if (gMean) {
+    Value t = G.div(G.expand(G.cast(gMean, wt.getElementType()), wt, dims, true), n);
+    dx = dx ? G.add(dx, t) : t;
+  }
+  if (gRstd) {
+    Value s = G.mul(G.expand(G.cast(gRstd, wt.getElementType()), wt, dims, true),
+                    G.div(G.mul(G.neg(G.mul(rstdB, rstdB)), xhat), n));
+    dx = dx ? G.add(dx, s) : s;
+  }
+  out[0] = dx ? G.narrow(dx, xIn) : Value();
+  return success();
+}
+
+LogicalResult dropout(Grad &G, DropoutOp op, Value gIn, Grads &out) {
+  // native_dropout_backward: g * mask * scale, scale = 1 / (1 - p) (0 when p
+  // is 1), computed as the forward computes it
+  Value g = G.wide(gIn);
+  Type f = typeOf(g).getElementType();
+  Value keepP = G.sub(G.c(g, 1.0), G.cast(op.getP(), f));
+  Value inverse = G.div(G.c(g, 1.0), keepP);
+  Value scale = G.where(G.eq(keepP, G.c(g, 0.0)), G.c(g, 0.0), inverse);
+  out[0] = G.narrow(G.mul(G.mul(g, G.cast(op.getMask(), f)), scale), op.getInput());
+  return success();
+}
+
+LogicalResult noRule(Operation *op, StringRef why) {
+  return op->emitOpError("has no gradient rule in fuser-vjp: ") << why;
+}
+
+} // namespace
+
+Value mlir::fuser::fitToType(OpBuilder &b, Location loc, Value v, Type type) {
+  if (!v || v.getType() == type)
+    return v;
+  return ReshapeOp::create(b, loc, type, v);
+}
+
+LogicalResult mlir::fuser::buildOperandGradients(OpBuilder &b, Operation *op,
+                                                 ArrayRef<Value> resultGrads,
+                                                 SmallVectorImpl<Value> &out) {
+  out.assign(op->getNumOperands(), Value());
+  Grad G{b, op->getLoc()};
+  Value g = resultGrads.empty() ? Value() : resultGrads[0];
+  LogicalResult r =
+      TypeSwitch<Operation *, LogicalResult>(op)
+          // Piecewise constant, integer or boolean valued, or not a function
+          // of their operands' values: no gradient.
+          .Case<FloorOp, CeilOp, RoundOp, SignOp, ConstantOp, IotaOp, SizeOp, RandOp, RandnOp,
+                BernoulliOp, EqOp, NeOp, LtOp, LeOp, GtOp, GeOp, IsNanOp, IsInfOp, IsFiniteOp,
+                AnyOp, AllOp, AndOp, OrOp, XorOp, NotOp, ShlOp, ShrOp>(
+              [](auto) { return success(); })
+          .Case<NegOp, AbsOp, ExpOp, Exp2Op, Expm1Op, LogOp, Log2Op, Log1pOp, SqrtOp, RsqrtOp,
+                ReciprocalOp, SinOp, CosOp, TanhOp, SigmoidOp, ErfOp, ReluOp, SiluOp, GeluOp>(
+              [&](Operation *o) { return unary(G, o, G.wide(g), out); })
+          .Case<AddOp, SubOp, MulOp, DivOp, PowOp, MaximumOp, MinimumOp, RemainderOp, Atan2Op>(
+              [&](Operation *o) { return binary(G, o, G.wide(g), out); })
+          .Case<WhereOp, ClampOp, LerpOp, FmaOp>(
+              [&](Operation *o) { return ternary(G, o, G.wide(g), out); })
+          .Case<CastOp>([&](CastOp c) -> LogicalResult {
+            Type from = c.getInput().getType().getElementType();
+            Type to = c.getType().getElementType();
+            // From an fp8 value computed in the fusion, the gradient would have
+            // to flow on through a type fuser does not compute in.
+            if (isFloat8(from) && c.getInput().getDefiningOp())
+              return c.emitOpError("has no gradient rule in fuser-vjp from ")
+                     << from << ": fp8 values carry no gradient (differentiate the fusion "
+                                "before quantizing)";
+            if (!isDifferentiableType(from) || !isDifferentiableType(to))
+              return success();
+            out[0] = G.cast(g, from); // grad.to(self.dtype)
+            return success();
+          })
+          .Case<BroadcastOp>([&](BroadcastOp o) { return broadcast(G, o, g, out); })
+          .Case<SumOp, MeanOp, MaxOp, MinOp>([&](auto o) {
+            return reduction(G, o, o.getDims(), o.getKeepdim(), g, out);
+          })
+          .Case<VarMeanOp>([&](VarMeanOp o) {
+            return varMean(G, o, resultGrads[0], resultGrads[1], out);
+          })
+          .Case<ReshapeOp>([&](ReshapeOp o) {
+            out[0] = ReshapeOp::create(b, o.getLoc(), o.getInput().getType(), g);
+            return success();
+          })
+          .Case<PermuteOp>([&](PermuteOp o) {
+            SmallVector<int64_t> inverse(o.getPerm().size());
+            for (auto [i, p] : llvm::enumerate(o.getPerm()))
+              inverse[p] = i;
+            out[0] = fitToType(b, o.getLoc(), PermuteOp::create(b, o.getLoc(), g, inverse),
+                               o.getInput().getType());
+            return success();
+          })
+          .Case<SliceOp>([&](SliceOp o) { return slice(G, o, g, out); })
+          .Case<PadOp>([&](PadOp o) {
+            out[0] = fitToType(b, o.getLoc(), unpad(G, g, o.getLow(), o.getHigh()),
+                               o.getInput().getType());
+            // the padding value: the sum of g over the positions it fills
+            Value wg = G.wide(g);
+            SmallVector<int64_t> all = allDims(typeOf(wg));
+            Value total = all.empty() ? wg : SumOp::create(b, o.getLoc(), wg, all, false);
+            Value inner = G.wide(out[0]);
+            SmallVector<int64_t> inDims = allDims(typeOf(inner));
+            Value kept = inDims.empty() ? inner : SumOp::create(b, o.getLoc(), inner, inDims, false);
+            out[1] = G.narrow(G.sub(total, kept), o.getValue());
+            return success();
+          })
+          .Case<ConcatOp>([&](ConcatOp o) { return concat(G, o, g, out); })
+          .Case<GatherOp>([&](GatherOp o) {
+            Value zeros = ConstantOp::create(b, o.getLoc(), o.getInput().getType(),
+                                             b.getFloatAttr(o.getType().getElementType(), 0.0));
+            out[0] = ScatterAddOp::create(b, o.getLoc(), o.getInput().getType(), zeros,
+                                          o.getIndex(), g, o.getDimAttr().getInt());
+            return success();
+          })
+          .Case<IndexSelectOp>([&](IndexSelectOp o) {
+            Value zeros = ConstantOp::create(b, o.getLoc(), o.getInput().getType(),
+                                             b.getFloatAttr(o.getType().getElementType(), 0.0));
+            out[0] = IndexAddOp::create(b, o.getLoc(), o.getInput().getType(), zeros,
+                                        o.getIndex(), g, o.getDimAttr().getInt());
+            return success();
+          })
+          .Case<ScatterAddOp>([&](ScatterAddOp o) -> LogicalResult {
+            out[0] = g;
+            if (o.getIndex().getType().getShape() != o.getSource().getType().getShape())
+              return o.emitOpError("has no gradient rule in fuser-vjp for a source larger "
+                                   "than its index (the elements the index does not reach)");
+            Value picked = GatherOp::create(b, o.getLoc(), g, o.getIndex(),
+                                            o.getDimAttr().getInt());
+            out[2] = fitToType(b, o.getLoc(), picked, o.getSource().getType());
+            return success();
+          })
+          .Case<IndexAddOp>([&](IndexAddOp o) {
+            out[0] = g;
+            Value picked = IndexSelectOp::create(b, o.getLoc(), g, o.getIndex(),
+                                                 o.getDimAttr().getInt());
+            out[2] = fitToType(b, o.getLoc(), picked, o.getSource().getType());
+            return success();
+          })
+          .Case<SoftmaxOp>([&](SoftmaxOp o) {
+            return softmax(G, o, o.getDimAttr().getInt(), false, g, out);
+          })
+          .Case<LogSoftmaxOp>([&](LogSoftmaxOp o) {
+            return softmax(G, o, o.getDimAttr().getInt(), true, g, out);
+          })
+          .Case<LayerNormOp>([&](LayerNormOp o) {
+            SmallVector<Value> tmp(3);
+            if (failed(norm(G, o, o.getInput(), o.getWeight(), o.getBias(), o.getDims(),
+                            o.getMean(), o.getRstd(), resultGrads[0], resultGrads[1],
+                            resultGrads[2], tmp)))
+              return failure();
+            // operands: input, then the optional weight and bias
+            out[0] = tmp[0];
+            unsigned next = 1;
+            if (o.getWeight())
+              out[next++] = tmp[1];
+            if (o.getBias())
+              out[next++] = tmp[2];
+            return success();
+          })
+          .Case<RmsNormOp>([&](RmsNormOp o) {
+            // rstd as the forward computes it (the forward's ops, after
+            // fuser-decompose, and these are one value after cse)
+            Value x = G.wide(o.getInput());
+            Value ms = MeanOp::create(b, o.getLoc(), G.mul(x, x), o.getDims(), true);
+            Value rstd = RsqrtOp::create(
+                b, o.getLoc(), G.add(ms, G.c(x, o.getEps().convertToDouble())));
+            SmallVector<Value> tmp(3);
+            if (failed(norm(G, o, o.getInput(), o.getWeight(), Value(), o.getDims(), Value(),
+                            rstd, g, Value(), Value(), tmp)))
+              return failure();
+            out[0] = tmp[0];
+            if (o.getWeight())
+              out[1] = tmp[1];
+            return success();
+          })
+          .Case<DropoutOp>([&](DropoutOp o) { return dropout(G, o, g, out); })
+          .Case<ProdOp>([](Operation *o) {
+            return noRule(o, "the product's gradient needs the product of the other "
+                             "elements, which fuser has no exclusive scan for");
+          })
+          .Case<CumsumOp, CumprodOp, CummaxOp, CumminOp>([](Operation *o) {
+            return noRule(o, "scans are not differentiated yet (the gradient is a scan in "
+                             "reverse order)");
+          })
+          .Case<BitcastOp>([](Operation *o) {
+            return noRule(o, "a bitcast reinterprets bits; it has no derivative");
+          })
+          .Case<ScaledCastOp, QuantizeOp>([](Operation *o) {
+            return noRule(o, "fp8 quantization carries no gradient; differentiate the "
+                             "fusion before quantizing");
+          })
+          .Default([](Operation *o) { return noRule(o, "no rule for this op"); });
+  if (failed(r))
+    return failure();
+  // Only differentiable operands take a gradient; shapes that differ only
+  // in which dims are static are fitted.
+  for (auto [v, operand] : llvm::zip(out, op->getOperands())) {
+    if (!v)
+      continue;
+    if (!isDifferentiableType(typeOf(operand).getElementType())) {
+      v = Value();
+      continue;
+    }
+    v = fitToType(b, op->getLoc(), v, operand.getType());
+  }
+  return success();
+}
