@@ -52,14 +52,6 @@ def _inf_or_zero_for_layer_norm(got, want, t):
 
 KNOWN_FAILURES = [
     KnownFailure(
-        "iota-sibling-output",
-        ["shapes/iota/sibling-output"],
-        "A fusion returning an iota directly next to a result of another shape does "
-        "not compile: \"'fuser.neg' op is an output of a pointwise segment whose "
-        "outputs differ in shape\" (the iota, which reads nothing, joins another "
-        "segment).",
-        "build/bin/fuserc run test/oracle/repro/iota_sibling_output.mlir --device cpu --random 1"),
-    KnownFailure(
         "layer-norm-mean",
         ["normalization/layer_norm/*:*huge rows*"],
         "layer_norm's mean overflows to inf for rows of finite values near 1e37 (the "

@@ -437,9 +437,9 @@ def _iota_dyn_part(t, rng):
 
 
 def iota_cases(rng_for):
-    """Each iota part is a fusion of its own: an iota returned directly next
-    to a result of another shape does not compile (KNOWN_FAILURES
-    "iota-sibling-output", case shapes/iota/sibling-output)."""
+    """Each iota part is a fusion of its own; shapes/iota/sibling-output
+    returns an iota directly next to a result of another shape (which once
+    joined that result's segment and did not compile)."""
     out = []
     for t in NUMERIC_TYPES:
         specs = [((3, 5, 7), [0, 1, 2]), ((1, 1), [1])]
