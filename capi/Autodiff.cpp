@@ -17,7 +17,7 @@ using namespace mlir::fuser;
 
 bool fuserDifferentiate(MlirModule module, MlirStringRef fusion, const int64_t *wrt,
                         intptr_t numWrt, const int64_t *results, intptr_t numResults,
-                        MlirStringCallback diagnostics, void *userData) {
+                        bool residuals, MlirStringCallback diagnostics, void *userData) {
   auto report = [&](const std::string &text) {
     if (diagnostics && !text.empty())
       diagnostics(wrap(StringRef(text)), userData);
@@ -41,8 +41,11 @@ bool fuserDifferentiate(MlirModule module, MlirStringRef fusion, const int64_t *
   options.fusion = name.str();
   options.wrt.assign(wrt, wrt + numWrt);
   options.results.assign(results, results + numResults);
-  std::string derived = (name + "_vjp").str();
-  bool existed = SymbolTable::lookupSymbolIn(m, derived) != nullptr;
+  options.residuals = residuals;
+  SmallVector<std::string> derived;
+  for (const char *suffix : {"_vjp", "_fwd", "_bwd"})
+    if (!SymbolTable::lookupSymbolIn(m, (name + suffix).str()))
+      derived.push_back((name + suffix).str());
   DiagnosticCollector collector(m.getContext());
   PassManager pm(m.getContext());
   pm.addPass(createVjpPass(options));
@@ -50,8 +53,9 @@ bool fuserDifferentiate(MlirModule module, MlirStringRef fusion, const int64_t *
     return true;
   // Leave the module as it was: the pass adds nothing on a diagnostic, but
   // a derived fusion the verifier rejected would stay.
-  if (Operation *added = SymbolTable::lookupSymbolIn(m, derived); added && !existed)
-    added->erase();
+  for (const std::string &d : derived)
+    if (Operation *added = SymbolTable::lookupSymbolIn(m, d))
+      added->erase();
   report(collector.text());
   return false;
 }

@@ -28,15 +28,24 @@ extern "C" {
 /// from the inputs and is simplified (canonicalize, cse); compile it with
 /// fuserCompile like any fusion.
 ///
+/// With `residuals`, adds `@<fusion>_fwd(inputs...) -> (results...,
+/// residuals...)` and `@<fusion>_bwd(saved inputs..., residuals...,
+/// cotangents...) -> (gradients...)` instead: the forward also returns the
+/// values the backward reads (reductions' and composites' results; the
+/// elementwise work is recomputed), and the backward takes the inputs it
+/// reads again under their names, a residual that is a result under the
+/// result's name (docs/autodiff.md, "Residuals").
+///
 /// Returns false when the fusion does not exist, a position is out of range
-/// or not floating point, `@<fusion>_vjp` exists already, or an op has no
+/// or not floating point, `@<fusion>_vjp` (or `_fwd`, `_bwd`) exists already, or an op has no
 /// gradient rule: each diagnostic then goes to `diagnostics` (may be NULL)
 /// as "file:line:col: error: message\n", naming the op, and the module is
 /// unchanged.
 MLIR_CAPI_EXPORTED bool fuserDifferentiate(MlirModule module, MlirStringRef fusion,
                                            const int64_t *wrt, intptr_t numWrt,
                                            const int64_t *results, intptr_t numResults,
-                                           MlirStringCallback diagnostics, void *userData);
+                                           bool residuals, MlirStringCallback diagnostics,
+                                           void *userData);
 
 #ifdef __cplusplus
 }

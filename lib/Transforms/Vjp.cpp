@@ -18,12 +18,18 @@
 
 #include "VjpRules.h"
 
+#include "fuser/Analysis/ShapeAnalysis.h"
 #include "fuser/Dialect/Fuser/IR/FuserAttrNames.h"
 #include "fuser/Dialect/Fuser/IR/FuserOps.h"
 #include "fuser/Transforms/Autodiff.h"
 #include "fuser/Transforms/Passes.h"
 
+#include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "mlir/Transforms/CSE.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
@@ -103,13 +109,14 @@ LogicalResult mlir::fuser::differentiate(func::FuncOp f, const VjpOptions &optio
   FailureOr<SmallVector<int64_t>> seeds = positions(f, ft.getResults(), options.results, true);
   if (failed(seeds))
     return failure();
-  if (options.residuals)
-    return f.emitError("fuser-vjp: the residuals form (@f_fwd, @f_bwd) is not built yet; "
-                       "use @f_vjp, which recomputes the forward");
   std::string name = (f.getName() + "_vjp").str();
   auto module = f->getParentOfType<ModuleOp>();
-  if (module && SymbolTable::lookupSymbolIn(module, name))
-    return f.emitError("fuser-vjp: '") << name << "' exists already";
+  SmallVector<std::string> made{name};
+  if (options.residuals)
+    made = {(f.getName() + "_fwd").str(), (f.getName() + "_bwd").str()};
+  for (const std::string &n : made)
+    if (module && SymbolTable::lookupSymbolIn(module, n))
+      return f.emitError("fuser-vjp: '") << n << "' exists already";
 
   SmallVector<Type> argTypes(ft.getInputs()), resultTypes;
   for (int64_t r : *seeds)
@@ -188,6 +195,224 @@ LogicalResult mlir::fuser::differentiate(func::FuncOp f, const VjpOptions &optio
   return success();
 }
 
+/// The ops of `vjp` (simplified) that depend on a cotangent: the backward.
+/// Everything else is the forward's, computed by @f_fwd; the values of it
+/// the backward reads are the residuals @f_fwd returns and @f_bwd takes
+/// (constants and iotas, which read nothing, are copied instead).
+LogicalResult mlir::fuser::splitResiduals(func::FuncOp f, func::FuncOp vjp) {
+  Block &body = vjp.getBody().front();
+  unsigned numInputs = f.getNumArguments();
+  llvm::DenseSet<Value> backward;
+  for (BlockArgument a : body.getArguments().drop_front(numInputs))
+    backward.insert(a);
+  SmallVector<Operation *> bwdOps;
+  for (Operation &op : body.without_terminator())
+    if (llvm::any_of(op.getOperands(), [&](Value v) { return backward.contains(v); })) {
+      bwdOps.push_back(&op);
+      for (Value r : op.getResults())
+        backward.insert(r);
+    }
+  // Residuals, in first-use order. As AOTAutograd's partitioner does, the
+  // values of elementwise and data-movement ops are recomputed by @f_bwd
+  // from their operands (a fusion is memory bound: recomputing costs no
+  // bytes, saving costs a write and a read); reductions, scans, scatters
+  // and the composites' results are saved, and so are the inputs they read.
+  llvm::SetVector<Value> residuals;
+  llvm::SmallPtrSet<Operation *, 16> copied;
+  auto recomputed = [](Operation *d) {
+    return !isa<SumOp, ProdOp, MaxOp, MinOp, MeanOp, AnyOp, AllOp, VarMeanOp, CumsumOp,
+                CumprodOp, CummaxOp, CumminOp, ScatterAddOp, IndexAddOp, SoftmaxOp,
+                LogSoftmaxOp, LayerNormOp, RmsNormOp, DropoutOp, ScaledCastOp, QuantizeOp>(d);
+  };
+  std::function<void(Value)> note = [&](Value v) {
+    if (backward.contains(v))
+      return;
+    Operation *d = v.getDefiningOp();
+    if (d && recomputed(d)) {
+      if (copied.insert(d).second)
+        for (Value in : d->getOperands())
+          note(in);
+      return;
+    }
+    residuals.insert(v);
+  };
+  for (Operation *op : bwdOps)
+    for (Value v : op->getOperands())
+      note(v);
+  for (Value v : body.getTerminator()->getOperands())
+    note(v);
+  // Which arguments of @f_vjp have the same run-time shape: the shape
+  // analysis of a copy with the composites expanded (it takes no
+  // composites); without an answer, none is assumed equal.
+  SmallVector<SmallVector<AffineExpr>> argShapes;
+  {
+    OwningOpRef<ModuleOp> scratch = ModuleOp::create(vjp.getLoc());
+    auto copy = cast<func::FuncOp>(vjp->clone());
+    scratch->push_back(copy);
+    RewritePatternSet patterns(vjp.getContext());
+    populateDecomposeCompositesPatterns(patterns);
+    ScopedDiagnosticHandler quiet(vjp.getContext(), [](Diagnostic &) { return success(); });
+    if (succeeded(applyPatternsGreedily(copy, std::move(patterns))))
+      if (FailureOr<ShapeAnalysis> shapes = ShapeAnalysis::analyze(copy); succeeded(shapes))
+        for (BlockArgument a : copy.getArguments())
+          argShapes.push_back(SmallVector<AffineExpr>(shapes->shape(a)));
+  }
+  auto sameShape = [&](Value a, Value b) {
+    auto x = dyn_cast<BlockArgument>(a), y = dyn_cast<BlockArgument>(b);
+    return x && y && !argShapes.empty() && a.getType() == b.getType() &&
+           argShapes[x.getArgNumber()] == argShapes[y.getArgNumber()];
+  };
+
+  OpBuilder b(f->getContext());
+  b.setInsertionPointAfter(vjp);
+  Location loc = f.getLoc();
+  FunctionType ft = f.getFunctionType();
+  llvm::StringSet<> taken;
+  for (unsigned i = 0; i < numInputs; ++i)
+    taken.insert(nameOf(f, i, false));
+  for (unsigned i = 0; i < ft.getNumResults(); ++i)
+    taken.insert(nameOf(f, i, true));
+  // Inputs the backward reads come first: the caller passes the same
+  // buffers again, under the inputs' names; @f_fwd returns only the values
+  // it computes (residual0, ...).
+  SmallVector<Value> ordered;
+  for (Value v : residuals)
+    if (isa<BlockArgument>(v))
+      ordered.push_back(v);
+  llvm::sort(ordered, [](Value a, Value b) {
+    return cast<BlockArgument>(a).getArgNumber() < cast<BlockArgument>(b).getArgNumber();
+  });
+  unsigned numSavedInputs = ordered.size();
+  for (Value v : residuals)
+    if (!isa<BlockArgument>(v))
+      ordered.push_back(v);
+  residuals = llvm::SetVector<Value>(ordered.begin(), ordered.end());
+  SmallVector<std::string> residualNames;
+  for (auto [k, v] : llvm::enumerate(residuals)) {
+    if (auto arg = dyn_cast<BlockArgument>(v))
+      residualNames.push_back(nameOf(f, arg.getArgNumber(), false));
+    else
+      residualNames.push_back(freshName("residual" + std::to_string(k - numSavedInputs), taken));
+  }
+
+  // @f_fwd: f's results, then the residuals.
+  SmallVector<Type> fwdResults(ft.getResults());
+  for (Value v : residuals.getArrayRef().drop_front(numSavedInputs))
+    fwdResults.push_back(v.getType());
+  auto fwd = func::FuncOp::create(b, loc, (f.getName() + "_fwd").str(),
+                                  b.getFunctionType(ft.getInputs(), fwdResults));
+  Block *fwdBody = fwd.addEntryBlock();
+  OpBuilder fb = OpBuilder::atBlockEnd(fwdBody);
+  IRMapping fromF, fromVjp;
+  for (unsigned i = 0; i < numInputs; ++i) {
+    fwd.setArgAttrs(i, f.getArgAttrDict(i));
+    fromF.map(f.getArgument(i), fwdBody->getArgument(i));
+    fromVjp.map(body.getArgument(i), fwdBody->getArgument(i));
+  }
+  for (Operation &op : f.getBody().front().without_terminator())
+    fb.clone(op, fromF);
+  for (Operation &op : body.without_terminator())
+    if (!llvm::is_contained(bwdOps, &op))
+      fb.clone(op, fromVjp);
+  SmallVector<Value> fwdValues;
+  for (Value v : f.getBody().front().getTerminator()->getOperands())
+    fwdValues.push_back(fromF.lookupOrDefault(v));
+  for (Value v : residuals.getArrayRef().drop_front(numSavedInputs))
+    fwdValues.push_back(fromVjp.lookupOrDefault(v));
+  auto fwdRet = func::ReturnOp::create(fb, loc, fwdValues);
+  for (unsigned i = 0; i < ft.getNumResults(); ++i)
+    fwd.setResultAttrs(i, f.getResultAttrDict(i));
+  for (auto [k, n] : llvm::enumerate(ArrayRef(residualNames).drop_front(numSavedInputs)))
+    fwd.setResultAttr(ft.getNumResults() + k, kNameAttr, b.getStringAttr(n));
+  // A residual that is one of f's results (softmax's y) is not returned
+  // twice: @f_bwd takes the result, under its name.
+  {
+    IRRewriter rewriter(f->getContext());
+    DominanceInfo dom;
+    eliminateCommonSubExpressions(rewriter, dom, fwd);
+    unsigned numResults = ft.getNumResults();
+    llvm::BitVector drop(fwd.getNumResults());
+    for (unsigned k = numResults; k < fwd.getNumResults(); ++k)
+      for (unsigned r = 0; r < numResults; ++r)
+        if (fwdRet->getOperand(k) == fwdRet->getOperand(r)) {
+          drop.set(k);
+          residualNames[numSavedInputs + k - numResults] = nameOf(f, r, true);
+          break;
+        }
+    fwdRet->eraseOperands(drop);
+    if (failed(fwd.eraseResults(drop)))
+      return failure();
+  }
+
+  // @f_bwd: the residuals, then the cotangents; the gradients. A gradient's
+  // shape is tied to an argument of the same run-time shape: its input
+  // when that is a residual, else a residual or cotangent the shape
+  // analysis of @f_vjp proves equal, else (a dynamic shape only the input
+  // has) the input itself, passed for its shape and not read.
+  SmallVector<Type> bwdArgs;
+  for (Value v : residuals)
+    bwdArgs.push_back(v.getType());
+  unsigned numCotangents = body.getNumArguments() - numInputs;
+  for (BlockArgument a : body.getArguments().drop_front(numInputs))
+    bwdArgs.push_back(a.getType());
+  Operation *ret = body.getTerminator();
+  SmallVector<std::pair<unsigned, int64_t>> ties; // result -> bwd argument
+  SmallVector<unsigned> shapeOnly;                // inputs passed for their shape
+  for (auto [k, g] : llvm::enumerate(ret->getOperands())) {
+    auto like = vjp.getResultAttrOfType<IntegerAttr>(k, kSameShapeAsAttr);
+    if (!like)
+      continue;
+    Value input = body.getArgument(like.getInt());
+    if (cast<RankedTensorType>(input.getType()).hasStaticShape())
+      continue;
+    int64_t at = -1;
+    for (unsigned j = 0; j < residuals.size() + numCotangents && at < 0; ++j) {
+      Value cand = j < residuals.size() ? residuals[j] : body.getArgument(numInputs + j - residuals.size());
+      if (cand == input || sameShape(cand, input))
+        at = j;
+    }
+    if (at < 0) {
+      at = bwdArgs.size();
+      bwdArgs.push_back(input.getType());
+      shapeOnly.push_back(like.getInt());
+    }
+    ties.push_back({(unsigned)k, at});
+  }
+  auto bwd = func::FuncOp::create(b, loc, (f.getName() + "_bwd").str(),
+                                  b.getFunctionType(bwdArgs, vjp.getResultTypes()));
+  Block *bwdBody = bwd.addEntryBlock();
+  OpBuilder bb = OpBuilder::atBlockEnd(bwdBody);
+  IRMapping toBwd;
+  for (auto [k, v] : llvm::enumerate(residuals)) {
+    toBwd.map(v, bwdBody->getArgument(k));
+    if (auto arg = dyn_cast<BlockArgument>(v)) // its declared strides too
+      bwd.setArgAttrs(k, f.getArgAttrDict(arg.getArgNumber()));
+    bwd.setArgAttr(k, kNameAttr, b.getStringAttr(residualNames[k]));
+  }
+  for (unsigned c = 0; c < numCotangents; ++c) {
+    toBwd.map(body.getArgument(numInputs + c), bwdBody->getArgument(residuals.size() + c));
+    bwd.setArgAttrs(residuals.size() + c, vjp.getArgAttrDict(numInputs + c));
+  }
+  for (auto [k, i] : llvm::enumerate(shapeOnly)) {
+    unsigned at = residuals.size() + numCotangents + k;
+    bwd.setArgAttr(at, kNameAttr,
+                   b.getStringAttr(freshName("shape_of_" + nameOf(f, i, false), taken)));
+  }
+  for (Operation &op : body.without_terminator())
+    if (copied.contains(&op) || llvm::is_contained(bwdOps, &op))
+      bb.clone(op, toBwd);
+  SmallVector<Value> grads;
+  for (Value g : ret->getOperands())
+    grads.push_back(toBwd.lookupOrDefault(g));
+  func::ReturnOp::create(bb, loc, grads);
+  for (unsigned k = 0; k < vjp.getNumResults(); ++k)
+    bwd.setResultAttr(k, kNameAttr, vjp.getResultAttr(k, kNameAttr));
+  for (auto [k, at] : ties)
+    bwd.setResultAttr(k, kSameShapeAsAttr, b.getI64IntegerAttr(at));
+  vjp.erase();
+  return success();
+}
+
 namespace {
 
 struct VjpPass : public fuser::impl::VjpPassBase<VjpPass> {
@@ -214,6 +439,14 @@ struct VjpPass : public fuser::impl::VjpPassBase<VjpPass> {
         return signalPassFailure();
       auto vjp = cast<func::FuncOp>(f->getNextNode());
       if (failed(runPipeline(simplify, vjp)))
+        return signalPassFailure();
+      if (!residuals)
+        continue;
+      if (failed(splitResiduals(f, vjp)))
+        return signalPassFailure();
+      auto fwd = cast<func::FuncOp>(f->getNextNode());
+      auto bwd = cast<func::FuncOp>(fwd->getNextNode());
+      if (failed(runPipeline(simplify, fwd)) || failed(runPipeline(simplify, bwd)))
         return signalPassFailure();
     }
   }

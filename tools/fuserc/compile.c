@@ -20,6 +20,7 @@ void fusercDefaultFlags(FusercCompileFlags *f) {
   f->plantBug = "";
   f->vjp = NULL;
   f->numWrt = 0;
+  f->residuals = false;
 }
 
 /* "0,2,5" into f->wrt. */
@@ -102,6 +103,10 @@ int fusercParseCompileFlag(int argc, char **argv, int *i, FusercCompileFlags *f)
     f->assumeAligned = true;
     return 1;
   }
+  if (!strcmp(a, "--residuals")) {
+    f->residuals = true;
+    return 1;
+  }
   if (!strcmp(a, "--no-emulation")) {
     f->emulation = false;
     return 1;
@@ -174,14 +179,14 @@ FuserCompileResult fusercCompileFile(const char *path, const FusercCompileFlags 
     mlirContextDestroy(ctx);
     return none;
   }
-  if (f->numWrt && !f->vjp) {
-    fprintf(stderr, "fuserc: error: --wrt needs --vjp FUSION\n");
+  if ((f->numWrt || f->residuals) && !f->vjp) {
+    fprintf(stderr, "fuserc: error: %s needs --vjp FUSION\n", f->numWrt ? "--wrt" : "--residuals");
     mlirModuleDestroy(module);
     mlirContextDestroy(ctx);
     return none;
   }
   if (f->vjp && !fuserDifferentiate(module, mlirStringRefCreateFromCString(f->vjp), f->wrt,
-                                    f->numWrt, NULL, 0, printDiagnostics, NULL)) {
+                                    f->numWrt, NULL, 0, f->residuals, printDiagnostics, NULL)) {
     mlirModuleDestroy(module);
     mlirContextDestroy(ctx);
     return none;

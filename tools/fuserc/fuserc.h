@@ -24,6 +24,7 @@ typedef struct {
   const char *vjp;      /* fuserDifferentiate this fusion first, or NULL */
   int64_t wrt[64];      /* --wrt: positions of the inputs to differentiate */
   int numWrt;
+  bool residuals;       /* --residuals: F_fwd and F_bwd instead of F_vjp */
 } FusercCompileFlags;
 
 void fusercDefaultFlags(FusercCompileFlags *flags);

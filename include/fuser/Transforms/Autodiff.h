@@ -32,6 +32,12 @@ struct VjpOptions {
 /// adds nothing.
 LogicalResult differentiate(func::FuncOp f, const VjpOptions &options);
 
+/// Replaces @<f>_vjp (built by `differentiate` and simplified) by
+/// @<f>_fwd(inputs) -> (results..., residuals...) and @<f>_bwd(residuals...,
+/// cotangents...) -> (gradients...): the residuals are the values of the
+/// forward that the backward reads.
+LogicalResult splitResiduals(func::FuncOp f, func::FuncOp vjp);
+
 /// Whether fuser-vjp takes a value of element type `t` as differentiable:
 /// f16, bf16, f32, f64 (fp8 is stored, not computed on: no gradient).
 bool isDifferentiableType(Type t);

@@ -86,7 +86,8 @@ def VjpPass : Pass<"fuser-vjp", "ModuleOp"> {
                "Results whose cotangents the backward takes, by position "
                "(default: every floating-point result)">,
     Option<"residuals", "residuals", "bool", /*default=*/"false",
-           "Build @f_fwd and @f_bwd, which save residuals, instead of @f_vjp">,
+           "Build @f_fwd (the results, then the residuals the backward reads) and "
+           "@f_bwd (the residuals, then the cotangents) instead of @f_vjp">,
   ];
   let dependentDialects = ["::mlir::fuser::FuserDialect"];
 }

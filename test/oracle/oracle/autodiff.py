@@ -406,3 +406,15 @@ def cases(rng_for):
             + _composites(rng_for("cd" + t), t, 3, 1031, True))))
         out.append(Case("autodiff/chain/%s" % t, lambda t=t: [_mlp(rng_for("m" + t), t, 8, 256)]))
     return out
+
+
+def residual_cases(rng_for):
+    """The residual form: F_fwd, then F_bwd on what it saved."""
+    out = []
+    for t in ("f32", "bf16", "f64"):
+        out.append(Case("autodiff/residuals/%s" % t, lambda t=t: (
+            _composites(rng_for("rc" + t), t, 4, 100, False)
+            + _reductions(rng_for("rr" + t), t, 3, 1000, True)
+            + [_mlp(rng_for("rm" + t), t, 8, 256)]
+            + _shapes(rng_for("rs" + t), t)), extra=["--residuals"]))
+    return out

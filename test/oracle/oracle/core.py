@@ -477,6 +477,32 @@ def output_names(parts):
     return ["grad_" + name for name, a in input_names(parts) if _float_arg(a)]
 
 
+def _run_fwd_bwd(env, d, path, fname, parts, inputs, out, extra):
+    """The residual form of a backward part: F_fwd on the inputs, then F_bwd
+    on what it reads (inputs, F_fwd's results and residuals, cotangents, by
+    name, as `fuserc inspect` lists its arguments)."""
+    fwd_out = os.path.join(d, "out-fwd")
+    n_fwd = sum(len(p.args) for p in parts)
+    rc, err, cmd = run_fuserc(env, path, inputs[:n_fwd], fwd_out,
+                              extra + ["--vjp", fname, "--fusion", fname + "_fwd"])
+    if rc != 0:
+        return rc, err, cmd
+    icmd = [env.fuserc, "inspect", path, "--vjp", fname, "--residuals", "--fusion",
+            fname + "_bwd", "--no-ptxas"]
+    p = subprocess.run(icmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    m = re.search(r"fusion %s_bwd\((.*?)\) ->" % re.escape(fname), p.stdout.decode())
+    if p.returncode != 0 or not m:
+        return 1, p.stderr.decode() or "no %s_bwd in fuserc inspect" % fname, icmd
+    files = dict(inputs)
+    for f in os.listdir(fwd_out):
+        files.setdefault(f[:-4], os.path.join(fwd_out, f))
+    names = [a.split(":")[0].strip() for a in m.group(1).split(", ") if a]
+    # shape_of_<input>: the input, passed for its shape only
+    bwd_inputs = [(n, files[n] if n in files else files[n[len("shape_of_"):]]) for n in names]
+    return run_fuserc(env, path, bwd_inputs, out,
+                      extra + ["--vjp", fname, "--fusion", fname + "_bwd"])
+
+
 def execute(env, fname, parts, extra=(), directory=None):
     """Compiles and runs `parts` as one fusion; returns (results list or None,
     stderr, command)."""
@@ -486,9 +512,12 @@ def execute(env, fname, parts, extra=(), directory=None):
         path, inputs = write_case_files(d, fname, parts)
         out = os.path.join(d, "out")
         extra = list(extra) + view_options(parts)
-        if is_vjp(parts):
-            extra += ["--vjp", fname, "--fusion", fname + "_vjp"]
-        rc, err, cmd = run_fuserc(env, path, inputs, out, extra)
+        if is_vjp(parts) and "--residuals" in extra:
+            rc, err, cmd = _run_fwd_bwd(env, d, path, fname, parts, inputs, out, extra)
+        else:
+            if is_vjp(parts):
+                extra += ["--vjp", fname, "--fusion", fname + "_vjp"]
+            rc, err, cmd = run_fuserc(env, path, inputs, out, extra)
         if rc != 0:
             return None, err, cmd
         res = []

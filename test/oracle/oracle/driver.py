@@ -264,6 +264,8 @@ class Runner:
         batch, nparts, ninputs = [], 0, 0
         for c, p in items:
             n = len(p.args) + len(p.cotangents or [])
+            if "--residuals" in c.extra:  # F_bwd also takes what F_fwd saved
+                n *= 3
             if batch and (nparts + 1 > self.batch_parts or ninputs + n > self.MAX_INPUTS
                           or c.extra != batch[0][0].extra
                           or (p.grads is None) != (batch[0][1].grads is None)

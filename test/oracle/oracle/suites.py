@@ -9,6 +9,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.a
 
 SUITES = {
     "autodiff": autodiff.cases,
+    "autodiff-residuals": autodiff.residual_cases,
     "elementwise": elementwise.op_cases,
     "cast": elementwise.cast_cases,
     "fp8": lambda rng_for: fp8.cases(rng_for) + fp8_composites.cases(rng_for),
