@@ -458,14 +458,17 @@ def write_case_files(directory, fname, parts):
         np.save(ip, np.array(order="C", copy=True, object=a.value))
         inputs.append((name, ip))
     if is_vjp(parts):
-        # fuser-vjp names the cotangent of unnamed result k grad_result<k>
+        # fuser-vjp names the cotangent of unnamed result k grad_result<k>;
+        # only floating-point results have one (a part's cotangents, in order)
         k = 0
         for p in parts:
-            for c in p.cotangents:
-                name = "grad_result%d" % k
-                ip = os.path.join(directory, name + ".npy")
-                np.save(ip, np.array(order="C", copy=True, object=c))
-                inputs.append((name, ip))
+            cots = iter(p.cotangents)
+            for r in p.results:
+                if is_float(r.dtype):
+                    name = "grad_result%d" % k
+                    ip = os.path.join(directory, name + ".npy")
+                    np.save(ip, np.array(order="C", copy=True, object=next(cots)))
+                    inputs.append((name, ip))
                 k += 1
     return path, inputs
 
