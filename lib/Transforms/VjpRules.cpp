@@ -504,6 +504,39 @@ LogicalResult dropout(Grad &G, DropoutOp op, Value gIn, Grads &out) {
   return success();
 }
 
+/// `v` reversed along `dim`: a gather at size - 1 - index.
+Value flip(Grad &G, Value v, int64_t dim) {
+  RankedTensorType t = typeOf(v);
+  Type i64 = G.b.getI64Type();
+  Value iota = IotaOp::create(G.b, G.loc, t.clone(i64), dim);
+  Value n = SizeOp::create(G.b, G.loc, RankedTensorType::get({}, i64), v, dim);
+  Value one = ConstantOp::create(G.b, G.loc, RankedTensorType::get({}, i64), G.b.getI64IntegerAttr(1));
+  Value index = SubOp::create(G.b, G.loc, SubOp::create(G.b, G.loc, n, one), iota);
+  return GatherOp::create(G.b, G.loc, v, index, dim);
+}
+
+/// prod_backward: g * y / x where no reduced element is 0; where exactly
+/// one is, the product of the others at that element and 0 elsewhere; 0
+/// where two or more are.
+LogicalResult product(Grad &G, ProdOp op, Value gIn, Grads &out) {
+  Value xIn = op.getInput();
+  Value x = G.wide(xIn), g = G.wide(gIn), y = G.wide(op.getResult());
+  RankedTensorType wt = typeOf(x);
+  ArrayRef<int64_t> dims = op.getDims();
+  bool keep = op.getKeepdim();
+  Value zero = G.c(x, 0.0), one = G.c(x, 1.0);
+  Value isZero = G.eq(x, zero);
+  Value zeros = SumOp::create(G.b, G.loc, G.cast(isZero, wt.getElementType()), dims, true);
+  Value others = ProdOp::create(G.b, G.loc, G.where(isZero, one, x), dims, true);
+  Value gb = G.expand(g, wt, dims, keep);
+  Value none = G.div(G.mul(gb, G.expand(y, wt, dims, keep)), x);
+  Value single = G.where(isZero, G.mul(gb, G.expand(others, wt, dims, true)), zero);
+  Value nz = G.expand(zeros, wt, dims, true);
+  Value r = G.where(G.eq(nz, zero), none, G.where(G.eq(nz, one), single, zero));
+  out[0] = G.narrow(r, xIn);
+  return success();
+}
+
 LogicalResult noRule(Operation *op, StringRef why) {
   return op->emitOpError("has no gradient rule in fuser-vjp: ") << why;
 }
@@ -654,13 +687,41 @@ LogicalResult mlir::fuser::buildOperandGradients(OpBuilder &b, Operation *op,
             return success();
           })
           .Case<DropoutOp>([&](DropoutOp o) { return dropout(G, o, g, out); })
-          .Case<ProdOp>([](Operation *o) {
-            return noRule(o, "the product's gradient needs the product of the other "
-                             "elements, which fuser has no exclusive scan for");
+          .Case<ProdOp>([&](ProdOp o) { return product(G, o, g, out); })
+          .Case<CumsumOp>([&](CumsumOp o) {
+            // reversed_cumsum, the sums of g from each position to the end
+            int64_t dim = o.getDimAttr().getInt();
+            if (typeOf(g).hasStaticShape()) {
+              // as PyTorch: flip, cumsum, flip (a gather at size - 1 - i)
+              out[0] = flip(G, CumsumOp::create(b, o.getLoc(), flip(G, g, dim), dim), dim);
+              return success();
+            }
+            // A dynamic shape: the flip's index would have no size to take
+            // from the arguments, so total - cumsum + g, in f64 (its
+            // cancellation then stays below the rounding of f32 and halves)
+            Value g64 = G.cast(g, b.getF64Type());
+            Value total = SumOp::create(b, o.getLoc(), g64, ArrayRef<int64_t>{dim}, true);
+            Value prefix = CumsumOp::create(b, o.getLoc(), g64, dim);
+            Value r = G.add(G.sub(G.expand(total, typeOf(g64), {dim}, true), prefix), g64);
+            out[0] = G.narrow(r, o.getInput());
+            return success();
           })
-          .Case<CumsumOp, CumprodOp, CummaxOp, CumminOp>([](Operation *o) {
-            return noRule(o, "scans are not differentiated yet (the gradient is a scan in "
-                             "reverse order)");
+          .Case<CummaxOp, CumminOp>([&](Operation *o) {
+            // each position's gradient goes to the element its value came
+            // from: a scatter_add of g at the indices
+            int64_t dim = o->getAttrOfType<IntegerAttr>("dim").getInt();
+            Value in = o->getOperand(0);
+            Value zeros = ConstantOp::create(
+                b, o->getLoc(), in.getType(),
+                b.getFloatAttr(typeOf(in).getElementType(), 0.0));
+            out[0] = ScatterAddOp::create(b, o->getLoc(), in.getType(), zeros, o->getResult(1),
+                                          g, dim);
+            return success();
+          })
+          .Case<CumprodOp>([](Operation *o) {
+            return noRule(o, "cumprod's gradient divides by the input, and where it holds "
+                             "zeros PyTorch takes another formula that fuser has no rule for "
+                             "yet");
           })
           .Case<BitcastOp>([](Operation *o) {
             return noRule(o, "a bitcast reinterprets bits; it has no derivative");

@@ -118,3 +118,20 @@ func.func @slice_pad(%x: tensor<11xf32>) -> tensor<8xf32> {
   %p = fuser.pad %s, %z low = [1] high = [2] : tensor<5xf32>, tensor<f32> -> tensor<8xf32>
   return %p : tensor<8xf32>
 }
+
+// -----
+
+// prod: g * y / x where no element is 0, the product of the others at a
+// lone 0; cumsum: the reversed cumsum (a flip, a cumsum, a flip: gathers at
+// size - 1 - i); cummax: a scatter_add of g at the indices.
+// CHECK-LABEL: func.func @prod_scan_vjp(
+// CHECK-DAG: fuser.prod %{{.*}} dims = [1] keepdim = true : tensor<4x8xf32> -> tensor<4x1xf32>
+// CHECK-DAG: fuser.gather
+// CHECK-DAG: fuser.cumsum
+// CHECK-DAG: fuser.scatter_add
+func.func @prod_scan(%x: tensor<4x8xf32>) -> (tensor<4xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
+  %p = fuser.prod %x dims = [1] : tensor<4x8xf32> -> tensor<4xf32>
+  %c = fuser.cumsum %x dim = 1 : tensor<4x8xf32>
+  %m, %i = fuser.cummax %x dim = 1 : tensor<4x8xf32> -> tensor<4x8xi64>
+  return %p, %c, %m : tensor<4xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+}

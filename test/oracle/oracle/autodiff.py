@@ -226,6 +226,37 @@ def _reductions(rng, t, n, h, dynamic):
     return parts
 
 
+def _products_and_scans(rng, t, dynamic):
+    parts = []
+    d = " dynamic" if dynamic else ""
+    n, h = 6, 37
+    x = rng.standard_normal((n, h)) + 0.1
+    x[1, 5] = 0                 # one zero in a row: the product of the others there
+    x[2, 3] = x[2, 30] = 0      # two zeros: no gradient in the row
+    dims = (None, None) if dynamic else None
+    v = Vjp(rng, "prod %s%s" % (t, d), chain=4)
+    tx = v.arg("x", (n, h), t, dims=dims, data=x * 0.9)
+    ry = mlir_type((None,) if dynamic else (n,), t)
+    v.line("%%y = fuser.prod %%x dims = [1] : %s -> %s" % (tx, ry))
+    v.result("y", (n,), t, dims=(None,) if dynamic else None)
+    parts.append(v.part(lambda x: x.prod(1)))
+    for dim in (0, 1):
+        v = Vjp(rng, "cumsum dim %d %s%s" % (dim, t, d), chain=4)
+        tx = v.arg("x", (n, h), t, dims=dims)
+        v.line("%%y = fuser.cumsum %%x dim = %d : %s" % (dim, tx))
+        v.result("y", (n, h), t, dims=dims)
+        parts.append(v.part(lambda x, dim=dim: torch.cumsum(x, dim)))
+    for op, fn in (("cummax", torch.cummax), ("cummin", torch.cummin)):
+        v = Vjp(rng, "%s %s%s" % (op, t, d))
+        xs = np.round(rng.standard_normal((n, h)) * 2) / 2  # ties
+        tx = v.arg("x", (n, h), t, dims=dims, data=xs)
+        ti = mlir_type(dims or (n, h), "i64")
+        v.line("%%y, %%i = fuser.%s %%x dim = 1 : %s -> %s" % (op, tx, ti))
+        v.result("y", (n, h), t, dims=dims)
+        parts.append(v.part(lambda x, fn=fn: fn(x, 1)[0]))
+    return parts
+
+
 def _shapes(rng, t):
     parts = []
     v = Vjp(rng, "broadcast bias %s" % t)
@@ -400,6 +431,9 @@ def cases(rng_for):
             _reductions(rng_for("r" + t), t, 5, 64, False)
             + _reductions(rng_for("rd" + t), t, 3, 1000, True))))
         out.append(Case("autodiff/shapes/%s" % t, lambda t=t: _shapes(rng_for("s" + t), t)))
+        out.append(Case("autodiff/scans/%s" % t, lambda t=t: (
+            _products_and_scans(rng_for("p" + t), t, False)
+            + _products_and_scans(rng_for("pd" + t), t, True))))
         out.append(Case("autodiff/indexing/%s" % t, lambda t=t: _indexing(rng_for("i" + t), t)))
         out.append(Case("autodiff/composites/%s" % t, lambda t=t: (
             _composites(rng_for("c" + t), t, 4, 100, False)
