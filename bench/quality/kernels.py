@@ -611,6 +611,58 @@ def measured_fp8(fuserc, work):
     return rows
 
 
+# Forward fusions whose backward fuser-vjp derives (docs/autodiff.md), bf16,
+# BACKWARD_ROWS rows of AUTODIFF_H.
+AUTODIFF_H = 4096
+AUTODIFF_FUSIONS = [
+    ("layer_norm (weight, bias)", "x: ?x{h}xbf16, w: {h}xbf16, b: {h}xbf16",
+     "%y, %m, %r = fuser.layer_norm %x weight %w bias %b dims = [1] eps = 1.0e-05 : "
+     "(tensor<?x{h}xbf16>, tensor<{h}xbf16>, tensor<{h}xbf16>) -> (tensor<?x{h}xbf16>, "
+     "tensor<?x1xf32>, tensor<?x1xf32>)", "2: 1.00 / 1.00 / 1.00 (layer_norm_backward)"),
+    ("rms_norm (weight)", "x: ?x{h}xbf16, w: {h}xbf16",
+     "%y = fuser.rms_norm %x weight %w dims = [1] eps = 1.0e-06 : (tensor<?x{h}xbf16>, "
+     "tensor<{h}xbf16>) -> tensor<?x{h}xbf16>", "2: 1.00 / 1.00 / 1.00 (rms_norm_backward)"),
+    ("softmax", "x: ?x{h}xbf16", "%y = fuser.softmax %x dim = 1 : tensor<?x{h}xbf16>",
+     "1 (softmax backward from y and dy)"),
+]
+
+
+def measured_autodiff(fuserc, work):
+    """Rows of the table of derived backward fusions: launches and each
+    tensor's bytes asked over its size, for F_vjp and for F_bwd."""
+    rows = []
+    for k, (what, sig, line, hand) in enumerate(AUTODIFF_FUSIONS):
+        args = ", ".join("%%%s: tensor<%s>" % tuple(a.split(": "))
+                         for a in sig.format(h=AUTODIFF_H).split(", "))
+        text = "func.func @f(%s) -> tensor<?x%dxbf16> {\n  %s\n  return %%y : tensor<?x%dxbf16>\n}\n" % (
+            args, AUTODIFF_H, line.format(h=AUTODIFF_H), AUTODIFF_H)
+        path = os.path.join(work, "autodiff_%d.mlir" % k)
+        with open(path, "w") as f:
+            f.write(text)
+        cells = []
+        for fusion, extra in (("f_vjp", []), ("f_bwd", ["--residuals"])):
+            base = [path, "--vjp", "f", "--fusion", fusion] + extra
+            # every dynamic dim is the row count; fuserc says how many there are
+            probe = run([fuserc, "inspect"] + base + ["--no-ptxas", "--dims", "1"])
+            n = re.search(r"has (\d+) dynamic dims", probe.stderr)
+            dims = ",".join([str(BACKWARD_ROWS)] * (int(n.group(1)) if n else 1))
+            ins = run([fuserc, "inspect"] + base + ["--no-ptxas", "--dims", dims])
+            m = re.search(r"launches for dims [\d,]+: (\d+) kernel", ins.stdout)
+            r = run([fuserc, "run"] + base + ["--device", "cpu", "--random", "1", "--traffic",
+                                              "--quiet", "--dims", dims])
+            got = []
+            for t in re.finditer(r"^\s+(\S+)\s+\S+\s+read ([\d.]+)x\s+written ([\d.]+)x",
+                                 r.stdout, re.M):
+                tensor, rd, wr = t.groups()
+                got.append("%s %s" % (tensor, ("read " + rd) if float(rd) else
+                                      ("written " + wr) if float(wr) else "not read"))
+            cells.append("failed" if r.returncode or not m else "%s: %s" % (
+                m.group(1), ", ".join(got)))
+        rows.append("| %s | %s | %s | %s |" % (what, cells[0], cells[1], hand))
+    sys.stderr.write("kernels.py: measured the derived backward fusions\n")
+    return rows
+
+
 def row_length_table(sizes, rows):
     """A markdown table of measured rows, one column per row length."""
     return (["| fusion | row length | " + " | ".join(str(k) for k in sizes) + " |",
@@ -736,6 +788,7 @@ def main():
     measured_family = [] if a.only else measured_norm_family(fuserc, work)
     measured_index = [] if a.only else measured_indexing(fuserc, work)
     measured_f8 = [] if a.only else measured_fp8(fuserc, work)
+    measured_ad = [] if a.only else measured_autodiff(fuserc, work)
 
     date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     out = []
@@ -829,6 +882,19 @@ def main():
         out.append("| fusion | launches | bytes asked / size, per tensor | note |")
         out.append("|---|---:|---|---|")
         out += measured_f8 + [""]
+        out.append("## Backward fusions derived by fuser-vjp, measured on the CPU emulator\n")
+        out.append("The forward fusion alone, differentiated by `fuserc --vjp` (docs/autodiff.md), "
+                   "bf16, %d rows of %d: *launches* (`fuserc inspect`) and the bytes the kernels "
+                   "ask of each tensor over its size (`fuserc run --traffic`, counted as in the "
+                   "tables above: a row's statistics and a weight re-read per row count each "
+                   "thread's requests). `F_vjp` recomputes the forward from the inputs; `F_bwd` "
+                   "(`--residuals`) reads what `F_fwd` saved. *hand-written*: the backward from "
+                   "primitives of the table above at 4096 (launches: x / dy / dx).\n"
+                   % (BACKWARD_ROWS, AUTODIFF_H))
+        out.append("| forward | F_vjp: launches, bytes asked / size | F_bwd: launches, bytes "
+                   "asked / size | hand-written |")
+        out.append("|---|---|---|---|")
+        out += measured_ad + [""]
     out.append("## H200 roofline model: fuser's plan vs eager PyTorch\n")
     out.append("**A model, not a measurement**: each kernel costs its bytes at %.1f TB/s "
                "(the measured device-to-device copy bandwidth of an H200) plus %g us of "

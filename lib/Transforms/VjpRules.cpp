@@ -515,6 +515,42 @@ Value flip(Grad &G, Value v, int64_t dim) {
   return GatherOp::create(G.b, G.loc, v, index, dim);
 }
 
+/// The sums of `g` from each position to the end of `dim` (PyTorch's
+/// reversed_cumsum).
+Value reversedCumsum(Grad &G, Value g, int64_t dim) {
+  if (typeOf(g).hasStaticShape()) // as PyTorch: flip, cumsum, flip
+    return flip(G, CumsumOp::create(G.b, G.loc, flip(G, g, dim), dim), dim);
+  // A dim known at launch: the flip's index would have no size to take from
+  // the arguments, so total - cumsum + g, in f64 (its cancellation then
+  // stays below the rounding of f32 and of halves)
+  Value g64 = G.cast(g, G.b.getF64Type());
+  Value total = SumOp::create(G.b, G.loc, g64, ArrayRef<int64_t>{dim}, true);
+  Value prefix = CumsumOp::create(G.b, G.loc, g64, dim);
+  Value r = G.add(G.sub(G.expand(total, typeOf(g64), {dim}, true), prefix), g64);
+  return G.cast(r, typeOf(g).getElementType());
+}
+
+/// cumprod_backward: before a line's first zero, reversed_cumsum(g * y) / x;
+/// at the first zero k, the sum over j >= k of g_j times the product of
+/// x_0..x_j without x_k (the cumprod with x_k replaced by 1); after it, 0.
+LogicalResult cumulativeProduct(Grad &G, CumprodOp op, Value gIn, Grads &out) {
+  int64_t dim = op.getDimAttr().getInt();
+  Value xIn = op.getInput();
+  Value x = G.wide(xIn), g = G.wide(gIn), y = G.wide(op.getResult());
+  Type e = typeOf(x).getElementType();
+  Value zero = G.c(x, 0.0), one = G.c(x, 1.0);
+  Value isZero = G.eq(x, zero);
+  Value zerosSoFar = CumsumOp::create(G.b, G.loc, G.cast(isZero, e), dim);
+  Value before = G.eq(zerosSoFar, zero);
+  Value first = G.where(isZero, G.eq(zerosSoFar, one), isZero);
+  Value a = G.div(reversedCumsum(G, G.mul(g, y), dim), G.where(before, x, one));
+  Value skipped = CumprodOp::create(G.b, G.loc, G.where(first, one, x), dim);
+  Value atFirst = reversedCumsum(G, G.mul(g, skipped), dim);
+  Value r = G.where(before, a, G.where(first, atFirst, zero));
+  out[0] = G.narrow(r, xIn);
+  return success();
+}
+
 /// prod_backward: g * y / x where no reduced element is 0; where exactly
 /// one is, the product of the others at that element and 0 elsewhere; 0
 /// where two or more are.
@@ -689,23 +725,10 @@ LogicalResult mlir::fuser::buildOperandGradients(OpBuilder &b, Operation *op,
           .Case<DropoutOp>([&](DropoutOp o) { return dropout(G, o, g, out); })
           .Case<ProdOp>([&](ProdOp o) { return product(G, o, g, out); })
           .Case<CumsumOp>([&](CumsumOp o) {
-            // reversed_cumsum, the sums of g from each position to the end
-            int64_t dim = o.getDimAttr().getInt();
-            if (typeOf(g).hasStaticShape()) {
-              // as PyTorch: flip, cumsum, flip (a gather at size - 1 - i)
-              out[0] = flip(G, CumsumOp::create(b, o.getLoc(), flip(G, g, dim), dim), dim);
-              return success();
-            }
-            // A dynamic shape: the flip's index would have no size to take
-            // from the arguments, so total - cumsum + g, in f64 (its
-            // cancellation then stays below the rounding of f32 and halves)
-            Value g64 = G.cast(g, b.getF64Type());
-            Value total = SumOp::create(b, o.getLoc(), g64, ArrayRef<int64_t>{dim}, true);
-            Value prefix = CumsumOp::create(b, o.getLoc(), g64, dim);
-            Value r = G.add(G.sub(G.expand(total, typeOf(g64), {dim}, true), prefix), g64);
-            out[0] = G.narrow(r, o.getInput());
+            out[0] = G.narrow(reversedCumsum(G, g, o.getDimAttr().getInt()), o.getInput());
             return success();
           })
+          .Case<CumprodOp>([&](CumprodOp o) { return cumulativeProduct(G, o, g, out); })
           .Case<CummaxOp, CumminOp>([&](Operation *o) {
             // each position's gradient goes to the element its value came
             // from: a scatter_add of g at the indices
@@ -718,11 +741,7 @@ LogicalResult mlir::fuser::buildOperandGradients(OpBuilder &b, Operation *op,
                                           g, dim);
             return success();
           })
-          .Case<CumprodOp>([](Operation *o) {
-            return noRule(o, "cumprod's gradient divides by the input, and where it holds "
-                             "zeros PyTorch takes another formula that fuser has no rule for "
-                             "yet");
-          })
+
           .Case<BitcastOp>([](Operation *o) {
             return noRule(o, "a bitcast reinterprets bits; it has no derivative");
           })

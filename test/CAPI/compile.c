@@ -182,9 +182,9 @@ static void testDifferentiate(MlirContext ctx) {
                     "  %0 = fuser.sin %x : tensor<?xf32>\n"
                     "  return %0 : tensor<?xf32>\n"
                     "}\n"
-                    "func.func @p(%x: tensor<8xf32>) -> tensor<8xf32> {\n"
-                    "  %0 = fuser.cumprod %x dim = 0 : tensor<8xf32>\n"
-                    "  return %0 : tensor<8xf32>\n"
+                    "func.func @p(%x: tensor<8xbf16>) -> tensor<8xf16> {\n"
+                    "  %0 = fuser.bitcast %x : tensor<8xbf16> to tensor<8xf16>\n"
+                    "  return %0 : tensor<8xf16>\n"
                     "}\n";
   MlirModule m = fuserParseSourceString(ctx, S(src), S("vjp.mlir"), printToStderr, NULL);
   EXPECT(!mlirModuleIsNull(m));
@@ -202,7 +202,7 @@ static void testDifferentiate(MlirContext ctx) {
 }
 // CHECK-LABEL: @testDifferentiate
 // CHECK-NEXT: error: fuser-vjp: input 1 ('i') is 'i32'; only f16, bf16, f32 and f64 values have gradients
-// CHECK: vjp.mlir:6:8: error: 'fuser.cumprod' op has no gradient rule in fuser-vjp
+// CHECK: vjp.mlir:6:8: error: 'fuser.bitcast' op has no gradient rule in fuser-vjp
 // CHECK: error: fuser-vjp: no fusion named 'nothere'
 // CHECK: error: fuserDifferentiate: a position list is NULL or has a negative length
 // CHECK: error: fuserDifferentiate: the module is null

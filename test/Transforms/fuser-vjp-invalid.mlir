@@ -4,14 +4,6 @@
 // RUN: not fuser-opt %s --fuser-vjp="fusion=nothere" 2>&1 | FileCheck %s --check-prefix=NAME
 // NAME: error: fuser-vjp: no fusion named 'nothere'
 
-func.func @cumprod(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
-  // expected-error @below {{'fuser.cumprod' op has no gradient rule in fuser-vjp: cumprod's gradient divides by the input}}
-  %c = fuser.cumprod %x dim = 1 : tensor<4x8xf32>
-  return %c : tensor<4x8xf32>
-}
-
-// -----
-
 func.func @bitcast(%x: tensor<8xbf16>) -> tensor<8xf16> {
   // expected-error @below {{'fuser.bitcast' op has no gradient rule in fuser-vjp: a bitcast reinterprets bits}}
   %c = fuser.bitcast %x : tensor<8xbf16> to tensor<8xf16>

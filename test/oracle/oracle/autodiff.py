@@ -246,6 +246,16 @@ def _products_and_scans(rng, t, dynamic):
         v.line("%%y = fuser.cumsum %%x dim = %d : %s" % (dim, tx))
         v.result("y", (n, h), t, dims=dims)
         parts.append(v.part(lambda x, dim=dim: torch.cumsum(x, dim)))
+    for dim in (0, 1):
+        v = Vjp(rng, "cumprod dim %d %s%s" % (dim, t, d), chain=8)
+        xc = rng.uniform(0.5, 1.5, (n, h)) * np.where(rng.random((n, h)) < 0.5, -1, 1)
+        xc[1, 4] = 0                  # one zero in a line (dim 1), in a column too
+        xc[2, 3] = xc[2, 20] = 0      # two zeros in a line
+        xc[4, 0] = 0                  # a zero first
+        tx = v.arg("x", (n, h), t, dims=dims, data=xc)
+        v.line("%%y = fuser.cumprod %%x dim = %d : %s" % (dim, tx))
+        v.result("y", (n, h), t, dims=dims)
+        parts.append(v.part(lambda x, dim=dim: torch.cumprod(x, dim)))
     for op, fn in (("cummax", torch.cummax), ("cummin", torch.cummin)):
         v = Vjp(rng, "%s %s%s" % (op, t, d))
         xs = np.round(rng.standard_normal((n, h)) * 2) / 2  # ties
