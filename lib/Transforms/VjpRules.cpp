@@ -55,6 +55,12 @@ struct Grad {
     Type e = typeOf(like).getElementType();
     return ConstantOp::create(b, loc, RankedTensorType::get({}, e), b.getFloatAttr(e, x));
   }
+  /// A tensor of type `t` holding 0 (the self of a scatter that takes a
+  /// gradient back to the positions a gather read).
+  Value zerosOf(Type t) {
+    return ConstantOp::create(b, loc, t,
+                              b.getFloatAttr(llvm::cast<RankedTensorType>(t).getElementType(), 0.0));
+  }
   Value add(Value x, Value y) { return AddOp::create(b, loc, x, y); }
   Value sub(Value x, Value y) { return SubOp::create(b, loc, x, y); }
   Value mul(Value x, Value y) { return MulOp::create(b, loc, x, y); }
@@ -655,17 +661,15 @@ LogicalResult mlir::fuser::buildOperandGradients(OpBuilder &b, Operation *op,
           })
           .Case<ConcatOp>([&](ConcatOp o) { return concat(G, o, g, out); })
           .Case<GatherOp>([&](GatherOp o) {
-            Value zeros = ConstantOp::create(b, o.getLoc(), o.getInput().getType(),
-                                             b.getFloatAttr(o.getType().getElementType(), 0.0));
-            out[0] = ScatterAddOp::create(b, o.getLoc(), o.getInput().getType(), zeros,
-                                          o.getIndex(), g, o.getDimAttr().getInt());
+            Type t = o.getInput().getType();
+            out[0] = ScatterAddOp::create(b, o.getLoc(), t, G.zerosOf(t), o.getIndex(), g,
+                                          o.getDimAttr().getInt());
             return success();
           })
           .Case<IndexSelectOp>([&](IndexSelectOp o) {
-            Value zeros = ConstantOp::create(b, o.getLoc(), o.getInput().getType(),
-                                             b.getFloatAttr(o.getType().getElementType(), 0.0));
-            out[0] = IndexAddOp::create(b, o.getLoc(), o.getInput().getType(), zeros,
-                                        o.getIndex(), g, o.getDimAttr().getInt());
+            Type t = o.getInput().getType();
+            out[0] = IndexAddOp::create(b, o.getLoc(), t, G.zerosOf(t), o.getIndex(), g,
+                                        o.getDimAttr().getInt());
             return success();
           })
           .Case<ScatterAddOp>([&](ScatterAddOp o) -> LogicalResult {
@@ -733,12 +737,9 @@ LogicalResult mlir::fuser::buildOperandGradients(OpBuilder &b, Operation *op,
             // each position's gradient goes to the element its value came
             // from: a scatter_add of g at the indices
             int64_t dim = o->getAttrOfType<IntegerAttr>("dim").getInt();
-            Value in = o->getOperand(0);
-            Value zeros = ConstantOp::create(
-                b, o->getLoc(), in.getType(),
-                b.getFloatAttr(typeOf(in).getElementType(), 0.0));
-            out[0] = ScatterAddOp::create(b, o->getLoc(), in.getType(), zeros, o->getResult(1),
-                                          g, dim);
+            Type t = o->getOperand(0).getType();
+            out[0] = ScatterAddOp::create(b, o->getLoc(), t, G.zerosOf(t), o->getResult(1), g,
+                                          dim);
             return success();
           })
 
