@@ -521,6 +521,30 @@ Value flip(Grad &G, Value v, int64_t dim) {
   return GatherOp::create(G.b, G.loc, v, index, dim);
 }
 
+/// The gradient of pad's value: the sum of g over the positions it fills.
+/// With a static input, g summed where a mask of the input's positions,
+/// padded like it, is false (exact); with a dynamic one (the mask would have
+/// no size of its own), the sum of g less the sum over the input's
+/// positions, in f64, where the cancellation stays below f32's rounding.
+Value padValueGradient(Grad &G, PadOp op, Value g) {
+  RankedTensorType in = op.getInput().getType();
+  auto sumAll = [&](Value v) {
+    SmallVector<int64_t> all = allDims(typeOf(v));
+    return all.empty() ? v : SumOp::create(G.b, G.loc, v, all, false).getResult();
+  };
+  Value wg = G.wide(g);
+  if (in.hasStaticShape()) {
+    Type i1 = G.b.getI1Type();
+    Value inside = ConstantOp::create(G.b, G.loc, in.clone(i1), G.b.getBoolAttr(true));
+    Value no = ConstantOp::create(G.b, G.loc, RankedTensorType::get({}, i1), G.b.getBoolAttr(false));
+    Value placed = PadOp::create(G.b, G.loc, inside, no, op.getLow(), op.getHigh());
+    return G.narrow(sumAll(G.where(placed, G.c(wg, 0.0), wg)), op.getValue());
+  }
+  Value g64 = G.cast(g, G.b.getF64Type());
+  Value inner = unpad(G, g64, op.getLow(), op.getHigh());
+  return G.narrow(G.sub(sumAll(g64), sumAll(inner)), op.getValue());
+}
+
 /// The sums of `g` from each position to the end of `dim` (PyTorch's
 /// reversed_cumsum).
 Value reversedCumsum(Grad &G, Value g, int64_t dim) {
@@ -649,14 +673,7 @@ LogicalResult mlir::fuser::buildOperandGradients(OpBuilder &b, Operation *op,
           .Case<PadOp>([&](PadOp o) {
             out[0] = fitToType(b, o.getLoc(), unpad(G, g, o.getLow(), o.getHigh()),
                                o.getInput().getType());
-            // the padding value: the sum of g over the positions it fills
-            Value wg = G.wide(g);
-            SmallVector<int64_t> all = allDims(typeOf(wg));
-            Value total = all.empty() ? wg : SumOp::create(b, o.getLoc(), wg, all, false);
-            Value inner = G.wide(out[0]);
-            SmallVector<int64_t> inDims = allDims(typeOf(inner));
-            Value kept = inDims.empty() ? inner : SumOp::create(b, o.getLoc(), inner, inDims, false);
-            out[1] = G.narrow(G.sub(total, kept), o.getValue());
+            out[1] = padValueGradient(G, o, g);
             return success();
           })
           .Case<ConcatOp>([&](ConcatOp o) { return concat(G, o, g, out); })

@@ -44,3 +44,11 @@ func.func @taken(%x: tensor<8xf32>) -> tensor<8xf32> {
 func.func @taken_vjp(%x: tensor<8xf32>) -> tensor<8xf32> {
   return %x : tensor<8xf32>
 }
+
+// -----
+
+func.func @scatter_wide_source(%s: tensor<4x10xf32>, %i: tensor<4x2xi64>, %src: tensor<4x3xf32>) -> tensor<4x10xf32> {
+  // expected-error @below {{'fuser.scatter_add' op has no gradient rule in fuser-vjp for a source larger than its index}}
+  %r = fuser.scatter_add %s, %i, %src dim = 1 : tensor<4x10xf32>, tensor<4x2xi64>, tensor<4x3xf32>
+  return %r : tensor<4x10xf32>
+}

@@ -308,6 +308,19 @@ def _shapes(rng, t):
     v.result("y", (3, 7), t)
     parts.append(v.part(lambda x: torch.sin(F.pad(x[1:5, 0:9:2], (-1, 3, 1, -2)))))
 
+    # the padding value's gradient, the sum of g over 2 + 3 positions next to
+    # 4096 large ones (a difference of the two sums would cancel)
+    for dyn in (False, True):
+        v = Vjp(rng, "pad value %s%s" % (t, " dynamic" if dyn else ""))
+        tx = v.arg("x", (4096,), t, data=100 + rng.standard_normal(4096),
+                   dims=(None,) if dyn else None)
+        tv = v.arg("v", (), t)
+        ty = mlir_type((None,) if dyn else (4101,), t)
+        v.line("%%p = fuser.pad %%x, %%v low = [2] high = [3] : %s, %s -> %s" % (tx, tv, ty))
+        v.line("%%y = fuser.mul %%p, %%p : %s" % ty)
+        v.result("y", (4101,), t, dims=(None,) if dyn else None)
+        parts.append(v.part(lambda x, val: torch.cat([val.expand(2), x, val.expand(3)]) ** 2))
+
     v = Vjp(rng, "concat %s" % t)
     ta = v.arg("a", (3, 4), t, dims=(None, 4))
     tb = v.arg("b", (3, 2), t)
