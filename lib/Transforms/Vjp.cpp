@@ -14,10 +14,15 @@
 // shape, which ties dims that only a broadcast makes (the gradient of a sum)
 // to the input's at run time.
 //
+// With `residuals`, splitResiduals then cuts the simplified @f_vjp in two:
+// @f_fwd (f and the values the backward reads) and @f_bwd (the ops that
+// depend on a cotangent).
+//
 //===----------------------------------------------------------------------===//
 
 #include "VjpRules.h"
 
+#include "fuser/Analysis/GroupAnalysis.h"
 #include "fuser/Analysis/ShapeAnalysis.h"
 #include "fuser/Dialect/Fuser/IR/FuserAttrNames.h"
 #include "fuser/Dialect/Fuser/IR/FuserOps.h"
@@ -157,9 +162,8 @@ LogicalResult mlir::fuser::differentiate(func::FuncOp f, const VjpOptions &optio
   // The backward: gradients flow from the cotangents to the inputs.
   DenseMap<Value, Value> grads;
   auto accumulate = [&](Value v, Value g) {
-    if (!g)
+    if (!g) // the rules give each operand's gradient the operand's type
       return;
-    g = fitToType(ib, g.getLoc(), g, v.getType());
     auto [it, fresh] = grads.try_emplace(v, g);
     if (!fresh)
       it->second = AddOp::create(ib, g.getLoc(), it->second, g);
@@ -198,17 +202,17 @@ LogicalResult mlir::fuser::differentiate(func::FuncOp f, const VjpOptions &optio
 /// The ops of `vjp` (simplified) that depend on a cotangent: the backward.
 /// Everything else is the forward's, computed by @f_fwd; the values of it
 /// the backward reads are the residuals @f_fwd returns and @f_bwd takes
-/// (constants and iotas, which read nothing, are copied instead).
+/// (elementwise and data-movement ops are recomputed by @f_bwd instead).
 LogicalResult mlir::fuser::splitResiduals(func::FuncOp f, func::FuncOp vjp) {
   Block &body = vjp.getBody().front();
   unsigned numInputs = f.getNumArguments();
   llvm::DenseSet<Value> backward;
   for (BlockArgument a : body.getArguments().drop_front(numInputs))
     backward.insert(a);
-  SmallVector<Operation *> bwdOps;
+  llvm::SetVector<Operation *> bwdOps;
   for (Operation &op : body.without_terminator())
     if (llvm::any_of(op.getOperands(), [&](Value v) { return backward.contains(v); })) {
-      bwdOps.push_back(&op);
+      bwdOps.insert(&op);
       for (Value r : op.getResults())
         backward.insert(r);
     }
@@ -220,9 +224,9 @@ LogicalResult mlir::fuser::splitResiduals(func::FuncOp f, func::FuncOp vjp) {
   llvm::SetVector<Value> residuals;
   llvm::SmallPtrSet<Operation *, 16> copied;
   auto recomputed = [](Operation *d) {
-    return !isa<SumOp, ProdOp, MaxOp, MinOp, MeanOp, AnyOp, AllOp, VarMeanOp, CumsumOp,
-                CumprodOp, CummaxOp, CumminOp, ScatterAddOp, IndexAddOp, SoftmaxOp,
-                LogSoftmaxOp, LayerNormOp, RmsNormOp, DropoutOp, ScaledCastOp, QuantizeOp>(d);
+    return !(isReductionOp(d) || isScanOp(d) || isScatterOp(d) ||
+             isa<SoftmaxOp, LogSoftmaxOp, LayerNormOp, RmsNormOp, DropoutOp, ScaledCastOp,
+                 QuantizeOp>(d));
   };
   std::function<void(Value)> note = [&](Value v) {
     if (backward.contains(v))
@@ -312,7 +316,7 @@ LogicalResult mlir::fuser::splitResiduals(func::FuncOp f, func::FuncOp vjp) {
   for (Operation &op : f.getBody().front().without_terminator())
     fb.clone(op, fromF);
   for (Operation &op : body.without_terminator())
-    if (!llvm::is_contained(bwdOps, &op))
+    if (!bwdOps.contains(&op))
       fb.clone(op, fromVjp);
   SmallVector<Value> fwdValues;
   for (Value v : f.getBody().front().getTerminator()->getOperands())
@@ -399,7 +403,7 @@ LogicalResult mlir::fuser::splitResiduals(func::FuncOp f, func::FuncOp vjp) {
                    b.getStringAttr(freshName("shape_of_" + nameOf(f, i, false), taken)));
   }
   for (Operation &op : body.without_terminator())
-    if (copied.contains(&op) || llvm::is_contained(bwdOps, &op))
+    if (copied.contains(&op) || bwdOps.contains(&op))
       bb.clone(op, toBwd);
   SmallVector<Value> grads;
   for (Value g : ret->getOperands())

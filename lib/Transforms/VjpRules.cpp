@@ -29,6 +29,14 @@ namespace {
 
 bool isHalf(Type t) { return t.isF16() || t.isBF16(); }
 
+/// `v` as a value of type `type`, which differs from v's at most in which
+/// dims are static (a fuser.reshape that moves no data).
+Value fitToType(OpBuilder &b, Location loc, Value v, Type type) {
+  if (!v || v.getType() == type)
+    return v;
+  return ReshapeOp::create(b, loc, type, v);
+}
+
 RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
 
 /// Builds the ops of one rule at one location, in the rule's compute type.
@@ -608,12 +616,6 @@ LogicalResult noRule(Operation *op, StringRef why) {
 }
 
 } // namespace
-
-Value mlir::fuser::fitToType(OpBuilder &b, Location loc, Value v, Type type) {
-  if (!v || v.getType() == type)
-    return v;
-  return ReshapeOp::create(b, loc, type, v);
-}
 
 LogicalResult mlir::fuser::buildOperandGradients(OpBuilder &b, Operation *op,
                                                  ArrayRef<Value> resultGrads,

@@ -16,10 +16,6 @@ namespace mlir::fuser {
 LogicalResult buildOperandGradients(OpBuilder &b, Operation *op, ArrayRef<Value> resultGrads,
                                     SmallVectorImpl<Value> &operandGrads);
 
-/// `v` as a value of type `type`, which differs from v's at most in which
-/// dims are static (a fuser.reshape that moves no data).
-Value fitToType(OpBuilder &b, Location loc, Value v, Type type);
-
 } // namespace mlir::fuser
 
 #endif // FUSER_LIB_TRANSFORMS_VJPRULES_H

@@ -192,6 +192,7 @@ static void testDifferentiate(MlirContext ctx) {
   EXPECT(!fuserDifferentiate(m, S("f"), wrt, 1, NULL, 0, false, printToStderr, NULL));
   EXPECT(!fuserDifferentiate(m, S("p"), NULL, 0, NULL, 0, false, printToStderr, NULL));
   EXPECT(!fuserDifferentiate(m, S("nothere"), NULL, 0, NULL, 0, false, printToStderr, NULL));
+  EXPECT(!fuserDifferentiate(m, S(""), NULL, 0, NULL, 0, false, printToStderr, NULL));
   EXPECT(!fuserDifferentiate(m, S("f"), NULL, -1, NULL, 0, false, printToStderr, NULL));
   EXPECT(!fuserDifferentiate((MlirModule){NULL}, S("f"), NULL, 0, NULL, 0, false, printToStderr, NULL));
   EXPECT(fuserDifferentiate(m, S("f"), NULL, 0, NULL, 0, false, printToStderr, NULL));
@@ -204,6 +205,7 @@ static void testDifferentiate(MlirContext ctx) {
 // CHECK-NEXT: error: fuser-vjp: input 1 ('i') is 'i32'; only f16, bf16, f32 and f64 values have gradients
 // CHECK: vjp.mlir:6:8: error: 'fuser.bitcast' op has no gradient rule in fuser-vjp
 // CHECK: error: fuser-vjp: no fusion named 'nothere'
+// CHECK: error: fuserDifferentiate: name the fusion to differentiate
 // CHECK: error: fuserDifferentiate: a position list is NULL or has a negative length
 // CHECK: error: fuserDifferentiate: the module is null
 // CHECK: error: fuser-vjp: 'f_vjp' exists already

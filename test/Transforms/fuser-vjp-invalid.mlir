@@ -52,3 +52,8 @@ func.func @scatter_wide_source(%s: tensor<4x10xf32>, %i: tensor<4x2xi64>, %src: 
   %r = fuser.scatter_add %s, %i, %src dim = 1 : tensor<4x10xf32>, tensor<4x2xi64>, tensor<4x3xf32>
   return %r : tensor<4x10xf32>
 }
+
+// -----
+
+// expected-error @below {{fuser-vjp: 'external' is not a fusion with one block}}
+func.func private @external(%x: tensor<8xf32>) -> tensor<8xf32>
