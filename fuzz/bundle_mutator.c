@@ -5,10 +5,12 @@
 |* custom mutator decodes a bundle's layout (fuser_bundle_format.h) into typed *|
 |* fields (counts, offsets, string references, opcodes, registers, buffer     *|
 |* indices, immediates, dims, strides, dtypes, ranks, parameter kinds, module *|
-|* indices, reserved fields), changes a few of them with values that mean     *|
-|* something for their type (a register just out of range, another string's   *|
-|* offset, a dim of 2^31, a stride of -2, a strides record moved onto a dims  *|
-|* record, a pointer parameter made i64), sometimes moves whole instructions  *|
+|* indices, reserved fields, the minor version, GEMM records: their buffers,  *|
+|* registers, dtypes, flags and epilogue), changes a few of them with values  *|
+|* that mean something for their type (a register just out of range, another *|
+|* string's offset, a dim of 2^31, a stride of -2, a strides record moved     *|
+|* onto a dims record, a pointer parameter made i64, a GEMM record moved by 4 *|
+|* bytes, a bias without its epilogue), sometimes moves whole instructions    *|
 |* or parameter records, sometimes edits a name or lets libFuzzer mutate the  *|
 |* bytes, and then re-fixes the file size and the checksum so that the mutant *|
 |* reaches the validator's structural checks and the plan interpreter. One in *|
@@ -56,6 +58,11 @@ typedef enum {
   F_RES64,    /* u64 reserved */
   F_SIZE64,   /* u64 size */
   F_VERSION,  /* u32 */
+  F_MINOR,    /* u32 minor version */
+  F_GEMMREC,  /* i64 offset of a GEMM record (GEMM's imm) */
+  F_OPTBUF,   /* u32 buffer index or NONE (a GEMM's bias) */
+  F_GFLAGS,   /* u8 FUSER_BUNDLE_GEMM_FLAG_* */
+  F_EPILOGUE, /* u8 FUSER_BUNDLE_GEMM_EPILOGUE_* */
 } field_type;
 
 typedef struct {
@@ -116,6 +123,7 @@ static int semantic(field_type t) {
   case F_REG: case F_OPTREG: case F_BUF: case F_DYNIDX: case F_LAUNCHIDX:
   case F_OPCODE: case F_IMM: case F_DIM: case F_DTYPE: case F_RANK:
   case F_PKIND: case F_STRIDES: case F_STRIDE: case F_ARG: case F_DIMIDX:
+  case F_GEMMREC: case F_OPTBUF: case F_GFLAGS: case F_EPILOGUE:
     return 1;
   default:
     return 0;
@@ -132,14 +140,33 @@ static void add(ctx *c, uint64_t at, field_type t, uint32_t fusion, int width) {
 static int width_of(field_type t) {
   switch (t) {
   case F_OFFSET: case F_IMM: case F_DIM: case F_RES64: case F_SIZE64:
-  case F_STRIDES: case F_STRIDE:
+  case F_STRIDES: case F_STRIDE: case F_GEMMREC:
     return 8;
   case F_OPCODE: case F_RES16: return 2;
-  case F_DTYPE: case F_RANK: case F_PKIND: case F_RES8: return 1;
+  case F_DTYPE: case F_RANK: case F_PKIND: case F_RES8: case F_GFLAGS:
+  case F_EPILOGUE:
+    return 1;
   default: return 4;
   }
 }
 #define ADD(at, t, fus) add(c, (at), (t), (fus), width_of(t))
+
+/* The fields of the GEMM record at `at` (a GEMM's imm), when it is inside
+ * the input. */
+static void decode_gemm(ctx *c, uint64_t at, uint32_t fus) {
+  if (!in_file(c, at, FUSER_BUNDLE_GEMM_SIZE)) return;
+  ADD(at + FUSER_BUNDLE_G_A, F_BUF, fus);
+  ADD(at + FUSER_BUNDLE_G_B, F_BUF, fus);
+  ADD(at + FUSER_BUNDLE_G_D, F_BUF, fus);
+  ADD(at + FUSER_BUNDLE_G_BIAS, F_OPTBUF, fus);
+  for (uint64_t k = 0; k < 10; k++) /* m .. stride_d */
+    ADD(at + FUSER_BUNDLE_G_M + 4 * k, F_REG, fus);
+  ADD(at + FUSER_BUNDLE_G_AB_DTYPE, F_DTYPE, fus);
+  ADD(at + FUSER_BUNDLE_G_D_DTYPE, F_DTYPE, fus);
+  ADD(at + FUSER_BUNDLE_G_FLAGS, F_GFLAGS, fus);
+  ADD(at + FUSER_BUNDLE_G_EPILOGUE, F_EPILOGUE, fus);
+  ADD(at + FUSER_BUNDLE_G_RESERVED, F_RES32, fus);
+}
 
 /* The fields of instruction `at`, typed by its opcode. */
 static void decode_instr(ctx *c, uint64_t at, uint32_t fus) {
@@ -198,6 +225,13 @@ static void decode_instr(ctx *c, uint64_t at, uint32_t fus) {
     ADD(a, F_ARG, fus);
     ADD(b, F_DIMIDX, fus);
     break;
+  case FUSER_BUNDLE_OP_GEMM: /* dst, a and b are NONE; imm its record */
+    ADD(dst, F_OPTREG, fus);
+    ADD(a, F_OPTBUF, fus);
+    ADD(b, F_OPTBUF, fus);
+    ADD(imm, F_GEMMREC, fus);
+    decode_gemm(c, get(c, imm, 8), fus);
+    break;
   default:
     ADD(dst, F_REG, fus);
     ADD(a, F_REG, fus);
@@ -217,7 +251,7 @@ static void decode(ctx *c) {
   ADD(FUSER_BUNDLE_H_MODULE_TABLE, F_OFFSET, 0);
   ADD(FUSER_BUNDLE_H_STRING_TABLE, F_OFFSET, 0);
   ADD(FUSER_BUNDLE_H_STRING_TABLE_SIZE, F_SIZE64, 0);
-  ADD(FUSER_BUNDLE_H_RESERVED, F_RES32, 0);
+  ADD(FUSER_BUNDLE_H_MINOR, F_MINOR, 0);
   c->str_off = get(c, FUSER_BUNDLE_H_STRING_TABLE, 8);
   c->str_size = get(c, FUSER_BUNDLE_H_STRING_TABLE_SIZE, 8);
   if (!in_file(c, c->str_off, c->str_size)) c->str_off = c->str_size = 0;
@@ -367,6 +401,23 @@ static uint64_t value_for(ctx *c, const field *f, uint64_t old) {
     uint64_t pick[] = {below(c, nbuf + 1), nbuf, old + 1, old - 1, 0,
                        FUSER_BUNDLE_NONE};
     return pick[below(c, 6)] & 0xFFFFFFFFu;
+  }
+  case F_OPTBUF: { /* NONE, or a buffer (a bias without its epilogue) */
+    uint64_t pick[] = {FUSER_BUNDLE_NONE, below(c, nbuf + 1), nbuf, old + 1,
+                       0};
+    return pick[below(c, 5)] & 0xFFFFFFFFu;
+  }
+  case F_GEMMREC: { /* a neighbour (misaligned, overlapping), past the end */
+    uint64_t pick[] = {old + 8, old - 8, old + 4, old + 64,
+                       c->size - FUSER_BUNDLE_GEMM_SIZE,
+                       c->size - FUSER_BUNDLE_GEMM_SIZE + 8, ~0ull - 7, 0};
+    return pick[below(c, 8)];
+  }
+  case F_GFLAGS: return below(c, 16); /* 8: an unknown flag */
+  case F_EPILOGUE: return below(c, 3);
+  case F_MINOR: {
+    uint64_t pick[] = {0, 1, FUSER_BUNDLE_FORMAT_MINOR + 1, old + 1};
+    return pick[below(c, 4)];
   }
   case F_DYNIDX: {
     uint64_t pick[] = {below(c, ndyn + 1), ndyn, old + 1, 0};

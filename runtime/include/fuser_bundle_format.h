@@ -27,6 +27,13 @@
 /* The version this header describes. 2 added the checksum (header of 72
  * bytes); version 1 files are rejected with a request to recompile. */
 #define FUSER_BUNDLE_FORMAT_VERSION 2
+/* The minor version this header describes (header field H_MINOR, which
+ * was a reserved 0 before it): 0 for every bundle without library calls,
+ * 1 for one with a GEMM instruction (matmul through cuBLASLt). A reader
+ * takes every minor version up to its own and refuses a newer one by
+ * name; a reader from before minor versions refuses a minor 1 bundle as
+ * "the reserved header field at offset 68 is not 0". */
+#define FUSER_BUNDLE_FORMAT_MINOR 1
 /* Every record starts at a multiple of this. */
 #define FUSER_BUNDLE_ALIGN 8
 /* "none" for optional registers, predicates and module indices. */
@@ -45,7 +52,7 @@
 #define FUSER_BUNDLE_H_STRING_TABLE 48      /* u64 */
 #define FUSER_BUNDLE_H_STRING_TABLE_SIZE 56 /* u64 */
 #define FUSER_BUNDLE_H_CHECKSUM 64          /* u32, fuser_bundle_checksum */
-#define FUSER_BUNDLE_H_RESERVED 68          /* u32, 0 */
+#define FUSER_BUNDLE_H_MINOR 68             /* u32, the least the bundle needs */
 
 /* ---- module record ------------------------------------------------------ */
 #define FUSER_BUNDLE_MODULE_SIZE 32
@@ -151,7 +158,13 @@
  * stride when the caller passed none); argument `a` has a strides record
  * whose entry `b` is -1. */
 #define FUSER_BUNDLE_OP_STRIDE 24
-#define FUSER_BUNDLE_OP_LAST 24
+/* GEMM (minor version 1, with fuser.matmul and fuser.linear): a matrix
+ * multiply through the driver's library (cuBLASLt on CUDA, a reference
+ * GEMM on the emulator), described by the GEMM record at file offset
+ * `imm` (8-aligned, inside the file); dst, a and b are NONE. It runs on the
+ * call's stream after the launches before it and before those after it. */
+#define FUSER_BUNDLE_OP_GEMM 25
+#define FUSER_BUNDLE_OP_LAST 25
 
 /* ---- the index error word (what kernels record) ---------------------------
  * i64 elements: FLAG 1 once a thread met an index out of range (the thread
@@ -174,6 +187,52 @@
 #define FUSER_BUNDLE_L_BLOCK 28     /* u32[3] registers */
 #define FUSER_BUNDLE_L_SMEM 40      /* u32 register */
 #define FUSER_BUNDLE_L_RESERVED 44  /* u32, 0 */
+
+/* ---- GEMM record (minor version 1) -------------------------------------------
+ * Row-major: for every b < r[BATCH],
+ *   D_b[i, j] = epilogue(sum over l < r[K] of opA(A_b)[i, l] * opB(B_b)[l, j])
+ * for i < r[M], j < r[N], where X_b starts r[STRIDE_X] * b elements after
+ * buffer X (a stride of 0: every b reads the same matrix), opA(A)[i, l] is
+ * A[i * r[LDA] + l], or A[l * r[LDA] + i] with FLAG_TRANS_A (A stored k x
+ * m), opB(B)[l, j] is B[l * r[LDB] + j], or B[j * r[LDB] + l] with
+ * FLAG_TRANS_B (B stored n x k: a linear layer's weight), and D_b[i, j] is
+ * D[i * r[LDD] + j]. Products accumulate in f32 (f64 for f64 operands),
+ * the epilogue applies in that type and the result is rounded once to D's
+ * dtype. An empty product (K = 0) gives 0 before the epilogue. D is a
+ * result or an intermediate and none of A, B and the bias; an intermediate
+ * among them is ALLOCated before the GEMM. A reader checks at each call
+ * that the sizes and strides are >= 0, LDA >= K (>= M with TRANS_A), LDB >=
+ * N (>= K with TRANS_B), LDD >= N, STRIDE_D != 0 with BATCH > 1, and that
+ * each operand lies inside its buffer (docs/bundle.md). */
+#define FUSER_BUNDLE_GEMM_SIZE 64
+#define FUSER_BUNDLE_G_A 0           /* u32 buffer */
+#define FUSER_BUNDLE_G_B 4           /* u32 buffer */
+#define FUSER_BUNDLE_G_D 8           /* u32 buffer written */
+#define FUSER_BUNDLE_G_BIAS 12       /* u32 buffer of N elements, or NONE */
+#define FUSER_BUNDLE_G_M 16          /* u32 register */
+#define FUSER_BUNDLE_G_N 20          /* u32 register */
+#define FUSER_BUNDLE_G_K 24          /* u32 register */
+#define FUSER_BUNDLE_G_BATCH 28      /* u32 register */
+#define FUSER_BUNDLE_G_LDA 32        /* u32 register */
+#define FUSER_BUNDLE_G_LDB 36        /* u32 register */
+#define FUSER_BUNDLE_G_LDD 40        /* u32 register */
+#define FUSER_BUNDLE_G_STRIDE_A 44   /* u32 register */
+#define FUSER_BUNDLE_G_STRIDE_B 48   /* u32 register */
+#define FUSER_BUNDLE_G_STRIDE_D 52   /* u32 register */
+#define FUSER_BUNDLE_G_AB_DTYPE 56   /* u8: f16, bf16, f32 or f64 */
+/* u8: D's and the bias's dtype: AB_DTYPE, or f32 with f16 or bf16
+ * operands (the pairs cuBLASLt runs; a reader refuses any other) */
+#define FUSER_BUNDLE_G_D_DTYPE 57
+#define FUSER_BUNDLE_G_FLAGS 58      /* u8: FUSER_BUNDLE_GEMM_FLAG_* */
+#define FUSER_BUNDLE_G_EPILOGUE 59   /* u8: FUSER_BUNDLE_GEMM_EPILOGUE_* */
+#define FUSER_BUNDLE_G_RESERVED 60   /* u32, 0 */
+#define FUSER_BUNDLE_GEMM_FLAG_TRANS_A 1
+#define FUSER_BUNDLE_GEMM_FLAG_TRANS_B 2
+/* f32 operands may be multiplied as TF32 (10-bit mantissas). */
+#define FUSER_BUNDLE_GEMM_FLAG_TF32 4
+#define FUSER_BUNDLE_GEMM_EPILOGUE_NONE 0
+/* + bias[j] (BIAS is a buffer) */
+#define FUSER_BUNDLE_GEMM_EPILOGUE_BIAS 1
 
 /* ---- parameter record ----------------------------------------------------- */
 #define FUSER_BUNDLE_PARAM_SIZE 8

@@ -54,7 +54,7 @@ extern "C" {
 #endif
 
 #define FUSER_RUNTIME_VERSION_MAJOR 0
-#define FUSER_RUNTIME_VERSION_MINOR 1
+#define FUSER_RUNTIME_VERSION_MINOR 2
 /* The bundle format version this runtime reads (docs/bundle.md) is
  * FUSER_BUNDLE_FORMAT_VERSION, from fuser_bundle_format.h. */
 
@@ -124,6 +124,39 @@ typedef struct fuser_launch_dims {
   uint32_t block[3];
   uint32_t shared_mem_bytes;
 } fuser_launch_dims;
+
+/* The workspace the CUDA backend gives cuBLASLt per call with a GEMM: 32
+ * MiB, what cuBLAS itself uses on sm_90 and what its heuristics assume.
+ * From the runtime's cache, or from the user scratch when the call has one
+ * (fuser_fusion_scratch_size counts it); docs/runtime.md, GEMM. */
+#define FUSER_GEMM_WORKSPACE_BYTES (32ull << 20)
+
+/* One matrix multiply of a plan's GEMM instruction, in the row-major terms
+ * of fuser_bundle_format.h's GEMM record (docs/bundle.md, GemmRecord;
+ * docs/runtime.md, GEMM; docs/matmul.md): for every b < batch, D_b = epilogue(opA(A_b) @
+ * opB(B_b)), f32 accumulation (f64 for f64), rounded once to d_dtype; with
+ * k == 0, D_b = epilogue(0). The runtime calls a driver's `gemm` only with
+ * m, n and batch > 0 (an empty result needs no call), k >= 0, and every
+ * operand inside its buffer for the call (it checks the sizes, leading
+ * dimensions and strides first). */
+typedef struct fuser_gemm {
+  uint32_t ab_dtype; /* A's and B's FUSER_BUNDLE_DTYPE_*: f16, bf16, f32, f64 */
+  uint32_t d_dtype;  /* D's and the bias's */
+  int64_t m, n, k, batch;
+  uint64_t a, b, d;          /* device addresses */
+  uint64_t bias;             /* n elements of d_dtype, or 0 for none */
+  int64_t lda, ldb, ldd;     /* row strides in elements */
+  int64_t stride_a, stride_b, stride_d; /* per batch, in elements (0 for
+                                           A or B: one matrix for all) */
+  uint32_t flags;    /* FUSER_BUNDLE_GEMM_FLAG_* (transposes, TF32) */
+  uint32_t epilogue; /* FUSER_BUNDLE_GEMM_EPILOGUE_* */
+  /* Device memory the library may use during the call (on `stream`), from
+   * the runtime's cache or the call's user scratch:
+   * FUSER_GEMM_WORKSPACE_BYTES for the CUDA backend, 0 bytes (and address
+   * 0) for a pluggable driver. */
+  uint64_t workspace;
+  uint64_t workspace_bytes;
+} fuser_gemm;
 
 /*
  * A pluggable driver: the operations the runtime needs from a device. The
@@ -198,6 +231,18 @@ typedef struct fuser_driver {
   /* Optional: called once by the runtime when it is finally destroyed,
    * after everything else; releases driver_ctx. */
   void (*destroy)(void *driver_ctx);
+
+  /* Optional: enqueues one matrix multiply on `stream`, ordered with the
+   * kernels on it (the plan's GEMM instruction); `gemm` is valid during the
+   * call only. Without it a call of a fusion with a GEMM that has work
+   * fails, naming the driver, before it launches anything.
+   * Added after `destroy` in runtime 0.2. The runtime can't tell a table
+   * compiled against the 0.1 header, which is 8 bytes shorter, from a new
+   * one: such a driver must be compiled again against this header (a table
+   * initialized by field name then has gemm NULL), or hand the runtime a
+   * copy of its table in a zero-filled fuser_driver of this size. */
+  fuser_error *(*gemm)(void *driver_ctx, const fuser_gemm *gemm,
+                       void *stream);
 } fuser_driver;
 
 /* ======================================================================== */

@@ -24,7 +24,11 @@ const char *const fr_op_names[OP_LAST + 1] = {
     "?",   "CONST", "DIM", "ADD", "SUB", "MUL", "DIV",    "CEILDIV",
     "REM", "MIN",   "MAX", "EQ",  "NE",  "LT",  "LE",     "AND",
     "OR",  "SELECT", "ALIGNED", "ASSERT", "ALLOC", "LAUNCH", "RESULT_DIM",
-    "INDEX_CHECK", "STRIDE"};
+    "INDEX_CHECK", "STRIDE", "GEMM"};
+
+const char *const fr_gemm_reg_names[FR_G_NUM_REGS] = {
+    "m",   "n",   "k",        "batch",    "lda",
+    "ldb", "ldd", "stride_a", "stride_b", "stride_d"};
 
 /* ---- reading ----------------------------------------------------------- */
 
@@ -32,6 +36,7 @@ typedef struct reader {
   const unsigned char *d;
   uint64_t size;
   uint64_t str_off, str_size;
+  uint32_t minor; /* the header's minor version */
   char loc[512]; /* where we are, for messages */
 } reader;
 
@@ -520,6 +525,7 @@ static bool can_fail(uint16_t op) {
   case OP_REM: case OP_ASSERT: case OP_ALLOC: case OP_LAUNCH:
   case OP_RESULT_DIM:
   case OP_STRIDE: /* the dense stride of an empty tensor's dims may overflow */
+  case OP_GEMM:   /* its sizes and reach are checked per call */
     return true;
   default:
     return false;
@@ -579,6 +585,161 @@ static fuser_error *check_stride_operands(reader *r, const fuser_fusion *f,
   return NULL;
 }
 
+/* What the buffer `x` of a fusion is, for messages: "argument 0 'x'",
+ * "result 1 'y'" or "intermediate buffer 4" (buffers are numbered as in
+ * the plan). */
+static void describe_buffer(const fuser_fusion *f, uint32_t x, char *out,
+                            size_t n) {
+  uint32_t nio = f->num_args + f->num_results;
+  if (x < f->num_args)
+    snprintf(out, n, "argument %u '%s'", x, f->tensors[x].name);
+  else if (x < nio)
+    snprintf(out, n, "result %u '%s'", x - f->num_args, f->tensors[x].name);
+  else
+    snprintf(out, n, "intermediate buffer %u", x);
+}
+
+/* The element types cuBLASLt multiplies (CUBLAS_COMPUTE_32F for the first
+ * three, CUBLAS_COMPUTE_64F for f64). */
+static bool gemm_ab_dtype(uint8_t d) {
+  return d == FUSER_DTYPE_F16 || d == FUSER_DTYPE_BF16 ||
+         d == FUSER_DTYPE_F32 || d == FUSER_DTYPE_F64;
+}
+
+/* D's dtype for operands of `ab`: the operands' own, or f32 for f16 and
+ * bf16 operands. These are the combinations cuBLASLt runs (its table of
+ * cublasLtMatmul's types); anything else would pass the loader only to
+ * find no algorithm at run time. */
+static bool gemm_d_dtype(uint8_t ab, uint8_t d) {
+  return d == ab ||
+         (d == FUSER_DTYPE_F32 &&
+          (ab == FUSER_DTYPE_F16 || ab == FUSER_DTYPE_BF16));
+}
+
+#define GEMM_FLAGS                                                           \
+  (FUSER_BUNDLE_GEMM_FLAG_TRANS_A | FUSER_BUNDLE_GEMM_FLAG_TRANS_B |         \
+   FUSER_BUNDLE_GEMM_FLAG_TF32)
+
+/* GEMM (minor version 1): `imm` is the file offset of a GEMM record, dst,
+ * a and b are NONE. The record's buffers are in range, its intermediates
+ * allocated before it; D, which it writes, is a result or an intermediate
+ * and none of its inputs (cuBLASLt does not run in place); a bias buffer
+ * exactly with the bias epilogue; registers in range (that they were
+ * written is check_reads'); dtypes, flags and epilogue known and a
+ * combination cuBLASLt runs. What depends on the call (the sizes, how far
+ * each operand reaches) is checked by run.c at every call. */
+static fuser_error *parse_gemm(reader *r, const fuser_fusion *f,
+                               fr_instr *in, const unsigned char *allocated,
+                               fr_gemm *g) {
+  uint32_t nio = f->num_args + f->num_results;
+  uint32_t nbuf = nio + f->num_inter;
+  if (r->minor < 1)
+    return bad(r,
+               "a GEMM needs format version %d.1 or later, but the header "
+               "says minor version %u (offset %d); a writer that emits a "
+               "GEMM writes minor version 1",
+               FUSER_BUNDLE_FORMAT_VERSION, r->minor, FUSER_BUNDLE_H_MINOR);
+  if (in->dst != FR_NONE || in->a != FR_NONE || in->b != FR_NONE)
+    return bad(r,
+               "operands dst, a and b are %u, %u and %u, not all 0xFFFFFFFF "
+               "(a GEMM's operands are in its record)",
+               in->dst, in->a, in->b);
+  if (in->imm < 0 || (uint64_t)in->imm > r->size ||
+      r->size - (uint64_t)in->imm < FUSER_BUNDLE_GEMM_SIZE)
+    return bad(r,
+               "the GEMM record at offset %lld (%d bytes) is not inside the "
+               "file (%llu bytes)",
+               (long long)in->imm, FUSER_BUNDLE_GEMM_SIZE,
+               (unsigned long long)r->size);
+  if (in->imm % FUSER_BUNDLE_ALIGN != 0)
+    return bad(r, "the GEMM record at offset %lld is not 8-byte aligned",
+               (long long)in->imm);
+  uint64_t o = (uint64_t)in->imm;
+  g->a = u32_at(r, o + FUSER_BUNDLE_G_A);
+  g->b = u32_at(r, o + FUSER_BUNDLE_G_B);
+  g->d = u32_at(r, o + FUSER_BUNDLE_G_D);
+  g->bias = u32_at(r, o + FUSER_BUNDLE_G_BIAS);
+  for (int k = 0; k < FR_G_NUM_REGS; k++)
+    g->reg[k] = u32_at(r, o + FUSER_BUNDLE_G_M + 4 * (uint64_t)k);
+  g->ab_dtype = r->d[o + FUSER_BUNDLE_G_AB_DTYPE];
+  g->d_dtype = r->d[o + FUSER_BUNDLE_G_D_DTYPE];
+  g->flags = r->d[o + FUSER_BUNDLE_G_FLAGS];
+  g->epilogue = r->d[o + FUSER_BUNDLE_G_EPILOGUE];
+  in->gemm = g;
+
+  if (u32_at(r, o + FUSER_BUNDLE_G_RESERVED) != 0)
+    return bad(r, "the reserved field at offset %d of its record is not 0",
+               FUSER_BUNDLE_G_RESERVED);
+  if (!gemm_ab_dtype(g->ab_dtype))
+    return bad(r,
+               "A and B have dtype %u (%s); a GEMM multiplies f16, bf16, f32 "
+               "or f64",
+               g->ab_dtype, fuser_dtype_name((fuser_dtype)g->ab_dtype));
+  if (!gemm_d_dtype(g->ab_dtype, g->d_dtype))
+    return bad(r,
+               "D has dtype %u (%s) with %s operands; D has the operands' "
+               "dtype, or f32 with f16 or bf16 operands (the combinations "
+               "cuBLASLt runs)",
+               g->d_dtype, fuser_dtype_name((fuser_dtype)g->d_dtype),
+               fuser_dtype_name((fuser_dtype)g->ab_dtype));
+  if (g->flags & ~GEMM_FLAGS)
+    return bad(r, "unknown flags 0x%x (known: 1 TRANS_A, 2 TRANS_B, 4 TF32)",
+               (unsigned)g->flags);
+  if ((g->flags & FUSER_BUNDLE_GEMM_FLAG_TF32) &&
+      g->ab_dtype != FUSER_DTYPE_F32)
+    return bad(r, "the TF32 flag with %s operands: TF32 applies to f32 "
+                  "operands only",
+               fuser_dtype_name((fuser_dtype)g->ab_dtype));
+  if (g->epilogue > FUSER_BUNDLE_GEMM_EPILOGUE_BIAS)
+    return bad(r, "unknown epilogue %u (0 none, 1 bias)",
+               (unsigned)g->epilogue);
+
+  const char *const names[4] = {"A", "B", "D", "bias"};
+  const uint32_t bufs[4] = {g->a, g->b, g->d, g->bias};
+  bool with_bias = g->epilogue == FUSER_BUNDLE_GEMM_EPILOGUE_BIAS;
+  if (!with_bias && g->bias != FR_NONE)
+    return bad(r, "the bias is buffer %u but the epilogue is 0 (none); a "
+                  "bias needs epilogue 1 (bias), else the bias is "
+                  "0xFFFFFFFF",
+               g->bias);
+  if (with_bias && g->bias == FR_NONE)
+    return bad(r, "epilogue 1 (bias) without a bias buffer (0xFFFFFFFF)");
+  for (int k = 0; k < 4; k++) {
+    uint32_t x = bufs[k];
+    if (k == 3 && !with_bias) break;
+    if (x >= nbuf)
+      return bad(r,
+                 "buffer %s %u out of range (the fusion has %u buffers: %u "
+                 "arguments, %u results, %u intermediates)",
+                 names[k], x, nbuf, f->num_args, f->num_results,
+                 f->num_inter);
+    if (x >= nio && !allocated[x - nio])
+      return bad(r, "%s is intermediate buffer %u, used before its ALLOC",
+                 names[k], x);
+  }
+  char what[160];
+  if (g->d < f->num_args) {
+    describe_buffer(f, g->d, what, sizeof what);
+    return bad(r,
+               "D is buffer %u, %s: a GEMM writes D, so it is a result or an "
+               "intermediate (arguments are read-only)",
+               g->d, what);
+  }
+  for (int k = 0; k < 4; k++)
+    if (k != 2 && bufs[k] == g->d && (k != 3 || with_bias)) {
+      describe_buffer(f, g->d, what, sizeof what);
+      return bad(r, "D is buffer %u (%s), which is also its %s: a GEMM "
+                    "does not run in place",
+                 g->d, what, names[k]);
+    }
+  for (int k = 0; k < FR_G_NUM_REGS; k++)
+    if (!is_reg(g->reg[k], f->num_regs))
+      return bad(r, "register %u out of range in field %s (plan has %u "
+                    "registers)",
+                 g->reg[k], fr_gemm_reg_names[k], f->num_regs);
+  return NULL;
+}
+
 /* Registers start at 0, but a plan the compiler writes never reads one
  * before an earlier instruction has set it (the plan is straight-line SSA):
  * such a read is damage or a crafted plan, e.g. a size check made to read
@@ -611,6 +772,14 @@ static fuser_error *check_reads(reader *r, const fuser_fusion *f,
     break;
   case OP_INDEX_CHECK:
     break; /* a is a buffer, imm a string: no registers */
+  case OP_GEMM: {
+    char what[64];
+    for (int k = 0; k < FR_G_NUM_REGS; k++) {
+      snprintf(what, sizeof what, "field %s", fr_gemm_reg_names[k]);
+      READ(in->gemm->reg[k], what);
+    }
+    break;
+  }
   case OP_LAUNCH: {
     READ(in->b, "the predicate (operand b)");
     const fr_launch *L = &f->launches[in->a];
@@ -642,7 +811,8 @@ static fuser_error *check_reads(reader *r, const fuser_fusion *f,
   return NULL;
 }
 
-static fuser_error *parse_instrs(reader *r, fuser_fusion *f, uint64_t off) {
+static fuser_error *parse_instrs(reader *r, fuser_fusion *f, uint64_t off,
+                                 fr_gemm *gemms) {
   fuser_error *e = check_table(r, "instructions", off, f->num_instrs,
                                INSTR_REC);
   if (e) return e;
@@ -673,6 +843,7 @@ static fuser_error *parse_instrs(reader *r, fuser_fusion *f, uint64_t off) {
     in->b = u32_at(r, o + FUSER_BUNDLE_I_B);
     in->imm = (int64_t)u64_at(r, o + FUSER_BUNDLE_I_IMM);
     in->msg = NULL;
+    in->gemm = NULL;
     if (in->op < OP_CONST || in->op > OP_LAST) {
       snprintf(r->loc, sizeof r->loc, "%.300s: instruction %u", base, i);
       e = bad(r, "unknown opcode %u", in->op);
@@ -779,6 +950,9 @@ static fuser_error *parse_instrs(reader *r, fuser_fusion *f, uint64_t off) {
         e = bad(r, "dynamic dim %u belongs to an argument, not a result",
                 in->b);
       break;
+    case OP_GEMM:
+      e = parse_gemm(r, f, in, allocated, gemms++);
+      break;
     case OP_LAUNCH:
       OPT_REG(b);
       if (!e && in->a >= f->num_launches)
@@ -809,6 +983,7 @@ static fuser_error *parse_instrs(reader *r, fuser_fusion *f, uint64_t off) {
     if (e) break;
     switch (in->op) {
     case OP_ASSERT: case OP_ALLOC: case OP_LAUNCH: case OP_INDEX_CHECK:
+    case OP_GEMM:
       break;
     case OP_RESULT_DIM:
       result_dim[in->b] = 1;
@@ -817,7 +992,9 @@ static fuser_error *parse_instrs(reader *r, fuser_fusion *f, uint64_t off) {
       written[in->dst] = 1;
     }
     if (seen_launch && can_fail(in->op)) f->needs_prepass = true;
-    if (in->op == OP_LAUNCH) seen_launch = true;
+    /* A GEMM enqueues work like a launch: what can fail after it must be
+     * found before it runs. */
+    if (in->op == OP_LAUNCH || in->op == OP_GEMM) seen_launch = true;
   }
   /* Without a RESULT_DIM, the size a caller passes for a result's dynamic
    * dim would go unchecked: a buffer allocated for it could be smaller than
@@ -836,15 +1013,16 @@ static fuser_error *parse_instrs(reader *r, fuser_fusion *f, uint64_t off) {
   return e;
 }
 
-/* Bytes of per-call working memory: registers, buffers, intermediate
- * blocks, parameter pointers and i32 values, and the byte ranges of the
- * arguments, results and scratch (run.c's frame_init carves it up in this
- * order). */
+/* Bytes of per-call working memory: registers, buffers, the cache blocks
+ * of the intermediates and of the GEMM workspace, the intermediates' sizes,
+ * parameter pointers and i32 values, and the byte ranges of the arguments,
+ * results and scratch (run.c's frame_init carves it up in this order). */
 static size_t frame_bytes(const fuser_fusion *f) {
   size_t nio = (size_t)f->num_args + f->num_results;
   size_t nbuf = nio + f->num_inter;
   return align16(8 * (size_t)f->num_regs) + align16(8 * nbuf) +
-         align16(sizeof(void *) * (size_t)f->num_inter) +
+         align16(sizeof(void *) * ((size_t)f->num_inter + 1)) +
+         align16(8 * (size_t)f->num_inter) +
          align16(sizeof(void *) * (size_t)f->max_params) +
          align16(4 * (size_t)f->max_params) +
          align16(sizeof(fr_span) * (nio + 1));
@@ -923,9 +1101,14 @@ static fuser_error *parse_fusion(reader *r, fuser_bundle *b, uint32_t i,
     e = check_table(r, "launch records", loff, f->num_launches, LAUNCH_REC);
   if (e) return e;
 
-  /* Sum of ranks and of parameter counts, for one allocation. */
+  /* Sum of ranks and of parameter counts, and the number of GEMMs, for one
+   * allocation. */
   uint32_t nt = f->num_args + f->num_results;
-  uint64_t total_rank = 0, param_bytes = 0;
+  uint64_t total_rank = 0, param_bytes = 0, num_gemms = 0;
+  for (uint32_t k = 0; k < f->num_instrs; k++)
+    if (u16_at(r, ioff + (uint64_t)k * INSTR_REC + FUSER_BUNDLE_I_OPCODE) ==
+        OP_GEMM)
+      num_gemms++;
   for (uint32_t t = 0; t < nt; t++)
     total_rank += r->d[toff + (uint64_t)t * TENSOR_REC + FUSER_BUNDLE_T_RANK];
   for (uint32_t l = 0; l < f->num_launches; l++) {
@@ -945,6 +1128,7 @@ static fuser_error *parse_fusion(reader *r, fuser_bundle *b, uint32_t i,
                  2 * align16(8 * total_rank) + /* dims, then strides */
                  align16(sizeof(fr_instr) * (size_t)f->num_instrs) +
                  align16(sizeof(fr_launch) * (size_t)f->num_launches) +
+                 align16(sizeof(fr_gemm) * (size_t)num_gemms) +
                  (size_t)param_bytes;
   if (f->num_dyn > total_rank)
     return bad(r, "the fusion says it has %u dynamic dims but its tensors "
@@ -969,6 +1153,8 @@ static fuser_error *parse_fusion(reader *r, fuser_bundle *b, uint32_t i,
   p += align16(sizeof(fr_instr) * (size_t)f->num_instrs);
   f->launches = (fr_launch *)(void *)p;
   p += align16(sizeof(fr_launch) * (size_t)f->num_launches);
+  fr_gemm *gemms = (fr_gemm *)(void *)p;
+  p += align16(sizeof(fr_gemm) * (size_t)num_gemms);
 
   e = parse_tensors(r, f, toff, &dims, &strides);
   if (e) return e;
@@ -985,7 +1171,7 @@ static fuser_error *parse_fusion(reader *r, fuser_bundle *b, uint32_t i,
   }
   e = parse_launches(r, f, loff, s, &p);
   if (e) return e;
-  e = parse_instrs(r, f, ioff);
+  e = parse_instrs(r, f, ioff, gemms);
   if (e) return e;
   f->frame_bytes = frame_bytes(f);
   r->loc[0] = 0;
@@ -1108,9 +1294,15 @@ fuser_error *fr_bundle_parse(fuser_rt *rt, const void *data, size_t size,
            mtab = u64_at(&r, FUSER_BUNDLE_H_MODULE_TABLE);
   r.str_off = u64_at(&r, FUSER_BUNDLE_H_STRING_TABLE);
   r.str_size = u64_at(&r, FUSER_BUNDLE_H_STRING_TABLE_SIZE);
-  if (u32_at(&r, FUSER_BUNDLE_H_RESERVED) != 0)
-    e = bad(&r, "the reserved header field at offset %d is not 0",
-            FUSER_BUNDLE_H_RESERVED);
+  /* Minor versions add what an older reader refuses by name (a GEMM); a
+   * newer one than ours may hold what we would misread. */
+  r.minor = u32_at(&r, FUSER_BUNDLE_H_MINOR);
+  if (r.minor > FUSER_BUNDLE_FORMAT_MINOR)
+    e = bad(&r, "format version %d.%u is newer than this runtime, which "
+                "reads versions %d.0 to %d.%d: update the fuser runtime "
+                "(libfuser_runtime) to load it",
+            FUSER_BUNDLE_FORMAT_VERSION, r.minor, FUSER_BUNDLE_FORMAT_VERSION,
+            FUSER_BUNDLE_FORMAT_VERSION, FUSER_BUNDLE_FORMAT_MINOR);
   if (!e) e = check_table(&r, "fusion table", ftab, nf, FUSION_REC);
   if (!e) e = check_table(&r, "module table", mtab, nm, MODULE_REC);
   if (!e && (r.str_off > r.size || r.str_size > r.size - r.str_off))

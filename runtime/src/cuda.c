@@ -1,9 +1,11 @@
 /* The CUDA driver backend: a fuser_driver table over the cu* entry points of
- * libcuda.so.1, opened with dlopen. No CUDA header is needed: the few types
- * and constants used are declared here with the values of cuda.h. */
+ * libcuda.so.1, opened with dlopen, and cuBLASLt for GEMMs (cublaslt.c).
+ * No CUDA header is needed: the few types and constants used are declared
+ * here with the values of cuda.h. */
 #include "internal.h"
 
 #include <dlfcn.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +19,25 @@ typedef struct CUstream_st *CUstream;
 typedef unsigned long long CUdeviceptr;
 typedef int CUjit_option;
 typedef int CUfunction_attribute;
+typedef struct CUarray_st *CUarray;
+typedef int CUmemorytype;
+
+/* cuda.h's CUDA_MEMCPY2D (the _v2 layout, size_t fields). */
+typedef struct CUDA_MEMCPY2D {
+  size_t srcXInBytes, srcY;
+  CUmemorytype srcMemoryType;
+  const void *srcHost;
+  CUdeviceptr srcDevice;
+  CUarray srcArray;
+  size_t srcPitch;
+  size_t dstXInBytes, dstY;
+  CUmemorytype dstMemoryType;
+  void *dstHost;
+  CUdeviceptr dstDevice;
+  CUarray dstArray;
+  size_t dstPitch;
+  size_t WidthInBytes, Height;
+} CUDA_MEMCPY2D;
 
 #define CUDA_SUCCESS 0
 #define CUDA_ERROR_OUT_OF_MEMORY 2
@@ -26,6 +47,8 @@ typedef int CUfunction_attribute;
 #define CU_JIT_ERROR_LOG_BUFFER 5
 #define CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES 6
 #define CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES 8
+#define CU_MEMORYTYPE_HOST 1
+#define CU_MEMORYTYPE_DEVICE 2
 
 #define JIT_LOG_BYTES 16384
 
@@ -54,6 +77,9 @@ typedef CUresult (*pfn_cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);
 typedef CUresult (*pfn_cuMemcpyDtoH)(void *, CUdeviceptr, size_t);
 typedef CUresult (*pfn_cuMemsetD8Async)(CUdeviceptr, unsigned char, size_t,
                                         CUstream);
+typedef CUresult (*pfn_cuMemsetD2D8Async)(CUdeviceptr, size_t, unsigned char,
+                                          size_t, size_t, CUstream);
+typedef CUresult (*pfn_cuMemcpy2D)(const CUDA_MEMCPY2D *);
 typedef CUresult (*pfn_cuStreamSynchronize)(CUstream);
 typedef CUresult (*pfn_cuCtxSynchronize)(void);
 typedef CUresult (*pfn_cuGetErrorName)(CUresult, const char **);
@@ -77,6 +103,8 @@ typedef CUresult (*pfn_cuGetErrorString)(CUresult, const char **);
   X(cuMemcpyHtoD, "cuMemcpyHtoD_v2") \
   X(cuMemcpyDtoH, "cuMemcpyDtoH_v2") \
   X(cuMemsetD8Async, "cuMemsetD8Async") \
+  X(cuMemsetD2D8Async, "cuMemsetD2D8Async") \
+  X(cuMemcpy2D, "cuMemcpy2D_v2") \
   X(cuStreamSynchronize, "cuStreamSynchronize") \
   X(cuCtxSynchronize, "cuCtxSynchronize") \
   X(cuGetErrorName, "cuGetErrorName") \
@@ -88,6 +116,7 @@ typedef struct cuda {
   CUdevice device;
   CUcontext ctx;
   bool ctx_retained;
+  fr_cublaslt *lt; /* GEMMs; its library is opened on the first one */
 #define DECLARE(name, sym) pfn_##name name;
   CU_FUNCTIONS(DECLARE)
 #undef DECLARE
@@ -271,7 +300,98 @@ static fuser_error *cu_sync(void *ctx, void *stream, int whole_device) {
   return r ? cu_error(cu, r, "cuStreamSynchronize", NULL) : NULL;
 }
 
+/* ---- GEMM --------------------------------------------------------------- */
+
+/* k == 0: D = epilogue(an empty sum) = 0, or the bias in every row, without
+ * cuBLASLt (which may refuse an empty product). D's rows are ldd elements
+ * apart and the bytes between them may be another tensor's, so the writes
+ * are 2D, row by row: zeros with cuMemsetD2D8Async on the stream; the bias,
+ * after waiting for the stream, with cuMemcpy2D_v2 from a host block of
+ * whole bias rows (at least 1 MiB or one row per copy). That wait is the
+ * price of a case that is rare (a linear layer without input features). */
+static fuser_error *cu_gemm_empty(cuda *cu, const fuser_gemm *g,
+                                  void *stream) {
+  uint64_t esz = fuser_dtype_size((fuser_dtype)g->d_dtype);
+  uint64_t width = (uint64_t)g->n * esz, pitch, bstride, rows = (uint64_t)g->m,
+           mats = (uint64_t)g->batch, whole;
+  /* run.c checked that D lies inside its buffer, so its last row and
+   * batch are addressable; one more row's pitch may not be. */
+  if (__builtin_mul_overflow((uint64_t)g->ldd, esz, &pitch) ||
+      __builtin_mul_overflow((uint64_t)g->stride_d, esz, &bstride))
+    return fuser_error_create(FUSER_ERROR_OUT_OF_RANGE,
+                              "GEMM with k = 0: D's strides overflow");
+  /* Batches that follow each other at the rows' pitch are one matrix. */
+  if (mats > 1 && !__builtin_mul_overflow(rows, pitch, &whole) &&
+      whole == bstride) {
+    rows *= mats;
+    mats = 1;
+  }
+  CUresult r;
+  if (!g->bias) {
+    for (uint64_t b = 0; b < mats; b++)
+      if ((r = cu->cuMemsetD2D8Async((CUdeviceptr)(g->d + b * bstride),
+                                     (size_t)pitch, 0, (size_t)width,
+                                     (size_t)rows, (CUstream)stream)))
+        return cu_error(cu, r, "cuMemsetD2D8Async",
+                        " (zeroing D of a GEMM with k = 0)");
+    return NULL;
+  }
+  uint64_t per = width >= (1u << 20) ? 1 : (1u << 20) / width;
+  if (per > rows) per = rows;
+  unsigned char *block = malloc((size_t)(per * width));
+  if (!block)
+    return fuser_error_create(FUSER_ERROR_OUT_OF_MEMORY,
+                              "no host memory for the %" PRIu64
+                              " bytes of bias rows of a GEMM with k = 0",
+                              per * width);
+  if ((r = cu->cuStreamSynchronize((CUstream)stream))) {
+    free(block);
+    return cu_error(cu, r, "cuStreamSynchronize",
+                    " (before writing the bias rows of a GEMM with k = 0)");
+  }
+  if ((r = cu->cuMemcpyDtoH(block, (CUdeviceptr)g->bias, (size_t)width))) {
+    free(block);
+    return cu_error(cu, r, "cuMemcpyDtoH_v2",
+                    " (reading the bias of a GEMM with k = 0)");
+  }
+  for (uint64_t k = 1; k < per; k++)
+    memcpy(block + k * width, block, (size_t)width);
+  CUDA_MEMCPY2D cp;
+  memset(&cp, 0, sizeof cp);
+  cp.srcMemoryType = CU_MEMORYTYPE_HOST;
+  cp.srcHost = block;
+  cp.srcPitch = (size_t)width;
+  cp.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+  cp.dstPitch = (size_t)pitch;
+  cp.WidthInBytes = (size_t)width;
+  for (uint64_t b = 0; b < mats; b++)
+    for (uint64_t row = 0; row < rows; row += per) {
+      cp.dstDevice = (CUdeviceptr)(g->d + b * bstride + row * pitch);
+      cp.Height = (size_t)(rows - row < per ? rows - row : per);
+      if ((r = cu->cuMemcpy2D(&cp))) {
+        free(block);
+        return cu_error(cu, r, "cuMemcpy2D_v2",
+                        " (writing the bias rows of a GEMM with k = 0)");
+      }
+    }
+  free(block);
+  return NULL;
+}
+
+static fuser_error *cu_gemm(void *ctx, const fuser_gemm *g, void *stream) {
+  cuda *cu = ctx;
+  if (g->k == 0) return cu_gemm_empty(cu, g, stream);
+  return fr_cublaslt_gemm(cu->lt, g, stream);
+}
+
 static void cu_close(cuda *cu) {
+  if (cu->lt) {
+    /* Its handle goes with the context current, as it was made. */
+    CUcontext old;
+    bool pushed = cu->ctx_retained && cu->cuCtxPushCurrent(cu->ctx) == 0;
+    fr_cublaslt_destroy(cu->lt);
+    if (pushed) cu->cuCtxPopCurrent(&old);
+  }
   if (cu->ctx_retained) cu->cuDevicePrimaryCtxRelease(cu->device);
   if (cu->lib) dlclose(cu->lib);
   free(cu->path);
@@ -344,6 +464,9 @@ fuser_error *fr_cuda_open(const fuser_rt_options *options, fuser_rt *rt) {
     e = cu_error(cu, r, "cuDevicePrimaryCtxRetain", NULL);
   } else {
     cu->ctx_retained = true;
+    if (!(cu->lt = fr_cublaslt_new()))
+      e = fuser_error_create(FUSER_ERROR_OUT_OF_MEMORY,
+                             "out of memory opening the CUDA driver");
   }
   if (e) {
     cu_close(cu);
@@ -367,6 +490,8 @@ fuser_error *fr_cuda_open(const fuser_rt_options *options, fuser_rt *rt) {
   t->mem_zero = cu_zero;
   t->synchronize = cu_sync;
   t->destroy = cu_destroy;
+  t->gemm = cu_gemm;
   rt->dctx = cu;
+  rt->gemm_workspace_bytes = FUSER_GEMM_WORKSPACE_BYTES;
   return NULL;
 }

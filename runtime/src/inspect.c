@@ -82,6 +82,27 @@ static void put_launch(text *t, const fuser_fusion *f, const fr_launch *L) {
   put(t, ")");
 }
 
+/* "gemm y = x @ w^T + b (f16 -> f32, tf32) m=r0 n=r1 ...": D = A @ B with
+ * the transposes, the bias, the dtypes and the registers of the sizes. */
+static void put_gemm(text *t, const fuser_fusion *f, const fr_gemm *g) {
+  put(t, "gemm ");
+  put_buffer(t, f, g->d);
+  put(t, " = ");
+  put_buffer(t, f, g->a);
+  put(t, "%s @ ", g->flags & FUSER_BUNDLE_GEMM_FLAG_TRANS_A ? "^T" : "");
+  put_buffer(t, f, g->b);
+  put(t, "%s", g->flags & FUSER_BUNDLE_GEMM_FLAG_TRANS_B ? "^T" : "");
+  if (g->epilogue == FUSER_BUNDLE_GEMM_EPILOGUE_BIAS) {
+    put(t, " + ");
+    put_buffer(t, f, g->bias);
+  }
+  put(t, " (%s -> %s%s)", fuser_dtype_name((fuser_dtype)g->ab_dtype),
+      fuser_dtype_name((fuser_dtype)g->d_dtype),
+      g->flags & FUSER_BUNDLE_GEMM_FLAG_TF32 ? ", tf32" : "");
+  for (int k = 0; k < FR_G_NUM_REGS; k++)
+    put(t, " %s=r%" PRIu32, fr_gemm_reg_names[k], g->reg[k]);
+}
+
 size_t fuser_fusion_plan_text(const fuser_fusion *f, char *buffer,
                               size_t size) {
   if (!buffer) size = 0; /* then only the length, as with size 0 */
@@ -126,6 +147,9 @@ size_t fuser_fusion_plan_text(const fuser_fusion *f, char *buffer,
     case OP_LAUNCH:
       if (in->b != FR_NONE) put(&t, "if r%" PRIu32 " ", in->b);
       put_launch(&t, f, &f->launches[in->a]);
+      break;
+    case OP_GEMM:
+      put_gemm(&t, f, in->gemm);
       break;
     case OP_INDEX_CHECK:
       put(&t, "index check ");

@@ -90,6 +90,10 @@ struct fuser_rt {
   fuser_driver own_table; /* the CUDA backend's table lives here */
   pthread_mutex_t module_lock;
   fr_allocator alloc;
+  /* The device workspace a call hands the driver's gemm (fuser_gemm):
+   * FUSER_GEMM_WORKSPACE_BYTES for the CUDA backend (cuBLASLt's), 0 for a
+   * pluggable driver. */
+  uint64_t gemm_workspace_bytes;
 };
 
 /* Takes/drops a reference; the last drop destroys the runtime. */
@@ -124,6 +128,25 @@ void fr_alloc_destroy(fuser_rt *rt);
 /* The CUDA backend: fills rt->own_table and rt->dctx. */
 fuser_error *fr_cuda_open(const fuser_rt_options *options, fuser_rt *rt);
 
+/* ---- cuBLASLt (the CUDA backend's gemm) ---------------------------------- */
+
+/* One runtime's cuBLASLt: the library, opened on the first GEMM, its handle
+ * and a cache of descriptors and chosen algorithms (cublaslt.c). */
+typedef struct fr_cublaslt fr_cublaslt;
+
+/* A state with nothing loaded yet; NULL when out of memory. */
+fr_cublaslt *fr_cublaslt_new(void);
+/* Enqueues `g` (k > 0) on `stream` through cublasLtMatmul. The first call
+ * opens the library (FUSER_CUBLASLT_LIBRARY, else libcublasLt.so.13, then
+ * .so.12) and creates the handle; later calls with the same shapes, dtypes,
+ * flags and operand alignments create nothing. The CUDA context is
+ * current. Thread safe. */
+fuser_error *fr_cublaslt_gemm(fr_cublaslt *lt, const fuser_gemm *g,
+                              void *stream);
+/* Destroys every descriptor and the handle (the CUDA context is current)
+ * and closes the library. NULL is a no-op. */
+void fr_cublaslt_destroy(fr_cublaslt *lt);
+
 /* ---- bundles ------------------------------------------------------------ */
 
 #define FR_NONE ((uint32_t)FUSER_BUNDLE_NONE)
@@ -155,6 +178,7 @@ enum {
   OP_RESULT_DIM = FUSER_BUNDLE_OP_RESULT_DIM,
   OP_INDEX_CHECK = FUSER_BUNDLE_OP_INDEX_CHECK,
   OP_STRIDE = FUSER_BUNDLE_OP_STRIDE,
+  OP_GEMM = FUSER_BUNDLE_OP_GEMM,
   OP_LAST = FUSER_BUNDLE_OP_LAST,
 };
 
@@ -167,11 +191,38 @@ enum {
   PARAM_I64 = FUSER_BUNDLE_PARAM_I64
 };
 
+/* The registers of a GEMM record, in record order (FUSER_BUNDLE_G_M ..
+ * FUSER_BUNDLE_G_STRIDE_D, 4 bytes apart). */
+enum {
+  FR_G_M,
+  FR_G_N,
+  FR_G_K,
+  FR_G_BATCH,
+  FR_G_LDA,
+  FR_G_LDB,
+  FR_G_LDD,
+  FR_G_STRIDE_A,
+  FR_G_STRIDE_B,
+  FR_G_STRIDE_D,
+  FR_G_NUM_REGS
+};
+/* Their names, as fuser_gemm's fields ("m", "stride_a"), for messages. */
+extern const char *const fr_gemm_reg_names[FR_G_NUM_REGS];
+
+/* A decoded GEMM record (fuser_bundle_format.h), validated at load. */
+typedef struct fr_gemm {
+  uint32_t a, b, d;          /* buffers */
+  uint32_t bias;             /* a buffer, or FR_NONE without the epilogue */
+  uint32_t reg[FR_G_NUM_REGS];
+  uint8_t ab_dtype, d_dtype, flags, epilogue;
+} fr_gemm;
+
 typedef struct fr_instr {
   uint16_t op;
   uint32_t dst, a, b;
   int64_t imm;
   const char *msg; /* ASSERT: the message; INDEX_CHECK: the sites */
+  const fr_gemm *gemm; /* GEMM: its record */
 } fr_instr;
 
 /* A byte range of device memory a call touches: [begin, end) of tensor
@@ -230,7 +281,7 @@ struct fuser_fusion {
   fr_launch *launches;
   uint32_t ptx_module, emu_module;
   fr_module *module; /* the module of the runtime's driver kind, or NULL */
-  bool needs_prepass; /* something can fail after the first LAUNCH */
+  bool needs_prepass; /* something can fail after the first LAUNCH/GEMM */
   uint32_t max_params;
   size_t frame_bytes; /* per-call working memory */
 };

@@ -6,11 +6,12 @@
  * one acquire load, and the parameter array points straight at the
  * registers and buffer addresses.
  *
- * A plan in which something can fail after its first LAUNCH is run twice:
- * a first pass does everything but enqueue (checks, arithmetic,
- * allocations, launch sizes and parameter ranges), and only when it
- * succeeds a second pass enqueues. So a call that fails for anything but a
- * driver error launches nothing.
+ * A plan in which something can fail after its first LAUNCH or GEMM is run
+ * twice: a first pass does everything but enqueue (checks, arithmetic,
+ * allocations, launch sizes and parameter ranges, each GEMM's sizes and
+ * reach, the GEMM workspace), and only when it succeeds a second pass
+ * enqueues. So a call that fails for anything but a driver error launches
+ * nothing.
  */
 #include "internal.h"
 
@@ -44,6 +45,13 @@ typedef struct call {
   uint64_t scratch, scratch_size, scratch_used;
   bool launched;
   uint32_t num_blocks;
+  /* Each intermediate's size in bytes, from its ALLOC (the GEMMs' reach
+   * checks). */
+  int64_t *inter_bytes;
+  /* The GEMM workspace of the call (one for all its GEMMs: they run in
+   * order on its stream), once taken. */
+  uint64_t workspace;
+  bool workspace_set;
   int64_t *inferred;        /* fuser_fusion_infer_dims: dims being filled */
   unsigned char *defined;   /* ...and which result dims RESULT_DIM set */
   fr_span *spans;           /* fuser_run: the buffers' byte ranges */
@@ -241,6 +249,31 @@ static fuser_error *launch(call *c, uint32_t i, const fr_launch *L,
   return NULL;
 }
 
+/* Takes `bytes` from the user scratch (or, in a query, counts them), 256
+ * bytes aligned after what the call took before; `what` names them in the
+ * message when the scratch is too small. */
+static fuser_error *carve(call *c, uint32_t i, uint64_t bytes, mode md,
+                          const char *what, uint64_t *out) {
+  const fuser_fusion *f = c->f;
+  uint64_t off = (c->scratch_used + (ALLOC_ALIGN - 1)) &
+                 ~(uint64_t)(ALLOC_ALIGN - 1);
+  uint64_t end;
+  if (off < c->scratch_used || __builtin_add_overflow(off, bytes, &end))
+    return fail(c, i, FUSER_ERROR_OUT_OF_RANGE,
+                "intermediates overflow the address space");
+  if (md != MODE_QUERY && end > c->scratch_size)
+    return fuser_error_create(
+        FUSER_ERROR_OUT_OF_MEMORY,
+        "fusion '%s': instruction %u (%s): the user scratch of %" PRIu64
+        " bytes is too small: %s needs bytes %" PRIu64 " .. %" PRIu64
+        " (fuser_fusion_scratch_size gives what the call needs)",
+        f->name, i, fr_op_names[f->instrs[i].op], c->scratch_size, what, off,
+        end);
+  *out = c->scratch + off;
+  c->scratch_used = end;
+  return NULL;
+}
+
 /* Allocates intermediate buffer in->a: from the user scratch, or (from the
  * second argument on) the runtime's cache. */
 static fuser_error *alloc_one(call *c, uint32_t i, const fr_instr *in,
@@ -254,23 +287,10 @@ static fuser_error *alloc_one(call *c, uint32_t i, const fr_instr *in,
                 "intermediate buffer %u of %" PRId64 " bytes", in->a,
                 bytes);
   if (c->use_scratch || md == MODE_QUERY) {
-    uint64_t off = (c->scratch_used + (ALLOC_ALIGN - 1)) &
-                   ~(uint64_t)(ALLOC_ALIGN - 1);
-    uint64_t end;
-    if (off < c->scratch_used ||
-        __builtin_add_overflow(off, (uint64_t)bytes, &end))
-      return fail(c, i, FUSER_ERROR_OUT_OF_RANGE,
-                  "intermediates overflow the address space");
-    if (md != MODE_QUERY && end > c->scratch_size)
-      return fuser_error_create(
-          FUSER_ERROR_OUT_OF_MEMORY,
-          "fusion '%s': instruction %u (ALLOC): the user scratch of "
-          "%" PRIu64 " bytes is too small: intermediate buffer %u needs "
-          "bytes %" PRIu64 " .. %" PRIu64
-          " (fuser_fusion_scratch_size gives what the call needs)",
-          f->name, i, c->scratch_size, in->a, off, end);
-    c->bufs[in->a] = c->scratch + off;
-    c->scratch_used = end;
+    char what[64];
+    snprintf(what, sizeof what, "intermediate buffer %u", in->a);
+    fuser_error *e = carve(c, i, (uint64_t)bytes, md, what, &c->bufs[in->a]);
+    if (e) return e;
   } else {
     fr_block *b;
     fuser_error *e = fr_alloc_acquire(c->rt, (uint64_t)bytes, c->stream,
@@ -364,6 +384,277 @@ static fuser_error *stride_of(call *c, uint32_t i, const fr_instr *in,
                   "(the tensor is empty, its other dims too large)",
                   in->b, in->a, t->name);
   *out = s;
+  return NULL;
+}
+
+/* ---- GEMM --------------------------------------------------------------- */
+
+/* The bytes of tensor `t` this call may touch: element size times its dims
+ * for a dense one; for a view (an argument with a strides record, or
+ * passed with strides) the span of its strides, those passed, else the
+ * static ones it was compiled with and the dense one for each dynamic one
+ * (what STRIDE reads in a query). The figure check_buffers checks in
+ * fuser_run. False when it does not fit in 64 bits. */
+static bool tensor_bytes(const call *c, uint32_t t, uint64_t *out) {
+  const fuser_fusion *f = c->f;
+  const fuser_tensor_info *ti = &f->tensors[t];
+  int64_t size[FUSER_MAX_RANK], dense[FUSER_MAX_RANK];
+  tensor_sizes(f, c->dims, t, size);
+  for (uint32_t d = 0; d < ti->rank; d++)
+    if (size[d] == 0) {
+      *out = 0;
+      return true;
+    }
+  const int64_t *passed =
+      t < f->num_args && c->arg_strides ? c->arg_strides[t] : NULL;
+  uint64_t esz = fuser_dtype_size(ti->dtype), n = 1, step;
+  if (!passed && !ti->strides) {
+    for (uint32_t d = 0; d < ti->rank; d++)
+      if (__builtin_mul_overflow(n, (uint64_t)size[d], &n)) return false;
+    return !__builtin_mul_overflow(n, esz, out);
+  }
+  dense_strides(size, ti->rank, dense);
+  for (uint32_t d = 0; d < ti->rank; d++) {
+    int64_t s = passed                   ? passed[d]
+                : ti->strides[d] != -1 ? ti->strides[d]
+                                         : dense[d];
+    if (s < 0 ||
+        __builtin_mul_overflow((uint64_t)(size[d] - 1), (uint64_t)s, &step) ||
+        __builtin_add_overflow(n, step, &n))
+      return false;
+  }
+  return !__builtin_mul_overflow(n, esz, out);
+}
+
+/* How far a matrix of `rows` x `cols` elements, row-major with `ld`
+ * elements from one row to the next, `batch` times `stride` elements
+ * apart, reaches from its start: the bytes up to its last element (0 when
+ * it has none). False when that does not fit in 64 bits. */
+static bool gemm_reach(int64_t rows, int64_t cols, int64_t ld, int64_t batch,
+                       int64_t stride, uint64_t esz, uint64_t *out) {
+  uint64_t last, step;
+  if (rows == 0 || cols == 0 || batch == 0) {
+    *out = 0;
+    return true;
+  }
+  return !__builtin_mul_overflow((uint64_t)(batch - 1), (uint64_t)stride,
+                                 &last) &&
+         !__builtin_mul_overflow((uint64_t)(rows - 1), (uint64_t)ld, &step) &&
+         !__builtin_add_overflow(last, step, &last) &&
+         !__builtin_add_overflow(last, (uint64_t)cols, &last) &&
+         !__builtin_mul_overflow(last, esz, out);
+}
+
+/* "argument 0 'x'", "result 0 'y'" or "intermediate buffer 3". */
+static void gemm_buffer_name(const fuser_fusion *f, uint32_t x, char *out,
+                             size_t n) {
+  uint32_t nio = f->num_args + f->num_results;
+  if (x < f->num_args)
+    snprintf(out, n, "argument %u '%s'", x, f->tensors[x].name);
+  else if (x < nio)
+    snprintf(out, n, "result %u '%s'", x - f->num_args, f->tensors[x].name);
+  else
+    snprintf(out, n, "intermediate buffer %u", x);
+}
+
+/* The checks of a GEMM's values for this call, before anything of the call
+ * is enqueued (they are part of the first pass of a two-pass plan): sizes
+ * and batch strides >= 0, each leading dimension at least 1 and at least
+ * the length of the rows it steps over, D's batch stride not 0 when batches
+ * would write the same D, and every operand inside its buffer for this
+ * call (an argument's or result's bytes at the call's dims, a view's span,
+ * an intermediate's ALLOC). All OUT_OF_RANGE, as a launch's sizes are. */
+static fuser_error *gemm_check(const call *c, uint32_t i, const fr_gemm *g,
+                               const int64_t *v) {
+  const fuser_fusion *f = c->f;
+  int64_t m = v[FR_G_M], n = v[FR_G_N], k = v[FR_G_K], batch = v[FR_G_BATCH];
+  bool ta = g->flags & FUSER_BUNDLE_GEMM_FLAG_TRANS_A,
+       tb = g->flags & FUSER_BUNDLE_GEMM_FLAG_TRANS_B;
+  static const int nonneg[] = {FR_G_M,        FR_G_N,        FR_G_K,
+                               FR_G_BATCH,    FR_G_STRIDE_A, FR_G_STRIDE_B,
+                               FR_G_STRIDE_D};
+  for (size_t q = 0; q < sizeof nonneg / sizeof nonneg[0]; q++)
+    if (v[nonneg[q]] < 0)
+      return fail(c, i, FUSER_ERROR_OUT_OF_RANGE,
+                  "%s = %" PRId64 " (register %u) is negative",
+                  fr_gemm_reg_names[nonneg[q]], v[nonneg[q]],
+                  g->reg[nonneg[q]]);
+  /* The stored matrices, rows x cols, row-major: A is m x k (k x m with
+   * TRANS_A), B is k x n (n x k with TRANS_B), D is m x n. */
+  struct {
+    const char *name;
+    int ld;
+    int64_t rows, cols;
+    const char *shape, *flag;
+  } mat[3] = {{"A", FR_G_LDA, ta ? k : m, ta ? m : k, ta ? "k x m" : "m x k",
+               ta ? " with TRANS_A" : ""},
+              {"B", FR_G_LDB, tb ? n : k, tb ? k : n, tb ? "n x k" : "k x n",
+               tb ? " with TRANS_B" : ""},
+              {"D", FR_G_LDD, m, n, "m x n", ""}};
+  for (int q = 0; q < 3; q++) {
+    int64_t ld = v[mat[q].ld], need = mat[q].cols > 1 ? mat[q].cols : 1;
+    if (ld < need)
+      return fail(c, i, FUSER_ERROR_OUT_OF_RANGE,
+                  "%s = %" PRId64 " (register %u) is less than %" PRId64
+                  ", the length of %s's rows (%s is %s = %" PRId64
+                  " x %" PRId64 "%s, row-major)",
+                  fr_gemm_reg_names[mat[q].ld], ld, g->reg[mat[q].ld], need,
+                  mat[q].name, mat[q].name, mat[q].shape, mat[q].rows,
+                  mat[q].cols, mat[q].flag);
+  }
+  if (batch > 1 && m > 0 && n > 0 && v[FR_G_STRIDE_D] == 0)
+    return fail(c, i, FUSER_ERROR_OUT_OF_RANGE,
+                "stride_d = 0 (register %u) with batch %" PRId64
+                ": every batch would write the same D",
+                g->reg[FR_G_STRIDE_D], batch);
+  /* fuser_fusion_infer_dims computes the results' dims (they are not
+   * known yet here): the sizes above are all it checks. */
+  if (c->inferred) return NULL;
+  uint32_t nio = f->num_args + f->num_results;
+  size_t ab = fuser_dtype_size((fuser_dtype)g->ab_dtype),
+         dd = fuser_dtype_size((fuser_dtype)g->d_dtype);
+  struct {
+    const char *name;
+    uint32_t buf;
+    uint64_t esz;
+    int ld, stride;
+    int64_t rows, cols;
+  } op[4] = {{"A", g->a, ab, FR_G_LDA, FR_G_STRIDE_A, mat[0].rows,
+              mat[0].cols},
+             {"B", g->b, ab, FR_G_LDB, FR_G_STRIDE_B, mat[1].rows,
+              mat[1].cols},
+             {"D", g->d, dd, FR_G_LDD, FR_G_STRIDE_D, m, n},
+             {"the bias", g->bias, dd, -1, -1, 1, n}};
+  int nops = g->epilogue == FUSER_BUNDLE_GEMM_EPILOGUE_BIAS ? 4 : 3;
+  for (int q = 0; q < nops; q++) {
+    /* The bias is one row of n elements, read when D has elements. */
+    bool bias = q == 3;
+    int64_t ld = bias ? n : v[op[q].ld];
+    int64_t nb = bias ? (m > 0 && batch > 0) : batch;
+    int64_t stride = bias ? 0 : v[op[q].stride];
+    uint64_t reach, have;
+    char what[160];
+    gemm_buffer_name(f, op[q].buf, what, sizeof what);
+    if (!gemm_reach(op[q].rows, op[q].cols, ld, nb, stride, op[q].esz,
+                    &reach))
+      return fail(c, i, FUSER_ERROR_OUT_OF_RANGE,
+                  "%s (%s) reaches 2^64 bytes or more (batch %" PRId64
+                  ", %" PRId64 " x %" PRId64 ", ld %" PRId64
+                  ", batch stride %" PRId64 ")",
+                  op[q].name, what, nb, op[q].rows, op[q].cols, ld, stride);
+    if (!reach) continue;
+    if (op[q].buf >= nio)
+      have = (uint64_t)c->inter_bytes[op[q].buf - nio];
+    else if (!tensor_bytes(c, op[q].buf, &have))
+      have = UINT64_MAX; /* fuser_run refused it; a query can't tell */
+    if (reach > have) {
+      if (bias)
+        return fail(c, i, FUSER_ERROR_OUT_OF_RANGE,
+                    "the bias (%s) needs n = %" PRId64 " elements of %s, %"
+                    PRIu64 " bytes, but has %" PRIu64 " bytes in this call",
+                    what, n, fuser_dtype_name((fuser_dtype)g->d_dtype), reach,
+                    have);
+      return fail(c, i, FUSER_ERROR_OUT_OF_RANGE,
+                  "%s (%s) reaches %" PRIu64 " bytes (batch %" PRId64
+                  " of %" PRId64 " x %" PRId64 " %s elements, %s %" PRId64
+                  ", %s %" PRId64 ") but has %" PRIu64
+                  " bytes in this call",
+                  op[q].name, what, reach, nb, op[q].rows, op[q].cols,
+                  fuser_dtype_name((fuser_dtype)(q == 2 ? g->d_dtype
+                                                        : g->ab_dtype)),
+                  fr_gemm_reg_names[op[q].ld], ld,
+                  fr_gemm_reg_names[op[q].stride], stride, have);
+    }
+  }
+  return NULL;
+}
+
+/* The call's GEMM workspace (the CUDA backend's: cuBLASLt's), taken once
+ * for all its GEMMs: from the user scratch when the call has one (so that
+ * fuser_fusion_scratch_size counts it and a call with scratch allocates
+ * nothing), else from the runtime's cache on the call's stream, released
+ * with the intermediates. */
+static fuser_error *gemm_workspace(call *c, uint32_t i, mode md) {
+  if (c->workspace_set) return NULL;
+  fuser_rt *rt = c->rt;
+  uint64_t bytes = rt->gemm_workspace_bytes;
+  if (c->use_scratch || md == MODE_QUERY) {
+    char what[96];
+    snprintf(what, sizeof what, "the GEMM workspace of %" PRIu64 " bytes",
+             bytes);
+    fuser_error *e = carve(c, i, bytes, md, what, &c->workspace);
+    if (e) return e;
+  } else {
+    fr_block *b;
+    fuser_error *e = fr_alloc_acquire(rt, bytes, c->stream, &b);
+    if (e)
+      return fr_error_wrap(e, "fusion '%s': instruction %u (GEMM): the "
+                              "cuBLASLt workspace",
+                           c->f->name, i);
+    c->blocks[c->f->num_inter] = b;
+    c->num_blocks++;
+    c->workspace = b->ptr;
+  }
+  c->workspace_set = true;
+  return NULL;
+}
+
+/* GEMM: checks its values for the call; with a D of elements, takes the
+ * workspace (CUDA backend, k > 0) and, when enqueueing, hands the driver a
+ * fuser_gemm. */
+static fuser_error *gemm(call *c, uint32_t i, const fr_instr *in, mode md) {
+  const fr_gemm *g = in->gemm;
+  fuser_rt *rt = c->rt;
+  int64_t v[FR_G_NUM_REGS];
+  for (int k = 0; k < FR_G_NUM_REGS; k++) v[k] = c->regs[g->reg[k]];
+  fuser_error *e = gemm_check(c, i, g, v);
+  if (e) return e;
+  /* An empty D: nothing to compute, on any driver. */
+  if (v[FR_G_M] == 0 || v[FR_G_N] == 0 || v[FR_G_BATCH] == 0) return NULL;
+  if (md == MODE_QUERY && !c->inferred && v[FR_G_K] > 0 &&
+      rt->gemm_workspace_bytes)
+    return gemm_workspace(c, i, md);
+  if (md == MODE_QUERY) return NULL;
+  if (!rt->drv->gemm)
+    return fuser_error_create(
+        FUSER_ERROR_DRIVER_UNAVAILABLE,
+        "driver '%s' cannot run the GEMM of fusion '%s' (instruction %u): "
+        "it has no gemm entry (fuser_driver.gemm, runtime 0.2)",
+        rt->drv->name ? rt->drv->name : "?", c->f->name, i);
+  fuser_gemm gm;
+  memset(&gm, 0, sizeof gm);
+  if (v[FR_G_K] > 0 && rt->gemm_workspace_bytes) {
+    if ((e = gemm_workspace(c, i, md))) return e;
+    gm.workspace = c->workspace;
+    gm.workspace_bytes = rt->gemm_workspace_bytes;
+  }
+  if (md == MODE_PREPARE) return NULL;
+  gm.ab_dtype = g->ab_dtype;
+  gm.d_dtype = g->d_dtype;
+  gm.m = v[FR_G_M];
+  gm.n = v[FR_G_N];
+  gm.k = v[FR_G_K];
+  gm.batch = v[FR_G_BATCH];
+  gm.a = c->bufs[g->a];
+  gm.b = c->bufs[g->b];
+  gm.d = c->bufs[g->d];
+  gm.bias = g->epilogue == FUSER_BUNDLE_GEMM_EPILOGUE_BIAS ? c->bufs[g->bias]
+                                                           : 0;
+  gm.lda = v[FR_G_LDA];
+  gm.ldb = v[FR_G_LDB];
+  gm.ldd = v[FR_G_LDD];
+  gm.stride_a = v[FR_G_STRIDE_A];
+  gm.stride_b = v[FR_G_STRIDE_B];
+  gm.stride_d = v[FR_G_STRIDE_D];
+  gm.flags = g->flags;
+  gm.epilogue = g->epilogue;
+  /* Even a failing driver may have enqueued part of it: the call's blocks
+   * become pending on its stream either way. */
+  c->launched = true;
+  e = rt->drv->gemm(rt->dctx, &gm, c->stream);
+  if (e)
+    return fr_error_wrap(e, "fusion '%s': instruction %u (GEMM)", c->f->name,
+                         i);
   return NULL;
 }
 
@@ -466,6 +757,7 @@ static fuser_error *exec(call *c, mode md) {
       if (r[in->a] == 0) return assert_failed(c, i, in);
       break;
     case OP_ALLOC: {
+      c->inter_bytes[in->a - (f->num_args + f->num_results)] = r[in->b];
       if ((in->imm & FUSER_BUNDLE_ALLOC_ZEROED) &&
           (md == MODE_LAUNCH || md == MODE_BOTH)) {
         /* Before the launches that follow, on the call's stream; in the
@@ -504,6 +796,11 @@ static fuser_error *exec(call *c, mode md) {
         if (e) return e;
       }
       break;
+    case OP_GEMM: {
+      fuser_error *e = gemm(c, i, in, md);
+      if (e) return e;
+      break;
+    }
     case OP_LAUNCH:
       if (in->b != FR_NONE && r[in->b] == 0) break;
       {
@@ -525,15 +822,17 @@ static void frame_init(call *c, const fuser_fusion *f, unsigned char *frame) {
   frame += A16(8 * (size_t)f->num_regs);
   c->bufs = (uint64_t *)(void *)frame;
   frame += A16(8 * nbuf);
-  c->blocks = (fr_block **)(void *)frame;
-  frame += A16(sizeof(void *) * (size_t)f->num_inter);
+  c->blocks = (fr_block **)(void *)frame; /* and the GEMM workspace's */
+  frame += A16(sizeof(void *) * ((size_t)f->num_inter + 1));
+  c->inter_bytes = (int64_t *)(void *)frame;
+  frame += A16(8 * (size_t)f->num_inter);
   c->pp = (void **)(void *)frame;
   frame += A16(sizeof(void *) * (size_t)f->max_params);
   c->i32 = (int32_t *)(void *)frame;
   frame += A16(4 * (size_t)f->max_params);
   c->spans = (fr_span *)(void *)frame;
 #undef A16
-  if (f->num_inter) memset(c->blocks, 0, sizeof(void *) * f->num_inter);
+  memset(c->blocks, 0, sizeof(void *) * ((size_t)f->num_inter + 1));
 }
 
 /* The checks every call of a fusion starts with; `function` names the
@@ -919,6 +1218,8 @@ fuser_error *fuser_run(const fuser_fusion *f, const uint64_t *args,
   c.launched = false;
   c.num_blocks = 0;
   c.scratch_used = 0;
+  c.workspace = 0;
+  c.workspace_set = false;
   c.inferred = NULL; /* RESULT_DIM checks the caller's dims, infers none */
   c.defined = NULL;
   c.arg_strides = options ? options->arg_strides : NULL;
@@ -959,7 +1260,8 @@ fuser_error *fuser_run(const fuser_fusion *f, const uint64_t *args,
       }
     }
     if (c.num_blocks)
-      fr_alloc_release(rt, c.blocks, f->num_inter, stream, c.launched);
+      fr_alloc_release(rt, c.blocks, (size_t)f->num_inter + 1, stream,
+                       c.launched);
     fr_leave(rt);
   }
   if (frame != stack) free(frame);

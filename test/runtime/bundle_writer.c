@@ -1,8 +1,8 @@
 /* See bundle_writer.h. Layout: header, module table, fusion table, then per
  * fusion its tensor records, dims (each tensor's followed by its strides
- * when it has some), instructions, launch records and parameter records,
- * then module data, then the string table. Every record starts at a
- * multiple of 8. */
+ * when it has some), GEMM records, instructions, launch records and
+ * parameter records, then module data, then the string table. Every record
+ * starts at a multiple of 8. */
 #include "bundle_writer.h"
 
 #include <stdlib.h>
@@ -62,6 +62,10 @@ bw_instr bw_const(uint32_t dst, int64_t imm) {
   bw_instr in = {BW_CONST, dst, 0, 0, imm, NULL};
   return in;
 }
+bw_instr bw_gemm_op(uint32_t index) {
+  bw_instr in = {BW_GEMM, BW_NONE, BW_NONE, BW_NONE, index, NULL};
+  return in;
+}
 
 /* The string table, deduplicated. */
 typedef struct strtab {
@@ -81,6 +85,7 @@ static uint32_t intern(strtab *t, const char *s) {
 
 unsigned char *bw_write(const bw_bundle *bb, size_t *size, bw_layout *L) {
   bw_layout local;
+  uint32_t minor_needed = 0;
   if (!L) L = &local;
   memset(L, 0, sizeof *L);
   buf o = {0};
@@ -114,6 +119,23 @@ unsigned char *bw_write(const bw_bundle *bb, size_t *size, bw_layout *L) {
       bw_put_u8(o.d, at + FUSER_BUNDLE_T_RANK, T->rank);
       bw_put_u64(o.d, at + FUSER_BUNDLE_T_DIMS, L->dims[fi][t]);
     }
+    for (uint32_t g = 0; g < f->num_gemms; g++) {
+      const bw_gemm *G = &f->gemms[g];
+      size_t at = L->gemms[fi][g] = take(&o, FUSER_BUNDLE_GEMM_SIZE);
+      const uint32_t regs[10] = {G->m,   G->n,   G->k,        G->batch,
+                                 G->lda, G->ldb, G->ldd,      G->stride_a,
+                                 G->stride_b, G->stride_d};
+      bw_put_u32(o.d, at + FUSER_BUNDLE_G_A, G->a);
+      bw_put_u32(o.d, at + FUSER_BUNDLE_G_B, G->b);
+      bw_put_u32(o.d, at + FUSER_BUNDLE_G_D, G->d);
+      bw_put_u32(o.d, at + FUSER_BUNDLE_G_BIAS, G->bias);
+      for (size_t k = 0; k < 10; k++)
+        bw_put_u32(o.d, at + FUSER_BUNDLE_G_M + 4 * k, regs[k]);
+      bw_put_u8(o.d, at + FUSER_BUNDLE_G_AB_DTYPE, G->ab_dtype);
+      bw_put_u8(o.d, at + FUSER_BUNDLE_G_D_DTYPE, G->d_dtype);
+      bw_put_u8(o.d, at + FUSER_BUNDLE_G_FLAGS, G->flags);
+      bw_put_u8(o.d, at + FUSER_BUNDLE_G_EPILOGUE, G->epilogue);
+    }
     L->instrs[fi] = take(&o, FUSER_BUNDLE_INSTR_SIZE * (size_t)f->num_instrs);
     for (uint32_t i = 0; i < f->num_instrs; i++) {
       const bw_instr *in = &f->instrs[i];
@@ -123,6 +145,12 @@ unsigned char *bw_write(const bw_bundle *bb, size_t *size, bw_layout *L) {
       bw_put_u32(o.d, at + FUSER_BUNDLE_I_A, in->a);
       bw_put_u32(o.d, at + FUSER_BUNDLE_I_B, in->b);
       int64_t imm = in->msg ? (int64_t)intern(&st, in->msg) : in->imm;
+      /* A GEMM's imm names its record: the record's offset. */
+      if (in->op == BW_GEMM) {
+        minor_needed = 1;
+        if (in->imm >= 0 && (uint64_t)in->imm < f->num_gemms)
+          imm = (int64_t)L->gemms[fi][in->imm];
+      }
       bw_put_u64(o.d, at + FUSER_BUNDLE_I_IMM, (uint64_t)imm);
     }
     L->launches[fi] =
@@ -190,6 +218,7 @@ unsigned char *bw_write(const bw_bundle *bb, size_t *size, bw_layout *L) {
   bw_put_u64(o.d, FUSER_BUNDLE_H_MODULE_TABLE, L->module_table);
   bw_put_u64(o.d, FUSER_BUNDLE_H_STRING_TABLE, L->strtab);
   bw_put_u64(o.d, FUSER_BUNDLE_H_STRING_TABLE_SIZE, L->strtab_size);
+  bw_put_u32(o.d, FUSER_BUNDLE_H_MINOR, bb->minor ? bb->minor : minor_needed);
   bw_fix_checksum(o.d, o.len);
   *size = o.len;
   return o.d;

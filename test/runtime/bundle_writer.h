@@ -18,6 +18,7 @@
 #define BW_MAX_PARAMS 16
 #define BW_MAX_FUSIONS 4
 #define BW_MAX_MODULES 6
+#define BW_MAX_GEMMS 4
 #define BW_NONE ((uint32_t)FUSER_BUNDLE_NONE)
 
 /* Short names of the format's opcodes and parameter kinds; the values are
@@ -46,6 +47,7 @@ enum {
   BW_LAUNCH = FUSER_BUNDLE_OP_LAUNCH,
   BW_RESULT_DIM = FUSER_BUNDLE_OP_RESULT_DIM,
   BW_STRIDE = FUSER_BUNDLE_OP_STRIDE,
+  BW_GEMM = FUSER_BUNDLE_OP_GEMM,
 };
 enum {
   BW_PTR = FUSER_BUNDLE_PARAM_PTR,
@@ -78,6 +80,15 @@ typedef struct bw_launch {
   uint32_t grid[3], block[3], smem; /* registers */
 } bw_launch;
 
+/* A GEMM record (fuser_bundle_format.h): buffers, registers, dtypes. A
+ * GEMM instruction's imm is the index of its record in bw_fusion.gemms;
+ * bw_write stores the record's file offset there instead. */
+typedef struct bw_gemm {
+  uint32_t a, b, d, bias; /* buffers; bias BW_NONE without the epilogue */
+  uint32_t m, n, k, batch, lda, ldb, ldd, stride_a, stride_b, stride_d;
+  uint8_t ab_dtype, d_dtype, flags, epilogue;
+} bw_gemm;
+
 typedef struct bw_fusion {
   const char *name;
   uint32_t num_args, num_results, num_regs, num_inter;
@@ -94,6 +105,8 @@ typedef struct bw_fusion {
   uint32_t num_launches;
   bw_launch launches[BW_MAX_LAUNCHES];
   uint32_t ptx_module, emu_module;
+  uint32_t num_gemms;
+  bw_gemm gemms[BW_MAX_GEMMS];
 } bw_fusion;
 
 typedef struct bw_module {
@@ -108,6 +121,10 @@ typedef struct bw_bundle {
   bw_module modules[BW_MAX_MODULES];
   uint32_t num_fusions;
   bw_fusion fusions[BW_MAX_FUSIONS];
+  /* The header's minor version; 0: the least the bundle needs (1 when it
+   * has a GEMM instruction, else 0). A test that wants minor 0 with a GEMM
+   * patches the header. */
+  uint32_t minor;
 } bw_bundle;
 
 /* Where bw_write put things (byte offsets in the file). */
@@ -120,6 +137,7 @@ typedef struct bw_layout {
   size_t instrs[BW_MAX_FUSIONS];
   size_t launches[BW_MAX_FUSIONS];
   size_t params[BW_MAX_FUSIONS][BW_MAX_LAUNCHES];
+  size_t gemms[BW_MAX_FUSIONS][BW_MAX_GEMMS];
 } bw_layout;
 
 /* Writes the bundle; returns malloc'ed bytes (caller frees), size in
@@ -143,5 +161,7 @@ void bw_set_strides(bw_fusion *f, uint32_t t, const int64_t *strides);
 /* Shorthands for building plans. */
 bw_instr bw_op(uint16_t op, uint32_t dst, uint32_t a, uint32_t b);
 bw_instr bw_const(uint32_t dst, int64_t imm);
+/* A GEMM instruction of record `index` of the fusion's gemms. */
+bw_instr bw_gemm_op(uint32_t index);
 
 #endif

@@ -18,7 +18,8 @@
  *       launch:N           the N-th cuLaunchKernel (from 1) fails
  *       oom                every cuMemAlloc_v2 fails
  *       oom_live:N         cuMemAlloc_v2 fails while N allocations are live
- *       memcpy             the copies fail
+ *       memcpy             the copies fail (cuMemcpy2D_v2 too)
+ *       memset             cuMemsetD8Async and cuMemsetD2D8Async fail
  *       sync               cuStreamSynchronize/cuCtxSynchronize fail
  *   FUSER_FAKE_INDEX_ERROR=P,SITE,ELEMENT,VALUE,BOUND
  *                             every cuLaunchKernel writes an index error
@@ -676,6 +677,90 @@ done:
   return r;
 }
 
+/* 2D: `height` rows of `width` bytes, `pitch` bytes apart; each inside
+ * one allocation, as the real driver requires of the whole range. */
+static CUresult check_rows(uint64_t p, size_t pitch, size_t width,
+                           size_t height, const char *call) {
+  if (height == 0 || width == 0) return CUDA_SUCCESS;
+  if (height > 1 && pitch < width) return failed(CUDA_ERROR_INVALID_VALUE, call);
+  alloc_rec *a = find_alloc(p);
+  uint64_t last = p + (uint64_t)pitch * (height - 1);
+  if (!a || last + width > a->base + a->size)
+    return failed(CUDA_ERROR_INVALID_VALUE, call);
+  return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuMemsetD2D8Async(CUdeviceptr dst, size_t pitch,
+                                  unsigned char value, size_t width,
+                                  size_t height, CUstream s) {
+  pthread_mutex_lock(&lock);
+  CUresult r = need_context("cuMemsetD2D8Async");
+  if (r) goto done;
+  char v[64];
+  fmt_value(v, sizeof v, dst);
+  logf_locked("cuMemsetD2D8Async dst=%s pitch=%zu value=%u width=%zu "
+              "height=%zu stream=%p",
+              v, pitch, value, width, height, s);
+  if (failing("memset")) {
+    r = failed(CUDA_ERROR_ILLEGAL_ADDRESS, "cuMemsetD2D8Async");
+    goto done;
+  }
+  r = check_rows(dst, pitch, width, height, "cuMemsetD2D8Async");
+  for (size_t y = 0; !r && y < height; y++)
+    memset((void *)(uintptr_t)(dst + (uint64_t)pitch * y), value, width);
+done:
+  pthread_mutex_unlock(&lock);
+  return r;
+}
+
+/* cuda.h's CUDA_MEMCPY2D (the _v2 layout). */
+typedef struct {
+  size_t srcXInBytes, srcY;
+  int srcMemoryType;
+  const void *srcHost;
+  CUdeviceptr srcDevice;
+  void *srcArray;
+  size_t srcPitch;
+  size_t dstXInBytes, dstY;
+  int dstMemoryType;
+  void *dstHost;
+  CUdeviceptr dstDevice;
+  void *dstArray;
+  size_t dstPitch;
+  size_t WidthInBytes, Height;
+} fake_memcpy2d;
+
+/* Host to device only: what the runtime uses it for. */
+EXPORT CUresult cuMemcpy2D_v2(const fake_memcpy2d *c) {
+  pthread_mutex_lock(&lock);
+  CUresult r = need_context("cuMemcpy2D_v2");
+  if (r) goto done;
+  char v[64];
+  fmt_value(v, sizeof v, c->dstDevice);
+  logf_locked("cuMemcpy2D_v2 dst=%s pitch=%zu src=host pitch=%zu width=%zu "
+              "height=%zu",
+              v, c->dstPitch, c->srcPitch, c->WidthInBytes, c->Height);
+  if (failing("memcpy")) {
+    r = failed(CUDA_ERROR_ILLEGAL_ADDRESS, "cuMemcpy2D_v2");
+    goto done;
+  }
+  if (c->srcMemoryType != 1 || c->dstMemoryType != 2 || c->srcXInBytes ||
+      c->srcY || c->dstXInBytes || c->dstY ||
+      (c->Height > 1 && c->srcPitch < c->WidthInBytes)) {
+    r = failed(CUDA_ERROR_INVALID_VALUE, "cuMemcpy2D_v2");
+    goto done;
+  }
+  r = check_rows(c->dstDevice, c->dstPitch, c->WidthInBytes, c->Height,
+                 "cuMemcpy2D_v2");
+  for (size_t y = 0; !r && y < c->Height; y++)
+    memcpy((void *)(uintptr_t)(c->dstDevice + (uint64_t)c->dstPitch * y),
+           (const unsigned char *)c->srcHost + c->srcPitch * y,
+           c->WidthInBytes);
+done:
+  pthread_mutex_unlock(&lock);
+  return r;
+}
+
 EXPORT CUresult cuStreamSynchronize(CUstream s) {
   pthread_mutex_lock(&lock);
   CUresult r = need_context("cuStreamSynchronize");
@@ -725,6 +810,15 @@ EXPORT long fuser_fake_context_refs(void) {
   long n = ctx_refs;
   pthread_mutex_unlock(&lock);
   return n;
+}
+
+/* The name the log gives device address `p` ("buf3", "buf3+256", or the
+ * value): for the fake cuBLASLt's log, which finds this function through
+ * FUSER_FAKE_CUDA (fake_cublaslt.c). */
+EXPORT void fuser_fake_buffer_name(uint64_t p, char *out, size_t cap) {
+  pthread_mutex_lock(&lock);
+  fmt_value(out, cap, p);
+  pthread_mutex_unlock(&lock);
 }
 
 /* Launches since the last cuInit. */

@@ -5,7 +5,8 @@
  *
  *   fuser_rt_replay BUNDLE [FUSION] [--dims 5,7,...] [--runs N]
  *                   [--scratch] [--stream HEX] [--driver PATH]
- *                   [--expect LOG] [--write-expect LOG] [--list]
+ *                   [--cublaslt PATH] [--expect LOG] [--write-expect LOG]
+ *                   [--list]
  *
  * It allocates every argument and result through the runtime (arguments
  * first, in signature order, sized from --dims), fills the arguments with a
@@ -17,7 +18,11 @@
  * the same way ('#' lines are comments). --write-expect writes them.
  *
  * The driver is --driver, else FUSER_CUDA_DRIVER, else libcuda.so.1: with
- * the real driver (and no --expect) this is a smoke test on a GPU.
+ * the real driver (and no --expect) this is a smoke test on a GPU. A
+ * fusion with a GEMM also needs cuBLASLt: --cublaslt sets
+ * FUSER_CUBLASLT_LIBRARY (the fake, libfuser_fake_cublaslt.so, next to a
+ * fake driver: its calls join the log, pointers named as the fake driver
+ * names them).
  * FUSER_FAKE_LOG is set to a temporary file unless already set.
  *
  * Exit status: 0 success (and logs equal), 1 logs differ, 2 runtime error,
@@ -36,8 +41,8 @@ static int usage(void) {
           "usage: fuser_rt_replay BUNDLE [FUSION] [--dims D0,D1,...] "
           "[--runs N]\n"
           "         [--scratch] [--stream HEX] [--driver PATH] "
-          "[--expect LOG]\n"
-          "         [--write-expect LOG] [--list]\n");
+          "[--cublaslt PATH]\n"
+          "         [--expect LOG] [--write-expect LOG] [--list]\n");
   return 64;
 }
 
@@ -94,6 +99,7 @@ static size_t read_expect(const char *path, char ***out, bool *ok) {
 int main(int argc, char **argv) {
   const char *bundle_path = NULL, *fusion_name = NULL, *dims_arg = NULL;
   const char *driver = NULL, *expect = NULL, *write_expect = NULL;
+  const char *cublaslt = NULL;
   long runs = 1;
   bool list = false, use_scratch = false;
   void *stream = NULL;
@@ -102,6 +108,7 @@ int main(int argc, char **argv) {
     if (!strcmp(a, "--dims") && i + 1 < argc) dims_arg = argv[++i];
     else if (!strcmp(a, "--runs") && i + 1 < argc) runs = atol(argv[++i]);
     else if (!strcmp(a, "--driver") && i + 1 < argc) driver = argv[++i];
+    else if (!strcmp(a, "--cublaslt") && i + 1 < argc) cublaslt = argv[++i];
     else if (!strcmp(a, "--expect") && i + 1 < argc) expect = argv[++i];
     else if (!strcmp(a, "--write-expect") && i + 1 < argc) write_expect = argv[++i];
     else if (!strcmp(a, "--stream") && i + 1 < argc)
@@ -114,6 +121,10 @@ int main(int argc, char **argv) {
     else return usage();
   }
   if (!bundle_path || runs < 0) return usage();
+  if (cublaslt) {
+    setenv("FUSER_CUBLASLT_LIBRARY", cublaslt, 1);
+    if (driver) setenv("FUSER_FAKE_CUDA", driver, 1);
+  }
 
   char tmp_log[256] = "";
   if ((expect || write_expect) && !getenv("FUSER_FAKE_LOG")) {

@@ -2,10 +2,11 @@
  * CUDA backend (driver found as usual: FUSER_CUDA_DRIVER or libcuda.so.1).
  * Checks results (an intermediate chained between two kernels, i64 and
  * negative i32 parameters, 100000 bytes of dynamic shared memory), a real
- * JIT error log, concurrent first use from 8 threads, and prints the host
- * time per launch including the driver. Exits 77 (skipped) when there is no
- * driver or no device. */
+ * JIT error log, concurrent first use from 8 threads, a GEMM through the
+ * machine's cuBLASLt, and prints the host time per launch including the
+ * driver. Exits 77 (skipped) when there is no driver or no device. */
 #define _POSIX_C_SOURCE 200809L
+#include "fp16.h"
 #include "testlib.h"
 
 #include <pthread.h>
@@ -216,6 +217,74 @@ static double cpu_ns(void) {
   return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
+/* GEMM through the machine's cuBLASLt (FUSER_CUBLASLT_LIBRARY, else
+ * libcublasLt.so.13 or .12): the linear sample, y = x @ w^T + b in f16, for
+ * several row counts and with x at an address only 2-byte aligned (the
+ * algorithm must be one that takes it), checked exactly against the host
+ * (halves in [-2, 2]: every sum is exact in f16). Skipped, with a message,
+ * when cuBLASLt can't be loaded. */
+static void check_gemm(void) {
+  bw_bundle bb;
+  tl_linear_bundle(&bb);
+  size_t size;
+  unsigned char *bytes = bw_write(&bb, &size, NULL);
+  fuser_bundle *b = NULL;
+  EXPECT_OK(fuser_bundle_load(rt, bytes, size, &b));
+  free(bytes);
+  if (!b) return;
+  const fuser_fusion *f = fuser_bundle_find_fusion(b, "linear");
+  enum { MAX_ROWS = 1000 };
+  uint16_t *x = malloc(sizeof(uint16_t) * MAX_ROWS * 4 + 2), w[20], bias[5];
+  uint16_t *y = malloc(sizeof(uint16_t) * MAX_ROWS * 5);
+  for (int i = 0; i < MAX_ROWS * 4; i++)
+    x[i] = fp_float_to_half((float)((i * 7 + 3) % 9 - 4) * 0.5f);
+  for (int i = 0; i < 20; i++)
+    w[i] = fp_float_to_half((float)((i * 5 + 1) % 9 - 4) * 0.5f);
+  for (int i = 0; i < 5; i++) bias[i] = fp_float_to_half((float)i - 2.0f);
+  uint64_t xbuf = 0, io[4] = {0, 0, 0, 0};
+  EXPECT_OK(fuser_mem_alloc(rt, sizeof(uint16_t) * MAX_ROWS * 4 + 2, &xbuf));
+  EXPECT_OK(fuser_mem_alloc(rt, sizeof w, &io[1]));
+  EXPECT_OK(fuser_mem_alloc(rt, sizeof bias, &io[2]));
+  EXPECT_OK(fuser_mem_alloc(rt, sizeof(uint16_t) * MAX_ROWS * 5, &io[3]));
+  EXPECT_OK(fuser_mem_copy_h2d(rt, io[1], w, sizeof w));
+  EXPECT_OK(fuser_mem_copy_h2d(rt, io[2], bias, sizeof bias));
+  const int64_t rows[] = {1, 3, 64, MAX_ROWS, 3};
+  for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+    int64_t m = rows[r];
+    /* The last: x at an odd element, 2-byte aligned. */
+    size_t shift = r + 1 == sizeof rows / sizeof rows[0] ? 2 : 0;
+    io[0] = xbuf + shift;
+    EXPECT_OK(fuser_mem_copy_h2d(rt, io[0], x, sizeof(uint16_t) * (size_t)m * 4));
+    int64_t dims[2] = {m, m};
+    fuser_error *e = fuser_run(f, io, &io[3], dims, 2, NULL, NULL);
+    if (e && fuser_error_code_of(e) == FUSER_ERROR_DRIVER_UNAVAILABLE) {
+      printf("GEMM skipped (no cuBLASLt): %s\n", fuser_error_message(e));
+      fuser_error_destroy(e);
+      break;
+    }
+    if (!EXPECT_OK(e)) break;
+    EXPECT_OK(fuser_device_synchronize(rt));
+    EXPECT_OK(fuser_mem_copy_d2h(rt, y, io[3], sizeof(uint16_t) * (size_t)m * 5));
+    size_t bad = 0;
+    for (int64_t i = 0; i < m; i++)
+      for (int j = 0; j < 5; j++) {
+        float acc = 0.0f;
+        for (int l = 0; l < 4; l++)
+          acc += fp_half_to_float(x[i * 4 + l]) * fp_half_to_float(w[j * 4 + l]);
+        acc += fp_half_to_float(bias[j]);
+        if (y[i * 5 + j] != fp_float_to_half(acc)) bad++;
+      }
+    printf("GEMM (cuBLASLt) %lld x 5 = x @ w^T + b, x %s: %zu wrong\n",
+           (long long)m, shift ? "2-byte aligned" : "256-byte aligned", bad);
+    CHECK(bad == 0);
+  }
+  EXPECT_OK(fuser_mem_free(rt, xbuf));
+  for (int q = 1; q < 4; q++) EXPECT_OK(fuser_mem_free(rt, io[q]));
+  free(x);
+  free(y);
+  fuser_bundle_destroy(b);
+}
+
 int main(void) {
   fuser_error *e = fuser_rt_create(NULL, &rt);
   if (e) {
@@ -295,6 +364,8 @@ int main(void) {
          "(4 launches per call, %d calls)\n",
          (t1 - t0) / (calls * 4.0), calls);
   check_results("after timing");
+
+  check_gemm();
 
   for (int i = 0; i < 5; i++) EXPECT_OK(fuser_mem_free(rt, dev[i]));
   EXPECT_OK(fuser_mem_free(rt, scratch));

@@ -98,9 +98,12 @@ void tl_log_clear(void) {
 static const char *const interesting[] = {
     "cuModuleLoadDataEx", "cuModuleUnload", "cuModuleGetFunction",
     "cuFuncSetAttribute", "cuLaunchKernel", "cuMemAlloc_v2", "cuMemFree_v2",
-    NULL};
+    /* A GEMM with k = 0 (cuda.c) */
+    "cuMemsetD2D8Async", "cuMemcpy2D_v2", NULL};
 
 bool tl_log_interesting(const char *line) {
+  /* Every call of the fake cuBLASLt (fake_cublaslt.c). */
+  if (strncmp(line, "cublasLt", 8) == 0) return true;
   for (int i = 0; interesting[i]; i++) {
     size_t n = strlen(interesting[i]);
     if (strncmp(line, interesting[i], n) == 0 &&
@@ -417,4 +420,35 @@ unsigned char *tl_sample_bytes(size_t *size, bw_layout *layout) {
   bw_bundle b;
   tl_sample_bundle(&b, false);
   return bw_write(&b, size, layout);
+}
+
+void tl_linear_bundle(bw_bundle *b) {
+  memset(b, 0, sizeof *b);
+  b->num_modules = 1;
+  b->modules[0] = (bw_module){"kernels_ptx", 1, tl_sample_ptx, 90, 78};
+  b->num_fusions = 1;
+  bw_fusion *f = &b->fusions[0];
+  f->name = "linear";
+  f->num_args = 3;
+  f->num_results = 1;
+  f->num_regs = 10;
+  f->num_dyn = BW_NONE;
+  f->emu_module = BW_NONE;
+  f->tensors[0] = (bw_tensor){"x", FUSER_BUNDLE_DTYPE_F16, 2, {-1, 4}};
+  f->tensors[1] = (bw_tensor){"w", FUSER_BUNDLE_DTYPE_F16, 2, {5, 4}};
+  f->tensors[2] = (bw_tensor){"b", FUSER_BUNDLE_DTYPE_F16, 1, {5}};
+  f->tensors[3] = (bw_tensor){"y", FUSER_BUNDLE_DTYPE_F16, 2, {-1, 5}};
+  /* m, n, k, batch, lda, ldb, ldd, stride_a, stride_b, stride_d */
+  const int64_t v[10] = {0, 5, 4, 1, 4, 4, 5, 0, 0, 0};
+  uint32_t n = 0;
+  f->instrs[n++] = bw_op(BW_DIM, 0, 0, 0);
+  for (uint32_t r = 1; r < 10; r++) f->instrs[n++] = bw_const(r, v[r]);
+  f->instrs[n++] = bw_op(BW_RESULT_DIM, BW_NONE, 0, 1);
+  f->instrs[n++] = bw_gemm_op(0);
+  f->num_instrs = n;
+  f->num_gemms = 1;
+  f->gemms[0] = (bw_gemm){0, 1, 3, 2, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9,
+                          FUSER_BUNDLE_DTYPE_F16, FUSER_BUNDLE_DTYPE_F16,
+                          FUSER_BUNDLE_GEMM_FLAG_TRANS_B,
+                          FUSER_BUNDLE_GEMM_EPILOGUE_BIAS};
 }

@@ -38,7 +38,8 @@ void tl_log_setup_path(const char *path);
 /* Empties the log. */
 void tl_log_clear(void);
 /* Whether a log line is one the comparisons look at: module loads/unloads,
- * function lookups, attributes, launches, device allocations and frees. */
+ * function lookups, attributes, launches, device allocations and frees,
+ * the 2D writes of a GEMM with k = 0, and every call of the fake cuBLASLt. */
 bool tl_log_interesting(const char *line);
 /* Reads the interesting lines of the log; returns their count (lines in
  * *out, free with tl_lines_free). */
@@ -82,5 +83,10 @@ void tl_sample_bundle(bw_bundle *b, bool with_emulation);
 
 /* Writes tl_sample_bundle to bytes (free with free()). */
 unsigned char *tl_sample_bytes(size_t *size, bw_layout *layout);
+
+/* "linear": x f16[?, 4], w f16[5, 4], b f16[5] -> y f16[?, 5], y = x @ w^T
+ * + b as one GEMM (TRANS_B, bias epilogue; m is x's rows, dynamic dim 0,
+ * and y's, dynamic dim 1); module 0 is tl_sample_ptx. Minor version 1. */
+void tl_linear_bundle(bw_bundle *b);
 
 #endif
