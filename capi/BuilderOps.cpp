@@ -696,6 +696,62 @@ static bool optionalOperand(Call &c, MlirValue v, const char *what, Value &out) 
   return (bool)out;
 }
 
+//===----------------------------------------------------------------------===//
+// Matrix multiplication
+//===----------------------------------------------------------------------===//
+
+/// Whether `v` is a float tensor, as torch.matmul needs on a GPU; records
+/// the error if not.
+static bool matmulTypeOk(Call &c, Value v, const char *what) {
+  Type t = tensorOf(v).getElementType();
+  if (t.isF16() || t.isBF16() || t.isF32() || t.isF64())
+    return true;
+  std::string got;
+  llvm::raw_string_ostream os(got);
+  os << t;
+  c.fail(Twine(what) + " must be a tensor of f16, bf16, f32 or f64, got " + got);
+  return false;
+}
+
+MlirValue fuserBuildMatmul(FuserBuilder b, MlirValue x, MlirValue y) {
+  Call c(b, "fuserBuildMatmul");
+  if (!c.ready())
+    return MlirValue{nullptr};
+  SmallVector<Value, 2> vs;
+  if (!c.operands({x, y}, vs) || !matmulTypeOk(c, vs[0], "the lhs") ||
+      !matmulTypeOk(c, vs[1], "the rhs"))
+    return MlirValue{nullptr};
+  FailureOr<RankedTensorType> t = MatmulOp::inferResultType(c.loc(), tensorOf(vs[0]), tensorOf(vs[1]));
+  if (failed(t)) {
+    c.failWithDiagnostics("'fuser.matmul' op cannot infer its result type");
+    return MlirValue{nullptr};
+  }
+  return c.wrapValue(firstResult(c.create(MatmulOp::getOperationName(), vs, *t, {})));
+}
+
+MlirValue fuserBuildLinear(FuserBuilder b, MlirValue x, MlirValue weight, MlirValue bias) {
+  Call c(b, "fuserBuildLinear");
+  if (!c.ready())
+    return MlirValue{nullptr};
+  Value v = c.operand(x, "the input"), w = c.operand(weight, "the weight"), bi;
+  if (!v || !w || !optionalOperand(c, bias, "the bias", bi) ||
+      !matmulTypeOk(c, v, "the input") || !matmulTypeOk(c, w, "the weight"))
+    return MlirValue{nullptr};
+  std::optional<RankedTensorType> biasType;
+  if (bi)
+    biasType = tensorOf(bi);
+  FailureOr<RankedTensorType> t =
+      LinearOp::inferResultType(c.loc(), tensorOf(v), tensorOf(w), biasType);
+  if (failed(t)) {
+    c.failWithDiagnostics("'fuser.linear' op cannot infer its result type");
+    return MlirValue{nullptr};
+  }
+  SmallVector<Value, 3> operands = {v, w};
+  if (bi)
+    operands.push_back(bi);
+  return c.wrapValue(firstResult(c.create(LinearOp::getOperationName(), operands, *t, {})));
+}
+
 MlirValue fuserBuildLayerNorm(FuserBuilder b, MlirValue x, MlirValue weight,
                               MlirValue bias, const int64_t *dims,
                               intptr_t numDims, double eps, MlirValue *mean,

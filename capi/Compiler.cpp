@@ -201,6 +201,11 @@ void fuserCompileOptionsSetAssumeAligned(FuserCompileOptions o, bool v) {
     return;
   unwrap(o)->assumeAligned = v;
 }
+void fuserCompileOptionsSetAllowTf32(FuserCompileOptions o, bool v) {
+  if (!o.ptr)
+    return;
+  unwrap(o)->allowTf32 = v;
+}
 void fuserCompileOptionsSetEmulation(FuserCompileOptions o, bool v) {
   if (!o.ptr)
     return;

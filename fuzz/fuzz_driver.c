@@ -63,18 +63,27 @@ static fuser_error *sync_(void *c, void *s, int whole) {
   (void)c; (void)s; (void)whole;
   return NULL;
 }
+/* A GEMM the runtime let through: read every field, as a library would. */
+static fuser_error *gemm(void *c, const fuser_gemm *g, void *s) {
+  (void)c; (void)s;
+  volatile const unsigned char *p = (const unsigned char *)g;
+  volatile unsigned char sink = 0;
+  for (size_t i = 0; i < sizeof *g; ++i) sink ^= p[i];
+  (void)sink;
+  return NULL;
+}
 
 const fuser_driver fuzz_null_driver_ptx = {
     .module_kind = FUSER_MODULE_PTX, .name = "fuzz-ptx",
     .module_load = load, .module_unload = unload, .function_get = get,
     .launch = launch, .mem_alloc = alloc, .mem_free = mfree,
-    .copy_h2d = h2d, .copy_d2h = d2h, .synchronize = sync_,
+    .copy_h2d = h2d, .copy_d2h = d2h, .synchronize = sync_, .gemm = gemm,
 };
 const fuser_driver fuzz_null_driver_emulator = {
     .module_kind = FUSER_MODULE_EMULATOR, .name = "fuzz-emulator",
     .module_load = load, .module_unload = unload, .function_get = get,
     .launch = launch, .mem_alloc = alloc, .mem_free = mfree,
-    .copy_h2d = h2d, .copy_d2h = d2h, .synchronize = sync_,
+    .copy_h2d = h2d, .copy_d2h = d2h, .synchronize = sync_, .gemm = gemm,
 };
 
 /* An error must carry a message; it is released here. */

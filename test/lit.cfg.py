@@ -37,3 +37,5 @@ llvm_config.with_environment("PATH", config.fuser_tools_dir, append_path=True)
 # their launches without a GPU.
 config.substitutions.append(
     ("%fake_cuda", os.path.join(config.fuser_obj_root, "lib", "libfuser_fake_cuda.so")))
+config.substitutions.append(
+    ("%fake_cublaslt", os.path.join(config.fuser_obj_root, "lib", "libfuser_fake_cublaslt.so")))

@@ -449,6 +449,21 @@ MLIR_CAPI_EXPORTED bool fuserBuildCummax(FuserBuilder b, MlirValue x, int64_t di
 MLIR_CAPI_EXPORTED bool fuserBuildCummin(FuserBuilder b, MlirValue x, int64_t dim,
                                          MlirValue *values, MlirValue *indices);
 
+/*===-- Matrix multiplication (library calls: docs/matmul.md) ------------------===*/
+
+/// torch.matmul(x, y): dot product, matrix-vector, matrix product, or
+/// batched with batch dims broadcast (a dim of size 1 broadcasts; sizes
+/// known only at launch must be equal). Both f16, bf16, f32 or f64 of one
+/// dtype (PyTorch refuses mixed dtypes, and so does this); f32
+/// accumulation (f64 for f64), one rounding. Runs through cuBLASLt.
+MLIR_CAPI_EXPORTED MlirValue fuserBuildMatmul(FuserBuilder b, MlirValue x, MlirValue y);
+/// torch.nn.functional.linear(x, weight, bias): x [..., in] @ weight^T
+/// ([out, in]) + bias ([out]; a null MlirValue for none), all one float
+/// dtype. The bias is added before the one rounding, as cuBLASLt's bias
+/// epilogue does.
+MLIR_CAPI_EXPORTED MlirValue fuserBuildLinear(FuserBuilder b, MlirValue x, MlirValue weight,
+                                              MlirValue bias);
+
 /*===-- Composites (expanded by fuser-decompose) -----------------------------===*/
 
 MLIR_CAPI_EXPORTED MlirValue fuserBuildSoftmax(FuserBuilder b, MlirValue x, int64_t dim);

@@ -102,6 +102,12 @@ MLIR_CAPI_EXPORTED void fuserCompileOptionsSetKeepStages(FuserCompileOptions opt
 /// a misaligned buffer fails, naming it, rather than run. Default false.
 MLIR_CAPI_EXPORTED void fuserCompileOptionsSetAssumeAligned(FuserCompileOptions options,
                                                           bool assumeAligned);
+/// Let matrix products of f32 operands (fuser.matmul, fuser.linear) multiply
+/// them as TF32 (10-bit mantissas, f32 accumulation), as PyTorch's
+/// torch.backends.cuda.matmul.allow_tf32 does: faster on tensor cores, less
+/// exact. Default false: full f32 (docs/matmul.md).
+MLIR_CAPI_EXPORTED void fuserCompileOptionsSetAllowTf32(FuserCompileOptions options,
+                                                        bool allowTf32);
 /// Put the kernels' MLIR in the bundle so that it also runs on the CPU
 /// emulator (default true).
 MLIR_CAPI_EXPORTED void fuserCompileOptionsSetEmulation(FuserCompileOptions options,

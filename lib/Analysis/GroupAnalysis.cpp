@@ -28,7 +28,11 @@ bool mlir::fuser::isIndexingOp(Operation *op) {
 
 bool mlir::fuser::isScatterOp(Operation *op) { return isa<ScatterAddOp, IndexAddOp>(op); }
 
+bool mlir::fuser::isLibraryOp(Operation *op) { return isa<MatmulOp, LinearOp>(op); }
+
 bool mlir::fuser::readsFromMemory(Operation *op, unsigned operand) {
+  if (isLibraryOp(op))
+    return true; // the library reads its operands from memory
   if (isa<GatherOp, IndexSelectOp>(op))
     return operand == 0; // the table
   if (isScatterOp(op))
@@ -40,10 +44,11 @@ bool mlir::fuser::isScanOp(Operation *op) {
   return isa<CumsumOp, CumprodOp, CummaxOp, CumminOp>(op);
 }
 
-
-
 std::string mlir::fuser::whyInMemory(Operation *op) {
   std::string name = "'" + op->getName().getStringRef().str() + "'";
+  if (isLibraryOp(op))
+    return name + " is a library call (cuBLASLt): a segment of its own, whose operands must "
+                  "be in memory, written by an earlier kernel";
   if (isScatterOp(op))
     return name + " reads its index and source along whole lines: they must be in memory, "
                   "written by an earlier kernel";
@@ -74,6 +79,7 @@ StringRef mlir::fuser::groupKindName(GroupKind kind) {
   case GroupKind::Normalization: return "normalization";
   case GroupKind::InnerOuter: return "inner-outer";
   case GroupKind::Scan: return "scan";
+  case GroupKind::Matmul: return "matmul";
   }
   return "?";
 }
@@ -112,6 +118,15 @@ FailureOr<GroupInfo> mlir::fuser::classifyGroup(ArrayRef<Operation *> group,
                                                 const ShapeAnalysis &shapes,
                                                 std::string *whyNot) {
   GroupInfo info;
+  for (Operation *op : group)
+    if (isLibraryOp(op)) {
+      if (group.size() != 1) {
+        fail(whyNot, whyInMemory(op));
+        return failure();
+      }
+      info.kind = GroupKind::Matmul;
+      return info;
+    }
   if (Operation *g = gatherOfOwnValue(group)) {
     fail(whyNot, whyInMemory(g));
     return failure();

@@ -202,6 +202,40 @@ LogicalResult Analyzer::visit(Operation *op) {
             }
             return success();
           })
+      .Case<MatmulOp>([&](MatmulOp mm) {
+        // Contraction dims are equal; batch dims broadcast right-aligned
+        // (a static 1 takes the other's size; others are equal).
+        Value a = mm.getLhs(), b = mm.getRhs(), r = mm.getResult();
+        RankedTensorType rt = mm.getType();
+        int64_t ra = mm.getLhs().getType().getRank(), rb = mm.getRhs().getType().getRank();
+        unite(a, ra - 1, b, rb == 1 ? 0 : rb - 2);
+        int64_t rr = rt.getRank();
+        int64_t nb = rr - (ra >= 2) - (rb >= 2); // batch dims of the result
+        for (Value x : {a, b}) {
+          int64_t rx = cast<RankedTensorType>(x.getType()).getRank();
+          int64_t xb = rx > 2 ? rx - 2 : 0;
+          for (int64_t i = 0; i < xb; ++i)
+            if (cast<RankedTensorType>(x.getType()).getDimSize(i) != 1 ||
+                rt.getDimSize(nb - xb + i) == 1)
+              unite(x, i, r, nb - xb + i);
+        }
+        if (ra >= 2)
+          unite(a, ra - 2, r, nb);
+        if (rb >= 2)
+          unite(b, rb - 1, r, rr - 1);
+        return success();
+      })
+      .Case<LinearOp>([&](LinearOp l) {
+        Value x = l.getInput(), r = l.getResult();
+        int64_t rx = l.getInput().getType().getRank();
+        unite(x, rx - 1, l.getWeight(), 1);
+        for (int64_t i = 0; i + 1 < rx; ++i)
+          unite(x, i, r, i);
+        unite(l.getWeight(), 0, r, rx - 1);
+        if (l.getBias())
+          unite(l.getBias(), 0, r, rx - 1);
+        return success();
+      })
       .Case<PermuteOp>([&](PermuteOp p) {
         for (auto [i, d] : llvm::enumerate(p.getPerm()))
           unite(p.getResult(), i, p.getInput(), d);

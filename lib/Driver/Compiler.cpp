@@ -81,6 +81,7 @@ static LogicalResult compileOnThisStack(ModuleOp module, const DriverOptions &op
   pipeline.math = options.math;
   pipeline.optLevel = options.optLevel;
   pipeline.assumeAligned = options.assumeAligned;
+  pipeline.allowTf32 = options.allowTf32;
 
   auto keep = [&](const char *stage) {
     if (options.keepStages)

@@ -20,6 +20,7 @@
 
 #include "Fiber.h"
 #include "HostJit.h"
+#include "ReferenceGemm.h"
 #include "ThreadContext.h"
 
 #include "fuser/Driver/InputLimits.h"
@@ -832,6 +833,44 @@ static fuser_error *drvZero(void *ctx, uint64_t ptr, size_t bytes, void *) {
   std::memset(reinterpret_cast<void *>(ptr), 0, bytes);
   return nullptr;
 }
+/// The plan's GEMM: every byte it reaches must lie in a live allocation
+/// (as a kernel's global accesses are checked), then the reference GEMM;
+/// with traffic counting, each operand's elements count once.
+static fuser_error *drvGemm(void *ctx, const fuser_gemm *g, void *) {
+  EmulatorContext &emu = emuOf(ctx);
+  GemmReach reach = gemmReach(*g);
+  struct Operand {
+    uint64_t address, bytes;
+    const char *what;
+  } operands[] = {{g->a, reach.a, "GEMM read of A:"},
+                  {g->b, reach.b, "GEMM read of B:"},
+                  {g->bias, reach.bias, "GEMM read of the bias:"},
+                  {g->d, reach.d, "GEMM write of D:"}};
+  for (const Operand &o : operands)
+    if (o.bytes)
+      if (fuser_error *e = checkRange(emu, o.address, o.bytes, o.what))
+        return e;
+  referenceGemm(*g);
+  if (emu.options.countTraffic && g->m > 0 && g->n > 0 && g->batch > 0) {
+    uint64_t ab = fuser_dtype_size(fuser_dtype(g->ab_dtype)),
+             d = fuser_dtype_size(fuser_dtype(g->d_dtype));
+    auto matrices = [&](int64_t stride) { return stride ? uint64_t(g->batch) : 1; };
+    std::lock_guard<std::mutex> lock(emu.allocMutex);
+    auto count = [&](uint64_t address, uint64_t bytes, bool stored) {
+      auto it = emu.allocations.upper_bound(address);
+      if (it == emu.allocations.begin() || !bytes)
+        return;
+      --it;
+      (stored ? it->second.stored : it->second.loaded) += bytes;
+    };
+    count(g->a, matrices(g->stride_a) * g->m * g->k * ab, false);
+    count(g->b, matrices(g->stride_b) * g->k * g->n * ab, false);
+    if (g->bias)
+      count(g->bias, g->n * d, false);
+    count(g->d, uint64_t(g->batch) * g->m * g->n * d, true);
+  }
+  return nullptr;
+}
 static fuser_error *drvSynchronize(void *, void *, int) { return nullptr; }
 static void drvDestroy(void *ctx) { delete static_cast<EmulatorContext *>(ctx); }
 
@@ -852,6 +891,7 @@ const fuser_driver *mlir::fuser::getEmulatorDriver() {
     d.mem_zero = drvZero;
     d.synchronize = drvSynchronize;
     d.destroy = drvDestroy;
+    d.gemm = drvGemm;
     return d;
   }();
   return &driver;

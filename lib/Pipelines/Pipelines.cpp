@@ -55,6 +55,7 @@ void mlir::fuser::buildKernelsStage(OpPassManager &pm, const CompileOptions &opt
   emit.indexBits = options.indexBits;
   emit.math = options.math;
   emit.assumeAligned = options.assumeAligned;
+  emit.allowTf32 = options.allowTf32;
   emit.plantBug = plantBug.str();
   pm.addPass(createEmitKernelsPass(emit));
   pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
@@ -103,6 +104,6 @@ void mlir::fuser::registerPipelines() {
   PassPipelineRegistration<CompileOptions>(
       "fuser-compile",
       "Compile fusions to PTX kernels and launch plans (options: chip, ptx, "
-      "fast-math, index-bits, math, assume-aligned, opt-level)",
+      "fast-math, index-bits, math, assume-aligned, allow-tf32, opt-level)",
       buildCompilePipeline);
 }

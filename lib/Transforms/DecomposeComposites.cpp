@@ -341,6 +341,47 @@ struct DecomposeQuantize : OpRewritePattern<QuantizeOp> {
   }
 };
 
+/// A GEMM reads each operand's batch of matrices with one stride: every
+/// matrix once (the operand has all the result's batch dims) or one matrix
+/// for all (it has none of them). An operand that broadcasts along some
+/// batch dims but not others (`[2,1,m,k]` against `[1,3,k,n]`) is broadcast
+/// to all of them first: a kernel writes it, and the library reads it.
+struct MaterializeMatmulBatchBroadcast : OpRewritePattern<MatmulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MatmulOp mm, PatternRewriter &rewriter) const override {
+    RankedTensorType r = mm.getType();
+    int64_t ra = mm.getLhs().getType().getRank(), rb = mm.getRhs().getType().getRank();
+    int64_t nb = r.getRank() - (ra >= 2) - (rb >= 2);
+    bool changed = false;
+    for (unsigned operand = 0; operand < 2; ++operand) {
+      Value x = mm->getOperand(operand);
+      auto t = cast<RankedTensorType>(x.getType());
+      int64_t xb = t.getRank() > 2 ? t.getRank() - 2 : 0;
+      // Which of the result's batch dims (those not of size 1) x has.
+      unsigned has = 0, relevant = 0;
+      for (int64_t i = 0; i < nb; ++i) {
+        if (r.getDimSize(i) == 1)
+          continue;
+        ++relevant;
+        int64_t xi = i - (nb - xb);
+        if (xi >= 0 && t.getDimSize(xi) != 1)
+          ++has;
+      }
+      if (has == 0 || has == relevant)
+        continue;
+      SmallVector<int64_t> shape(r.getShape().take_front(nb));
+      shape.append(t.getShape().end() - 2, t.getShape().end());
+      SmallVector<int64_t> dims;
+      for (int64_t i = 0; i < t.getRank(); ++i)
+        dims.push_back(i + (nb - xb));
+      Value full = BroadcastOp::create(rewriter, mm.getLoc(), t.clone(shape), x, dims);
+      rewriter.modifyOpInPlace(mm, [&] { mm->setOperand(operand, full); });
+      changed = true;
+    }
+    return success(changed);
+  }
+};
+
 struct DecomposeCompositesPass
     : fuser::impl::DecomposeCompositesPassBase<DecomposeCompositesPass> {
   void runOnOperation() override {
@@ -356,5 +397,5 @@ struct DecomposeCompositesPass
 void mlir::fuser::populateDecomposeCompositesPatterns(RewritePatternSet &patterns) {
   patterns.add<DecomposeSoftmax<SoftmaxOp, false>, DecomposeSoftmax<LogSoftmaxOp, true>,
                DecomposeLayerNorm, DecomposeRmsNorm, DecomposeDropout, DecomposeScaledCast,
-               DecomposeQuantize>(patterns.getContext());
+               DecomposeQuantize, MaterializeMatmulBatchBroadcast>(patterns.getContext());
 }

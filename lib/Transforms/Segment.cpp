@@ -34,6 +34,51 @@ static bool isFree(Operation *op) { return isa<ConstantOp, IotaOp>(op); }
 
 /// A result that is a view of another value's bytes: in no group.
 static bool isResultView(Operation *op) { return op->hasAttr(kResultViewAttr); }
+/// A transpose a GEMM reads through its flags: in no group.
+static bool isTransposedOperand(Operation *op) { return op->hasAttr(kTransposedOperandAttr); }
+/// Ops in no group: views of bytes other ops write.
+static bool isView(Operation *op) { return isResultView(op) || isTransposedOperand(op); }
+
+/// Marks each fuser.permute that swaps the last two dims and whose every
+/// user reads it as a matmul operand (kTransposedOperandAttr): the GEMM
+/// reads the permute's input with its transpose flag, and no kernel writes
+/// the transpose. (A gradient's `g^T @ x`, an attention score's `k^T`.) The
+/// input must be in memory anyway: an argument (not a view: a library call
+/// reads dense operands) or a value some kernel computes; not a constant.
+static void markTransposedOperands(func::FuncOp fusion) {
+  fusion.walk([&](PermuteOp p) {
+    ArrayRef<int64_t> perm = p.getPerm();
+    int64_t r = perm.size();
+    if (r < 2 || perm[r - 2] != r - 1 || perm[r - 1] != r - 2)
+      return;
+    for (int64_t i = 0; i + 2 < r; ++i)
+      if (perm[i] != i)
+        return;
+    if (p->use_empty() || !llvm::all_of(p->getUsers(), [](Operation *u) { return isa<MatmulOp>(u); }))
+      return;
+    Value in = p.getInput();
+    if (auto arg = dyn_cast<BlockArgument>(in)) {
+      if (argStrides(fusion, arg.getArgNumber()))
+        return;
+    } else if (Operation *def = in.getDefiningOp(); isFree(def) || isView(def)) {
+      return;
+    }
+    p->setAttr(kTransposedOperandAttr, UnitAttr::get(fusion.getContext()));
+  });
+}
+
+/// The ops that read `op`'s result `v`, looking through transposed
+/// operands to the matmuls that read them.
+static SmallVector<Operation *> readersOf(Value v) {
+  SmallVector<Operation *> users;
+  for (Operation *u : v.getUsers()) {
+    if (isTransposedOperand(u))
+      llvm::append_range(users, u->getUsers());
+    else
+      users.push_back(u);
+  }
+  return users;
+}
 
 /// Marks each result that is a fuser.reshape of a value some kernel computes
 /// as a view (kResultViewAttr): the kernel writes the value into the
@@ -83,7 +128,7 @@ static bool isSizedByUse(Operation *op, const llvm::SmallPtrSetImpl<Operation *>
     }
     return false;
   }
-  if (isReductionOp(op) || isScanOp(op) || isIndexingOp(op) ||
+  if (isReductionOp(op) || isScanOp(op) || isIndexingOp(op) || isLibraryOp(op) ||
       isa<RandOp, RandnOp, BernoulliOp, DropoutOp, ReshapeOp, SizeOp>(op))
     return false;
   bool any = false;
@@ -168,7 +213,7 @@ static bool isRecomputable(Operation *op) {
       return !readsFromMemory(op, operand.getOperandNumber()) ||
              isa<BlockArgument>(operand.get());
     });
-  return !isReductionOp(op) && !isScanOp(op);
+  return !isReductionOp(op) && !isScanOp(op) && !isLibraryOp(op);
 }
 
 /// Whether an indexing op reads `v` from memory (a gather's table at
@@ -176,7 +221,8 @@ static bool isRecomputable(Operation *op) {
 /// lines), so `v` must be in memory, never recomputed by the reader.
 static bool readAtComputedPositions(Value v) {
   return llvm::any_of(v.getUses(), [](OpOperand &use) {
-    return readsFromMemory(use.getOwner(), use.getOperandNumber());
+    return isTransposedOperand(use.getOwner()) ||
+           readsFromMemory(use.getOwner(), use.getOperandNumber());
   });
 }
 
@@ -194,7 +240,7 @@ static bool recomputeCone(Value v, SmallVectorImpl<Operation *> &ops) {
       seen.insert(def); // a constant: each group its own copy
       continue;
     }
-    if (!isRecomputable(def) || isResultView(def) || seen.size() >= kMaxRecomputedOps)
+    if (!isRecomputable(def) || isView(def) || seen.size() >= kMaxRecomputedOps)
       return false;
     seen.insert(def);
     llvm::append_range(stack, def->getOperands());
@@ -310,6 +356,7 @@ private:
   SmallVector<SmallVector<Value>> outs; ///< values other groups or the return read
   SmallVector<bool> hasReduction;
   SmallVector<bool> hasIndexing; ///< holds a gather, index_select or scatter
+  SmallVector<bool> isLibrary;   ///< a matmul or linear: a group of its own
   /// Why the edge from one group to another stayed a boundary.
   std::map<std::pair<int, int>, std::string> boundaryReason;
 
@@ -359,6 +406,11 @@ bool Segmenter::reaches(int from, int to, int skipDirect) {
 bool Segmenter::tryMerge(int a, int b) {
   if (a == b || !alive(a) || !alive(b))
     return false;
+  for (int g : {a, b})
+    if (isLibrary[g]) {
+      boundaryReason[{std::min(a, b), std::max(a, b)}] = whyInMemory(members(g).front());
+      return false;
+    }
   if (reaches(a, b, b) || reaches(b, a, a)) {
     boundaryReason[{std::min(a, b), std::max(a, b)}] =
         "merging would make a cycle through another kernel";
@@ -464,6 +516,10 @@ LogicalResult Segmenter::run(bool dump, StringRef dot) {
       Operation *def = operand.get().getDefiningOp();
       if (!def || !isFree(def) || !readsFromMemory(&op, operand.getOperandNumber()))
         continue;
+      if (isLibraryOp(&op))
+        return op.emitOpError("reads its operands from memory (a library call), and operand ")
+               << operand.getOperandNumber()
+               << " is a constant or an iota; pass it as an argument of the fusion";
       if (isScatterOp(&op))
         return op.emitOpError("reads its ")
                << (operand.getOperandNumber() == 1 ? "index" : "source")
@@ -472,7 +528,7 @@ LogicalResult Segmenter::run(bool dump, StringRef dot) {
       return op.emitOpError("reads a constant or an iota at positions computed from data; "
                             "pass the table as an argument of the fusion");
     }
-    if (isFree(&op) || isResultView(&op))
+    if (isFree(&op) || isView(&op))
       continue;
     int g = parent.size();
     node[&op] = g;
@@ -484,6 +540,7 @@ LogicalResult Segmenter::run(bool dump, StringRef dot) {
     // (a scan too: only classifyGroup decides what joins it)
     hasReduction.push_back(isReductionOp(&op) || isScanOp(&op));
     hasIndexing.push_back(isIndexingOp(&op));
+    isLibrary.push_back(isLibraryOp(&op));
     order.push_back(&op);
   }
   unsigned numGroups = order.size();
@@ -496,7 +553,7 @@ LogicalResult Segmenter::run(bool dump, StringRef dot) {
     int g = groupOf(op);
     for (Value r : op->getResults()) {
       bool outside = false;
-      for (Operation *u : r.getUsers()) {
+      for (Operation *u : readersOf(r)) {
         if (isFree(u))
           continue;
         outside = true;
@@ -629,7 +686,7 @@ LogicalResult Segmenter::run(bool dump, StringRef dot) {
   for (Operation &op : body.without_terminator())
     all.push_back(&op);
   for (Operation *op : llvm::reverse(all))
-    if (op->use_empty() && !isResultView(op))
+    if (op->use_empty() && !isView(op))
       op->erase();
 
   if (dump) {
@@ -665,6 +722,13 @@ LogicalResult Segmenter::run(bool dump, StringRef dot) {
                             ->getAttrOfType<IntegerAttr>(kSegmentAttr).getInt()
                      << "'s value, written there by its kernel (no copy)\n";
   }
+  if (dump)
+    for (Operation &op : body.without_terminator())
+      if (isTransposedOperand(&op))
+        for (Operation *u : op.getUsers())
+          llvm::errs() << "  a transpose (fuser.permute) that segment "
+                       << u->getAttrOfType<IntegerAttr>(kSegmentAttr).getInt()
+                       << "'s GEMM reads through its transpose flag (no kernel)\n";
   if (!dot.empty()) {
     std::string path = (dot + "." + fusion.getSymName() + ".dot").str();
     std::error_code ec;
@@ -680,6 +744,10 @@ LogicalResult Segmenter::run(bool dump, StringRef dot) {
       id[&op] = n;
       if (isResultView(&op)) {
         os << "  op" << n << " [label=\"reshape\\nresult view\" fillcolor=white];\n";
+        continue;
+      }
+      if (isTransposedOperand(&op)) {
+        os << "  op" << n << " [label=\"permute\\nread transposed\" fillcolor=white];\n";
         continue;
       }
       int g = op.getAttrOfType<IntegerAttr>(kSegmentAttr).getInt();
@@ -784,6 +852,7 @@ struct SegmentPass : fuser::impl::SegmentPassBase<SegmentPass> {
       }
       splitValuesSizedByUse(fusion);
       markResultViews(fusion);
+      markTransposedOperands(fusion);
       FailureOr<ShapeAnalysis> shapes = ShapeAnalysis::analyze(fusion);
       if (failed(shapes) || failed(Segmenter(fusion, *shapes).run(dump, dot)))
         return signalPassFailure();
@@ -804,7 +873,7 @@ FailureOr<SmallVector<Segment>> mlir::fuser::getSegments(func::FuncOp fusion) {
   Block &body = fusion.getBody().front();
   DenseMap<Operation *, unsigned> segmentOf;
   for (Operation &op : body.without_terminator()) {
-    if (isResultView(&op))
+    if (isView(&op))
       continue;
     auto attr = op.getAttrOfType<IntegerAttr>(kSegmentAttr);
     if (!attr || attr.getInt() < 0 || attr.getInt() >= (int64_t)names.size())
@@ -817,15 +886,19 @@ FailureOr<SmallVector<Segment>> mlir::fuser::getSegments(func::FuncOp fusion) {
     for (Operation *op : s.ops) {
       for (Value in : op->getOperands()) {
         Operation *def = in.getDefiningOp();
-        if (!def || segmentOf[def] != s.index) {
-          if (def && segmentOf[def] > s.index)
+        if (def && isTransposedOperand(def)) { // the GEMM reads its input
+          in = def->getOperand(0);
+          def = in.getDefiningOp();
+        }
+        if (!def || segmentOf.lookup(def) != s.index) {
+          if (def && segmentOf.lookup(def) > s.index)
             return op->emitOpError("reads a value of a later segment");
           s.inputs.insert(in);
         }
       }
       for (Value r : op->getResults())
         for (OpOperand &use : r.getUses())
-          if (use.getOwner() == ret || isResultView(use.getOwner()) ||
+          if (use.getOwner() == ret || isView(use.getOwner()) ||
               segmentOf.lookup(use.getOwner()) != s.index)
             s.outputs.insert(r);
     }

@@ -219,12 +219,13 @@ LogicalResult mlir::fuser::splitResiduals(func::FuncOp f, func::FuncOp vjp) {
   // Residuals, in first-use order. As AOTAutograd's partitioner does, the
   // values of elementwise and data-movement ops are recomputed by @f_bwd
   // from their operands (a fusion is memory bound: recomputing costs no
-  // bytes, saving costs a write and a read); reductions, scans, scatters
-  // and the composites' results are saved, and so are the inputs they read.
+  // bytes, saving costs a write and a read); reductions, scans, scatters,
+  // matmuls and the composites' results are saved, and so are the inputs
+  // they read.
   llvm::SetVector<Value> residuals;
   llvm::SmallPtrSet<Operation *, 16> copied;
   auto recomputed = [](Operation *d) {
-    return !(isReductionOp(d) || isScanOp(d) || isScatterOp(d) ||
+    return !(isReductionOp(d) || isScanOp(d) || isScatterOp(d) || isLibraryOp(d) ||
              isa<SoftmaxOp, LogSoftmaxOp, LayerNormOp, RmsNormOp, DropoutOp, ScaledCastOp,
                  QuantizeOp>(d));
   };

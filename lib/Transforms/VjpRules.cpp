@@ -611,6 +611,94 @@ LogicalResult product(Grad &G, ProdOp op, Value gIn, Grads &out) {
   return success();
 }
 
+/// `x` with its last two dims swapped.
+Value transposeLast2(Grad &G, Value x) {
+  RankedTensorType t = typeOf(x);
+  SmallVector<int64_t> perm;
+  for (int64_t i = 0; i < t.getRank(); ++i)
+    perm.push_back(i);
+  std::swap(perm[t.getRank() - 2], perm[t.getRank() - 1]);
+  return PermuteOp::create(G.b, G.loc, x, perm);
+}
+
+/// `g`, a gradient of `like`'s batch broadcast to more (or wider) batch
+/// dims, summed back to `like`'s shape: over the leading dims `like` lacks,
+/// and over its dims of size 1 that were broadcast (kept as 1).
+Value sumToBatch(Grad &G, Value g, RankedTensorType like) {
+  RankedTensorType t = typeOf(g);
+  int64_t extra = t.getRank() - like.getRank();
+  SmallVector<int64_t> lead;
+  for (int64_t i = 0; i < extra; ++i)
+    lead.push_back(i);
+  if (!lead.empty())
+    g = SumOp::create(G.b, G.loc, g, lead, false);
+  SmallVector<int64_t> ones;
+  for (int64_t i = 0; i + 2 < like.getRank(); ++i)
+    if (like.getDimSize(i) == 1 && typeOf(g).getDimSize(i) != 1)
+      ones.push_back(i);
+  if (!ones.empty())
+    g = SumOp::create(G.b, G.loc, g, ones, true);
+  return fitToType(G.b, G.loc, g, like);
+}
+
+/// torch.matmul's backward: a vector operand is a 1 x k row (lhs) or a
+/// k x 1 column (rhs), and the result's cotangent gets those dims back;
+/// grad_a = g @ b^T and grad_b = a^T @ g, summed over the batch dims each
+/// operand was broadcast along, in the operands' type (as PyTorch's matmul
+/// backward: library products with f32 accumulation, one rounding each).
+LogicalResult matmulRule(Grad &G, MatmulOp op, Value g, SmallVectorImpl<Value> &out) {
+  RankedTensorType at = op.getLhs().getType(), bt = op.getRhs().getType(), rt = op.getType();
+  auto reshape = [&](Value v, ArrayRef<int64_t> shape) -> Value {
+    if (typeOf(v).getShape() == shape)
+      return v;
+    return ReshapeOp::create(G.b, G.loc, typeOf(v).clone(shape), v);
+  };
+  Value a = op.getLhs(), b = op.getRhs();
+  if (at.getRank() == 1)
+    a = reshape(a, {1, at.getDimSize(0)});
+  if (bt.getRank() == 1)
+    b = reshape(b, {bt.getDimSize(0), 1});
+  SmallVector<int64_t> gShape(rt.getShape());
+  if (at.getRank() == 1)
+    gShape.insert(gShape.end() - (bt.getRank() == 1 ? 0 : 1), 1);
+  if (bt.getRank() == 1)
+    gShape.push_back(1);
+  Value g2 = reshape(g, gShape);
+  auto mm = [&](Value x, Value y) -> Value { return MatmulOp::create(G.b, G.loc, x, y); };
+  Value ga = sumToBatch(G, mm(g2, transposeLast2(G, b)), typeOf(a));
+  Value gb = sumToBatch(G, mm(transposeLast2(G, a), g2), typeOf(b));
+  out[0] = fitToType(G.b, G.loc, reshape(ga, at.getShape()), at);
+  out[1] = fitToType(G.b, G.loc, reshape(gb, bt.getShape()), bt);
+  return success();
+}
+
+/// F.linear's backward: grad_x = g @ w, grad_w = g^T @ x over every row
+/// of x (the leading dims as one), grad_bias = g summed over the rows (in
+/// f32 for halves, rounded once).
+LogicalResult linearRule(Grad &G, LinearOp op, Value g, SmallVectorImpl<Value> &out) {
+  RankedTensorType xt = op.getInput().getType(), wt = op.getWeight().getType();
+  out[0] = fitToType(G.b, G.loc, MatmulOp::create(G.b, G.loc, g, op.getWeight()), xt);
+  int64_t rows = 1;
+  for (int64_t d : xt.getShape().drop_back())
+    rows = ShapedType::isDynamic(d) || ShapedType::isDynamic(rows) ? ShapedType::kDynamic
+                                                                    : rows * d;
+  int64_t in = xt.getShape().back(), outF = typeOf(g).getShape().back();
+  Value g2 = ReshapeOp::create(G.b, G.loc, typeOf(g).clone({rows, outF}), g);
+  Value x2 = ReshapeOp::create(G.b, G.loc, xt.clone({rows, in}), op.getInput());
+  Value gw = MatmulOp::create(G.b, G.loc, transposeLast2(G, g2), x2);
+  out[1] = fitToType(G.b, G.loc, gw, wt);
+  if (Value bias = op.getBias()) {
+    Value gb = G.wide(g);
+    SmallVector<int64_t> lead;
+    for (int64_t i = 0; i + 1 < typeOf(g).getRank(); ++i)
+      lead.push_back(i);
+    if (!lead.empty())
+      gb = SumOp::create(G.b, G.loc, gb, lead, false);
+    out[2] = fitToType(G.b, G.loc, G.narrow(gb, bias), bias.getType());
+  }
+  return success();
+}
+
 LogicalResult noRule(Operation *op, StringRef why) {
   return op->emitOpError("has no gradient rule in fuser-vjp: ") << why;
 }
@@ -663,6 +751,8 @@ LogicalResult mlir::fuser::buildOperandGradients(OpBuilder &b, Operation *op,
             out[0] = ReshapeOp::create(b, o.getLoc(), o.getInput().getType(), g);
             return success();
           })
+          .Case<MatmulOp>([&](MatmulOp o) { return matmulRule(G, o, g, out); })
+          .Case<LinearOp>([&](LinearOp o) { return linearRule(G, o, g, out); })
           .Case<PermuteOp>([&](PermuteOp o) {
             SmallVector<int64_t> inverse(o.getPerm().size());
             for (auto [i, p] : llvm::enumerate(o.getPerm()))

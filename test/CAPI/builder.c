@@ -450,6 +450,28 @@ static void testShapeOps(MlirContext ctx) {
 // CHECK-NEXT: fuser.scatter_add %{{.*}}, %{{.*}}, %{{.*}} dim = 1 : tensor<8x16xi64>, tensor<8x3xi64>, tensor<8x5xi64>
 // CHECK-NEXT: fuser.index_add %{{.*}}, %{{.*}}, %{{.*}} dim = 0 : tensor<?x6xf32>, tensor<?xi32>, tensor<?x6xf32>
 
+static void testMatmul(MlirContext ctx) {
+  fprintf(stderr, "@testMatmul\n");
+  FuserBuilder b = fuserBuilderCreate(ctx, S("matmul"));
+  MlirValue a = fuserBuilderAddInput(b, FuserDTypeBF16, 3, (int64_t[]){DYN, 8, 64}, S("a"));
+  MlirValue m = fuserBuilderAddInput(b, FuserDTypeBF16, 2, (int64_t[]){64, 16}, S("m"));
+  MlirValue v = fuserBuilderAddInput(b, FuserDTypeBF16, 1, (int64_t[]){64}, S("v"));
+  MlirValue w = fuserBuilderAddInput(b, FuserDTypeBF16, 2, (int64_t[]){32, 64}, S("w"));
+  MlirValue bias = fuserBuilderAddInput(b, FuserDTypeBF16, 1, (int64_t[]){32}, S("bias"));
+  fuserBuilderAddOutput(b, fuserBuildMatmul(b, a, m), S(""));
+  fuserBuilderAddOutput(b, fuserBuildMatmul(b, a, v), S(""));
+  fuserBuilderAddOutput(b, fuserBuildMatmul(b, v, v), S(""));
+  fuserBuilderAddOutput(b, fuserBuildLinear(b, a, w, bias), S(""));
+  fuserBuilderAddOutput(b, fuserBuildLinear(b, v, w, NONE), S(""));
+  finishAndPrint(b);
+}
+// CHECK-LABEL: @testMatmul
+// CHECK: fuser.matmul %{{.*}}, %{{.*}} : (tensor<?x8x64xbf16>, tensor<64x16xbf16>) -> tensor<?x8x16xbf16>
+// CHECK-NEXT: fuser.matmul %{{.*}}, %{{.*}} : (tensor<?x8x64xbf16>, tensor<64xbf16>) -> tensor<?x8xbf16>
+// CHECK-NEXT: fuser.matmul %{{.*}}, %{{.*}} : (tensor<64xbf16>, tensor<64xbf16>) -> tensor<bf16>
+// CHECK-NEXT: fuser.linear %{{.*}}, %{{.*}} bias %{{.*}} : (tensor<?x8x64xbf16>, tensor<32x64xbf16>, tensor<32xbf16>) -> tensor<?x8x32xbf16>
+// CHECK-NEXT: fuser.linear %{{.*}}, %{{.*}} : (tensor<64xbf16>, tensor<32x64xbf16>) -> tensor<32xbf16>
+
 static void testComposites(MlirContext ctx) {
   fprintf(stderr, "@testComposites\n");
   FuserBuilder b = fuserBuilderCreate(ctx, S("composites"));
@@ -586,6 +608,7 @@ int main(int argc, char **argv) {
   testCastConstantIota(ctx);
   testBroadcastAndReductions(ctx);
   testShapeOps(ctx);
+  testMatmul(ctx);
   testComposites(ctx);
   testRandom(ctx);
   testFinishIntoModule(ctx);

@@ -362,6 +362,12 @@ static void testShapeOps(MlirContext ctx) {
   EXPECT_FAIL(b, fuserBuildScatterAdd(b, x, 1, ids, x));
   EXPECT_FAIL(b, fuserBuildIndexAdd(b, x, 0, ids, x));
   EXPECT_FAIL(b, fuserBuildIndexAdd(b, x, 2, ids, x));
+  EXPECT_FAIL(b, fuserBuildMatmul(b, x, x));
+  EXPECT_FAIL(b, fuserBuildMatmul(b, i, i));
+  EXPECT_FAIL(b, fuserBuildMatmul(b, x, NONE));
+  EXPECT_FAIL(b, fuserBuildLinear(b, x, ids, NONE));
+  EXPECT_FAIL(b, fuserBuildLinear(b, x, y, NONE));
+  EXPECT_FAIL(b, fuserBuildLinear(b, x, x, ids));
   fuserBuilderDestroy(b);
 }
 // CHECK-LABEL: @testShapeOps
@@ -398,6 +404,12 @@ static void testShapeOps(MlirContext ctx) {
 // CHECK-NEXT: error: f: error: fuserBuildScatterAdd: 'fuser.scatter_add' op self [4, 8], index [3] and source [4, 8] differ in rank (torch.scatter_add needs the same rank)
 // CHECK-NEXT: error: f: error: fuserBuildIndexAdd: 'fuser.index_add' op source must have shape [3, 8] (self's, with the index's length at dim 0), got [4, 8]
 // CHECK-NEXT: error: f: error: fuserBuildIndexAdd: dim 2 is out of range for rank 2 (expected a dim in [-2, 1])
+// CHECK-NEXT: error: f: error: fuserBuildMatmul: 'fuser.matmul' op contracts [4, 8] with [4, 8]: the lhs's last dim (8) differs from the rhs's second to last dim (4)
+// CHECK-NEXT: error: f: error: fuserBuildMatmul: the lhs must be a tensor of f16, bf16, f32 or f64, got i32
+// CHECK-NEXT: error: f: error: fuserBuildMatmul: operand 2 is null
+// CHECK-NEXT: error: f: error: fuserBuildLinear: the weight must be a tensor of f16, bf16, f32 or f64, got i64
+// CHECK-NEXT: error: f: error: fuserBuildLinear: 'fuser.linear' op input [4, 8] has 8 features but weight [4, 3] takes 3
+// CHECK-NEXT: error: f: error: fuserBuildLinear: 'fuser.linear' op bias element type 'i64' differs from the input's 'f32'; insert a fuser.cast
 
 static void testRandom(MlirContext ctx) {
   fprintf(stderr, "@testRandom\n");

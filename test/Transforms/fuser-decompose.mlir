@@ -218,3 +218,20 @@ func.func @quantize_rank0(%x: tensor<f32>) -> (tensor<f8E4M3FN>, tensor<f32>, te
   %q, %s, %a = fuser.quantize %x tensor : tensor<f32> -> (tensor<f8E4M3FN>, tensor<f32>, tensor<f32>)
   return %q, %s, %a : tensor<f8E4M3FN>, tensor<f32>, tensor<f32>
 }
+
+// -----
+
+// A matmul operand that has some of the result's batch dims but not all is
+// broadcast to all of them (the GEMM reads each operand with one batch
+// stride); one with all or none of them is left alone.
+// CHECK-LABEL: func.func @matmul_batch_broadcast
+// CHECK: %[[A:.*]] = fuser.broadcast %arg0 dims = [0, 1, 2, 3] : tensor<2x1x3x4xf32> -> tensor<2x5x3x4xf32>
+// CHECK: %[[B:.*]] = fuser.broadcast %arg1 dims = [0, 1, 2, 3] : tensor<1x5x4x2xf32> -> tensor<2x5x4x2xf32>
+// CHECK: fuser.matmul %[[A]], %[[B]] : (tensor<2x5x3x4xf32>, tensor<2x5x4x2xf32>) -> tensor<2x5x3x2xf32>
+// CHECK: fuser.matmul %arg2, %arg1 : (tensor<3x4xf32>, tensor<1x5x4x2xf32>) -> tensor<1x5x3x2xf32>
+func.func @matmul_batch_broadcast(%a: tensor<2x1x3x4xf32>, %b: tensor<1x5x4x2xf32>, %c: tensor<3x4xf32>)
+    -> (tensor<2x5x3x2xf32>, tensor<1x5x3x2xf32>) {
+  %0 = fuser.matmul %a, %b : (tensor<2x1x3x4xf32>, tensor<1x5x4x2xf32>) -> tensor<2x5x3x2xf32>
+  %1 = fuser.matmul %c, %b : (tensor<3x4xf32>, tensor<1x5x4x2xf32>) -> tensor<1x5x3x2xf32>
+  return %0, %1 : tensor<2x5x3x2xf32>, tensor<1x5x3x2xf32>
+}

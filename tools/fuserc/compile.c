@@ -16,6 +16,7 @@ void fusercDefaultFlags(FusercCompileFlags *f) {
   f->fastMath = false;
   f->emulation = true;
   f->assumeAligned = false;
+  f->allowTf32 = false;
   f->math = "fast";
   f->plantBug = "";
   f->vjp = NULL;
@@ -97,6 +98,10 @@ int fusercParseCompileFlag(int argc, char **argv, int *i, FusercCompileFlags *f)
   }
   if (!strcmp(a, "--fast-math")) {
     f->fastMath = true;
+    return 1;
+  }
+  if (!strcmp(a, "--allow-tf32")) {
+    f->allowTf32 = true;
     return 1;
   }
   if (!strcmp(a, "--assume-aligned")) {
@@ -200,6 +205,7 @@ FuserCompileResult fusercCompileFile(const char *path, const FusercCompileFlags 
       o, strcmp(f->math, "precise") ? FuserMathAccuracyFast : FuserMathAccuracyPrecise);
   fuserCompileOptionsSetFastMath(o, f->fastMath);
   fuserCompileOptionsSetAssumeAligned(o, f->assumeAligned);
+  fuserCompileOptionsSetAllowTf32(o, f->allowTf32);
   fuserCompileOptionsSetEmulation(o, f->emulation);
   fuserCompileOptionsSetKeepStages(o, keepStages);
   fuserCompileOptionsSetTestingPlantBug(o, mlirStringRefCreateFromCString(f->plantBug));

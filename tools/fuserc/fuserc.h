@@ -18,7 +18,7 @@ int fusercRun(int argc, char **argv);
 typedef struct {
   const char *chip;
   unsigned ptx, indexBits, optLevel;
-  bool fastMath, emulation, assumeAligned;
+  bool fastMath, emulation, assumeAligned, allowTf32;
   const char *math;     /* "fast" or "precise" */
   const char *plantBug; /* testing only */
   const char *vjp;      /* fuserDifferentiate this fusion first, or NULL */

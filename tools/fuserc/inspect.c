@@ -32,6 +32,8 @@ typedef struct {
 typedef struct {
   char kernel[128];
   fuser_launch_dims dims;
+  /* A library call (the plan's GEMM) instead of a kernel: its description. */
+  char gemm[160];
 } Recorded;
 
 typedef struct {
@@ -66,6 +68,27 @@ static fuser_error *recLaunch(void *ctx, void *function, const fuser_launch_dims
   Recorded *l = &r->launches[r->numLaunches++];
   snprintf(l->kernel, sizeof l->kernel, "%s", (const char *)function);
   l->dims = *dims;
+  l->gemm[0] = 0;
+  return NULL;
+}
+/* The plan's GEMM: recorded in launch order, with its shape. */
+static fuser_error *recGemm(void *ctx, const fuser_gemm *g, void *stream) {
+  (void)stream;
+  Recorder *r = ctx;
+  if (r->numLaunches == sizeof r->launches / sizeof r->launches[0]) {
+    ++r->dropped;
+    return NULL;
+  }
+  Recorded *l = &r->launches[r->numLaunches++];
+  snprintf(l->kernel, sizeof l->kernel, "GEMM (cuBLASLt)");
+  snprintf(l->gemm, sizeof l->gemm,
+           "m %" PRId64 " n %" PRId64 " k %" PRId64 " batch %" PRId64 "  %s x %s -> %s%s%s%s%s",
+           g->m, g->n, g->k, g->batch, fuser_dtype_name((fuser_dtype)g->ab_dtype),
+           fuser_dtype_name((fuser_dtype)g->ab_dtype), fuser_dtype_name((fuser_dtype)g->d_dtype),
+           g->flags & FUSER_BUNDLE_GEMM_FLAG_TRANS_A ? "  A transposed" : "",
+           g->flags & FUSER_BUNDLE_GEMM_FLAG_TRANS_B ? "  B transposed" : "",
+           g->epilogue == FUSER_BUNDLE_GEMM_EPILOGUE_BIAS ? "  + bias" : "",
+           g->flags & FUSER_BUNDLE_GEMM_FLAG_TF32 ? "  TF32" : "");
   return NULL;
 }
 static fuser_error *recAlloc(void *ctx, size_t bytes, uint64_t *out) {
@@ -104,6 +127,7 @@ static const fuser_driver kRecorder = {
     .copy_h2d = recH2D,
     .copy_d2h = recD2H,
     .synchronize = recSync,
+    .gemm = recGemm,
 };
 
 /*===----------------------------------------------------------------------===*/
@@ -354,9 +378,19 @@ static bool printLaunches(fuser_rt *rt, Recorder *rec, const fuser_fusion *f,
     for (size_t k = 0; k < nd; ++k)
       printf("%s%" PRId64, k ? "," : "", dims[k]);
   }
-  printf(": %zu kernel%s\n", rec->numLaunches, rec->numLaunches == 1 ? "" : "s");
+  size_t gemms = 0;
+  for (size_t i = 0; i < rec->numLaunches; ++i)
+    gemms += rec->launches[i].gemm[0] != 0;
+  printf(": %zu kernel%s", rec->numLaunches - gemms, rec->numLaunches - gemms == 1 ? "" : "s");
+  if (gemms)
+    printf(" and %zu library call%s", gemms, gemms == 1 ? "" : "s");
+  printf("\n");
   for (size_t i = 0; i < rec->numLaunches; ++i) {
     const Recorded *l = &rec->launches[i];
+    if (l->gemm[0]) {
+      printf("    %-24s %s\n", l->kernel, l->gemm);
+      continue;
+    }
     uint64_t blocks = (uint64_t)l->dims.grid[0] * l->dims.grid[1] * l->dims.grid[2];
     uint64_t threads = (uint64_t)l->dims.block[0] * l->dims.block[1] * l->dims.block[2];
     printf("    %-24s grid %u,%u,%u  block %u,%u,%u  (%" PRIu64 " blocks of %" PRIu64

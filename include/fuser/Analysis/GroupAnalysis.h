@@ -16,6 +16,8 @@
 //    reduced dims are the trailing ones) a row, for outer ones (softmax
 //    over dim 0) a tile of columns, whose reduced extent must then be
 //    known at compile time and at most kOuterNormalizationMaxDepth.
+//  - matmul: one fuser.matmul or fuser.linear, alone: a library call
+//    (cuBLASLt) that reads its operands from memory.
 //  - inner-outer: an inner reduction or normalization (the row domain) and
 //    reductions of the same shape S over all the other dims (the column
 //    domain: a layer_norm backward's dw and db beside its dx). The column
@@ -40,7 +42,7 @@
 
 namespace mlir::fuser {
 
-enum class GroupKind { Pointwise, Reduction, Normalization, InnerOuter, Scan };
+enum class GroupKind { Pointwise, Reduction, Normalization, InnerOuter, Scan, Matmul };
 
 /// What a scheduler needs to know about an accepted group.
 struct GroupInfo {
@@ -95,12 +97,16 @@ bool isReductionOp(Operation *op);
 /// (readsFromMemory) are never computed in the same kernel, nor recomputed
 /// by it.
 bool isIndexingOp(Operation *op);
+/// Whether `op` runs as a library call (fuser.matmul, fuser.linear through
+/// cuBLASLt): a segment of its own that reads every operand from memory.
+bool isLibraryOp(Operation *op);
 /// scatter_add and index_add: each result element adds the source elements
 /// whose index names it.
 bool isScatterOp(Operation *op);
 /// Whether an indexing op reads operand `operand` from memory: a gather's
 /// table (at positions computed from data), a scatter's index and source
-/// (every element of a line, for each result element).
+/// (every element of a line, for each result element); a library op, every
+/// operand.
 bool readsFromMemory(Operation *op, unsigned operand);
 /// Whether `op` is a scan (cumsum, cumprod, cummax, cummin): each result element depends on the
 /// elements before it along a dim, so its kernel walks whole lines.

@@ -37,6 +37,10 @@ def EmitKernelsPass : Pass<"fuser-emit-kernels", "ModuleOp"> {
            "address: the plan checks it (a call with a misaligned one fails, "
            "naming it) and no kernel carries a misaligned-buffer fallback "
            "(docs/compile-speed.md)">,
+    Option<"allowTf32", "allow-tf32", "bool", /*default=*/"false",
+           "Matrix products of f32 operands (fuser.matmul, fuser.linear) may "
+           "multiply them as TF32, 10-bit mantissas, as "
+           "torch.backends.cuda.matmul.allow_tf32 does (docs/matmul.md)">,
     Option<"plantBug", "plant-bug", "std::string", /*default=*/"\"\"",
            "For testing the CPU emulation only: emit a known schedule bug "
            "(missing-barrier, wrong-tail, wrong-index, inner-outer-drop-partial, "

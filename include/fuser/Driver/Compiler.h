@@ -30,6 +30,8 @@ struct DriverOptions {
   /// Every tensor argument and result starts 16-byte aligned: the plan
   /// checks it, and no kernel carries a misaligned-buffer fallback.
   bool assumeAligned = false;
+  /// f32 matrix products may multiply as TF32 (docs/matmul.md).
+  bool allowTf32 = false;
   /// Keep the module's IR after each stage.
   bool keepStages = false;
   /// Put the kernels' MLIR into the bundle so that it also runs on the CPU.

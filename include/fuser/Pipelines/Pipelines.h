@@ -40,6 +40,10 @@ struct CompileOptions : public PassPipelineOptions<CompileOptions> {
       llvm::cl::desc("Every tensor argument and result is 16-byte aligned: "
                      "checked at launch, no misaligned-buffer fallback kernels"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> allowTf32{
+      *this, "allow-tf32",
+      llvm::cl::desc("f32 matrix products may multiply as TF32 (docs/matmul.md)"),
+      llvm::cl::init(false)};
   PassOptions::Option<unsigned> optLevel{
       *this, "opt-level", llvm::cl::desc("LLVM optimization level for kernels"),
       llvm::cl::init(3)};

@@ -21,6 +21,10 @@ inline constexpr llvm::StringLiteral kSchedulersAttr = "fuser.schedulers";
 /// buffer (a reshape of a row-major value is the same bytes), so reshaping
 /// a result never costs a copy kernel.
 inline constexpr llvm::StringLiteral kResultViewAttr = "fuser.result_view";
+/// On a fuser.permute that swaps the last two dims and that only matmuls
+/// read: in no segment; each GEMM reads the permute's input, transposed
+/// (its trans_a or trans_b), so transposing an operand costs no kernel.
+inline constexpr llvm::StringLiteral kTransposedOperandAttr = "fuser.transposed_operand";
 
 /// One group of a segmented fusion: the ops one kernel computes.
 struct Segment {

@@ -72,7 +72,8 @@ static void emitChecks(FusionEmitter &fe, func::FuncOp plan, unsigned numArgs) {
 
 static LogicalResult emitFusion(func::FuncOp fusion, gpu::GPUModuleOp module,
                                 TargetInfo target, unsigned indexBits,
-                                StringRef plantBug, MathAccuracy math, bool assumeAligned) {
+                                StringRef plantBug, MathAccuracy math, bool assumeAligned,
+                                bool allowTf32) {
   FailureOr<ShapeAnalysis> shapes = ShapeAnalysis::analyze(fusion);
   if (failed(shapes))
     return failure();
@@ -131,6 +132,7 @@ static LogicalResult emitFusion(func::FuncOp fusion, gpu::GPUModuleOp module,
   fe.plantBug = plantBug.str();
   fe.math = math;
   fe.assumeAligned = assumeAligned;
+  fe.allowTf32 = allowTf32;
   fe.planBuilder.setInsertionPoint(body->getTerminator());
   for (unsigned i = 0; i < numArgs; ++i)
     fe.buffers[fusion.getArgument(i)] = plan.getArgument(i);
@@ -195,6 +197,8 @@ static LogicalResult emitFusion(func::FuncOp fusion, gpu::GPUModuleOp module,
     fe.segmentReportsIndexErrors = llvm::any_of(s.ops, isIndexingOp);
     if (s.scheduler == "pointwise") {
       r = emitPointwiseSegment(fe, s);
+    } else if (s.scheduler == "matmul") {
+      r = emitMatmulSegment(fe, s);
     } else if (s.scheduler == "scan") {
       auto scan = llvm::find_if(s.ops, isScanOp);
       if (scan == s.ops.end())
@@ -267,7 +271,8 @@ struct EmitKernelsPass : fuser::impl::EmitKernelsPassBase<EmitKernelsPass> {
       b.setInsertionPoint(f);
       auto module = gpu::GPUModuleOp::create(b, f.getLoc(),
                                              (f.getSymName() + "_kernels").str());
-      if (failed(emitFusion(f, module, *target, indexBits, plantBug, accuracy, assumeAligned)))
+      if (failed(emitFusion(f, module, *target, indexBits, plantBug, accuracy, assumeAligned,
+                            allowTf32)))
         return signalPassFailure();
     }
   }

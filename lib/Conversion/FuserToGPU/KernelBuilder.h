@@ -93,6 +93,8 @@ public:
   /// The caller promises 16-byte aligned tensors (EmitKernelsPass's
   /// assume-aligned): alignment is checked in the plan, never branched on.
   bool assumeAligned = false;
+  /// f32 matrix products may multiply as TF32 (EmitKernelsPass's allow-tf32).
+  bool allowTf32 = false;
   gpu::GPUModuleOp module;
   func::FuncOp plan;
   OpBuilder planBuilder;
@@ -249,6 +251,8 @@ SmallVector<unsigned> segmentSymbols(const ShapeAnalysis &shapes, const Segment 
 LogicalResult emitPointwiseSegment(FusionEmitter &fe, const Segment &segment);
 /// The same for a scan segment (ScanScheduler.cpp): `scan` is its cumsum.
 LogicalResult emitScanSegment(FusionEmitter &fe, const Segment &segment, Operation *scan);
+/// A matmul or linear segment: a fuser.gemm in the plan, no kernel.
+LogicalResult emitMatmulSegment(FusionEmitter &fe, const Segment &segment);
 
 } // namespace mlir::fuser
 

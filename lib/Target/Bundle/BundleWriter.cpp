@@ -53,6 +53,12 @@ struct Tensor {
   /// empty when dense.
   SmallVector<int64_t> strides;
 };
+/// A GEMM record (fuser_bundle_format.h): buffers, registers, dtypes.
+struct Gemm {
+  uint32_t a, b, d, bias = FUSER_BUNDLE_NONE;
+  uint32_t regs[10]; // m n k batch lda ldb ldd strideA strideB strideD
+  uint8_t abDtype, dDtype, flags = 0, epilogue = FUSER_BUNDLE_GEMM_EPILOGUE_NONE;
+};
 struct Fusion {
   uint32_t name;
   uint32_t numArgs, numResults, numDynamicDims = 0, numRegs = 0;
@@ -60,6 +66,9 @@ struct Fusion {
   std::vector<Tensor> tensors;
   SmallVector<Instr> instrs;
   std::vector<Launch> launches;
+  /// GEMM instructions' imm is an index into this until the layout
+  /// replaces it with the record's file offset.
+  std::vector<Gemm> gemms;
   uint32_t ptxModule, emulationModule = FUSER_BUNDLE_NONE;
 };
 struct Module {
@@ -347,6 +356,42 @@ LogicalResult PlanTranslator::translate(Operation *op) {
                                  l.getCondition() ? reg(l.getCondition()) : FUSER_BUNDLE_NONE, 0});
         return success();
       })
+      .Case<GemmOp>([&](GemmOp g) -> LogicalResult {
+        Gemm gemm;
+        auto bufferOf = [&](Value v, uint32_t &out) {
+          auto it = buffers.find(v);
+          if (it == buffers.end())
+            return false;
+          out = it->second;
+          return true;
+        };
+        if (!bufferOf(g.getA(), gemm.a) || !bufferOf(g.getB(), gemm.b) ||
+            !bufferOf(g.getD(), gemm.d) || (g.getBias() && !bufferOf(g.getBias(), gemm.bias)))
+          return g.emitOpError("reads or writes a buffer that is neither an argument, a result "
+                               "nor an allocation");
+        Value regs[10] = {g.getM(),   g.getN(),   g.getK(),       g.getBatch(),   g.getLda(),
+                          g.getLdb(), g.getLdd(), g.getStrideA(), g.getStrideB(), g.getStrideD()};
+        for (unsigned i = 0; i < 10; ++i)
+          gemm.regs[i] = reg(regs[i]);
+        FailureOr<uint8_t> ab = dtypeOf(cast<MemRefType>(g.getA().getType()).getElementType(), loc);
+        FailureOr<uint8_t> d = dtypeOf(cast<MemRefType>(g.getD().getType()).getElementType(), loc);
+        if (failed(ab) || failed(d))
+          return failure();
+        gemm.abDtype = *ab;
+        gemm.dDtype = *d;
+        if (g.getTransA())
+          gemm.flags |= FUSER_BUNDLE_GEMM_FLAG_TRANS_A;
+        if (g.getTransB())
+          gemm.flags |= FUSER_BUNDLE_GEMM_FLAG_TRANS_B;
+        if (g.getAllowTf32())
+          gemm.flags |= FUSER_BUNDLE_GEMM_FLAG_TF32;
+        if (g.getBias())
+          gemm.epilogue = FUSER_BUNDLE_GEMM_EPILOGUE_BIAS;
+        fusion.instrs.push_back({FUSER_BUNDLE_OP_GEMM, FUSER_BUNDLE_NONE, FUSER_BUNDLE_NONE,
+                                 FUSER_BUNDLE_NONE, (int64_t)fusion.gemms.size()});
+        fusion.gemms.push_back(gemm);
+        return success();
+      })
       .Case<func::ReturnOp>([](auto) { return success(); })
       .Default([&](Operation *o) {
         return o->emitOpError("cannot be expressed in a bundle's plan program");
@@ -482,9 +527,12 @@ FailureOr<std::string> mlir::fuser::writeBundle(ModuleOp module,
   uint64_t moduleTable = at;
   at += FUSER_BUNDLE_MODULE_SIZE * modules.size();
   struct FusionLayout {
-    uint64_t tensors, instrs, launches;
+    uint64_t tensors, instrs, launches, gemms;
     SmallVector<uint64_t> dims, strides, params;
   };
+  // Library calls need a reader of minor version 1; a bundle without them
+  // keeps minor 0 and loads in every runtime of format 2.
+  bool anyGemm = llvm::any_of(fusions, [](const Fusion &f) { return !f.gemms.empty(); });
   std::vector<FusionLayout> layouts;
   for (Fusion &f : fusions) {
     FusionLayout l;
@@ -506,6 +554,11 @@ FailureOr<std::string> mlir::fuser::writeBundle(ModuleOp module,
       l.params.push_back(at);
       at += FUSER_BUNDLE_PARAM_SIZE * launch.params.size();
     }
+    l.gemms = at;
+    at += FUSER_BUNDLE_GEMM_SIZE * f.gemms.size();
+    for (Instr &in : f.instrs)
+      if (in.opcode == FUSER_BUNDLE_OP_GEMM)
+        in.imm = l.gemms + FUSER_BUNDLE_GEMM_SIZE * in.imm;
     layouts.push_back(std::move(l));
   }
   uint64_t stringTable = at;
@@ -521,6 +574,7 @@ FailureOr<std::string> mlir::fuser::writeBundle(ModuleOp module,
   w.bytes(FUSER_BUNDLE_H_MAGIC, FUSER_BUNDLE_MAGIC, FUSER_BUNDLE_MAGIC_SIZE);
   w.u32(FUSER_BUNDLE_H_VERSION, FUSER_BUNDLE_FORMAT_VERSION);
   w.u32(FUSER_BUNDLE_H_HEADER_SIZE, FUSER_BUNDLE_HEADER_SIZE);
+  w.u32(FUSER_BUNDLE_H_MINOR, anyGemm ? 1 : 0);
   w.u64(FUSER_BUNDLE_H_FILE_SIZE, size);
   w.u32(FUSER_BUNDLE_H_NUM_FUSIONS, fusions.size());
   w.u32(FUSER_BUNDLE_H_NUM_MODULES, modules.size());
@@ -590,6 +644,24 @@ FailureOr<std::string> mlir::fuser::writeBundle(ModuleOp module,
         w.u8(pr + FUSER_BUNDLE_P_KIND, p.kind);
         w.u32(pr + FUSER_BUNDLE_P_INDEX, p.index);
       }
+    }
+    for (auto [j, g] : llvm::enumerate(f.gemms)) {
+      uint64_t gr = l.gemms + FUSER_BUNDLE_GEMM_SIZE * j;
+      w.u32(gr + FUSER_BUNDLE_G_A, g.a);
+      w.u32(gr + FUSER_BUNDLE_G_B, g.b);
+      w.u32(gr + FUSER_BUNDLE_G_D, g.d);
+      w.u32(gr + FUSER_BUNDLE_G_BIAS, g.bias);
+      static constexpr unsigned fields[10] = {
+          FUSER_BUNDLE_G_M,        FUSER_BUNDLE_G_N,        FUSER_BUNDLE_G_K,
+          FUSER_BUNDLE_G_BATCH,    FUSER_BUNDLE_G_LDA,      FUSER_BUNDLE_G_LDB,
+          FUSER_BUNDLE_G_LDD,      FUSER_BUNDLE_G_STRIDE_A, FUSER_BUNDLE_G_STRIDE_B,
+          FUSER_BUNDLE_G_STRIDE_D};
+      for (unsigned k = 0; k < 10; ++k)
+        w.u32(gr + fields[k], g.regs[k]);
+      w.u8(gr + FUSER_BUNDLE_G_AB_DTYPE, g.abDtype);
+      w.u8(gr + FUSER_BUNDLE_G_D_DTYPE, g.dDtype);
+      w.u8(gr + FUSER_BUNDLE_G_FLAGS, g.flags);
+      w.u8(gr + FUSER_BUNDLE_G_EPILOGUE, g.epilogue);
     }
   }
   // Last: the checksum over everything above (its own field still 0).

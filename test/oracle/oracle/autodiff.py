@@ -435,6 +435,41 @@ def _mlp(rng, t, n, h):
     return v.part(fn)
 
 
+def _matmuls(rng, t):
+    """torch.matmul's shapes (vectors, batches broadcast whole and along
+    some dims) and F.linear with and without a bias, rows of a size known at
+    launch: the gradients of library calls are library calls."""
+    parts = []
+    for ashape, bshape in [((7,), (7,)), ((5, 7), (7,)), ((7,), (7, 3)), ((5, 7), (7, 3)),
+                           ((2, 5, 7), (7, 3)), ((5, 7), (4, 7, 3)), ((2, 1, 5, 7), (3, 7, 4))]:
+        v = Vjp(rng, "matmul %s @ %s %s" % (ashape, bshape, t), chain=4)
+        ta = v.arg("a", ashape, t)
+        tb = v.arg("b", bshape, t)
+        want = torch.matmul(torch.zeros(ashape), torch.zeros(bshape)).shape
+        to = mlir_type(tuple(want), t)
+        v.line("%%0 = fuser.matmul %%a, %%b : (%s, %s) -> %s" % (ta, tb, to))
+        v.result("0", tuple(want), t)
+        parts.append(v.part(torch.matmul))
+    for xshape, dynamic, bias in [((6, 9), False, True), ((2, 3, 9), False, False),
+                                  ((9,), False, True), ((6, 9), True, True)]:
+        v = Vjp(rng, "linear %s -> 4%s%s %s" % (xshape, " + bias" if bias else "",
+                                               ", dynamic rows" if dynamic else "", t), chain=4)
+        dims = ((None,) + tuple(xshape[1:])) if dynamic else None
+        tx = v.arg("x", xshape, t, dims=dims)
+        tw = v.arg("w", (4, xshape[-1]), t)
+        oshape = tuple(xshape[:-1]) + (4,)
+        odims = ((None,) + oshape[1:]) if dynamic else None
+        to = mlir_type(odims or oshape, t)
+        if bias:
+            tb = v.arg("bias", (4,), t)
+            v.line("%%0 = fuser.linear %%x, %%w bias %%bias : (%s, %s, %s) -> %s" % (tx, tw, tb, to))
+        else:
+            v.line("%%0 = fuser.linear %%x, %%w : (%s, %s) -> %s" % (tx, tw, to))
+        v.result("0", oshape, t, dims=odims)
+        parts.append(v.part(F.linear))
+    return parts
+
+
 def cases(rng_for):
     out = []
     for t in ("f32", "bf16", "f64"):
@@ -461,6 +496,7 @@ def cases(rng_for):
         out.append(Case("autodiff/composites/%s" % t, lambda t=t: (
             _composites(rng_for("c" + t), t, 4, 100, False)
             + _composites(rng_for("cd" + t), t, 3, 1031, True))))
+        out.append(Case("autodiff/matmul/%s" % t, lambda t=t: _matmuls(rng_for("mm" + t), t)))
         out.append(Case("autodiff/chain/%s" % t, lambda t=t: [_mlp(rng_for("m" + t), t, 8, 256)]))
     return out
 
@@ -473,5 +509,6 @@ def residual_cases(rng_for):
             _composites(rng_for("rc" + t), t, 4, 100, False)
             + _reductions(rng_for("rr" + t), t, 3, 1000, True)
             + [_mlp(rng_for("rm" + t), t, 8, 256)]
+            + _matmuls(rng_for("rmm" + t), t)
             + _shapes(rng_for("rs" + t), t)), extra=["--residuals"]))
     return out

@@ -201,6 +201,33 @@ def ref_log_softmax(i):
     return [(want, rule, alts)]
 
 
+def ref_mlp_block(i):
+    """layer_norm -> linear -> gelu (tanh) -> linear -> + x, bf16, each op
+    rounding once to bf16 (the linears after f32 accumulation and the
+    bias). The reference rounds at the same points; the bound carries each
+    step's error through the next: a bf16 ulp per rounding, f32
+    accumulation over k products (docs/matmul.md), and what an error in an
+    operand moves a product by (|error| @ |w|^T); gelu' is below 1.13."""
+    t, B = "bf16", 2.0 ** -8
+    r = lambda a: to_f64(from_f64(a, t), t)
+    x, w1, b1, w2, b2 = (to_f64(i[k], t) for k in ("x", "w1", "b1", "w2", "b2"))
+    lnw, lnb = i["ln_w"], i["ln_b"]
+    refs, _, _ = normalization.layer_norm_ref(i["x"], t, 1, lnw, lnb, 1e-5)
+    ln = to_f64(refs[0][0], t)
+    e_ln = np.abs(ln) * B + refs[0][1].atol
+    k1, k2 = w1.shape[1], w2.shape[1]
+    h0 = ln @ w1.T + b1
+    h = r(h0)
+    e_h = e_ln @ np.abs(w1).T + (k1 + 2) * U32 * (np.abs(ln) @ np.abs(w1).T + np.abs(b1)) + B * np.abs(h)
+    g = r(torch.nn.functional.gelu(torch.from_numpy(h), approximate="tanh").numpy())
+    e_g = 1.13 * e_h + 2 * B * np.abs(g) + 1e-30
+    o = r(g @ w2.T + b2)
+    e_o = e_g @ np.abs(w2).T + (k2 + 2) * U32 * (np.abs(g) @ np.abs(w2).T + np.abs(b2)) + B * np.abs(o)
+    y = o + x
+    e_y = e_o + B * np.abs(y)
+    return [(from_f64(y, t), Ulps(1, 2 * e_y), [])]
+
+
 def ref_permute_add(i):
     x, y = _t(i["x"], "f32"), _t(i["y"], "f32")
     return [(from_torch(x.permute(0, 2, 1) + y, "f32"), EXACT, [])]

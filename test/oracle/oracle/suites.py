@@ -2,7 +2,7 @@
 
 import os
 
-from . import (autodiff, bits, elementwise, examples, fp8, fp8_composites, indexing, norm_family, normalization, random_ops, reductions,
+from . import (autodiff, bits, elementwise, examples, fp8, fp8_composites, indexing, matmul, norm_family, normalization, random_ops, reductions,
                scans, scatters, shapes, training, views)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
@@ -16,6 +16,7 @@ SUITES = {
     "bits": bits.cases,
     "shapes": shapes.cases,
     "indexing": indexing.cases,
+    "matmul": matmul.cases,
     "scans": scans.cases,
     "scatters": scatters.cases,
     "views": views.cases,

@@ -1136,5 +1136,102 @@ LogicalResult DropoutOp::verify() {
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// Matrix multiplication
+//===----------------------------------------------------------------------===//
+
+/// A size for diagnostics: `?` or the number.
+static std::string sizeStr(int64_t d) {
+  return ShapedType::isDynamic(d) ? std::string("?") : std::to_string(d);
+}
+
+FailureOr<RankedTensorType> MatmulOp::inferResultType(std::optional<Location> loc,
+                                                      RankedTensorType lhs,
+                                                      RankedTensorType rhs) {
+  if (lhs.getRank() == 0 || rhs.getRank() == 0)
+    return emitOptionalError(loc, "'fuser.matmul' op operands must be at least 1-D, got ",
+                             shapeStr(lhs.getShape()), " and ", shapeStr(rhs.getShape()),
+                             " (torch.matmul; a scalar product is fuser.mul)");
+  if (lhs.getElementType() != rhs.getElementType())
+    return emitOptionalError(loc, "'fuser.matmul' op operand element types ",
+                             lhs.getElementType(), " and ", rhs.getElementType(),
+                             " differ; insert a fuser.cast (torch.matmul needs one dtype)");
+  ArrayRef<int64_t> a = lhs.getShape(), b = rhs.getShape();
+  int64_t k = a.back();
+  int64_t kb = b.size() == 1 ? b[0] : b[b.size() - 2];
+  if (!joinDim(k, kb))
+    return emitOptionalError(loc, "'fuser.matmul' op contracts ", shapeStr(a), " with ",
+                             shapeStr(b), ": the lhs's last dim (", k, ") differs from the rhs's ",
+                             b.size() == 1 ? "only" : "second to last", " dim (", kb, ")");
+  // Batch dims, broadcast right-aligned: a static 1 takes the other's size.
+  ArrayRef<int64_t> ba = a.size() > 2 ? a.drop_back(2) : ArrayRef<int64_t>();
+  ArrayRef<int64_t> bb = b.size() > 2 ? b.drop_back(2) : ArrayRef<int64_t>();
+  size_t n = std::max(ba.size(), bb.size());
+  SmallVector<int64_t> shape(n);
+  for (size_t i = 0; i < n; ++i) {
+    int64_t x = i + ba.size() >= n ? ba[i + ba.size() - n] : 1;
+    int64_t y = i + bb.size() >= n ? bb[i + bb.size() - n] : 1;
+    if (x == 1 || y == 1) {
+      shape[i] = x == 1 ? y : x;
+      continue;
+    }
+    std::optional<int64_t> j = joinDim(x, y);
+    if (!j)
+      return emitOptionalError(loc, "'fuser.matmul' op batch dims of ", shapeStr(a), " and ",
+                               shapeStr(b), " do not broadcast: ", x, " against ", y);
+    shape[i] = *j;
+  }
+  if (a.size() >= 2)
+    shape.push_back(a[a.size() - 2]);
+  if (b.size() >= 2)
+    shape.push_back(b.back());
+  return RankedTensorType::get(shape, lhs.getElementType());
+}
+
+LogicalResult MatmulOp::verify() {
+  return verifyResultType(*this,
+                          inferResultType(getLoc(), getLhs().getType(), getRhs().getType()));
+}
+
+FailureOr<RankedTensorType> LinearOp::inferResultType(std::optional<Location> loc,
+                                                      RankedTensorType input,
+                                                      RankedTensorType weight,
+                                                      std::optional<RankedTensorType> bias) {
+  if (input.getRank() == 0)
+    return emitOptionalError(loc, "'fuser.linear' op input must be at least 1-D ([..., in])");
+  if (weight.getRank() != 2)
+    return emitOptionalError(loc, "'fuser.linear' op weight must be 2-D ([out, in]), got ",
+                             shapeStr(weight.getShape()),
+                             " (a 1-D weight is fuser.matmul of the input and it)");
+  Type e = input.getElementType();
+  if (weight.getElementType() != e)
+    return emitOptionalError(loc, "'fuser.linear' op input and weight element types ", e,
+                             " and ", weight.getElementType(), " differ; insert a fuser.cast");
+  if (bias && bias->getElementType() != e)
+    return emitOptionalError(loc, "'fuser.linear' op bias element type ",
+                             bias->getElementType(), " differs from the input's ", e,
+                             "; insert a fuser.cast");
+  int64_t in = input.getShape().back(), out = weight.getDimSize(0);
+  if (!joinDim(in, weight.getDimSize(1)))
+    return emitOptionalError(loc, "'fuser.linear' op input ", shapeStr(input.getShape()),
+                             " has ", sizeStr(in), " features but weight ",
+                             shapeStr(weight.getShape()), " takes ",
+                             sizeStr(weight.getDimSize(1)));
+  if (bias && (bias->getRank() != 1 || !joinDim(bias->getDimSize(0), out)))
+    return emitOptionalError(loc, "'fuser.linear' op bias must be 1-D of the weight's ",
+                             sizeStr(out), " outputs, got ", shapeStr(bias->getShape()));
+  SmallVector<int64_t> shape(input.getShape().drop_back());
+  shape.push_back(ShapedType::isDynamic(out) && bias ? bias->getDimSize(0) : out);
+  return RankedTensorType::get(shape, e);
+}
+
+LogicalResult LinearOp::verify() {
+  std::optional<RankedTensorType> bias;
+  if (getBias())
+    bias = getBias().getType();
+  return verifyResultType(*this, inferResultType(getLoc(), getInput().getType(),
+                                                 getWeight().getType(), bias));
+}
+
 #define GET_OP_CLASSES
 #include "fuser/Dialect/Fuser/IR/FuserOps.cpp.inc"

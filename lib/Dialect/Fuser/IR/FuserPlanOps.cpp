@@ -144,3 +144,28 @@ LogicalResult IndexCheckOp::verify() {
     return emitOpError("sites must name at least one indexing op");
   return success();
 }
+
+LogicalResult GemmOp::verify() {
+  auto a = cast<MemRefType>(getA().getType()), b = cast<MemRefType>(getB().getType()),
+       d = cast<MemRefType>(getD().getType());
+  Type ab = a.getElementType();
+  auto isGemmFloat = [](Type t) { return t.isF16() || t.isBF16() || t.isF32() || t.isF64(); };
+  if (!isGemmFloat(ab))
+    return emitOpError("operands must be f16, bf16, f32 or f64, got ") << ab;
+  if (b.getElementType() != ab)
+    return emitOpError("operand element types ") << ab << " and " << b.getElementType()
+                                                 << " differ";
+  // The pairs cuBLASLt runs: the operands' type, or f32 for halves.
+  Type out = d.getElementType();
+  if (out != ab && !(out.isF32() && (ab.isF16() || ab.isBF16())))
+    return emitOpError("result element type ")
+           << out << " cannot hold a product of " << ab
+           << " (the operands' type, or f32 for f16 and bf16 operands)";
+  if (getBias() && cast<MemRefType>(getBias().getType()).getElementType() != out)
+    return emitOpError("bias element type ")
+           << cast<MemRefType>(getBias().getType()).getElementType()
+           << " differs from the result's " << out;
+  if (getAllowTf32() && !ab.isF32())
+    return emitOpError("allow_tf32 applies to f32 operands only, got ") << ab;
+  return success();
+}

@@ -1091,6 +1091,90 @@ def Fuser_DropoutOp : Fuser_Op<"dropout", [Pure]> {
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Matrix multiplication (library calls: cuBLASLt on a GPU; docs/matmul.md)
+//===----------------------------------------------------------------------===//
+
+def Fuser_MatmulOp : Fuser_Op<"matmul", [Pure]> {
+  let summary = "matrix product with torch.matmul's semantics";
+  let description = [{
+    As `torch.matmul`: 1-D by 1-D is a dot product (rank 0); 2-D by 2-D a
+    matrix product; a 1-D operand is a row vector on the left, a column
+    vector on the right, and its dim is dropped from the result; beyond 2-D
+    the leading dims are batch dims, broadcast as PyTorch does (a batch dim
+    of size 1 in the type broadcasts; sizes known only at launch must be
+    equal). Both operands have one float type, also the result's; the
+    products accumulate in f32 (f64 for f64) and round once.
+
+    The op is a library call (cuBLASLt): it is a kernel boundary, and its
+    operands are read from memory (docs/matmul.md).
+
+    ```mlir
+    %0 = fuser.matmul %a, %b : (tensor<8x?x64xbf16>, tensor<64x128xbf16>)
+        -> tensor<8x?x128xbf16>
+    ```
+  }];
+  let arguments = (ins Fuser_FloatTensor:$lhs, Fuser_FloatTensor:$rhs);
+  let results = (outs Fuser_FloatTensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` `(` type($lhs) `,` type($rhs) `)` `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$lhs, "::mlir::Value":$rhs), [{
+      build($_builder, $_state, *inferResultType(std::nullopt,
+            ::llvm::cast<::mlir::RankedTensorType>(lhs.getType()),
+            ::llvm::cast<::mlir::RankedTensorType>(rhs.getType())), lhs, rhs);
+    }]>
+  ];
+  let extraClassDeclaration = [{
+    static ::mlir::FailureOr<::mlir::RankedTensorType>
+    inferResultType(std::optional<::mlir::Location> loc, ::mlir::RankedTensorType lhs,
+                    ::mlir::RankedTensorType rhs);
+  }];
+}
+
+def Fuser_LinearOp : Fuser_Op<"linear", [Pure]> {
+  let summary = "a linear layer, x @ weight^T + bias, as torch.nn.functional.linear";
+  let description = [{
+    `input` is `[..., in]` (at least 1-D), `weight` `[out, in]`, the optional
+    `bias` `[out]`; the result is `[..., out]` (`[out]` for a 1-D input).
+    One float type for all; products accumulate in f32 (f64 for f64), the
+    bias is added in that type and the result rounds once, as cuBLASLt's
+    bias epilogue does. A library call (docs/matmul.md).
+
+    ```mlir
+    %0 = fuser.linear %x, %w bias %b
+        : (tensor<?x1024xbf16>, tensor<4096x1024xbf16>, tensor<4096xbf16>)
+        -> tensor<?x4096xbf16>
+    ```
+  }];
+  let arguments = (ins Fuser_FloatTensor:$input, Fuser_FloatTensor:$weight,
+                       Optional<Fuser_FloatTensor>:$bias);
+  let results = (outs Fuser_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $weight (`bias` $bias^)? attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$input, "::mlir::Value":$weight, "::mlir::Value":$bias), [{
+      build($_builder, $_state, *inferResultType(std::nullopt,
+            ::llvm::cast<::mlir::RankedTensorType>(input.getType()),
+            ::llvm::cast<::mlir::RankedTensorType>(weight.getType()),
+            bias ? std::optional<::mlir::RankedTensorType>(
+                       ::llvm::cast<::mlir::RankedTensorType>(bias.getType()))
+                 : std::nullopt),
+            input, weight, bias);
+    }]>
+  ];
+  let extraClassDeclaration = [{
+    static ::mlir::FailureOr<::mlir::RankedTensorType>
+    inferResultType(std::optional<::mlir::Location> loc, ::mlir::RankedTensorType input,
+                    ::mlir::RankedTensorType weight,
+                    std::optional<::mlir::RankedTensorType> bias);
+  }];
+}
+
 include "fuser/Dialect/Fuser/IR/FuserPlanOps.td"
 
 #endif // FUSER_DIALECT_FUSER_IR_FUSEROPS_TD

@@ -155,4 +155,37 @@ def Fuser_IndexCheckOp : Fuser_Op<"index_check"> {
   let hasVerifier = 1;
 }
 
+def Fuser_GemmOp : Fuser_Op<"gemm"> {
+  let summary = "a matrix multiply through the device's library (cuBLASLt)";
+  let description = [{
+    The bundle's GEMM instruction (docs/bundle.md), row-major: for each
+    `b < batch`, `D_b = epilogue(opA(A_b) @ opB(B_b))` with `m x k` by
+    `k x n` operands. `X_b` starts `stride_X * b` elements into `X` (0: the
+    same matrix for every b); `lda`, `ldb`, `ldd` are row strides in
+    elements; `trans_a` means A is stored `k x m`, `trans_b` that B is
+    stored `n x k` (a linear layer's weight). With `bias`, the epilogue adds
+    `bias[j]` (n elements of D's type) before the one rounding. Products
+    accumulate in f32 (f64 for f64); `allow_tf32` lets f32 operands be
+    multiplied as TF32.
+
+    ```mlir
+    fuser.gemm %x, %w -> %y bias %b sizes(%m, %n, %k, %c1)
+        ld(%k, %k, %n) batch_strides(%c0, %c0, %c0) {trans_b}
+        : memref<?x1024xf32>, memref<4096x1024xf32>, memref<?x4096xf32>, memref<4096xf32>
+    ```
+  }];
+  let arguments = (ins AnyMemRef:$a, AnyMemRef:$b, AnyMemRef:$d, Optional<AnyMemRef>:$bias,
+                       Index:$m, Index:$n, Index:$k, Index:$batch,
+                       Index:$lda, Index:$ldb, Index:$ldd,
+                       Index:$strideA, Index:$strideB, Index:$strideD,
+                       UnitAttr:$trans_a, UnitAttr:$trans_b, UnitAttr:$allow_tf32);
+  let assemblyFormat = [{
+    $a `,` $b `->` $d (`bias` $bias^)? `sizes` `(` $m `,` $n `,` $k `,` $batch `)`
+    `ld` `(` $lda `,` $ldb `,` $ldd `)`
+    `batch_strides` `(` $strideA `,` $strideB `,` $strideD `)` attr-dict
+    `:` type($a) `,` type($b) `,` type($d) (`,` type($bias)^)?
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // FUSER_DIALECT_FUSER_IR_FUSERPLANOPS_TD

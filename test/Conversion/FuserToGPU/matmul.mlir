@@ -1,0 +1,96 @@
+// A matmul or linear segment is no kernel: a fuser.gemm in the plan, the
+// row-major m x k by k x n product with a batch stride per operand.
+// RUN: fuser-opt %s -split-input-file --fuser-decompose --fuser-segment --fuser-emit-kernels | FileCheck %s
+// RUN: fuser-opt %s -split-input-file --fuser-decompose --fuser-segment --fuser-emit-kernels=allow-tf32=1 | FileCheck %s --check-prefix=TF32
+
+// A batch of lhs matrices against one rhs matrix: one GEMM of 3 * 8 rows.
+// CHECK-LABEL: func.func @folded
+// CHECK-NOT: fuser.launch
+// CHECK: fuser.gemm %arg0, %arg1 -> %arg2 sizes(%c24, %c4, %c16, %c1) ld(%c16, %c4, %c4) batch_strides(%c0, %c0, %c0) : memref<3x8x16xf16>, memref<16x4xf16>, memref<3x8x4xf16>
+func.func @folded(%a: tensor<3x8x16xf16>, %b: tensor<16x4xf16>) -> tensor<3x8x4xf16> {
+  %0 = fuser.matmul %a, %b : (tensor<3x8x16xf16>, tensor<16x4xf16>) -> tensor<3x8x4xf16>
+  return %0 : tensor<3x8x4xf16>
+}
+
+// -----
+
+// One lhs matrix for every rhs matrix: a batch whose lhs stride is 0, of a
+// size known at launch.
+// CHECK-LABEL: func.func @batched
+// CHECK: %[[DIM:.*]] = memref.dim %arg1
+// CHECK: fuser.gemm %arg0, %arg1 -> %arg2 sizes(%c8, %c4, %c16, %[[DIM]]) ld(%c16, %c4, %c4) batch_strides(%c0, %c64, %c32)
+func.func @batched(%a: tensor<8x16xf32>, %b: tensor<?x16x4xf32>) -> tensor<?x8x4xf32> {
+  %0 = fuser.matmul %a, %b : (tensor<8x16xf32>, tensor<?x16x4xf32>) -> tensor<?x8x4xf32>
+  return %0 : tensor<?x8x4xf32>
+}
+
+// -----
+
+// A dot product: a 1 x 16 row times a 16 x 1 column.
+// CHECK-LABEL: func.func @vectors
+// CHECK: fuser.gemm %arg0, %arg1 -> %arg2 sizes(%c1, %c1, %c16, %c1) ld(%c16, %c1, %c1) batch_strides(%c0, %c0, %c1) : memref<16xf64>, memref<16xf64>, memref<f64>
+func.func @vectors(%a: tensor<16xf64>, %b: tensor<16xf64>) -> tensor<f64> {
+  %0 = fuser.matmul %a, %b : (tensor<16xf64>, tensor<16xf64>) -> tensor<f64>
+  return %0 : tensor<f64>
+}
+
+// -----
+
+// linear: the weight is B stored transposed; the bias is the epilogue's.
+// Row strides of sizes known at launch are at least 1.
+// CHECK-LABEL: func.func @linear
+// CHECK-DAG: %[[M:.*]] = memref.dim %arg0, %c0
+// CHECK-DAG: %[[K:.*]] = memref.dim %arg0, %c1
+// CHECK-DAG: %[[N:.*]] = memref.dim %arg1, %c0
+// CHECK: %[[LDA:.*]] = arith.maxsi %[[K]], %c1
+// CHECK: %[[LDB:.*]] = arith.maxsi %[[K]], %c1
+// CHECK: %[[LDD:.*]] = arith.maxsi %[[N]], %c1
+// CHECK: fuser.gemm %arg0, %arg1 -> %arg3 bias %arg2 sizes(%[[M]], %[[N]], %[[K]], %c1) ld(%[[LDA]], %[[LDB]], %[[LDD]]) batch_strides(%c0, %c0, %c0) {trans_b}
+func.func @linear(%x: tensor<?x?xbf16>, %w: tensor<?x?xbf16>, %b: tensor<?xbf16>) -> tensor<?x?xbf16> {
+  %0 = fuser.linear %x, %w bias %b : (tensor<?x?xbf16>, tensor<?x?xbf16>, tensor<?xbf16>) -> tensor<?x?xbf16>
+  return %0 : tensor<?x?xbf16>
+}
+
+// -----
+
+// Batch dims broadcast along some dims only: fuser-decompose broadcasts
+// both operands to the whole batch, kernels write them, and the GEMM reads
+// one matrix of each per batch element.
+// CHECK-LABEL: func.func @mixed
+// CHECK: fuser.launch
+// CHECK: fuser.launch
+// CHECK: fuser.gemm %{{.*}}, %{{.*}} -> %arg2 sizes(%c3, %c2, %c4, %c10) ld(%c4, %c2, %c2) batch_strides(%c12, %c8, %c6)
+func.func @mixed(%a: tensor<2x1x3x4xf32>, %b: tensor<1x5x4x2xf32>) -> tensor<2x5x3x2xf32> {
+  %0 = fuser.matmul %a, %b : (tensor<2x1x3x4xf32>, tensor<1x5x4x2xf32>) -> tensor<2x5x3x2xf32>
+  return %0 : tensor<2x5x3x2xf32>
+}
+
+// -----
+
+// A transposed operand is read in place: A stored k x m (a gradient's
+// g^T), its row stride m.
+// CHECK-LABEL: func.func @transposed
+// CHECK-NOT: fuser.launch
+// CHECK: %[[K:.*]] = memref.dim %arg0, %c0
+// CHECK: fuser.gemm %arg0, %arg1 -> %arg2 sizes(%c4, %c9, %[[K]], %c1) ld(%c4, %c9, %c9) batch_strides(%c0, %c0, %c36) {trans_a} : memref<?x4xf32>, memref<?x9xf32>, memref<4x9xf32>
+func.func @transposed(%g: tensor<?x4xf32>, %x: tensor<?x9xf32>) -> tensor<4x9xf32> {
+  %t = fuser.permute %g perm = [1, 0] : tensor<?x4xf32> -> tensor<4x?xf32>
+  %0 = fuser.matmul %t, %x : (tensor<4x?xf32>, tensor<?x9xf32>) -> tensor<4x9xf32>
+  return %0 : tensor<4x9xf32>
+}
+
+// -----
+
+// allow-tf32 marks f32 products only (bf16 ones are tensor-core products
+// anyway).
+// TF32-LABEL: func.func @tf32
+// TF32: fuser.gemm {{.*}} {allow_tf32} : memref<8x16xf32>
+// TF32: fuser.gemm
+// TF32-NOT: allow_tf32
+// TF32-SAME: memref<8x16xbf16>
+func.func @tf32(%a: tensor<8x16xf32>, %b: tensor<16x4xf32>, %c: tensor<8x16xbf16>, %d: tensor<16x4xbf16>)
+    -> (tensor<8x4xf32>, tensor<8x4xbf16>) {
+  %0 = fuser.matmul %a, %b : (tensor<8x16xf32>, tensor<16x4xf32>) -> tensor<8x4xf32>
+  %1 = fuser.matmul %c, %d : (tensor<8x16xbf16>, tensor<16x4xbf16>) -> tensor<8x4xbf16>
+  return %0, %1 : tensor<8x4xf32>, tensor<8x4xbf16>
+}
