@@ -50,6 +50,18 @@ $CC -std=c11 -O2 -I"$PACK/runtime/include" -I"$PACK/npy" "$PACK/check_runner.c" 
 echo "== built in $(( $(date +%s) - T0 )) s: $B/libfuser_runtime.so"
 echo
 BUILT=$(( $(date +%s) - T0 ))
+# The matmuls of the cases run through cuBLASLt, which the runtime loads
+# by its soname; a machine whose CUDA libraries came with PyTorch keeps it
+# under site-packages (nvidia/cublas/lib), off the loader's path.
+if [ -z "${FUSER_CUBLASLT_LIBRARY:-}" ]; then
+  for lib in $(python3 -c 'import os, nvidia.cublas as c; print(os.path.join(list(c.__path__)[0], "lib"))' 2>/dev/null) \
+             /usr/local/cuda/lib64 /usr/lib/x86_64-linux-gnu; do
+    for so in "$lib"/libcublasLt.so.13 "$lib"/libcublasLt.so.12; do
+      if [ -f "$so" ]; then FUSER_CUBLASLT_LIBRARY=$so; export FUSER_CUBLASLT_LIBRARY; break 2; fi
+    done
+  done
+fi
+echo "== cuBLASLt: ${FUSER_CUBLASLT_LIBRARY:-by soname (libcublasLt.so.13, .12)}"
 "$B/check_runner" "$PACK/cases/cases.txt" --out "$B/check-table.md" "$@"
 rc=$?
 {

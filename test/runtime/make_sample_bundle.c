@@ -10,7 +10,8 @@
 
 int main(int argc, char **argv) {
   bool linear = argc == 3 && strcmp(argv[1], "--linear") == 0;
-  if (argc != 2 && !linear) {
+  /* An output path is never an option ("--help" is not a file to write). */
+  if ((argc != 2 && !linear) || argv[argc - 1][0] == '-') {
     fprintf(stderr, "usage: make_sample_bundle [--linear] OUT.bundle\n");
     return 64;
   }
