@@ -349,6 +349,13 @@ LogicalResult Analyzer::visit(Operation *op) {
         return success();
       })
       .Case<ReshapeOp>([&](ReshapeOp r) {
+        // A refinement (fuser-vjp's): the same dims, one for one.
+        if (r->hasAttr(kRefinesShapeAttr) &&
+            r.getInput().getType().getRank() == r.getType().getRank()) {
+          for (unsigned i = 0; i < r.getType().getRank(); ++i)
+            unite(r.getInput(), i, r.getResult(), i);
+          return success();
+        }
         // With one dynamic result dim, it is the input's element count over
         // the static ones. With more, leading dims keep their input's sizes
         // (dims of static size 1 aside): dynamic result dims pair with the

@@ -15,6 +15,7 @@
 
 #include "VjpRules.h"
 
+#include "fuser/Dialect/Fuser/IR/FuserAttrNames.h"
 #include "fuser/Dialect/Fuser/IR/FuserOps.h"
 #include "fuser/Transforms/Autodiff.h"
 
@@ -30,11 +31,21 @@ namespace {
 bool isHalf(Type t) { return t.isF16() || t.isBF16(); }
 
 /// `v` as a value of type `type`, which differs from v's at most in which
-/// dims are static (a fuser.reshape that moves no data).
+/// dims are static: a fuser.reshape that moves no data, marked as one that
+/// keeps every dim (kRefinesShapeAttr), so that the shape analysis ties
+/// the dims one for one (a `[?, ?]` gradient of a `[?, 1]` operand).
 Value fitToType(OpBuilder &b, Location loc, Value v, Type type) {
   if (!v || v.getType() == type)
     return v;
-  return ReshapeOp::create(b, loc, type, v);
+  auto op = ReshapeOp::create(b, loc, type, v);
+  auto from = cast<RankedTensorType>(v.getType()), to = cast<RankedTensorType>(type);
+  bool sameDims = from.getRank() == to.getRank();
+  for (int64_t i = 0; sameDims && i < from.getRank(); ++i)
+    sameDims = from.isDynamicDim(i) || to.isDynamicDim(i) ||
+               from.getDimSize(i) == to.getDimSize(i);
+  if (sameDims)
+    op->setAttr(kRefinesShapeAttr, b.getUnitAttr());
+  return op;
 }
 
 RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
@@ -673,8 +684,12 @@ LogicalResult matmulRule(Grad &G, MatmulOp op, Value g, SmallVectorImpl<Value> &
 }
 
 /// F.linear's backward: grad_x = g @ w, grad_w = g^T @ x over every row
-/// of x (the leading dims as one), grad_bias = g summed over the rows (in
-/// f32 for halves, rounded once).
+/// of x, grad_bias = g summed over the rows (in f32 for halves, rounded
+/// once). grad_w is one GEMM over the rows of x and g as matrices (their
+/// leading dims as one: a reshape, whose sizes the shape analysis derives
+/// when x has at most one dim known only at launch), else a batched GEMM
+/// over the leading dims summed (a reshape of `[?, ?, ?]` into rows would
+/// not say which dims it joins).
 LogicalResult linearRule(Grad &G, LinearOp op, Value g, SmallVectorImpl<Value> &out) {
   RankedTensorType xt = op.getInput().getType(), wt = op.getWeight().getType();
   out[0] = fitToType(G.b, G.loc, MatmulOp::create(G.b, G.loc, g, op.getWeight()), xt);
@@ -683,9 +698,19 @@ LogicalResult linearRule(Grad &G, LinearOp op, Value g, SmallVectorImpl<Value> &
     rows = ShapedType::isDynamic(d) || ShapedType::isDynamic(rows) ? ShapedType::kDynamic
                                                                     : rows * d;
   int64_t in = xt.getShape().back(), outF = typeOf(g).getShape().back();
-  Value g2 = ReshapeOp::create(G.b, G.loc, typeOf(g).clone({rows, outF}), g);
-  Value x2 = ReshapeOp::create(G.b, G.loc, xt.clone({rows, in}), op.getInput());
-  Value gw = MatmulOp::create(G.b, G.loc, transposeLast2(G, g2), x2);
+  Value gw;
+  if (xt.getRank() <= 2 || xt.getNumDynamicDims() <= 1) {
+    Value g2 = ReshapeOp::create(G.b, G.loc, typeOf(g).clone({rows, outF}), g);
+    Value x2 = ReshapeOp::create(G.b, G.loc, xt.clone({rows, in}), op.getInput());
+    gw = MatmulOp::create(G.b, G.loc, transposeLast2(G, g2), x2);
+  } else {
+    // [..., out, S] @ [..., S, in] per leading index, then summed.
+    gw = MatmulOp::create(G.b, G.loc, transposeLast2(G, g), op.getInput());
+    SmallVector<int64_t> lead;
+    for (int64_t i = 0; i + 2 < xt.getRank(); ++i)
+      lead.push_back(i);
+    gw = SumOp::create(G.b, G.loc, gw, lead, false);
+  }
   out[1] = fitToType(G.b, G.loc, gw, wt);
   if (Value bias = op.getBias()) {
     Value gb = G.wide(g);

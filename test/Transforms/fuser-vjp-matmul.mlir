@@ -49,3 +49,14 @@ func.func @mv(%a: tensor<5x7xf32>, %b: tensor<7xf32>) -> tensor<5xf32> {
   %0 = fuser.matmul %a, %b : (tensor<5x7xf32>, tensor<7xf32>) -> tensor<5xf32>
   return %0 : tensor<5xf32>
 }
+
+// A gradient whose type knows less than its operand's (a [?, ?] product for
+// a [?, 1] operand) takes the operand's type through a reshape marked as a
+// refinement: the shape analysis ties its dims one for one, not by sizes.
+// CHECK-LABEL: func.func @refine_vjp
+// CHECK: %[[P:.*]] = fuser.matmul %{{.*}}, %{{.*}} : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+// CHECK: fuser.reshape %[[P]] {fuser.refines_shape} : tensor<?x?xf32> -> tensor<?x1xf32>
+func.func @refine(%a: tensor<?x1xf32>, %b: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %0 = fuser.matmul %a, %b : (tensor<?x1xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %0 : tensor<?x?xf32>
+}

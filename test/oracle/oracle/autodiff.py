@@ -467,6 +467,30 @@ def _matmuls(rng, t):
             v.line("%%0 = fuser.linear %%x, %%w : (%s, %s) -> %s" % (tx, tw, to))
         v.result("0", oshape, t, dims=odims)
         parts.append(v.part(F.linear))
+    # Sizes known only at launch where a gradient's type must take its
+    # operand's (a static 1 against ?), inputs of rank 3 with several ? (no
+    # reshape into rows says which dims it joins), and empty dims beside ?.
+    for ashape, adims, bshape, bdims in [((3, 1), (None, 1), (1, 4), (None, None)),
+                                         ((0, 3), (0, None), (3, 4), (3, 4)),
+                                         ((1,), (1,), (1, 5), (None, None))]:
+        v = Vjp(rng, "matmul %s as %s @ %s as %s %s" % (ashape, adims, bshape, bdims, t))
+        ta = v.arg("a", ashape, t, dims=adims)
+        tb = v.arg("b", bshape, t, dims=bdims)
+        want = tuple(torch.matmul(torch.zeros(ashape), torch.zeros(bshape)).shape)
+        odims = tuple(([adims[0]] if len(ashape) > 1 else []) + ([bdims[-1]] if len(bshape) > 1 else []))
+        v.line("%%0 = fuser.matmul %%a, %%b : (%s, %s) -> %s" % (ta, tb, mlir_type(odims, t)))
+        v.result("0", want, t, dims=odims)
+        parts.append(v.part(torch.matmul))
+    for xshape, xdims, wshape, wdims in [((2, 3, 5), (None, None, None), (4, 5), (4, None)),
+                                         ((2, 3, 5), (2, None, None), (4, 5), (4, 5)),
+                                         ((1, 3), (1, 3), (0, 3), (0, None))]:
+        v = Vjp(rng, "linear %s as %s by %s as %s %s" % (xshape, xdims, wshape, wdims, t))
+        tx = v.arg("x", xshape, t, dims=xdims)
+        tw = v.arg("w", wshape, t, dims=wdims)
+        odims = tuple(xdims[:-1]) + (wdims[0],)
+        v.line("%%0 = fuser.linear %%x, %%w : (%s, %s) -> %s" % (tx, tw, mlir_type(odims, t)))
+        v.result("0", tuple(xshape[:-1]) + (wshape[0],), t, dims=odims)
+        parts.append(v.part(F.linear))
     return parts
 
 

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fuser/Dialect/Fuser/IR/FuserOps.h"
+#include "fuser/Dialect/Fuser/IR/FuserAttrNames.h"
 
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
@@ -348,6 +349,9 @@ OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
   if (auto inner = getInput().getDefiningOp<ReshapeOp>()) {
     if (inner.getInput().getType() == getType())
       return inner.getInput();
+    // Two refinements make one; anything else is a reshape.
+    if (!inner->hasAttr(kRefinesShapeAttr))
+      (*this)->removeAttr(kRefinesShapeAttr);
     getInputMutable().assign(inner.getInput());
     return getResult();
   }

@@ -25,6 +25,11 @@ inline constexpr llvm::StringLiteral kStridesAttr = "fuser.strides";
 /// broadcast may make (the gradient of a sum) and nothing else ties to the
 /// input's; the shape analysis ties them.
 inline constexpr llvm::StringLiteral kSameShapeAsAttr = "fuser.same_shape_as";
+/// On a fuser.reshape: its result has its input's dims, one for one; only
+/// which of them are known at compile time differs (fuser-vjp gives a
+/// gradient its operand's type so). The shape analysis ties the dims in
+/// pairs, where the general reshape rule would pair them by sizes.
+inline constexpr llvm::StringLiteral kRefinesShapeAttr = "fuser.refines_shape";
 /// On a launch plan (a func.func fuser-emit-kernels made from a fusion).
 inline constexpr llvm::StringLiteral kPlanAttr = "fuser.plan";
 /// On a launch plan: how many of its memref arguments are the fusion's
