@@ -42,7 +42,7 @@ for src in "$PACK"/runtime/src/*.c; do
 done
 wait
 # shellcheck disable=SC2086
-$CC -shared -o "$B/libfuser_runtime.so" $objs -ldl -pthread ||
+$CC -shared -o "$B/libfuser_runtime.so" $objs -ldl -pthread -lm ||
   { echo "check.sh: runtime build failed"; exit 1; }
 $CC -std=c11 -O2 -I"$PACK/runtime/include" -I"$PACK/npy" "$PACK/check_runner.c" \
   "$PACK/npy/npy.c" -o "$B/check_runner" -L"$B" -lfuser_runtime -Wl,-rpath,"$B" \

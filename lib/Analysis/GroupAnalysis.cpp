@@ -30,6 +30,16 @@ bool mlir::fuser::isScatterOp(Operation *op) { return isa<ScatterAddOp, IndexAdd
 
 bool mlir::fuser::isLibraryOp(Operation *op) { return isa<MatmulOp, LinearOp>(op); }
 
+bool mlir::fuser::isEpilogueOf(Operation *op, Operation *library) {
+  if (!isLibraryOp(library) || op->getNumOperands() != 1 ||
+      op->getOperand(0) != library->getResult(0) || !library->getResult(0).hasOneUse())
+    return false;
+  if (isa<ReluOp>(op))
+    return true;
+  auto gelu = dyn_cast<GeluOp>(op);
+  return gelu && gelu.getApproximate() == GeluApproximation::tanh;
+}
+
 bool mlir::fuser::readsFromMemory(Operation *op, unsigned operand) {
   if (isLibraryOp(op))
     return true; // the library reads its operands from memory
@@ -120,7 +130,9 @@ FailureOr<GroupInfo> mlir::fuser::classifyGroup(ArrayRef<Operation *> group,
   GroupInfo info;
   for (Operation *op : group)
     if (isLibraryOp(op)) {
-      if (group.size() != 1) {
+      // Alone, or with the activation cuBLASLt applies in its epilogue.
+      bool withEpilogue = group.size() == 2 && isEpilogueOf(group[group[0] == op ? 1 : 0], op);
+      if (group.size() != 1 && !withEpilogue) {
         fail(whyNot, whyInMemory(op));
         return failure();
       }

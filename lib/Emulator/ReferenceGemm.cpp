@@ -98,6 +98,21 @@ template <typename T> void store(uint64_t base, int64_t i, uint32_t dtype, T v) 
   }
 }
 
+/// The epilogue's activation: relu as PyTorch's (-0 and NaN stay); gelu
+/// with tanh's approximation, computed in f64 and rounded to T (so the C
+/// library's tanh, whose last f64 bit may differ between hosts, changes an
+/// f32 result only when it lies within an f64 ulp of an f32 rounding
+/// boundary).
+template <typename T> T activate(T v, uint32_t epilogue) {
+  if (epilogue & FUSER_BUNDLE_GEMM_EPILOGUE_RELU)
+    return v < T(0) ? T(0) : v;
+  if (epilogue & FUSER_BUNDLE_GEMM_EPILOGUE_GELU) {
+    double x = double(v);
+    return T(0.5 * x * (1.0 + std::tanh(0.7978845608028654 * (x + 0.044715 * x * x * x))));
+  }
+  return v;
+}
+
 inline float fusedMultiplyAdd(float a, float b, float c) { return std::fmaf(a, b, c); }
 inline double fusedMultiplyAdd(double a, double b, double c) { return std::fma(a, b, c); }
 
@@ -148,10 +163,12 @@ template <typename T> void gemm(const fuser_gemm &g) {
                                                acc[di][dj]);
         }
         for (int di = 0; di < ni; ++di)
-          for (int dj = 0; dj < nj; ++dj)
+          for (int dj = 0; dj < nj; ++dj) {
             // (no bias added at all without one: -0 + 0 would be +0)
+            T v = g.bias ? acc[di][dj] + bias[j0 + dj] : acc[di][dj];
             store<T>(g.d, dOffset + (i0 + di) * g.ldd + j0 + dj, g.d_dtype,
-                     g.bias ? acc[di][dj] + bias[j0 + dj] : acc[di][dj]);
+                     activate(v, g.epilogue));
+          }
       }
   }
 }

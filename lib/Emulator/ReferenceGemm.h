@@ -25,8 +25,10 @@ GemmReach gemmReach(const fuser_gemm &g);
 /// addresses): for each batch and output element, the products in order of
 /// the contracted index, each added by a fused multiply-add into one f32
 /// accumulator (f64 for f64; operands rounded to TF32 first when the flag
-/// allows it), then the bias, then one rounding to D's type (to nearest,
-/// ties to even; NaN stays NaN). The same bits on every host.
+/// allows it), then the bias, then the activation (relu; gelu with tanh's
+/// approximation, in f64), then one rounding to D's type (to nearest, ties
+/// to even; NaN stays NaN). The same bits on every host, but for a gelu
+/// within an f64 ulp of a rounding boundary (the C library's tanh).
 void referenceGemm(const fuser_gemm &g);
 
 } // namespace mlir::fuser::emu

@@ -408,6 +408,11 @@ bool Segmenter::tryMerge(int a, int b) {
     return false;
   for (int g : {a, b})
     if (isLibrary[g]) {
+      // Only the activation of its epilogue joins a library call.
+      int other = g == a ? b : a;
+      if (members(g).size() == 1 && members(other).size() == 1 &&
+          isEpilogueOf(members(other).front(), members(g).front()))
+        break;
       boundaryReason[{std::min(a, b), std::max(a, b)}] = whyInMemory(members(g).front());
       return false;
     }
@@ -502,6 +507,7 @@ bool Segmenter::tryMerge(int a, int b) {
   outs[b].clear();
   hasReduction[a] = hasReduction[a] || hasReduction[b];
   hasIndexing[a] = hasIndexing[a] || hasIndexing[b];
+  isLibrary[a] = isLibrary[a] || isLibrary[b];
   return true;
 }
 

@@ -230,9 +230,17 @@
 #define FUSER_BUNDLE_GEMM_FLAG_TRANS_B 2
 /* f32 operands may be multiplied as TF32 (10-bit mantissas). */
 #define FUSER_BUNDLE_GEMM_FLAG_TF32 4
+/* The epilogue: bit 0 adds bias[j] (BIAS is a buffer), bits 1-2 pick an
+ * activation applied after it, in the accumulation type, before the one
+ * rounding: relu(x) = x < 0 ? 0 : x; gelu(x) with tanh's approximation,
+ * 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))) (torch's
+ * approximate='tanh'). Values 6 and up are unknown. */
 #define FUSER_BUNDLE_GEMM_EPILOGUE_NONE 0
-/* + bias[j] (BIAS is a buffer) */
 #define FUSER_BUNDLE_GEMM_EPILOGUE_BIAS 1
+#define FUSER_BUNDLE_GEMM_EPILOGUE_RELU 2
+#define FUSER_BUNDLE_GEMM_EPILOGUE_BIAS_RELU 3
+#define FUSER_BUNDLE_GEMM_EPILOGUE_GELU 4
+#define FUSER_BUNDLE_GEMM_EPILOGUE_BIAS_GELU 5
 
 /* ---- parameter record ----------------------------------------------------- */
 #define FUSER_BUNDLE_PARAM_SIZE 8

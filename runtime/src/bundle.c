@@ -690,20 +690,23 @@ static fuser_error *parse_gemm(reader *r, const fuser_fusion *f,
     return bad(r, "the TF32 flag with %s operands: TF32 applies to f32 "
                   "operands only",
                fuser_dtype_name((fuser_dtype)g->ab_dtype));
-  if (g->epilogue > FUSER_BUNDLE_GEMM_EPILOGUE_BIAS)
-    return bad(r, "unknown epilogue %u (0 none, 1 bias)",
+  if (g->epilogue > FUSER_BUNDLE_GEMM_EPILOGUE_BIAS_GELU)
+    return bad(r, "unknown epilogue %u (0 none, 1 bias, 2 relu, 3 bias and "
+                  "relu, 4 gelu, 5 bias and gelu)",
                (unsigned)g->epilogue);
 
   const char *const names[4] = {"A", "B", "D", "bias"};
   const uint32_t bufs[4] = {g->a, g->b, g->d, g->bias};
-  bool with_bias = g->epilogue == FUSER_BUNDLE_GEMM_EPILOGUE_BIAS;
+  bool with_bias = g->epilogue & FUSER_BUNDLE_GEMM_EPILOGUE_BIAS;
   if (!with_bias && g->bias != FR_NONE)
-    return bad(r, "the bias is buffer %u but the epilogue is 0 (none); a "
-                  "bias needs epilogue 1 (bias), else the bias is "
-                  "0xFFFFFFFF",
-               g->bias);
+    return bad(r, "the bias is buffer %u but epilogue %u adds none; a "
+                  "bias needs an epilogue with bit 0 set (1, 3, 5), else "
+                  "the bias is 0xFFFFFFFF",
+               g->bias, (unsigned)g->epilogue);
   if (with_bias && g->bias == FR_NONE)
-    return bad(r, "epilogue 1 (bias) without a bias buffer (0xFFFFFFFF)");
+    return bad(r, "epilogue %u adds a bias but there is no bias buffer "
+                  "(0xFFFFFFFF)",
+               (unsigned)g->epilogue);
   for (int k = 0; k < 4; k++) {
     uint32_t x = bufs[k];
     if (k == 3 && !with_bias) break;

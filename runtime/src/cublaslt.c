@@ -66,6 +66,10 @@ typedef struct {
 #define CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE 26
 /* cublasLtEpilogue_t */
 #define CUBLASLT_EPILOGUE_BIAS 4
+#define CUBLASLT_EPILOGUE_RELU 2
+#define CUBLASLT_EPILOGUE_RELU_BIAS 6
+#define CUBLASLT_EPILOGUE_GELU 32
+#define CUBLASLT_EPILOGUE_GELU_BIAS 36
 /* cublasLtMatrixLayoutAttribute_t */
 #define CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT 5
 #define CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET 6
@@ -195,7 +199,12 @@ static void describe(const fuser_gemm *g, const int64_t *key, char *out,
            " and %" PRId64 " bytes)",
            g->batch, g->m, g->n, dtype_name(g->d_dtype), ta ? "^T" : "",
            g->m, g->k, dtype_name(g->ab_dtype), tb ? "^T" : "", g->k, g->n,
-           dtype_name(g->ab_dtype), g->bias ? " + bias" : "",
+           dtype_name(g->ab_dtype),
+           g->epilogue == FUSER_BUNDLE_GEMM_EPILOGUE_BIAS_GELU ? " + bias, gelu"
+           : g->epilogue == FUSER_BUNDLE_GEMM_EPILOGUE_BIAS_RELU ? " + bias, relu"
+           : g->epilogue == FUSER_BUNDLE_GEMM_EPILOGUE_GELU ? ", gelu"
+           : g->epilogue == FUSER_BUNDLE_GEMM_EPILOGUE_RELU ? ", relu"
+           : g->bias ? " + bias" : "",
            g->flags & FUSER_BUNDLE_GEMM_FLAG_TF32 ? ", TF32" : "", g->lda,
            g->ldb, g->ldd, g->stride_a, g->stride_b, g->stride_d, key[14],
            key[15], key[16]);
@@ -404,15 +413,24 @@ static fuser_error *build(const fr_cublaslt *lt, const fuser_gemm *g,
   STEP(lt->desc_set(en->desc, CUBLASLT_MATMUL_DESC_TRANSB, &transb,
                     sizeof transb),
        "cublasLtMatmulDescSetAttribute(TRANSB)");
+  if (g->epilogue != FUSER_BUNDLE_GEMM_EPILOGUE_NONE) {
+    /* The bundle's epilogue (bias bit, activation) as cuBLASLt's. */
+    static const uint32_t lt_epilogue[] = {
+        [FUSER_BUNDLE_GEMM_EPILOGUE_BIAS] = CUBLASLT_EPILOGUE_BIAS,
+        [FUSER_BUNDLE_GEMM_EPILOGUE_RELU] = CUBLASLT_EPILOGUE_RELU,
+        [FUSER_BUNDLE_GEMM_EPILOGUE_BIAS_RELU] = CUBLASLT_EPILOGUE_RELU_BIAS,
+        [FUSER_BUNDLE_GEMM_EPILOGUE_GELU] = CUBLASLT_EPILOGUE_GELU,
+        [FUSER_BUNDLE_GEMM_EPILOGUE_BIAS_GELU] = CUBLASLT_EPILOGUE_GELU_BIAS};
+    uint32_t epilogue = lt_epilogue[g->epilogue];
+    STEP(lt->desc_set(en->desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue,
+                      sizeof epilogue),
+         "cublasLtMatmulDescSetAttribute(EPILOGUE)");
+  }
   if (g->bias) {
-    uint32_t epilogue = CUBLASLT_EPILOGUE_BIAS;
     int32_t bias_type = dt;
     /* The heuristic reads the pointer's alignment; each call sets its own
      * (aligned as well: the key holds the alignment). */
     const void *bias = (const void *)(uintptr_t)g->bias;
-    STEP(lt->desc_set(en->desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue,
-                      sizeof epilogue),
-         "cublasLtMatmulDescSetAttribute(EPILOGUE)");
     STEP(lt->desc_set(en->desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE,
                       &bias_type, sizeof bias_type),
          "cublasLtMatmulDescSetAttribute(BIAS_DATA_TYPE)");

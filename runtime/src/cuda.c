@@ -4,7 +4,10 @@
  * here with the values of cuda.h. */
 #include "internal.h"
 
+#include "fp16.h"
+
 #include <dlfcn.h>
+#include <math.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -302,12 +305,53 @@ static fuser_error *cu_sync(void *ctx, void *stream, int whole_device) {
 
 /* ---- GEMM --------------------------------------------------------------- */
 
+/* The epilogue's activation of one row of `n` values of `dtype`, in place:
+ * relu keeps -0 and NaN (as PyTorch's); gelu is tanh's approximation, in
+ * f32 (f64 for f64) as cuBLASLt computes it. */
+static double activate(double x, uint32_t epilogue, bool f64) {
+  if (epilogue & FUSER_BUNDLE_GEMM_EPILOGUE_RELU) return x < 0 ? 0.0 : x;
+  if (f64) return 0.5 * x * (1.0 + tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
+  float v = (float)x;
+  return 0.5f * v * (1.0f + tanhf(0.7978845608f * (v + 0.044715f * v * v * v)));
+}
+static void activate_row(unsigned char *row, uint64_t n, uint32_t dtype,
+                         uint32_t epilogue) {
+  for (uint64_t j = 0; j < n; j++) {
+    switch (dtype) {
+    case FUSER_DTYPE_F64: {
+      double v;
+      memcpy(&v, row + 8 * j, 8);
+      v = activate(v, epilogue, true);
+      memcpy(row + 8 * j, &v, 8);
+      break;
+    }
+    case FUSER_DTYPE_F32: {
+      float v;
+      memcpy(&v, row + 4 * j, 4);
+      v = (float)activate(v, epilogue, false);
+      memcpy(row + 4 * j, &v, 4);
+      break;
+    }
+    default: { /* f16, bf16 */
+      uint16_t h;
+      memcpy(&h, row + 2 * j, 2);
+      bool bf = dtype == FUSER_DTYPE_BF16;
+      float v = bf ? fp_bf16_to_float(h) : fp_half_to_float(h);
+      v = (float)activate(v, epilogue, false);
+      h = bf ? fp_float_to_bf16(v) : fp_float_to_half(v);
+      memcpy(row + 2 * j, &h, 2);
+    }
+    }
+  }
+}
+
 /* k == 0: D = epilogue(an empty sum) = 0, or the bias in every row, without
  * cuBLASLt (which may refuse an empty product). D's rows are ldd elements
  * apart and the bytes between them may be another tensor's, so the writes
  * are 2D, row by row: zeros with cuMemsetD2D8Async on the stream; the bias,
  * after waiting for the stream, with cuMemcpy2D_v2 from a host block of
- * whole bias rows (at least 1 MiB or one row per copy). That wait is the
+ * whole bias rows (their activation applied: relu and gelu of 0 are 0) (at
+ * least 1 MiB or one row per copy). That wait is the
  * price of a case that is rare (a linear layer without input features). */
 static fuser_error *cu_gemm_empty(cuda *cu, const fuser_gemm *g,
                                   void *stream) {
@@ -354,6 +398,8 @@ static fuser_error *cu_gemm_empty(cuda *cu, const fuser_gemm *g,
     return cu_error(cu, r, "cuMemcpyDtoH_v2",
                     " (reading the bias of a GEMM with k = 0)");
   }
+  if (g->epilogue & (FUSER_BUNDLE_GEMM_EPILOGUE_RELU | FUSER_BUNDLE_GEMM_EPILOGUE_GELU))
+    activate_row(block, (uint64_t)g->n, g->d_dtype, g->epilogue);
   for (uint64_t k = 1; k < per; k++)
     memcpy(block + k * width, block, (size_t)width);
   CUDA_MEMCPY2D cp;

@@ -92,10 +92,14 @@ static void put_gemm(text *t, const fuser_fusion *f, const fr_gemm *g) {
   put(t, "%s @ ", g->flags & FUSER_BUNDLE_GEMM_FLAG_TRANS_A ? "^T" : "");
   put_buffer(t, f, g->b);
   put(t, "%s", g->flags & FUSER_BUNDLE_GEMM_FLAG_TRANS_B ? "^T" : "");
-  if (g->epilogue == FUSER_BUNDLE_GEMM_EPILOGUE_BIAS) {
+  if (g->epilogue & FUSER_BUNDLE_GEMM_EPILOGUE_BIAS) {
     put(t, " + ");
     put_buffer(t, f, g->bias);
   }
+  if (g->epilogue & FUSER_BUNDLE_GEMM_EPILOGUE_RELU)
+    put(t, ", relu");
+  if (g->epilogue & FUSER_BUNDLE_GEMM_EPILOGUE_GELU)
+    put(t, ", gelu");
   put(t, " (%s -> %s%s)", fuser_dtype_name((fuser_dtype)g->ab_dtype),
       fuser_dtype_name((fuser_dtype)g->d_dtype),
       g->flags & FUSER_BUNDLE_GEMM_FLAG_TF32 ? ", tf32" : "");

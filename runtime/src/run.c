@@ -525,7 +525,7 @@ static fuser_error *gemm_check(const call *c, uint32_t i, const fr_gemm *g,
               mat[1].cols},
              {"D", g->d, dd, FR_G_LDD, FR_G_STRIDE_D, m, n},
              {"the bias", g->bias, dd, -1, -1, 1, n}};
-  int nops = g->epilogue == FUSER_BUNDLE_GEMM_EPILOGUE_BIAS ? 4 : 3;
+  int nops = g->epilogue & FUSER_BUNDLE_GEMM_EPILOGUE_BIAS ? 4 : 3;
   for (int q = 0; q < nops; q++) {
     /* The bias is one row of n elements, read when D has elements. */
     bool bias = q == 3;
@@ -638,7 +638,7 @@ static fuser_error *gemm(call *c, uint32_t i, const fr_instr *in, mode md) {
   gm.a = c->bufs[g->a];
   gm.b = c->bufs[g->b];
   gm.d = c->bufs[g->d];
-  gm.bias = g->epilogue == FUSER_BUNDLE_GEMM_EPILOGUE_BIAS ? c->bufs[g->bias]
+  gm.bias = g->epilogue & FUSER_BUNDLE_GEMM_EPILOGUE_BIAS ? c->bufs[g->bias]
                                                            : 0;
   gm.lda = v[FR_G_LDA];
   gm.ldb = v[FR_G_LDB];

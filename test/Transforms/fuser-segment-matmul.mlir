@@ -84,3 +84,30 @@ func.func @not_transposed(%a: tensor<8x16xf32>, %b: tensor<4x16xf32>) -> (tensor
   %1 = fuser.exp %t : tensor<16x4xf32>
   return %0, %1 : tensor<8x4xf32>, tensor<16x4xf32>
 }
+
+// -----
+
+// The activations cuBLASLt applies in its epilogue join the library call's
+// segment: a relu, a gelu with tanh's approximation. gelu's exact form, and
+// an activation of a matmul result something else reads too, stay kernels.
+// CHECK-LABEL: func.func @epilogues
+// CHECK-SAME: fuser.schedulers = ["matmul", "matmul", "matmul", "matmul", "pointwise"]
+// DUMP: fusion @epilogues: 5 segments
+// DUMP-NEXT: segment 0: matmul, 2 ops (linear relu)
+// DUMP-NEXT: segment 1: matmul, 2 ops (matmul gelu)
+// DUMP-NEXT: segment 2: matmul, 1 ops (matmul)
+// DUMP-NEXT: segment 3: matmul, 1 ops (matmul)
+// DUMP-NEXT: segment 4: pointwise, 3 ops (gelu relu exp)
+func.func @epilogues(%x: tensor<8x16xf32>, %w: tensor<4x16xf32>, %v: tensor<16x4xf32>)
+    -> (tensor<8x4xf32>, tensor<8x4xf32>, tensor<8x4xf32>, tensor<8x4xf32>, tensor<8x4xf32>) {
+  %0 = fuser.linear %x, %w : (tensor<8x16xf32>, tensor<4x16xf32>) -> tensor<8x4xf32>
+  %1 = fuser.relu %0 : tensor<8x4xf32>
+  %2 = fuser.matmul %x, %v : (tensor<8x16xf32>, tensor<16x4xf32>) -> tensor<8x4xf32>
+  %3 = fuser.gelu %2 approximate = tanh : tensor<8x4xf32>
+  %4 = fuser.matmul %x, %v : (tensor<8x16xf32>, tensor<16x4xf32>) -> tensor<8x4xf32>
+  %5 = fuser.gelu %4 : tensor<8x4xf32>
+  %6 = fuser.matmul %x, %v : (tensor<8x16xf32>, tensor<16x4xf32>) -> tensor<8x4xf32>
+  %7 = fuser.relu %6 : tensor<8x4xf32>
+  %8 = fuser.exp %6 : tensor<8x4xf32>
+  return %1, %3, %5, %7, %8 : tensor<8x4xf32>, tensor<8x4xf32>, tensor<8x4xf32>, tensor<8x4xf32>, tensor<8x4xf32>
+}

@@ -46,6 +46,7 @@
 #include "fuser_bundle_format.h"
 
 #include <dlfcn.h>
+#include <math.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -67,7 +68,14 @@ enum {
 };
 enum { R_32F = 0, R_64F = 1, R_16F = 2, R_16BF = 14 };
 enum { COMPUTE_32F = 68, COMPUTE_64F = 70, COMPUTE_32F_FAST_TF32 = 77 };
-enum { EPILOGUE_DEFAULT = 1, EPILOGUE_BIAS = 4 };
+enum {
+  EPILOGUE_DEFAULT = 1,
+  EPILOGUE_RELU = 2,
+  EPILOGUE_BIAS = 4,
+  EPILOGUE_RELU_BIAS = 6,
+  EPILOGUE_GELU = 32,
+  EPILOGUE_GELU_BIAS = 36
+};
 
 typedef struct {
   uint64_t data[8];
@@ -534,9 +542,12 @@ static cublasStatus_t check(const desc *d, const layout *a, const layout *b,
         all[i]->batch < 1 || all[i]->batch != dl->batch ||
         all[i]->stride < 0)
       return CUBLAS_STATUS_INVALID_VALUE;
-  if (d->epilogue != EPILOGUE_DEFAULT && d->epilogue != EPILOGUE_BIAS)
+  bool biased = d->epilogue == EPILOGUE_BIAS || d->epilogue == EPILOGUE_RELU_BIAS ||
+                d->epilogue == EPILOGUE_GELU_BIAS;
+  if (d->epilogue != EPILOGUE_DEFAULT && d->epilogue != EPILOGUE_RELU &&
+      d->epilogue != EPILOGUE_GELU && !biased)
     return CUBLAS_STATUS_NOT_SUPPORTED;
-  if (d->epilogue == EPILOGUE_BIAS && (!d->bias || d->bias_type != dl->type))
+  if (biased && (!d->bias || d->bias_type != dl->type))
     return CUBLAS_STATUS_INVALID_VALUE;
   return CUBLAS_STATUS_SUCCESS;
 }
@@ -638,9 +649,21 @@ static void compute(const desc *d, const void *alpha, const void *A,
         double v = f64 ? al * accd : (double)((float)al * accf);
         /* beta == 0: C is not read (it may hold anything, NaN too). */
         if (be != 0.0) v += be * load(Cb, c->type, i + j * (uint64_t)c->ld, false);
-        if (d->epilogue == EPILOGUE_BIAS)
+        if (d->epilogue == EPILOGUE_BIAS || d->epilogue == EPILOGUE_RELU_BIAS ||
+            d->epilogue == EPILOGUE_GELU_BIAS)
           v = f64 ? v + load(d->bias, d->bias_type, i, false)
                   : (double)((float)v + (float)load(d->bias, d->bias_type, i, false));
+        if (d->epilogue == EPILOGUE_RELU || d->epilogue == EPILOGUE_RELU_BIAS)
+          v = v < 0 ? 0.0 : v;
+        if (d->epilogue == EPILOGUE_GELU || d->epilogue == EPILOGUE_GELU_BIAS) {
+          /* tanh's approximation, in the accumulation type */
+          if (f64)
+            v = 0.5 * v * (1.0 + tanh(0.7978845608028654 * (v + 0.044715 * v * v * v)));
+          else {
+            float x = (float)v;
+            v = 0.5f * x * (1.0f + tanhf(0.7978845608f * (x + 0.044715f * x * x * x)));
+          }
+        }
         store(Db, dl->type, i + j * (uint64_t)dl->ld, v);
       }
   }

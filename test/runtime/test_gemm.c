@@ -17,6 +17,7 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,7 @@ typedef struct gcase {
   bool launches;   /* LAUNCH k(d) before and after the GEMM */
   bool dyn_a;      /* a's size is dynamic dim 0 */
   int64_t d_inter; /* > 0: D is an intermediate of that many bytes */
+  uint8_t act;     /* the epilogue's activation: 0, or EPILOGUE_RELU, _GELU */
 } gcase;
 
 static size_t esize(uint8_t t) {
@@ -117,8 +119,9 @@ static void mm_bundle(bw_bundle *bb, const gcase *c) {
   f->num_gemms = 1;
   f->gemms[0] = (bw_gemm){0, 1, d, c->bias ? 2 : BW_NONE, 0, 1, 2, 3, 4, 5,
                           6, 7, 8, 9, c->ab, c->dd, c->flags,
-                          c->bias ? FUSER_BUNDLE_GEMM_EPILOGUE_BIAS
-                                  : FUSER_BUNDLE_GEMM_EPILOGUE_NONE};
+                          (uint8_t)((c->bias ? FUSER_BUNDLE_GEMM_EPILOGUE_BIAS
+                                             : FUSER_BUNDLE_GEMM_EPILOGUE_NONE) |
+                                    c->act)};
 }
 
 /* ---- values and the reference ---------------------------------------------- */
@@ -186,8 +189,18 @@ static double reference(const gcase *c, const unsigned char *A,
     else
       accf += (float)x * (float)y;
   }
-  if (c->ab == F64) return bias ? accd + get(c->dd, bias, j) : accd;
-  return bias ? (double)(accf + (float)get(c->dd, bias, j)) : (double)accf;
+  if (c->ab == F64) {
+    double v = bias ? accd + get(c->dd, bias, j) : accd;
+    if (c->act == FUSER_BUNDLE_GEMM_EPILOGUE_RELU) v = v < 0 ? 0.0 : v;
+    if (c->act == FUSER_BUNDLE_GEMM_EPILOGUE_GELU)
+      v = 0.5 * v * (1.0 + tanh(0.7978845608028654 * (v + 0.044715 * v * v * v)));
+    return v;
+  }
+  float v = bias ? accf + (float)get(c->dd, bias, j) : accf;
+  if (c->act == FUSER_BUNDLE_GEMM_EPILOGUE_RELU) v = v < 0 ? 0.0f : v;
+  if (c->act == FUSER_BUNDLE_GEMM_EPILOGUE_GELU)
+    v = 0.5f * v * (1.0f + tanhf(0.7978845608f * (v + 0.044715f * v * v * v)));
+  return (double)v;
 }
 
 /* ---- running a case on the fake CUDA driver and the fake cuBLASLt ------- */
@@ -333,7 +346,7 @@ static void test_calls(void) {
    * = B^T (5 x 4) @ A^T (4 x 3): its A is our B (buf1), its B our A
    * (buf0), neither transposed. */
   gcase plain = {F32, F32, 0, false, 3, 5, 4, 1, 4, 5, 5, 0, 0, 0, 0, 0, 0, 0,
-                 false, false, 0};
+                 false, false, 0, 0};
   RUN_CASE("plain", &plain,
            "cublasLtMatmul lt0 desc0 alpha=1 A=buf1 layout0 B=buf0 layout1 "
            "beta=0 C=buf2 layout2 D=buf2 layout2 workspace=buf3 bytes=" WS
@@ -441,7 +454,7 @@ static void run_lines(const char *what, const gcase *c,
 static void test_more_calls(void) {
   /* Batched, A broadcast (stride 0): 3 x (2 x 3 = 2 x 4 @ 4 x 3). */
   gcase batched = {F32, F32, 0, false, 2, 3, 4, 3, 4, 3, 3, 0, 12, 6, 0, 0, 0,
-                   0, false, false, 0};
+                   0, false, false, 0, 0};
   RUN_LINES("batched", &batched,
             "cublasLtMatrixLayoutCreate type=0 rows=3 cols=4 ld=3 -> layout0",
             "cublasLtMatrixLayoutSetAttribute layout0 BATCH_COUNT=3",
@@ -457,14 +470,14 @@ static void test_more_calls(void) {
             " stream=0x42");
   /* A batched B broadcast, and D's rows 7 apart (gaps left alone). */
   gcase bcast_b = {F32, F32, 0, false, 2, 3, 4, 2, 4, 3, 7, 8, 0, 14, 0, 0, 0,
-                   0, false, false, 0};
+                   0, false, false, 0, 0};
   RUN_LINES("batched, B broadcast, strided D", &bcast_b,
             "cublasLtMatrixLayoutSetAttribute layout0 STRIDED_BATCH_OFFSET=0",
             "cublasLtMatrixLayoutCreate type=0 rows=3 cols=2 ld=7 -> layout2",
             "cublasLtMatrixLayoutSetAttribute layout2 STRIDED_BATCH_OFFSET=14");
   /* A linear layer: f16, x @ w^T + bias, bias and D f16. */
   gcase linear = {F16, F16, TRANS_B, true, 4, 3, 5, 1, 5, 5, 3, 0, 0, 0, 0, 0,
-                  0, 0, false, false, 0};
+                  0, 0, false, false, 0, 0};
   RUN_LINES("f16 linear with bias", &linear,
             "cublasLtMatmulDescCreate compute=68 scale=0 -> desc0",
             "cublasLtMatmulDescSetAttribute desc0 TRANSA=1",
@@ -479,15 +492,38 @@ static void test_more_calls(void) {
             "cublasLtMatmul lt0 desc0 alpha=1 A=buf1 layout0 B=buf0 layout1 "
             "beta=0 C=buf3 layout2 D=buf3 layout2 workspace=buf4 bytes=" WS
             " stream=0x42");
+  /* Activations after the bias, before the one rounding (the fake computes
+   * them as the reference does: relu keeps -0 and NaN, gelu is tanh's
+   * approximation in f32). */
+  gcase relu_bias = linear;
+  relu_bias.ab = relu_bias.dd = F32;
+  relu_bias.act = FUSER_BUNDLE_GEMM_EPILOGUE_RELU;
+  RUN_LINES("bias and relu", &relu_bias,
+            "cublasLtMatmulDescSetAttribute desc0 EPILOGUE=6",
+            "cublasLtMatmulDescSetAttribute desc0 BIAS_DATA_TYPE=0");
+  gcase relu = relu_bias;
+  relu.bias = false;
+  RUN_LINES("relu", &relu, "cublasLtMatmulDescSetAttribute desc0 EPILOGUE=2",
+            "cublasLtMatrixLayoutCreate type=0 rows=5 cols=3 ld=5 -> layout0");
+  gcase gelu_bias = linear;
+  gelu_bias.ab = gelu_bias.dd = BF16;
+  gelu_bias.act = FUSER_BUNDLE_GEMM_EPILOGUE_GELU;
+  RUN_LINES("bias and gelu", &gelu_bias,
+            "cublasLtMatmulDescSetAttribute desc0 EPILOGUE=36",
+            "cublasLtMatmulDescSetAttribute desc0 BIAS_DATA_TYPE=14");
+  gcase gelu = gelu_bias;
+  gelu.bias = false;
+  gelu.dd = F32;
+  RUN_LINES("gelu", &gelu, "cublasLtMatmulDescSetAttribute desc0 EPILOGUE=32");
   /* TF32: f32 operands with 10-bit mantissas (the fake rounds them, as the
    * tensor cores do; the reference too). */
   gcase tf32 = {F32, F32, TF32, false, 3, 5, 4, 1, 4, 5, 5, 0, 0, 0, 0, 0, 0,
-                0, false, false, 0};
+                0, false, false, 0, 0};
   RUN_LINES("TF32", &tf32,
             "cublasLtMatmulDescCreate compute=77 scale=0 -> desc0");
   /* f64: COMPUTE_64F, f64 scale, alpha and beta. */
   gcase f64 = {F64, F64, TRANS_A | TRANS_B, true, 3, 2, 4, 1, 3, 4, 2, 0, 0,
-               0, 0, 0, 0, 0, false, false, 0};
+               0, 0, 0, 0, 0, false, false, 0, 0};
   RUN_LINES("f64", &f64,
             "cublasLtMatmulDescCreate compute=70 scale=1 -> desc0",
             "cublasLtMatmulDescSetAttribute desc0 TRANSA=1",
@@ -498,7 +534,7 @@ static void test_more_calls(void) {
             "cublasLtMatrixLayoutCreate type=1 rows=2 cols=3 ld=2 -> layout2");
   /* bf16 and f16 operands with an f32 D, and bf16 with a bf16 D. */
   gcase bf16_f32 = {BF16, F32, 0, true, 3, 5, 4, 1, 4, 5, 7, 0, 0, 0, 0, 0, 0,
-                    0, false, false, 0};
+                    0, false, false, 0, 0};
   RUN_LINES("bf16 -> f32", &bf16_f32,
             "cublasLtMatmulDescSetAttribute desc0 BIAS_DATA_TYPE=0",
             "cublasLtMatrixLayoutCreate type=14 rows=5 cols=4 ld=5 -> layout0",
@@ -511,7 +547,7 @@ static void test_more_calls(void) {
             "cublasLtMatrixLayoutCreate type=2 rows=5 cols=4 ld=5 -> layout0",
             "cublasLtMatrixLayoutCreate type=0 rows=5 cols=3 ld=7 -> layout2");
   gcase bf16 = {BF16, BF16, TRANS_A, false, 3, 5, 4, 2, 3, 5, 5, 12, 20, 15,
-                0, 0, 0, 0, false, false, 0};
+                0, 0, 0, 0, false, false, 0, 0};
   RUN_LINES("bf16 -> bf16", &bf16,
             "cublasLtMatrixLayoutCreate type=14 rows=5 cols=4 ld=5 -> layout0",
             "cublasLtMatrixLayoutCreate type=14 rows=3 cols=4 ld=3 -> layout1",
@@ -664,9 +700,9 @@ static void test_cache(void) {
 static void test_empty(void) {
   /* n = 0 and batch = 0: nothing to do, no call, no workspace. */
   gcase n0 = {F32, F32, 0, false, 3, 0, 4, 1, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0,
-              false, false, 0};
+              false, false, 0, 0};
   gcase b0 = {F32, F32, 0, false, 3, 5, 4, 0, 4, 5, 5, 0, 0, 0, 0, 0, 0, 0,
-              false, false, 0};
+              false, false, 0, 0};
   const gcase *cases[2] = {&n0, &b0};
   for (int q = 0; q < 2; q++) {
     mm s;
@@ -681,7 +717,7 @@ static void test_empty(void) {
    * batches one after the other at the rows' pitch: one 2D memset of 6
    * rows, on the stream, and no cuBLASLt. */
   gcase k0 = {F32, F32, 0, false, 3, 5, 0, 2, 1, 5, 7, 0, 0, 21, 0, 0, 0, 0,
-              false, false, 0};
+              false, false, 0, 0};
   mm s;
   if (mm_setup(&s, &k0, tl_fake_rt(fake))) {
     if (EXPECT_OK(mm_run(&s, &k0, (void *)(uintptr_t)0x42, NULL))) {
@@ -706,7 +742,7 @@ static void test_empty(void) {
   /* With a bias: every row of D is the bias (f16), copied after waiting for
    * the stream. */
   gcase k0b = {F16, F16, TRANS_B, true, 3, 4, 0, 1, 1, 1, 6, 0, 0, 0, 0, 0, 0,
-               0, false, false, 0};
+               0, false, false, 0, 0};
   if (mm_setup(&s, &k0b, tl_fake_rt(fake))) {
     if (EXPECT_OK(mm_run(&s, &k0b, (void *)(uintptr_t)0x42, NULL))) {
       EXPECT_LOG("cuMemcpy2D_v2 dst=buf3 pitch=12 src=host pitch=8 width=8 "
@@ -715,6 +751,17 @@ static void test_empty(void) {
     }
   }
   mm_down(&s);
+  /* With an activation too: every row is relu(bias) or gelu(bias) (the
+   * test's values hold negatives: relu zeroes them). */
+  for (int act = 0; act < 2; act++) {
+    gcase k0a = k0b;
+    k0a.act = act ? FUSER_BUNDLE_GEMM_EPILOGUE_GELU : FUSER_BUNDLE_GEMM_EPILOGUE_RELU;
+    if (mm_setup(&s, &k0a, tl_fake_rt(fake))) {
+      if (EXPECT_OK(mm_run(&s, &k0a, (void *)(uintptr_t)0x42, NULL)))
+        mm_check(&s, &k0a, act ? "k = 0, bias and gelu" : "k = 0, bias and relu");
+    }
+    mm_down(&s);
+  }
   /* A failing driver call is named. */
   setenv("FUSER_FAKE_FAIL", "sync", 1);
   if (mm_setup(&s, &k0b, tl_fake_rt(fake)))
@@ -737,7 +784,7 @@ static void test_empty(void) {
 
 static gcase plain_case(void) {
   gcase c = {F32, F32, 0, false, 3, 5, 4, 1, 4, 5, 5, 0, 0, 0, 0, 0, 0, 0,
-             false, false, 0};
+             false, false, 0, 0};
   return c;
 }
 
@@ -1001,7 +1048,7 @@ static void test_pluggable(void) {
   fuser_rt *rt = NULL;
   EXPECT_OK(fuser_rt_create_with_driver(&d, NULL, &rt));
   gcase c = {F16, F32, TRANS_B, true, 3, 5, 4, 2, 4, 4, 5, 0, 20, 15, 0, 0, 0,
-             0, true, false, 0};
+             0, true, false, 0, 0};
   bw_bundle bb;
   mm_bundle(&bb, &c);
   size_t size;
@@ -1095,7 +1142,7 @@ static void test_loader(void) {
   /* Valid, with the plan text. */
   {
     gcase lin = {F16, F32, TRANS_B, true, 3, 5, 4, 1, 4, 4, 5, 0, 0, 0, 0,
-                 0, 0, 0, false, false, 0};
+                 0, 0, 0, false, false, 0, 0};
     bw_bundle bb;
     mm_bundle(&bb, &lin);
     size_t n;
@@ -1150,10 +1197,10 @@ static void test_loader(void) {
     gcase bi = c;
     bi.bias = true;
     BAD_GEMM(&bi, G.epilogue = 0, (void)0, at,
-             "the bias is buffer 2 but the epilogue is 0 (none); a bias needs "
-             "epilogue 1 (bias), else the bias is 0xFFFFFFFF");
+             "the bias is buffer 2 but epilogue 0 adds none; a bias needs an "
+             "epilogue with bit 0 set (1, 3, 5), else the bias is 0xFFFFFFFF");
     BAD_GEMM(&bi, G.bias = BW_NONE, (void)0, at,
-             "epilogue 1 (bias) without a bias buffer (0xFFFFFFFF)");
+             "epilogue 1 adds a bias but there is no bias buffer (0xFFFFFFFF)");
     BAD_GEMM(&bi, G.bias = 7, (void)0, at, "buffer bias 7 out of range");
     BAD_GEMM(&bi, G.bias = 3, (void)0, at,
              "D is buffer 3 (result 0 'd'), which is also its bias");
@@ -1192,7 +1239,9 @@ static void test_loader(void) {
   BAD_GEMM(&c, (G.ab_dtype = G.d_dtype = BF16, G.flags = TF32), (void)0, at,
            "the TF32 flag with bf16 operands: TF32 applies to f32 operands "
            "only");
-  BAD_GEMM(&c, G.epilogue = 2, (void)0, at, "unknown epilogue 2 (0 none, 1 bias)");
+  BAD_GEMM(&c, G.epilogue = 6, (void)0, at,
+           "unknown epilogue 6 (0 none, 1 bias, 2 relu, 3 bias and relu, 4 gelu, 5 bias "
+           "and gelu)");
   BAD_GEMM(&c, (void)0, bw_put_u32(d, REC + FUSER_BUNDLE_G_RESERVED, 1), at,
            "the reserved field at offset 60 of its record is not 0");
   /* Minor 1 without a GEMM is fine; an opcode past GEMM is unknown. */
@@ -1285,7 +1334,7 @@ static fuser_error *c_gemm(void *c, const fuser_gemm *g, void *s) {
                               g->batch, g->stride_b, ab)) &&
             inside(g->d, span(g->m, g->n, g->ldd, g->batch, g->stride_d, dd)) &&
             (!g->bias || inside(g->bias, (uint64_t)g->n * dd)) &&
-            ab && dd && (g->bias != 0) == (g->epilogue == 1);
+            ab && dd && (g->bias != 0) == ((g->epilogue & 1) != 0);
   gemms_checked++;
   if (!ok) {
     gemm_escapes++;
@@ -1377,11 +1426,11 @@ static void test_fuzz(long iterations) {
   d.gemm = c_gemm;
   gcase cases[3] = {
       {F16, F32, TRANS_B, true, 3, 5, 4, 2, 4, 4, 5, 12, 0, 15, 0, 0, 0, 0,
-       true, false, 0},
+       true, false, 0, FUSER_BUNDLE_GEMM_EPILOGUE_GELU},
       {F32, F32, TRANS_A, false, 3, 5, 4, 3, 3, 5, 7, 0, 20, 21, 0, 0, 0, 0,
-       false, false, 0},
+       false, false, 0, FUSER_BUNDLE_GEMM_EPILOGUE_RELU},
       {F64, F64, 0, false, 3, 5, 4, 1, 4, 5, 5, 0, 0, 0, 0, 0, 0, 0, false,
-       false, 120}};
+       false, 120, 0}};
   for (int q = 0; q < 3; q++) {
     bw_bundle bb;
     bw_layout L;

@@ -16,8 +16,9 @@
 //    reduced dims are the trailing ones) a row, for outer ones (softmax
 //    over dim 0) a tile of columns, whose reduced extent must then be
 //    known at compile time and at most kOuterNormalizationMaxDepth.
-//  - matmul: one fuser.matmul or fuser.linear, alone: a library call
-//    (cuBLASLt) that reads its operands from memory.
+//  - matmul: one fuser.matmul or fuser.linear: a library call (cuBLASLt)
+//    that reads its operands from memory; alone, or with a relu or a tanh
+//    gelu of its result that the library applies in its epilogue.
 //  - inner-outer: an inner reduction or normalization (the row domain) and
 //    reductions of the same shape S over all the other dims (the column
 //    domain: a layer_norm backward's dw and db beside its dx). The column
@@ -100,6 +101,10 @@ bool isIndexingOp(Operation *op);
 /// Whether `op` runs as a library call (fuser.matmul, fuser.linear through
 /// cuBLASLt): a segment of its own that reads every operand from memory.
 bool isLibraryOp(Operation *op);
+/// Whether `op` is an activation the library applies in `library`'s
+/// epilogue (before its one rounding): fuser.relu, or fuser.gelu with tanh's
+/// approximation (cuBLASLt's GELU), of `library`'s result, its only use.
+bool isEpilogueOf(Operation *op, Operation *library);
 /// scatter_add and index_add: each result element adds the source elements
 /// whose index names it.
 bool isScatterOp(Operation *op);

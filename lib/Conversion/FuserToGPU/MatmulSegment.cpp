@@ -10,6 +10,7 @@
 
 #include "KernelBuilder.h"
 
+#include "fuser/Analysis/GroupAnalysis.h"
 #include "fuser/Dialect/Fuser/IR/FuserOps.h"
 #include "fuser/Transforms/Segments.h"
 
@@ -106,11 +107,14 @@ static GemmShape linearShape(FusionEmitter &fe, LinearOp l) {
 }
 
 LogicalResult mlir::fuser::emitMatmulSegment(FusionEmitter &fe, const Segment &segment) {
-  if (segment.ops.size() != 1)
-    return segment.ops.front()->emitOpError("segment ")
+  // One matmul or linear, and perhaps the activation of its epilogue.
+  Operation *op = segment.ops.front(), *epilogue = nullptr;
+  if (segment.ops.size() == 2 && isEpilogueOf(segment.ops[1], op))
+    epilogue = segment.ops[1];
+  else if (segment.ops.size() != 1)
+    return op->emitOpError("segment ")
            << segment.index << " is a library call with " << segment.ops.size()
-           << " ops; it must hold exactly one matmul or linear";
-  Operation *op = segment.ops.front();
+           << " ops; it holds one matmul or linear and at most the activation of its epilogue";
   GemmShape g;
   Value a, b, bias;
   if (auto mm = dyn_cast<MatmulOp>(op)) {
@@ -137,7 +141,9 @@ LogicalResult mlir::fuser::emitMatmulSegment(FusionEmitter &fe, const Segment &s
              failure();
     return buf;
   };
-  FailureOr<Value> ab = bufferOf(a), bb = bufferOf(b), db = bufferOf(op->getResult(0));
+  // With an epilogue, the GEMM writes the activation's result.
+  Value out = epilogue ? epilogue->getResult(0) : op->getResult(0);
+  FailureOr<Value> ab = bufferOf(a), bb = bufferOf(b), db = bufferOf(out);
   if (failed(ab) || failed(bb) || failed(db))
     return failure();
   Value biasBuffer;
@@ -164,9 +170,13 @@ LogicalResult mlir::fuser::emitMatmulSegment(FusionEmitter &fe, const Segment &s
   Value strideA = fe.planExpr(g.strideA), strideB = fe.planExpr(g.strideB),
         strideD = fe.planExpr(g.strideD);
   GemmOp gemm = GemmOp::create(fe.planBuilder, op->getLoc(), *ab, *bb, *db, biasBuffer, m, n, k,
-                               batch, lda, ldb, ldd, strideA, strideB, strideD);
+                               batch, lda, ldb, ldd, strideA, strideB, strideD,
+                               /*trans_a=*/UnitAttr(), /*trans_b=*/UnitAttr(),
+                               /*allow_tf32=*/UnitAttr(), /*activation=*/StringAttr());
   if (fe.allowTf32 && cast<RankedTensorType>(a.getType()).getElementType().isF32())
     gemm.setAllowTf32(true);
+  if (epilogue)
+    gemm.setActivation(isa<ReluOp>(epilogue) ? "relu" : "gelu_tanh");
   if (g.transA)
     gemm.setTransA(true);
   if (g.transB)

@@ -386,7 +386,10 @@ LogicalResult PlanTranslator::translate(Operation *op) {
         if (g.getAllowTf32())
           gemm.flags |= FUSER_BUNDLE_GEMM_FLAG_TF32;
         if (g.getBias())
-          gemm.epilogue = FUSER_BUNDLE_GEMM_EPILOGUE_BIAS;
+          gemm.epilogue |= FUSER_BUNDLE_GEMM_EPILOGUE_BIAS;
+        if (auto act = g.getActivation())
+          gemm.epilogue |= *act == "relu" ? FUSER_BUNDLE_GEMM_EPILOGUE_RELU
+                                          : FUSER_BUNDLE_GEMM_EPILOGUE_GELU;
         fusion.instrs.push_back({FUSER_BUNDLE_OP_GEMM, FUSER_BUNDLE_NONE, FUSER_BUNDLE_NONE,
                                  FUSER_BUNDLE_NONE, (int64_t)fusion.gemms.size()});
         fusion.gemms.push_back(gemm);

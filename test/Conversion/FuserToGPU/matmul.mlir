@@ -94,3 +94,15 @@ func.func @tf32(%a: tensor<8x16xf32>, %b: tensor<16x4xf32>, %c: tensor<8x16xbf16
   %1 = fuser.matmul %c, %d : (tensor<8x16xbf16>, tensor<16x4xbf16>) -> tensor<8x4xbf16>
   return %0, %1 : tensor<8x4xf32>, tensor<8x4xbf16>
 }
+
+// -----
+
+// An activation in the epilogue: the GEMM writes the activation's result.
+// CHECK-LABEL: func.func @epilogue
+// CHECK-NOT: fuser.launch
+// CHECK: fuser.gemm %arg0, %arg1 -> %arg3 bias %arg2 {{.*}} {activation = "gelu_tanh", trans_b}
+func.func @epilogue(%x: tensor<8x16xbf16>, %w: tensor<4x16xbf16>, %b: tensor<4xbf16>) -> tensor<8x4xbf16> {
+  %0 = fuser.linear %x, %w bias %b : (tensor<8x16xbf16>, tensor<4x16xbf16>, tensor<4xbf16>) -> tensor<8x4xbf16>
+  %1 = fuser.gelu %0 approximate = tanh : tensor<8x4xbf16>
+  return %1 : tensor<8x4xbf16>
+}

@@ -147,3 +147,12 @@ func.func @gemm_tf32(%a: memref<4x8xbf16>, %b: memref<8x2xbf16>, %d: memref<4x2x
   fuser.gemm %a, %b -> %d sizes(%c, %c, %c, %c) ld(%c, %c, %c) batch_strides(%c, %c, %c) {allow_tf32} : memref<4x8xbf16>, memref<8x2xbf16>, memref<4x2xbf16>
   return
 }
+
+// -----
+
+func.func @gemm_activation(%a: memref<4x8xf32>, %b: memref<8x2xf32>, %d: memref<4x2xf32>) {
+  %c = arith.constant 1 : index
+  // expected-error @+1 {{'fuser.gemm' op activation must be relu or gelu_tanh, got 'silu'}}
+  fuser.gemm %a, %b -> %d sizes(%c, %c, %c, %c) ld(%c, %c, %c) batch_strides(%c, %c, %c) {activation = "silu"} : memref<4x8xf32>, memref<8x2xf32>, memref<4x2xf32>
+  return
+}

@@ -134,6 +134,62 @@ def _linear_parts(t, name, rng_for):
     return parts
 
 
+def _epilogue_parts(t, name, rng_for):
+    """linear or matmul, then relu or gelu: the activations cuBLASLt applies
+    in its epilogue (relu; gelu with tanh's approximation) fold into the
+    GEMM and round once; gelu's exact form stays a kernel. The reference
+    rounds once; the bound also admits eager PyTorch's two roundings (an
+    ulp of the pre-activation, times gelu's slope, below 1.13)."""
+    rng = rng_for(name)
+    ulp = {"f32": 2.0 ** -24, "bf16": 2.0 ** -8, "f16": 2.0 ** -11, "f64": 2.0 ** -53}[t]
+    parts = []
+    acts = [("relu", "fuser.relu %%h : %s", torch.relu),
+            ("gelu tanh", "fuser.gelu %%h approximate = tanh : %s",
+             lambda v: torch.nn.functional.gelu(v, approximate="tanh")),
+            ("gelu erf", "fuser.gelu %%h : %s", torch.nn.functional.gelu)]
+    for label, line, fn in acts:
+        for bias in (True, False):
+            x, w = _data(t, (9, 33), rng), _data(t, (12, 33), rng)
+            b = _data(t, (12,), rng) if bias else None
+            pb = PartBuilder("linear (9, 33) -> 12%s, %s" % (" + bias" if bias else "", label))
+            tx = pb.arg("x", x, t)
+            tw = pb.arg("w", w, t)
+            th = mlir_type((9, 12), t)
+            if bias:
+                tb = pb.arg("b", b, t)
+                pb.line("%%h = fuser.linear %%x, %%w bias %%b : (%s, %s, %s) -> %s" % (tx, tw, tb, th))
+            else:
+                pb.line("%%h = fuser.linear %%x, %%w : (%s, %s) -> %s" % (tx, tw, th))
+            pb.line(("%%0 = " + line) % th)
+            tt = torch.from_numpy
+            h64 = torch.nn.functional.linear(tt(to_f64(x, t)), tt(to_f64(w, t)),
+                                             None if b is None else tt(to_f64(b, t)))
+            bound = torch.nn.functional.linear(tt(np.abs(to_f64(x, t))), tt(np.abs(to_f64(w, t))),
+                                               None if b is None else tt(np.abs(to_f64(b, t))))
+            want = from_f64(fn(h64).numpy(), t)
+            eps = 2.0 ** -53 if t == "f64" else 2.0 ** -24
+            atol = 1.13 * ((33 + 2) * eps * bound.numpy() + ulp * np.abs(h64.numpy())) + 1e-300
+            pb.result("0", (9, 12), t, want, Ulps(2, atol=atol))
+            parts.append(pb.part())
+    # relu keeps -0 and NaN as PyTorch's: a row of x that is NaN, one that is 0
+    x, w = _data(t, (4, 8), rng), _data(t, (3, 8), rng)
+    x[1] = from_f64(np.full(8, np.nan), t)
+    x[2] = from_f64(np.zeros(8), t)
+    pb = PartBuilder("matmul (4, 8) @ (8, 3), relu: NaN and zero rows")
+    tx = pb.arg("x", x, t)
+    tw = pb.arg("w", w, t)
+    tt = mlir_type((8, 3), t)
+    pb.line("%%wt = fuser.permute %%w perm = [1, 0] : %s -> %s" % (tw, tt))
+    pb.line("%%h = fuser.matmul %%x, %%wt : (%s, %s) -> %s" % (tx, tt, mlir_type((4, 3), t)))
+    pb.line("%%0 = fuser.relu %%h : %s" % mlir_type((4, 3), t))
+    h64 = torch.from_numpy(to_f64(x, t)) @ torch.from_numpy(to_f64(w, t)).T
+    bound = torch.from_numpy(np.abs(to_f64(x, t))) @ torch.from_numpy(np.abs(to_f64(w, t))).T
+    pb.result("0", (4, 3), t, from_f64(torch.relu(h64).numpy(), t),
+              Ulps(1, atol=10 * eps * bound.numpy() + 1e-300))
+    parts.append(pb.part())
+    return parts
+
+
 def _mlp_part(rng, t, n, h, f):
     """layer_norm -> linear -> gelu (tanh) -> linear -> + residual, bf16 or
     f32: the library calls plus one kernel between consecutive matmuls."""
@@ -218,5 +274,7 @@ def cases(rng_for):
     for t in FLOAT_TYPES:
         out.append(Case("matmul/matmul/%s" % t, _bind(_matmul_parts, t, "matmul/matmul/" + t, rng_for)))
         out.append(Case("matmul/linear/%s" % t, _bind(_linear_parts, t, "matmul/linear/" + t, rng_for)))
+        out.append(Case("matmul/epilogues/%s" % t,
+                        _bind(_epilogue_parts, t, "matmul/epilogues/" + t, rng_for)))
     out.append(Case("matmul/fusions", _bind(_fusion_parts, "matmul/fusions", rng_for)))
     return out

@@ -167,5 +167,7 @@ LogicalResult GemmOp::verify() {
            << " differs from the result's " << out;
   if (getAllowTf32() && !ab.isF32())
     return emitOpError("allow_tf32 applies to f32 operands only, got ") << ab;
+  if (auto act = getActivation(); act && *act != "relu" && *act != "gelu_tanh")
+    return emitOpError("activation must be relu or gelu_tanh, got '") << *act << "'";
   return success();
 }

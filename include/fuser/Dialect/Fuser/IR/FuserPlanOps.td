@@ -164,9 +164,10 @@ def Fuser_GemmOp : Fuser_Op<"gemm"> {
     same matrix for every b); `lda`, `ldb`, `ldd` are row strides in
     elements; `trans_a` means A is stored `k x m`, `trans_b` that B is
     stored `n x k` (a linear layer's weight). With `bias`, the epilogue adds
-    `bias[j]` (n elements of D's type) before the one rounding. Products
-    accumulate in f32 (f64 for f64); `allow_tf32` lets f32 operands be
-    multiplied as TF32.
+    `bias[j]` (n elements of D's type), then applies `activation` (`relu`,
+    or `gelu_tanh`: gelu with tanh's approximation), before the one
+    rounding. Products accumulate in f32 (f64 for f64); `allow_tf32` lets
+    f32 operands be multiplied as TF32.
 
     ```mlir
     fuser.gemm %x, %w -> %y bias %b sizes(%m, %n, %k, %c1)
@@ -178,7 +179,8 @@ def Fuser_GemmOp : Fuser_Op<"gemm"> {
                        Index:$m, Index:$n, Index:$k, Index:$batch,
                        Index:$lda, Index:$ldb, Index:$ldd,
                        Index:$strideA, Index:$strideB, Index:$strideD,
-                       UnitAttr:$trans_a, UnitAttr:$trans_b, UnitAttr:$allow_tf32);
+                       UnitAttr:$trans_a, UnitAttr:$trans_b, UnitAttr:$allow_tf32,
+                       OptionalAttr<StrAttr>:$activation);
   let assemblyFormat = [{
     $a `,` $b `->` $d (`bias` $bias^)? `sizes` `(` $m `,` $n `,` $k `,` $batch `)`
     `ld` `(` $lda `,` $ldb `,` $ldd `)`
