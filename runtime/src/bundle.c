@@ -585,11 +585,7 @@ static fuser_error *check_stride_operands(reader *r, const fuser_fusion *f,
   return NULL;
 }
 
-/* What the buffer `x` of a fusion is, for messages: "argument 0 'x'",
- * "result 1 'y'" or "intermediate buffer 4" (buffers are numbered as in
- * the plan). */
-static void describe_buffer(const fuser_fusion *f, uint32_t x, char *out,
-                            size_t n) {
+void fr_buffer_name(const fuser_fusion *f, uint32_t x, char *out, size_t n) {
   uint32_t nio = f->num_args + f->num_results;
   if (x < f->num_args)
     snprintf(out, n, "argument %u '%s'", x, f->tensors[x].name);
@@ -722,7 +718,7 @@ static fuser_error *parse_gemm(reader *r, const fuser_fusion *f,
   }
   char what[160];
   if (g->d < f->num_args) {
-    describe_buffer(f, g->d, what, sizeof what);
+    fr_buffer_name(f, g->d, what, sizeof what);
     return bad(r,
                "D is buffer %u, %s: a GEMM writes D, so it is a result or an "
                "intermediate (arguments are read-only)",
@@ -730,7 +726,7 @@ static fuser_error *parse_gemm(reader *r, const fuser_fusion *f,
   }
   for (int k = 0; k < 4; k++)
     if (k != 2 && bufs[k] == g->d && (k != 3 || with_bias)) {
-      describe_buffer(f, g->d, what, sizeof what);
+      fr_buffer_name(f, g->d, what, sizeof what);
       return bad(r, "D is buffer %u (%s), which is also its %s: a GEMM "
                     "does not run in place",
                  g->d, what, names[k]);

@@ -295,6 +295,10 @@ struct fuser_bundle {
   fr_module *modules;
 };
 
+/* What buffer `x` of a fusion is, for messages: "argument 0 'x'", "result
+ * 1 'y'" or "intermediate buffer 4" (buffers numbered as in the plan). */
+void fr_buffer_name(const fuser_fusion *f, uint32_t x, char *out, size_t n);
+
 /* Validates and decodes; on success *out is a bundle without device state. */
 fuser_error *fr_bundle_parse(fuser_rt *rt, const void *data, size_t size,
                              fuser_bundle **out);

@@ -445,18 +445,6 @@ static bool gemm_reach(int64_t rows, int64_t cols, int64_t ld, int64_t batch,
          !__builtin_mul_overflow(last, esz, out);
 }
 
-/* "argument 0 'x'", "result 0 'y'" or "intermediate buffer 3". */
-static void gemm_buffer_name(const fuser_fusion *f, uint32_t x, char *out,
-                             size_t n) {
-  uint32_t nio = f->num_args + f->num_results;
-  if (x < f->num_args)
-    snprintf(out, n, "argument %u '%s'", x, f->tensors[x].name);
-  else if (x < nio)
-    snprintf(out, n, "result %u '%s'", x - f->num_args, f->tensors[x].name);
-  else
-    snprintf(out, n, "intermediate buffer %u", x);
-}
-
 /* The checks of a GEMM's values for this call, before anything of the call
  * is enqueued (they are part of the first pass of a two-pass plan): sizes
  * and batch strides >= 0, each leading dimension at least 1 and at least
@@ -534,7 +522,7 @@ static fuser_error *gemm_check(const call *c, uint32_t i, const fr_gemm *g,
     int64_t stride = bias ? 0 : v[op[q].stride];
     uint64_t reach, have;
     char what[160];
-    gemm_buffer_name(f, op[q].buf, what, sizeof what);
+    fr_buffer_name(f, op[q].buf, what, sizeof what);
     if (!gemm_reach(op[q].rows, op[q].cols, ld, nb, stride, op[q].esz,
                     &reach))
       return fail(c, i, FUSER_ERROR_OUT_OF_RANGE,
