@@ -11,78 +11,24 @@
 
 #include "ReferenceGemm.h"
 
+// The runtime's 16-bit float and TF32 conversions (plain C, round to
+// nearest even): the CUDA backend and the fake cuBLASLt use the same.
+#include "../../runtime/src/fp16.h"
+
 #include <algorithm>
 #include <cmath>
 #include <type_traits>
-#include <cstring>
 #include <vector>
 
 using namespace mlir::fuser::emu;
 
 namespace {
 
-uint32_t bitsOf(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  return u;
-}
-float floatOf(uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
-
-float bf16ToFloat(uint16_t h) { return floatOf(uint32_t(h) << 16); }
-
-uint16_t floatToBf16(float f) {
-  uint32_t u = bitsOf(f);
-  if (std::isnan(f))
-    return uint16_t((u >> 16) | 0x40); // quiet, sign and payload top kept
-  uint32_t rounding = 0x7fff + ((u >> 16) & 1);
-  return uint16_t((u + rounding) >> 16);
-}
-
-float f16ToFloat(uint16_t h) {
-  uint32_t sign = uint32_t(h & 0x8000) << 16, exp = (h >> 10) & 0x1f, man = h & 0x3ff;
-  if (exp == 0x1f)
-    return floatOf(sign | 0x7f800000 | (man << 13)); // inf, NaN
-  if (exp == 0) // zero or subnormal: man * 2^-24, exact in f32
-    return floatOf(sign) + (sign ? -1.0f : 1.0f) * std::ldexp(float(man), -24);
-  return floatOf(sign | ((exp + 112) << 23) | (man << 13));
-}
-
-uint16_t floatToF16(float f) {
-  uint32_t u = bitsOf(f);
-  uint16_t sign = uint16_t((u >> 16) & 0x8000);
-  float a = std::fabs(f);
-  if (std::isnan(f))
-    return uint16_t(sign | 0x7e00 | ((u >> 13) & 0x1ff));
-  if (a >= 65520.0f) // rounds to infinity
-    return uint16_t(sign | 0x7c00);
-  if (a < 6.103515625e-05f) { // subnormal: a multiple of 2^-24, rounded to even
-    float scaled = a * 16777216.0f; // exact
-    return uint16_t(sign | uint16_t(std::nearbyint(scaled)));
-  }
-  uint32_t au = bitsOf(a);
-  uint32_t rounding = 0xfff + ((au >> 13) & 1);
-  au += rounding;
-  return uint16_t(sign | (((au >> 23) - 112) << 10) | ((au >> 13) & 0x3ff));
-}
-
-/// f32 to TF32 (10 mantissa bits), to nearest even, as an f32.
-float toTf32(float f) {
-  if (!std::isfinite(f))
-    return f;
-  uint32_t u = bitsOf(f);
-  u += 0xfff + ((u >> 13) & 1);
-  return floatOf(u & ~uint32_t(0x1fff));
-}
-
 template <typename T> T load(uint64_t base, int64_t i, uint32_t dtype) {
   const void *p = reinterpret_cast<const void *>(base);
   switch (dtype) {
-  case FUSER_BUNDLE_DTYPE_F16: return T(f16ToFloat(static_cast<const uint16_t *>(p)[i]));
-  case FUSER_BUNDLE_DTYPE_BF16: return T(bf16ToFloat(static_cast<const uint16_t *>(p)[i]));
+  case FUSER_BUNDLE_DTYPE_F16: return T(fp_half_to_float(static_cast<const uint16_t *>(p)[i]));
+  case FUSER_BUNDLE_DTYPE_BF16: return T(fp_bf16_to_float(static_cast<const uint16_t *>(p)[i]));
   case FUSER_BUNDLE_DTYPE_F32: return T(static_cast<const float *>(p)[i]);
   default: return T(static_cast<const double *>(p)[i]);
   }
@@ -91,8 +37,8 @@ template <typename T> T load(uint64_t base, int64_t i, uint32_t dtype) {
 template <typename T> void store(uint64_t base, int64_t i, uint32_t dtype, T v) {
   void *p = reinterpret_cast<void *>(base);
   switch (dtype) {
-  case FUSER_BUNDLE_DTYPE_F16: static_cast<uint16_t *>(p)[i] = floatToF16(float(v)); break;
-  case FUSER_BUNDLE_DTYPE_BF16: static_cast<uint16_t *>(p)[i] = floatToBf16(float(v)); break;
+  case FUSER_BUNDLE_DTYPE_F16: static_cast<uint16_t *>(p)[i] = fp_float_to_half(float(v)); break;
+  case FUSER_BUNDLE_DTYPE_BF16: static_cast<uint16_t *>(p)[i] = fp_float_to_bf16(float(v)); break;
   case FUSER_BUNDLE_DTYPE_F32: static_cast<float *>(p)[i] = float(v); break;
   default: static_cast<double *>(p)[i] = double(v); break;
   }
@@ -129,7 +75,7 @@ template <typename T> void gemm(const fuser_gemm &g) {
     T v = load<T>(base, at, g.ab_dtype);
     if constexpr (std::is_same_v<T, float>)
       if (tf32)
-        v = toTf32(v);
+        v = fp_round_tf32(v);
     return v;
   };
   for (int64_t batch = 0; batch < g.batch; ++batch) {

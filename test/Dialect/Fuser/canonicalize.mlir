@@ -274,3 +274,19 @@ func.func @size_folds(%x: tensor<?x128xf32>, %y: tensor<16777217xi8>) -> (tensor
   %3 = fuser.size %x dim = 0 : tensor<?x128xf32> -> tensor<i64>
   return %0, %1, %2, %3 : tensor<bf16>, tensor<i32>, tensor<f32>, tensor<i64>
 }
+
+// -----
+
+// A reshape of a reshape is one reshape; it keeps fuser.refines_shape (its
+// dims are its input's, one for one) only when both were refinements.
+// CHECK-LABEL: func.func @refinements
+// CHECK: fuser.reshape %arg0 {fuser.refines_shape} : tensor<?x?xf32> -> tensor<4x1xf32>
+// CHECK: fuser.reshape %arg1 : tensor<?xf32> -> tensor<?x1xf32>
+// CHECK-NOT: refines_shape
+func.func @refinements(%x: tensor<?x?xf32>, %y: tensor<?xf32>) -> (tensor<4x1xf32>, tensor<?x1xf32>) {
+  %0 = fuser.reshape %x {fuser.refines_shape} : tensor<?x?xf32> -> tensor<?x1xf32>
+  %1 = fuser.reshape %0 {fuser.refines_shape} : tensor<?x1xf32> -> tensor<4x1xf32>
+  %2 = fuser.reshape %y : tensor<?xf32> -> tensor<?x?xf32>
+  %3 = fuser.reshape %2 {fuser.refines_shape} : tensor<?x?xf32> -> tensor<?x1xf32>
+  return %1, %3 : tensor<4x1xf32>, tensor<?x1xf32>
+}
