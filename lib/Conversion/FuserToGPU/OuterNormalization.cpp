@@ -40,6 +40,9 @@ static constexpr int64_t kOuterMinX = 8, kOuterMinRowBytes = 32;
 
 LogicalResult ReductionScheduler::planOuterNormalization(int64_t depth,
                                                         std::optional<int64_t> columns) {
+  // A column of no positions is planned as one of one position (its loops
+  // then run no times): a block of no rows of threads cannot launch.
+  depth = std::max<int64_t>(depth, 1);
   int64_t accBytes = 0;
   for (const Reducer &r : reducers)
     for (Type t : r.accTypes)

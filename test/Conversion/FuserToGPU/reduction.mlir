@@ -266,3 +266,16 @@ func.func @softmax_dim0(%x: tensor<100x1000xbf16>) -> tensor<100x1000xbf16> {
   %0 = fuser.softmax %x dim = 0 : tensor<100x1000xbf16>
   return %0 : tensor<100x1000xbf16>
 }
+
+// -----
+
+// Columns of no positions: the outer normalization is planned as columns of
+// one position whose loops run no times (the plan divided by a block height
+// of 0 and the compiler died of SIGFPE: random fusion seed 580).
+// CHECK-LABEL: gpu.func @softmax_empty_columns_0(
+// CHECK-LABEL: func.func @softmax_empty_columns(
+// CHECK: fuser.launch @softmax_empty_columns_kernels::@softmax_empty_columns_0 grid({{.*}}) block(%c{{[1-9][0-9]*}}, %c{{[1-9][0-9]*}}, %c1)
+func.func @softmax_empty_columns(%x: tensor<0x64xf32>) -> tensor<0x64xf32> {
+  %0 = fuser.softmax %x dim = 0 : tensor<0x64xf32>
+  return %0 : tensor<0x64xf32>
+}

@@ -225,6 +225,11 @@ def _value_parts(kind, t, name, rng_for):
         parts.append(softmax_part("7x1 dim 1", t, _rows(t, (7, 1), rng), 1, log))
         parts.append(softmax_part("rank 1 of 33", t, _rows(t, (33,), rng), 0, log))
         parts.append(softmax_part("4x0 dim 1 (empty rows)", t, _rows(t, (4, 0), rng), 1, log))
+        # columns of no positions: the outer normalization's plan divided by
+        # a block height of 0 (random fusion seed 580)
+        parts.append(softmax_part("0x64 dim 0 (empty columns)", t, _rows(t, (0, 64), rng), 0, log))
+        parts.append(softmax_part("0x1x0x1 dim 0 (empty columns)", t, _rows(t, (0, 1, 0, 1), rng),
+                                  0, log))
         if t in HALF_TYPES:
             parts.append(softmax_part("2x49152 dim 1 (two-byte rows on chip, 512 threads)", t,
                                       _rows(t, (2, 49152), rng), 1, log))
