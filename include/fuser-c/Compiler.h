@@ -135,7 +135,8 @@ MLIR_CAPI_EXPORTED void fuserCompileCacheClearMemory(void);
 /// "wrong-index", "inner-outer-drop-partial", "inner-outer-row-map",
 /// "last-block-no-fence", or ""
 /// for none) so that a test can check that the CPU
-/// emulation catches it. Never use it to produce kernels.
+/// emulation catches it; "silent-failure" makes kernel emission fail
+/// without a diagnostic (the driver must still name the stage). Never use it to produce kernels.
 MLIR_CAPI_EXPORTED void
 fuserCompileOptionsSetTestingPlantBug(FuserCompileOptions options, MlirStringRef bug);
 

@@ -124,6 +124,13 @@ static LogicalResult compileOnThisStack(ModuleOp module, const DriverOptions &op
     if (valid || !strcmp(stage, "check")) {
       for (auto &[loc, message] : diagnostics)
         emitError(loc, message);
+      // A pass that fails without saying why is fuser's bug; the user
+      // still learns where, never a bare "compilation failed".
+      if (diagnostics.empty())
+        return emitError(module.getLoc(), "internal error: fuser's '")
+               << stage
+               << "' stage failed without a diagnostic (a bug in fuser; please report it "
+                  "with this input)";
       return failure();
     }
     return emitError(module.getLoc(), "internal error: fuser made invalid IR in its '")

@@ -44,7 +44,8 @@ def EmitKernelsPass : Pass<"fuser-emit-kernels", "ModuleOp"> {
     Option<"plantBug", "plant-bug", "std::string", /*default=*/"\"\"",
            "For testing the CPU emulation only: emit a known schedule bug "
            "(missing-barrier, wrong-tail, wrong-index, inner-outer-drop-partial, "
-           "inner-outer-row-map, last-block-no-fence) that it must catch">,
+           "inner-outer-row-map, last-block-no-fence) that it must catch, or "
+           "fail without a diagnostic (silent-failure)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",

@@ -243,13 +243,18 @@ struct EmitKernelsPass : fuser::impl::EmitKernelsPassBase<EmitKernelsPass> {
     }
     if (!plantBug.empty() && plantBug != "missing-barrier" && plantBug != "wrong-tail" &&
         plantBug != "wrong-index" && plantBug != "inner-outer-drop-partial" &&
-        plantBug != "inner-outer-row-map" && plantBug != "last-block-no-fence") {
+        plantBug != "inner-outer-row-map" && plantBug != "last-block-no-fence" &&
+        plantBug != "silent-failure") {
       m.emitError("plant-bug must be missing-barrier, wrong-tail, wrong-index, "
-                  "inner-outer-drop-partial, inner-outer-row-map or last-block-no-fence, "
-                  "got '")
+                  "inner-outer-drop-partial, inner-outer-row-map, last-block-no-fence or "
+                  "silent-failure, got '")
           << plantBug << "'";
       return signalPassFailure();
     }
+    // A pass that fails without a diagnostic: the driver must still say
+    // which stage failed (test/tools/fuserc/silent-failure.test).
+    if (plantBug == "silent-failure")
+      return signalPassFailure();
     MathAccuracy accuracy;
     if (!parseMathAccuracy(math, accuracy)) {
       m.emitError("math must be fast or precise, got '") << math << "'";

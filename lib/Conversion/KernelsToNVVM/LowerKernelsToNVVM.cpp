@@ -121,8 +121,11 @@ struct LowerKernelsToNVVMPass
       populateGpuRewritePatterns(patterns);
       // ceildiv and friends have no direct LLVM lowering.
       arith::populateArithExpandOpsPatterns(patterns);
-      if (failed(applyPatternsGreedily(m, std::move(patterns))))
-        return signalPassFailure();
+      // Not converging is no error: the IR stays valid, and the full
+      // conversion below names anything left. A chain of constants that
+      // folds one level per round (a row of zeros selected lane by lane)
+      // can need more rounds than the driver's limit.
+      (void)applyPatternsGreedily(m, std::move(patterns));
     }
     LowerToLLVMOptions options(ctx);
     LLVMTypeConverter converter(ctx, options);
