@@ -139,16 +139,100 @@ private:
     return r;
   }
   LogicalResult visit(Operation *op);
+  bool reshape(ReshapeOp r, bool late);
 
   func::FuncOp fusion;
   MLIRContext *ctx;
   DimClasses classes;
   DenseMap<Value, SmallVector<int>> slots;
   SmallVector<Value> order; ///< Values in program order, for stable messages.
+  SmallVector<ReshapeOp> pendingReshapes; ///< Inputs' sizes not known when seen.
   SmallVectorImpl<ShapeAnalysis::Constraint> *constraints = nullptr;
 };
 
 } // namespace
+
+/// The sizes a reshape ties or computes; false while its input's sizes are
+/// unknown. `late`: after every op and result has been seen, a dim of the
+/// input may be computed from the result instead.
+bool Analyzer::reshape(ReshapeOp r, bool late) {
+  // A refinement (fuser-vjp's): the same dims, one for one.
+  if (r->hasAttr(kRefinesShapeAttr) &&
+      r.getInput().getType().getRank() == r.getType().getRank()) {
+    for (unsigned i = 0; i < r.getType().getRank(); ++i)
+      unite(r.getInput(), i, r.getResult(), i);
+    return true;
+  }
+  // With one dynamic result dim, it is the input's element count over
+  // the static ones. With more, leading dims keep their input's sizes
+  // (dims of static size 1 aside): dynamic result dims pair with the
+  // input's dynamic dims, in order, until one is left in the rest
+  // (`[?,?,1,1] -> [?,?]`, group_norm's `[?,C,?,?] -> [?,G,?]`);
+  // docs/dialect.md states the rule.
+  RankedTensorType inT = r.getInput().getType(), out = r.getType();
+  auto nonUnit = [](RankedTensorType t) {
+    SmallVector<unsigned> dims;
+    for (unsigned i = 0; i < t.getRank(); ++i)
+      if (t.getDimSize(i) != 1)
+        dims.push_back(i);
+    return dims;
+  };
+  SmallVector<unsigned> inDims = nonUnit(inT), outDims = nonUnit(out);
+  auto numDynamic = [&](ArrayRef<unsigned> dims) {
+    return llvm::count_if(dims, [&](unsigned d) { return out.isDynamicDim(d); });
+  };
+  unsigned lead = 0;
+  while (numDynamic(ArrayRef<unsigned>(outDims).drop_front(lead)) > 1 && lead < inDims.size() &&
+         lead < outDims.size() &&
+         inT.getDimSize(inDims[lead]) == out.getDimSize(outDims[lead])) {
+    if (out.isDynamicDim(outDims[lead]))
+      unite(r.getInput(), inDims[lead], r.getResult(), outDims[lead]);
+    ++lead;
+  }
+  SmallVector<unsigned> restIn(ArrayRef<unsigned>(inDims).drop_front(lead));
+  SmallVector<unsigned> dynamicOut, staticOut;
+  for (unsigned i : ArrayRef<unsigned>(outDims).drop_front(lead))
+    (out.isDynamicDim(i) ? dynamicOut : staticOut).push_back(i);
+  SmallVector<unsigned> restOut(ArrayRef<unsigned>(outDims).drop_front(lead));
+  AffineExpr in = product(r.getInput(), restIn);
+  AffineExpr staticProduct = product(r.getResult(), staticOut);
+  if (!in && late) {
+    // Known only from its result (fuser-vjp's reshape of a gradient
+    // back to its operand's shape, whose other dims the fusion's
+    // result ties): the one input dim left is the result's element
+    // count over the other, static, input dims.
+    AffineExpr outCount = product(r.getResult(), restOut);
+    SmallVector<unsigned> unknown;
+    int64_t known = 1;
+    for (unsigned d : restIn) {
+      AffineExpr e = size(r.getInput(), d);
+      if (!e)
+        unknown.push_back(d);
+      else if (auto c = dyn_cast<AffineConstantExpr>(e))
+        known *= c.getValue();
+      else
+        known = 0;
+    }
+    if (!outCount || unknown.size() != 1 || known <= 0)
+      return false;
+    define(r.getInput(), unknown[0], outCount.floorDiv(known),
+           describe(r.getInput(), unknown[0]));
+    in = product(r.getInput(), restIn);
+  }
+  if (!in)
+    return false; // resolved later by unification, or an error
+  if (dynamicOut.size() == 1) {
+    define(r.getResult(), dynamicOut[0], in.floorDiv(staticProduct),
+           describe(r.getResult(), dynamicOut[0]));
+  }
+  bool inDynamic = llvm::any_of(restIn, [&](unsigned d) { return inT.isDynamicDim(d); });
+  AffineExpr outCount = product(r.getResult(), restOut);
+  if (dynamicOut.size() <= 1 && inDynamic && outCount != in)
+    constraints->push_back(
+        {ShapeAnalysis::Constraint::Equal, in, outCount,
+         "reshape needs the same number of elements: {} in, {} out"});
+  return true;
+}
 
 LogicalResult Analyzer::visit(Operation *op) {
   for (Value r : op->getResults())
@@ -349,58 +433,8 @@ LogicalResult Analyzer::visit(Operation *op) {
         return success();
       })
       .Case<ReshapeOp>([&](ReshapeOp r) {
-        // A refinement (fuser-vjp's): the same dims, one for one.
-        if (r->hasAttr(kRefinesShapeAttr) &&
-            r.getInput().getType().getRank() == r.getType().getRank()) {
-          for (unsigned i = 0; i < r.getType().getRank(); ++i)
-            unite(r.getInput(), i, r.getResult(), i);
-          return success();
-        }
-        // With one dynamic result dim, it is the input's element count over
-        // the static ones. With more, leading dims keep their input's sizes
-        // (dims of static size 1 aside): dynamic result dims pair with the
-        // input's dynamic dims, in order, until one is left in the rest
-        // (`[?,?,1,1] -> [?,?]`, group_norm's `[?,C,?,?] -> [?,G,?]`);
-        // docs/dialect.md states the rule.
-        RankedTensorType inT = r.getInput().getType(), out = r.getType();
-        auto nonUnit = [](RankedTensorType t) {
-          SmallVector<unsigned> dims;
-          for (unsigned i = 0; i < t.getRank(); ++i)
-            if (t.getDimSize(i) != 1)
-              dims.push_back(i);
-          return dims;
-        };
-        SmallVector<unsigned> inDims = nonUnit(inT), outDims = nonUnit(out);
-        auto numDynamic = [&](ArrayRef<unsigned> dims) {
-          return llvm::count_if(dims, [&](unsigned d) { return out.isDynamicDim(d); });
-        };
-        unsigned lead = 0;
-        while (numDynamic(ArrayRef<unsigned>(outDims).drop_front(lead)) > 1 && lead < inDims.size() &&
-               lead < outDims.size() &&
-               inT.getDimSize(inDims[lead]) == out.getDimSize(outDims[lead])) {
-          if (out.isDynamicDim(outDims[lead]))
-            unite(r.getInput(), inDims[lead], r.getResult(), outDims[lead]);
-          ++lead;
-        }
-        SmallVector<unsigned> restIn(ArrayRef<unsigned>(inDims).drop_front(lead));
-        SmallVector<unsigned> dynamicOut, staticOut;
-        for (unsigned i : ArrayRef<unsigned>(outDims).drop_front(lead))
-          (out.isDynamicDim(i) ? dynamicOut : staticOut).push_back(i);
-        AffineExpr in = product(r.getInput(), restIn);
-        AffineExpr staticProduct = product(r.getResult(), staticOut);
-        if (!in)
-          return success(); // resolved later by unification, or an error
-        if (dynamicOut.size() == 1) {
-          define(r.getResult(), dynamicOut[0], in.floorDiv(staticProduct),
-                 describe(r.getResult(), dynamicOut[0]));
-        }
-        bool inDynamic = llvm::any_of(restIn, [&](unsigned d) { return inT.isDynamicDim(d); });
-        SmallVector<unsigned> restOut(ArrayRef<unsigned>(outDims).drop_front(lead));
-        AffineExpr outCount = product(r.getResult(), restOut);
-        if (dynamicOut.size() <= 1 && inDynamic && outCount != in)
-          constraints->push_back(
-              {ShapeAnalysis::Constraint::Equal, in, outCount,
-               "reshape needs the same number of elements: {} in, {} out"});
+        if (!reshape(r, /*late=*/false))
+          pendingReshapes.push_back(r);
         return success();
       })
       .Default([&](Operation *op) -> LogicalResult {
@@ -459,6 +493,19 @@ Analyzer::run(SmallVectorImpl<ShapeAnalysis::Symbol> &symbols,
                                          << ", which is not an argument of its rank";
     for (unsigned d = 0; d < t.getRank(); ++d)
       unite(body.getArgument(a), d, v, d);
+  }
+  // Reshapes whose input sizes were unknown when seen, in rounds until
+  // none is resolved (one may resolve another's input).
+  for (bool progress = true; progress;) {
+    progress = false;
+    SmallVector<ReshapeOp> pending = std::move(pendingReshapes);
+    pendingReshapes.clear();
+    for (ReshapeOp r : pending) {
+      if (reshape(r, /*late=*/true))
+        progress = true;
+      else
+        pendingReshapes.push_back(r);
+    }
   }
   for (Value v : order) {
     auto t = cast<RankedTensorType>(v.getType());

@@ -49,3 +49,20 @@ func.func @flatten(%x: tensor<?x?xf32>) -> tensor<?xf32> {
   %e = fuser.exp %r : tensor<?xf32>
   return %e : tensor<?xf32>
 }
+
+// -----
+
+// Known only from its result: the broadcast's dim 1 is tied to nothing but
+// the reshape, whose result the add ties to %x. After every op is seen, the
+// reshape's one unknown input dim is the result's element count over 16
+// (fuser-vjp's gradient of a sum over `reshape [4,4,?] -> [16,?]` is this).
+// CHECK-LABEL: func.func @from_result(
+// CHECK: %[[D:.*]] = memref.dim %arg0, %c2
+// CHECK: fuser.result_dim %arg2[2] = %[[D]]
+// CHECK-NOT: fuser.check
+func.func @from_result(%x: tensor<4x4x?xf32>, %g: tensor<16xf32>) -> tensor<4x4x?xf32> {
+  %b = fuser.broadcast %g dims = [0] : tensor<16xf32> -> tensor<16x?xf32>
+  %r = fuser.reshape %b : tensor<16x?xf32> -> tensor<4x4x?xf32>
+  %y = fuser.add %r, %x : tensor<4x4x?xf32>
+  return %y : tensor<4x4x?xf32>
+}

@@ -297,6 +297,16 @@ def _shapes(rng, t):
     v.result("y", (6, 2, 2), t)
     parts.append(v.part(lambda x: torch.exp(x.reshape(2, 2, 6).permute(2, 0, 1))))
 
+    # the gradient's reshape back to [4, 4, ?] is the only tie of the
+    # broadcast's dim: the shape analysis computes it from the result
+    v = Vjp(rng, "reshape joining dims, sum over a dim known at launch %s" % t)
+    tx = v.arg("x", (4, 4, 5), t, dims=(4, 4, None))
+    tr = mlir_type((16, None), t)
+    v.line("%%r = fuser.reshape %%x : %s -> %s" % (tx, tr))
+    v.line("%%s = fuser.sum %%r dims = [1] : %s -> %s" % (tr, mlir_type((16,), t)))
+    v.result("s", (16,), t)
+    parts.append(v.part(lambda x: x.reshape(16, -1).sum(1)))
+
     v = Vjp(rng, "slice step 2, pad and crop %s" % t)
     tx = v.arg("x", (5, 9), t)
     v.line("%%s = fuser.slice %%x start = [1, 0] limit = [5, 9] step = [1, 2] : %s -> %s" % (
