@@ -58,8 +58,12 @@ static void markTransposedOperands(func::FuncOp fusion) {
       return;
     Value in = p.getInput();
     if (auto arg = dyn_cast<BlockArgument>(in)) {
-      if (argStrides(fusion, arg.getArgNumber()))
-        return;
+      // A view is read in place when the GEMM can read it at all: a static
+      // unit stride in its last two dims (MatmulSegment.cpp). Otherwise a
+      // kernel writes the transpose, dense.
+      if (auto strides = argStrides(fusion, arg.getArgNumber()))
+        if (strides->back() != 1 && (*strides)[strides->size() - 2] != 1)
+          return;
     } else if (Operation *def = in.getDefiningOp(); isFree(def) || isView(def)) {
       return;
     }

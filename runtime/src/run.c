@@ -453,7 +453,7 @@ static bool gemm_reach(int64_t rows, int64_t cols, int64_t ld, int64_t batch,
  * call (an argument's or result's bytes at the call's dims, a view's span,
  * an intermediate's ALLOC). All OUT_OF_RANGE, as a launch's sizes are. */
 static fuser_error *gemm_check(const call *c, uint32_t i, const fr_gemm *g,
-                               const int64_t *v) {
+                               const int64_t *v, mode md) {
   const fuser_fusion *f = c->f;
   int64_t m = v[FR_G_M], n = v[FR_G_N], k = v[FR_G_K], batch = v[FR_G_BATCH];
   bool ta = g->flags & FUSER_BUNDLE_GEMM_FLAG_TRANS_A,
@@ -479,6 +479,10 @@ static fuser_error *gemm_check(const call *c, uint32_t i, const fr_gemm *g,
               {"B", FR_G_LDB, tb ? n : k, tb ? k : n, tb ? "n x k" : "k x n",
                tb ? " with TRANS_B" : ""},
               {"D", FR_G_LDD, m, n, "m x n", ""}};
+  /* A query has no strides (STRIDE gives the dense ones): where the
+   * fusion takes views, leading dimensions and batch strides may come from
+   * them, so they and the reach are checked when fuser_run passes them. */
+  if (md == MODE_QUERY && f->any_strides) return NULL;
   for (int q = 0; q < 3; q++) {
     int64_t ld = v[mat[q].ld], need = mat[q].cols > 1 ? mat[q].cols : 1;
     if (ld < need)
@@ -595,7 +599,7 @@ static fuser_error *gemm(call *c, uint32_t i, const fr_instr *in, mode md) {
   fuser_rt *rt = c->rt;
   int64_t v[FR_G_NUM_REGS];
   for (int k = 0; k < FR_G_NUM_REGS; k++) v[k] = c->regs[g->reg[k]];
-  fuser_error *e = gemm_check(c, i, g, v);
+  fuser_error *e = gemm_check(c, i, g, v, md);
   if (e) return e;
   /* An empty D: nothing to compute, on any driver. */
   if (v[FR_G_M] == 0 || v[FR_G_N] == 0 || v[FR_G_BATCH] == 0) return NULL;

@@ -87,6 +87,25 @@ func.func @not_transposed(%a: tensor<8x16xf32>, %b: tensor<4x16xf32>) -> (tensor
 
 // -----
 
+// A transpose of a view argument: read in place when the GEMM can read the
+// view (a static unit stride in its last two dims: here the view is itself
+// a transpose, and the GEMM reads it untransposed); a kernel writes it
+// dense when it cannot (no unit stride).
+// CHECK-LABEL: func.func @view_transposed
+// CHECK-SAME: fuser.schedulers = ["matmul", "pointwise", "matmul"]
+// CHECK: fuser.permute %arg1 {{.*}} {fuser.transposed_operand}
+// CHECK: fuser.permute %arg2 {{.*}} {fuser.segment = 1 : i64}
+func.func @view_transposed(%a: tensor<8x16xf32>, %w: tensor<4x16xf32> {fuser.strides = strided<[1, 4]>},
+                           %v: tensor<4x16xf32> {fuser.strides = strided<[2, 8]>}) -> (tensor<8x4xf32>, tensor<8x4xf32>) {
+  %t = fuser.permute %w perm = [1, 0] : tensor<4x16xf32> -> tensor<16x4xf32>
+  %0 = fuser.matmul %a, %t : (tensor<8x16xf32>, tensor<16x4xf32>) -> tensor<8x4xf32>
+  %u = fuser.permute %v perm = [1, 0] : tensor<4x16xf32> -> tensor<16x4xf32>
+  %1 = fuser.matmul %a, %u : (tensor<8x16xf32>, tensor<16x4xf32>) -> tensor<8x4xf32>
+  return %0, %1 : tensor<8x4xf32>, tensor<8x4xf32>
+}
+
+// -----
+
 // The activations cuBLASLt applies in its epilogue join the library call's
 // segment: a relu, a gelu with tanh's approximation. gelu's exact form, and
 // an activation of a matmul result something else reads too, stay kernels.

@@ -324,8 +324,10 @@ static bool printLaunches(fuser_rt *rt, Recorder *rec, const fuser_fusion *f,
   if (na + nr > 512)
     return true;
   /* An argument compiled as a view is passed with its static strides and,
-   * for each dynamic one, the dense stride (the plan sees some stride; a
-   * variant it picks by stride may differ for others). Its buffer holds
+   * for its dynamic ones, those of a dense tensor laid out past what the
+   * static ones reach, innermost last (`[?, 1]` is row-major, `[1, ?]`
+   * column-major, as a GEMM's operand must be; the plan sees some stride:
+   * a variant it picks by stride may differ for others). Its buffer holds
    * its span or its dense size, whichever is larger. */
   int64_t strides[256][FUSER_MAX_RANK];
   const int64_t *argStrides[256] = {NULL};
@@ -347,10 +349,15 @@ static bool printLaunches(fuser_rt *rt, Recorder *rec, const fuser_fusion *f,
         }
       }
       int64_t dense = 1;
+      for (uint32_t d = 0; d < t->rank; ++d)
+        if (t->strides[d] >= 0 && size[d] > 0 &&
+            t->strides[d] <= INT64_MAX / size[d] && t->strides[d] * size[d] > dense)
+          dense = t->strides[d] * size[d];
       uint64_t span = 1;
       for (uint32_t d = t->rank; d-- > 0;) {
         strides[i][d] = t->strides[d] >= 0 ? t->strides[d] : dense;
-        dense *= size[d]; /* below 2^63: tensor_bytes checked */
+        if (t->strides[d] < 0 && size[d] > 1 && __builtin_mul_overflow(dense, size[d], &dense))
+          dense = INT64_MAX; /* the span below overflows: an error */
         uint64_t step;
         if (__builtin_mul_overflow((uint64_t)(size[d] - 1), (uint64_t)strides[i][d], &step) ||
             __builtin_add_overflow(span, step, &span) ||

@@ -81,6 +81,47 @@ func.func @transposed(%g: tensor<?x4xf32>, %x: tensor<?x9xf32>) -> tensor<4x9xf3
 
 // -----
 
+// View arguments are read in place, their layout in the GEMM: a transposed
+// view (x.t(): rows one element apart) as trans_a with the column stride as
+// lda; a slice of wider rows (stride 16) as ldb 16; a permuted batch (rows
+// 20 apart, matrices 5 apart) as lda 20 and batch stride 5.
+// CHECK-LABEL: func.func @views
+// CHECK-NOT: fuser.launch
+// CHECK: fuser.gemm %arg0, %arg1 -> %arg4 sizes(%c6, %c4, %c10, %c1) ld(%c6, %c16, %c4) batch_strides(%c0, %c0, %c24) {trans_a} : memref<6x10xf32, strided<[1, 6]>>, memref<10x4xf32, strided<[16, 1]>>
+// CHECK: fuser.gemm %arg2, %arg3 -> %arg5 sizes(%c3, %c2, %c5, %c4) ld(%c20, %c2, %c2) batch_strides(%c5, %c10, %c6) : memref<4x3x5xf32, strided<[5, 20, 1]>>, memref<4x5x2xf32>
+func.func @views(%a: tensor<6x10xf32> {fuser.strides = strided<[1, 6]>},
+                 %b: tensor<10x4xf32> {fuser.strides = strided<[16, 1]>},
+                 %c: tensor<4x3x5xf32> {fuser.strides = strided<[5, 20, 1]>},
+                 %d: tensor<4x5x2xf32>) -> (tensor<6x4xf32>, tensor<4x3x2xf32>) {
+  %0 = fuser.matmul %a, %b : (tensor<6x10xf32>, tensor<10x4xf32>) -> tensor<6x4xf32>
+  %1 = fuser.matmul %c, %d : (tensor<4x3x5xf32>, tensor<4x5x2xf32>) -> tensor<4x3x2xf32>
+  return %0, %1 : tensor<6x4xf32>, tensor<4x3x2xf32>
+}
+
+// -----
+
+// linear's weight given as w.t() of an [in, out] tensor (strides [1, ?]):
+// B is read untransposed, its row stride passed at launch. x's batch of
+// rows joins into m when its row strides chain (checked at launch here:
+// the plan compares dim 0's stride with dim 1's times its size).
+// CHECK-LABEL: func.func @linear_views
+// CHECK: %{{.*}}, %{{.*}}, %{{.*}}:3, %[[XS:.*]]:3 = memref.extract_strided_metadata %arg0
+// CHECK: %{{.*}}, %{{.*}}, %{{.*}}:2, %[[WS:.*]]:2 = memref.extract_strided_metadata %arg1
+// CHECK: %[[JOIN:.*]] = arith.muli %[[XS]]#1, %c3
+// CHECK: %[[OK:.*]] = arith.cmpi eq, %[[XS]]#0, %[[JOIN]]
+// CHECK: fuser.check %[[OK]], "'fuser.linear' reads a view whose row dims the GEMM cannot step through with one stride: the stride of dim 0 ({}) is not the stride times the size of dim 1 ({}); pass it dense"
+// CHECK: %[[LDA:.*]] = arith.maxsi %[[XS]]#1, %c1
+// CHECK: %[[LDB:.*]] = arith.maxsi %[[WS]]#1, %c1
+// CHECK: fuser.gemm %arg0, %arg1 -> %arg2 sizes(%c6, %c5, %c32, %c1) ld(%[[LDA]], %[[LDB]], %c5)
+// CHECK-NOT: trans_b
+func.func @linear_views(%x: tensor<2x3x32xf32> {fuser.strides = strided<[?, ?, 1]>},
+                        %w: tensor<5x32xf32> {fuser.strides = strided<[1, ?]>}) -> tensor<2x3x5xf32> {
+  %0 = fuser.linear %x, %w : (tensor<2x3x32xf32>, tensor<5x32xf32>) -> tensor<2x3x5xf32>
+  return %0 : tensor<2x3x5xf32>
+}
+
+// -----
+
 // allow-tf32 marks f32 products only (bf16 ones are tensor-core products
 // anyway).
 // TF32-LABEL: func.func @tf32

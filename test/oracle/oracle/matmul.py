@@ -19,7 +19,7 @@ f64 gets the same with 2^-53."""
 import numpy as np
 import torch
 
-from .core import Case, PartBuilder, Ulps, from_f64, mlir_type, to_f64
+from .core import Case, PartBuilder, Ulps, from_f64, from_torch, mlir_type, to_f64, to_torch
 
 FLOAT_TYPES = ("f32", "bf16", "f16", "f64")
 
@@ -263,6 +263,89 @@ def _attention_part(rng, t, b, s, d):
     return pb.part()
 
 
+def _view_parts(t, name, rng_for):
+    """Operands that are views of other tensors, passed without a copy: the
+    GEMM reads a transposed view through its transpose flag, a slice of
+    wider rows through its leading dimension, an expanded or permuted batch
+    through its batch stride; linear's weight given as w.t() of a [in, out]
+    tensor is read untransposed. Static strides, and strides passed at
+    launch ("?")."""
+    rng = rng_for(name)
+    parts = []
+
+    def base(shape):
+        return to_torch(_data(t, shape, rng), t)
+
+    def f64(v):
+        return torch.from_numpy(to_f64(from_torch(v, t), t))
+
+    def declared(v, dynamic):
+        return [s if s == 1 or not dynamic else "?" for s in v.stride()]
+
+    specs = [
+        ("a transposed", lambda: (base((10, 6)).t(), base((10, 4)))),
+        ("b transposed", lambda: (base((6, 10)), base((4, 10)).t())),
+        ("a and b transposed", lambda: (base((10, 6)).t(), base((4, 10)).t())),
+        ("a a slice of wider rows", lambda: (base((6, 16))[:, 3:13], base((10, 4)))),
+        ("b a slice of wider rows", lambda: (base((6, 10)), base((10, 9))[:, 2:6])),
+        ("a expanded along the batch", lambda: (base((3, 5)).expand(4, 3, 5), base((4, 5, 2)))),
+        ("a permuted batch (rows 20 apart, batch 5)",
+         lambda: (base((3, 4, 5)).permute(1, 0, 2), base((4, 5, 2)))),
+        ("b transposed in a batch", lambda: (base((2, 3, 5)), base((2, 7, 5)).transpose(1, 2))),
+        ("strided vector rhs", lambda: (base((6, 9)), base((9, 2))[:, 0])),
+        ("strided vector lhs", lambda: (base((9, 3))[:, 1], base((9, 4)))),
+    ]
+    for label, make in specs:
+        a, b = make()
+        want = torch.matmul(f64(a), f64(b)).numpy()
+        bound = torch.matmul(f64(a).abs(), f64(b).abs()).numpy()
+        for dynamic in (False, True):
+            pb = PartBuilder("matmul, %s%s" % (label, ", strides at launch" if dynamic else ""))
+            ta = pb.arg_view("a", a, t, declared(a, dynamic))
+            tb = pb.arg_view("b", b, t, declared(b, dynamic))
+            to = mlir_type(want.shape, t)
+            pb.line("%%0 = fuser.matmul %%a, %%b : (%s, %s) -> %s" % (ta, tb, to))
+            pb.result("0", want.shape, t, from_f64(want, t), _rule(t, a.shape[-1], bound))
+            parts.append(pb.part())
+    # a transposed view, transposed again in the fusion (x @ wv.t() with wv
+    # itself w.t()): read in place, untransposed
+    w = base((10, 4)).t()
+    a = base((6, 10))
+    want = torch.matmul(f64(a), f64(w).t()).numpy()
+    bound = torch.matmul(f64(a).abs(), f64(w).abs().t()).numpy()
+    for dynamic in (False, True):
+        pb = PartBuilder("matmul, a permute of a transposed view%s" % (
+            ", strides at launch" if dynamic else ""))
+        ta = pb.arg("a", from_torch(a, t), t)
+        tw = pb.arg_view("w", w, t, declared(w, dynamic))
+        tt = mlir_type((10, 4), t)
+        pb.line("%%wt = fuser.permute %%w perm = [1, 0] : %s -> %s" % (tw, tt))
+        pb.line("%%0 = fuser.matmul %%a, %%wt : (%s, %s) -> %s" % (ta, tt, mlir_type((6, 4), t)))
+        pb.result("0", (6, 4), t, from_f64(want, t), _rule(t, 10, bound))
+        parts.append(pb.part())
+    lspecs = [
+        ("x transposed", lambda: (base((32, 8)).t(), base((16, 32)))),
+        ("w given as w.t()", lambda: (base((8, 32)), base((32, 16)).t())),
+        ("3-D x a slice of wider rows", lambda: (base((2, 3, 40))[:, :, 4:36], base((5, 32)))),
+    ]
+    for label, make in lspecs:
+        x, w = make()
+        bias = base((w.shape[0],))
+        want = torch.nn.functional.linear(f64(x), f64(w), f64(bias)).numpy()
+        bound = torch.nn.functional.linear(f64(x).abs(), f64(w).abs(), f64(bias).abs()).numpy()
+        for dynamic in (False, True):
+            pb = PartBuilder("linear + bias, %s%s" % (label, ", strides at launch" if dynamic else ""))
+            tx = pb.arg_view("x", x, t, declared(x, dynamic))
+            tw = pb.arg_view("w", w, t, declared(w, dynamic))
+            tbias = pb.arg("bias", from_torch(bias, t), t)
+            to = mlir_type(want.shape, t)
+            pb.line("%%0 = fuser.linear %%x, %%w bias %%bias : (%s, %s, %s) -> %s" % (
+                tx, tw, tbias, to))
+            pb.result("0", want.shape, t, from_f64(want, t), _rule(t, x.shape[-1], bound))
+            parts.append(pb.part())
+    return parts
+
+
 def _fusion_parts(name, rng_for):
     rng = rng_for(name)
     return [_mlp_part(rng, "f32", 16, 64, 256), _mlp_part(rng, "bf16", 8, 128, 512),
@@ -276,5 +359,6 @@ def cases(rng_for):
         out.append(Case("matmul/linear/%s" % t, _bind(_linear_parts, t, "matmul/linear/" + t, rng_for)))
         out.append(Case("matmul/epilogues/%s" % t,
                         _bind(_epilogue_parts, t, "matmul/epilogues/" + t, rng_for)))
+        out.append(Case("matmul/views/%s" % t, _bind(_view_parts, t, "matmul/views/" + t, rng_for)))
     out.append(Case("matmul/fusions", _bind(_fusion_parts, "matmul/fusions", rng_for)))
     return out
