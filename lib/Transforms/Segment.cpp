@@ -154,8 +154,9 @@ static bool isSizedByUse(Operation *op, const llvm::SmallPtrSetImpl<Operation *>
 /// tensor<?xf32>`, which the canonicalizer's constant uniquing and CSE
 /// merge into one value, whose single size would then have to equal both
 /// (an ASSERT that fails a valid call). Before the shapes are analyzed,
-/// each such op gets one copy per using op, so that each use sizes its own;
-/// walking the block backwards splits whole chains (a cast of a shared
+/// each such op gets one copy per using op, so that each use sizes its own
+/// (uses that cannot size one, reductions and reshapes, keep the original
+/// with the first use that can); walking the block backwards splits whole chains (a cast of a shared
 /// constant, then the constant). A value the fusion returns, and every
 /// value it is computed from, keeps its uses: its size comes from them. The
 /// copies cost nothing: these ops are
@@ -186,9 +187,14 @@ static void splitValuesSizedByUse(func::FuncOp fusion) {
     if (!sizedByUse.contains(op) || anchored.contains(op))
       continue;
     Value v = op->getResult(0);
+    // A use whose result does not carry the value's dims (a reduction over
+    // them, a reshape that merges them) cannot size a copy of its own: it
+    // shares the value with the first use that can.
+    auto sizes = [](Operation *user) { return !isReductionOp(user) && !isa<ReshapeOp>(user); };
     llvm::SetVector<Operation *> users;
     for (OpOperand &use : v.getUses())
-      users.insert(use.getOwner());
+      if (sizes(use.getOwner()))
+        users.insert(use.getOwner());
     if (users.size() < 2)
       continue;
     OpBuilder b(op);

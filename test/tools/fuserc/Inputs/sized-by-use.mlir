@@ -30,3 +30,19 @@ func.func @returned_iota(%a: tensor<?xf32>) -> (tensor<?xf32>, tensor<?xi64>) {
   %r = fuser.add %a, %f : tensor<?xf32>
   return %r, %i : tensor<?xf32>, tensor<?xi64>
 }
+
+// A broadcast of `?` size that a reduction also reads (a mean over it): the
+// reduction's result does not carry the dim, so it cannot size a copy of
+// its own; it shares the value with a use that sizes it (it failed:
+// "cannot determine the size", the mean's copy tied to nothing; fuser-vjp
+// writes this for a layer_norm over a `?` dim followed by a sum).
+// g - mean(g) is 0 (the mean of 5 copies of g), so the result is -a = 0;
+// a wrong count would not give 0.
+func.func @reduced_use(%a: tensor<?xf32>, %g: tensor<1xf32>) -> tensor<?xf32> {
+  %0 = fuser.broadcast %g dims = [0] : tensor<1xf32> -> tensor<?xf32>
+  %1 = fuser.mean %0 dims = [0] keepdim = true : tensor<?xf32> -> tensor<1xf32>
+  %2 = fuser.broadcast %1 dims = [0] : tensor<1xf32> -> tensor<?xf32>
+  %3 = fuser.sub %0, %a : tensor<?xf32>
+  %4 = fuser.sub %3, %2 : tensor<?xf32>
+  return %4 : tensor<?xf32>
+}
