@@ -139,7 +139,7 @@ private:
     return r;
   }
   LogicalResult visit(Operation *op);
-  bool reshape(ReshapeOp r, bool late);
+  bool reshape(ReshapeOp r, bool late, bool resultKnown = false);
 
   func::FuncOp fusion;
   MLIRContext *ctx;
@@ -147,6 +147,7 @@ private:
   DenseMap<Value, SmallVector<int>> slots;
   SmallVector<Value> order; ///< Values in program order, for stable messages.
   SmallVector<ReshapeOp> pendingReshapes; ///< Inputs' sizes not known when seen.
+  SmallVector<ReshapeOp> deferredReshapes; ///< kDimsFromUsesAttr: sized last.
   SmallVectorImpl<ShapeAnalysis::Constraint> *constraints = nullptr;
 };
 
@@ -154,8 +155,10 @@ private:
 
 /// The sizes a reshape ties or computes; false while its input's sizes are
 /// unknown. `late`: after every op and result has been seen, a dim of the
-/// input may be computed from the result instead.
-bool Analyzer::reshape(ReshapeOp r, bool late) {
+/// input may be computed from the result instead. `resultKnown`: every
+/// result dim is known already (kDimsFromUsesAttr): nothing is paired,
+/// only the element count checked.
+bool Analyzer::reshape(ReshapeOp r, bool late, bool resultKnown) {
   // A refinement (fuser-vjp's): the same dims, one for one.
   if (r->hasAttr(kRefinesShapeAttr) &&
       r.getInput().getType().getRank() == r.getType().getRank()) {
@@ -182,7 +185,8 @@ bool Analyzer::reshape(ReshapeOp r, bool late) {
     return llvm::count_if(dims, [&](unsigned d) { return out.isDynamicDim(d); });
   };
   unsigned lead = 0;
-  while (numDynamic(ArrayRef<unsigned>(outDims).drop_front(lead)) > 1 && lead < inDims.size() &&
+  while (!resultKnown &&
+         numDynamic(ArrayRef<unsigned>(outDims).drop_front(lead)) > 1 && lead < inDims.size() &&
          lead < outDims.size() &&
          inT.getDimSize(inDims[lead]) == out.getDimSize(outDims[lead])) {
     if (out.isDynamicDim(outDims[lead]))
@@ -221,13 +225,14 @@ bool Analyzer::reshape(ReshapeOp r, bool late) {
   }
   if (!in)
     return false; // resolved later by unification, or an error
-  if (dynamicOut.size() == 1) {
+  if (dynamicOut.size() == 1 && !resultKnown) {
     define(r.getResult(), dynamicOut[0], in.floorDiv(staticProduct),
            describe(r.getResult(), dynamicOut[0]));
   }
   bool inDynamic = llvm::any_of(restIn, [&](unsigned d) { return inT.isDynamicDim(d); });
   AffineExpr outCount = product(r.getResult(), restOut);
-  if (dynamicOut.size() <= 1 && inDynamic && outCount != in)
+  if ((dynamicOut.size() <= 1 || resultKnown) && (inDynamic || !dynamicOut.empty()) &&
+      outCount != in)
     constraints->push_back(
         {ShapeAnalysis::Constraint::Equal, in, outCount,
          "reshape needs the same number of elements: {} in, {} out"});
@@ -433,7 +438,9 @@ LogicalResult Analyzer::visit(Operation *op) {
         return success();
       })
       .Case<ReshapeOp>([&](ReshapeOp r) {
-        if (!reshape(r, /*late=*/false))
+        if (r->hasAttr(kDimsFromUsesAttr))
+          deferredReshapes.push_back(r);
+        else if (!reshape(r, /*late=*/false))
           pendingReshapes.push_back(r);
         return success();
       })
@@ -493,6 +500,21 @@ Analyzer::run(SmallVectorImpl<ShapeAnalysis::Symbol> &symbols,
                                          << ", which is not an argument of its rank";
     for (unsigned d = 0; d < t.getRank(); ++d)
       unite(body.getArgument(a), d, v, d);
+  }
+  // Reshapes sized by their uses (kDimsFromUsesAttr): where every result
+  // dim is known now, only the element count is checked; otherwise the
+  // general rule, with the others, below.
+  for (ReshapeOp r : deferredReshapes) {
+    unsigned rank = r.getType().getRank();
+    bool known = true;
+    for (unsigned d = 0; d < rank && known; ++d)
+      known = bool(size(r.getResult(), d));
+    if (!known) {
+      pendingReshapes.push_back(r);
+      continue;
+    }
+    if (!reshape(r, /*late=*/true, /*resultKnown=*/true))
+      pendingReshapes.push_back(r);
   }
   // Reshapes whose input sizes were unknown when seen, in rounds until
   // none is resolved (one may resolve another's input).

@@ -773,7 +773,13 @@ LogicalResult mlir::fuser::buildOperandGradients(OpBuilder &b, Operation *op,
             return varMean(G, o, resultGrads[0], resultGrads[1], out);
           })
           .Case<ReshapeOp>([&](ReshapeOp o) {
-            out[0] = ReshapeOp::create(b, o.getLoc(), o.getInput().getType(), g);
+            // Back to the input's dims, which the gradient's uses (or its
+            // result's fuser.same_shape_as) give: `[?] -> [?, ?]` has no
+            // way to say how the dims split.
+            auto back = ReshapeOp::create(b, o.getLoc(), o.getInput().getType(), g);
+            if (!o.getInput().getType().hasStaticShape())
+              back->setAttr(kDimsFromUsesAttr, b.getUnitAttr());
+            out[0] = back;
             return success();
           })
           .Case<MatmulOp>([&](MatmulOp o) { return matmulRule(G, o, g, out); })

@@ -135,3 +135,16 @@ func.func @prod_scan(%x: tensor<4x8xf32>) -> (tensor<4xf32>, tensor<4x8xf32>, te
   %m, %i = fuser.cummax %x dim = 1 : tensor<4x8xf32> -> tensor<4x8xi64>
   return %p, %c, %m : tensor<4xf32>, tensor<4x8xf32>, tensor<4x8xf32>
 }
+
+// -----
+
+// reshape: the gradient goes back to the input's type, its dims given by its
+// uses and the result's fuser.same_shape_as (fuser.dims_from_uses), not
+// guessed from `[?]` by the reshape rule (which would keep dim 0 of [?] and
+// make dim 1 the rest: a false launch error).
+// CHECK-LABEL: func.func @merge_vjp(
+// CHECK: fuser.reshape %{{.*}} {fuser.dims_from_uses} : tensor<?xf32> -> tensor<?x?xf32>
+func.func @merge(%x: tensor<?x?xf32>) -> tensor<?xf32> {
+  %r = fuser.reshape %x : tensor<?x?xf32> -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}

@@ -307,6 +307,35 @@ def _shapes(rng, t):
     v.result("s", (16,), t)
     parts.append(v.part(lambda x: x.reshape(16, -1).sum(1)))
 
+    # a reshape that merges dims known at launch: the gradient's reshape
+    # back to [?, ?] takes its dims from the input (the reshape rule would
+    # keep dim 0 of [?] and make dim 1 the rest); also summed, with the
+    # reshaped value returned too
+    v = Vjp(rng, "reshape merging dims known at launch %s" % t)
+    tx = v.arg("x", (3, 4), t, dims=(None, None))
+    tr = mlir_type((None,), t)
+    v.line("%%n = fuser.neg %%x : %s" % tx)
+    v.line("%%r = fuser.reshape %%n : %s -> %s" % (tx, tr))
+    v.line("%%e = fuser.exp %%r : %s" % tr)
+    v.line("%%s = fuser.sum %%r dims = [0] : %s -> %s" % (tr, mlir_type((), t)))
+    v.result("e", (12,), t, dims=(None,))
+    v.result("s", (), t)
+    v.result("n", (3, 4), t, dims=(None, None))
+    parts.append(v.part(lambda x: (torch.exp(-x.reshape(-1)), (-x.reshape(-1)).sum(), -x)))
+
+    # layer_norm over a dim known at launch, then a sum: the gradient's
+    # broadcast of the sum's cotangent is read by a mean too (fuser-segment
+    # gave the mean a copy of it that nothing sized)
+    v = Vjp(rng, "layer_norm over a dim known at launch, then sum %s" % t)
+    tx = v.arg("x", (37,), t, dims=(None,))
+    v.line("%%y, %%m, %%r = fuser.layer_norm %%x dims = [0] eps = 1.000000e-01 : (%s) -> (%s, %s, %s)" % (
+        tx, tx, mlir_type((1,), "f32" if t != "f64" else t), mlir_type((1,), "f32" if t != "f64" else t)))
+    v.line("%%e = fuser.exp %%y : %s" % tx)
+    v.line("%%s = fuser.sum %%e dims = [0] keepdim = true : %s -> %s" % (tx, mlir_type((1,), t)))
+    v.result("s", (1,), t)
+    parts.append(v.part(lambda x: torch.exp(
+        torch.nn.functional.layer_norm(x, (37,), eps=0.1)).sum(0, keepdim=True)))
+
     v = Vjp(rng, "slice step 2, pad and crop %s" % t)
     tx = v.arg("x", (5, 9), t)
     v.line("%%s = fuser.slice %%x start = [1, 0] limit = [5, 9] step = [1, 2] : %s -> %s" % (

@@ -30,6 +30,12 @@ inline constexpr llvm::StringLiteral kSameShapeAsAttr = "fuser.same_shape_as";
 /// gradient its operand's type so). The shape analysis ties the dims in
 /// pairs, where the general reshape rule would pair them by sizes.
 inline constexpr llvm::StringLiteral kRefinesShapeAttr = "fuser.refines_shape";
+/// On a fuser.reshape: its result's dims are the ones its uses (or the
+/// fusion's result) give, not the general rule's guess from its input
+/// (fuser-vjp's reshape of a gradient back to `[?, ?]` from `[?]`, which
+/// the rule would split as `[n, 1]`). The shape analysis sizes it after
+/// every other op; only where nothing ties a dim does the rule apply.
+inline constexpr llvm::StringLiteral kDimsFromUsesAttr = "fuser.dims_from_uses";
 /// On a launch plan (a func.func fuser-emit-kernels made from a fusion).
 inline constexpr llvm::StringLiteral kPlanAttr = "fuser.plan";
 /// On a launch plan: how many of its memref arguments are the fusion's
