@@ -32,12 +32,30 @@ bool mlir::fuser::isLibraryOp(Operation *op) { return isa<MatmulOp, LinearOp>(op
 
 bool mlir::fuser::isEpilogueOf(Operation *op, Operation *library) {
   if (!isLibraryOp(library) || op->getNumOperands() != 1 ||
-      op->getOperand(0) != library->getResult(0) || !library->getResult(0).hasOneUse())
+      op->getOperand(0) != library->getResult(0))
     return false;
+  if (!library->getResult(0).hasOneUse())
+    return epilogueKeepsInput(op, library);
   if (isa<ReluOp>(op))
     return true;
   auto gelu = dyn_cast<GeluOp>(op);
   return gelu && gelu.getApproximate() == GeluApproximation::tanh;
+}
+
+bool mlir::fuser::epilogueKeepsInput(Operation *op, Operation *library) {
+  auto gelu = dyn_cast<GeluOp>(op);
+  if (!isLibraryOp(library) || !gelu || gelu.getApproximate() != GeluApproximation::tanh ||
+      gelu->getOperand(0) != library->getResult(0) || library->getResult(0).hasOneUse())
+    return false;
+  auto t = cast<RankedTensorType>(library->getResult(0).getType());
+  Type e = t.getElementType();
+  if (!(e.isF16() || e.isBF16() || e.isF32()) || t.getRank() == 0)
+    return false;
+  int64_t n = t.getShape().back();
+  // A 1-D rhs makes n 1: no row of 8.
+  if (auto mm = dyn_cast<MatmulOp>(library); mm && mm.getRhs().getType().getRank() == 1)
+    return false;
+  return !ShapedType::isDynamic(n) && n > 0 && n % 8 == 0;
 }
 
 bool mlir::fuser::readsFromMemory(Operation *op, unsigned operand) {

@@ -845,7 +845,8 @@ static fuser_error *drvGemm(void *ctx, const fuser_gemm *g, void *) {
   } operands[] = {{g->a, reach.a, "GEMM read of A:"},
                   {g->b, reach.b, "GEMM read of B:"},
                   {g->bias, reach.bias, "GEMM read of the bias:"},
-                  {g->d, reach.d, "GEMM write of D:"}};
+                  {g->d, reach.d, "GEMM write of D:"},
+                  {g->aux, reach.aux, "GEMM write of the pre-activation:"}};
   for (const Operand &o : operands)
     if (o.bytes)
       if (fuser_error *e = checkRange(emu, o.address, o.bytes, o.what))
@@ -868,6 +869,8 @@ static fuser_error *drvGemm(void *ctx, const fuser_gemm *g, void *) {
     if (g->bias)
       count(g->bias, g->n * d, false);
     count(g->d, uint64_t(g->batch) * g->m * g->n * d, true);
+    if (g->aux)
+      count(g->aux, uint64_t(g->batch) * g->m * g->n * d, true);
   }
   return nullptr;
 }

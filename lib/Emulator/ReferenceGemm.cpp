@@ -112,8 +112,11 @@ template <typename T> void gemm(const fuser_gemm &g) {
           for (int dj = 0; dj < nj; ++dj) {
             // (no bias added at all without one: -0 + 0 would be +0)
             T v = g.bias ? acc[di][dj] + bias[j0 + dj] : acc[di][dj];
-            store<T>(g.d, dOffset + (i0 + di) * g.ldd + j0 + dj, g.d_dtype,
-                     activate(v, g.epilogue));
+            uint64_t at = dOffset + (i0 + di) * g.ldd + j0 + dj;
+            // The activation's input too (EPILOGUE_AUX), rounded once as D.
+            if (g.aux)
+              store<T>(g.aux, at, g.d_dtype, v);
+            store<T>(g.d, at, g.d_dtype, activate(v, g.epilogue));
           }
       }
   }
@@ -138,6 +141,8 @@ GemmReach mlir::fuser::emu::gemmReach(const fuser_gemm &g) {
   r.d = reach(g.m, g.n, g.ldd, g.stride_d, g.d_dtype);
   if (g.bias)
     r.bias = uint64_t(g.n) * fuser_dtype_size(fuser_dtype(g.d_dtype));
+  if (g.aux)
+    r.aux = r.d; // laid out as D
   return r;
 }
 

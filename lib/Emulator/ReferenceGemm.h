@@ -17,7 +17,7 @@ namespace mlir::fuser::emu {
 /// One operand's extent: the bytes from its address that the GEMM touches
 /// (0 when it touches none: an empty product reads no A or B).
 struct GemmReach {
-  uint64_t a = 0, b = 0, d = 0, bias = 0;
+  uint64_t a = 0, b = 0, d = 0, bias = 0, aux = 0;
 };
 GemmReach gemmReach(const fuser_gemm &g);
 
@@ -26,7 +26,8 @@ GemmReach gemmReach(const fuser_gemm &g);
 /// the contracted index, each added by a fused multiply-add into one f32
 /// accumulator (f64 for f64; operands rounded to TF32 first when the flag
 /// allows it), then the bias, then the activation (relu; gelu with tanh's
-/// approximation, in f64), then one rounding to D's type (to nearest, ties
+/// approximation, in f64; its input also to the pre-activation buffer,
+/// `aux`, rounded as D, with EPILOGUE_AUX), then one rounding to D's type (to nearest, ties
 /// to even; NaN stays NaN). The same bits on every host, but for a gelu
 /// within an f64 ulp of a rounding boundary (the C library's tanh).
 void referenceGemm(const fuser_gemm &g);

@@ -29,11 +29,12 @@
 #define FUSER_BUNDLE_FORMAT_VERSION 2
 /* The minor version this header describes (header field H_MINOR, which
  * was a reserved 0 before it): 0 for every bundle without library calls,
- * 1 for one with a GEMM instruction (matmul through cuBLASLt). A reader
+ * 1 for one with a GEMM instruction (matmul through cuBLASLt), 2 for one
+ * whose GEMM also writes its pre-activation (EPILOGUE_AUX). A reader
  * takes every minor version up to its own and refuses a newer one by
  * name; a reader from before minor versions refuses a minor 1 bundle as
  * "the reserved header field at offset 68 is not 0". */
-#define FUSER_BUNDLE_FORMAT_MINOR 1
+#define FUSER_BUNDLE_FORMAT_MINOR 2
 /* Every record starts at a multiple of this. */
 #define FUSER_BUNDLE_ALIGN 8
 /* "none" for optional registers, predicates and module indices. */
@@ -225,7 +226,11 @@
 #define FUSER_BUNDLE_G_D_DTYPE 57
 #define FUSER_BUNDLE_G_FLAGS 58      /* u8: FUSER_BUNDLE_GEMM_FLAG_* */
 #define FUSER_BUNDLE_G_EPILOGUE 59   /* u8: FUSER_BUNDLE_GEMM_EPILOGUE_* */
-#define FUSER_BUNDLE_G_RESERVED 60   /* u32, 0 */
+/* u32: with EPILOGUE_AUX (minor 2), the buffer the pre-activation is
+ * written to, m x n row-major with LDD and STRIDE_D as D, D's dtype;
+ * otherwise 0 (a reserved field before minor 2). */
+#define FUSER_BUNDLE_G_AUX 60
+#define FUSER_BUNDLE_G_RESERVED FUSER_BUNDLE_G_AUX
 #define FUSER_BUNDLE_GEMM_FLAG_TRANS_A 1
 #define FUSER_BUNDLE_GEMM_FLAG_TRANS_B 2
 /* f32 operands may be multiplied as TF32 (10-bit mantissas). */
@@ -234,13 +239,20 @@
  * activation applied after it, in the accumulation type, before the one
  * rounding: relu(x) = x < 0 ? 0 : x; gelu(x) with tanh's approximation,
  * 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))) (torch's
- * approximate='tanh'). Values 6 and up are unknown. */
+ * approximate='tanh'). Bit 3 (AUX, minor 2, with gelu only) also writes
+ * the activation's input, after the bias, rounded once to D's dtype, to
+ * buffer AUX (a training forward keeps it for the backward: cuBLASLt's
+ * GELU_AUX, which needs LDD and STRIDE_D multiples of 8). Values other
+ * than 0-5, 12 and 13 are unknown. */
 #define FUSER_BUNDLE_GEMM_EPILOGUE_NONE 0
 #define FUSER_BUNDLE_GEMM_EPILOGUE_BIAS 1
 #define FUSER_BUNDLE_GEMM_EPILOGUE_RELU 2
 #define FUSER_BUNDLE_GEMM_EPILOGUE_BIAS_RELU 3
 #define FUSER_BUNDLE_GEMM_EPILOGUE_GELU 4
 #define FUSER_BUNDLE_GEMM_EPILOGUE_BIAS_GELU 5
+#define FUSER_BUNDLE_GEMM_EPILOGUE_AUX 8
+#define FUSER_BUNDLE_GEMM_EPILOGUE_GELU_AUX 12
+#define FUSER_BUNDLE_GEMM_EPILOGUE_BIAS_GELU_AUX 13
 
 /* ---- parameter record ----------------------------------------------------- */
 #define FUSER_BUNDLE_PARAM_SIZE 8

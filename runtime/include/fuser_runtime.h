@@ -54,7 +54,7 @@ extern "C" {
 #endif
 
 #define FUSER_RUNTIME_VERSION_MAJOR 0
-#define FUSER_RUNTIME_VERSION_MINOR 2
+#define FUSER_RUNTIME_VERSION_MINOR 3
 /* The bundle format version this runtime reads (docs/bundle.md) is
  * FUSER_BUNDLE_FORMAT_VERSION, from fuser_bundle_format.h. */
 
@@ -156,6 +156,11 @@ typedef struct fuser_gemm {
    * 0) for a pluggable driver. */
   uint64_t workspace;
   uint64_t workspace_bytes;
+  /* Runtime 0.3: with FUSER_BUNDLE_GEMM_EPILOGUE_AUX, where the
+   * activation's input (after the bias, rounded once to d_dtype) goes:
+   * m x n per batch, laid out as D (ldd, stride_d); else 0. A driver that
+   * does not know an epilogue refuses the call. */
+  uint64_t aux;
 } fuser_gemm;
 
 /*

@@ -663,9 +663,18 @@ static fuser_error *parse_gemm(reader *r, const fuser_fusion *f,
   g->epilogue = r->d[o + FUSER_BUNDLE_G_EPILOGUE];
   in->gemm = g;
 
-  if (u32_at(r, o + FUSER_BUNDLE_G_RESERVED) != 0)
-    return bad(r, "the reserved field at offset %d of its record is not 0",
-               FUSER_BUNDLE_G_RESERVED);
+  bool with_aux = g->epilogue & FUSER_BUNDLE_GEMM_EPILOGUE_AUX;
+  g->aux = with_aux ? u32_at(r, o + FUSER_BUNDLE_G_AUX) : FR_NONE;
+  if (!with_aux && u32_at(r, o + FUSER_BUNDLE_G_AUX) != 0)
+    return bad(r, "the field at offset %d of its record is not 0: it is the "
+                  "pre-activation's buffer only with the AUX epilogue (bit 3)",
+               FUSER_BUNDLE_G_AUX);
+  if (with_aux && r->minor < 2)
+    return bad(r,
+               "epilogue %u writes the pre-activation (AUX), which needs "
+               "format version %d.2 or later, but the header says minor "
+               "version %u",
+               (unsigned)g->epilogue, FUSER_BUNDLE_FORMAT_VERSION, r->minor);
   if (!gemm_ab_dtype(g->ab_dtype))
     return bad(r,
                "A and B have dtype %u (%s); a GEMM multiplies f16, bf16, f32 "
@@ -686,13 +695,16 @@ static fuser_error *parse_gemm(reader *r, const fuser_fusion *f,
     return bad(r, "the TF32 flag with %s operands: TF32 applies to f32 "
                   "operands only",
                fuser_dtype_name((fuser_dtype)g->ab_dtype));
-  if (g->epilogue > FUSER_BUNDLE_GEMM_EPILOGUE_BIAS_GELU)
+  if (g->epilogue > FUSER_BUNDLE_GEMM_EPILOGUE_BIAS_GELU &&
+      g->epilogue != FUSER_BUNDLE_GEMM_EPILOGUE_GELU_AUX &&
+      g->epilogue != FUSER_BUNDLE_GEMM_EPILOGUE_BIAS_GELU_AUX)
     return bad(r, "unknown epilogue %u (0 none, 1 bias, 2 relu, 3 bias and "
-                  "relu, 4 gelu, 5 bias and gelu)",
+                  "relu, 4 gelu, 5 bias and gelu, 12 gelu keeping its input, "
+                  "13 bias and gelu keeping its input)",
                (unsigned)g->epilogue);
 
-  const char *const names[4] = {"A", "B", "D", "bias"};
-  const uint32_t bufs[4] = {g->a, g->b, g->d, g->bias};
+  const char *const names[5] = {"A", "B", "D", "bias", "the pre-activation (AUX)"};
+  const uint32_t bufs[5] = {g->a, g->b, g->d, g->bias, g->aux};
   bool with_bias = g->epilogue & FUSER_BUNDLE_GEMM_EPILOGUE_BIAS;
   if (!with_bias && g->bias != FR_NONE)
     return bad(r, "the bias is buffer %u but epilogue %u adds none; a "
@@ -703,9 +715,9 @@ static fuser_error *parse_gemm(reader *r, const fuser_fusion *f,
     return bad(r, "epilogue %u adds a bias but there is no bias buffer "
                   "(0xFFFFFFFF)",
                (unsigned)g->epilogue);
-  for (int k = 0; k < 4; k++) {
+  for (int k = 0; k < 5; k++) {
     uint32_t x = bufs[k];
-    if (k == 3 && !with_bias) break;
+    if ((k == 3 && !with_bias) || (k == 4 && !with_aux)) continue;
     if (x >= nbuf)
       return bad(r,
                  "buffer %s %u out of range (the fusion has %u buffers: %u "
@@ -724,13 +736,30 @@ static fuser_error *parse_gemm(reader *r, const fuser_fusion *f,
                "intermediate (arguments are read-only)",
                g->d, what);
   }
-  for (int k = 0; k < 4; k++)
-    if (k != 2 && bufs[k] == g->d && (k != 3 || with_bias)) {
+  for (int k = 0; k < 5; k++)
+    if (k != 2 && bufs[k] == g->d && (k != 3 || with_bias) &&
+        (k != 4 || with_aux)) {
       fr_buffer_name(f, g->d, what, sizeof what);
       return bad(r, "D is buffer %u (%s), which is also its %s: a GEMM "
                     "does not run in place",
                  g->d, what, names[k]);
     }
+  if (with_aux) {
+    /* The pre-activation is written too: a result or an intermediate, and
+     * none of the buffers the GEMM reads. */
+    fr_buffer_name(f, g->aux, what, sizeof what);
+    if (g->aux < f->num_args)
+      return bad(r,
+                 "the pre-activation (AUX) is buffer %u, %s: a GEMM writes "
+                 "it, so it is a result or an intermediate (arguments are "
+                 "read-only)",
+                 g->aux, what);
+    for (int k = 0; k < 4; k++)
+      if (bufs[k] == g->aux && (k != 3 || with_bias))
+        return bad(r, "the pre-activation (AUX) is buffer %u (%s), which is "
+                      "also its %s",
+                   g->aux, what, names[k]);
+  }
   for (int k = 0; k < FR_G_NUM_REGS; k++)
     if (!is_reg(g->reg[k], f->num_regs))
       return bad(r, "register %u out of range in field %s (plan has %u "

@@ -64,12 +64,17 @@ typedef struct {
 #define CUBLASLT_MATMUL_DESC_EPILOGUE 7
 #define CUBLASLT_MATMUL_DESC_BIAS_POINTER 8
 #define CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE 26
+#define CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER 11
+#define CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD 12
+#define CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_BATCH_STRIDE 13
 /* cublasLtEpilogue_t */
 #define CUBLASLT_EPILOGUE_BIAS 4
 #define CUBLASLT_EPILOGUE_RELU 2
 #define CUBLASLT_EPILOGUE_RELU_BIAS 6
 #define CUBLASLT_EPILOGUE_GELU 32
 #define CUBLASLT_EPILOGUE_GELU_BIAS 36
+#define CUBLASLT_EPILOGUE_GELU_AUX 160
+#define CUBLASLT_EPILOGUE_GELU_AUX_BIAS 164
 /* cublasLtMatrixLayoutAttribute_t */
 #define CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT 5
 #define CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET 6
@@ -128,9 +133,9 @@ typedef const char *(*pfn_status_name)(cublasStatus_t);
 #define LT_CACHE_CAP 256
 #define LT_BUCKETS 512
 /* ab dtype, d dtype, flags, epilogue, m, n, k, batch, lda, ldb, ldd,
- * stride_a, stride_b, stride_d, the alignments of a, b, d and the bias,
- * the workspace size. */
-#define LT_KEY_WORDS 19
+ * stride_a, stride_b, stride_d, the alignments of a, b, d, the bias and
+ * the pre-activation, the workspace size. */
+#define LT_KEY_WORDS 20
 
 typedef struct lt_entry {
   int64_t key[LT_KEY_WORDS];
@@ -200,7 +205,11 @@ static void describe(const fuser_gemm *g, const int64_t *key, char *out,
            g->batch, g->m, g->n, dtype_name(g->d_dtype), ta ? "^T" : "",
            g->m, g->k, dtype_name(g->ab_dtype), tb ? "^T" : "", g->k, g->n,
            dtype_name(g->ab_dtype),
-           g->epilogue == FUSER_BUNDLE_GEMM_EPILOGUE_BIAS_GELU ? " + bias, gelu"
+           g->epilogue == FUSER_BUNDLE_GEMM_EPILOGUE_BIAS_GELU_AUX
+               ? " + bias, gelu keeping its input"
+           : g->epilogue == FUSER_BUNDLE_GEMM_EPILOGUE_GELU_AUX
+               ? ", gelu keeping its input"
+           : g->epilogue == FUSER_BUNDLE_GEMM_EPILOGUE_BIAS_GELU ? " + bias, gelu"
            : g->epilogue == FUSER_BUNDLE_GEMM_EPILOGUE_BIAS_RELU ? " + bias, relu"
            : g->epilogue == FUSER_BUNDLE_GEMM_EPILOGUE_GELU ? ", gelu"
            : g->epilogue == FUSER_BUNDLE_GEMM_EPILOGUE_RELU ? ", relu"
@@ -330,7 +339,7 @@ static void make_key(const fuser_gemm *g, int64_t *key) {
       batched ? g->stride_a : 0, batched ? g->stride_b : 0,
       batched ? g->stride_d : 0, alignment(g->a), alignment(g->b),
       alignment(g->d), g->bias ? alignment(g->bias) : 0,
-      (int64_t)g->workspace_bytes};
+      (int64_t)g->workspace_bytes, g->aux ? alignment(g->aux) : 0};
   memcpy(key, k, sizeof k);
 }
 
@@ -420,11 +429,29 @@ static fuser_error *build(const fr_cublaslt *lt, const fuser_gemm *g,
         [FUSER_BUNDLE_GEMM_EPILOGUE_RELU] = CUBLASLT_EPILOGUE_RELU,
         [FUSER_BUNDLE_GEMM_EPILOGUE_BIAS_RELU] = CUBLASLT_EPILOGUE_RELU_BIAS,
         [FUSER_BUNDLE_GEMM_EPILOGUE_GELU] = CUBLASLT_EPILOGUE_GELU,
-        [FUSER_BUNDLE_GEMM_EPILOGUE_BIAS_GELU] = CUBLASLT_EPILOGUE_GELU_BIAS};
+        [FUSER_BUNDLE_GEMM_EPILOGUE_BIAS_GELU] = CUBLASLT_EPILOGUE_GELU_BIAS,
+        [FUSER_BUNDLE_GEMM_EPILOGUE_GELU_AUX] = CUBLASLT_EPILOGUE_GELU_AUX,
+        [FUSER_BUNDLE_GEMM_EPILOGUE_BIAS_GELU_AUX] =
+            CUBLASLT_EPILOGUE_GELU_AUX_BIAS};
     uint32_t epilogue = lt_epilogue[g->epilogue];
     STEP(lt->desc_set(en->desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue,
                       sizeof epilogue),
          "cublasLtMatmulDescSetAttribute(EPILOGUE)");
+  }
+  if (g->aux) {
+    /* The pre-activation, laid out as D (cuBLASLt's D: n x m column-major
+     * with ldd), D's dtype (cuBLASLt's default for GELU's input). */
+    const void *aux = (const void *)(uintptr_t)g->aux;
+    int64_t aux_ld = g->ldd, aux_stride = g->batch > 1 ? g->stride_d : 0;
+    STEP(lt->desc_set(en->desc, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, &aux,
+                      sizeof aux),
+         "cublasLtMatmulDescSetAttribute(EPILOGUE_AUX_POINTER)");
+    STEP(lt->desc_set(en->desc, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, &aux_ld,
+                      sizeof aux_ld),
+         "cublasLtMatmulDescSetAttribute(EPILOGUE_AUX_LD)");
+    STEP(lt->desc_set(en->desc, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_BATCH_STRIDE,
+                      &aux_stride, sizeof aux_stride),
+         "cublasLtMatmulDescSetAttribute(EPILOGUE_AUX_BATCH_STRIDE)");
   }
   if (g->bias) {
     int32_t bias_type = dt;
@@ -589,13 +616,21 @@ fuser_error *fr_cublaslt_gemm(fr_cublaslt *lt, const fuser_gemm *g,
   void *d = (void *)(uintptr_t)g->d;
   cublasStatus_t st = CUBLAS_STATUS_SUCCESS;
   const char *failed = "cublasLtMatmul";
+  bool pointers = g->bias || g->aux;
+  if (pointers) pthread_mutex_lock(&en->use);
   if (g->bias) {
     /* This call's bias on the shared descriptor, until it is enqueued. */
     const void *bias = (const void *)(uintptr_t)g->bias;
-    pthread_mutex_lock(&en->use);
     failed = "cublasLtMatmulDescSetAttribute(BIAS_POINTER)";
     st = lt->desc_set(en->desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias,
                       sizeof bias);
+  }
+  if (g->aux && st == CUBLAS_STATUS_SUCCESS) {
+    /* ...and its pre-activation's buffer. */
+    const void *aux = (const void *)(uintptr_t)g->aux;
+    failed = "cublasLtMatmulDescSetAttribute(EPILOGUE_AUX_POINTER)";
+    st = lt->desc_set(en->desc, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER,
+                      &aux, sizeof aux);
   }
   if (st == CUBLAS_STATUS_SUCCESS) {
     failed = "cublasLtMatmul";
@@ -606,7 +641,7 @@ fuser_error *fr_cublaslt_gemm(fr_cublaslt *lt, const fuser_gemm *g,
                     (void *)(uintptr_t)g->workspace,
                     (size_t)g->workspace_bytes, stream);
   }
-  if (g->bias) pthread_mutex_unlock(&en->use);
+  if (pointers) pthread_mutex_unlock(&en->use);
   if (st != CUBLAS_STATUS_SUCCESS) {
     char detail[512];
     describe(g, key, detail, sizeof detail);

@@ -354,7 +354,8 @@ static void activate_row(unsigned char *row, uint64_t n, uint32_t dtype,
  * least 1 MiB or one row per copy). That wait is the
  * price of a case that is rare (a linear layer without input features). */
 static fuser_error *cu_gemm_empty(cuda *cu, const fuser_gemm *g,
-                                  void *stream) {
+                                  void *stream, uint64_t dst,
+                                  uint32_t epilogue) {
   uint64_t esz = fuser_dtype_size((fuser_dtype)g->d_dtype);
   uint64_t width = (uint64_t)g->n * esz, pitch, bstride, rows = (uint64_t)g->m,
            mats = (uint64_t)g->batch, whole;
@@ -373,7 +374,7 @@ static fuser_error *cu_gemm_empty(cuda *cu, const fuser_gemm *g,
   CUresult r;
   if (!g->bias) {
     for (uint64_t b = 0; b < mats; b++)
-      if ((r = cu->cuMemsetD2D8Async((CUdeviceptr)(g->d + b * bstride),
+      if ((r = cu->cuMemsetD2D8Async((CUdeviceptr)(dst + b * bstride),
                                      (size_t)pitch, 0, (size_t)width,
                                      (size_t)rows, (CUstream)stream)))
         return cu_error(cu, r, "cuMemsetD2D8Async",
@@ -398,8 +399,8 @@ static fuser_error *cu_gemm_empty(cuda *cu, const fuser_gemm *g,
     return cu_error(cu, r, "cuMemcpyDtoH_v2",
                     " (reading the bias of a GEMM with k = 0)");
   }
-  if (g->epilogue & (FUSER_BUNDLE_GEMM_EPILOGUE_RELU | FUSER_BUNDLE_GEMM_EPILOGUE_GELU))
-    activate_row(block, (uint64_t)g->n, g->d_dtype, g->epilogue);
+  if (epilogue & (FUSER_BUNDLE_GEMM_EPILOGUE_RELU | FUSER_BUNDLE_GEMM_EPILOGUE_GELU))
+    activate_row(block, (uint64_t)g->n, g->d_dtype, epilogue);
   for (uint64_t k = 1; k < per; k++)
     memcpy(block + k * width, block, (size_t)width);
   CUDA_MEMCPY2D cp;
@@ -412,7 +413,7 @@ static fuser_error *cu_gemm_empty(cuda *cu, const fuser_gemm *g,
   cp.WidthInBytes = (size_t)width;
   for (uint64_t b = 0; b < mats; b++)
     for (uint64_t row = 0; row < rows; row += per) {
-      cp.dstDevice = (CUdeviceptr)(g->d + b * bstride + row * pitch);
+      cp.dstDevice = (CUdeviceptr)(dst + b * bstride + row * pitch);
       cp.Height = (size_t)(rows - row < per ? rows - row : per);
       if ((r = cu->cuMemcpy2D(&cp))) {
         free(block);
@@ -426,7 +427,15 @@ static fuser_error *cu_gemm_empty(cuda *cu, const fuser_gemm *g,
 
 static fuser_error *cu_gemm(void *ctx, const fuser_gemm *g, void *stream) {
   cuda *cu = ctx;
-  if (g->k == 0) return cu_gemm_empty(cu, g, stream);
+  if (g->k == 0) {
+    /* D gets the activated rows; the pre-activation (AUX), laid out as D,
+     * the rows before the activation. */
+    fuser_error *e = cu_gemm_empty(cu, g, stream, g->d, g->epilogue);
+    if (!e && (g->epilogue & FUSER_BUNDLE_GEMM_EPILOGUE_AUX))
+      e = cu_gemm_empty(cu, g, stream, g->aux,
+                        g->epilogue & FUSER_BUNDLE_GEMM_EPILOGUE_BIAS);
+    return e;
+  }
   return fr_cublaslt_gemm(cu->lt, g, stream);
 }
 

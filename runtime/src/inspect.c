@@ -100,6 +100,10 @@ static void put_gemm(text *t, const fuser_fusion *f, const fr_gemm *g) {
     put(t, ", relu");
   if (g->epilogue & FUSER_BUNDLE_GEMM_EPILOGUE_GELU)
     put(t, ", gelu");
+  if (g->epilogue & FUSER_BUNDLE_GEMM_EPILOGUE_AUX) {
+    put(t, ", its input to ");
+    put_buffer(t, f, g->aux);
+  }
   put(t, " (%s -> %s%s)", fuser_dtype_name((fuser_dtype)g->ab_dtype),
       fuser_dtype_name((fuser_dtype)g->d_dtype),
       g->flags & FUSER_BUNDLE_GEMM_FLAG_TF32 ? ", tf32" : "");

@@ -213,6 +213,7 @@ extern const char *const fr_gemm_reg_names[FR_G_NUM_REGS];
 typedef struct fr_gemm {
   uint32_t a, b, d;          /* buffers */
   uint32_t bias;             /* a buffer, or FR_NONE without the epilogue */
+  uint32_t aux;              /* a buffer with EPILOGUE_AUX, else FR_NONE */
   uint32_t reg[FR_G_NUM_REGS];
   uint8_t ab_dtype, d_dtype, flags, epilogue;
 } fr_gemm;

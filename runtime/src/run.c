@@ -499,6 +499,18 @@ static fuser_error *gemm_check(const call *c, uint32_t i, const fr_gemm *g,
                 "stride_d = 0 (register %u) with batch %" PRId64
                 ": every batch would write the same D",
                 g->reg[FR_G_STRIDE_D], batch);
+  /* The pre-activation shares D's layout; cuBLASLt's GELU_AUX takes its
+   * leading dimension and batch stride in multiples of 8 elements. */
+  if (g->epilogue & FUSER_BUNDLE_GEMM_EPILOGUE_AUX)
+    for (int q = 0; q < 2; q++) {
+      int reg = q ? FR_G_STRIDE_D : FR_G_LDD;
+      if (v[reg] % 8 != 0 && (q == 0 || batch > 1))
+        return fail(c, i, FUSER_ERROR_OUT_OF_RANGE,
+                    "%s = %" PRId64 " (register %u) is not a multiple of 8: "
+                    "the pre-activation (AUX) is written with D's layout, "
+                    "whose strides the library takes in multiples of 8",
+                    fr_gemm_reg_names[reg], v[reg], g->reg[reg]);
+    }
   /* fuser_fusion_infer_dims computes the results' dims (they are not
    * known yet here): the sizes above are all it checks. */
   if (c->inferred) return NULL;
@@ -511,14 +523,18 @@ static fuser_error *gemm_check(const call *c, uint32_t i, const fr_gemm *g,
     uint64_t esz;
     int ld, stride;
     int64_t rows, cols;
-  } op[4] = {{"A", g->a, ab, FR_G_LDA, FR_G_STRIDE_A, mat[0].rows,
+  } op[5] = {{"A", g->a, ab, FR_G_LDA, FR_G_STRIDE_A, mat[0].rows,
               mat[0].cols},
              {"B", g->b, ab, FR_G_LDB, FR_G_STRIDE_B, mat[1].rows,
               mat[1].cols},
              {"D", g->d, dd, FR_G_LDD, FR_G_STRIDE_D, m, n},
-             {"the bias", g->bias, dd, -1, -1, 1, n}};
-  int nops = g->epilogue & FUSER_BUNDLE_GEMM_EPILOGUE_BIAS ? 4 : 3;
-  for (int q = 0; q < nops; q++) {
+             {"the bias", g->bias, dd, -1, -1, 1, n},
+             {"the pre-activation (AUX)", g->aux, dd, FR_G_LDD, FR_G_STRIDE_D,
+              m, n}};
+  for (int q = 0; q < 5; q++) {
+    if ((q == 3 && !(g->epilogue & FUSER_BUNDLE_GEMM_EPILOGUE_BIAS)) ||
+        (q == 4 && !(g->epilogue & FUSER_BUNDLE_GEMM_EPILOGUE_AUX)))
+      continue;
     /* The bias is one row of n elements, read when D has elements. */
     bool bias = q == 3;
     int64_t ld = bias ? n : v[op[q].ld];
@@ -552,7 +568,7 @@ static fuser_error *gemm_check(const call *c, uint32_t i, const fr_gemm *g,
                   ", %s %" PRId64 ") but has %" PRIu64
                   " bytes in this call",
                   op[q].name, what, reach, nb, op[q].rows, op[q].cols,
-                  fuser_dtype_name((fuser_dtype)(q == 2 ? g->d_dtype
+                  fuser_dtype_name((fuser_dtype)(q >= 2 ? g->d_dtype
                                                         : g->ab_dtype)),
                   fr_gemm_reg_names[op[q].ld], ld,
                   fr_gemm_reg_names[op[q].stride], stride, have);
@@ -640,6 +656,7 @@ static fuser_error *gemm(call *c, uint32_t i, const fr_instr *in, mode md) {
   gm.stride_d = v[FR_G_STRIDE_D];
   gm.flags = g->flags;
   gm.epilogue = g->epilogue;
+  gm.aux = g->epilogue & FUSER_BUNDLE_GEMM_EPILOGUE_AUX ? c->bufs[g->aux] : 0;
   /* Even a failing driver may have enqueued part of it: the call's blocks
    * become pending on its stream either way. */
   c->launched = true;

@@ -130,3 +130,29 @@ func.func @epilogues(%x: tensor<8x16xf32>, %w: tensor<4x16xf32>, %v: tensor<16x4
   %8 = fuser.exp %6 : tensor<8x4xf32>
   return %1, %3, %5, %7, %8 : tensor<8x4xf32>, tensor<8x4xf32>, tensor<8x4xf32>, tensor<8x4xf32>, tensor<8x4xf32>
 }
+
+// -----
+
+// A gelu (tanh) of a matmul result that is also returned (a training
+// forward keeps the pre-activation for the backward) joins the library call
+// when its rows are a multiple of 8 elements: cuBLASLt's GELU_AUX writes
+// both. With 4-element rows, or a relu (whose AUX is a bit mask, not the
+// input), it stays a kernel.
+// CHECK-LABEL: func.func @keeps_input
+// CHECK-SAME: fuser.schedulers = ["matmul", "matmul", "pointwise", "matmul", "pointwise"]
+// DUMP: fusion @keeps_input: 5 segments
+// DUMP-NEXT: segment 0: matmul, 2 ops (linear gelu)
+// DUMP-NEXT: segment 1: matmul, 1 ops (linear)
+// DUMP-NEXT: segment 2: pointwise, 1 ops (gelu)
+// DUMP-NEXT: segment 3: matmul, 1 ops (linear)
+// DUMP-NEXT: segment 4: pointwise, 1 ops (relu)
+func.func @keeps_input(%x: tensor<8x16xbf16>, %w: tensor<24x16xbf16>, %b: tensor<24xbf16>, %v: tensor<4x16xbf16>)
+    -> (tensor<8x24xbf16>, tensor<8x24xbf16>, tensor<8x4xbf16>, tensor<8x4xbf16>, tensor<8x24xbf16>, tensor<8x24xbf16>) {
+  %h = fuser.linear %x, %w bias %b : (tensor<8x16xbf16>, tensor<24x16xbf16>, tensor<24xbf16>) -> tensor<8x24xbf16>
+  %y = fuser.gelu %h approximate = tanh : tensor<8x24xbf16>
+  %h2 = fuser.linear %x, %v : (tensor<8x16xbf16>, tensor<4x16xbf16>) -> tensor<8x4xbf16>
+  %y2 = fuser.gelu %h2 approximate = tanh : tensor<8x4xbf16>
+  %h3 = fuser.linear %x, %w : (tensor<8x16xbf16>, tensor<24x16xbf16>) -> tensor<8x24xbf16>
+  %y3 = fuser.relu %h3 : tensor<8x24xbf16>
+  return %y, %h, %y2, %h2, %y3, %h3 : tensor<8x24xbf16>, tensor<8x24xbf16>, tensor<8x4xbf16>, tensor<8x4xbf16>, tensor<8x24xbf16>, tensor<8x24xbf16>
+}

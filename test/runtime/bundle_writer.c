@@ -135,6 +135,7 @@ unsigned char *bw_write(const bw_bundle *bb, size_t *size, bw_layout *L) {
       bw_put_u8(o.d, at + FUSER_BUNDLE_G_D_DTYPE, G->d_dtype);
       bw_put_u8(o.d, at + FUSER_BUNDLE_G_FLAGS, G->flags);
       bw_put_u8(o.d, at + FUSER_BUNDLE_G_EPILOGUE, G->epilogue);
+      bw_put_u32(o.d, at + FUSER_BUNDLE_G_AUX, G->aux);
     }
     L->instrs[fi] = take(&o, FUSER_BUNDLE_INSTR_SIZE * (size_t)f->num_instrs);
     for (uint32_t i = 0; i < f->num_instrs; i++) {
@@ -147,9 +148,12 @@ unsigned char *bw_write(const bw_bundle *bb, size_t *size, bw_layout *L) {
       int64_t imm = in->msg ? (int64_t)intern(&st, in->msg) : in->imm;
       /* A GEMM's imm names its record: the record's offset. */
       if (in->op == BW_GEMM) {
-        minor_needed = 1;
-        if (in->imm >= 0 && (uint64_t)in->imm < f->num_gemms)
+        if (minor_needed < 1) minor_needed = 1;
+        if (in->imm >= 0 && (uint64_t)in->imm < f->num_gemms) {
           imm = (int64_t)L->gemms[fi][in->imm];
+          if (f->gemms[in->imm].epilogue & FUSER_BUNDLE_GEMM_EPILOGUE_AUX)
+            minor_needed = 2;
+        }
       }
       bw_put_u64(o.d, at + FUSER_BUNDLE_I_IMM, (uint64_t)imm);
     }

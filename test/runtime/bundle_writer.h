@@ -87,6 +87,7 @@ typedef struct bw_gemm {
   uint32_t a, b, d, bias; /* buffers; bias BW_NONE without the epilogue */
   uint32_t m, n, k, batch, lda, ldb, ldd, stride_a, stride_b, stride_d;
   uint8_t ab_dtype, d_dtype, flags, epilogue;
+  uint32_t aux; /* the pre-activation's buffer with EPILOGUE_AUX, else 0 */
 } bw_gemm;
 
 typedef struct bw_fusion {

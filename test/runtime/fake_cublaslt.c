@@ -74,7 +74,9 @@ enum {
   EPILOGUE_BIAS = 4,
   EPILOGUE_RELU_BIAS = 6,
   EPILOGUE_GELU = 32,
-  EPILOGUE_GELU_BIAS = 36
+  EPILOGUE_GELU_BIAS = 36,
+  EPILOGUE_GELU_AUX = 160,
+  EPILOGUE_GELU_AUX_BIAS = 164
 };
 
 typedef struct {
@@ -103,6 +105,8 @@ typedef struct desc {
   uint32_t epilogue;
   const void *bias;
   int32_t bias_type;
+  void *aux; /* GELU_AUX: the pre-activation */
+  int64_t aux_ld, aux_stride;
 } desc;
 typedef struct layout {
   unsigned id;
@@ -352,6 +356,26 @@ EXPORT cublasStatus_t cublasLtMatmulDescSetAttribute(desc *d, int attr,
                 ptr_name(v, name, sizeof name));
     break;
   }
+  case 11: { /* EPILOGUE_AUX_POINTER */
+    ATTR(void *, v);
+    char name[64];
+    d->aux = v;
+    logf_locked("%s desc%u EPILOGUE_AUX_POINTER=%s", call, d->id,
+                ptr_name(v, name, sizeof name));
+    break;
+  }
+  case 12: { /* EPILOGUE_AUX_LD */
+    ATTR(int64_t, v);
+    d->aux_ld = v;
+    logf_locked("%s desc%u EPILOGUE_AUX_LD=%" PRId64, call, d->id, v);
+    break;
+  }
+  case 13: { /* EPILOGUE_AUX_BATCH_STRIDE */
+    ATTR(int64_t, v);
+    d->aux_stride = v;
+    logf_locked("%s desc%u EPILOGUE_AUX_BATCH_STRIDE=%" PRId64, call, d->id, v);
+    break;
+  }
   case 26: { /* BIAS_DATA_TYPE */
     ATTR(int32_t, v);
     d->bias_type = v;
@@ -543,11 +567,17 @@ static cublasStatus_t check(const desc *d, const layout *a, const layout *b,
         all[i]->stride < 0)
       return CUBLAS_STATUS_INVALID_VALUE;
   bool biased = d->epilogue == EPILOGUE_BIAS || d->epilogue == EPILOGUE_RELU_BIAS ||
-                d->epilogue == EPILOGUE_GELU_BIAS;
+                d->epilogue == EPILOGUE_GELU_BIAS || d->epilogue == EPILOGUE_GELU_AUX_BIAS;
+  bool aux = d->epilogue == EPILOGUE_GELU_AUX || d->epilogue == EPILOGUE_GELU_AUX_BIAS;
   if (d->epilogue != EPILOGUE_DEFAULT && d->epilogue != EPILOGUE_RELU &&
-      d->epilogue != EPILOGUE_GELU && !biased)
+      d->epilogue != EPILOGUE_GELU && !biased && !aux)
     return CUBLAS_STATUS_NOT_SUPPORTED;
   if (biased && (!d->bias || d->bias_type != dl->type))
+    return CUBLAS_STATUS_INVALID_VALUE;
+  /* cublasLt.h: the GELU input's leading dimension and batch stride are
+   * multiples of 8, the leading dimension at least the output's rows. */
+  if (aux && (!d->aux || d->aux_ld % 8 != 0 || d->aux_ld < (int64_t)dl->rows ||
+              d->aux_stride % 8 != 0 || (dl->batch > 1 && d->aux_stride == 0)))
     return CUBLAS_STATUS_INVALID_VALUE;
   return CUBLAS_STATUS_SUCCESS;
 }
@@ -650,12 +680,18 @@ static void compute(const desc *d, const void *alpha, const void *A,
         /* beta == 0: C is not read (it may hold anything, NaN too). */
         if (be != 0.0) v += be * load(Cb, c->type, i + j * (uint64_t)c->ld, false);
         if (d->epilogue == EPILOGUE_BIAS || d->epilogue == EPILOGUE_RELU_BIAS ||
-            d->epilogue == EPILOGUE_GELU_BIAS)
+            d->epilogue == EPILOGUE_GELU_BIAS || d->epilogue == EPILOGUE_GELU_AUX_BIAS)
           v = f64 ? v + load(d->bias, d->bias_type, i, false)
                   : (double)((float)v + (float)load(d->bias, d->bias_type, i, false));
+        /* GELU_AUX: the activation's input, in D's type, laid out by the
+         * aux leading dimension and batch stride. */
+        if (d->epilogue == EPILOGUE_GELU_AUX || d->epilogue == EPILOGUE_GELU_AUX_BIAS)
+          store((char *)d->aux + (uint64_t)bt * (uint64_t)d->aux_stride * ds, dl->type,
+                i + j * (uint64_t)d->aux_ld, v);
         if (d->epilogue == EPILOGUE_RELU || d->epilogue == EPILOGUE_RELU_BIAS)
           v = v < 0 ? 0.0 : v;
-        if (d->epilogue == EPILOGUE_GELU || d->epilogue == EPILOGUE_GELU_BIAS) {
+        if (d->epilogue == EPILOGUE_GELU || d->epilogue == EPILOGUE_GELU_BIAS ||
+            d->epilogue == EPILOGUE_GELU_AUX || d->epilogue == EPILOGUE_GELU_AUX_BIAS) {
           /* tanh's approximation, in the accumulation type */
           if (f64)
             v = 0.5 * v * (1.0 + tanh(0.7978845608028654 * (v + 0.044715 * v * v * v)));

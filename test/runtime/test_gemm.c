@@ -47,6 +47,7 @@ typedef struct gcase {
   bool dyn_a;      /* a's size is dynamic dim 0 */
   int64_t d_inter; /* > 0: D is an intermediate of that many bytes */
   uint8_t act;     /* the epilogue's activation: 0, or EPILOGUE_RELU, _GELU */
+  bool aux;        /* with _GELU: result "aux" gets the pre-activation */
 } gcase;
 
 static size_t esize(uint8_t t) {
@@ -89,7 +90,7 @@ static void mm_bundle(bw_bundle *bb, const gcase *c) {
   bw_fusion *f = &bb->fusions[0];
   f->name = "mm";
   f->num_args = c->bias ? 3 : 2;
-  f->num_results = c->d_inter ? 0 : 1;
+  f->num_results = (c->d_inter ? 0 : 1) + (c->aux ? 1 : 0);
   f->num_inter = c->d_inter ? 1 : 0;
   f->num_regs = 13;
   f->num_dyn = BW_NONE;
@@ -99,6 +100,8 @@ static void mm_bundle(bw_bundle *bb, const gcase *c) {
   if (c->bias) f->tensors[2] = (bw_tensor){"bias", c->dd, 1, {elems_bias(c)}};
   uint32_t d = f->num_args;
   if (!c->d_inter) f->tensors[d] = (bw_tensor){"d", c->dd, 1, {elems_d(c)}};
+  uint32_t aux = d + (c->d_inter ? 0 : 1);
+  if (c->aux) f->tensors[aux] = (bw_tensor){"aux", c->dd, 1, {elems_d(c)}};
   const int64_t v[10] = {c->m,   c->n,   c->k,  c->batch, c->lda,
                          c->ldb, c->ldd, c->sa, c->sb,    c->sd};
   uint32_t n = 0;
@@ -121,7 +124,9 @@ static void mm_bundle(bw_bundle *bb, const gcase *c) {
                           6, 7, 8, 9, c->ab, c->dd, c->flags,
                           (uint8_t)((c->bias ? FUSER_BUNDLE_GEMM_EPILOGUE_BIAS
                                              : FUSER_BUNDLE_GEMM_EPILOGUE_NONE) |
-                                    c->act)};
+                                    c->act |
+                                    (c->aux ? FUSER_BUNDLE_GEMM_EPILOGUE_AUX : 0)),
+                          c->aux ? aux : 0};
 }
 
 /* ---- values and the reference ---------------------------------------------- */
@@ -209,9 +214,9 @@ typedef struct mm {
   fuser_rt *rt;
   fuser_bundle *b;
   const fuser_fusion *f;
-  uint64_t dev[4]; /* a, b, bias, d (0 when there is none) */
-  size_t bytes[4];
-  unsigned char *host[4];
+  uint64_t dev[5]; /* a, b, bias, d, aux (0 when there is none) */
+  size_t bytes[5];
+  unsigned char *host[5];
 } mm;
 
 /* Loads the case's fusion (module loaded), allocates a, b, bias and d in
@@ -230,17 +235,18 @@ static bool mm_setup(mm *s, const gcase *c, fuser_rt *rt) {
   if (!ok) return false;
   s->f = fuser_bundle_find_fusion(s->b, "mm");
   EXPECT_OK(fuser_fusion_prepare(s->f));
-  int64_t n[4] = {elems_a(c), elems_b(c), c->bias ? elems_bias(c) : 0,
-                  c->d_inter ? 0 : elems_d(c)};
-  uint8_t t[4] = {c->ab, c->ab, c->dd, c->dd};
-  for (int q = 0; q < 4; q++) {
+  int64_t n[5] = {elems_a(c), elems_b(c), c->bias ? elems_bias(c) : 0,
+                  c->d_inter ? 0 : elems_d(c), c->aux ? elems_d(c) : 0};
+  uint8_t t[5] = {c->ab, c->ab, c->dd, c->dd, c->dd};
+  for (int q = 0; q < 5; q++) {
     if (q == 2 && !c->bias) continue;
     if (q == 3 && c->d_inter) continue;
+    if (q == 4 && !c->aux) continue;
     s->bytes[q] = (size_t)n[q] * esize(t[q]);
     s->host[q] = malloc(s->bytes[q] + 1);
     for (int64_t i = 0; i < n[q]; i++)
       put(t[q], s->host[q], i, value(i, q, q < 2 && (c->flags & TF32)));
-    if (q == 3) memset(s->host[q], 0xff, s->bytes[q]);
+    if (q >= 3) memset(s->host[q], 0xff, s->bytes[q]);
     EXPECT_OK(fuser_mem_alloc(rt, s->bytes[q] ? s->bytes[q] : 1, &s->dev[q]));
     EXPECT_OK(fuser_mem_copy_h2d(rt, s->dev[q], s->host[q], s->bytes[q]));
   }
@@ -252,16 +258,20 @@ static fuser_error *mm_run(const mm *s, const gcase *c, void *stream,
                            const fuser_run_options *ro) {
   uint64_t args[3] = {s->dev[0], s->dev[1], s->dev[2]};
   int64_t dims[1] = {elems_a(c)};
-  return fuser_run(s->f, args, c->d_inter ? NULL : &s->dev[3], dims,
+  uint64_t results[2] = {s->dev[3], s->dev[4]};
+  return fuser_run(s->f, args, c->d_inter ? (c->aux ? &s->dev[4] : NULL) : results, dims,
                    c->dyn_a ? 1 : 0, stream, ro);
 }
 
-/* D read back against the reference; the elements between its rows and
- * batches (ldd > n) untouched. */
-static void mm_check(const mm *s, const gcase *c, const char *what) {
-  size_t bytes = s->bytes[3];
+/* D (q 3), or the pre-activation (q 4), read back against the reference;
+ * the elements between its rows and batches (ldd > n) untouched. */
+static void mm_check_one(const mm *s, const gcase *given, const char *what, int q) {
+  gcase pre = *given;
+  if (q == 4) pre.act = 0; /* the activation's input */
+  const gcase *c = &pre;
+  size_t bytes = s->bytes[q];
   unsigned char *d = malloc(bytes + 1), *want = malloc(bytes + 1);
-  EXPECT_OK(fuser_mem_copy_d2h(s->rt, d, s->dev[3], bytes));
+  EXPECT_OK(fuser_mem_copy_d2h(s->rt, d, s->dev[q], bytes));
   memset(want, 0xff, bytes);
   for (int64_t b = 0; b < c->batch; b++)
     for (int64_t i = 0; i < c->m; i++)
@@ -273,16 +283,23 @@ static void mm_check(const mm *s, const gcase *c, const char *what) {
   for (size_t e = 0; e < bytes / es; e++)
     if (memcmp(d + e * es, want + e * es, es) != 0) {
       if (bad++ < 4)
-        fprintf(stderr, "%s: D element %zu is %g, expected %g\n", what, e,
-                get(c->dd, d, (int64_t)e), get(c->dd, want, (int64_t)e));
+        fprintf(stderr, "%s: %s element %zu is %g, expected %g\n", what,
+                q == 4 ? "AUX" : "D", e, get(c->dd, d, (int64_t)e),
+                get(c->dd, want, (int64_t)e));
     }
-  if (!CHECK(bad == 0)) fprintf(stderr, "%s: %zu elements of D wrong\n", what, bad);
+  if (!CHECK(bad == 0))
+    fprintf(stderr, "%s: %zu elements of %s wrong\n", what, bad, q == 4 ? "AUX" : "D");
   free(d);
   free(want);
 }
 
+static void mm_check(const mm *s, const gcase *c, const char *what) {
+  mm_check_one(s, c, what, 3);
+  if (c->aux) mm_check_one(s, c, what, 4);
+}
+
 static void mm_down(mm *s) {
-  for (int q = 0; q < 4; q++) {
+  for (int q = 0; q < 5; q++) {
     if (s->dev[q]) EXPECT_OK(fuser_mem_free(s->rt, s->dev[q]));
     free(s->host[q]);
   }
@@ -346,7 +363,7 @@ static void test_calls(void) {
    * = B^T (5 x 4) @ A^T (4 x 3): its A is our B (buf1), its B our A
    * (buf0), neither transposed. */
   gcase plain = {F32, F32, 0, false, 3, 5, 4, 1, 4, 5, 5, 0, 0, 0, 0, 0, 0, 0,
-                 false, false, 0, 0};
+                 false, false, 0, 0, false};
   RUN_CASE("plain", &plain,
            "cublasLtMatmul lt0 desc0 alpha=1 A=buf1 layout0 B=buf0 layout1 "
            "beta=0 C=buf2 layout2 D=buf2 layout2 workspace=buf3 bytes=" WS
@@ -443,8 +460,10 @@ static void run_lines(const char *what, const gcase *c,
   long creates = tl_fake_hook(fake_lt, "fuser_fake_cublaslt_creates");
   if (EXPECT_OK(mm_run(&s, c, stream, NULL))) mm_check(&s, c, what);
   CHECK(tl_fake_hook(fake_lt, "fuser_fake_cublaslt_creates") == creates);
+  /* The matmul, and this call's bias and pre-activation pointers set on
+   * the cached descriptor. */
   CHECK(tl_log_count("cublasLtMatmul ") == 1 &&
-        tl_log_count("cublasLt") == (c->bias ? 2u : 1u));
+        tl_log_count("cublasLt") == 1u + (c->bias ? 1u : 0u) + (c->aux ? 1u : 0u));
   tl_log_clear();
   mm_down(&s);
 }
@@ -454,7 +473,7 @@ static void run_lines(const char *what, const gcase *c,
 static void test_more_calls(void) {
   /* Batched, A broadcast (stride 0): 3 x (2 x 3 = 2 x 4 @ 4 x 3). */
   gcase batched = {F32, F32, 0, false, 2, 3, 4, 3, 4, 3, 3, 0, 12, 6, 0, 0, 0,
-                   0, false, false, 0, 0};
+                   0, false, false, 0, 0, false};
   RUN_LINES("batched", &batched,
             "cublasLtMatrixLayoutCreate type=0 rows=3 cols=4 ld=3 -> layout0",
             "cublasLtMatrixLayoutSetAttribute layout0 BATCH_COUNT=3",
@@ -470,14 +489,14 @@ static void test_more_calls(void) {
             " stream=0x42");
   /* A batched B broadcast, and D's rows 7 apart (gaps left alone). */
   gcase bcast_b = {F32, F32, 0, false, 2, 3, 4, 2, 4, 3, 7, 8, 0, 14, 0, 0, 0,
-                   0, false, false, 0, 0};
+                   0, false, false, 0, 0, false};
   RUN_LINES("batched, B broadcast, strided D", &bcast_b,
             "cublasLtMatrixLayoutSetAttribute layout0 STRIDED_BATCH_OFFSET=0",
             "cublasLtMatrixLayoutCreate type=0 rows=3 cols=2 ld=7 -> layout2",
             "cublasLtMatrixLayoutSetAttribute layout2 STRIDED_BATCH_OFFSET=14");
   /* A linear layer: f16, x @ w^T + bias, bias and D f16. */
   gcase linear = {F16, F16, TRANS_B, true, 4, 3, 5, 1, 5, 5, 3, 0, 0, 0, 0, 0,
-                  0, 0, false, false, 0, 0};
+                  0, 0, false, false, 0, 0, false};
   RUN_LINES("f16 linear with bias", &linear,
             "cublasLtMatmulDescCreate compute=68 scale=0 -> desc0",
             "cublasLtMatmulDescSetAttribute desc0 TRANSA=1",
@@ -515,15 +534,53 @@ static void test_more_calls(void) {
   gelu.bias = false;
   gelu.dd = F32;
   RUN_LINES("gelu", &gelu, "cublasLtMatmulDescSetAttribute desc0 EPILOGUE=32");
+  /* The pre-activation kept (GELU_AUX_BIAS): result "aux" (buf4) laid out
+   * as D, its leading dimension D's (a multiple of 8, as cuBLASLt
+   * requires); the fake computes both, the test compares both. */
+  gcase gelu_aux = {F32, F32, TRANS_B, true, 3, 8, 5, 1, 5, 5, 8, 0, 0, 0, 0, 0,
+                    0, 0, false, false, 0, FUSER_BUNDLE_GEMM_EPILOGUE_GELU, true};
+  RUN_LINES("bias and gelu keeping its input", &gelu_aux,
+            "cublasLtMatmulDescSetAttribute desc0 EPILOGUE=164",
+            "cublasLtMatmulDescSetAttribute desc0 EPILOGUE_AUX_POINTER=buf4",
+            "cublasLtMatmulDescSetAttribute desc0 EPILOGUE_AUX_LD=8",
+            "cublasLtMatmulDescSetAttribute desc0 EPILOGUE_AUX_BATCH_STRIDE=0",
+            "cublasLtMatmulDescSetAttribute desc0 EPILOGUE_AUX_POINTER=buf4",
+            "cublasLtMatmul lt0 desc0 alpha=1 A=buf1 layout0 B=buf0 layout1 "
+            "beta=0 C=buf3 layout2 D=buf3 layout2 workspace=buf5 bytes=" WS
+            " stream=0x42");
+  /* Batched: the batch stride of D is the pre-activation's too. */
+  gcase gelu_aux_batched = gelu_aux;
+  gelu_aux_batched.bias = false;
+  gelu_aux_batched.batch = 2;
+  gelu_aux_batched.sa = 15;
+  gelu_aux_batched.sd = 24;
+  RUN_LINES("gelu keeping its input, batched", &gelu_aux_batched,
+            "cublasLtMatmulDescSetAttribute desc0 EPILOGUE=160",
+            "cublasLtMatmulDescSetAttribute desc0 EPILOGUE_AUX_POINTER=buf3",
+            "cublasLtMatmulDescSetAttribute desc0 EPILOGUE_AUX_LD=8",
+            "cublasLtMatmulDescSetAttribute desc0 EPILOGUE_AUX_BATCH_STRIDE=24");
+  /* cuBLASLt's rule for the pre-activation's strides, checked by the
+   * runtime before anything runs, on every driver. */
+  {
+    gcase odd = gelu_aux;
+    odd.ldd = 9;
+    mm s;
+    if (mm_setup(&s, &odd, tl_fake_rt(fake)))
+      EXPECT_ERR(mm_run(&s, &odd, NULL, NULL), FUSER_ERROR_OUT_OF_RANGE,
+                 "fusion 'mm': instruction 12 (GEMM): ldd = 9 (register 6) is "
+                 "not a multiple of 8: the pre-activation (AUX) is written with "
+                 "D's layout, whose strides the library takes in multiples of 8");
+    mm_down(&s);
+  }
   /* TF32: f32 operands with 10-bit mantissas (the fake rounds them, as the
    * tensor cores do; the reference too). */
   gcase tf32 = {F32, F32, TF32, false, 3, 5, 4, 1, 4, 5, 5, 0, 0, 0, 0, 0, 0,
-                0, false, false, 0, 0};
+                0, false, false, 0, 0, false};
   RUN_LINES("TF32", &tf32,
             "cublasLtMatmulDescCreate compute=77 scale=0 -> desc0");
   /* f64: COMPUTE_64F, f64 scale, alpha and beta. */
   gcase f64 = {F64, F64, TRANS_A | TRANS_B, true, 3, 2, 4, 1, 3, 4, 2, 0, 0,
-               0, 0, 0, 0, 0, false, false, 0, 0};
+               0, 0, 0, 0, 0, false, false, 0, 0, false};
   RUN_LINES("f64", &f64,
             "cublasLtMatmulDescCreate compute=70 scale=1 -> desc0",
             "cublasLtMatmulDescSetAttribute desc0 TRANSA=1",
@@ -534,7 +591,7 @@ static void test_more_calls(void) {
             "cublasLtMatrixLayoutCreate type=1 rows=2 cols=3 ld=2 -> layout2");
   /* bf16 and f16 operands with an f32 D, and bf16 with a bf16 D. */
   gcase bf16_f32 = {BF16, F32, 0, true, 3, 5, 4, 1, 4, 5, 7, 0, 0, 0, 0, 0, 0,
-                    0, false, false, 0, 0};
+                    0, false, false, 0, 0, false};
   RUN_LINES("bf16 -> f32", &bf16_f32,
             "cublasLtMatmulDescSetAttribute desc0 BIAS_DATA_TYPE=0",
             "cublasLtMatrixLayoutCreate type=14 rows=5 cols=4 ld=5 -> layout0",
@@ -547,7 +604,7 @@ static void test_more_calls(void) {
             "cublasLtMatrixLayoutCreate type=2 rows=5 cols=4 ld=5 -> layout0",
             "cublasLtMatrixLayoutCreate type=0 rows=5 cols=3 ld=7 -> layout2");
   gcase bf16 = {BF16, BF16, TRANS_A, false, 3, 5, 4, 2, 3, 5, 5, 12, 20, 15,
-                0, 0, 0, 0, false, false, 0, 0};
+                0, 0, 0, 0, false, false, 0, 0, false};
   RUN_LINES("bf16 -> bf16", &bf16,
             "cublasLtMatrixLayoutCreate type=14 rows=5 cols=4 ld=5 -> layout0",
             "cublasLtMatrixLayoutCreate type=14 rows=3 cols=4 ld=3 -> layout1",
@@ -597,7 +654,7 @@ static unsigned char *rows_bundle(size_t *size) {
   f->num_instrs = n;
   f->num_gemms = 1;
   f->gemms[0] = (bw_gemm){0, 1, 2, BW_NONE, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9,
-                          F32, F32, 0, 0};
+                          F32, F32, 0, 0, 0};
   return bw_write(&bb, size, NULL);
 }
 
@@ -700,9 +757,9 @@ static void test_cache(void) {
 static void test_empty(void) {
   /* n = 0 and batch = 0: nothing to do, no call, no workspace. */
   gcase n0 = {F32, F32, 0, false, 3, 0, 4, 1, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0,
-              false, false, 0, 0};
+              false, false, 0, 0, false};
   gcase b0 = {F32, F32, 0, false, 3, 5, 4, 0, 4, 5, 5, 0, 0, 0, 0, 0, 0, 0,
-              false, false, 0, 0};
+              false, false, 0, 0, false};
   const gcase *cases[2] = {&n0, &b0};
   for (int q = 0; q < 2; q++) {
     mm s;
@@ -717,7 +774,7 @@ static void test_empty(void) {
    * batches one after the other at the rows' pitch: one 2D memset of 6
    * rows, on the stream, and no cuBLASLt. */
   gcase k0 = {F32, F32, 0, false, 3, 5, 0, 2, 1, 5, 7, 0, 0, 21, 0, 0, 0, 0,
-              false, false, 0, 0};
+              false, false, 0, 0, false};
   mm s;
   if (mm_setup(&s, &k0, tl_fake_rt(fake))) {
     if (EXPECT_OK(mm_run(&s, &k0, (void *)(uintptr_t)0x42, NULL))) {
@@ -742,7 +799,7 @@ static void test_empty(void) {
   /* With a bias: every row of D is the bias (f16), copied after waiting for
    * the stream. */
   gcase k0b = {F16, F16, TRANS_B, true, 3, 4, 0, 1, 1, 1, 6, 0, 0, 0, 0, 0, 0,
-               0, false, false, 0, 0};
+               0, false, false, 0, 0, false};
   if (mm_setup(&s, &k0b, tl_fake_rt(fake))) {
     if (EXPECT_OK(mm_run(&s, &k0b, (void *)(uintptr_t)0x42, NULL))) {
       EXPECT_LOG("cuMemcpy2D_v2 dst=buf3 pitch=12 src=host pitch=8 width=8 "
@@ -759,6 +816,21 @@ static void test_empty(void) {
     if (mm_setup(&s, &k0a, tl_fake_rt(fake))) {
       if (EXPECT_OK(mm_run(&s, &k0a, (void *)(uintptr_t)0x42, NULL)))
         mm_check(&s, &k0a, act ? "k = 0, bias and gelu" : "k = 0, bias and relu");
+    }
+    mm_down(&s);
+  }
+  /* Keeping the pre-activation: bias rows before the gelu, gelu(bias) in D. */
+  {
+    gcase k0x = k0b;
+    k0x.act = FUSER_BUNDLE_GEMM_EPILOGUE_GELU;
+    k0x.aux = true;
+    k0x.n = 8;
+    k0x.ldd = 8;
+    k0x.nd = 0;
+    k0x.nbias = 0;
+    if (mm_setup(&s, &k0x, tl_fake_rt(fake))) {
+      if (EXPECT_OK(mm_run(&s, &k0x, (void *)(uintptr_t)0x42, NULL)))
+        mm_check(&s, &k0x, "k = 0, bias and gelu keeping its input");
     }
     mm_down(&s);
   }
@@ -784,7 +856,7 @@ static void test_empty(void) {
 
 static gcase plain_case(void) {
   gcase c = {F32, F32, 0, false, 3, 5, 4, 1, 4, 5, 5, 0, 0, 0, 0, 0, 0, 0,
-             false, false, 0, 0};
+             false, false, 0, 0, false};
   return c;
 }
 
@@ -1048,7 +1120,7 @@ static void test_pluggable(void) {
   fuser_rt *rt = NULL;
   EXPECT_OK(fuser_rt_create_with_driver(&d, NULL, &rt));
   gcase c = {F16, F32, TRANS_B, true, 3, 5, 4, 2, 4, 4, 5, 0, 20, 15, 0, 0, 0,
-             0, true, false, 0, 0};
+             0, true, false, 0, 0, false};
   bw_bundle bb;
   mm_bundle(&bb, &c);
   size_t size;
@@ -1142,7 +1214,7 @@ static void test_loader(void) {
   /* Valid, with the plan text. */
   {
     gcase lin = {F16, F32, TRANS_B, true, 3, 5, 4, 1, 4, 4, 5, 0, 0, 0, 0,
-                 0, 0, 0, false, false, 0, 0};
+                 0, 0, 0, false, false, 0, 0, false};
     bw_bundle bb;
     mm_bundle(&bb, &lin);
     size_t n;
@@ -1161,9 +1233,9 @@ static void test_loader(void) {
     free(d);
   }
   /* The header's minor version. */
-  BAD_GEMM(&c, (void)0, bw_put_u32(d, FUSER_BUNDLE_H_MINOR, 2),
-           "invalid bundle: format version 2.2 is newer than this runtime, "
-           "which reads versions 2.0 to 2.1: update the fuser runtime "
+  BAD_GEMM(&c, (void)0, bw_put_u32(d, FUSER_BUNDLE_H_MINOR, 3),
+           "invalid bundle: format version 2.3 is newer than this runtime, "
+           "which reads versions 2.0 to 2.2: update the fuser runtime "
            "(libfuser_runtime) to load it");
   BAD_GEMM(&c, (void)0, bw_put_u32(d, FUSER_BUNDLE_H_MINOR, 0), at,
            "a GEMM needs format version 2.1 or later, but the header says "
@@ -1241,9 +1313,22 @@ static void test_loader(void) {
            "only");
   BAD_GEMM(&c, G.epilogue = 6, (void)0, at,
            "unknown epilogue 6 (0 none, 1 bias, 2 relu, 3 bias and relu, 4 gelu, 5 bias "
-           "and gelu)");
-  BAD_GEMM(&c, (void)0, bw_put_u32(d, REC + FUSER_BUNDLE_G_RESERVED, 1), at,
-           "the reserved field at offset 60 of its record is not 0");
+           "and gelu, 12 gelu keeping its input, 13 bias and gelu keeping its input)");
+  BAD_GEMM(&c, G.epilogue = FUSER_BUNDLE_GEMM_EPILOGUE_AUX, (void)0, at,
+           "unknown epilogue 8");
+  BAD_GEMM(&c, (void)0, bw_put_u32(d, REC + FUSER_BUNDLE_G_AUX, 1), at,
+           "the field at offset 60 of its record is not 0: it is the "
+           "pre-activation's buffer only with the AUX epilogue (bit 3)");
+  /* The pre-activation (AUX): minor 2, a buffer the GEMM may write. */
+  BAD_GEMM(&c, (G.epilogue = FUSER_BUNDLE_GEMM_EPILOGUE_GELU_AUX, G.aux = 2),
+           bw_put_u32(d, FUSER_BUNDLE_H_MINOR, 1), at,
+           "epilogue 12 writes the pre-activation (AUX), which needs format "
+           "version 2.2 or later, but the header says minor version 1");
+  BAD_GEMM(&c, (G.epilogue = FUSER_BUNDLE_GEMM_EPILOGUE_GELU_AUX, G.aux = 0), (void)0, at,
+           "the pre-activation (AUX) is buffer 0, argument 0 'a': a GEMM writes "
+           "it, so it is a result or an intermediate (arguments are read-only)");
+  BAD_GEMM(&c, (G.epilogue = FUSER_BUNDLE_GEMM_EPILOGUE_GELU_AUX, G.aux = 9), (void)0, at,
+           "buffer the pre-activation (AUX) 9 out of range");
   /* Minor 1 without a GEMM is fine; an opcode past GEMM is unknown. */
   {
     bw_bundle bb;
@@ -1426,11 +1511,11 @@ static void test_fuzz(long iterations) {
   d.gemm = c_gemm;
   gcase cases[3] = {
       {F16, F32, TRANS_B, true, 3, 5, 4, 2, 4, 4, 5, 12, 0, 15, 0, 0, 0, 0,
-       true, false, 0, FUSER_BUNDLE_GEMM_EPILOGUE_GELU},
+       true, false, 0, FUSER_BUNDLE_GEMM_EPILOGUE_GELU, false},
       {F32, F32, TRANS_A, false, 3, 5, 4, 3, 3, 5, 7, 0, 20, 21, 0, 0, 0, 0,
-       false, false, 0, FUSER_BUNDLE_GEMM_EPILOGUE_RELU},
+       false, false, 0, FUSER_BUNDLE_GEMM_EPILOGUE_RELU, false},
       {F64, F64, 0, false, 3, 5, 4, 1, 4, 5, 5, 0, 0, 0, 0, 0, 0, 0, false,
-       false, 120, 0}};
+       false, 120, 0, false}};
   for (int q = 0; q < 3; q++) {
     bw_bundle bb;
     bw_layout L;

@@ -165,7 +165,7 @@ static void test_header(void) {
   BAD(bw_put_u32(d, 12, 80), "header size 80, expected 72");
   /* Offset 68 was a reserved 0; it is the minor version now (test_gemm
    * checks its rules): one newer than this runtime's is refused. */
-  BAD(bw_put_u32(d, 68, 2), "format version 2.2 is newer than this runtime");
+  BAD(bw_put_u32(d, 68, 3), "format version 2.3 is newer than this runtime");
   BAD(bw_put_u64(d, 16, n + 8), "the header says the file is");
   BAD(bw_put_u64(d, 32, n), "fusion table at offset");
   BAD(bw_put_u64(d, 32, L.fusion_table + 4), "fusion table", "not 8-byte aligned");

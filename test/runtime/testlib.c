@@ -450,5 +450,5 @@ void tl_linear_bundle(bw_bundle *b) {
   f->gemms[0] = (bw_gemm){0, 1, 3, 2, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9,
                           FUSER_BUNDLE_DTYPE_F16, FUSER_BUNDLE_DTYPE_F16,
                           FUSER_BUNDLE_GEMM_FLAG_TRANS_B,
-                          FUSER_BUNDLE_GEMM_EPILOGUE_BIAS};
+                          FUSER_BUNDLE_GEMM_EPILOGUE_BIAS, 0};
 }

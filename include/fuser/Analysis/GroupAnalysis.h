@@ -103,8 +103,16 @@ bool isIndexingOp(Operation *op);
 bool isLibraryOp(Operation *op);
 /// Whether `op` is an activation the library applies in `library`'s
 /// epilogue (before its one rounding): fuser.relu, or fuser.gelu with tanh's
-/// approximation (cuBLASLt's GELU), of `library`'s result, its only use.
+/// approximation (cuBLASLt's GELU), of `library`'s result, its only use;
+/// or such a gelu of a result other ops read too, which the library then
+/// also writes (epilogueKeepsInput).
 bool isEpilogueOf(Operation *op, Operation *library);
+/// Whether the epilogue `op` of `library` also has the library write the
+/// activation's input (cuBLASLt's GELU_AUX): a gelu (tanh) of a result that
+/// other ops read too (a training forward's pre-activation), in f16, bf16
+/// or f32, with rows of a static multiple of 8 elements (the library's
+/// rule for that buffer's strides).
+bool epilogueKeepsInput(Operation *op, Operation *library);
 /// scatter_add and index_add: each result element adds the source elements
 /// whose index names it.
 bool isScatterOp(Operation *op);

@@ -325,6 +325,15 @@ LogicalResult mlir::fuser::emitMatmulSegment(FusionEmitter &fe, const Segment &s
   FailureOr<Value> ab = bufferOf(a, true), bb = bufferOf(b, true), db = bufferOf(out, false);
   if (failed(ab) || failed(bb) || failed(db))
     return failure();
+  // A gelu whose input other ops read too: the library writes that input
+  // (the matmul's result, which the segment outputs) beside D.
+  Value auxBuffer;
+  if (epilogue && epilogueKeepsInput(epilogue, op)) {
+    FailureOr<Value> buf = bufferOf(op->getResult(0), false);
+    if (failed(buf))
+      return failure();
+    auxBuffer = *buf;
+  }
   Value biasBuffer;
   if (bias) {
     FailureOr<Value> buf = bufferOf(bias, false);
@@ -348,7 +357,7 @@ LogicalResult mlir::fuser::emitMatmulSegment(FusionEmitter &fe, const Segment &s
   Value lda = leading(g.lda), ldb = leading(g.ldb), ldd = leading(g.ldd);
   Value strideA = fe.planExpr(g.strideA), strideB = fe.planExpr(g.strideB),
         strideD = fe.planExpr(g.strideD);
-  GemmOp gemm = GemmOp::create(fe.planBuilder, op->getLoc(), *ab, *bb, *db, biasBuffer, m, n, k,
+  GemmOp gemm = GemmOp::create(fe.planBuilder, op->getLoc(), *ab, *bb, *db, biasBuffer, auxBuffer, m, n, k,
                                batch, lda, ldb, ldd, strideA, strideB, strideD,
                                /*trans_a=*/UnitAttr(), /*trans_b=*/UnitAttr(),
                                /*allow_tf32=*/UnitAttr(), /*activation=*/StringAttr());

@@ -56,6 +56,7 @@ struct Tensor {
 /// A GEMM record (fuser_bundle_format.h): buffers, registers, dtypes.
 struct Gemm {
   uint32_t a, b, d, bias = FUSER_BUNDLE_NONE;
+  uint32_t aux = 0; // the pre-activation's buffer with EPILOGUE_AUX, else 0
   uint32_t regs[10]; // m n k batch lda ldb ldd strideA strideB strideD
   uint8_t abDtype, dDtype, flags = 0, epilogue = FUSER_BUNDLE_GEMM_EPILOGUE_NONE;
 };
@@ -366,7 +367,8 @@ LogicalResult PlanTranslator::translate(Operation *op) {
           return true;
         };
         if (!bufferOf(g.getA(), gemm.a) || !bufferOf(g.getB(), gemm.b) ||
-            !bufferOf(g.getD(), gemm.d) || (g.getBias() && !bufferOf(g.getBias(), gemm.bias)))
+            !bufferOf(g.getD(), gemm.d) || (g.getBias() && !bufferOf(g.getBias(), gemm.bias)) ||
+            (g.getAux() && !bufferOf(g.getAux(), gemm.aux)))
           return g.emitOpError("reads or writes a buffer that is neither an argument, a result "
                                "nor an allocation");
         Value regs[10] = {g.getM(),   g.getN(),   g.getK(),       g.getBatch(),   g.getLda(),
@@ -390,6 +392,8 @@ LogicalResult PlanTranslator::translate(Operation *op) {
         if (auto act = g.getActivation())
           gemm.epilogue |= *act == "relu" ? FUSER_BUNDLE_GEMM_EPILOGUE_RELU
                                           : FUSER_BUNDLE_GEMM_EPILOGUE_GELU;
+        if (g.getAux())
+          gemm.epilogue |= FUSER_BUNDLE_GEMM_EPILOGUE_AUX;
         fusion.instrs.push_back({FUSER_BUNDLE_OP_GEMM, FUSER_BUNDLE_NONE, FUSER_BUNDLE_NONE,
                                  FUSER_BUNDLE_NONE, (int64_t)fusion.gemms.size()});
         fusion.gemms.push_back(gemm);
@@ -577,7 +581,14 @@ FailureOr<std::string> mlir::fuser::writeBundle(ModuleOp module,
   w.bytes(FUSER_BUNDLE_H_MAGIC, FUSER_BUNDLE_MAGIC, FUSER_BUNDLE_MAGIC_SIZE);
   w.u32(FUSER_BUNDLE_H_VERSION, FUSER_BUNDLE_FORMAT_VERSION);
   w.u32(FUSER_BUNDLE_H_HEADER_SIZE, FUSER_BUNDLE_HEADER_SIZE);
-  w.u32(FUSER_BUNDLE_H_MINOR, anyGemm ? 1 : 0);
+  // The least minor version a reader needs: 2 for a GEMM that writes its
+  // pre-activation, 1 for any other GEMM, else 0.
+  bool anyAux = llvm::any_of(fusions, [](const Fusion &f) {
+    return llvm::any_of(f.gemms, [](const Gemm &g) {
+      return (g.epilogue & FUSER_BUNDLE_GEMM_EPILOGUE_AUX) != 0;
+    });
+  });
+  w.u32(FUSER_BUNDLE_H_MINOR, anyAux ? 2 : anyGemm ? 1 : 0);
   w.u64(FUSER_BUNDLE_H_FILE_SIZE, size);
   w.u32(FUSER_BUNDLE_H_NUM_FUSIONS, fusions.size());
   w.u32(FUSER_BUNDLE_H_NUM_MODULES, modules.size());
@@ -665,6 +676,7 @@ FailureOr<std::string> mlir::fuser::writeBundle(ModuleOp module,
       w.u8(gr + FUSER_BUNDLE_G_D_DTYPE, g.dDtype);
       w.u8(gr + FUSER_BUNDLE_G_FLAGS, g.flags);
       w.u8(gr + FUSER_BUNDLE_G_EPILOGUE, g.epilogue);
+      w.u32(gr + FUSER_BUNDLE_G_AUX, g.aux);
     }
   }
   // Last: the checksum over everything above (its own field still 0).

@@ -147,3 +147,16 @@ func.func @epilogue(%x: tensor<8x16xbf16>, %w: tensor<4x16xbf16>, %b: tensor<4xb
   %1 = fuser.gelu %0 approximate = tanh : tensor<8x4xbf16>
   return %1 : tensor<8x4xbf16>
 }
+
+// -----
+
+// The gelu keeps its input: the GEMM writes the returned pre-activation
+// (aux) beside the activation, no kernel.
+// CHECK-LABEL: func.func @keeps_input
+// CHECK-NOT: fuser.launch
+// CHECK: fuser.gemm %arg0, %arg1 -> %arg3 bias %arg2 aux %arg4 sizes(%c8, %c24, %c16, %c1) ld(%c16, %c16, %c24) batch_strides(%c0, %c0, %c0) {activation = "gelu_tanh", trans_b} : memref<8x16xf32>, memref<24x16xf32>, memref<8x24xf32>, memref<24xf32> aux memref<8x24xf32>
+func.func @keeps_input(%x: tensor<8x16xf32>, %w: tensor<24x16xf32>, %b: tensor<24xf32>) -> (tensor<8x24xf32>, tensor<8x24xf32>) {
+  %h = fuser.linear %x, %w bias %b : (tensor<8x16xf32>, tensor<24x16xf32>, tensor<24xf32>) -> tensor<8x24xf32>
+  %y = fuser.gelu %h approximate = tanh : tensor<8x24xf32>
+  return %y, %h : tensor<8x24xf32>, tensor<8x24xf32>
+}

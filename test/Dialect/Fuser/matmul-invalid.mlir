@@ -156,3 +156,21 @@ func.func @gemm_activation(%a: memref<4x8xf32>, %b: memref<8x2xf32>, %d: memref<
   fuser.gemm %a, %b -> %d sizes(%c, %c, %c, %c) ld(%c, %c, %c) batch_strides(%c, %c, %c) {activation = "silu"} : memref<4x8xf32>, memref<8x2xf32>, memref<4x2xf32>
   return
 }
+
+// -----
+
+func.func @gemm_aux_without_gelu(%a: memref<4x8xf32>, %b: memref<8x2xf32>, %d: memref<4x2xf32>, %h: memref<4x2xf32>) {
+  %c = arith.constant 1 : index
+  // expected-error @+1 {{'fuser.gemm' op aux (the activation's input) needs activation gelu_tanh}}
+  fuser.gemm %a, %b -> %d aux %h sizes(%c, %c, %c, %c) ld(%c, %c, %c) batch_strides(%c, %c, %c) {activation = "relu"} : memref<4x8xf32>, memref<8x2xf32>, memref<4x2xf32> aux memref<4x2xf32>
+  return
+}
+
+// -----
+
+func.func @gemm_aux_type(%a: memref<4x8xf32>, %b: memref<8x2xf32>, %d: memref<4x2xf32>, %h: memref<4x2xf16>) {
+  %c = arith.constant 1 : index
+  // expected-error @+1 {{'fuser.gemm' op aux element type 'f16' differs from the result's 'f32'}}
+  fuser.gemm %a, %b -> %d aux %h sizes(%c, %c, %c, %c) ld(%c, %c, %c) batch_strides(%c, %c, %c) {activation = "gelu_tanh"} : memref<4x8xf32>, memref<8x2xf32>, memref<4x2xf32> aux memref<4x2xf16>
+  return
+}

@@ -44,4 +44,11 @@ module attributes {gpu.container_module} {
     fuser.index_check %w, "fuser.gather dim 1 at loc(unknown)" : memref<8xi64>
     return
   }
+  // A GEMM with a bias and a gelu that keeps its input (aux).
+  // CHECK-LABEL: func.func @gemm_aux
+  // CHECK: fuser.gemm %{{.*}}, %{{.*}} -> %{{.*}} bias %{{.*}} aux %{{.*}} sizes({{.*}}) ld({{.*}}) batch_strides({{.*}}) {activation = "gelu_tanh", trans_b} : memref<8x16xf32>, memref<24x16xf32>, memref<8x24xf32>, memref<24xf32> aux memref<8x24xf32>
+  func.func @gemm_aux(%x: memref<8x16xf32>, %w: memref<24x16xf32>, %b: memref<24xf32>, %y: memref<8x24xf32>, %h: memref<8x24xf32>, %c: index) {
+    fuser.gemm %x, %w -> %y bias %b aux %h sizes(%c, %c, %c, %c) ld(%c, %c, %c) batch_strides(%c, %c, %c) {activation = "gelu_tanh", trans_b} : memref<8x16xf32>, memref<24x16xf32>, memref<8x24xf32>, memref<24xf32> aux memref<8x24xf32>
+    return
+  }
 }

@@ -171,6 +171,36 @@ def _epilogue_parts(t, name, rng_for):
             atol = 1.13 * ((33 + 2) * eps * bound.numpy() + ulp * np.abs(h64.numpy())) + 1e-300
             pb.result("0", (9, 12), t, want, Ulps(2, atol=atol))
             parts.append(pb.part())
+    # a gelu (tanh) whose input is kept (returned, or read by a later
+    # kernel): one GEMM writes both (cuBLASLt's GELU_AUX; f64 stays a
+    # kernel), the input rounded once as the linear's own result
+    for keep in ("returned", "read by a kernel"):
+        x, w, b = _data(t, (9, 33), rng), _data(t, (16, 33), rng), _data(t, (16,), rng)
+        pb = PartBuilder("linear (9, 33) -> 16 + bias, gelu tanh, its input %s" % keep)
+        tx = pb.arg("x", x, t)
+        tw = pb.arg("w", w, t)
+        tb = pb.arg("b", b, t)
+        th = mlir_type((9, 16), t)
+        pb.line("%%h = fuser.linear %%x, %%w bias %%b : (%s, %s, %s) -> %s" % (tx, tw, tb, th))
+        pb.line("%%0 = fuser.gelu %%h approximate = tanh : %s" % th)
+        if keep != "returned":
+            pb.line("%%two = fuser.constant 2.0 : %s" % mlir_type((), t))
+            pb.line("%%1 = fuser.mul %%h, %%two : %s, %s" % (th, mlir_type((), t)))
+        else:
+            pb.line("%%1 = fuser.add %%h, %%h : %s" % th)
+        tt = torch.from_numpy
+        h64 = torch.nn.functional.linear(tt(to_f64(x, t)), tt(to_f64(w, t)), tt(to_f64(b, t)))
+        bound = torch.nn.functional.linear(tt(np.abs(to_f64(x, t))), tt(np.abs(to_f64(w, t))),
+                                           tt(np.abs(to_f64(b, t))))
+        eps = 2.0 ** -53 if t == "f64" else 2.0 ** -24
+        atol = 1.13 * ((33 + 2) * eps * bound.numpy() + ulp * np.abs(h64.numpy())) + 1e-300
+        want = from_f64(torch.nn.functional.gelu(h64, approximate="tanh").numpy(), t)
+        pb.result("0", (9, 16), t, want, Ulps(2, atol=atol))
+        # h rounded once, doubled exactly
+        h = from_f64(h64.numpy(), t)
+        pb.result("1", (9, 16), t, from_f64(2 * to_f64(h, t), t),
+                  Ulps(2, atol=2 * (33 + 2) * eps * bound.numpy() + 1e-300))
+        parts.append(pb.part())
     # relu keeps -0 and NaN as PyTorch's: a row of x that is NaN, one that is 0
     x, w = _data(t, (4, 8), rng), _data(t, (3, 8), rng)
     x[1] = from_f64(np.full(8, np.nan), t)

@@ -169,5 +169,13 @@ LogicalResult GemmOp::verify() {
     return emitOpError("allow_tf32 applies to f32 operands only, got ") << ab;
   if (auto act = getActivation(); act && *act != "relu" && *act != "gelu_tanh")
     return emitOpError("activation must be relu or gelu_tanh, got '") << *act << "'";
+  if (getAux()) {
+    if (getActivation() != std::optional<StringRef>("gelu_tanh"))
+      return emitOpError("aux (the activation's input) needs activation gelu_tanh");
+    if (cast<MemRefType>(getAux().getType()).getElementType() != out)
+      return emitOpError("aux element type ")
+             << cast<MemRefType>(getAux().getType()).getElementType()
+             << " differs from the result's " << out;
+  }
   return success();
 }

@@ -155,7 +155,7 @@ def Fuser_IndexCheckOp : Fuser_Op<"index_check"> {
   let hasVerifier = 1;
 }
 
-def Fuser_GemmOp : Fuser_Op<"gemm"> {
+def Fuser_GemmOp : Fuser_Op<"gemm", [AttrSizedOperandSegments]> {
   let summary = "a matrix multiply through the device's library (cuBLASLt)";
   let description = [{
     The bundle's GEMM instruction (docs/bundle.md), row-major: for each
@@ -167,7 +167,10 @@ def Fuser_GemmOp : Fuser_Op<"gemm"> {
     `bias[j]` (n elements of D's type), then applies `activation` (`relu`,
     or `gelu_tanh`: gelu with tanh's approximation), before the one
     rounding. Products accumulate in f32 (f64 for f64); `allow_tf32` lets
-    f32 operands be multiplied as TF32.
+    f32 operands be multiplied as TF32. With `aux` (and `gelu_tanh`), the
+    activation's input, after the bias and rounded once to D's type, is
+    written there too, laid out as D (a training forward keeps it for the
+    backward: cuBLASLt's GELU_AUX epilogue).
 
     ```mlir
     fuser.gemm %x, %w -> %y bias %b sizes(%m, %n, %k, %c1)
@@ -176,16 +179,17 @@ def Fuser_GemmOp : Fuser_Op<"gemm"> {
     ```
   }];
   let arguments = (ins AnyMemRef:$a, AnyMemRef:$b, AnyMemRef:$d, Optional<AnyMemRef>:$bias,
+                       Optional<AnyMemRef>:$aux,
                        Index:$m, Index:$n, Index:$k, Index:$batch,
                        Index:$lda, Index:$ldb, Index:$ldd,
                        Index:$strideA, Index:$strideB, Index:$strideD,
                        UnitAttr:$trans_a, UnitAttr:$trans_b, UnitAttr:$allow_tf32,
                        OptionalAttr<StrAttr>:$activation);
   let assemblyFormat = [{
-    $a `,` $b `->` $d (`bias` $bias^)? `sizes` `(` $m `,` $n `,` $k `,` $batch `)`
+    $a `,` $b `->` $d (`bias` $bias^)? (`aux` $aux^)? `sizes` `(` $m `,` $n `,` $k `,` $batch `)`
     `ld` `(` $lda `,` $ldb `,` $ldd `)`
     `batch_strides` `(` $strideA `,` $strideB `,` $strideD `)` attr-dict
-    `:` type($a) `,` type($b) `,` type($d) (`,` type($bias)^)?
+    `:` type($a) `,` type($b) `,` type($d) (`,` type($bias)^)? (`aux` type($aux)^)?
   }];
   let hasVerifier = 1;
 }
