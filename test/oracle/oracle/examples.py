@@ -66,6 +66,68 @@ def ref_add_mul_chain(i):
     return [(from_torch(y, "f32"), EXACT, [])]
 
 
+def ref_attention_block(i):
+    """linear to q, k, v -> RoPE on q and k -> rms_norm of q and k per head
+    -> softmax(q k^T / 8) v per head -> heads joined -> linear -> + x, f32,
+    against float64. The bound carries each step's error through the next,
+    as ref_mlp_block's: f32 accumulation over k products and one rounding
+    per GEMM (docs/matmul.md); three roundings in RoPE's x c + r s;
+    rms_norm moves x / rms by e / rms plus |x / rms| times the row's
+    largest e / rms, plus its own 8 ulps; an exact scale by 1/8; the
+    softmax moves each probability p by at most p (e^(2 d) - 1) for scores
+    off by d, plus its own 8 ulps. Four GEMMs of random-sign data cancel,
+    so this worst-case bound is loose (about 3/4 of a typical result), yet
+    variants of the example with a wrong RoPE sign, sin for cos, k not
+    transposed or a 20% wrong scale each fail it (tried by hand)."""
+    U = U32
+    x, w, b, cos, sin, wo, bo = (i[k].astype(np.float64) for k in
+                                 ("x", "wqkv", "bqkv", "cos", "sin", "wo", "bo"))
+    S, H, NH = x.shape[0], x.shape[1], 2
+    D = H // NH
+
+    def gemm(a, ea, bm, eb, k):
+        """a @ bm and its error bound, given the operands' bounds."""
+        v = a @ bm
+        e = ea @ np.abs(bm) + np.abs(a) @ eb + (k + 2) * U * (np.abs(a) @ np.abs(bm)) + U * np.abs(v)
+        return v, e
+
+    qkv = x @ w.T + b
+    e_qkv = (H + 2) * U * (np.abs(x) @ np.abs(w).T + np.abs(b)) + U * np.abs(qkv)
+
+    def heads(a, col):  # [S, 3H] -> [NH, S, D]
+        return a[:, col:col + H].reshape(S, NH, D).transpose(1, 0, 2)
+
+    def rope(a, ea):
+        rot = np.concatenate([-a[..., D // 2:], a[..., :D // 2]], axis=-1)
+        erot = np.concatenate([ea[..., D // 2:], ea[..., :D // 2]], axis=-1)
+        v = a * cos + rot * sin
+        e = ea * np.abs(cos) + erot * np.abs(sin) + 3 * U * (np.abs(a * cos) + np.abs(rot * sin))
+        return v, e
+
+    def rms_norm(a, ea):
+        rms = np.sqrt(np.mean(a * a, axis=-1, keepdims=True) + 1e-6)
+        v = a / rms
+        e = ea / rms + np.abs(v) * ea.max(axis=-1, keepdims=True) / rms + 8 * U * np.abs(v)
+        return v, e
+
+    q, e_q = rms_norm(*rope(heads(qkv, 0), heads(e_qkv, 0)))
+    k, e_k = rms_norm(*rope(heads(qkv, H), heads(e_qkv, H)))
+    v, e_v = heads(qkv, 2 * H), heads(e_qkv, 2 * H)
+    s, e_s = gemm(q, e_q, k.transpose(0, 2, 1), e_k.transpose(0, 2, 1), D)
+    z, e_z = s * 0.125, e_s * 0.125
+    p = torch.softmax(torch.from_numpy(z), dim=2).numpy()
+    d = e_z.max(axis=2, keepdims=True)
+    e_p = p * np.expm1(np.minimum(2 * d, 700.0)) + 8 * U * p + 1e-45
+    o, e_o = gemm(p, e_p, v, e_v, S)
+    oj, e_oj = o.transpose(1, 0, 2).reshape(S, H), e_o.transpose(1, 0, 2).reshape(S, H)
+    y, e_y = gemm(oj, e_oj, wo.T, np.zeros_like(wo.T), H)
+    y = y + bo
+    e_y = e_y + U * (np.abs(y) + np.abs(bo))
+    r = y + x
+    e_r = e_y + U * np.abs(r)
+    return [(r.astype(np.float32), Ulps(1, 2 * e_r), [])]
+
+
 def ref_bf16_scale_tanh(i):
     x, y = _f64(i["x"], "bf16"), _f64(i["y"], "bf16")
     th = torch.tanh(x * 0.5)
