@@ -140,6 +140,8 @@ private:
   }
   LogicalResult visit(Operation *op);
   bool reshape(ReshapeOp r, bool late, bool resultKnown = false);
+  bool sliceSizes(SliceOp s);
+  bool padSizes(PadOp p);
 
   func::FuncOp fusion;
   MLIRContext *ctx;
@@ -148,10 +150,51 @@ private:
   SmallVector<Value> order; ///< Values in program order, for stable messages.
   SmallVector<ReshapeOp> pendingReshapes; ///< Inputs' sizes not known when seen.
   SmallVector<ReshapeOp> deferredReshapes; ///< kDimsFromUsesAttr: sized last.
+  SmallVector<Operation *> revisit; ///< Slices and pads of inputs not sized when seen.
   SmallVectorImpl<ShapeAnalysis::Constraint> *constraints = nullptr;
 };
 
 } // namespace
+
+/// A slice's limits checked against its input's dynamic dims; false (and
+/// nothing done) while one of them is unknown (the input of a reshape
+/// sized by its uses, kDimsFromUsesAttr, is known only after every op).
+bool Analyzer::sliceSizes(SliceOp s) {
+  RankedTensorType in = s.getInput().getType();
+  for (unsigned i = 0; i < in.getRank(); ++i)
+    if (in.isDynamicDim(i) && !size(s.getInput(), i))
+      return false;
+  for (unsigned i = 0; i < in.getRank(); ++i)
+    if (in.isDynamicDim(i))
+      constraints->push_back({ShapeAnalysis::Constraint::LessEqual,
+                              getAffineConstantExpr(s.getLimit()[i], ctx), size(s.getInput(), i),
+                              "slice limit {} must not exceed " + describe(s.getInput(), i) +
+                                  " ({})" + where(s)});
+  return true;
+}
+
+/// A pad's dynamic result dims (its input's plus the amounts) and the
+/// checks of what negative amounts crop; false (and nothing done) while an
+/// input dim is unknown, as sliceSizes.
+bool Analyzer::padSizes(PadOp p) {
+  for (unsigned i = 0; i < p.getType().getRank(); ++i)
+    if (p.getType().isDynamicDim(i) && !size(p.getInput(), i))
+      return false;
+  for (unsigned i = 0; i < p.getType().getRank(); ++i) {
+    if (!p.getType().isDynamicDim(i))
+      continue;
+    // Negative amounts crop: the dim must hold what they crop.
+    int64_t crop = std::max<int64_t>(0, -p.getLow()[i]) + std::max<int64_t>(0, -p.getHigh()[i]);
+    if (crop > 0)
+      constraints->push_back({ShapeAnalysis::Constraint::LessEqual,
+                              getAffineConstantExpr(crop, ctx), size(p.getInput(), i),
+                              "pad crops {} elements from " + describe(p.getInput(), i) +
+                                  ", which has {}" + where(p)});
+    define(p.getResult(), i, size(p.getInput(), i) + p.getLow()[i] + p.getHigh()[i],
+           describe(p.getResult(), i));
+  }
+  return true;
+}
 
 /// The sizes a reshape ties or computes; false while its input's sizes are
 /// unknown. `late`: after every op and result has been seen, a dim of the
@@ -331,14 +374,8 @@ LogicalResult Analyzer::visit(Operation *op) {
         return success();
       })
       .Case<SliceOp>([&](SliceOp s) {
-        RankedTensorType in = s.getInput().getType();
-        for (unsigned i = 0; i < in.getRank(); ++i)
-          if (in.isDynamicDim(i))
-            constraints->push_back(
-                {ShapeAnalysis::Constraint::LessEqual,
-                 getAffineConstantExpr(s.getLimit()[i], ctx), size(s.getInput(), i),
-                 "slice limit {} must not exceed " + describe(s.getInput(), i) +
-                     " ({})" + where(s)});
+        if (!sliceSizes(s))
+          revisit.push_back(s);
         return success();
       })
       .Case<GatherOp>([&](GatherOp g) {
@@ -405,22 +442,8 @@ LogicalResult Analyzer::visit(Operation *op) {
         return success();
       })
       .Case<PadOp>([&](PadOp p) {
-        for (unsigned i = 0; i < p.getType().getRank(); ++i) {
-          if (!p.getType().isDynamicDim(i))
-            continue;
-          // Negative amounts crop: the dim must hold what they crop.
-          int64_t crop = std::max<int64_t>(0, -p.getLow()[i]) +
-                         std::max<int64_t>(0, -p.getHigh()[i]);
-          if (crop > 0)
-            constraints->push_back({ShapeAnalysis::Constraint::LessEqual,
-                                    getAffineConstantExpr(crop, ctx), size(p.getInput(), i),
-                                    "pad crops {} elements from " +
-                                        describe(p.getInput(), i) + ", which has {}" +
-                                        where(p)});
-          if (AffineExpr e = size(p.getInput(), i))
-            define(p.getResult(), i, e + p.getLow()[i] + p.getHigh()[i],
-                   describe(p.getResult(), i));
-        }
+        if (!padSizes(p))
+          revisit.push_back(p);
         return success();
       })
       .Case<ConcatOp>([&](ConcatOp c) {
@@ -527,6 +550,15 @@ Analyzer::run(SmallVectorImpl<ShapeAnalysis::Symbol> &symbols,
         progress = true;
       else
         pendingReshapes.push_back(r);
+    }
+    SmallVector<Operation *> ops = std::move(revisit);
+    revisit.clear();
+    for (Operation *op : ops) {
+      bool done = isa<SliceOp>(op) ? sliceSizes(cast<SliceOp>(op)) : padSizes(cast<PadOp>(op));
+      if (done)
+        progress = true;
+      else
+        revisit.push_back(op);
     }
   }
   for (Value v : order) {

@@ -66,3 +66,16 @@ func.func @from_result(%x: tensor<4x4x?xf32>, %g: tensor<16xf32>) -> tensor<4x4x
   %y = fuser.add %r, %x : tensor<4x4x?xf32>
   return %y : tensor<4x4x?xf32>
 }
+
+// -----
+
+// A slice of a reshape sized by its uses (fuser.dims_from_uses): its input's
+// dims are known only after every op, so the slice's limit check waits for
+// them (the compiler crashed on a null size).
+// CHECK-LABEL: func.func @slice_of_dims_from_uses(
+// CHECK: fuser.check {{.*}}"slice limit {} must not exceed dim 0 of 'fuser.reshape' ({})
+func.func @slice_of_dims_from_uses(%x: tensor<?xf64>) -> tensor<1x1xf64> {
+  %r = fuser.reshape %x {fuser.dims_from_uses} : tensor<?xf64> -> tensor<?x2xf64>
+  %s = fuser.slice %r start = [0, 0] limit = [1, 1] step = [1, 1] : tensor<?x2xf64> -> tensor<1x1xf64>
+  return %s : tensor<1x1xf64>
+}

@@ -33,6 +33,13 @@ H = 1e-6
 TOL = 1e-5
 
 
+def _last_line(err):
+    """The last line of fuserc's stderr, or what happened when it printed
+    nothing (a crash: the sweep reports the seed and goes on)."""
+    lines = err.strip().splitlines()
+    return lines[-1][:400] if lines else "fuserc printed nothing (it crashed?)"
+
+
 def promote(g):
     """The graph with every float type f64, float inputs plain normals."""
     g = copy.deepcopy(g)
@@ -145,7 +152,7 @@ def check(env, seed):
     if grads is None:
         if "no gradient" in err:
             return "skip no rule"
-        return "fail: fuser-vjp or its fusion: " + err.strip().splitlines()[-1][:400]
+        return "fail: fuser-vjp or its fusion: " + _last_line(err)
 
     def quotient(h):
         outs = []
@@ -158,7 +165,7 @@ def check(env, seed):
 
     q, err = quotient(H)
     if q is None:
-        return "fail: the forward: " + err.strip().splitlines()[-1][:400]
+        return "fail: the forward: " + _last_line(err)
     ad, mag_ad, fd, mag_fd = q
     if not all(np.isfinite([ad, fd, mag_ad, mag_fd])):
         return "skip not finite"
