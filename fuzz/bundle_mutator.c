@@ -165,7 +165,8 @@ static void decode_gemm(ctx *c, uint64_t at, uint32_t fus) {
   ADD(at + FUSER_BUNDLE_G_D_DTYPE, F_DTYPE, fus);
   ADD(at + FUSER_BUNDLE_G_FLAGS, F_GFLAGS, fus);
   ADD(at + FUSER_BUNDLE_G_EPILOGUE, F_EPILOGUE, fus);
-  ADD(at + FUSER_BUNDLE_G_RESERVED, F_RES32, fus);
+  /* AUX: 0 unless the epilogue keeps its input (a buffer then) */
+  ADD(at + FUSER_BUNDLE_G_AUX, F_RES32, fus);
 }
 
 /* The fields of instruction `at`, typed by its opcode. */

@@ -230,7 +230,6 @@
  * written to, m x n row-major with LDD and STRIDE_D as D, D's dtype;
  * otherwise 0 (a reserved field before minor 2). */
 #define FUSER_BUNDLE_G_AUX 60
-#define FUSER_BUNDLE_G_RESERVED FUSER_BUNDLE_G_AUX
 #define FUSER_BUNDLE_GEMM_FLAG_TRANS_A 1
 #define FUSER_BUNDLE_GEMM_FLAG_TRANS_B 2
 /* f32 operands may be multiplied as TF32 (10-bit mantissas). */
