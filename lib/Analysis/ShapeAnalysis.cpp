@@ -117,10 +117,16 @@ private:
     classes.unite(slot(a, da), slot(b, db), *constraints);
   }
   /// Sets the size of a dynamic result dim computed by an op (pad, concat,
-  /// reshape): ties it to the computed size.
+  /// reshape): ties it to the computed size. Dims computed by the same
+  /// expression are one class: they are the same size at every launch, and
+  /// an op that fuser-segment copies into a second segment must come out
+  /// the size of its original, including the size a tie gave the original
+  /// (an earlier argument's symbol wins over the expression in a class).
   void define(Value v, unsigned d, AffineExpr e, StringRef what) {
-    int fresh = classes.make(e, what.str());
-    classes.unite(slot(v, d), fresh, *constraints);
+    auto [it, isNew] = definedBy.try_emplace(e, 0);
+    if (isNew)
+      it->second = classes.make(e, what.str());
+    classes.unite(slot(v, d), it->second, *constraints);
   }
   AffineExpr product(Value v, ArrayRef<unsigned> dims) {
     AffineExpr p = getAffineConstantExpr(1, ctx);
@@ -148,6 +154,8 @@ private:
   DimClasses classes;
   DenseMap<Value, SmallVector<int>> slots;
   SmallVector<Value> order; ///< Values in program order, for stable messages.
+  DenseMap<AffineExpr, int> definedBy; ///< A computed size's class (define).
+  unsigned numDimSymbols = 0; ///< The arguments' dynamic dims (kSizesAttr's symbols).
   SmallVector<ReshapeOp> pendingReshapes; ///< Inputs' sizes not known when seen.
   SmallVector<ReshapeOp> deferredReshapes; ///< kDimsFromUsesAttr: sized last.
   SmallVector<Operation *> revisit; ///< Slices and pads of inputs not sized when seen.
@@ -460,7 +468,35 @@ LogicalResult Analyzer::visit(Operation *op) {
           define(c.getResult(), dim, total, describe(c.getResult(), dim));
         return success();
       })
-      .Case<ReshapeOp>([&](ReshapeOp r) {
+      .Case<ReshapeOp>([&](ReshapeOp r) -> LogicalResult {
+        if (auto sizes = r->getAttrOfType<AffineMapAttr>(kSizesAttr)) {
+          // Sized already (fuser-segment's record of what the uses gave):
+          // the element count is checked after every op, as for a reshape
+          // sized by its uses.
+          AffineMap map = sizes.getValue();
+          RankedTensorType t = r.getType();
+          if (map.getNumDims() != 0 || map.getNumSymbols() != numDimSymbols ||
+              map.getNumResults() != t.getRank())
+            return r.emitOpError("'") << kSizesAttr << "' must map the fusion's "
+                                      << numDimSymbols << " dynamic argument dims (symbols) to "
+                                      << t.getRank() << " sizes, got " << sizes;
+          for (unsigned d = 0; d < t.getRank(); ++d) {
+            AffineExpr e = map.getResult(d);
+            if (!t.isDynamicDim(d)) {
+              if (e != getAffineConstantExpr(t.getDimSize(d), ctx)) {
+                std::string given;
+                llvm::raw_string_ostream os(given);
+                e.print(os);
+                return r.emitOpError("'") << kSizesAttr << "' gives dim " << d << " the size "
+                                          << given << ", its type " << t.getDimSize(d);
+              }
+              continue;
+            }
+            define(r.getResult(), d, e, describe(r.getResult(), d));
+          }
+          deferredReshapes.push_back(r);
+          return success();
+        }
         if (r->hasAttr(kDimsFromUsesAttr))
           deferredReshapes.push_back(r);
         else if (!reshape(r, /*late=*/false))
@@ -507,6 +543,7 @@ Analyzer::run(SmallVectorImpl<ShapeAnalysis::Symbol> &symbols,
       s.push_back(classes.make(e, describe(arg, d)));
     }
   }
+  numDimSymbols = symbols.size();
   for (Operation &op : body.without_terminator())
     if (failed(visit(&op)))
       return failure();

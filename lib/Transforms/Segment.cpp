@@ -206,6 +206,25 @@ static void splitValuesSizedByUse(func::FuncOp fusion) {
   }
 }
 
+/// A reshape sized by its uses (kDimsFromUsesAttr) keeps those sizes as
+/// kSizesAttr: a copy of it in another segment (recomputed there, or read
+/// there by a reduction) may have no use that sizes it, and the reshape
+/// rule's guess from its input would then give the copy other dims than
+/// its original (`[?] -> [?, ?]` as `[n, 1]`).
+static void recordSizesFromUses(func::FuncOp fusion, const ShapeAnalysis &shapes) {
+  unsigned numDimSymbols = llvm::count_if(shapes.symbols(), [](const ShapeAnalysis::Symbol &s) {
+    return !s.stride;
+  });
+  fusion.walk([&](ReshapeOp r) {
+    if (!r->hasAttr(kDimsFromUsesAttr))
+      return;
+    AffineMap sizes = AffineMap::get(0, numDimSymbols, shapes.shape(r.getResult()),
+                                     r.getContext());
+    r->setAttr(kSizesAttr, AffineMapAttr::get(sizes));
+    r->removeAttr(kDimsFromUsesAttr);
+  });
+}
+
 /// The most ops fuser-segment clones to recompute one value in another
 /// group; a larger cone stays an intermediate in memory.
 static constexpr unsigned kMaxRecomputedOps = 64;
@@ -870,7 +889,10 @@ struct SegmentPass : fuser::impl::SegmentPassBase<SegmentPass> {
       markResultViews(fusion);
       markTransposedOperands(fusion);
       FailureOr<ShapeAnalysis> shapes = ShapeAnalysis::analyze(fusion);
-      if (failed(shapes) || failed(Segmenter(fusion, *shapes).run(dump, dot)))
+      if (failed(shapes))
+        return signalPassFailure();
+      recordSizesFromUses(fusion, *shapes);
+      if (failed(Segmenter(fusion, *shapes).run(dump, dot)))
         return signalPassFailure();
     }
   }

@@ -9,3 +9,21 @@ func.func @two_left(%x: tensor<?x8x?xf32>) -> tensor<?x4x?x?xf32> {
   %e = fuser.exp %r : tensor<?x4x?x?xf32>
   return %e : tensor<?x4x?x?xf32>
 }
+
+// -----
+
+// fuser.sizes (what fuser-segment records for a reshape its uses sized) must
+// map the arguments' dynamic dims, here two, to the result's dims.
+func.func @sizes_symbols(%x: tensor<?x?xf32>) -> tensor<?xf32> {
+  // expected-error @+1 {{'fuser.sizes' must map the fusion's 2 dynamic argument dims (symbols) to 1 sizes, got affine_map<()[s0] -> (s0)>}}
+  %r = fuser.reshape %x {fuser.sizes = affine_map<()[s0] -> (s0)>} : tensor<?x?xf32> -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+
+// -----
+
+func.func @sizes_static(%x: tensor<?xf32>) -> tensor<4x?xf32> {
+  // expected-error @+1 {{'fuser.sizes' gives dim 0 the size 2, its type 4}}
+  %r = fuser.reshape %x {fuser.sizes = affine_map<()[s0] -> (2, s0 floordiv 2)>} : tensor<?xf32> -> tensor<4x?xf32>
+  return %r : tensor<4x?xf32>
+}

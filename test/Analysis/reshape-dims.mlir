@@ -79,3 +79,53 @@ func.func @slice_of_dims_from_uses(%x: tensor<?xf64>) -> tensor<1x1xf64> {
   %s = fuser.slice %r start = [0, 0] limit = [1, 1] step = [1, 1] : tensor<?x2xf64> -> tensor<1x1xf64>
   return %s : tensor<1x1xf64>
 }
+
+// -----
+
+// A reshape recomputed in a second segment (fuser-segment clones it into
+// the reduction's) computes the same size as the original, which an add
+// ties to %y's dim: both copies are that one size, so the max over the
+// clone and the sum over %y share a reduction domain. The clone was sized
+// apart from %y and the kernel refused ("reductions over different
+// shapes").
+// CHECK-LABEL: func.func @recomputed_reshape(
+// CHECK: fuser.check {{.*}}must equal dim 0 of y
+// CHECK-NOT: fuser.check {{.*}}must equal dim 0 of y
+// CHECK: return
+func.func @recomputed_reshape(%x: tensor<?x?xf32>, %y: tensor<?x5xf32> {fuser.name = "y"}) -> tensor<5xf32> {
+  %r = fuser.reshape %x : tensor<?x?xf32> -> tensor<?x5xf32>
+  %m = fuser.max %r dims = [0] : tensor<?x5xf32> -> tensor<5xf32>
+  %s = fuser.sum %y dims = [0] : tensor<?x5xf32> -> tensor<5xf32>
+  %a = fuser.add %m, %s : tensor<5xf32>
+  %b = fuser.broadcast %a dims = [1] : tensor<5xf32> -> tensor<?x5xf32>
+  %z = fuser.add %r, %b : tensor<?x5xf32>
+  %w = fuser.add %z, %y : tensor<?x5xf32>
+  %q = fuser.sum %w dims = [0] : tensor<?x5xf32> -> tensor<5xf32>
+  return %q : tensor<5xf32>
+}
+
+// -----
+
+// A reshape sized by its uses (fuser.dims_from_uses), read by a reduction
+// that joins another segment: the copy there has no use that sizes it.
+// fuser-segment writes the sizes its uses gave (fuser.sizes, over the
+// arguments' dynamic dims) on the reshape and its copies, so every copy
+// has %x's dims (the copy was sized [n, 1] by the reshape rule, and the
+// kernel refused: random_vjp seed 1193).
+// CHECK-LABEL: func.func @dims_from_uses_copied(
+// CHECK-DAG: %[[A:.*]] = memref.dim %arg0, %c0
+// CHECK-DAG: %[[B:.*]] = memref.dim %arg0, %c1
+// CHECK: %[[AB:.*]] = arith.muli %[[A]], %[[B]]
+// CHECK: fuser.check {{.*}}reshape needs the same number of elements
+// CHECK: fuser.result_dim %arg2[0] = %[[A]]
+// CHECK: fuser.result_dim %arg2[1] = %[[B]]
+func.func @dims_from_uses_copied(%x: tensor<?x?xf32>, %g: tensor<?xf32>) -> tensor<?x?xf32> {
+  %r = fuser.reshape %g {fuser.dims_from_uses} : tensor<?xf32> -> tensor<?x?xf32>
+  %s = fuser.sum %r dims = [0] : tensor<?x?xf32> -> tensor<?xf32>
+  %m = fuser.max %x dims = [0] : tensor<?x?xf32> -> tensor<?xf32>
+  %sm = fuser.add %s, %m : tensor<?xf32>
+  %b = fuser.broadcast %sm dims = [1] : tensor<?xf32> -> tensor<?x?xf32>
+  %d = fuser.sub %r, %b : tensor<?x?xf32>
+  %y = fuser.mul %d, %x : tensor<?x?xf32>
+  return %y : tensor<?x?xf32>
+}

@@ -394,6 +394,18 @@ def _shapes(rng, t):
     v.line("%%e = fuser.exp %%r : %s" % tr)
     v.result("e", (12,), t, dims=(None,))
     parts.append(v.part(lambda x: torch.exp(F.pad(x, (0, 1, 1, 0)).reshape(-1))))
+
+    # log_softmax over dim 0 of [?, ?], flattened: the gradient's reshape
+    # back to [?, ?] is summed over dim 0 in the kernel of the forward's
+    # max, where nothing but fuser-segment's record of its sizes gives the
+    # copy its dims (the kernel was refused: random_vjp seed 1193)
+    v = Vjp(rng, "log_softmax over dim 0 known at launch, flattened %s" % t)
+    tx = v.arg("x", (6, 5), t, dims=(None, None))
+    tr = mlir_type((None,), t)
+    v.line("%%l = fuser.log_softmax %%x dim = 0 : %s" % tx)
+    v.line("%%r = fuser.reshape %%l : %s -> %s" % (tx, tr))
+    v.result("r", (30,), t, dims=(None,))
+    parts.append(v.part(lambda x: torch.log_softmax(x, 0).reshape(-1)))
     return parts
 
 

@@ -204,6 +204,30 @@ def _reshape_parts(t, name, rng_for):
         pb.line("%%0 = fuser.%s %%r : %s" % (uop, to))
         pb.result("0", (rows * 4,), t, uref(x.reshape(-1)), EXACT, dims=(None,))
         parts.append(pb.part())
+    if t != "i1":
+        # [?, ?] -> [?, 5], reduced beside another [?, 5] that a later add
+        # ties it to: fuser-segment copies the reshape into the reductions'
+        # kernel, whose copy must have y's size (it was refused)
+        cop, cref = combine(t)
+        pb = PartBuilder("[?, ?] -> [?, 5] reduced beside y, tied later")
+        x = _data(t, (3, 10), rng)
+        y = _data(t, (6, 5), rng)
+        tx = pb.arg("x", x, t, (None, None))
+        ty = pb.arg("y", y, t, (None, 5))
+        tr, tv = mlir_type((None, 5), t), mlir_type((5,), t)
+        pb.line("%%r = fuser.reshape %%x : %s -> %s" % (tx, tr))
+        pb.line("%%m = fuser.max %%r dims = [0] : %s -> %s" % (tr, tv))
+        pb.line("%%s = fuser.min %%y dims = [0] : %s -> %s" % (tr, tv))
+        pb.line("%%a = fuser.%s %%m, %%s : %s" % (cop, tv))
+        pb.line("%%b = fuser.broadcast %%a dims = [1] : %s -> %s" % (tv, tr))
+        pb.line("%%z = fuser.%s %%r, %%b : %s" % (cop, tr))
+        pb.line("%%w = fuser.%s %%z, %%y : %s" % (cop, tr))
+        pb.line("%%0 = fuser.max %%w dims = [0] : %s -> %s" % (tr, tv))
+        r = x.reshape(6, 5)
+        a = cref(ew(t, lambda v: v.amax(0), r), ew(t, lambda v: v.amin(0), y))
+        w = cref(cref(r, np.broadcast_to(a, (6, 5))), y)
+        pb.result("0", (5,), t, ew(t, lambda v: v.amax(0), w), EXACT)
+        parts.append(pb.part())
     return parts
 
 

@@ -36,6 +36,14 @@ inline constexpr llvm::StringLiteral kRefinesShapeAttr = "fuser.refines_shape";
 /// the rule would split as `[n, 1]`). The shape analysis sizes it after
 /// every other op; only where nothing ties a dim does the rule apply.
 inline constexpr llvm::StringLiteral kDimsFromUsesAttr = "fuser.dims_from_uses";
+/// On a fuser.reshape: its result's sizes, an affine map with no dims whose
+/// symbol i is the i-th dynamic dim among the fusion's arguments' dims, in
+/// order (the shape analysis's symbols), one result per result dim.
+/// fuser-segment replaces kDimsFromUsesAttr with it once the uses have
+/// sized the reshape, so that a copy of the reshape in another segment,
+/// which its uses there may not size, keeps those sizes. The element count
+/// is still checked against the input's.
+inline constexpr llvm::StringLiteral kSizesAttr = "fuser.sizes";
 /// On a launch plan (a func.func fuser-emit-kernels made from a fusion).
 inline constexpr llvm::StringLiteral kPlanAttr = "fuser.plan";
 /// On a launch plan: how many of its memref arguments are the fusion's
