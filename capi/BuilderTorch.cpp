@@ -597,6 +597,16 @@ FUSER_TORCH_UNARY(Cos, CosOp)
 FUSER_TORCH_UNARY(Tanh, TanhOp)
 FUSER_TORCH_UNARY(Sigmoid, SigmoidOp)
 FUSER_TORCH_UNARY(Erf, ErfOp)
+FUSER_TORCH_UNARY(Log10, Log10Op)
+FUSER_TORCH_UNARY(Tan, TanOp)
+FUSER_TORCH_UNARY(Asin, AsinOp)
+FUSER_TORCH_UNARY(Acos, AcosOp)
+FUSER_TORCH_UNARY(Atan, AtanOp)
+FUSER_TORCH_UNARY(Sinh, SinhOp)
+FUSER_TORCH_UNARY(Cosh, CoshOp)
+FUSER_TORCH_UNARY(Asinh, AsinhOp)
+FUSER_TORCH_UNARY(Acosh, AcoshOp)
+FUSER_TORCH_UNARY(Atanh, AtanhOp)
 #undef FUSER_TORCH_UNARY
 
 /// torch.sum and friends: no dims means all dims; `accumulateI64` casts

@@ -33,6 +33,12 @@ if ptxas:
     llvm_config.with_environment("PATH", os.path.dirname(ptxas), append_path=True)
 llvm_config.with_environment("PATH", config.fuser_tools_dir, append_path=True)
 
+# x86 hosts: tests that JIT the CPU emulation for named x86 CPUs
+# (--emulator-cpu skylake-avx512) declare `REQUIRES: x86-host`.
+import platform
+if platform.machine() in ("x86_64", "AMD64"):
+    config.available_features.add("x86-host")
+
 # The runtime's fake CUDA driver (test/runtime): plans run against it log
 # their launches without a GPU.
 config.substitutions.append(

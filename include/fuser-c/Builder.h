@@ -221,7 +221,7 @@ MLIR_CAPI_EXPORTED const char *fuserDTypeGetName(FuserDType dtype);
  *===--------------------------------------------------------------------------===*/
 
 /// Unary ops; the result has the operand's type. `neg abs relu floor ceil
-/// round sign` take numeric tensors (not i1), `not` integers and i1, the
+/// round trunc sign` take numeric tensors (not i1), `not` integers and i1, the
 /// others float tensors.
 MLIR_CAPI_EXPORTED MlirValue fuserBuildNeg(FuserBuilder b, MlirValue x);
 MLIR_CAPI_EXPORTED MlirValue fuserBuildAbs(FuserBuilder b, MlirValue x);
@@ -239,11 +239,22 @@ MLIR_CAPI_EXPORTED MlirValue fuserBuildCos(FuserBuilder b, MlirValue x);
 MLIR_CAPI_EXPORTED MlirValue fuserBuildTanh(FuserBuilder b, MlirValue x);
 MLIR_CAPI_EXPORTED MlirValue fuserBuildSigmoid(FuserBuilder b, MlirValue x);
 MLIR_CAPI_EXPORTED MlirValue fuserBuildErf(FuserBuilder b, MlirValue x);
+MLIR_CAPI_EXPORTED MlirValue fuserBuildLog10(FuserBuilder b, MlirValue x);
+MLIR_CAPI_EXPORTED MlirValue fuserBuildTan(FuserBuilder b, MlirValue x);
+MLIR_CAPI_EXPORTED MlirValue fuserBuildAsin(FuserBuilder b, MlirValue x);
+MLIR_CAPI_EXPORTED MlirValue fuserBuildAcos(FuserBuilder b, MlirValue x);
+MLIR_CAPI_EXPORTED MlirValue fuserBuildAtan(FuserBuilder b, MlirValue x);
+MLIR_CAPI_EXPORTED MlirValue fuserBuildSinh(FuserBuilder b, MlirValue x);
+MLIR_CAPI_EXPORTED MlirValue fuserBuildCosh(FuserBuilder b, MlirValue x);
+MLIR_CAPI_EXPORTED MlirValue fuserBuildAsinh(FuserBuilder b, MlirValue x);
+MLIR_CAPI_EXPORTED MlirValue fuserBuildAcosh(FuserBuilder b, MlirValue x);
+MLIR_CAPI_EXPORTED MlirValue fuserBuildAtanh(FuserBuilder b, MlirValue x);
 MLIR_CAPI_EXPORTED MlirValue fuserBuildRelu(FuserBuilder b, MlirValue x);
 MLIR_CAPI_EXPORTED MlirValue fuserBuildSilu(FuserBuilder b, MlirValue x);
 MLIR_CAPI_EXPORTED MlirValue fuserBuildFloor(FuserBuilder b, MlirValue x);
 MLIR_CAPI_EXPORTED MlirValue fuserBuildCeil(FuserBuilder b, MlirValue x);
 MLIR_CAPI_EXPORTED MlirValue fuserBuildRound(FuserBuilder b, MlirValue x);
+MLIR_CAPI_EXPORTED MlirValue fuserBuildTrunc(FuserBuilder b, MlirValue x);
 MLIR_CAPI_EXPORTED MlirValue fuserBuildSign(FuserBuilder b, MlirValue x);
 MLIR_CAPI_EXPORTED MlirValue fuserBuildNot(FuserBuilder b, MlirValue x);
 /// torch.nn.functional.gelu(x, approximate=...); float tensors.
@@ -665,6 +676,16 @@ MLIR_CAPI_EXPORTED MlirValue fuserTorchCos(FuserBuilder b, MlirValue x);
 MLIR_CAPI_EXPORTED MlirValue fuserTorchTanh(FuserBuilder b, MlirValue x);
 MLIR_CAPI_EXPORTED MlirValue fuserTorchSigmoid(FuserBuilder b, MlirValue x);
 MLIR_CAPI_EXPORTED MlirValue fuserTorchErf(FuserBuilder b, MlirValue x);
+MLIR_CAPI_EXPORTED MlirValue fuserTorchLog10(FuserBuilder b, MlirValue x);
+MLIR_CAPI_EXPORTED MlirValue fuserTorchTan(FuserBuilder b, MlirValue x);
+MLIR_CAPI_EXPORTED MlirValue fuserTorchAsin(FuserBuilder b, MlirValue x);
+MLIR_CAPI_EXPORTED MlirValue fuserTorchAcos(FuserBuilder b, MlirValue x);
+MLIR_CAPI_EXPORTED MlirValue fuserTorchAtan(FuserBuilder b, MlirValue x);
+MLIR_CAPI_EXPORTED MlirValue fuserTorchSinh(FuserBuilder b, MlirValue x);
+MLIR_CAPI_EXPORTED MlirValue fuserTorchCosh(FuserBuilder b, MlirValue x);
+MLIR_CAPI_EXPORTED MlirValue fuserTorchAsinh(FuserBuilder b, MlirValue x);
+MLIR_CAPI_EXPORTED MlirValue fuserTorchAcosh(FuserBuilder b, MlirValue x);
+MLIR_CAPI_EXPORTED MlirValue fuserTorchAtanh(FuserBuilder b, MlirValue x);
 
 /// Reductions as torch.sum(x, dims, keepdim) etc.; numDims == 0 reduces
 /// every dim (dims may then be NULL). sum and prod of integers and bools

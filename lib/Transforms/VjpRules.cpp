@@ -196,6 +196,25 @@ LogicalResult unary(Grad &G, Operation *op, Value g, Grads &out) {
                   return G.mul(g, G.neg(SinOp::create(G.b, G.loc, x)));
                 })
                 .Case<TanhOp>([&](auto) { return G.mul(g, G.sub(one(), G.mul(y, y))); })
+                // derivatives.yaml's formulas, one for one
+                .Case<Log10Op>([&](auto) { return G.div(g, G.mul(x, G.c(x, M_LN10))); })
+                .Case<TanOp>([&](auto) { return G.mul(g, G.add(one(), G.mul(y, y))); })
+                .Case<AsinOp>([&](auto) {
+                  return G.mul(g, RsqrtOp::create(G.b, G.loc, G.sub(one(), G.mul(x, x))));
+                })
+                .Case<AcosOp>([&](auto) {
+                  return G.mul(g, G.neg(RsqrtOp::create(G.b, G.loc, G.sub(one(), G.mul(x, x)))));
+                })
+                .Case<AtanOp>([&](auto) { return G.div(g, G.add(G.mul(x, x), one())); })
+                .Case<SinhOp>([&](auto) { return G.mul(g, CoshOp::create(G.b, G.loc, x)); })
+                .Case<CoshOp>([&](auto) { return G.mul(g, SinhOp::create(G.b, G.loc, x)); })
+                .Case<AsinhOp>([&](auto) {
+                  return G.mul(g, RsqrtOp::create(G.b, G.loc, G.add(G.mul(x, x), one())));
+                })
+                .Case<AcoshOp>([&](auto) {
+                  return G.mul(g, RsqrtOp::create(G.b, G.loc, G.sub(G.mul(x, x), one())));
+                })
+                .Case<AtanhOp>([&](auto) { return G.div(g, G.sub(one(), G.mul(x, x))); })
                 .Case<SigmoidOp>([&](auto) { return G.mul(G.mul(g, G.sub(one(), y)), y); })
                 .Case<ErfOp>([&](auto) {
                   Value e = ExpOp::create(G.b, G.loc, G.neg(G.mul(x, x)));
@@ -740,12 +759,14 @@ LogicalResult mlir::fuser::buildOperandGradients(OpBuilder &b, Operation *op,
       TypeSwitch<Operation *, LogicalResult>(op)
           // Piecewise constant, integer or boolean valued, or not a function
           // of their operands' values: no gradient.
-          .Case<FloorOp, CeilOp, RoundOp, SignOp, ConstantOp, IotaOp, SizeOp, RandOp, RandnOp,
+          .Case<FloorOp, CeilOp, RoundOp, TruncOp, SignOp, ConstantOp, IotaOp, SizeOp, RandOp, RandnOp,
                 BernoulliOp, EqOp, NeOp, LtOp, LeOp, GtOp, GeOp, IsNanOp, IsInfOp, IsFiniteOp,
                 AnyOp, AllOp, AndOp, OrOp, XorOp, NotOp, ShlOp, ShrOp>(
               [](auto) { return success(); })
           .Case<NegOp, AbsOp, ExpOp, Exp2Op, Expm1Op, LogOp, Log2Op, Log1pOp, SqrtOp, RsqrtOp,
-                ReciprocalOp, SinOp, CosOp, TanhOp, SigmoidOp, ErfOp, ReluOp, SiluOp, GeluOp>(
+                ReciprocalOp, SinOp, CosOp, TanhOp, SigmoidOp, ErfOp, ReluOp, SiluOp, GeluOp,
+                Log10Op, TanOp, AsinOp, AcosOp, AtanOp, SinhOp, CoshOp, AsinhOp, AcoshOp,
+                AtanhOp>(
               [&](Operation *o) { return unary(G, o, G.wide(g), out); })
           .Case<AddOp, SubOp, MulOp, DivOp, PowOp, MaximumOp, MinimumOp, RemainderOp, Atan2Op>(
               [&](Operation *o) { return binary(G, o, G.wide(g), out); })

@@ -159,7 +159,10 @@ static void testUnary(MlirContext ctx) {
       fuserBuildSqrt,    fuserBuildRsqrt, fuserBuildReciprocal,
       fuserBuildSin,     fuserBuildCos,   fuserBuildTanh, fuserBuildSigmoid,
       fuserBuildErf,     fuserBuildRelu,  fuserBuildSilu, fuserBuildFloor,
-      fuserBuildCeil,    fuserBuildRound, fuserBuildSign};
+      fuserBuildCeil,    fuserBuildRound, fuserBuildSign,
+      fuserBuildLog10,   fuserBuildTan,   fuserBuildAsin, fuserBuildAcos,
+      fuserBuildAtan,    fuserBuildSinh,  fuserBuildCosh, fuserBuildAsinh,
+      fuserBuildAcosh,   fuserBuildAtanh, fuserBuildTrunc};
   MlirValue v = x;
   for (size_t k = 0; k < sizeof(floatOps) / sizeof(floatOps[0]); ++k)
     v = floatOps[k](b, v);
@@ -196,6 +199,17 @@ static void testUnary(MlirContext ctx) {
 // CHECK-NEXT: fuser.ceil
 // CHECK-NEXT: fuser.round
 // CHECK-NEXT: fuser.sign
+// CHECK-NEXT: fuser.log10
+// CHECK-NEXT: fuser.tan
+// CHECK-NEXT: fuser.asin
+// CHECK-NEXT: fuser.acos
+// CHECK-NEXT: fuser.atan
+// CHECK-NEXT: fuser.sinh
+// CHECK-NEXT: fuser.cosh
+// CHECK-NEXT: fuser.asinh
+// CHECK-NEXT: fuser.acosh
+// CHECK-NEXT: fuser.atanh
+// CHECK-NEXT: fuser.trunc
 // CHECK-NEXT: %[[G0:.*]] = fuser.gelu %{{.*}} : tensor<4x?xf32>
 // CHECK-NEXT: %[[G1:.*]] = fuser.gelu %[[G0]] approximate = tanh : tensor<4x?xf32>
 // CHECK-NEXT: %[[N:.*]] = fuser.not %[[I]] : tensor<4x?xi32>

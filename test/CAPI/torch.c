@@ -316,7 +316,9 @@ static void testUnaryAndReductions(MlirContext ctx) {
       fuserTorchExp,  fuserTorchExp2,  fuserTorchExpm1, fuserTorchLog,
       fuserTorchLog2, fuserTorchLog1p, fuserTorchSqrt,  fuserTorchRsqrt,
       fuserTorchReciprocal, fuserTorchSin, fuserTorchCos, fuserTorchTanh,
-      fuserTorchSigmoid, fuserTorchErf};
+      fuserTorchSigmoid, fuserTorchErf, fuserTorchLog10, fuserTorchTan, fuserTorchAsin,
+      fuserTorchAcos, fuserTorchAtan, fuserTorchSinh, fuserTorchCosh, fuserTorchAsinh,
+      fuserTorchAcosh, fuserTorchAtanh};
   MlirValue v = fuserTorchExp(b, i); /* i32 -> f32 first */
   for (size_t k = 1; k < sizeof(floatFns) / sizeof(floatFns[0]); ++k)
     v = floatFns[k](b, v);
@@ -350,6 +352,16 @@ static void testUnaryAndReductions(MlirContext ctx) {
 // CHECK-NEXT: fuser.tanh
 // CHECK-NEXT: fuser.sigmoid
 // CHECK-NEXT: fuser.erf
+// CHECK-NEXT: fuser.log10
+// CHECK-NEXT: fuser.tan
+// CHECK-NEXT: fuser.asin
+// CHECK-NEXT: fuser.acos
+// CHECK-NEXT: fuser.atan
+// CHECK-NEXT: fuser.sinh
+// CHECK-NEXT: fuser.cosh
+// CHECK-NEXT: fuser.asinh
+// CHECK-NEXT: fuser.acosh
+// CHECK-NEXT: fuser.atanh
 // CHECK-NEXT: fuser.sigmoid %{{.*}} : tensor<4x8xbf16>
 // CHECK-NEXT: %[[I64:.*]] = fuser.cast %{{.*}} : tensor<4x8xi32> to tensor<4x8xi64>
 // CHECK-NEXT: fuser.sum %[[I64]] dims = [1] : tensor<4x8xi64> -> tensor<4xi64>

@@ -85,6 +85,22 @@ public:
   Value pow(Value x, Value y);
   /// 1 / (1 + exp(-x)), accurate and without overflow for large |x|.
   Value sigmoid(Value x);
+  /// log10 in both tiers by the Precise tier's log (under 1 ulp).
+  Value log10(Value x);
+
+  /// Functions composed from the ones above (Derived.cpp; sqrt by Newton
+  /// steps, not the intrinsic): their accuracy is that of the composition,
+  /// measured in docs/math.md (at most about 3 ulp), not the tier's bound. Special values follow C99 Annex F; a NaN
+  /// operand is returned as it is, a NaN they create is the canonical one.
+  Value tan(Value x);
+  Value asin(Value x);
+  Value acos(Value x);
+  Value atan(Value x);
+  Value sinh(Value x);
+  Value cosh(Value x);
+  Value asinh(Value x);
+  Value acosh(Value x);
+  Value atanh(Value x);
 
 private:
   OpBuilder &builder;

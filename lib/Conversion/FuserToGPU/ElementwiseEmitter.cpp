@@ -381,6 +381,16 @@ struct Emitter {
         .Case<TanhOp>([&](auto) { return floatUnary(in[0], [&](Value x) { return math().tanh(x); }); })
         .Case<SigmoidOp>([&](auto) { return floatUnary(in[0], [&](Value x) { return math().sigmoid(x); }); })
         .Case<ErfOp>([&](auto) { return floatUnary(in[0], [&](Value x) { return math().erf(x); }); })
+        .Case<Log10Op>([&](auto) { return floatUnary(in[0], [&](Value x) { return math().log10(x); }); })
+        .Case<TanOp>([&](auto) { return floatUnary(in[0], [&](Value x) { return math().tan(x); }); })
+        .Case<AsinOp>([&](auto) { return floatUnary(in[0], [&](Value x) { return math().asin(x); }); })
+        .Case<AcosOp>([&](auto) { return floatUnary(in[0], [&](Value x) { return math().acos(x); }); })
+        .Case<AtanOp>([&](auto) { return floatUnary(in[0], [&](Value x) { return math().atan(x); }); })
+        .Case<SinhOp>([&](auto) { return floatUnary(in[0], [&](Value x) { return math().sinh(x); }); })
+        .Case<CoshOp>([&](auto) { return floatUnary(in[0], [&](Value x) { return math().cosh(x); }); })
+        .Case<AsinhOp>([&](auto) { return floatUnary(in[0], [&](Value x) { return math().asinh(x); }); })
+        .Case<AcoshOp>([&](auto) { return floatUnary(in[0], [&](Value x) { return math().acosh(x); }); })
+        .Case<AtanhOp>([&](auto) { return floatUnary(in[0], [&](Value x) { return math().atanh(x); }); })
         .Case<ReluOp>([&](auto) { return relu(in[0]); })
         .Case<GeluOp>([&](GeluOp g) {
           return floatUnary(in[0], [&](Value x) { return gelu(x, g.getApproximate()); });
@@ -394,6 +404,9 @@ struct Emitter {
         })
         .Case<RoundOp>([&](auto) {
           return isFloatOp() ? LLVM::RoundEvenOp::create(b, loc, in[0]).getResult() : in[0];
+        })
+        .Case<TruncOp>([&](auto) {
+          return isFloatOp() ? LLVM::FTruncOp::create(b, loc, in[0]).getResult() : in[0];
         })
         .Case<SignOp>([&](auto) { return sign(in[0]); })
         .Case<NotOp>([&](auto) {
@@ -469,8 +482,9 @@ struct Emitter {
 
 bool mlir::fuser::isElementwise(Operation *op) {
   return isa<NegOp, AbsOp, ExpOp, Exp2Op, Expm1Op, LogOp, Log2Op, Log1pOp, SqrtOp,
-             RsqrtOp, ReciprocalOp, SinOp, CosOp, TanhOp, SigmoidOp, ErfOp, ReluOp,
-             GeluOp, SiluOp, FloorOp, CeilOp, RoundOp, SignOp, NotOp, IsNanOp,
+             RsqrtOp, ReciprocalOp, SinOp, CosOp, TanhOp, SigmoidOp, ErfOp, Log10Op, TanOp,
+             AsinOp, AcosOp, AtanOp, SinhOp, CoshOp, AsinhOp, AcoshOp, AtanhOp, ReluOp,
+             GeluOp, SiluOp, FloorOp, CeilOp, RoundOp, TruncOp, SignOp, NotOp, IsNanOp,
              IsInfOp, IsFiniteOp, AddOp, SubOp, MulOp, DivOp, PowOp, MaximumOp,
              MinimumOp, RemainderOp, Atan2Op, EqOp, NeOp, LtOp, LeOp, GtOp, GeOp,
              AndOp, OrOp, XorOp, ShlOp, ShrOp, WhereOp, ClampOp, LerpOp, FmaOp, CastOp,

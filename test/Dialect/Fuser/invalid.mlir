@@ -66,6 +66,22 @@ func.func @float_only(%a: tensor<4xi32>) {
 
 // -----
 
+func.func @float_only_atanh(%a: tensor<4xi32>) {
+  // expected-error @+1 {{'fuser.atanh' op operand #0 must be ranked tensor of f16, bf16, f32 or f64 (fp8: cast to f32 first)}}
+  %0 = fuser.atanh %a : tensor<4xi32>
+  return
+}
+
+// -----
+
+func.func @no_bool_trunc(%a: tensor<4xi1>) {
+  // expected-error @+1 {{'fuser.trunc' op operand #0 must be ranked tensor of i8, i32, i64, f16, bf16, f32 or f64 (fp8: cast to f32 first)}}
+  %0 = fuser.trunc %a : tensor<4xi1>
+  return
+}
+
+// -----
+
 func.func @no_bool_arithmetic(%a: tensor<4xi1>) {
   // expected-error @+1 {{'fuser.add' op operand #0 must be ranked tensor of i8, i32, i64, f16, bf16, f32 or f64 (fp8: cast to f32 first)}}
   %0 = fuser.add %a, %a : tensor<4xi1>

@@ -52,6 +52,30 @@ func.func @unary(%f: tensor<4x?xf32>, %i: tensor<4x?xi32>, %b: tensor<4x?xi1>) {
   %22 = fuser.round %f : tensor<4x?xf32>
   // CHECK: fuser.sign
   %23 = fuser.sign %f : tensor<4x?xf32>
+  // CHECK: fuser.log10 %{{.*}} : tensor<4x?xf32>
+  %n_log10 = fuser.log10 %f : tensor<4x?xf32>
+  // CHECK: fuser.tan %{{.*}} : tensor<4x?xf32>
+  %n_tan = fuser.tan %f : tensor<4x?xf32>
+  // CHECK: fuser.asin %{{.*}} : tensor<4x?xf32>
+  %n_asin = fuser.asin %f : tensor<4x?xf32>
+  // CHECK: fuser.acos %{{.*}} : tensor<4x?xf32>
+  %n_acos = fuser.acos %f : tensor<4x?xf32>
+  // CHECK: fuser.atan %{{.*}} : tensor<4x?xf32>
+  %n_atan = fuser.atan %f : tensor<4x?xf32>
+  // CHECK: fuser.sinh %{{.*}} : tensor<4x?xf32>
+  %n_sinh = fuser.sinh %f : tensor<4x?xf32>
+  // CHECK: fuser.cosh %{{.*}} : tensor<4x?xf32>
+  %n_cosh = fuser.cosh %f : tensor<4x?xf32>
+  // CHECK: fuser.asinh %{{.*}} : tensor<4x?xf32>
+  %n_asinh = fuser.asinh %f : tensor<4x?xf32>
+  // CHECK: fuser.acosh %{{.*}} : tensor<4x?xf32>
+  %n_acosh = fuser.acosh %f : tensor<4x?xf32>
+  // CHECK: fuser.atanh %{{.*}} : tensor<4x?xf32>
+  %n_atanh = fuser.atanh %f : tensor<4x?xf32>
+  // CHECK: fuser.trunc %{{.*}} : tensor<4x?xf32>
+  %n_trunc = fuser.trunc %f : tensor<4x?xf32>
+  // CHECK: fuser.trunc %{{.*}} : tensor<4x?xi32>
+  %n_trunc_i = fuser.trunc %i : tensor<4x?xi32>
   // CHECK: fuser.not %{{.*}} : tensor<4x?xi1>
   %24 = fuser.not %b : tensor<4x?xi1>
   // CHECK: fuser.isnan %{{.*}} : tensor<4x?xf32>

@@ -91,7 +91,8 @@ def _positive(rng, shape):
     return np.abs(rng.standard_normal(shape)) + 0.25
 
 
-# (op, MLIR name, torch function, positive inputs only)
+# (op, torch function, inputs: True positive only, False any, or a domain
+# named in _unary)
 _UNARY = [
     ("neg", torch.neg, False), ("abs", torch.abs, False), ("exp", torch.exp, False),
     ("exp2", torch.exp2, False), ("expm1", torch.expm1, False), ("log", torch.log, True),
@@ -100,12 +101,24 @@ _UNARY = [
     ("sin", torch.sin, False), ("cos", torch.cos, False), ("tanh", torch.tanh, False),
     ("sigmoid", torch.sigmoid, False), ("erf", torch.erf, False), ("relu", torch.relu, False),
     ("silu", F.silu, False), ("floor", torch.floor, False), ("sign", torch.sign, False),
+    ("log10", torch.log10, True), ("tan", torch.tan, "tan"), ("asin", torch.asin, "unit"),
+    ("acos", torch.acos, "unit"), ("atan", torch.atan, False), ("sinh", torch.sinh, False),
+    ("cosh", torch.cosh, False), ("asinh", torch.asinh, False),
+    ("acosh", torch.acosh, "above1"), ("atanh", torch.atanh, "unit"),
+    ("trunc", torch.trunc, False),
 ]
 
 
 def _unary(rng, op, fn, positive, t, shape, dynamic):
     v = Vjp(rng, "%s %s %s%s" % (op, t, "x".join(map(str, shape)), " dynamic" if dynamic else ""))
-    x = _positive(rng, shape) if positive else rng.standard_normal(shape) * 2
+    if positive == "unit":  # asin, acos, atanh: inside (-1, 1), away from its ends
+        x = np.tanh(rng.standard_normal(shape)) * 0.9
+    elif positive == "above1":  # acosh: above 1
+        x = 1.25 + np.abs(rng.standard_normal(shape)) * 2
+    elif positive == "tan":  # away from tan's poles
+        x = np.tanh(rng.standard_normal(shape)) * 1.3
+    else:
+        x = _positive(rng, shape) if positive else rng.standard_normal(shape) * 2
     if op in ("abs", "relu"):  # the points without a derivative: 0 exactly
         x.reshape(-1)[::5] = 0
     ty = v.arg("x", shape, t, dynamic, x)

@@ -49,6 +49,16 @@ def composite(t):
     return Ulps(1) if t in HALF_TYPES else Ulps(4)
 
 
+def derived(t):
+    """lib/Math's functions composed from its core ones (Derived.cpp: tan,
+    the inverse trig and the hyperbolic functions): a few roundings between
+    the core calls, measured at most 4 ulp in f32 and f64 (docs/math.md).
+    Half types compute in f32 and round once: 1 ulp of the half type."""
+    if not is_float(t):
+        return EXACT
+    return Ulps(1) if t in HALF_TYPES else Ulps(4)
+
+
 def exact_or_half(t):
     """Exact in f32/f64/integers; the half types round an f32 result once
     on both sides, so they are exact too."""
@@ -288,6 +298,16 @@ OPS = [
     Op("tanh", 1, F, _t(torch.tanh), transcendental, alt=math_alt(torch.tanh)),
     Op("sigmoid", 1, F, _t(torch.sigmoid), composite, alt=math_alt(torch.sigmoid)),
     Op("erf", 1, F, _t(torch.erf), transcendental, alt=math_alt(torch.erf)),
+    Op("log10", 1, F, _t(torch.log10), transcendental, alt=math_alt(torch.log10)),
+    Op("tan", 1, F, _t(torch.tan), derived, alt=f64_alt(torch.tan, f32_ulps=4)),
+    Op("asin", 1, F, _t(torch.asin), derived, alt=f64_alt(torch.asin, f32_ulps=4)),
+    Op("acos", 1, F, _t(torch.acos), derived, alt=f64_alt(torch.acos, f32_ulps=4)),
+    Op("atan", 1, F, _t(torch.atan), transcendental, alt=math_alt(torch.atan)),
+    Op("sinh", 1, F, _t(torch.sinh), derived, alt=f64_alt(torch.sinh, f32_ulps=4)),
+    Op("cosh", 1, F, _t(torch.cosh), derived, alt=f64_alt(torch.cosh, f32_ulps=4)),
+    Op("asinh", 1, F, _t(torch.asinh), derived, alt=f64_alt(torch.asinh, f32_ulps=4)),
+    Op("acosh", 1, F, _t(torch.acosh), derived, alt=f64_alt(torch.acosh, f32_ulps=4)),
+    Op("atanh", 1, F, _t(torch.atanh), derived, alt=f64_alt(torch.atanh, f32_ulps=4)),
     Op("relu", 1, N, _t(torch.relu)),
     Op("gelu", 1, F, _t(torch.nn.functional.gelu), composite,
        alt=f64_alt(torch.nn.functional.gelu, _formula_atol)),
@@ -298,6 +318,7 @@ OPS = [
     Op("floor", 1, N, _t(torch.floor)),
     Op("ceil", 1, N, _t(torch.ceil)),
     Op("round", 1, N, _t(torch.round)),
+    Op("trunc", 1, N, _t(torch.trunc)),
     Op("sign", 1, N, _t(torch.sign)),
     Op("not", 1, INTLIKE_TYPES, _t(torch.bitwise_not)),
     Op("isnan", 1, A, _t(torch.isnan), result="i1"),

@@ -82,6 +82,18 @@ def Fuser_CosOp : Fuser_UnaryOp<"cos", Fuser_FloatTensor, "cosine">;
 def Fuser_TanhOp : Fuser_UnaryOp<"tanh", Fuser_FloatTensor, "hyperbolic tangent">;
 def Fuser_SigmoidOp : Fuser_UnaryOp<"sigmoid", Fuser_FloatTensor, "1 / (1 + exp(-x))">;
 def Fuser_ErfOp : Fuser_UnaryOp<"erf", Fuser_FloatTensor, "error function">;
+def Fuser_Log10Op : Fuser_UnaryOp<"log10", Fuser_FloatTensor, "base-10 logarithm">;
+def Fuser_TanOp : Fuser_UnaryOp<"tan", Fuser_FloatTensor, "tangent">;
+def Fuser_AsinOp : Fuser_UnaryOp<"asin", Fuser_FloatTensor, "arcsine; NaN outside [-1, 1]">;
+def Fuser_AcosOp : Fuser_UnaryOp<"acos", Fuser_FloatTensor, "arccosine; NaN outside [-1, 1]">;
+def Fuser_AtanOp : Fuser_UnaryOp<"atan", Fuser_FloatTensor, "arctangent">;
+def Fuser_SinhOp : Fuser_UnaryOp<"sinh", Fuser_FloatTensor, "hyperbolic sine">;
+def Fuser_CoshOp : Fuser_UnaryOp<"cosh", Fuser_FloatTensor, "hyperbolic cosine">;
+def Fuser_AsinhOp : Fuser_UnaryOp<"asinh", Fuser_FloatTensor, "inverse hyperbolic sine">;
+def Fuser_AcoshOp : Fuser_UnaryOp<"acosh", Fuser_FloatTensor,
+    "inverse hyperbolic cosine; NaN below 1">;
+def Fuser_AtanhOp : Fuser_UnaryOp<"atanh", Fuser_FloatTensor,
+    "inverse hyperbolic tangent; NaN outside [-1, 1]">;
 def Fuser_ReluOp : Fuser_UnaryOp<"relu", Fuser_NumericTensor, "max(x, 0); NaN stays NaN">;
 def Fuser_SiluOp : Fuser_UnaryOp<"silu", Fuser_FloatTensor, "x * sigmoid(x)">;
 def Fuser_FloorOp : Fuser_UnaryOp<"floor", Fuser_NumericTensor,
@@ -90,6 +102,8 @@ def Fuser_CeilOp : Fuser_UnaryOp<"ceil", Fuser_NumericTensor,
     "round toward +inf; the identity on integers">;
 def Fuser_RoundOp : Fuser_UnaryOp<"round", Fuser_NumericTensor,
     "round half to even; the identity on integers">;
+def Fuser_TruncOp : Fuser_UnaryOp<"trunc", Fuser_NumericTensor,
+    "round toward 0; the identity on integers">;
 def Fuser_SignOp : Fuser_UnaryOp<"sign", Fuser_NumericTensor,
     "-1, 0 or 1 by the sign of x; NaN stays NaN">;
 def Fuser_NotOp : Fuser_UnaryOp<"not", Fuser_IntTensor,
