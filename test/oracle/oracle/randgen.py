@@ -166,8 +166,9 @@ LARGE_SIZES = [1000, 1024, 1031, 2048, 4097, 8191]
 EW = {(op.label or op.name): op for op in elementwise.OPS}
 UNARY_FLOAT = ["exp", "exp2", "expm1", "log", "log2", "log1p", "sqrt", "rsqrt",
                "reciprocal", "sin", "cos", "tanh", "sigmoid", "erf", "gelu", "gelu_tanh",
-               "silu"]
-UNARY_NUM = ["neg", "abs", "relu", "floor", "ceil", "round", "sign"]
+               "silu", "log10", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh",
+               "acosh", "atanh"]
+UNARY_NUM = ["neg", "abs", "relu", "floor", "ceil", "round", "trunc", "sign"]
 PREDICATES = ["isnan", "isinf", "isfinite"]
 BINARY = ["add", "sub", "mul", "div", "div_trunc", "div_floor", "pow", "maximum", "minimum",
           "remainder", "atan2", "and", "or", "xor"]
