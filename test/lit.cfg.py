@@ -33,11 +33,17 @@ if ptxas:
     llvm_config.with_environment("PATH", os.path.dirname(ptxas), append_path=True)
 llvm_config.with_environment("PATH", config.fuser_tools_dir, append_path=True)
 
-# x86 hosts: tests that JIT the CPU emulation for named x86 CPUs
-# (--emulator-cpu skylake-avx512) declare `REQUIRES: x86-host`.
-import platform
-if platform.machine() in ("x86_64", "AMD64"):
-    config.available_features.add("x86-host")
+# Hosts that can run code compiled for skylake-avx512 (its AVX-512 subsets
+# in /proc/cpuinfo): tests that JIT the CPU emulation for that CPU
+# (--emulator-cpu skylake-avx512) declare `REQUIRES: avx512-host`; on other
+# hosts that code would die of an illegal instruction.
+try:
+    with open("/proc/cpuinfo") as f:
+        _flags = set(next((l for l in f if l.startswith("flags")), "").split())
+except OSError:
+    _flags = set()
+if {"avx512f", "avx512bw", "avx512vl", "avx512dq", "avx512cd"} <= _flags:
+    config.available_features.add("avx512-host")
 
 # The runtime's fake CUDA driver (test/runtime): plans run against it log
 # their launches without a GPU.

@@ -69,6 +69,40 @@ bool mlir::fuser::emu::resolveJitTarget(const std::string &name, JitTarget &targ
             (triple.getArch() == llvm::Triple::x86_64 ? "x86-64-v3" : "neoverse-v1") + ")";
     return false;
   }
+  // Code compiled for a CPU with instructions this host lacks would die of
+  // an illegal instruction in the middle of a launch: refuse it here,
+  // naming what is missing. Only the x86 instruction sets a kernel's code
+  // can use count (a VM hides system features such as invpcid that no
+  // kernel needs); features the host does not report are not held against
+  // it.
+  auto usedByKernels = [](llvm::StringRef f) {
+    for (llvm::StringRef p : {"avx", "sse", "amx", "fma", "bmi"})
+      if (f.starts_with(p))
+        return true;
+    return llvm::is_contained({"ssse3", "f16c", "egpr", "ndd", "ppx", "push2pop2", "cf", "zu",
+                               "nf", "gfni", "vaes", "vpclmulqdq", "popcnt", "lzcnt", "movbe",
+                               "adx", "sha", "sha512", "aes", "pclmul", "cx16", "xop", "tbm",
+                               "cmov", "f16c"},
+                              f);
+  };
+  llvm::StringMap<bool> host = llvm::sys::getHostCPUFeatures();
+  std::unique_ptr<llvm::MCSubtargetInfo> cpu(t->createMCSubtargetInfo(triple, name, ""));
+  std::string missing;
+  unsigned numMissing = 0;
+  for (const llvm::SubtargetFeatureKV &kv : cpu->getAllProcessorFeatures()) {
+    auto it = host.find(kv.Key);
+    if (!usedByKernels(kv.Key) || it == host.end() || it->second ||
+        !cpu->checkFeatures(std::string("+") + kv.Key))
+      continue;
+    if (numMissing++ < 4)
+      missing += std::string(missing.empty() ? "" : ", ") + kv.Key;
+  }
+  if (numMissing) {
+    error = "this host cannot run code compiled for '" + name + "': it lacks " + missing +
+            (numMissing > 4 ? " and " + std::to_string(numMissing - 4) + " more" : "") +
+            " (try host or baseline)";
+    return false;
+  }
   target.cpu = name;
   return true;
 }
