@@ -82,7 +82,7 @@ bool mlir::fuser::emu::resolveJitTarget(const std::string &name, JitTarget &targ
     return llvm::is_contained({"ssse3", "f16c", "egpr", "ndd", "ppx", "push2pop2", "cf", "zu",
                                "nf", "gfni", "vaes", "vpclmulqdq", "popcnt", "lzcnt", "movbe",
                                "adx", "sha", "sha512", "aes", "pclmul", "cx16", "xop", "tbm",
-                               "cmov", "f16c"},
+                               "cmov"},
                               f);
   };
   llvm::StringMap<bool> host = llvm::sys::getHostCPUFeatures();

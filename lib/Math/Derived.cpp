@@ -13,7 +13,6 @@
 #include "MathInternal.h"
 #include "fuser/Math/MathExpansion.h"
 
-
 using namespace mlir;
 using namespace mlir::fuser;
 using namespace mlir::fuser::mathx;
