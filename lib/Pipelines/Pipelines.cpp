@@ -20,6 +20,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/Shard/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -100,10 +101,33 @@ void mlir::fuser::buildCompilePipeline(OpPassManager &pm,
   buildKernelLoweringPipeline(pm, options);
 }
 
+void mlir::fuser::buildPartitionPipeline(OpPassManager &pm) {
+  OpPassManager &f = pm.nest<func::FuncOp>();
+  // Sizes of static dims fold to constants first, so that no device gathers
+  // a split tensor only to read its size.
+  f.addPass(createCanonicalizerPass());
+  // Forward then backward: a value computed before the op that decides its
+  // split (a broadcast read by a later add) gets that split too.
+  shard::ShardingPropagationOptions propagation;
+  propagation.traversal = shard::TraversalOrder::ForwardBackward;
+  f.addPass(shard::createShardingPropagation(propagation));
+  f.addPass(createCSEPass());
+  f.addPass(createCheckShardingPass());
+  f.addPass(shard::createPartition());
+  // Partition leaves identity tensor.casts after its gathers.
+  f.addPass(createCanonicalizerPass());
+  f.addPass(createCSEPass());
+}
+
 void mlir::fuser::registerPipelines() {
   PassPipelineRegistration<CompileOptions>(
       "fuser-compile",
       "Compile fusions to PTX kernels and launch plans (options: chip, ptx, "
       "fast-math, index-bits, math, assume-aligned, allow-tf32, opt-level)",
       buildCompilePipeline);
+  PassPipelineRegistration<>(
+      "fuser-partition",
+      "Spread a fusion's shard.shard annotations over its ops and turn it into "
+      "one device's fusion with the collectives it needs (docs/sharding.md)",
+      buildPartitionPipeline);
 }

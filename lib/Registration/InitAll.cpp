@@ -3,6 +3,7 @@
 #include "fuser/InitAll.h"
 
 #include "fuser/Dialect/Fuser/IR/FuserDialect.h"
+#include "fuser/Dialect/Fuser/Sharding/ShardingInterfaceImpl.h"
 #include "fuser/Conversion/Passes.h"
 #include "fuser/Pipelines/Pipelines.h"
 #include "fuser/Transforms/Passes.h"
@@ -15,6 +16,9 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Shard/IR/ShardDialect.h"
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
+#include "mlir/Dialect/Shard/Transforms/Passes.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Conversion/Passes.h"
@@ -31,7 +35,9 @@ void mlir::fuser::registerAllDialects(DialectRegistry &registry) {
   registry.insert<FuserDialect, func::FuncDialect, arith::ArithDialect,
                   math::MathDialect, gpu::GPUDialect, LLVM::LLVMDialect,
                   NVVM::NVVMDialect, memref::MemRefDialect, scf::SCFDialect,
-                  vector::VectorDialect>();
+                  vector::VectorDialect, shard::ShardDialect>();
+  // Sharded fusions: fuser's ops under upstream's propagation and partition.
+  registerShardingInterfaceExternalModels(registry);
   // Lowering to LLVM through dialect interfaces, the NVVM target that
   // serializes gpu.modules to PTX, and the translations it needs.
   registerAllExtensions(registry);
@@ -53,4 +59,7 @@ void mlir::fuser::registerAllPasses() {
   // The upstream lowering passes fuser-compile runs, for custom pipelines.
   registerConversionPasses();
   registerGPUPasses();
+  // Sharding a fusion over a device grid (the fuser-partition pipeline).
+  shard::registerShardingPropagation();
+  shard::registerPartition();
 }

@@ -117,6 +117,10 @@ LogicalResult checkFusion(func::FuncOp f) {
     }
   }
   for (Operation &op : body.without_terminator()) {
+    if (op.getName().getDialectNamespace() == "shard")
+      return op.emitError("'") << op.getName()
+                               << "' is a sharding op: running a sharded fusion's "
+                                  "collectives is not supported yet (docs/sharding.md)";
     if (!isa<FuserDialect>(op.getDialect()) || isa<LaunchOp, CheckOp, ResultDimOp, IsAlignedOp, ZeroedOp>(op))
       return op.emitError("'") << op.getName()
                                << "' is not a fuser tensor op: a fusion holds fuser ops "
@@ -132,6 +136,13 @@ struct CheckFusionsPass : public fuser::impl::CheckFusionsPassBase<CheckFusionsP
     ModuleOp module = getOperation();
     for (Operation &op : *module.getBody()) {
       auto f = dyn_cast<func::FuncOp>(op);
+      if (op.getName().getDialectNamespace() == "shard") {
+        op.emitError("'") << op.getName()
+                          << "' belongs to a sharded fusion: fuser-opt --fuser-partition "
+                             "turns it into one device's program, but running its "
+                             "collectives is not supported yet (docs/sharding.md)";
+        return signalPassFailure();
+      }
       if (!f) {
         op.emitError("'") << op.getName()
                           << "' is not a fusion: the input holds func.func fusions only";

@@ -98,3 +98,20 @@ func.func @like_shape(%x: tensor<4xf32>) -> (tensor<5xf32> {fuser.same_shape_as 
   %0 = fuser.constant 1.0 : tensor<5xf32>
   return %0 : tensor<5xf32>
 }
+
+// -----
+
+// expected-error @+1 {{'shard.grid' belongs to a sharded fusion: fuser-opt --fuser-partition turns it into one device's program, but running its collectives is not supported yet (docs/sharding.md)}}
+shard.grid @grid(shape = 2)
+func.func @sharded(%x: tensor<8xf32>) -> tensor<8xf32> {
+  return %x : tensor<8xf32>
+}
+
+// -----
+
+func.func @collective(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{'shard.all_reduce' is a sharding op: running a sharded fusion's collectives is not supported yet (docs/sharding.md)}}
+  %0 = shard.all_reduce %x on @grid grid_axes = [0] : tensor<8xf32> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+shard.grid @grid(shape = 2)

@@ -82,6 +82,11 @@ void buildKernelLoweringPipeline(OpPassManager &pm, const CompileOptions &option
 void buildCompilePipeline(OpPassManager &pm, const CompileOptions &options);
 
 /// Registers `fuser-compile`.
+/// fuser-partition: sharding-propagation, fuser-check-sharding and
+/// shard-partition on every function: a fusion annotated with shard.shard
+/// becomes one device's fusion plus collectives (docs/sharding.md).
+void buildPartitionPipeline(OpPassManager &pm);
+
 void registerPipelines();
 
 } // namespace fuser

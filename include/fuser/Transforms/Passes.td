@@ -20,6 +20,27 @@ def CheckFusionsPass : Pass<"fuser-check-fusions", "ModuleOp"> {
   let dependentDialects = ["::mlir::fuser::FuserDialect"];
 }
 
+def CheckShardingPass : Pass<"fuser-check-sharding", "func::FuncOp"> {
+  let summary = "Refuse a split into parts that are not equal and static; annotate whole values";
+  let description = [{
+    Runs between `sharding-propagation` and `shard-partition` (the
+    `fuser-partition` pipeline). Upstream's partition gives each device
+    `size / devices` elements of a split dim, rounded down, so a remainder
+    would be silently lost; fuser's rules also assume equal parts (a mean
+    over a split dim averages the parts' means). Errors:
+    - a split dim whose size the devices do not divide;
+    - a split dim whose size, or a grid whose shape, is known only at launch;
+    - uneven parts or halos (`sharded_dims_offsets`, `halo_sizes`);
+    - a sharding over an undefined grid or a grid axis it lacks.
+
+    It also completes what propagation leaves out: a value whose users are
+    annotated but which has no annotation of its own (an argument nobody
+    split, an op whose operands are all whole) is annotated whole, which
+    upstream's partition needs (it crashes without).
+  }];
+  let dependentDialects = ["::mlir::shard::ShardDialect"];
+}
+
 def DecomposeCompositesPass : Pass<"fuser-decompose", "func::FuncOp"> {
   let summary = "Expand composite fuser ops (softmax, log_softmax, layer_norm, "
                 "rms_norm) into primitive fuser ops";

@@ -1,0 +1,498 @@
+//===- ShardingInterfaceImpl.cpp - fuser ops under MLIR's shard dialect ---===//
+//
+// Upstream's sharding-propagation and shard-partition passes work on any op
+// that describes itself as loops over an iteration space: which loops are
+// parallel and which reduce (getLoopIteratorTypes), how each operand and
+// result is indexed by them (getIndexingMaps), and how to rewrite the op for
+// one device (partition). This file gives fuser's ops that description.
+//
+// - Elementwise ops: one parallel loop per result dim; a rank-0 operand is
+//   read whole by every device.
+// - broadcast, permute: the operand's dims follow the result dims they map
+//   to. An operand dim of size 1 that expands gets a loop of its own, so a
+//   split of the result dim never splits it.
+// - Reductions: the reduced dims are reduction loops. Split over devices,
+//   each device reduces its part and an all_reduce of the matching kind
+//   combines them (mean: the average of equal parts, which
+//   fuser-check-sharding guarantees). keepdim's size-1 dims get loops of
+//   their own, like a broadcast's.
+// - matmul, linear: batch and row/column loops are parallel, the contraction
+//   is a sum. A split contraction is an all_reduce; linear's bias is then
+//   added once, after it.
+// - Ops that need a whole line (softmax, log_softmax, layer_norm, rms_norm,
+//   var_mean, the scans): their lines are never split. An operand split
+//   along one is gathered first: propagation annotates it whole and
+//   partition inserts the all_gather (sequence-parallel layer_norm).
+//
+// - Every other op (reshape, slice, pad, concat, the indexing ops, random
+//   numbers, fp8 scaling, constants): all its values whole on every device.
+//   Correct, not fast; finer rules can replace it op by op.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fuser/Dialect/Fuser/Sharding/ShardingInterfaceImpl.h"
+
+#include "fuser/Dialect/Fuser/IR/FuserDialect.h"
+#include "fuser/Dialect/Fuser/IR/FuserOps.h"
+
+#include "mlir/Dialect/Shard/IR/ShardDialect.h"
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
+#include "mlir/Dialect/Shard/Interfaces/ShardingInterface.h"
+#include "mlir/Dialect/Shard/Interfaces/ShardingInterfaceImpl.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/IRMapping.h"
+
+using namespace mlir;
+using namespace mlir::fuser;
+using shard::GridAxis;
+using shard::ReductionKind;
+using shard::Sharding;
+using shard::ShardingArray;
+using shard::ShardingOption;
+using utils::IteratorType;
+
+namespace {
+
+int64_t rankOf(Value v) { return cast<RankedTensorType>(v.getType()).getRank(); }
+
+AffineMap mapOf(unsigned numLoops, ArrayRef<unsigned> loops, MLIRContext *ctx) {
+  SmallVector<AffineExpr> exprs;
+  for (unsigned l : loops)
+    exprs.push_back(getAffineDimExpr(l, ctx));
+  return AffineMap::get(numLoops, 0, exprs, ctx);
+}
+
+SmallVector<unsigned> iota(unsigned n, unsigned from = 0) {
+  SmallVector<unsigned> r;
+  for (unsigned i = 0; i < n; ++i)
+    r.push_back(from + i);
+  return r;
+}
+
+/// True when operand dim `d` of static size 1 stands for a larger result dim.
+bool expands(Value operand, int64_t d, Value result, int64_t resultDim) {
+  auto in = cast<RankedTensorType>(operand.getType());
+  auto out = cast<RankedTensorType>(result.getType());
+  return in.getDimSize(d) == 1 && out.getDimSize(resultDim) != 1;
+}
+
+/// An op as upstream's sharding interface sees it: its loops, the indexing
+/// map of each operand then each result over them, how each reduction loop
+/// combines parts, and the loops a device must see whole.
+struct LoopDescription {
+  SmallVector<IteratorType> loops;
+  SmallVector<AffineMap> maps;
+  SmallVector<ReductionKind> kinds; // one per reduction loop, in order
+  SmallVector<unsigned> wholeLoops; // loops a device must see entirely
+};
+
+/// Partitions `op` as the clone of itself on each device's part; then, when
+/// a reduction loop is split, combines the parts of every result with
+/// `kind`.
+LogicalResult partitionWithReductions(Operation *op, const LoopDescription &desc,
+                                      ArrayRef<Value> partitionedOperands,
+                                      ArrayRef<Sharding> operandShardings,
+                                      ArrayRef<Sharding> resultShardings,
+                                      IRMapping &partitionMap,
+                                      SymbolTableCollection &symbolTable,
+                                      OpBuilder &builder) {
+  ShardingArray assignment = shard::getGridAxisAssignmentForLoopIterators(
+      operandShardings, resultShardings, desc.loops, desc.maps);
+  for (unsigned l : desc.wholeLoops)
+    if (!assignment[l].empty())
+      return op->emitOpError() << "needs loop " << l
+                               << " whole on each device, but it is split";
+  // A result nothing reads has no annotation (propagation skips it): its
+  // sharding follows from the loops', like the others'.
+  FlatSymbolRefAttr gridAttr;
+  for (const Sharding &s : llvm::concat<const Sharding>(operandShardings, resultShardings))
+    if (s)
+      gridAttr = s.getGridAttr();
+  SmallVector<Sharding, 2> results(resultShardings);
+  unsigned numOperands = op->getNumOperands();
+  for (auto [i, s] : llvm::enumerate(results)) {
+    if (s)
+      continue;
+    SmallVector<shard::GridAxesAttr> split;
+    for (AffineExpr e : desc.maps[numOperands + i].getResults())
+      split.push_back(shard::GridAxesAttr::get(
+          op->getContext(), assignment[cast<AffineDimExpr>(e).getPosition()]));
+    s = Sharding::get(gridAttr, split);
+  }
+  shard::partitionTriviallyShardableOperation(*op, partitionedOperands, operandShardings,
+                                              results, partitionMap, symbolTable, builder);
+  if (!shard::isAtLeastOneReductionIteratorSharded(desc.loops, assignment))
+    return success();
+  // One kind per op: fuser's reductions combine all their reduced dims alike.
+  ReductionKind kind = desc.kinds.empty() ? ReductionKind::Generic : desc.kinds.front();
+  if (kind == ReductionKind::Generic)
+    return op->emitOpError() << "cannot combine parts reduced on different devices";
+  SmallVector<GridAxis> axes = shard::getReductionGridAxes(desc.loops, assignment);
+  for (OpResult r : op->getResults()) {
+    Value part = partitionMap.lookup(r);
+    Value whole = shard::AllReduceOp::create(builder, op->getLoc(), part,
+                                             gridAttr.getValue(), axes, kind);
+    partitionMap.map(r, whole);
+  }
+  return success();
+}
+
+LogicalResult partitionLinear(LinearOp linear, ArrayRef<Value> partitionedOperands,
+                              ArrayRef<Sharding> operandShardings,
+                              ArrayRef<Sharding> resultShardings, IRMapping &partitionMap,
+                              SymbolTableCollection &symbolTable, OpBuilder &builder);
+
+/// The common model: an op type describes itself through `describe`, and
+/// may name loops that must stay whole.
+template <typename Op, typename Describe>
+struct LoopModel
+    : public shard::ShardingInterface::ExternalModel<LoopModel<Op, Describe>, Op> {
+  SmallVector<IteratorType> getLoopIteratorTypes(Operation *op) const {
+    return Describe()(cast<Op>(op)).loops;
+  }
+  SmallVector<ReductionKind> getReductionLoopIteratorKinds(Operation *op) const {
+    return Describe()(cast<Op>(op)).kinds;
+  }
+  SmallVector<AffineMap> getIndexingMaps(Operation *op) const {
+    return Describe()(cast<Op>(op)).maps;
+  }
+  FailureOr<ShardingOption> getShardingOption(Operation *op,
+                                              ArrayRef<Sharding> operandShardings,
+                                              ArrayRef<Sharding> resultShardings) const {
+    FailureOr<ShardingOption> option =
+        shard::detail::defaultGetShardingOption(op, operandShardings, resultShardings);
+    if (failed(option))
+      return failure();
+    // A line the op needs whole is never split: the operand annotation that
+    // propagation then adds asks partition to gather it.
+    for (unsigned l : Describe()(cast<Op>(op)).wholeLoops)
+      if (l < option->shardingArray.size())
+        option->shardingArray[l].clear();
+    return option;
+  }
+  LogicalResult partition(Operation *op, ArrayRef<Value> partitionedOperands,
+                          ArrayRef<Sharding> operandShardings,
+                          ArrayRef<Sharding> resultShardings, IRMapping &partitionMap,
+                          SymbolTableCollection &symbolTable, OpBuilder &builder) const {
+    if constexpr (std::is_same_v<Op, LinearOp>)
+      return partitionLinear(cast<LinearOp>(op), partitionedOperands, operandShardings,
+                             resultShardings, partitionMap, symbolTable, builder);
+    return partitionWithReductions(op, Describe()(cast<Op>(op)), partitionedOperands,
+                                   operandShardings, resultShardings, partitionMap,
+                                   symbolTable, builder);
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Descriptions, one per family
+//===----------------------------------------------------------------------===//
+
+/// Same-shape operands and results; a rank-0 operand is read whole.
+struct DescribeElementwise {
+  LoopDescription operator()(Operation *op) const {
+    MLIRContext *ctx = op->getContext();
+    unsigned rank = rankOf(op->getResult(0));
+    LoopDescription d;
+    d.loops.assign(rank, IteratorType::parallel);
+    for (Value v : op->getOperands())
+      d.maps.push_back(rankOf(v) == rank ? mapOf(rank, iota(rank), ctx) : mapOf(rank, {}, ctx));
+    for (unsigned i = 0; i < op->getNumResults(); ++i)
+      d.maps.push_back(mapOf(rank, iota(rank), ctx));
+    return d;
+  }
+};
+
+struct DescribeBroadcast {
+  LoopDescription operator()(BroadcastOp op) const {
+    MLIRContext *ctx = op->getContext();
+    unsigned rank = rankOf(op.getResult());
+    LoopDescription d;
+    d.loops.assign(rank, IteratorType::parallel);
+    SmallVector<unsigned> in;
+    for (auto [i, to] : llvm::enumerate(op.getDims())) {
+      if (expands(op.getInput(), i, op.getResult(), to)) {
+        in.push_back(d.loops.size());
+        d.loops.push_back(IteratorType::parallel);
+      } else {
+        in.push_back(to);
+      }
+    }
+    d.maps = {mapOf(d.loops.size(), in, ctx), mapOf(d.loops.size(), iota(rank), ctx)};
+    return d;
+  }
+};
+
+struct DescribePermute {
+  LoopDescription operator()(PermuteOp op) const {
+    MLIRContext *ctx = op->getContext();
+    unsigned rank = rankOf(op.getResult());
+    LoopDescription d;
+    d.loops.assign(rank, IteratorType::parallel);
+    SmallVector<unsigned> in(rank);
+    for (auto [i, from] : llvm::enumerate(op.getPerm()))
+      in[from] = i;
+    d.maps = {mapOf(rank, in, ctx), mapOf(rank, iota(rank), ctx)};
+    return d;
+  }
+};
+
+/// Loops: the input's dims (the reduced ones reduce), then one per dim that
+/// keepdim keeps as size 1.
+template <typename Op>
+LoopDescription describeReduction(Op op, ReductionKind kind, bool whole) {
+  MLIRContext *ctx = op->getContext();
+  unsigned rank = rankOf(op.getInput());
+  ArrayRef<int64_t> dims = op.getDims();
+  LoopDescription d;
+  for (unsigned i = 0; i < rank; ++i) {
+    bool reduced = llvm::is_contained(dims, (int64_t)i);
+    d.loops.push_back(reduced ? IteratorType::reduction : IteratorType::parallel);
+    if (reduced) {
+      d.kinds.push_back(kind);
+      if (whole)
+        d.wholeLoops.push_back(i);
+    }
+  }
+  SmallVector<unsigned> out;
+  for (unsigned i = 0; i < rank; ++i) {
+    if (!llvm::is_contained(dims, (int64_t)i)) {
+      out.push_back(i);
+    } else if (op.getKeepdim()) {
+      out.push_back(d.loops.size());
+      d.loops.push_back(IteratorType::parallel);
+    }
+  }
+  unsigned n = d.loops.size();
+  d.maps.push_back(mapOf(n, iota(rank), ctx));
+  for (unsigned i = 0; i < op->getNumResults(); ++i)
+    d.maps.push_back(mapOf(n, out, ctx));
+  return d;
+}
+
+template <typename Op, ReductionKind Kind>
+struct DescribeReduction {
+  LoopDescription operator()(Op op) const { return describeReduction(op, Kind, false); }
+};
+
+struct DescribeVarMean {
+  LoopDescription operator()(VarMeanOp op) const {
+    return describeReduction(op, ReductionKind::Generic, true);
+  }
+};
+
+/// An op over whole lines along `wholeDims` of its first operand; every
+/// other operand is indexed by the trailing dims (layer_norm's weight and
+/// bias), every result by all dims (a kept size-1 dim follows its line,
+/// which is never split).
+LoopDescription describeLines(Operation *op, ArrayRef<int64_t> wholeDims) {
+  MLIRContext *ctx = op->getContext();
+  unsigned rank = rankOf(op->getOperand(0));
+  LoopDescription d;
+  for (unsigned i = 0; i < rank; ++i) {
+    bool whole = llvm::is_contained(wholeDims, (int64_t)i);
+    d.loops.push_back(whole ? IteratorType::reduction : IteratorType::parallel);
+    if (whole) {
+      d.kinds.push_back(ReductionKind::Generic);
+      d.wholeLoops.push_back(i);
+    }
+  }
+  d.maps.push_back(mapOf(rank, iota(rank), ctx));
+  for (Value v : op->getOperands().drop_front()) {
+    unsigned r = rankOf(v);
+    d.maps.push_back(mapOf(rank, iota(r, rank - r), ctx));
+  }
+  for (unsigned i = 0; i < op->getNumResults(); ++i)
+    d.maps.push_back(mapOf(rank, iota(rank), ctx));
+  return d;
+}
+
+template <typename Op> struct DescribeOneDimLines {
+  LoopDescription operator()(Op op) const {
+    int64_t dim = op.getDim();
+    return describeLines(op, {dim});
+  }
+};
+
+template <typename Op> struct DescribeNormalization {
+  LoopDescription operator()(Op op) const { return describeLines(op, op.getDims()); }
+};
+
+/// torch.matmul: loops are the result's dims, then the contraction (a sum).
+/// Batch dims align from the right; a batch dim of size 1 that broadcasts
+/// gets a loop of its own.
+struct DescribeMatmul {
+  LoopDescription operator()(MatmulOp op) const {
+    MLIRContext *ctx = op->getContext();
+    Value lhs = op.getLhs(), rhs = op.getRhs(), res = op.getResult();
+    unsigned la = rankOf(lhs), lb = rankOf(rhs), r = rankOf(res);
+    LoopDescription d;
+    d.loops.assign(r, IteratorType::parallel);
+    unsigned k = r;
+    d.loops.push_back(IteratorType::reduction);
+    d.kinds.push_back(ReductionKind::Sum);
+    // Result dims: batch (r - 2, or fewer when an operand is 1-D), then m
+    // when lhs is at least 2-D, then n when rhs is.
+    unsigned batch = r - (la >= 2) - (lb >= 2);
+    unsigned m = batch, n = batch + (la >= 2);
+    auto operandLoops = [&](Value v, unsigned rank, bool isLhs) {
+      SmallVector<unsigned> loops;
+      if (rank == 1)
+        return SmallVector<unsigned>{k};
+      unsigned vb = rank - 2;
+      for (unsigned i = 0; i < vb; ++i) {
+        unsigned to = batch - vb + i;
+        if (expands(v, i, res, to)) {
+          loops.push_back(d.loops.size());
+          d.loops.push_back(IteratorType::parallel);
+        } else {
+          loops.push_back(to);
+        }
+      }
+      if (isLhs)
+        loops.append({m, k});
+      else
+        loops.append({k, n});
+      return loops;
+    };
+    SmallVector<unsigned> a = operandLoops(lhs, la, true);
+    SmallVector<unsigned> b = operandLoops(rhs, lb, false);
+    unsigned total = d.loops.size();
+    d.maps = {mapOf(total, a, ctx), mapOf(total, b, ctx), mapOf(total, iota(r), ctx)};
+    return d;
+  }
+};
+
+/// linear: x [..., in], weight [out, in], bias [out]; loops are the result's
+/// dims (the last is `out`), then `in` (a sum).
+struct DescribeLinear {
+  LoopDescription operator()(LinearOp op) const {
+    MLIRContext *ctx = op->getContext();
+    unsigned r = rankOf(op.getResult());
+    unsigned x = rankOf(op.getInput());
+    LoopDescription d;
+    d.loops.assign(r, IteratorType::parallel);
+    unsigned k = r, out = r - 1;
+    d.loops.push_back(IteratorType::reduction);
+    d.kinds.push_back(ReductionKind::Sum);
+    SmallVector<unsigned> in = iota(x - 1);
+    in.push_back(k);
+    d.maps = {mapOf(r + 1, in, ctx), mapOf(r + 1, {out, k}, ctx)};
+    if (op.getBias())
+      d.maps.push_back(mapOf(r + 1, {out}, ctx));
+    d.maps.push_back(mapOf(r + 1, iota(r), ctx));
+    return d;
+  }
+};
+
+/// linear with its contraction split: the bias must be added once, after
+/// the parts are summed, so the device program is a linear without bias,
+/// the all_reduce, and the bias broadcast and added.
+LogicalResult partitionLinear(LinearOp linear, ArrayRef<Value> partitionedOperands,
+                              ArrayRef<Sharding> operandShardings,
+                              ArrayRef<Sharding> resultShardings, IRMapping &partitionMap,
+                              SymbolTableCollection &symbolTable, OpBuilder &builder) {
+  Operation *op = linear;
+  LoopDescription desc = DescribeLinear()(linear);
+  ShardingArray assignment = shard::getGridAxisAssignmentForLoopIterators(
+      operandShardings, resultShardings, desc.loops, desc.maps);
+  if (!linear.getBias() || !shard::isAtLeastOneReductionIteratorSharded(desc.loops, assignment))
+    return partitionWithReductions(op, desc, partitionedOperands, operandShardings,
+                                   resultShardings, partitionMap, symbolTable, builder);
+  Location loc = op->getLoc();
+  Value x = partitionMap.lookup(linear.getInput());
+  Value w = partitionMap.lookup(linear.getWeight());
+  Value bias = partitionMap.lookup(linear.getBias());
+  Type partType = shard::shardType(linear.getType(),
+                                   shard::getGrid(op, resultShardings[0].getGridAttr(),
+                                                  symbolTable),
+                                   resultShardings[0]);
+  Value part = LinearOp::create(builder, loc, partType, x, w, Value());
+  SmallVector<GridAxis> axes = shard::getReductionGridAxes(desc.loops, assignment);
+  Value sum = shard::AllReduceOp::create(builder, loc, part, resultShardings[0].getGrid(),
+                                         axes, ReductionKind::Sum);
+  int64_t last = cast<RankedTensorType>(partType).getRank() - 1;
+  Value wide = BroadcastOp::create(builder, loc, partType, bias,
+                                   builder.getDenseI64ArrayAttr({last}));
+  partitionMap.map(linear.getResult(), AddOp::create(builder, loc, sum, wide).getResult());
+  return success();
+}
+
+/// An op with no finer rule: every operand and result dim is a loop of its
+/// own that must stay whole, so each device gets its operands whole
+/// (partition gathers them) and computes the whole result (the users slice
+/// it). Correct for any op, random numbers included (each device draws the
+/// same numbers for the same elements); the cost is the gather and the
+/// repeated work.
+struct DescribeWhole {
+  LoopDescription operator()(Operation *op) const {
+    MLIRContext *ctx = op->getContext();
+    LoopDescription d;
+    SmallVector<SmallVector<unsigned>> loops;
+    for (Value v : llvm::concat<Value>(op->getOperands(), op->getResults())) {
+      loops.push_back(iota(rankOf(v), d.loops.size()));
+      for (unsigned l : loops.back()) {
+        d.loops.push_back(IteratorType::parallel);
+        d.wholeLoops.push_back(l);
+      }
+    }
+    for (ArrayRef<unsigned> l : loops)
+      d.maps.push_back(mapOf(d.loops.size(), l, ctx));
+    return d;
+  }
+};
+
+template <typename... Ops> void attachElementwise(MLIRContext *ctx) {
+  (Ops::template attachInterface<LoopModel<Ops, DescribeElementwise>>(*ctx), ...);
+}
+
+template <typename... Ops> void attachWhole(MLIRContext *ctx) {
+  (Ops::template attachInterface<LoopModel<Ops, DescribeWhole>>(*ctx), ...);
+}
+
+} // namespace
+
+void mlir::fuser::registerShardingInterfaceExternalModels(DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *ctx, FuserDialect *) {
+    ctx->getOrLoadDialect<shard::ShardDialect>();
+    attachElementwise<
+        // unary
+        NegOp, AbsOp, ExpOp, Exp2Op, Expm1Op, LogOp, Log2Op, Log1pOp, SqrtOp, RsqrtOp,
+        ReciprocalOp, SinOp, CosOp, TanhOp, SigmoidOp, ErfOp, Log10Op, TanOp, AsinOp, AcosOp,
+        AtanOp, SinhOp, CoshOp, AsinhOp, AcoshOp, AtanhOp, ReluOp, SiluOp, FloorOp, CeilOp,
+        RoundOp, TruncOp, SignOp, NotOp, GeluOp, IsNanOp, IsInfOp, IsFiniteOp,
+        // binary and compares
+        AddOp, SubOp, MulOp, DivOp, PowOp, MaximumOp, MinimumOp, RemainderOp, Atan2Op, AndOp,
+        OrOp, XorOp, ShlOp, ShrOp, EqOp, NeOp, LtOp, LeOp, GtOp, GeOp,
+        // ternary and conversions
+        WhereOp, ClampOp, LerpOp, FmaOp, CastOp, BitcastOp>(ctx);
+    BroadcastOp::attachInterface<LoopModel<BroadcastOp, DescribeBroadcast>>(*ctx);
+    PermuteOp::attachInterface<LoopModel<PermuteOp, DescribePermute>>(*ctx);
+    SumOp::attachInterface<LoopModel<SumOp, DescribeReduction<SumOp, ReductionKind::Sum>>>(*ctx);
+    ProdOp::attachInterface<
+        LoopModel<ProdOp, DescribeReduction<ProdOp, ReductionKind::Product>>>(*ctx);
+    MaxOp::attachInterface<LoopModel<MaxOp, DescribeReduction<MaxOp, ReductionKind::Max>>>(*ctx);
+    MinOp::attachInterface<LoopModel<MinOp, DescribeReduction<MinOp, ReductionKind::Min>>>(*ctx);
+    MeanOp::attachInterface<
+        LoopModel<MeanOp, DescribeReduction<MeanOp, ReductionKind::Average>>>(*ctx);
+    AnyOp::attachInterface<
+        LoopModel<AnyOp, DescribeReduction<AnyOp, ReductionKind::BitwiseOr>>>(*ctx);
+    AllOp::attachInterface<
+        LoopModel<AllOp, DescribeReduction<AllOp, ReductionKind::BitwiseAnd>>>(*ctx);
+    VarMeanOp::attachInterface<LoopModel<VarMeanOp, DescribeVarMean>>(*ctx);
+    SoftmaxOp::attachInterface<LoopModel<SoftmaxOp, DescribeOneDimLines<SoftmaxOp>>>(*ctx);
+    LogSoftmaxOp::attachInterface<
+        LoopModel<LogSoftmaxOp, DescribeOneDimLines<LogSoftmaxOp>>>(*ctx);
+    CumsumOp::attachInterface<LoopModel<CumsumOp, DescribeOneDimLines<CumsumOp>>>(*ctx);
+    CumprodOp::attachInterface<LoopModel<CumprodOp, DescribeOneDimLines<CumprodOp>>>(*ctx);
+    CummaxOp::attachInterface<LoopModel<CummaxOp, DescribeOneDimLines<CummaxOp>>>(*ctx);
+    CumminOp::attachInterface<LoopModel<CumminOp, DescribeOneDimLines<CumminOp>>>(*ctx);
+    LayerNormOp::attachInterface<
+        LoopModel<LayerNormOp, DescribeNormalization<LayerNormOp>>>(*ctx);
+    RmsNormOp::attachInterface<LoopModel<RmsNormOp, DescribeNormalization<RmsNormOp>>>(*ctx);
+    MatmulOp::attachInterface<LoopModel<MatmulOp, DescribeMatmul>>(*ctx);
+    LinearOp::attachInterface<LoopModel<LinearOp, DescribeLinear>>(*ctx);
+    attachWhole<ConstantOp, IotaOp, SizeOp, ReshapeOp, SliceOp, PadOp, ConcatOp, GatherOp,
+                IndexSelectOp, ScatterAddOp, IndexAddOp, ScaledCastOp, QuantizeOp, RandOp,
+                RandnOp, BernoulliOp, DropoutOp>(ctx);
+  });
+}

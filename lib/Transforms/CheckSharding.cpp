@@ -1,0 +1,147 @@
+//===- CheckSharding.cpp - shardings that partition would get wrong -------===//
+//
+// Upstream's shard-partition trusts its input: a split dim that the devices
+// do not divide gets `size / devices` elements per device, and the rest are
+// lost. fuser's rules also assume equal parts (a mean combines the parts'
+// means). This pass, run after sharding-propagation, makes every split that
+// is not into equal, static parts an error that says which value, which dim
+// and why.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fuser/Transforms/Passes.h"
+
+#include "mlir/Dialect/Shard/IR/ShardDialect.h"
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/SymbolTable.h"
+
+namespace mlir::fuser {
+#define GEN_PASS_DEF_CHECKSHARDINGPASS
+#include "fuser/Transforms/Passes.h.inc"
+} // namespace mlir::fuser
+
+using namespace mlir;
+using namespace mlir::fuser;
+
+namespace {
+
+bool isSplit(const shard::Sharding &s) {
+  return s && llvm::any_of(s.getSplitAxes(),
+                           [](shard::GridAxesAttr a) { return !a.asArrayRef().empty(); });
+}
+
+/// The grid axes of `s` and the number of devices they span, as text.
+std::string describeAxes(ArrayRef<shard::GridAxis> axes, StringRef grid) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "grid @" << grid << " axes [";
+  llvm::interleaveComma(axes, os);
+  os << "]";
+  return text;
+}
+
+LogicalResult checkShardOp(shard::ShardOp op, SymbolTableCollection &symbols) {
+  shard::Sharding s(op.getSharding());
+  if (!s)
+    return success();
+  shard::GridOp grid = shard::getGridOrNull(op, s.getGridAttr(), symbols);
+  if (!grid)
+    return op.emitError("sharding names grid @") << s.getGrid() << ", which is not defined";
+  if (!s.getStaticShardedDimsOffsets().empty() || !s.getDynamicShardedDimsOffsets().empty())
+    return op.emitError("uneven parts (sharded_dims_offsets) are not supported: "
+                        "fuser splits a dim into equal parts");
+  if (!s.getStaticHaloSizes().empty() || !s.getDynamicHaloSizes().empty())
+    return op.emitError("halos (halo_sizes) are not supported");
+  auto type = dyn_cast<RankedTensorType>(op.getSrc().getType());
+  if (!type)
+    return success();
+  for (auto [dim, axesAttr] : llvm::enumerate(s.getSplitAxes())) {
+    ArrayRef<shard::GridAxis> axes = axesAttr.asArrayRef();
+    if (axes.empty())
+      continue;
+    if (dim >= (size_t)type.getRank())
+      return op.emitError("sharding splits dim ")
+             << dim << " of " << type << ", which has " << type.getRank() << " dims";
+    int64_t devices = 1;
+    for (shard::GridAxis a : axes) {
+      if (a < 0 || a >= grid.getRank())
+        return op.emitError("sharding uses axis ")
+               << a << " of grid @" << s.getGrid() << ", which has " << grid.getRank()
+               << " axes";
+      int64_t n = grid.getShape()[a];
+      if (ShapedType::isDynamic(n))
+        return op.emitError("dim ")
+               << dim << " of " << type << " is split over " << describeAxes(axes, s.getGrid())
+               << ", whose size is known only at launch: fuser needs grid sizes in the IR";
+      devices *= n;
+    }
+    int64_t size = type.getDimSize(dim);
+    if (ShapedType::isDynamic(size))
+      return op.emitError("dim ")
+             << dim << " of " << type << " is split over " << describeAxes(axes, s.getGrid())
+             << " but its size is known only at launch: a split dim must be static, so that "
+                "every device gets an equal part";
+    if (size % devices != 0)
+      return op.emitError("dim ")
+             << dim << " of " << type << " (size " << size << ") is split over "
+             << describeAxes(axes, s.getGrid()) << " (" << devices
+             << " devices), which does not divide it: every device must get an equal part";
+  }
+  return success();
+}
+
+/// Propagation leaves a value that no rule split (an argument nobody
+/// annotated, an op whose operands are whole) with annotations for its
+/// users only. Partition needs to know how the value itself is held (it
+/// crashes otherwise): whole, on the grid its users name.
+void annotateWholeDefinitions(func::FuncOp f) {
+  SmallVector<Value> values(f.getArguments());
+  f.walk([&](Operation *op) {
+    if (!isa<shard::ShardOp, shard::ShardingOp>(op))
+      llvm::append_range(values, op->getResults());
+  });
+  for (Value v : values) {
+    if (!isa<RankedTensorType>(v.getType()))
+      continue;
+    shard::ShardOp forUsers;
+    bool defined = false;
+    for (Operation *user : v.getUsers())
+      if (auto s = dyn_cast<shard::ShardOp>(user)) {
+        if (s.getAnnotateForUsers())
+          forUsers = s;
+        else
+          defined = true;
+      }
+    if (defined || !forUsers)
+      continue;
+    OpBuilder b(f.getContext());
+    if (Operation *def = v.getDefiningOp())
+      b.setInsertionPointAfter(def);
+    else
+      b.setInsertionPointToStart(&f.getBody().front());
+    shard::Sharding users(forUsers.getSharding());
+    Value whole = shard::ShardingOp::create(
+        b, v.getLoc(), users.getGridAttr(),
+        ArrayRef<shard::GridAxesAttr>{shard::GridAxesAttr::get(f.getContext(), {})});
+    Value annotated = shard::ShardOp::create(b, v.getLoc(), v, whole, false);
+    v.replaceAllUsesExcept(annotated, annotated.getDefiningOp());
+  }
+}
+
+struct CheckShardingPass : public fuser::impl::CheckShardingPassBase<CheckShardingPass> {
+  void runOnOperation() override {
+    annotateWholeDefinitions(getOperation());
+    SymbolTableCollection symbols;
+    WalkResult walk = getOperation().walk([&](Operation *op) {
+      if (auto shardOp = dyn_cast<shard::ShardOp>(op))
+        return failed(checkShardOp(shardOp, symbols)) ? WalkResult::interrupt()
+                                                      : WalkResult::advance();
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      signalPassFailure();
+  }
+};
+
+} // namespace

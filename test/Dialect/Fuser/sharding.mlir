@@ -1,0 +1,166 @@
+// The sharding rules of fuser's ops (lib/Dialect/Fuser/Sharding), through
+// upstream's sharding-propagation and shard-partition: each function is what
+// one device of the grid runs.
+// RUN: fuser-opt %s --fuser-partition | FileCheck %s
+
+shard.grid @grid(shape = 2)
+shard.grid @grid2d(shape = 2x2)
+
+// Elementwise: each device computes its rows; a rank-0 operand is whole.
+// CHECK-LABEL: func.func @elementwise
+// CHECK-SAME: (%[[X:.*]]: tensor<4x16xf32>, %[[C:.*]]: tensor<f32>) -> tensor<4x16xf32>
+// CHECK-NEXT: %[[E:.*]] = fuser.exp %[[X]] : tensor<4x16xf32>
+// CHECK-NEXT: %[[M:.*]] = fuser.mul %[[E]], %[[C]] : tensor<4x16xf32>, tensor<f32>
+// CHECK-NEXT: return %[[M]]
+func.func @elementwise(%x: tensor<8x16xf32>, %c: tensor<f32>) -> tensor<8x16xf32> {
+  %s = shard.sharding @grid split_axes = [[0]] : !shard.sharding
+  %xs = shard.shard %x to %s : tensor<8x16xf32>
+  %e = fuser.exp %xs : tensor<8x16xf32>
+  %m = fuser.mul %e, %c : tensor<8x16xf32>, tensor<f32>
+  return %m : tensor<8x16xf32>
+}
+
+// Over two grid axes at once: 8 rows over 4 devices.
+// CHECK-LABEL: func.func @two_axes
+// CHECK-SAME: tensor<2x6xbf16>
+func.func @two_axes(%x: tensor<8x6xbf16>) -> tensor<8x6xbf16> {
+  %s = shard.sharding @grid2d split_axes = [[0, 1]] : !shard.sharding
+  %xs = shard.shard %x to %s : tensor<8x6xbf16>
+  %y = fuser.neg %xs : tensor<8x6xbf16>
+  return %y : tensor<8x6xbf16>
+}
+
+// A reduction over a split dim: each device reduces its part, an all_reduce
+// of the op's kind combines them; keepdim's size-1 dim is never split.
+// CHECK-LABEL: func.func @reductions
+// CHECK-SAME: (%[[X:.*]]: tensor<8x8xf32>, %[[B:.*]]: tensor<8x8xi1>)
+// CHECK: %[[S:.*]] = fuser.sum %[[X]] dims = [1] keepdim = true : tensor<8x8xf32> -> tensor<8x1xf32>
+// CHECK-NEXT: %[[SR:.*]] = shard.all_reduce %[[S]] on @grid grid_axes = [0] : tensor<8x1xf32> -> tensor<8x1xf32>
+// CHECK: %[[MX:.*]] = fuser.max %[[X]] dims = [1]
+// CHECK-NEXT: shard.all_reduce %[[MX]] on @grid grid_axes = [0] reduction = max
+// CHECK: %[[MN:.*]] = fuser.min %[[X]] dims = [1]
+// CHECK-NEXT: shard.all_reduce %[[MN]] on @grid grid_axes = [0] reduction = min
+// CHECK: %[[P:.*]] = fuser.prod %[[X]] dims = [1]
+// CHECK-NEXT: shard.all_reduce %[[P]] on @grid grid_axes = [0] reduction = product
+// CHECK: %[[ME:.*]] = fuser.mean %[[X]] dims = [0, 1]
+// CHECK-NEXT: shard.all_reduce %[[ME]] on @grid grid_axes = [0] reduction = average
+// CHECK: %[[AN:.*]] = fuser.any %[[B]] dims = [1]
+// CHECK-NEXT: shard.all_reduce %[[AN]] on @grid grid_axes = [0] reduction = bitwise_or
+// CHECK: %[[AL:.*]] = fuser.all %[[B]] dims = [1]
+// CHECK-NEXT: shard.all_reduce %[[AL]] on @grid grid_axes = [0] reduction = bitwise_and
+func.func @reductions(%x: tensor<8x16xf32>, %b: tensor<8x16xi1>)
+    -> (tensor<8x1xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<f32>, tensor<8xi1>, tensor<8xi1>) {
+  %s = shard.sharding @grid split_axes = [[], [0]] : !shard.sharding
+  %xs = shard.shard %x to %s : tensor<8x16xf32>
+  %bs = shard.shard %b to %s : tensor<8x16xi1>
+  %0 = fuser.sum %xs dims = [1] keepdim = true : tensor<8x16xf32> -> tensor<8x1xf32>
+  %1 = fuser.max %xs dims = [1] : tensor<8x16xf32> -> tensor<8xf32>
+  %2 = fuser.min %xs dims = [1] : tensor<8x16xf32> -> tensor<8xf32>
+  %3 = fuser.prod %xs dims = [1] : tensor<8x16xf32> -> tensor<8xf32>
+  %4 = fuser.mean %xs dims = [0, 1] : tensor<8x16xf32> -> tensor<f32>
+  %5 = fuser.any %bs dims = [1] : tensor<8x16xi1> -> tensor<8xi1>
+  %6 = fuser.all %bs dims = [1] : tensor<8x16xi1> -> tensor<8xi1>
+  return %0, %1, %2, %3, %4, %5, %6 : tensor<8x1xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<f32>, tensor<8xi1>, tensor<8xi1>
+}
+
+// A reduction along the other dims keeps the split: no collective.
+// CHECK-LABEL: func.func @column_sum
+// CHECK-SAME: (%[[X:.*]]: tensor<8x8xf32>) -> tensor<8xf32>
+// CHECK-NEXT: %[[S:.*]] = fuser.sum %[[X]] dims = [0] : tensor<8x8xf32> -> tensor<8xf32>
+// CHECK-NEXT: return %[[S]]
+func.func @column_sum(%x: tensor<8x16xf32>) -> tensor<16xf32> {
+  %s = shard.sharding @grid split_axes = [[], [0]] : !shard.sharding
+  %xs = shard.shard %x to %s : tensor<8x16xf32>
+  %0 = fuser.sum %xs dims = [0] : tensor<8x16xf32> -> tensor<16xf32>
+  return %0 : tensor<16xf32>
+}
+
+// broadcast and permute follow their dims; a size-1 dim that expands stays
+// whole.
+// CHECK-LABEL: func.func @broadcast_permute
+// CHECK-SAME: (%[[R:.*]]: tensor<8x1xf32>, %[[B:.*]]: tensor<8xf32>, %[[Y:.*]]: tensor<8x8xf32>) -> tensor<8x8xf32>
+// CHECK-NEXT: %[[RB:.*]] = fuser.broadcast %[[R]] dims = [0, 1] : tensor<8x1xf32> -> tensor<8x8xf32>
+// CHECK-NEXT: %[[BB:.*]] = fuser.broadcast %[[B]] dims = [0] : tensor<8xf32> -> tensor<8x8xf32>
+// CHECK-NEXT: %[[S:.*]] = fuser.sub %[[Y]], %[[RB]]
+// CHECK-NEXT: %[[A:.*]] = fuser.add %[[S]], %[[BB]]
+// CHECK-NEXT: %[[T:.*]] = fuser.permute %[[A]] perm = [1, 0] : tensor<8x8xf32> -> tensor<8x8xf32>
+// CHECK-NEXT: return %[[T]]
+func.func @broadcast_permute(%r: tensor<8x1xf32>, %b: tensor<8xf32>, %y: tensor<8x16xf32>) -> tensor<16x8xf32> {
+  %s = shard.sharding @grid split_axes = [[], [0]] : !shard.sharding
+  %ys = shard.shard %y to %s : tensor<8x16xf32>
+  %rb = fuser.broadcast %r dims = [0, 1] : tensor<8x1xf32> -> tensor<8x16xf32>
+  %bb = fuser.broadcast %b dims = [0] : tensor<8xf32> -> tensor<8x16xf32>
+  %0 = fuser.sub %ys, %rb : tensor<8x16xf32>, tensor<8x16xf32>
+  %1 = fuser.add %0, %bb : tensor<8x16xf32>, tensor<8x16xf32>
+  %2 = fuser.permute %1 perm = [1, 0] : tensor<8x16xf32> -> tensor<16x8xf32>
+  return %2 : tensor<16x8xf32>
+}
+
+// Ops that need whole lines never split them: the operand is gathered along
+// the line first. Rows split, as sequence parallelism does, need nothing.
+// CHECK-LABEL: func.func @whole_lines
+// CHECK-SAME: (%[[X:.*]]: tensor<8x8xf32>, %[[W:.*]]: tensor<16xf32>, %[[R:.*]]: tensor<4x16xf32>)
+// CHECK-NEXT: %[[G:.*]] = shard.all_gather %[[X]] on @grid grid_axes = [0] gather_axis = 1 : tensor<8x8xf32> -> tensor<8x16xf32>
+// CHECK-NEXT: %[[SM:.*]] = fuser.softmax %[[G]] dim = 1 : tensor<8x16xf32>
+// CHECK-NEXT: %[[LN:.*]], %{{.*}}, %{{.*}} = fuser.layer_norm %[[R]] weight %[[W]] dims = [1]
+// CHECK-SAME: -> (tensor<4x16xf32>, tensor<4x1xf32>, tensor<4x1xf32>)
+// CHECK-NEXT: %[[CS:.*]] = fuser.cumsum %[[G]] dim = 1 : tensor<8x16xf32>
+// CHECK-NEXT: return %[[SM]], %[[LN]], %[[CS]]
+func.func @whole_lines(%x: tensor<8x16xf32>, %w: tensor<16xf32>, %r: tensor<8x16xf32>)
+    -> (tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>) {
+  %s = shard.sharding @grid split_axes = [[], [0]] : !shard.sharding
+  %xs = shard.shard %x to %s : tensor<8x16xf32>
+  %rows = shard.sharding @grid split_axes = [[0]] : !shard.sharding
+  %rs = shard.shard %r to %rows : tensor<8x16xf32>
+  %0 = fuser.softmax %xs dim = 1 : tensor<8x16xf32>
+  %1, %m, %v = fuser.layer_norm %rs weight %w dims = [1] eps = 1.0e-05
+      : (tensor<8x16xf32>, tensor<16xf32>) -> (tensor<8x16xf32>, tensor<8x1xf32>, tensor<8x1xf32>)
+  %2 = fuser.cumsum %xs dim = 1 : tensor<8x16xf32>
+  return %0, %1, %2 : tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>
+}
+
+// var_mean cannot combine parts: its line is gathered.
+// CHECK-LABEL: func.func @var_mean
+// CHECK: shard.all_gather
+// CHECK-NEXT: fuser.var_mean %{{.*}} dims = [1] : tensor<8x16xf32> -> tensor<8xf32>, tensor<8xf32>
+func.func @var_mean(%x: tensor<8x16xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+  %s = shard.sharding @grid split_axes = [[], [0]] : !shard.sharding
+  %xs = shard.shard %x to %s : tensor<8x16xf32>
+  %v, %m = fuser.var_mean %xs dims = [1] : tensor<8x16xf32> -> tensor<8xf32>, tensor<8xf32>
+  return %v, %m : tensor<8xf32>, tensor<8xf32>
+}
+
+// Batched matmul split over the batch; a broadcast weight is whole. The
+// contraction split gives an all_reduce; a whole operand is sliced locally
+// (all_slice moves no data).
+// CHECK-LABEL: func.func @matmul
+// CHECK-SAME: (%[[A:.*]]: tensor<2x8x16xf32>, %[[B:.*]]: tensor<16x32xf32>, %[[P:.*]]: tensor<8x8xf32>, %[[Q:.*]]: tensor<16x4xf32>)
+// CHECK-NEXT: %[[C:.*]] = fuser.matmul %[[A]], %[[B]] : (tensor<2x8x16xf32>, tensor<16x32xf32>) -> tensor<2x8x32xf32>
+// CHECK-NEXT: %[[QS:.*]] = shard.all_slice %[[Q]] on @grid grid_axes = [0] slice_axis = 0 : tensor<16x4xf32> -> tensor<8x4xf32>
+// CHECK-NEXT: %[[D:.*]] = fuser.matmul %[[P]], %[[QS]] : (tensor<8x8xf32>, tensor<8x4xf32>) -> tensor<8x4xf32>
+// CHECK-NEXT: %[[DR:.*]] = shard.all_reduce %[[D]] on @grid grid_axes = [0] : tensor<8x4xf32> -> tensor<8x4xf32>
+// CHECK-NEXT: return %[[C]], %[[DR]]
+func.func @matmul(%a: tensor<4x8x16xf32>, %b: tensor<16x32xf32>, %p: tensor<8x16xf32>, %q: tensor<16x4xf32>)
+    -> (tensor<4x8x32xf32>, tensor<8x4xf32>) {
+  %s = shard.sharding @grid split_axes = [[0]] : !shard.sharding
+  %as = shard.shard %a to %s : tensor<4x8x16xf32>
+  %c = fuser.matmul %as, %b : (tensor<4x8x16xf32>, tensor<16x32xf32>) -> tensor<4x8x32xf32>
+  %k = shard.sharding @grid split_axes = [[], [0]] : !shard.sharding
+  %ps = shard.shard %p to %k : tensor<8x16xf32>
+  %d = fuser.matmul %ps, %q : (tensor<8x16xf32>, tensor<16x4xf32>) -> tensor<8x4xf32>
+  return %c, %d : tensor<4x8x32xf32>, tensor<8x4xf32>
+}
+
+// An op without a finer rule (reshape) gets its operand whole.
+// CHECK-LABEL: func.func @reshape
+// CHECK-SAME: (%[[X:.*]]: tensor<4x16xf32>) -> tensor<128xf32>
+// CHECK-NEXT: %[[E:.*]] = fuser.exp %[[X]] : tensor<4x16xf32>
+// CHECK-NEXT: %[[G:.*]] = shard.all_gather %[[E]] on @grid grid_axes = [0] gather_axis = 0 : tensor<4x16xf32> -> tensor<8x16xf32>
+// CHECK-NEXT: fuser.reshape %[[G]] : tensor<8x16xf32> -> tensor<128xf32>
+func.func @reshape(%x: tensor<8x16xf32>) -> tensor<128xf32> {
+  %s = shard.sharding @grid split_axes = [[0]] : !shard.sharding
+  %xs = shard.shard %x to %s : tensor<8x16xf32>
+  %y = fuser.exp %xs : tensor<8x16xf32>
+  %z = fuser.reshape %y : tensor<8x16xf32> -> tensor<128xf32>
+  return %z : tensor<128xf32>
+}

@@ -1,0 +1,70 @@
+// RUN: fuser-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(fuser-check-sharding))' --verify-diagnostics
+
+shard.grid @grid(shape = 2)
+func.func @uneven(%x: tensor<7x16xf32>) -> tensor<7x16xf32> {
+  %s = shard.sharding @grid split_axes = [[0]] : !shard.sharding
+  // expected-error @+1 {{dim 0 of 'tensor<7x16xf32>' (size 7) is split over grid @grid axes [0] (2 devices), which does not divide it: every device must get an equal part}}
+  %xs = shard.shard %x to %s : tensor<7x16xf32>
+  return %xs : tensor<7x16xf32>
+}
+
+// -----
+
+shard.grid @grid(shape = 2x3)
+func.func @uneven_two_axes(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  %s = shard.sharding @grid split_axes = [[0, 1]] : !shard.sharding
+  // expected-error @+1 {{dim 0 of 'tensor<8x16xf32>' (size 8) is split over grid @grid axes [0, 1] (6 devices), which does not divide it}}
+  %xs = shard.shard %x to %s : tensor<8x16xf32>
+  return %xs : tensor<8x16xf32>
+}
+
+// -----
+
+shard.grid @grid(shape = 2)
+func.func @dynamic_dim(%x: tensor<?x16xf32>) -> tensor<?x16xf32> {
+  %s = shard.sharding @grid split_axes = [[0]] : !shard.sharding
+  // expected-error @+1 {{dim 0 of 'tensor<?x16xf32>' is split over grid @grid axes [0] but its size is known only at launch: a split dim must be static, so that every device gets an equal part}}
+  %xs = shard.shard %x to %s : tensor<?x16xf32>
+  return %xs : tensor<?x16xf32>
+}
+
+// -----
+
+shard.grid @grid(shape = ?)
+func.func @dynamic_grid(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  %s = shard.sharding @grid split_axes = [[0]] : !shard.sharding
+  // expected-error @+1 {{dim 0 of 'tensor<8x16xf32>' is split over grid @grid axes [0], whose size is known only at launch: fuser needs grid sizes in the IR}}
+  %xs = shard.shard %x to %s : tensor<8x16xf32>
+  return %xs : tensor<8x16xf32>
+}
+
+// -----
+
+shard.grid @grid(shape = 2)
+func.func @offsets(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  %s = shard.sharding @grid split_axes = [[0]] sharded_dims_offsets = [0, 3, 8] : !shard.sharding
+  // expected-error @+1 {{uneven parts (sharded_dims_offsets) are not supported: fuser splits a dim into equal parts}}
+  %xs = shard.shard %x to %s : tensor<8x16xf32>
+  return %xs : tensor<8x16xf32>
+}
+
+// -----
+
+shard.grid @grid(shape = 2)
+func.func @halos(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  %s = shard.sharding @grid split_axes = [[0]] halo_sizes = [1, 1] : !shard.sharding
+  // expected-error @+1 {{halos (halo_sizes) are not supported}}
+  %xs = shard.shard %x to %s : tensor<8x16xf32>
+  return %xs : tensor<8x16xf32>
+}
+
+// -----
+
+// Even parts pass, and a value only its users annotate gets its own
+// annotation (whole), which shard-partition needs.
+shard.grid @grid(shape = 2)
+func.func @even(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  %s = shard.sharding @grid split_axes = [[0]] : !shard.sharding
+  %xs = shard.shard %x to %s annotate_for_users : tensor<8x16xf32>
+  return %xs : tensor<8x16xf32>
+}
