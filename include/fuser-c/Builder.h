@@ -255,6 +255,8 @@ MLIR_CAPI_EXPORTED MlirValue fuserBuildFloor(FuserBuilder b, MlirValue x);
 MLIR_CAPI_EXPORTED MlirValue fuserBuildCeil(FuserBuilder b, MlirValue x);
 MLIR_CAPI_EXPORTED MlirValue fuserBuildRound(FuserBuilder b, MlirValue x);
 MLIR_CAPI_EXPORTED MlirValue fuserBuildTrunc(FuserBuilder b, MlirValue x);
+/// torch.frac: x - trunc(x); float tensors.
+MLIR_CAPI_EXPORTED MlirValue fuserBuildFrac(FuserBuilder b, MlirValue x);
 MLIR_CAPI_EXPORTED MlirValue fuserBuildSign(FuserBuilder b, MlirValue x);
 MLIR_CAPI_EXPORTED MlirValue fuserBuildNot(FuserBuilder b, MlirValue x);
 /// torch.nn.functional.gelu(x, approximate=...); float tensors.
@@ -265,9 +267,13 @@ MLIR_CAPI_EXPORTED MlirValue fuserBuildGelu(FuserBuilder b, MlirValue x,
 MLIR_CAPI_EXPORTED MlirValue fuserBuildIsNan(FuserBuilder b, MlirValue x);
 MLIR_CAPI_EXPORTED MlirValue fuserBuildIsInf(FuserBuilder b, MlirValue x);
 MLIR_CAPI_EXPORTED MlirValue fuserBuildIsFinite(FuserBuilder b, MlirValue x);
+MLIR_CAPI_EXPORTED MlirValue fuserBuildIsPosInf(FuserBuilder b, MlirValue x);
+MLIR_CAPI_EXPORTED MlirValue fuserBuildIsNegInf(FuserBuilder b, MlirValue x);
+/// torch.signbit: the sign bit (-0.0 and negative NaNs count); false for bools.
+MLIR_CAPI_EXPORTED MlirValue fuserBuildSignbit(FuserBuilder b, MlirValue x);
 
 /// Binary ops; the result has the operands' element type (`add sub mul pow
-/// remainder`: numeric, `atan2`: float, `maximum minimum`: any, `and or
+/// remainder fmod`: numeric, `atan2`: float, `maximum minimum`: any, `and or
 /// xor`: integers and i1).
 MLIR_CAPI_EXPORTED MlirValue fuserBuildAdd(FuserBuilder b, MlirValue x, MlirValue y);
 MLIR_CAPI_EXPORTED MlirValue fuserBuildSub(FuserBuilder b, MlirValue x, MlirValue y);
@@ -276,6 +282,8 @@ MLIR_CAPI_EXPORTED MlirValue fuserBuildPow(FuserBuilder b, MlirValue x, MlirValu
 MLIR_CAPI_EXPORTED MlirValue fuserBuildMaximum(FuserBuilder b, MlirValue x, MlirValue y);
 MLIR_CAPI_EXPORTED MlirValue fuserBuildMinimum(FuserBuilder b, MlirValue x, MlirValue y);
 MLIR_CAPI_EXPORTED MlirValue fuserBuildRemainder(FuserBuilder b, MlirValue x, MlirValue y);
+/// torch.fmod: the sign of x (C's fmod); integer fmod by zero gives 0.
+MLIR_CAPI_EXPORTED MlirValue fuserBuildFmod(FuserBuilder b, MlirValue x, MlirValue y);
 MLIR_CAPI_EXPORTED MlirValue fuserBuildAtan2(FuserBuilder b, MlirValue y, MlirValue x);
 MLIR_CAPI_EXPORTED MlirValue fuserBuildAnd(FuserBuilder b, MlirValue x, MlirValue y);
 MLIR_CAPI_EXPORTED MlirValue fuserBuildOr(FuserBuilder b, MlirValue x, MlirValue y);
@@ -632,6 +640,7 @@ MLIR_CAPI_EXPORTED MlirValue fuserTorchPow(FuserBuilder b, MlirValue x, MlirValu
 MLIR_CAPI_EXPORTED MlirValue fuserTorchMaximum(FuserBuilder b, MlirValue x, MlirValue y);
 MLIR_CAPI_EXPORTED MlirValue fuserTorchMinimum(FuserBuilder b, MlirValue x, MlirValue y);
 MLIR_CAPI_EXPORTED MlirValue fuserTorchRemainder(FuserBuilder b, MlirValue x, MlirValue y);
+MLIR_CAPI_EXPORTED MlirValue fuserTorchFmod(FuserBuilder b, MlirValue x, MlirValue y);
 /// Integer and bool operands compute in f32.
 MLIR_CAPI_EXPORTED MlirValue fuserTorchAtan2(FuserBuilder b, MlirValue y, MlirValue x);
 MLIR_CAPI_EXPORTED MlirValue fuserTorchBitwiseAnd(FuserBuilder b, MlirValue x, MlirValue y);

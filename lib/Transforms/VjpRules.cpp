@@ -173,6 +173,7 @@ LogicalResult unary(Grad &G, Operation *op, Value g, Grads &out) {
   auto one = [&] { return G.c(x, 1.0); };
   Value r = TypeSwitch<Operation *, Value>(op)
                 .Case<NegOp>([&](auto) { return G.neg(g); })
+                .Case<FracOp>([&](auto) { return g; })
                 .Case<AbsOp>([&](auto) {
                   // g * sign(x) with sign(0) = sign(NaN) = 0, as torch.sgn
                   Value zero = G.c(x, 0.0);
@@ -292,6 +293,10 @@ LogicalResult binary(Grad &G, Operation *op, Value g, Grads &out) {
       .Case<RemainderOp>([&](auto) {
         ga = g;
         gb = G.mul(G.neg(g), DivOp::create(G.b, G.loc, a, bv, RoundingMode::floor));
+      })
+      .Case<FmodOp>([&](auto) {
+        ga = g;
+        gb = G.mul(G.neg(g), DivOp::create(G.b, G.loc, a, bv, RoundingMode::trunc));
       })
       .Case<Atan2Op>([&](auto) {
         Value r = G.div(G.c(a, 1.0), G.add(G.mul(a, a), G.mul(bv, bv)));
@@ -761,14 +766,16 @@ LogicalResult mlir::fuser::buildOperandGradients(OpBuilder &b, Operation *op,
           // of their operands' values: no gradient.
           .Case<FloorOp, CeilOp, RoundOp, TruncOp, SignOp, ConstantOp, IotaOp, SizeOp, RandOp, RandnOp,
                 BernoulliOp, EqOp, NeOp, LtOp, LeOp, GtOp, GeOp, IsNanOp, IsInfOp, IsFiniteOp,
+                IsPosInfOp, IsNegInfOp, SignbitOp,
                 AnyOp, AllOp, AndOp, OrOp, XorOp, NotOp, ShlOp, ShrOp>(
               [](auto) { return success(); })
           .Case<NegOp, AbsOp, ExpOp, Exp2Op, Expm1Op, LogOp, Log2Op, Log1pOp, SqrtOp, RsqrtOp,
                 ReciprocalOp, SinOp, CosOp, TanhOp, SigmoidOp, ErfOp, ReluOp, SiluOp, GeluOp,
                 Log10Op, TanOp, AsinOp, AcosOp, AtanOp, SinhOp, CoshOp, AsinhOp, AcoshOp,
-                AtanhOp>(
+                AtanhOp, FracOp>(
               [&](Operation *o) { return unary(G, o, G.wide(g), out); })
-          .Case<AddOp, SubOp, MulOp, DivOp, PowOp, MaximumOp, MinimumOp, RemainderOp, Atan2Op>(
+          .Case<AddOp, SubOp, MulOp, DivOp, PowOp, MaximumOp, MinimumOp, RemainderOp, FmodOp,
+                Atan2Op>(
               [&](Operation *o) { return binary(G, o, G.wide(g), out); })
           .Case<WhereOp, ClampOp, LerpOp, FmaOp>(
               [&](Operation *o) { return ternary(G, o, G.wide(g), out); })

@@ -162,7 +162,7 @@ static void testUnary(MlirContext ctx) {
       fuserBuildCeil,    fuserBuildRound, fuserBuildSign,
       fuserBuildLog10,   fuserBuildTan,   fuserBuildAsin, fuserBuildAcos,
       fuserBuildAtan,    fuserBuildSinh,  fuserBuildCosh, fuserBuildAsinh,
-      fuserBuildAcosh,   fuserBuildAtanh, fuserBuildTrunc};
+      fuserBuildAcosh,   fuserBuildAtanh, fuserBuildTrunc, fuserBuildFrac};
   MlirValue v = x;
   for (size_t k = 0; k < sizeof(floatOps) / sizeof(floatOps[0]); ++k)
     v = floatOps[k](b, v);
@@ -173,6 +173,9 @@ static void testUnary(MlirContext ctx) {
   fuserBuilderAddOutput(b, fuserBuildIsNan(b, x), S("nan"));
   fuserBuilderAddOutput(b, fuserBuildIsInf(b, x), S("inf"));
   fuserBuilderAddOutput(b, fuserBuildIsFinite(b, x), S("finite"));
+  fuserBuilderAddOutput(b, fuserBuildIsPosInf(b, x), S("posinf"));
+  fuserBuilderAddOutput(b, fuserBuildIsNegInf(b, x), S("neginf"));
+  fuserBuilderAddOutput(b, fuserBuildSignbit(b, i), S("signbit"));
   finishAndPrint(b);
 }
 // CHECK-LABEL: @testUnary
@@ -210,13 +213,17 @@ static void testUnary(MlirContext ctx) {
 // CHECK-NEXT: fuser.acosh
 // CHECK-NEXT: fuser.atanh
 // CHECK-NEXT: fuser.trunc
+// CHECK-NEXT: fuser.frac
 // CHECK-NEXT: %[[G0:.*]] = fuser.gelu %{{.*}} : tensor<4x?xf32>
 // CHECK-NEXT: %[[G1:.*]] = fuser.gelu %[[G0]] approximate = tanh : tensor<4x?xf32>
 // CHECK-NEXT: %[[N:.*]] = fuser.not %[[I]] : tensor<4x?xi32>
 // CHECK-NEXT: %[[P0:.*]] = fuser.isnan %[[X]] : tensor<4x?xf32>
 // CHECK-NEXT: %[[P1:.*]] = fuser.isinf %[[X]] : tensor<4x?xf32>
 // CHECK-NEXT: %[[P2:.*]] = fuser.isfinite %[[X]] : tensor<4x?xf32>
-// CHECK-NEXT: return %[[G1]], %[[N]], %[[P0]], %[[P1]], %[[P2]] : tensor<4x?xf32>, tensor<4x?xi32>, tensor<4x?xi1>, tensor<4x?xi1>, tensor<4x?xi1>
+// CHECK-NEXT: %[[P3:.*]] = fuser.isposinf %[[X]] : tensor<4x?xf32>
+// CHECK-NEXT: %[[P4:.*]] = fuser.isneginf %[[X]] : tensor<4x?xf32>
+// CHECK-NEXT: %[[P5:.*]] = fuser.signbit %[[I]] : tensor<4x?xi32>
+// CHECK-NEXT: return %[[G1]], %[[N]], %[[P0]], %[[P1]], %[[P2]], %[[P3]], %[[P4]], %[[P5]] : tensor<4x?xf32>, tensor<4x?xi32>, tensor<4x?xi1>, tensor<4x?xi1>, tensor<4x?xi1>, tensor<4x?xi1>, tensor<4x?xi1>, tensor<4x?xi1>
 
 static void testBinary(MlirContext ctx) {
   fprintf(stderr, "@testBinary\n");
@@ -230,7 +237,7 @@ static void testBinary(MlirContext ctx) {
   MlirValue (*ops[])(FuserBuilder, MlirValue, MlirValue) = {
       fuserBuildAdd,     fuserBuildSub,     fuserBuildMul,
       fuserBuildPow,     fuserBuildMaximum, fuserBuildMinimum,
-      fuserBuildRemainder, fuserBuildAtan2};
+      fuserBuildRemainder, fuserBuildAtan2,   fuserBuildFmod};
   MlirValue v = x;
   for (size_t k = 0; k < sizeof(ops) / sizeof(ops[0]); ++k)
     v = ops[k](b, v, k % 2 ? s : y); /* rank-0 operands mix with any shape */
@@ -258,6 +265,7 @@ static void testBinary(MlirContext ctx) {
 // CHECK-NEXT: fuser.minimum
 // CHECK-NEXT: fuser.remainder
 // CHECK-NEXT: fuser.atan2
+// CHECK-NEXT: fuser.fmod %{{.*}}, %[[Y]] : tensor<3x8xf16>, tensor<3x?xf16>
 // CHECK-NEXT: %[[D:.*]] = fuser.div %{{.*}}, %[[Y]] : tensor<3x8xf16>, tensor<3x?xf16>
 // CHECK-NEXT: fuser.div %[[I]], %[[J]] rounding_mode = trunc : tensor<5xi8>, tensor<i8>
 // CHECK-NEXT: fuser.div %[[J]], %[[I]] rounding_mode = floor : tensor<i8>, tensor<5xi8>

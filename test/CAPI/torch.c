@@ -238,6 +238,8 @@ static void testBinaryIR(MlirContext ctx) {
   /* Shifts promote like the other bitwise ops: i32 << 3 stays i32. */
   fuserBuilderAddOutput(b, fuserTorchBitwiseLeftShift(b, i, fuserTorchScalarI64(b, 3)), S("sl"));
   fuserBuilderAddOutput(b, fuserTorchBitwiseRightShift(b, i, i), S("sr"));
+  /* fmod promotes: i32 with a float scalar computes in f32. */
+  fuserBuilderAddOutput(b, fuserTorchFmod(b, i, fuserTorchScalarF64(b, 1.5)), S("fm"));
   finishAndPrint(b);
 }
 // CHECK-LABEL: @testBinaryIR
@@ -262,7 +264,10 @@ static void testBinaryIR(MlirContext ctx) {
 // CHECK-NEXT: %[[C3:.*]] = fuser.constant 3 : tensor<i32>
 // CHECK-NEXT: %[[SL:.*]] = fuser.shl %[[I]], %[[C3]] : tensor<4x1xi32>, tensor<i32>
 // CHECK-NEXT: %[[SR:.*]] = fuser.shr %[[I]], %[[I]] : tensor<4x1xi32>
-// CHECK-NEXT: return %[[A]], %[[M]], %[[D]], %[[FD]], %[[LT]], %[[AT]], %[[SL]], %[[SR]] : tensor<4x8xbf16>, tensor<4x8xf32>, tensor<4x1xf32>, tensor<4x1xi32>, tensor<4x1xi1>, tensor<4x1xf32>, tensor<4x1xi32>, tensor<4x1xi32>
+// CHECK-NEXT: %[[F4:.*]] = fuser.cast %[[I]] : tensor<4x1xi32> to tensor<4x1xf32>
+// CHECK-NEXT: %[[C15:.*]] = fuser.constant 1.500000e+00 : tensor<f32>
+// CHECK-NEXT: %[[FM:.*]] = fuser.fmod %[[F4]], %[[C15]] : tensor<4x1xf32>, tensor<f32>
+// CHECK-NEXT: return %[[A]], %[[M]], %[[D]], %[[FD]], %[[LT]], %[[AT]], %[[SL]], %[[SR]], %[[FM]] : tensor<4x8xbf16>, tensor<4x8xf32>, tensor<4x1xf32>, tensor<4x1xi32>, tensor<4x1xi1>, tensor<4x1xf32>, tensor<4x1xi32>, tensor<4x1xi32>, tensor<4x1xf32>
 
 static void testBoolsAndTernaries(MlirContext ctx) {
   fprintf(stderr, "@testBoolsAndTernaries\n");

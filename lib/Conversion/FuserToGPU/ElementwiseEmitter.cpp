@@ -11,6 +11,7 @@
 
 #include "ElementwiseEmitter.h"
 
+#include "fuser/Dialect/Fuser/IR/ElementwiseOps.h"
 #include "fuser/Dialect/Fuser/IR/FuserOps.h"
 #include "fuser/Math/Float8.h"
 #include "fuser/Math/MathExpansion.h"
@@ -192,6 +193,38 @@ struct Emitter {
     if (!isa<FloatType>(elementOf(x.getType())))
       return oneBool(x.getType());
     return cmpf(arith::CmpFPredicate::OLT, fabs(x), splat(x.getType(), INFINITY));
+  }
+  /// x == +inf (positive) or -inf; never for integers.
+  Value isSignedInf(Value x, bool positive) {
+    if (!isa<FloatType>(elementOf(x.getType())))
+      return zeroBool(x.getType());
+    return cmpf(arith::CmpFPredicate::OEQ, x,
+                splat(x.getType(), positive ? INFINITY : -INFINITY));
+  }
+  /// The sign bit, read from the bits (so -0.0 and negative NaNs count);
+  /// integers: x < 0; bools: false.
+  Value signbit(Value x) {
+    Type t = x.getType();
+    Type e = elementOf(t);
+    if (e.isInteger(1))
+      return zeroBool(t);
+    if (isa<FloatType>(e)) {
+      Type bits = withElement(t, b.getIntegerType(e.getIntOrFloatBitWidth()));
+      x = arith::BitcastOp::create(b, loc, bits, x);
+      t = bits;
+    }
+    return cmpi(arith::CmpIPredicate::slt, x, zero(t));
+  }
+  /// C's fmod: the sign of x, exact. Integers truncate; by zero gives 0, and
+  /// by -1 gives 0 without the overflow of INT_MIN / -1.
+  Value truncatedRemainder(Value x, Value y) {
+    Type t = x.getType();
+    if (isa<FloatType>(elementOf(t)))
+      return floatBinary(x, y, [&](Value a, Value c) { return fmod(a, c); });
+    Value unsafe = arith::OrIOp::create(b, loc, cmpi(arith::CmpIPredicate::eq, y, zero(t)),
+                                        cmpi(arith::CmpIPredicate::eq, y, splatInt(t, -1)));
+    Value r = arith::RemSIOp::create(b, loc, x, select(unsafe, splatInt(t, 1), y));
+    return select(unsafe, zero(t), r);
   }
   Value zeroBool(Type like) { return splatInt(withElement(like, b.getI1Type()), 0); }
   Value oneBool(Type like) { return splatInt(withElement(like, b.getI1Type()), 1); }
@@ -408,6 +441,10 @@ struct Emitter {
         .Case<TruncOp>([&](auto) {
           return isFloatOp() ? LLVM::FTruncOp::create(b, loc, in[0]).getResult() : in[0];
         })
+        .Case<FracOp>([&](auto) {
+          // Exact in the operand's own precision: no widening needed.
+          return sub(in[0], LLVM::FTruncOp::create(b, loc, in[0]).getResult());
+        })
         .Case<SignOp>([&](auto) { return sign(in[0]); })
         .Case<NotOp>([&](auto) {
           Type t = in[0].getType();
@@ -416,6 +453,9 @@ struct Emitter {
         .Case<IsNanOp>([&](auto) { return isnan(in[0]); })
         .Case<IsInfOp>([&](auto) { return isinf(in[0]); })
         .Case<IsFiniteOp>([&](auto) { return isfinite(in[0]); })
+        .Case<IsPosInfOp>([&](auto) { return isSignedInf(in[0], true); })
+        .Case<IsNegInfOp>([&](auto) { return isSignedInf(in[0], false); })
+        .Case<SignbitOp>([&](auto) { return signbit(in[0]); })
         .Case<AddOp>([&](auto) {
           return isFloatOp() ? floatBinary(in[0], in[1], [&](Value x, Value y) { return add(x, y); })
                              : arith::AddIOp::create(b, loc, in[0], in[1]).getResult();
@@ -443,6 +483,7 @@ struct Emitter {
         .Case<MaximumOp>([&](auto) { return maximum(in[0], in[1]); })
         .Case<MinimumOp>([&](auto) { return minimum(in[0], in[1]); })
         .Case<RemainderOp>([&](auto) { return remainder(in[0], in[1]); })
+        .Case<FmodOp>([&](auto) { return truncatedRemainder(in[0], in[1]); })
         .Case<Atan2Op>([&](auto) {
           return floatBinary(in[0], in[1], [&](Value y, Value x) { return math().atan2(y, x); });
         })
@@ -480,16 +521,7 @@ struct Emitter {
 
 } // namespace
 
-bool mlir::fuser::isElementwise(Operation *op) {
-  return isa<NegOp, AbsOp, ExpOp, Exp2Op, Expm1Op, LogOp, Log2Op, Log1pOp, SqrtOp,
-             RsqrtOp, ReciprocalOp, SinOp, CosOp, TanhOp, SigmoidOp, ErfOp, Log10Op, TanOp,
-             AsinOp, AcosOp, AtanOp, SinhOp, CoshOp, AsinhOp, AcoshOp, AtanhOp, ReluOp,
-             GeluOp, SiluOp, FloorOp, CeilOp, RoundOp, TruncOp, SignOp, NotOp, IsNanOp,
-             IsInfOp, IsFiniteOp, AddOp, SubOp, MulOp, DivOp, PowOp, MaximumOp,
-             MinimumOp, RemainderOp, Atan2Op, EqOp, NeOp, LtOp, LeOp, GtOp, GeOp,
-             AndOp, OrOp, XorOp, ShlOp, ShrOp, WhereOp, ClampOp, LerpOp, FmaOp, CastOp,
-             BitcastOp>(op);
-}
+bool mlir::fuser::isElementwise(Operation *op) { return isa<FUSER_ELEMENTWISE_OPS>(op); }
 
 Value mlir::fuser::emitElementwise(OpBuilder &b, Location loc, Operation *op,
                                    ValueRange operands, MathAccuracy math,

@@ -74,6 +74,22 @@ func.func @float_only_atanh(%a: tensor<4xi32>) {
 
 // -----
 
+func.func @no_int_frac(%a: tensor<4xi32>) {
+  // expected-error @+1 {{'fuser.frac' op operand #0 must be ranked tensor of f16, bf16, f32 or f64 (fp8: cast to f32 first)}}
+  %0 = fuser.frac %a : tensor<4xi32>
+  return
+}
+
+// -----
+
+func.func @no_bool_fmod(%a: tensor<4xi1>) {
+  // expected-error @+1 {{'fuser.fmod' op operand #0 must be ranked tensor of i8, i32, i64, f16, bf16, f32 or f64 (fp8: cast to f32 first)}}
+  %0 = fuser.fmod %a, %a : tensor<4xi1>
+  return
+}
+
+// -----
+
 func.func @no_bool_trunc(%a: tensor<4xi1>) {
   // expected-error @+1 {{'fuser.trunc' op operand #0 must be ranked tensor of i8, i32, i64, f16, bf16, f32 or f64 (fp8: cast to f32 first)}}
   %0 = fuser.trunc %a : tensor<4xi1>

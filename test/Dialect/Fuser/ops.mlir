@@ -84,6 +84,14 @@ func.func @unary(%f: tensor<4x?xf32>, %i: tensor<4x?xi32>, %b: tensor<4x?xi1>) {
   %26 = fuser.isinf %f : tensor<4x?xf32>
   // CHECK: fuser.isfinite %{{.*}} : tensor<4x?xi32>
   %27 = fuser.isfinite %i : tensor<4x?xi32>
+  // CHECK: fuser.frac %{{.*}} : tensor<4x?xf32>
+  %n_frac = fuser.frac %f : tensor<4x?xf32>
+  // CHECK: fuser.isposinf %{{.*}} : tensor<4x?xf32>
+  %n_posinf = fuser.isposinf %f : tensor<4x?xf32>
+  // CHECK: fuser.isneginf %{{.*}} : tensor<4x?xi32>
+  %n_neginf = fuser.isneginf %i : tensor<4x?xi32>
+  // CHECK: fuser.signbit %{{.*}} : tensor<4x?xi1>
+  %n_signbit = fuser.signbit %b : tensor<4x?xi1>
   return
 }
 
@@ -109,6 +117,8 @@ func.func @binary(%a: tensor<2x3xbf16>, %s: tensor<bf16>, %i: tensor<2x3xi64>, %
   %8 = fuser.minimum %a, %a : tensor<2x3xbf16>
   // CHECK: fuser.remainder
   %9 = fuser.remainder %i, %i : tensor<2x3xi64>
+  // CHECK: fuser.fmod %{{.*}}, %{{.*}} : tensor<2x3xbf16>, tensor<bf16>
+  %n_fmod = fuser.fmod %a, %s : tensor<2x3xbf16>, tensor<bf16>
   // CHECK: fuser.atan2
   %10 = fuser.atan2 %a, %a : tensor<2x3xbf16>
   // CHECK: fuser.eq %{{.*}}, %{{.*}} : tensor<2x3xbf16>

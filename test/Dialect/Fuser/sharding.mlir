@@ -151,16 +151,83 @@ func.func @matmul(%a: tensor<4x8x16xf32>, %b: tensor<16x32xf32>, %p: tensor<8x16
   return %c, %d : tensor<4x8x32xf32>, tensor<8x4xf32>
 }
 
-// An op without a finer rule (reshape) gets its operand whole.
-// CHECK-LABEL: func.func @reshape
-// CHECK-SAME: (%[[X:.*]]: tensor<4x16xf32>) -> tensor<128xf32>
+// reshape: a split of a group's first dim passes through (attention heads
+// out of the hidden dim, a batch flattened with the sequence); a split of
+// any other dim of a group, or where sizes are known only at launch, is
+// gathered first.
+// CHECK-LABEL: func.func @reshape_heads
+// CHECK-SAME: (%[[X:.*]]: tensor<2x8x32xf32>) -> tensor<2x8x2x16xf32>
+// CHECK-NEXT: fuser.reshape %[[X]] : tensor<2x8x32xf32> -> tensor<2x8x2x16xf32>
+func.func @reshape_heads(%x: tensor<2x8x64xf32>) -> tensor<2x8x4x16xf32> {
+  %s = shard.sharding @grid split_axes = [[], [], [0]] : !shard.sharding
+  %xs = shard.shard %x to %s : tensor<2x8x64xf32>
+  %y = fuser.reshape %xs : tensor<2x8x64xf32> -> tensor<2x8x4x16xf32>
+  return %y : tensor<2x8x4x16xf32>
+}
+
+// CHECK-LABEL: func.func @reshape_flatten
+// CHECK-SAME: (%[[X:.*]]: tensor<2x8x16xf32>) -> tensor<16x16xf32>
+// CHECK-NEXT: fuser.reshape %[[X]] : tensor<2x8x16xf32> -> tensor<16x16xf32>
+func.func @reshape_flatten(%x: tensor<4x8x16xf32>) -> tensor<32x16xf32> {
+  %s = shard.sharding @grid split_axes = [[0]] : !shard.sharding
+  %xs = shard.shard %x to %s : tensor<4x8x16xf32>
+  %y = fuser.reshape %xs : tensor<4x8x16xf32> -> tensor<32x16xf32>
+  return %y : tensor<32x16xf32>
+}
+
+// CHECK-LABEL: func.func @reshape_inner
+// CHECK-SAME: (%[[X:.*]]: tensor<4x4x16xf32>) -> tensor<32x16xf32>
+// CHECK-NEXT: %[[G:.*]] = shard.all_gather %[[X]] on @grid grid_axes = [0] gather_axis = 1 : tensor<4x4x16xf32> -> tensor<4x8x16xf32>
+// CHECK-NEXT: fuser.reshape %[[G]] : tensor<4x8x16xf32> -> tensor<32x16xf32>
+func.func @reshape_inner(%x: tensor<4x8x16xf32>) -> tensor<32x16xf32> {
+  %s = shard.sharding @grid split_axes = [[], [0]] : !shard.sharding
+  %xs = shard.shard %x to %s : tensor<4x8x16xf32>
+  %y = fuser.reshape %xs : tensor<4x8x16xf32> -> tensor<32x16xf32>
+  return %y : tensor<32x16xf32>
+}
+
+// CHECK-LABEL: func.func @reshape_ones
+// CHECK-SAME: (%[[X:.*]]: tensor<1x4x16xf32>) -> tensor<4x1x16xf32>
+// CHECK-NEXT: fuser.reshape %[[X]] : tensor<1x4x16xf32> -> tensor<4x1x16xf32>
+func.func @reshape_ones(%x: tensor<1x8x16xf32>) -> tensor<8x1x16xf32> {
+  %s = shard.sharding @grid split_axes = [[], [0]] : !shard.sharding
+  %xs = shard.shard %x to %s : tensor<1x8x16xf32>
+  %y = fuser.reshape %xs : tensor<1x8x16xf32> -> tensor<8x1x16xf32>
+  return %y : tensor<8x1x16xf32>
+}
+
+// CHECK-LABEL: func.func @reshape_dynamic
+// CHECK-SAME: (%[[X:.*]]: tensor<2x?xf32>) -> tensor<?xf32>
+// CHECK-NEXT: %[[G:.*]] = shard.all_gather %[[X]] on @grid grid_axes = [0] gather_axis = 0 : tensor<2x?xf32> -> tensor<4x?xf32>
+// CHECK-NEXT: fuser.reshape %[[G]] : tensor<4x?xf32> -> tensor<?xf32>
+func.func @reshape_dynamic(%x: tensor<4x?xf32>) -> tensor<?xf32> {
+  %s = shard.sharding @grid split_axes = [[0]] : !shard.sharding
+  %xs = shard.shard %x to %s : tensor<4x?xf32>
+  %y = fuser.reshape %xs : tensor<4x?xf32> -> tensor<?xf32>
+  return %y : tensor<?xf32>
+}
+
+// An op without a finer rule (slice) gets its operand whole.
+// CHECK-LABEL: func.func @slice
+// CHECK-SAME: (%[[X:.*]]: tensor<4x16xf32>) -> tensor<8x8xf32>
 // CHECK-NEXT: %[[E:.*]] = fuser.exp %[[X]] : tensor<4x16xf32>
 // CHECK-NEXT: %[[G:.*]] = shard.all_gather %[[E]] on @grid grid_axes = [0] gather_axis = 0 : tensor<4x16xf32> -> tensor<8x16xf32>
-// CHECK-NEXT: fuser.reshape %[[G]] : tensor<8x16xf32> -> tensor<128xf32>
-func.func @reshape(%x: tensor<8x16xf32>) -> tensor<128xf32> {
+// CHECK-NEXT: fuser.slice %[[G]]
+func.func @slice(%x: tensor<8x16xf32>) -> tensor<8x8xf32> {
   %s = shard.sharding @grid split_axes = [[0]] : !shard.sharding
   %xs = shard.shard %x to %s : tensor<8x16xf32>
   %y = fuser.exp %xs : tensor<8x16xf32>
-  %z = fuser.reshape %y : tensor<8x16xf32> -> tensor<128xf32>
-  return %z : tensor<128xf32>
+  %z = fuser.slice %y start = [0, 0] limit = [8, 8] step = [1, 1] : tensor<8x16xf32> -> tensor<8x8xf32>
+  return %z : tensor<8x8xf32>
+}
+
+// Nothing annotated: every device runs the fusion as it is.
+// CHECK-LABEL: func.func @unsharded
+// CHECK-SAME: (%[[X:.*]]: tensor<8x16xf32>) -> tensor<128xf32>
+// CHECK-NEXT: %[[S:.*]] = fuser.softmax %[[X]] dim = 1 : tensor<8x16xf32>
+// CHECK-NEXT: %[[R:.*]] = fuser.reshape %[[S]] : tensor<8x16xf32> -> tensor<128xf32>
+func.func @unsharded(%x: tensor<8x16xf32>) -> tensor<128xf32> {
+  %0 = fuser.softmax %x dim = 1 : tensor<8x16xf32>
+  %1 = fuser.reshape %0 : tensor<8x16xf32> -> tensor<128xf32>
+  return %1 : tensor<128xf32>
 }

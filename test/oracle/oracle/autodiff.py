@@ -105,7 +105,7 @@ _UNARY = [
     ("acos", torch.acos, "unit"), ("atan", torch.atan, False), ("sinh", torch.sinh, False),
     ("cosh", torch.cosh, False), ("asinh", torch.asinh, False),
     ("acosh", torch.acosh, "above1"), ("atanh", torch.atanh, "unit"),
-    ("trunc", torch.trunc, False),
+    ("trunc", torch.trunc, False), ("frac", torch.frac, False),
 ]
 
 
@@ -139,7 +139,7 @@ def _gelu(rng, approximate, t, shape):
 _BINARY = [
     ("add", torch.add), ("sub", torch.sub), ("mul", torch.mul), ("div", torch.div),
     ("maximum", torch.maximum), ("minimum", torch.minimum), ("atan2", torch.atan2),
-    ("remainder", torch.remainder), ("pow", torch.pow),
+    ("remainder", torch.remainder), ("fmod", torch.fmod), ("pow", torch.pow),
 ]
 
 
@@ -155,7 +155,7 @@ def _binary(rng, op, fn, t, shape, scalar_rhs, dynamic):
     if op == "pow":  # a zero base and a zero exponent: PyTorch's conventions
         a.reshape(-1)[::7] = 0
         b.reshape(-1)[::11] = 0
-    if op in ("remainder", "div"):  # no divisor near 0
+    if op in ("remainder", "fmod", "div"):  # no divisor near 0
         b = np.where(np.abs(b) < 0.25, 0.5, b)
     ta = v.arg("a", shape, t, dynamic, a)
     tb = v.arg("b", rshape, t, dynamic and not scalar_rhs, b)

@@ -114,6 +114,17 @@ def int_remainder_ref(arrays, types, rtype):
     return np.where(special, 0, r).astype(np_dtype(rtype))
 
 
+def int_fmod_ref(arrays, types, rtype):
+    """Integer fmod: PyTorch (C's %); x fmod 0 -> 0 (documented; PyTorch
+    raises) and INT_MIN fmod -1 -> 0 (C leaves it undefined)."""
+    a, b = (np.broadcast_to(x, np.broadcast_shapes(arrays[0].shape, arrays[1].shape))
+            for x in arrays)
+    special = (b == 0) | (b == -1)
+    bb = np.where(special, 1, b).astype(b.dtype)
+    r = torch.fmod(to_torch(a, types[0]), to_torch(bb, types[1])).numpy()
+    return np.where(special, 0, r).astype(np_dtype(rtype))
+
+
 def int_pow_ref(arrays, types, rtype):
     """Integer pow: PyTorch (wrapping) for exponents >= 0; a negative exponent
     gives 0 except for bases 1 and -1 (documented; PyTorch raises)."""
@@ -238,6 +249,14 @@ def lerp_formula(start, end, weight):
     return torch.where(small, start + weight * (end - start), end - (end - start) * (1 - weight))
 
 
+def fmod_alt(arrays, types, rtype):
+    """numpy's fmod (libm's, exact) where PyTorch's vectorized fmod (Sleef)
+    returns NaN for huge quotients (FLT_MAX fmod 1e-45)."""
+    ct = compute_type(types[0])
+    a, b = (from_f64(to_f64(x, t), ct) for x, t in zip(arrays, types))
+    return from_f64(np.fmod(a, b).astype(np.float64), rtype), Exact(), "libm fmod"
+
+
 def remainder_alt(arrays, types, rtype):
     """PyTorch's scalar remainder (r = fmod(a, b); r += b when r != 0 and
     its sign differs from b's) with numpy's fmod (libm's, exact), where
@@ -319,11 +338,15 @@ OPS = [
     Op("ceil", 1, N, _t(torch.ceil)),
     Op("round", 1, N, _t(torch.round)),
     Op("trunc", 1, N, _t(torch.trunc)),
+    Op("frac", 1, F, _t(torch.frac)),
     Op("sign", 1, N, _t(torch.sign)),
     Op("not", 1, INTLIKE_TYPES, _t(torch.bitwise_not)),
     Op("isnan", 1, A, _t(torch.isnan), result="i1"),
     Op("isinf", 1, A, _t(torch.isinf), result="i1"),
     Op("isfinite", 1, A, _t(torch.isfinite), result="i1"),
+    Op("isposinf", 1, A, _t(torch.isposinf), result="i1"),
+    Op("isneginf", 1, A, _t(torch.isneginf), result="i1"),
+    Op("signbit", 1, A, _t(torch.signbit), result="i1"),
     # binary
     Op("add", 2, N, _t(torch.add)),
     Op("sub", 2, N, _t(torch.sub)),
@@ -339,6 +362,7 @@ OPS = [
     Op("maximum", 2, A, _t(torch.maximum), alt=swapped_alt(torch.maximum)),
     Op("minimum", 2, A, _t(torch.minimum), alt=swapped_alt(torch.minimum)),
     Op("remainder", 2, N, _t(torch.remainder), int_ref=int_remainder_ref, alt=remainder_alt),
+    Op("fmod", 2, N, _t(torch.fmod), int_ref=int_fmod_ref, alt=fmod_alt),
     Op("atan2", 2, F, _t(torch.atan2), transcendental, alt=math_alt(torch.atan2)),
     Op("eq", 2, A, _t(torch.eq), result="i1"),
     Op("ne", 2, A, _t(torch.ne), result="i1"),

@@ -169,9 +169,9 @@ UNARY_FLOAT = ["exp", "exp2", "expm1", "log", "log2", "log1p", "sqrt", "rsqrt",
                "silu", "log10", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh",
                "acosh", "atanh"]
 UNARY_NUM = ["neg", "abs", "relu", "floor", "ceil", "round", "trunc", "sign"]
-PREDICATES = ["isnan", "isinf", "isfinite"]
+PREDICATES = ["isnan", "isinf", "isfinite", "isposinf", "isneginf", "signbit"]
 BINARY = ["add", "sub", "mul", "div", "div_trunc", "div_floor", "pow", "maximum", "minimum",
-          "remainder", "atan2", "and", "or", "xor"]
+          "remainder", "fmod", "atan2", "and", "or", "xor"]
 COMPARE = ["eq", "ne", "lt", "le", "gt", "ge"]
 TERNARY = ["clamp", "lerp", "fma"]
 # max/min of i1 are left out: KNOWN_FAILURES emulator-i1-shared-memory
@@ -1024,7 +1024,7 @@ N_RANDOM = 4            # random samples besides the five fixed ones (0 to 4)
 KNOWN_MODE = 100        # the sample with the known bugs' models (KNOWN_BUGS)
 JUMP_MODE = 200         # samples 200, 201: sample 0 with discontinuous ops taken
                         # across their jumps (upwards first, downwards first)
-DISCONTINUOUS = ("floor", "ceil", "round", "sign", "remainder", "div_trunc", "div_floor",
+DISCONTINUOUS = ("floor", "ceil", "round", "sign", "remainder", "fmod", "div_trunc", "div_floor",
                  "eq", "ne", "lt", "le", "gt", "ge")
 USE_KNOWN_MODELS = True  # off: --include-known, and --repro FILE
 SHAPE_OPS = ("broadcast", "reshape", "permute", "slice", "pad", "concat", "const")
@@ -1335,22 +1335,27 @@ def _across(g, i, args, vals, reach, rng, base, mode):
     far a correct kernel's values may be from sample 0's) where that crosses
     a jump: the first of (+, +), (+, -), (-, -), (-, +) (sample 200; 201:
     the other way round) that changes the result, element by element. A
-    remainder whose quotient is that uncertain can be anything between 0
-    and the divisor: 200 gives the divisor, 201 zero."""
+    remainder (fmod) whose quotient is that uncertain can be anything
+    between 0 and the divisor (with the dividend's sign): 200 gives the
+    divisor, 201 zero."""
     refs = [tuple(r) for r in g["nodes"][i]["args"]]
     t = vals[(i, 0)].dtype
     out, done = base.copy(), np.zeros(base.shape, bool)
     order = [(1, 1, 1), (1, -1, 1), (-1, -1, -1), (-1, 1, -1)]
     if mode != JUMP_MODE:
         order.reverse()
-    if g["nodes"][i]["name" if g["nodes"][i]["op"] == "ew" else "op"] == "remainder":
+    name = g["nodes"][i]["name" if g["nodes"][i]["op"] == "ew" else "op"]
+    if name in ("remainder", "fmod"):
         ta, tb = (vals[r].dtype for r in refs)
         a, b = (np.broadcast_to(to_f64(x, tt), base.shape) for x, tt in zip(args, (ta, tb)))
         ra, rb = (np.broadcast_to(reach.get(r, 0.0), base.shape) for r in refs)
         with np.errstate(all="ignore"):
             wide = ra + np.abs(a / b) * rb >= np.abs(b) / 8
             wide &= np.isfinite(a) & np.isfinite(b) & (b != 0)
-            edge = b * (1 - 2.0 ** -8) if mode == JUMP_MODE else np.copysign(0.0, b)
+            # remainder takes the divisor's sign, fmod the dividend's
+            s = b if name == "remainder" else a
+            edge = (np.copysign(np.abs(b), s) * (1 - 2.0 ** -8) if mode == JUMP_MODE
+                    else np.copysign(0.0, s))
         out = np.where(wide, from_f64(edge, t), out)
         done |= wide
     for signs in order:

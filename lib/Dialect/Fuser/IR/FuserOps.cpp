@@ -226,6 +226,9 @@ static LogicalResult checkRankedTensors(std::optional<Location> loc,
   }
 FUSER_INFER_PREDICATE(IsNanOp)
 FUSER_INFER_PREDICATE(IsInfOp)
+FUSER_INFER_PREDICATE(IsPosInfOp)
+FUSER_INFER_PREDICATE(IsNegInfOp)
+FUSER_INFER_PREDICATE(SignbitOp)
 FUSER_INFER_PREDICATE(IsFiniteOp)
 
 // Binary ops whose result has the operand element type.
@@ -245,6 +248,7 @@ FUSER_INFER_BINARY(PowOp)
 FUSER_INFER_BINARY(MaximumOp)
 FUSER_INFER_BINARY(MinimumOp)
 FUSER_INFER_BINARY(RemainderOp)
+FUSER_INFER_BINARY(FmodOp)
 FUSER_INFER_BINARY(Atan2Op)
 FUSER_INFER_BINARY(AndOp)
 FUSER_INFER_BINARY(OrOp)

@@ -24,14 +24,17 @@
 //   along one is gathered first: propagation annotates it whole and
 //   partition inserts the all_gather (sequence-parallel layer_norm).
 //
-// - Every other op (reshape, slice, pad, concat, the indexing ops, random
-//   numbers, fp8 scaling, constants): all its values whole on every device.
+// - reshape: dims grouped by equal products; a split of a group's first dim
+//   passes through (heads out of the hidden dim, a flattened batch).
+// - Every other op (slice, pad, concat, the indexing ops, random numbers,
+//   fp8 scaling, constants): all its values whole on every device.
 //   Correct, not fast; finer rules can replace it op by op.
 //
 //===----------------------------------------------------------------------===//
 
 #include "fuser/Dialect/Fuser/Sharding/ShardingInterfaceImpl.h"
 
+#include "fuser/Dialect/Fuser/IR/ElementwiseOps.h"
 #include "fuser/Dialect/Fuser/IR/FuserDialect.h"
 #include "fuser/Dialect/Fuser/IR/FuserOps.h"
 
@@ -86,6 +89,29 @@ struct LoopDescription {
   SmallVector<unsigned> wholeLoops; // loops a device must see entirely
 };
 
+/// The grid that any of the op's shardings names.
+FlatSymbolRefAttr gridOf(ArrayRef<Sharding> operandShardings,
+                         ArrayRef<Sharding> resultShardings) {
+  for (const Sharding &s : llvm::concat<const Sharding>(operandShardings, resultShardings))
+    if (s)
+      return s.getGridAttr();
+  return {};
+}
+
+/// Result `i`'s sharding: its annotation, or for a result nothing reads
+/// (propagation annotates none) the one its loops give.
+Sharding resultSharding(Operation *op, const LoopDescription &desc,
+                        const ShardingArray &assignment, ArrayRef<Sharding> resultShardings,
+                        unsigned i, FlatSymbolRefAttr gridAttr) {
+  if (resultShardings[i])
+    return resultShardings[i];
+  SmallVector<shard::GridAxesAttr> split;
+  for (AffineExpr e : desc.maps[op->getNumOperands() + i].getResults())
+    split.push_back(shard::GridAxesAttr::get(op->getContext(),
+                                             assignment[cast<AffineDimExpr>(e).getPosition()]));
+  return Sharding::get(gridAttr, split);
+}
+
 /// Partitions `op` as the clone of itself on each device's part; then, when
 /// a reduction loop is split, combines the parts of every result with
 /// `kind`.
@@ -102,23 +128,14 @@ LogicalResult partitionWithReductions(Operation *op, const LoopDescription &desc
     if (!assignment[l].empty())
       return op->emitOpError() << "needs loop " << l
                                << " whole on each device, but it is split";
-  // A result nothing reads has no annotation (propagation skips it): its
-  // sharding follows from the loops', like the others'.
-  FlatSymbolRefAttr gridAttr;
-  for (const Sharding &s : llvm::concat<const Sharding>(operandShardings, resultShardings))
-    if (s)
-      gridAttr = s.getGridAttr();
-  SmallVector<Sharding, 2> results(resultShardings);
-  unsigned numOperands = op->getNumOperands();
-  for (auto [i, s] : llvm::enumerate(results)) {
-    if (s)
-      continue;
-    SmallVector<shard::GridAxesAttr> split;
-    for (AffineExpr e : desc.maps[numOperands + i].getResults())
-      split.push_back(shard::GridAxesAttr::get(
-          op->getContext(), assignment[cast<AffineDimExpr>(e).getPosition()]));
-    s = Sharding::get(gridAttr, split);
+  FlatSymbolRefAttr gridAttr = gridOf(operandShardings, resultShardings);
+  if (!gridAttr) { // nothing about the op is sharded: every device runs it as it is
+    builder.clone(*op, partitionMap);
+    return success();
   }
+  SmallVector<Sharding, 2> results;
+  for (unsigned i = 0; i < op->getNumResults(); ++i)
+    results.push_back(resultSharding(op, desc, assignment, resultShardings, i, gridAttr));
   shard::partitionTriviallyShardableOperation(*op, partitionedOperands, operandShardings,
                                               results, partitionMap, symbolTable, builder);
   if (!shard::isAtLeastOneReductionIteratorSharded(desc.loops, assignment))
@@ -232,6 +249,63 @@ struct DescribePermute {
     for (auto [i, from] : llvm::enumerate(op.getPerm()))
       in[from] = i;
     d.maps = {mapOf(rank, in, ctx), mapOf(rank, iota(rank), ctx)};
+    return d;
+  }
+};
+
+/// reshape: the dims of operand and result fall into groups of equal
+/// product (`[B, S, H*D] -> [B, S, H, D]`: {B}, {S}, {H*D} and {H, D}). The
+/// first dim of a group on each side shares one loop: n equal parts of
+/// `H*D` are n equal parts of `H` with all of `D`, so a split passes
+/// through (fuser-check-sharding sees that n divides `H`). Every other dim,
+/// size-1 dims, and everything from the first dim known only at launch on,
+/// are whole.
+struct DescribeReshape {
+  LoopDescription operator()(ReshapeOp op) const {
+    MLIRContext *ctx = op->getContext();
+    ArrayRef<int64_t> in = op.getInput().getType().getShape();
+    ArrayRef<int64_t> out = op.getType().getShape();
+    LoopDescription d;
+    SmallVector<unsigned> inLoops(in.size()), outLoops(out.size());
+    auto wholeLoop = [&] {
+      d.loops.push_back(IteratorType::parallel);
+      d.wholeLoops.push_back(d.loops.size() - 1);
+      return d.loops.size() - 1;
+    };
+    auto skipOnes = [&](ArrayRef<int64_t> shape, SmallVector<unsigned> &loops, size_t &k) {
+      while (k < shape.size() && shape[k] == 1)
+        loops[k++] = wholeLoop();
+    };
+    size_t i = 0, j = 0;
+    bool grouped = true;
+    while (grouped) {
+      skipOnes(in, inLoops, i);
+      skipOnes(out, outLoops, j);
+      if (i == in.size() || j == out.size() || ShapedType::isDynamic(in[i]) ||
+          ShapedType::isDynamic(out[j]) || in[i] == 0 || out[j] == 0)
+        break;
+      unsigned lead = d.loops.size();
+      d.loops.push_back(IteratorType::parallel);
+      inLoops[i] = outLoops[j] = lead;
+      int64_t pi = in[i++], pj = out[j++];
+      while (pi != pj) {
+        SmallVector<unsigned> &loops = pi < pj ? inLoops : outLoops;
+        ArrayRef<int64_t> shape = pi < pj ? in : out;
+        size_t &k = pi < pj ? i : j;
+        if (k == shape.size() || ShapedType::isDynamic(shape[k]) || shape[k] == 0) {
+          grouped = false; // the group never closes: its lead loop is whole too
+          d.wholeLoops.push_back(lead);
+          break;
+        }
+        (pi < pj ? pi : pj) *= shape[k];
+        loops[k++] = wholeLoop();
+      }
+    }
+    for (; i < in.size(); ++i)
+      inLoops[i] = wholeLoop();
+    for (; j < out.size(); ++j)
+      outLoops[j] = wholeLoop();
+    d.maps = {mapOf(d.loops.size(), inLoops, ctx), mapOf(d.loops.size(), outLoops, ctx)};
     return d;
   }
 };
@@ -402,14 +476,14 @@ LogicalResult partitionLinear(LinearOp linear, ArrayRef<Value> partitionedOperan
   Value x = partitionMap.lookup(linear.getInput());
   Value w = partitionMap.lookup(linear.getWeight());
   Value bias = partitionMap.lookup(linear.getBias());
-  Type partType = shard::shardType(linear.getType(),
-                                   shard::getGrid(op, resultShardings[0].getGridAttr(),
-                                                  symbolTable),
-                                   resultShardings[0]);
+  FlatSymbolRefAttr gridAttr = gridOf(operandShardings, resultShardings);
+  Sharding result = resultSharding(op, desc, assignment, resultShardings, 0, gridAttr);
+  Type partType = shard::shardType(linear.getType(), shard::getGrid(op, gridAttr, symbolTable),
+                                   result);
   Value part = LinearOp::create(builder, loc, partType, x, w, Value());
   SmallVector<GridAxis> axes = shard::getReductionGridAxes(desc.loops, assignment);
-  Value sum = shard::AllReduceOp::create(builder, loc, part, resultShardings[0].getGrid(),
-                                         axes, ReductionKind::Sum);
+  Value sum = shard::AllReduceOp::create(builder, loc, part, gridAttr.getValue(), axes,
+                                         ReductionKind::Sum);
   int64_t last = cast<RankedTensorType>(partType).getRank() - 1;
   Value wide = BroadcastOp::create(builder, loc, partType, bias,
                                    builder.getDenseI64ArrayAttr({last}));
@@ -454,17 +528,7 @@ template <typename... Ops> void attachWhole(MLIRContext *ctx) {
 void mlir::fuser::registerShardingInterfaceExternalModels(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *ctx, FuserDialect *) {
     ctx->getOrLoadDialect<shard::ShardDialect>();
-    attachElementwise<
-        // unary
-        NegOp, AbsOp, ExpOp, Exp2Op, Expm1Op, LogOp, Log2Op, Log1pOp, SqrtOp, RsqrtOp,
-        ReciprocalOp, SinOp, CosOp, TanhOp, SigmoidOp, ErfOp, Log10Op, TanOp, AsinOp, AcosOp,
-        AtanOp, SinhOp, CoshOp, AsinhOp, AcoshOp, AtanhOp, ReluOp, SiluOp, FloorOp, CeilOp,
-        RoundOp, TruncOp, SignOp, NotOp, GeluOp, IsNanOp, IsInfOp, IsFiniteOp,
-        // binary and compares
-        AddOp, SubOp, MulOp, DivOp, PowOp, MaximumOp, MinimumOp, RemainderOp, Atan2Op, AndOp,
-        OrOp, XorOp, ShlOp, ShrOp, EqOp, NeOp, LtOp, LeOp, GtOp, GeOp,
-        // ternary and conversions
-        WhereOp, ClampOp, LerpOp, FmaOp, CastOp, BitcastOp>(ctx);
+    attachElementwise<FUSER_ELEMENTWISE_OPS>(ctx);
     BroadcastOp::attachInterface<LoopModel<BroadcastOp, DescribeBroadcast>>(*ctx);
     PermuteOp::attachInterface<LoopModel<PermuteOp, DescribePermute>>(*ctx);
     SumOp::attachInterface<LoopModel<SumOp, DescribeReduction<SumOp, ReductionKind::Sum>>>(*ctx);
@@ -491,7 +555,8 @@ void mlir::fuser::registerShardingInterfaceExternalModels(DialectRegistry &regis
     RmsNormOp::attachInterface<LoopModel<RmsNormOp, DescribeNormalization<RmsNormOp>>>(*ctx);
     MatmulOp::attachInterface<LoopModel<MatmulOp, DescribeMatmul>>(*ctx);
     LinearOp::attachInterface<LoopModel<LinearOp, DescribeLinear>>(*ctx);
-    attachWhole<ConstantOp, IotaOp, SizeOp, ReshapeOp, SliceOp, PadOp, ConcatOp, GatherOp,
+    ReshapeOp::attachInterface<LoopModel<ReshapeOp, DescribeReshape>>(*ctx);
+    attachWhole<ConstantOp, IotaOp, SizeOp, SliceOp, PadOp, ConcatOp, GatherOp,
                 IndexSelectOp, ScatterAddOp, IndexAddOp, ScaledCastOp, QuantizeOp, RandOp,
                 RandnOp, BernoulliOp, DropoutOp>(ctx);
   });

@@ -104,6 +104,8 @@ def Fuser_RoundOp : Fuser_UnaryOp<"round", Fuser_NumericTensor,
     "round half to even; the identity on integers">;
 def Fuser_TruncOp : Fuser_UnaryOp<"trunc", Fuser_NumericTensor,
     "round toward 0; the identity on integers">;
+def Fuser_FracOp : Fuser_UnaryOp<"frac", Fuser_FloatTensor,
+    "x - trunc(x), exactly: the fractional part with x's sign; NaN for an infinity">;
 def Fuser_SignOp : Fuser_UnaryOp<"sign", Fuser_NumericTensor,
     "-1, 0 or 1 by the sign of x; NaN stays NaN">;
 def Fuser_NotOp : Fuser_UnaryOp<"not", Fuser_IntTensor,
@@ -131,6 +133,11 @@ def Fuser_GeluOp : Fuser_Op<"gelu", [Pure, SameOperandsAndResultType]> {
 def Fuser_IsNanOp : Fuser_UnaryPredicateOp<"isnan", "x is NaN">;
 def Fuser_IsInfOp : Fuser_UnaryPredicateOp<"isinf", "x is +inf or -inf">;
 def Fuser_IsFiniteOp : Fuser_UnaryPredicateOp<"isfinite", "x is neither NaN nor infinite">;
+def Fuser_IsPosInfOp : Fuser_UnaryPredicateOp<"isposinf", "x is +inf">;
+def Fuser_IsNegInfOp : Fuser_UnaryPredicateOp<"isneginf", "x is -inf">;
+def Fuser_SignbitOp : Fuser_UnaryPredicateOp<"signbit",
+    "x's sign bit is set: true for -0.0 and for a NaN whose sign bit is set, "
+    "false for bools">;
 
 def Fuser_AddOp : Fuser_BinaryOp<"add", Fuser_NumericTensor, "lhs + rhs",
                                  [Commutative]> {
@@ -179,6 +186,9 @@ def Fuser_MinimumOp : Fuser_BinaryOp<"minimum", Fuser_Tensor,
 }
 def Fuser_RemainderOp : Fuser_BinaryOp<"remainder", Fuser_NumericTensor,
     "lhs - floor(lhs / rhs) * rhs, with the sign of rhs; integer remainder by zero gives 0">;
+def Fuser_FmodOp : Fuser_BinaryOp<"fmod", Fuser_NumericTensor,
+    "lhs - trunc(lhs / rhs) * rhs, exactly, with the sign of lhs (C's fmod); "
+    "NaN for a zero rhs or an infinite lhs; integer fmod by zero gives 0">;
 def Fuser_Atan2Op : Fuser_BinaryOp<"atan2", Fuser_FloatTensor,
     "angle of the point (rhs, lhs)">;
 
