@@ -207,18 +207,51 @@ func.func @reshape_dynamic(%x: tensor<4x?xf32>) -> tensor<?xf32> {
   return %y : tensor<?xf32>
 }
 
-// An op without a finer rule (slice) gets its operand whole.
-// CHECK-LABEL: func.func @slice
-// CHECK-SAME: (%[[X:.*]]: tensor<4x16xf32>) -> tensor<8x8xf32>
-// CHECK-NEXT: %[[E:.*]] = fuser.exp %[[X]] : tensor<4x16xf32>
-// CHECK-NEXT: %[[G:.*]] = shard.all_gather %[[E]] on @grid grid_axes = [0] gather_axis = 0 : tensor<4x16xf32> -> tensor<8x16xf32>
-// CHECK-NEXT: fuser.slice %[[G]]
-func.func @slice(%x: tensor<8x16xf32>) -> tensor<8x8xf32> {
+// slice, pad, concat: a split passes through the dims they keep whole.
+// Rotary embeddings on attention heads split over the devices: the halves
+// of the head dim are sliced and concatenated on each device; the whole
+// cos table is sliced locally (all_slice moves no data).
+// CHECK-LABEL: func.func @rope_heads
+// CHECK-SAME: (%[[X:.*]]: tensor<2x4x2x16xf32>, %[[C:.*]]: tensor<2x4x4x16xf32>)
+// CHECK-NEXT: %[[LO:.*]] = fuser.slice %[[X]] start = [0, 0, 0, 0] limit = [2, 4, 2, 8] step = [1, 1, 1, 1]
+// CHECK-NEXT: %[[HI:.*]] = fuser.slice %[[X]] start = [0, 0, 0, 8] limit = [2, 4, 2, 16] step = [1, 1, 1, 1]
+// CHECK-NEXT: %[[N:.*]] = fuser.neg %[[HI]]
+// CHECK-NEXT: %[[R:.*]] = fuser.concat %[[N]], %[[LO]] dim = 3
+// CHECK-NEXT: %[[CS:.*]] = shard.all_slice %[[C]] on @grid grid_axes = [0] slice_axis = 2 : tensor<2x4x4x16xf32> -> tensor<2x4x2x16xf32>
+// CHECK-NEXT: fuser.mul %[[R]], %[[CS]]
+func.func @rope_heads(%x: tensor<2x4x4x16xf32>, %c: tensor<2x4x4x16xf32>) -> tensor<2x4x4x16xf32> {
+  %s = shard.sharding @grid split_axes = [[], [], [0]] : !shard.sharding
+  %xs = shard.shard %x to %s : tensor<2x4x4x16xf32>
+  %lo = fuser.slice %xs start = [0, 0, 0, 0] limit = [2, 4, 4, 8] step = [1, 1, 1, 1] : tensor<2x4x4x16xf32> -> tensor<2x4x4x8xf32>
+  %hi = fuser.slice %xs start = [0, 0, 0, 8] limit = [2, 4, 4, 16] step = [1, 1, 1, 1] : tensor<2x4x4x16xf32> -> tensor<2x4x4x8xf32>
+  %nhi = fuser.neg %hi : tensor<2x4x4x8xf32>
+  %rot = fuser.concat %nhi, %lo dim = 3 : tensor<2x4x4x8xf32>, tensor<2x4x4x8xf32> -> tensor<2x4x4x16xf32>
+  %y = fuser.mul %rot, %c : tensor<2x4x4x16xf32>, tensor<2x4x4x16xf32>
+  return %y : tensor<2x4x4x16xf32>
+}
+
+// A slice of the split dim needs it whole.
+// CHECK-LABEL: func.func @slice_split_dim
+// CHECK-SAME: (%[[X:.*]]: tensor<4x16xf32>) -> tensor<4x16xf32>
+// CHECK-NEXT: %[[G:.*]] = shard.all_gather %[[X]] on @grid grid_axes = [0] gather_axis = 0 : tensor<4x16xf32> -> tensor<8x16xf32>
+// CHECK-NEXT: fuser.slice %[[G]] start = [2, 0]
+func.func @slice_split_dim(%x: tensor<8x16xf32>) -> tensor<4x16xf32> {
   %s = shard.sharding @grid split_axes = [[0]] : !shard.sharding
   %xs = shard.shard %x to %s : tensor<8x16xf32>
-  %y = fuser.exp %xs : tensor<8x16xf32>
-  %z = fuser.slice %y start = [0, 0] limit = [8, 8] step = [1, 1] : tensor<8x16xf32> -> tensor<8x8xf32>
-  return %z : tensor<8x8xf32>
+  %z = fuser.slice %xs start = [2, 0] limit = [6, 16] step = [1, 1] : tensor<8x16xf32> -> tensor<4x16xf32>
+  return %z : tensor<4x16xf32>
+}
+
+// An op without a finer rule (index_select) gets its operand whole.
+// CHECK-LABEL: func.func @index_select
+// CHECK-SAME: (%[[X:.*]]: tensor<4x16xf32>, %[[I:.*]]: tensor<3xi64>)
+// CHECK-NEXT: %[[G:.*]] = shard.all_gather %[[X]] on @grid grid_axes = [0] gather_axis = 0 : tensor<4x16xf32> -> tensor<8x16xf32>
+// CHECK-NEXT: fuser.index_select %[[G]]
+func.func @index_select(%x: tensor<8x16xf32>, %i: tensor<3xi64>) -> tensor<3x16xf32> {
+  %s = shard.sharding @grid split_axes = [[0]] : !shard.sharding
+  %xs = shard.shard %x to %s : tensor<8x16xf32>
+  %z = fuser.index_select %xs, %i dim = 0 : tensor<8x16xf32>, tensor<3xi64> -> tensor<3x16xf32>
+  return %z : tensor<3x16xf32>
 }
 
 // Nothing annotated: every device runs the fusion as it is.

@@ -26,8 +26,10 @@
 //
 // - reshape: dims grouped by equal products; a split of a group's first dim
 //   passes through (heads out of the hidden dim, a flattened batch).
-// - Every other op (slice, pad, concat, the indexing ops, random numbers,
-//   fp8 scaling, constants): all its values whole on every device.
+// - slice, pad, concat: a split passes through the dims they keep whole
+//   (concat: every dim but its own).
+// - Every other op (the indexing ops, random numbers, fp8 scaling,
+//   constants): all its values whole on every device.
 //   Correct, not fast; finer rules can replace it op by op.
 //
 //===----------------------------------------------------------------------===//
@@ -194,6 +196,24 @@ struct LoopModel
     if constexpr (std::is_same_v<Op, LinearOp>)
       return partitionLinear(cast<LinearOp>(op), partitionedOperands, operandShardings,
                              resultShardings, partitionMap, symbolTable, builder);
+    if constexpr (std::is_same_v<Op, SliceOp>) {
+      if (failed(partitionWithReductions(op, Describe()(cast<Op>(op)), partitionedOperands,
+                                         operandShardings, resultShardings, partitionMap,
+                                         symbolTable, builder)))
+        return failure();
+      // A dim the slice keeps whole ends where the device's part does.
+      auto part = partitionMap.lookup(op->getResult(0)).template getDefiningOp<SliceOp>();
+      if (!part)
+        return success();
+      SmallVector<int64_t> limit(part.getLimit());
+      ArrayRef<int64_t> local = part.getInput().getType().getShape();
+      ArrayRef<int64_t> whole = cast<SliceOp>(op).getInput().getType().getShape();
+      for (auto [k, l] : llvm::enumerate(limit))
+        if (l == whole[k])
+          l = local[k];
+      part.setLimit(limit);
+      return success();
+    }
     return partitionWithReductions(op, Describe()(cast<Op>(op)), partitionedOperands,
                                    operandShardings, resultShardings, partitionMap,
                                    symbolTable, builder);
@@ -250,6 +270,67 @@ struct DescribePermute {
       in[from] = i;
     d.maps = {mapOf(rank, in, ctx), mapOf(rank, iota(rank), ctx)};
     return d;
+  }
+};
+
+/// An op whose result dim k is its operands' dim k where `passes[k]`
+/// (slice and pad where they keep a dim whole, concat off its dim): a split
+/// of such a dim passes through. Every other dim is whole; a rank-0 operand
+/// (pad's value) is read whole.
+LoopDescription describePassingDims(Operation *op, ArrayRef<bool> passes) {
+  MLIRContext *ctx = op->getContext();
+  unsigned rank = passes.size();
+  LoopDescription d;
+  d.loops.assign(rank, IteratorType::parallel);
+  for (unsigned k = 0; k < rank; ++k)
+    if (!passes[k])
+      d.wholeLoops.push_back(k);
+  SmallVector<SmallVector<unsigned>> operandLoops;
+  for (Value v : op->getOperands()) {
+    SmallVector<unsigned> loops;
+    if (rankOf(v) == rank)
+      for (unsigned k = 0; k < rank; ++k) {
+        if (passes[k]) {
+          loops.push_back(k);
+        } else {
+          loops.push_back(d.loops.size());
+          d.wholeLoops.push_back(d.loops.size());
+          d.loops.push_back(IteratorType::parallel);
+        }
+      }
+    operandLoops.push_back(loops);
+  }
+  for (ArrayRef<unsigned> loops : operandLoops)
+    d.maps.push_back(mapOf(d.loops.size(), loops, ctx));
+  d.maps.push_back(mapOf(d.loops.size(), iota(rank), ctx));
+  return d;
+}
+
+struct DescribeSlice {
+  LoopDescription operator()(SliceOp op) const {
+    ArrayRef<int64_t> in = op.getInput().getType().getShape();
+    SmallVector<bool> passes;
+    for (auto [k, size] : llvm::enumerate(in))
+      passes.push_back(!ShapedType::isDynamic(size) && op.getStart()[k] == 0 &&
+                       op.getLimit()[k] == size && op.getStep()[k] == 1);
+    return describePassingDims(op, passes);
+  }
+};
+
+struct DescribePad {
+  LoopDescription operator()(PadOp op) const {
+    SmallVector<bool> passes;
+    for (auto [lo, hi] : llvm::zip_equal(op.getLow(), op.getHigh()))
+      passes.push_back(lo == 0 && hi == 0);
+    return describePassingDims(op, passes);
+  }
+};
+
+struct DescribeConcat {
+  LoopDescription operator()(ConcatOp op) const {
+    SmallVector<bool> passes(rankOf(op.getResult()), true);
+    passes[op.getDim()] = false;
+    return describePassingDims(op, passes);
   }
 };
 
@@ -556,7 +637,10 @@ void mlir::fuser::registerShardingInterfaceExternalModels(DialectRegistry &regis
     MatmulOp::attachInterface<LoopModel<MatmulOp, DescribeMatmul>>(*ctx);
     LinearOp::attachInterface<LoopModel<LinearOp, DescribeLinear>>(*ctx);
     ReshapeOp::attachInterface<LoopModel<ReshapeOp, DescribeReshape>>(*ctx);
-    attachWhole<ConstantOp, IotaOp, SizeOp, SliceOp, PadOp, ConcatOp, GatherOp,
+    SliceOp::attachInterface<LoopModel<SliceOp, DescribeSlice>>(*ctx);
+    PadOp::attachInterface<LoopModel<PadOp, DescribePad>>(*ctx);
+    ConcatOp::attachInterface<LoopModel<ConcatOp, DescribeConcat>>(*ctx);
+    attachWhole<ConstantOp, IotaOp, SizeOp, GatherOp,
                 IndexSelectOp, ScatterAddOp, IndexAddOp, ScaledCastOp, QuantizeOp, RandOp,
                 RandnOp, BernoulliOp, DropoutOp>(ctx);
   });
