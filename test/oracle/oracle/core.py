@@ -480,14 +480,15 @@ def output_names(parts):
     return ["grad_" + name for name, a in input_names(parts) if _float_arg(a)]
 
 
-def _run_fwd_bwd(env, d, path, fname, parts, inputs, out, extra):
+def _run_fwd_bwd(env, d, path, fname, parts, inputs, out, extra, cpu=None):
     """The residual form of a backward part: F_fwd on the inputs, then F_bwd
     on what it reads (inputs, F_fwd's results and residuals, cotangents, by
-    name, as `fuserc inspect` lists its arguments)."""
-    fwd_out = os.path.join(d, "out-fwd")
+    name, as `fuserc inspect` lists its arguments); the JIT compiles for
+    `cpu` when given."""
+    fwd_out = os.path.join(d, "out-fwd" + ("-" + cpu if cpu else ""))
     n_fwd = sum(len(p.args) for p in parts)
     rc, err, cmd = run_fuserc(env, path, inputs[:n_fwd], fwd_out,
-                              extra + ["--vjp", fname, "--fusion", fname + "_fwd"])
+                              extra + ["--vjp", fname, "--fusion", fname + "_fwd"], cpu=cpu)
     if rc != 0:
         return rc, err, cmd
     icmd = [env.fuserc, "inspect", path, "--vjp", fname, "--residuals", "--fusion",
@@ -503,7 +504,7 @@ def _run_fwd_bwd(env, d, path, fname, parts, inputs, out, extra):
     # shape_of_<input>: the input, passed for its shape only
     bwd_inputs = [(n, files[n] if n in files else files[n[len("shape_of_"):]]) for n in names]
     return run_fuserc(env, path, bwd_inputs, out,
-                      extra + ["--vjp", fname, "--fusion", fname + "_bwd"])
+                      extra + ["--vjp", fname, "--fusion", fname + "_bwd"], cpu=cpu)
 
 
 def execute(env, fname, parts, extra=(), directory=None):
@@ -515,12 +516,15 @@ def execute(env, fname, parts, extra=(), directory=None):
         path, inputs = write_case_files(d, fname, parts)
         out = os.path.join(d, "out")
         extra = list(extra) + view_options(parts)
-        if is_vjp(parts) and "--residuals" in extra:
-            rc, err, cmd = _run_fwd_bwd(env, d, path, fname, parts, inputs, out, extra)
-        else:
-            if is_vjp(parts):
-                extra += ["--vjp", fname, "--fusion", fname + "_vjp"]
-            rc, err, cmd = run_fuserc(env, path, inputs, out, extra)
+        residual = is_vjp(parts) and "--residuals" in extra
+        if is_vjp(parts) and not residual:
+            extra += ["--vjp", fname, "--fusion", fname + "_vjp"]
+
+        def run(outdir, cpu=None):
+            if residual:
+                return _run_fwd_bwd(env, d, path, fname, parts, inputs, outdir, extra, cpu)
+            return run_fuserc(env, path, inputs, outdir, extra, cpu=cpu)
+        rc, err, cmd = run(out)
         if rc != 0:
             return None, err, cmd
         res = []
@@ -530,7 +534,7 @@ def execute(env, fname, parts, extra=(), directory=None):
             res.append(np.load(os.path.join(out, name + ".npy")))
         if env.same_bits_cpu:
             other = os.path.join(d, "out-" + env.same_bits_cpu)
-            rc, err2, cmd2 = run_fuserc(env, path, inputs, other, extra, cpu=env.same_bits_cpu)
+            rc, err2, cmd2 = run(other, env.same_bits_cpu)
             if rc != 0:
                 return None, err2, cmd2
             for i in range(n):

@@ -206,6 +206,8 @@ class Runner:
                 p = Part("%s result %d%s" % (label, k, where), [], [], [res])
                 m = compare([p], [g], None if self.include_known else _excuse_for(case))[0]
                 msgs += ["%s: %s" % (p.label, x) for x in m]
+            if not msgs and self.env.same_bits_cpu:
+                msgs = self._same_bits(case, out, extra, d, sorted(got))
             if msgs:
                 self.failures.append((case.name, label, "\n".join(msgs), line))
                 self.log("FAIL %s\n%s\n  reproduce: %s\n  or: %s" % (
@@ -215,6 +217,26 @@ class Runner:
                 shutil.rmtree(d, ignore_errors=True)
         if self.env.verbose:
             self.log("  %-60s %5.2f s" % (case.name, time.time() - t0))
+
+    def _same_bits(self, case, out, extra, d, results):
+        """The file case run again with the JIT compiling for the
+        --same-bits-on CPU: every result checked must have the same bits."""
+        cpu = self.env.same_bits_cpu
+        other = os.path.join(d, "out-" + cpu)
+        rc, err, _ = run_fuserc(self.env, case.path, [], other, extra, cpu=cpu)
+        if rc != 0:
+            return ["fuserc failed with the JIT for %s: %s" % (cpu, err.strip())]
+        msgs = []
+        for k in results:
+            name = "result%d.npy" % k
+            a = np.load(os.path.join(out, name), mmap_mode="r")
+            b = np.load(os.path.join(other, name), mmap_mode="r")
+            ab = np.ascontiguousarray(a).view(np.uint8)
+            bb = np.ascontiguousarray(b).view(np.uint8)
+            if a.shape != b.shape or not np.array_equal(ab, bb):
+                msgs.append("result %d differs between the JIT for the default CPU and for %s"
+                            % (k, cpu))
+        return msgs
 
     def run(self, cases):
         items = []
