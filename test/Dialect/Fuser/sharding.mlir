@@ -242,15 +242,37 @@ func.func @slice_split_dim(%x: tensor<8x16xf32>) -> tensor<4x16xf32> {
   return %z : tensor<4x16xf32>
 }
 
-// An op without a finer rule (index_select) gets its operand whole.
-// CHECK-LABEL: func.func @index_select
-// CHECK-SAME: (%[[X:.*]]: tensor<4x16xf32>, %[[I:.*]]: tensor<3xi64>)
-// CHECK-NEXT: %[[G:.*]] = shard.all_gather %[[X]] on @grid grid_axes = [0] gather_axis = 0 : tensor<4x16xf32> -> tensor<8x16xf32>
-// CHECK-NEXT: fuser.index_select %[[G]]
-func.func @index_select(%x: tensor<8x16xf32>, %i: tensor<3xi64>) -> tensor<3x16xf32> {
+// index_select (an embedding lookup): tokens split over the devices look
+// up their own rows; a table split by columns gives each device its
+// columns; a table split over the vocabulary is gathered first.
+// CHECK-LABEL: func.func @embedding_tokens
+// CHECK-SAME: (%[[T:.*]]: tensor<8x16xf32>, %[[I:.*]]: tensor<3xi64>) -> tensor<3x16xf32>
+// CHECK-NEXT: fuser.index_select %[[T]], %[[I]] dim = 0 : tensor<8x16xf32>, tensor<3xi64> -> tensor<3x16xf32>
+func.func @embedding_tokens(%t: tensor<8x16xf32>, %i: tensor<6xi64>) -> tensor<6x16xf32> {
   %s = shard.sharding @grid split_axes = [[0]] : !shard.sharding
-  %xs = shard.shard %x to %s : tensor<8x16xf32>
-  %z = fuser.index_select %xs, %i dim = 0 : tensor<8x16xf32>, tensor<3xi64> -> tensor<3x16xf32>
+  %is = shard.shard %i to %s : tensor<6xi64>
+  %z = fuser.index_select %t, %is dim = 0 : tensor<8x16xf32>, tensor<6xi64> -> tensor<6x16xf32>
+  return %z : tensor<6x16xf32>
+}
+
+// CHECK-LABEL: func.func @embedding_columns
+// CHECK-SAME: (%[[T:.*]]: tensor<8x8xf32>, %[[I:.*]]: tensor<6xi64>) -> tensor<6x8xf32>
+// CHECK-NEXT: fuser.index_select %[[T]], %[[I]] dim = 0 : tensor<8x8xf32>, tensor<6xi64> -> tensor<6x8xf32>
+func.func @embedding_columns(%t: tensor<8x16xf32>, %i: tensor<6xi64>) -> tensor<6x16xf32> {
+  %s = shard.sharding @grid split_axes = [[], [0]] : !shard.sharding
+  %ts = shard.shard %t to %s : tensor<8x16xf32>
+  %z = fuser.index_select %ts, %i dim = 0 : tensor<8x16xf32>, tensor<6xi64> -> tensor<6x16xf32>
+  return %z : tensor<6x16xf32>
+}
+
+// CHECK-LABEL: func.func @embedding_vocabulary
+// CHECK-SAME: (%[[T:.*]]: tensor<4x16xf32>, %[[I:.*]]: tensor<3xi64>)
+// CHECK-NEXT: %[[G:.*]] = shard.all_gather %[[T]] on @grid grid_axes = [0] gather_axis = 0 : tensor<4x16xf32> -> tensor<8x16xf32>
+// CHECK-NEXT: fuser.index_select %[[G]], %[[I]]
+func.func @embedding_vocabulary(%t: tensor<8x16xf32>, %i: tensor<3xi64>) -> tensor<3x16xf32> {
+  %s = shard.sharding @grid split_axes = [[0]] : !shard.sharding
+  %ts = shard.shard %t to %s : tensor<8x16xf32>
+  %z = fuser.index_select %ts, %i dim = 0 : tensor<8x16xf32>, tensor<3xi64> -> tensor<3x16xf32>
   return %z : tensor<3x16xf32>
 }
 

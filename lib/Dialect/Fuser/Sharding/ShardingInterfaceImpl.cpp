@@ -28,7 +28,9 @@
 //   passes through (heads out of the hidden dim, a flattened batch).
 // - slice, pad, concat: a split passes through the dims they keep whole
 //   (concat: every dim but its own).
-// - Every other op (the indexing ops, random numbers, fp8 scaling,
+// - index_select: the looked-up dim follows the index, the others the
+//   input; the input's indexed dim is whole.
+// - Every other op (gather, the scatters, random numbers, fp8 scaling,
 //   constants): all its values whole on every device.
 //   Correct, not fast; finer rules can replace it op by op.
 //
@@ -331,6 +333,27 @@ struct DescribeConcat {
     SmallVector<bool> passes(rankOf(op.getResult()), true);
     passes[op.getDim()] = false;
     return describePassingDims(op, passes);
+  }
+};
+
+/// index_select (an embedding lookup): the result's dim `dim` follows the
+/// index (tokens split over the devices look up their own rows), every
+/// other dim follows the input (a table split by columns gives columns);
+/// the input's `dim` (the vocabulary) is whole.
+struct DescribeIndexSelect {
+  LoopDescription operator()(IndexSelectOp op) const {
+    MLIRContext *ctx = op->getContext();
+    unsigned rank = rankOf(op.getResult());
+    unsigned dim = op.getDim();
+    LoopDescription d;
+    d.loops.assign(rank, IteratorType::parallel);
+    SmallVector<unsigned> in = iota(rank);
+    in[dim] = rank;
+    d.loops.push_back(IteratorType::parallel);
+    d.wholeLoops.push_back(rank);
+    d.maps = {mapOf(rank + 1, in, ctx), mapOf(rank + 1, {dim}, ctx),
+              mapOf(rank + 1, iota(rank), ctx)};
+    return d;
   }
 };
 
@@ -640,8 +663,8 @@ void mlir::fuser::registerShardingInterfaceExternalModels(DialectRegistry &regis
     SliceOp::attachInterface<LoopModel<SliceOp, DescribeSlice>>(*ctx);
     PadOp::attachInterface<LoopModel<PadOp, DescribePad>>(*ctx);
     ConcatOp::attachInterface<LoopModel<ConcatOp, DescribeConcat>>(*ctx);
-    attachWhole<ConstantOp, IotaOp, SizeOp, GatherOp,
-                IndexSelectOp, ScatterAddOp, IndexAddOp, ScaledCastOp, QuantizeOp, RandOp,
-                RandnOp, BernoulliOp, DropoutOp>(ctx);
+    IndexSelectOp::attachInterface<LoopModel<IndexSelectOp, DescribeIndexSelect>>(*ctx);
+    attachWhole<ConstantOp, IotaOp, SizeOp, GatherOp, ScatterAddOp, IndexAddOp, ScaledCastOp,
+                QuantizeOp, RandOp, RandnOp, BernoulliOp, DropoutOp>(ctx);
   });
 }
