@@ -31,7 +31,7 @@ bool isSplit(const shard::Sharding &s) {
                            [](shard::GridAxesAttr a) { return !a.asArrayRef().empty(); });
 }
 
-/// The grid axes of `s` and the number of devices they span, as text.
+/// "grid @NAME axes [a, b]", for messages.
 std::string describeAxes(ArrayRef<shard::GridAxis> axes, StringRef grid) {
   std::string text;
   llvm::raw_string_ostream os(text);
