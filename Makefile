@@ -23,8 +23,8 @@ FUZZ_SECONDS ?= 60
 # libFuserCAPI.so into python) against the instrumented libraries, which
 # ASan refuses (its runtime must come first). The oracle's sweeps (ctest
 # label `sweep`: about 1,500 s of CPU) run in `make test`; under the
-# sanitizers only oracle/inputs, oracle/planted-bugs and oracle/random-stats,
-# which drive fuserc run's own code.
+# sanitizers only oracle/inputs, oracle/planted-bugs, oracle/random-stats and
+# oracle/ranks, which drive fuserc run's own code.
 SANITIZE_TESTS ?= -E 'embedding-doc|large-tensor' -LE sweep
 # Paths relative to the source tree in ccache's keys: build-asan/ compiles
 # lib/ with the same flags as build/, and so gets it from the cache.

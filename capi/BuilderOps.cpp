@@ -729,6 +729,43 @@ static bool matmulTypeOk(Call &c, Value v, const char *what) {
   return false;
 }
 
+MlirValue fuserBuildCollective(FuserBuilder b, const char *kind, MlirValue x,
+                               const char *reduction, const int64_t *gridAxes,
+                               intptr_t numGridAxes, int64_t groupSize) {
+  Call c(b, "fuserBuildCollective");
+  if (!c.ready())
+    return MlirValue{nullptr};
+  Value v = c.operand(x, "the input");
+  if (!v)
+    return MlirValue{nullptr};
+  if (!kind || (numGridAxes > 0 && !gridAxes) || numGridAxes < 0) {
+    c.fail(!kind ? "kind is NULL" : "gridAxes is NULL or numGridAxes negative");
+    return MlirValue{nullptr};
+  }
+  RankedTensorType t = tensorOf(v);
+  StringRef k(kind);
+  SmallVector<int64_t> shape(t.getShape());
+  if (k == "all_gather") {
+    shape.insert(shape.begin(), groupSize);
+  } else if (k == "reduce_scatter" || k == "slice") {
+    if (shape.empty()) {
+      c.fail("'" + k + "' takes an input [groupSize, ...], got a rank-0 tensor");
+      return MlirValue{nullptr};
+    }
+    shape.erase(shape.begin());
+  }
+  SmallVector<NamedAttribute> attrs = {
+      attr(c.ctx(), "kind", StringAttr::get(c.ctx(), k)),
+      attr(c.ctx(), "grid_axes",
+           DenseI64ArrayAttr::get(c.ctx(), ArrayRef<int64_t>(gridAxes, numGridAxes))),
+      attr(c.ctx(), "group_size", IntegerAttr::get(IntegerType::get(c.ctx(), 64), groupSize))};
+  if (reduction)
+    attrs.push_back(attr(c.ctx(), "reduction", StringAttr::get(c.ctx(), reduction)));
+  return c.wrapValue(firstResult(c.create(CollectiveOp::getOperationName(), {v},
+                                          RankedTensorType::get(shape, t.getElementType()),
+                                          attrs)));
+}
+
 MlirValue fuserBuildMatmul(FuserBuilder b, MlirValue x, MlirValue y) {
   Call c(b, "fuserBuildMatmul");
   if (!c.ready())

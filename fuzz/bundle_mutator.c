@@ -6,15 +6,17 @@
 |* fields (counts, offsets, string references, opcodes, registers, buffer     *|
 |* indices, immediates, dims, strides, dtypes, ranks, parameter kinds, module *|
 |* indices, reserved fields, the minor version, GEMM records: their buffers,  *|
-|* registers, dtypes, flags and epilogue), changes a few of them with values  *|
-|* that mean something for their type (a register just out of range, another *|
-|* string's offset, a dim of 2^31, a stride of -2, a strides record moved     *|
-|* onto a dims record, a pointer parameter made i64, a GEMM record moved by 4 *|
-|* bytes, a bias without its epilogue), sometimes moves whole instructions    *|
-|* or parameter records, sometimes edits a name or lets libFuzzer mutate the  *|
-|* bytes, and then re-fixes the file size and the checksum so that the mutant *|
-|* reaches the validator's structural checks and the plan interpreter. One in *|
-|* 64 keeps a stale checksum, for the checksum's own path.                    *|
+|* registers, dtypes, flags and epilogue; grid and collective records: axes,  *|
+|* sizes, splits, kinds, reductions, groups, buffers, counts), changes a few  *|
+|* of them with values that mean something for their type (a register just    *|
+|* out of range, another string's offset, a dim of 2^31, a stride of -2, a    *|
+|* strides record moved onto a dims record, a pointer parameter made i64, a   *|
+|* GEMM record moved by 4 bytes, a bias without its epilogue), sometimes      *|
+|* moves whole instructions or parameter records, sometimes edits a name or   *|
+|* lets libFuzzer mutate the bytes, and then re-fixes the file size and the   *|
+|* checksum so that the mutant reaches the validator's structural checks and  *|
+|* the plan interpreter. One in 64 keeps a stale checksum, for the checksum's *|
+|* own path.                                                                  *|
 |*                                                                            *|
 |* Decoding is defensive: a field is listed only when its bytes are inside    *|
 |* the input, so any input, even one that is no bundle, can be mutated.       *|
@@ -169,6 +171,32 @@ static void decode_gemm(ctx *c, uint64_t at, uint32_t fus) {
   ADD(at + FUSER_BUNDLE_G_AUX, F_RES32, fus);
 }
 
+/* The fields of the grid record at `at` (a GRID's imm): the axes and sizes
+ * as counts, the splits' offset. */
+static void decode_grid(ctx *c, uint64_t at, uint32_t fus) {
+  if (!in_file(c, at, FUSER_BUNDLE_GRID_SIZE)) return;
+  ADD(at + FUSER_BUNDLE_GR_AXES, F_COUNT, fus);
+  ADD(at + FUSER_BUNDLE_GR_RESERVED, F_RES32, fus);
+  for (uint64_t k = 0; k < FUSER_BUNDLE_GRID_MAX_AXES; k++)
+    ADD(at + FUSER_BUNDLE_GR_SIZES + 4 * k, F_COUNT, fus);
+  ADD(at + FUSER_BUNDLE_GR_SPLITS, F_OFFSET, fus);
+}
+
+/* The fields of the collective record at `at` (a COLLECTIVE's imm): kind,
+ * reduction and group as small bytes (F_GFLAGS' values), its buffers and
+ * its count register. */
+static void decode_collective(ctx *c, uint64_t at, uint32_t fus) {
+  if (!in_file(c, at, FUSER_BUNDLE_COLLECTIVE_SIZE)) return;
+  ADD(at + FUSER_BUNDLE_C_KIND, F_GFLAGS, fus);
+  ADD(at + FUSER_BUNDLE_C_REDUCTION, F_GFLAGS, fus);
+  ADD(at + FUSER_BUNDLE_C_DTYPE, F_DTYPE, fus);
+  ADD(at + FUSER_BUNDLE_C_GROUP, F_GFLAGS, fus);
+  ADD(at + FUSER_BUNDLE_C_SRC, F_BUF, fus);
+  ADD(at + FUSER_BUNDLE_C_DST, F_BUF, fus);
+  ADD(at + FUSER_BUNDLE_C_COUNT, F_REG, fus);
+  ADD(at + FUSER_BUNDLE_C_RESERVED, F_RES64, fus);
+}
+
 /* The fields of instruction `at`, typed by its opcode. */
 static void decode_instr(ctx *c, uint64_t at, uint32_t fus) {
   if (!in_file(c, at, FUSER_BUNDLE_INSTR_SIZE)) return;
@@ -232,6 +260,17 @@ static void decode_instr(ctx *c, uint64_t at, uint32_t fus) {
     ADD(b, F_OPTBUF, fus);
     ADD(imm, F_GEMMREC, fus);
     decode_gemm(c, get(c, imm, 8), fus);
+    break;
+  case FUSER_BUNDLE_OP_GRID: /* as GEMM: the operands are in the record */
+  case FUSER_BUNDLE_OP_COLLECTIVE:
+    ADD(dst, F_OPTREG, fus);
+    ADD(a, F_OPTBUF, fus);
+    ADD(b, F_OPTBUF, fus);
+    ADD(imm, F_GEMMREC, fus); /* a record's offset, moved like GEMM's */
+    if (op == FUSER_BUNDLE_OP_GRID)
+      decode_grid(c, get(c, imm, 8), fus);
+    else
+      decode_collective(c, get(c, imm, 8), fus);
     break;
   default:
     ADD(dst, F_REG, fus);

@@ -35,6 +35,24 @@ for f in examples/*.mlir; do
   fi
   echo
 done
+# Sharded fusions (docs/sharding.md): one device's program, run on as many
+# emulated devices as the grid has (each rank a thread).
+for f in examples/sharded/*.mlir; do
+  ranks=$(sed -n 's/^shard\.grid @[A-Za-z0-9_]*(shape = \([0-9]*\)).*/\1/p' "$f" | head -1)
+  count=$((count + 1))
+  echo "== $f (on $ranks devices)"
+  if ! "$fuserc" inspect "$f"; then
+    echo "  inspect: FAILED"
+    failed="$failed $f(inspect)"
+  fi
+  if "$fuserc" run "$f" --device cpu --random 1 --quiet --ranks "$ranks"; then
+    echo "  ran on $ranks ranks: ok"
+  else
+    echo "  run: FAILED"
+    failed="$failed $f(run)"
+  fi
+  echo
+done
 if [ -n "$failed" ]; then
   echo "make demo: FAILED:$failed" >&2
   exit 1

@@ -425,6 +425,25 @@ MLIR_CAPI_EXPORTED MlirValue fuserBuildPad(FuserBuilder b, MlirValue x, MlirValu
 MLIR_CAPI_EXPORTED MlirValue fuserBuildConcat(FuserBuilder b, const MlirValue *inputs,
                                               intptr_t numInputs, int64_t dim);
 
+/*===-- Communication among devices ---------------------------------------------===*/
+
+/// fuser.collective: one device's part of a collective among the
+/// `groupSize` devices that `gridAxes` (ascending) of the fusion's grid
+/// group (docs/sharding.md). `kind` is "all_reduce" (result: x's shape),
+/// "all_gather" (result [groupSize, ...x]), "reduce_scatter" and "slice"
+/// (x is [groupSize, ...], the result drops that dim) or "all_to_all" (x
+/// and result [groupSize, ...]). `reduction` ("sum", "prod", "max", "min",
+/// "avg") for all_reduce and reduce_scatter only, else NULL. The finished
+/// fusion needs its grid: the function attribute `fuser.grid` =
+/// array<i64: sizes> (mlirOperationSetAttributeByName), and may give its
+/// inputs and outputs `fuser.split` (docs/sharding.md). Most callers shard
+/// with the shard dialect instead and let the compiler place the
+/// collectives.
+MLIR_CAPI_EXPORTED MlirValue fuserBuildCollective(FuserBuilder b, const char *kind,
+                                                  MlirValue x, const char *reduction,
+                                                  const int64_t *gridAxes,
+                                                  intptr_t numGridAxes, int64_t groupSize);
+
 /*===-- Indexing ----------------------------------------------------------------===*/
 
 /// torch.gather(x, dim, index): the index (i32 or i64, x's rank, no larger

@@ -28,10 +28,10 @@ bool mlir::fuser::isIndexingOp(Operation *op) {
 
 bool mlir::fuser::isScatterOp(Operation *op) { return isa<ScatterAddOp, IndexAddOp>(op); }
 
-bool mlir::fuser::isLibraryOp(Operation *op) { return isa<MatmulOp, LinearOp>(op); }
+bool mlir::fuser::isLibraryOp(Operation *op) { return isa<MatmulOp, LinearOp, CollectiveOp>(op); }
 
 bool mlir::fuser::isEpilogueOf(Operation *op, Operation *library) {
-  if (!isLibraryOp(library) || op->getNumOperands() != 1 ||
+  if (!isa<MatmulOp, LinearOp>(library) || op->getNumOperands() != 1 ||
       op->getOperand(0) != library->getResult(0))
     return false;
   if (!library->getResult(0).hasOneUse())
@@ -44,7 +44,7 @@ bool mlir::fuser::isEpilogueOf(Operation *op, Operation *library) {
 
 bool mlir::fuser::epilogueKeepsInput(Operation *op, Operation *library) {
   auto gelu = dyn_cast<GeluOp>(op);
-  if (!isLibraryOp(library) || !gelu || gelu.getApproximate() != GeluApproximation::tanh ||
+  if (!isa<MatmulOp, LinearOp>(library) || !gelu || gelu.getApproximate() != GeluApproximation::tanh ||
       gelu->getOperand(0) != library->getResult(0) || library->getResult(0).hasOneUse())
     return false;
   auto t = cast<RankedTensorType>(library->getResult(0).getType());
@@ -74,6 +74,9 @@ bool mlir::fuser::isScanOp(Operation *op) {
 
 std::string mlir::fuser::whyInMemory(Operation *op) {
   std::string name = "'" + op->getName().getStringRef().str() + "'";
+  if (isa<CollectiveOp>(op))
+    return name + " is communication among devices (NCCL): a segment of its own, whose "
+                  "input must be in memory, written by an earlier kernel";
   if (isLibraryOp(op))
     return name + " is a library call (cuBLASLt): a segment of its own, whose operands must "
                   "be in memory, written by an earlier kernel";
@@ -108,6 +111,7 @@ StringRef mlir::fuser::groupKindName(GroupKind kind) {
   case GroupKind::InnerOuter: return "inner-outer";
   case GroupKind::Scan: return "scan";
   case GroupKind::Matmul: return "matmul";
+  case GroupKind::Collective: return "collective";
   }
   return "?";
 }
@@ -154,7 +158,7 @@ FailureOr<GroupInfo> mlir::fuser::classifyGroup(ArrayRef<Operation *> group,
         fail(whyNot, whyInMemory(op));
         return failure();
       }
-      info.kind = GroupKind::Matmul;
+      info.kind = isa<CollectiveOp>(op) ? GroupKind::Collective : GroupKind::Matmul;
       return info;
     }
   if (Operation *g = gatherOfOwnValue(group)) {

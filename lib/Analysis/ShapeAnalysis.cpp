@@ -376,6 +376,18 @@ LogicalResult Analyzer::visit(Operation *op) {
           unite(l.getBias(), 0, r, rx - 1);
         return success();
       })
+      .Case<CollectiveOp>([&](CollectiveOp c) {
+        // The parts' leading dim (all_gather's result, reduce_scatter's and
+        // slice's input) is static; the other dims are the same.
+        int64_t inShift = 0, outShift = 0;
+        if (c.getKind() == "all_gather")
+          outShift = 1;
+        else if (c.getKind() == "reduce_scatter" || c.getKind() == "slice")
+          inShift = 1;
+        for (int64_t d = 0; d + inShift < c.getInput().getType().getRank(); ++d)
+          unite(c.getInput(), d + inShift, c.getResult(), d + outShift);
+        return success();
+      })
       .Case<PermuteOp>([&](PermuteOp p) {
         for (auto [i, d] : llvm::enumerate(p.getPerm()))
           unite(p.getResult(), i, p.getInput(), d);

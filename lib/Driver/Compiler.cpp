@@ -139,6 +139,17 @@ static LogicalResult compileOnThisStack(ModuleOp module, const DriverOptions &op
                                    : diagnostics.front().second);
   };
   keep("input");
+  // A sharded fusion (shard dialect annotations) becomes one device's
+  // fusion with its collectives first (docs/sharding.md).
+  bool sharded = module
+                     ->walk([](Operation *op) {
+                       return op->getName().getDialectNamespace() == "shard"
+                                  ? WalkResult::interrupt()
+                                  : WalkResult::advance();
+                     })
+                     .wasInterrupted();
+  if (sharded && failed(run("shard", [&](OpPassManager &pm) { buildShardStage(pm); })))
+    return failure();
   if (failed(run("check", [&](OpPassManager &pm) { buildCheckStage(pm); })) ||
       failed(run("decompose", [&](OpPassManager &pm) { buildDecomposeStage(pm); })))
     return failure();

@@ -825,6 +825,18 @@ static fuser_error *drvCopyD2H(void *ctx, void *dst, uint64_t src, size_t bytes)
   std::memcpy(dst, reinterpret_cast<const void *>(src), bytes);
   return nullptr;
 }
+/// A collective's copy (a slice, a group of one device): both ranges must
+/// lie in live allocations.
+static fuser_error *drvCopyD2D(void *ctx, uint64_t dst, uint64_t src, size_t bytes, void *) {
+  if (!bytes)
+    return nullptr;
+  if (fuser_error *e = checkRange(emuOf(ctx), src, bytes, "device copy from"))
+    return e;
+  if (fuser_error *e = checkRange(emuOf(ctx), dst, bytes, "device copy to"))
+    return e;
+  std::memmove(reinterpret_cast<void *>(dst), reinterpret_cast<const void *>(src), bytes);
+  return nullptr;
+}
 static fuser_error *drvZero(void *ctx, uint64_t ptr, size_t bytes, void *) {
   if (!bytes)
     return nullptr;
@@ -895,6 +907,7 @@ const fuser_driver *mlir::fuser::getEmulatorDriver() {
     d.synchronize = drvSynchronize;
     d.destroy = drvDestroy;
     d.gemm = drvGemm;
+    d.copy_d2d = drvCopyD2D;
     return d;
   }();
   return &driver;

@@ -101,7 +101,9 @@ void mlir::fuser::buildCompilePipeline(OpPassManager &pm,
   buildKernelLoweringPipeline(pm, options);
 }
 
-void mlir::fuser::buildPartitionPipeline(OpPassManager &pm) {
+/// fuser-partition's passes; with `recordGrid`, fuser-record-grid just
+/// before the partition drops the annotations.
+static void buildPartition(OpPassManager &pm, bool recordGrid) {
   OpPassManager &f = pm.nest<func::FuncOp>();
   // Sizes of static dims fold to constants first, so that no device gathers
   // a split tensor only to read its size.
@@ -113,10 +115,19 @@ void mlir::fuser::buildPartitionPipeline(OpPassManager &pm) {
   f.addPass(shard::createShardingPropagation(propagation));
   f.addPass(createCSEPass());
   f.addPass(createCheckShardingPass());
+  if (recordGrid)
+    f.addPass(createRecordGridPass());
   f.addPass(shard::createPartition());
   // Partition leaves identity tensor.casts after its gathers.
   f.addPass(createCanonicalizerPass());
   f.addPass(createCSEPass());
+}
+
+void mlir::fuser::buildPartitionPipeline(OpPassManager &pm) { buildPartition(pm, false); }
+
+void mlir::fuser::buildShardStage(OpPassManager &pm) {
+  buildPartition(pm, /*recordGrid=*/true);
+  pm.addPass(createLowerCollectivesPass());
 }
 
 void mlir::fuser::registerPipelines() {
@@ -130,4 +141,9 @@ void mlir::fuser::registerPipelines() {
       "Spread a fusion's shard.shard annotations over its ops and turn it into "
       "one device's fusion with the collectives it needs (docs/sharding.md)",
       buildPartitionPipeline);
+  PassPipelineRegistration<>(
+      "fuser-shard",
+      "fuser-partition, then the shard collectives as fuser.collective ops: a "
+      "sharded fusion ready for fuser-compile (docs/sharding.md)",
+      buildShardStage);
 }

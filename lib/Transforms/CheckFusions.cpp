@@ -57,18 +57,59 @@ LogicalResult checkTensorType(Operation *at, Type t, const Twine &what) {
   return success();
 }
 
+/// One device's fusion of a sharded program (fuser-record-grid's output, or
+/// written so): `fuser.grid` is 1 to 4 static sizes, `fuser.split` on a
+/// tensor one mask of the grid's axes per dim, each axis on at most one dim.
+LogicalResult checkGrid(func::FuncOp f) {
+  Attribute gridAttr = f->getAttr(kGridAttr);
+  auto grid = dyn_cast_or_null<DenseI64ArrayAttr>(gridAttr);
+  if (gridAttr && (!grid || grid.empty() || grid.size() > 4 ||
+                   llvm::any_of(grid.asArrayRef(), [](int64_t s) { return s < 1 || s > INT32_MAX; })))
+    return f.emitError("'") << f.getName() << "' has " << kGridAttr << " = " << gridAttr
+                            << "; a grid is array<i64: ...> of 1 to 4 sizes, each at least 1";
+  FunctionType type = f.getFunctionType();
+  for (unsigned i = 0, e = type.getNumInputs() + type.getNumResults(); i < e; ++i) {
+    bool isArg = i < type.getNumInputs();
+    unsigned k = isArg ? i : i - type.getNumInputs();
+    Attribute a = isArg ? f.getArgAttr(k, kSplitAttr) : f.getResultAttr(k, kSplitAttr);
+    if (!a)
+      continue;
+    std::string what = (isArg ? "argument " : "result ") + std::to_string(k);
+    if (!grid)
+      return f.emitError(what) << " has " << kSplitAttr << " but '" << f.getName()
+                               << "' has no " << kGridAttr;
+    auto split = dyn_cast<DenseI64ArrayAttr>(a);
+    int64_t rank = cast<RankedTensorType>(isArg ? type.getInput(k) : type.getResult(k))
+                       .getRank();
+    if (!split || (int64_t)split.size() != rank)
+      return f.emitError(what) << " has " << kSplitAttr << " = " << a << "; it needs " << rank
+                               << " masks of grid axes, one per dim";
+    int64_t seen = 0;
+    for (int64_t m : split.asArrayRef()) {
+      if (m < 0 || m >= (int64_t(1) << grid.size()) || (m & seen))
+        return f.emitError(what) << " has " << kSplitAttr << " = " << a
+                                 << ": a mask names an axis the grid lacks, or an axis splits "
+                                    "two dims";
+      seen |= m;
+    }
+  }
+  return success();
+}
+
 LogicalResult checkFusion(func::FuncOp f) {
   if (f.isExternal())
     return f.emitError("'") << f.getName()
                             << "' has no body: a fusion is a func.func with one";
   for (NamedAttribute a : f->getDiscardableAttrs())
-    if (a.getName().getValue().starts_with("fuser."))
+    if (a.getName().getValue().starts_with("fuser.") && a.getName() != kGridAttr)
       return f.emitError("'")
              << f.getName() << "' carries '" << a.getName().getValue()
              << "', which fuser's own passes set: the input must be fusions, not their output";
   if (!llvm::hasSingleElement(f.getBody()))
     return f.emitError("'") << f.getName()
                             << "' has more than one block: a fusion is straight-line";
+  if (failed(checkGrid(f)))
+    return failure();
   Block &body = f.getBody().front();
   if (!isa<func::ReturnOp>(body.getTerminator()))
     return body.getTerminator()->emitError("a fusion ends with func.return");
@@ -119,8 +160,9 @@ LogicalResult checkFusion(func::FuncOp f) {
   for (Operation &op : body.without_terminator()) {
     if (op.getName().getDialectNamespace() == "shard")
       return op.emitError("'") << op.getName()
-                               << "' is a sharding op: running a sharded fusion's "
-                                  "collectives is not supported yet (docs/sharding.md)";
+                               << "' is a sharding op: run fuser-opt --fuser-shard first "
+                                  "(fuserc and the C API do), which makes the fusion one "
+                                  "device's (docs/sharding.md)";
     if (!isa<FuserDialect>(op.getDialect()) || isa<LaunchOp, CheckOp, ResultDimOp, IsAlignedOp, ZeroedOp>(op))
       return op.emitError("'") << op.getName()
                                << "' is not a fuser tensor op: a fusion holds fuser ops "
@@ -138,9 +180,9 @@ struct CheckFusionsPass : public fuser::impl::CheckFusionsPassBase<CheckFusionsP
       auto f = dyn_cast<func::FuncOp>(op);
       if (op.getName().getDialectNamespace() == "shard") {
         op.emitError("'") << op.getName()
-                          << "' belongs to a sharded fusion: fuser-opt --fuser-partition "
-                             "turns it into one device's program, but running its "
-                             "collectives is not supported yet (docs/sharding.md)";
+                          << "' belongs to a sharded fusion: run fuser-opt --fuser-shard "
+                             "first (fuserc and the C API do), which makes it one device's "
+                             "program (docs/sharding.md)";
         return signalPassFailure();
       }
       if (!f) {

@@ -30,11 +30,12 @@
 /* The minor version this header describes (header field H_MINOR, which
  * was a reserved 0 before it): 0 for every bundle without library calls,
  * 1 for one with a GEMM instruction (matmul through cuBLASLt), 2 for one
- * whose GEMM also writes its pre-activation (EPILOGUE_AUX). A reader
+ * whose GEMM also writes its pre-activation (EPILOGUE_AUX), 3 for one
+ * sharded over a device grid (GRID and COLLECTIVE instructions). A reader
  * takes every minor version up to its own and refuses a newer one by
  * name; a reader from before minor versions refuses a minor 1 bundle as
  * "the reserved header field at offset 68 is not 0". */
-#define FUSER_BUNDLE_FORMAT_MINOR 2
+#define FUSER_BUNDLE_FORMAT_MINOR 3
 /* Every record starts at a multiple of this. */
 #define FUSER_BUNDLE_ALIGN 8
 /* "none" for optional registers, predicates and module indices. */
@@ -165,7 +166,20 @@
  * `imm` (8-aligned, inside the file); dst, a and b are NONE. It runs on the
  * call's stream after the launches before it and before those after it. */
 #define FUSER_BUNDLE_OP_GEMM 25
-#define FUSER_BUNDLE_OP_LAST 25
+/* GRID (minor version 3, a fusion sharded over devices: docs/sharding.md):
+ * the fusion is one device's part of a program over a grid of devices,
+ * described by the grid record at file offset `imm` (8-aligned, inside the
+ * file); dst, a and b are NONE. At most one per fusion, before every
+ * COLLECTIVE. At each call the runtime checks that the call has a
+ * communicator (fuser_run_options.comm) of exactly the grid's number of
+ * devices, unless the grid has one device. */
+#define FUSER_BUNDLE_OP_GRID 26
+/* COLLECTIVE (minor version 3): communication among the devices of a group
+ * of the grid (NCCL on CUDA), described by the collective record at file
+ * offset `imm`; dst, a and b are NONE. It runs on the call's stream after
+ * the launches before it and before those after it. */
+#define FUSER_BUNDLE_OP_COLLECTIVE 27
+#define FUSER_BUNDLE_OP_LAST 27
 
 /* ---- the index error word (what kernels record) ---------------------------
  * i64 elements: FLAG 1 once a thread met an index out of range (the thread
@@ -252,6 +266,70 @@
 #define FUSER_BUNDLE_GEMM_EPILOGUE_AUX 8
 #define FUSER_BUNDLE_GEMM_EPILOGUE_GELU_AUX 12
 #define FUSER_BUNDLE_GEMM_EPILOGUE_BIAS_GELU_AUX 13
+
+/* ---- grid record (minor version 3) ----------------------------------------
+ * The device grid a sharded fusion runs on (shard.grid): AXES axes of the
+ * sizes in SIZES (the rest 0), devices numbered row-major over them (the
+ * communicator's rank r is the device whose coordinates, last axis
+ * fastest, give r). SPLITS: one u8 per dim of every argument, then every
+ * result, in signature order: the bit mask of the grid axes that split
+ * that dim (bit i: axis i; 0: every device holds the dim whole). Several
+ * axes on one dim split it in ascending axis order (the first the
+ * outermost). The signature's dims are one device's: the whole tensor's
+ * dim is the local dim times the product of the sizes of its axes. An
+ * axis splits at most one dim of a tensor. A tensor no axis splits is
+ * held whole, the same on every device (an argument) or computed the same
+ * by every device (a result). A reader refuses more than 2^31 - 1 devices
+ * (a communicator's ranks are an int). */
+#define FUSER_BUNDLE_GRID_SIZE 32
+#define FUSER_BUNDLE_GR_AXES 0      /* u32: 1 .. FUSER_BUNDLE_GRID_MAX_AXES */
+#define FUSER_BUNDLE_GR_RESERVED 4  /* u32, 0 */
+#define FUSER_BUNDLE_GR_SIZES 8     /* u32[4]: each >= 1, unused ones 0 */
+/* u64 offset of u8[sum of the ranks]: bytes, so not 8-aligned */
+#define FUSER_BUNDLE_GR_SPLITS 24
+#define FUSER_BUNDLE_GRID_MAX_AXES 4
+
+/* ---- collective record (minor version 3) ------------------------------------
+ * Among the devices of GROUP (the bit mask of grid axes: devices that agree
+ * on every other axis form a group; a group's members are ordered by their
+ * coordinates on the group's axes, row-major, ascending axes), with
+ * n = r[COUNT] elements of DTYPE per member part, member j of a group of
+ * size G:
+ *   ALL_REDUCE      DST[0, n) = reduce over members of SRC[0, n)
+ *   ALL_GATHER      DST[k n, (k+1) n) = member k's SRC[0, n), k < G
+ *   REDUCE_SCATTER  DST[0, n) = reduce over members of SRC[j n, (j+1) n)
+ *   SLICE           DST[0, n) = SRC[j n, (j+1) n) (no communication: every
+ *                   member holds SRC whole, each keeps its part)
+ *   ALL_TO_ALL      DST[k n, (k+1) n) = member k's SRC[j n, (j+1) n), k < G
+ *                   (each member sends its part k to member k)
+ * REDUCTION (ALL_REDUCE, REDUCE_SCATTER; else 0): sum, prod, max, min, or
+ * avg (sum / G; floats only). i1 reduces as unsigned bytes (max is any,
+ * min is all). No reduction on fp8. SRC and DST are distinct buffers; DST
+ * is a result or an intermediate (ALLOCated before), SRC any buffer. The
+ * order in which members' values combine is the library's (NCCL's ring or
+ * tree); the fake NCCL of the tests combines in member order. A reader
+ * checks at each call that SRC holds G n elements (REDUCE_SCATTER, SLICE,
+ * ALL_TO_ALL) or n, and DST G n (ALL_GATHER, ALL_TO_ALL) or n, within the
+ * call's buffers. */
+#define FUSER_BUNDLE_COLLECTIVE_SIZE 24
+#define FUSER_BUNDLE_C_KIND 0       /* u8 FUSER_BUNDLE_COLLECTIVE_* */
+#define FUSER_BUNDLE_C_REDUCTION 1  /* u8 FUSER_BUNDLE_REDUCTION_* or 0 */
+#define FUSER_BUNDLE_C_DTYPE 2      /* u8 FUSER_BUNDLE_DTYPE_* */
+#define FUSER_BUNDLE_C_GROUP 3      /* u8: mask of grid axes, not 0 */
+#define FUSER_BUNDLE_C_SRC 4        /* u32 buffer */
+#define FUSER_BUNDLE_C_DST 8        /* u32 buffer written */
+#define FUSER_BUNDLE_C_COUNT 12     /* u32 register: elements per part */
+#define FUSER_BUNDLE_C_RESERVED 16  /* u64, 0 */
+#define FUSER_BUNDLE_COLLECTIVE_ALL_REDUCE 1
+#define FUSER_BUNDLE_COLLECTIVE_ALL_GATHER 2
+#define FUSER_BUNDLE_COLLECTIVE_REDUCE_SCATTER 3
+#define FUSER_BUNDLE_COLLECTIVE_SLICE 4
+#define FUSER_BUNDLE_COLLECTIVE_ALL_TO_ALL 5
+#define FUSER_BUNDLE_REDUCTION_SUM 1
+#define FUSER_BUNDLE_REDUCTION_PROD 2
+#define FUSER_BUNDLE_REDUCTION_MAX 3
+#define FUSER_BUNDLE_REDUCTION_MIN 4
+#define FUSER_BUNDLE_REDUCTION_AVG 5
 
 /* ---- parameter record ----------------------------------------------------- */
 #define FUSER_BUNDLE_PARAM_SIZE 8

@@ -54,7 +54,7 @@ extern "C" {
 #endif
 
 #define FUSER_RUNTIME_VERSION_MAJOR 0
-#define FUSER_RUNTIME_VERSION_MINOR 3
+#define FUSER_RUNTIME_VERSION_MINOR 4
 /* The bundle format version this runtime reads (docs/bundle.md) is
  * FUSER_BUNDLE_FORMAT_VERSION, from fuser_bundle_format.h. */
 
@@ -248,6 +248,18 @@ typedef struct fuser_driver {
    * copy of its table in a zero-filled fuser_driver of this size. */
   fuser_error *(*gemm)(void *driver_ctx, const fuser_gemm *gemm,
                        void *stream);
+
+  /* Optional: enqueues a copy of `bytes` bytes from device address `src`
+   * to `dst` (which do not overlap) on `stream`, ordered with the kernels
+   * on it (cuMemcpyDtoDAsync). A sharded fusion's SLICE, and a collective
+   * among a group of one device, is such a copy. Without it the runtime
+   * waits for `stream` and copies through host memory (copy_d2h, then
+   * copy_h2d, in blocks of at most 1 MiB).
+   * Added after `gemm` in runtime 0.4, with the same ABI rule: a table
+   * compiled against an older header must be compiled again (or copied
+   * into a zero-filled fuser_driver of this size). */
+  fuser_error *(*copy_d2d)(void *driver_ctx, uint64_t dst, uint64_t src,
+                           size_t bytes, void *stream);
 } fuser_driver;
 
 /* ======================================================================== */
@@ -484,6 +496,104 @@ FUSER_API const char *fuser_fusion_launch_kernel(const fuser_fusion *fusion,
 FUSER_API size_t fuser_fusion_plan_text(const fuser_fusion *fusion,
                                         char *buffer, size_t size);
 
+/* ---- sharded fusions ---------------------------------------------------- */
+
+/* The device grid of a sharded fusion (its GRID instruction, docs/bundle.md
+ * GridRecord; docs/sharding.md): `num_axes` axes of `sizes` (the unused
+ * entries 0), `num_devices` devices in all, numbered row-major over the
+ * axes (the last fastest): a communicator's rank r is the device whose
+ * coordinates give r. `splits` holds one mask per dim of every argument,
+ * then every result, in signature order (tensor t's start after the ranks
+ * of the tensors before it): bit i set when grid axis i splits that dim;
+ * the signature's dims are one device's part. Borrowed from the bundle. */
+typedef struct fuser_grid_info {
+  uint32_t num_axes;
+  uint32_t sizes[FUSER_BUNDLE_GRID_MAX_AXES];
+  uint64_t num_devices;
+  const uint8_t *splits;
+} fuser_grid_info;
+
+/* Fills `out` with the fusion's grid and returns 1 when it is sharded (has
+ * a GRID instruction); returns 0, and leaves `out` alone, when it is not
+ * (or for NULL). */
+FUSER_API int fuser_fusion_grid(const fuser_fusion *fusion,
+                                fuser_grid_info *out);
+
+/* ======================================================================== */
+/* Communicators (sharded fusions; docs/runtime.md, Collectives)             */
+/* ======================================================================== */
+
+/*
+ * A sharded fusion runs on every device of its grid at once, one
+ * fuser_run per device (rank), each on its own runtime; its COLLECTIVE
+ * instructions communicate through a communicator of all of them: NCCL's.
+ *
+ * NCCL is opened with dlopen when a runtime first needs it (the first call
+ * below): the library named by the environment variable
+ * FUSER_NCCL_LIBRARY when it is set and not empty, else "libnccl.so.2". A
+ * fusion without collectives never needs it. A missing library, or one
+ * that lacks an entry point, is FUSER_ERROR_DRIVER_UNAVAILABLE naming the
+ * library and the variable; a failed NCCL call is FUSER_ERROR_DRIVER with
+ * NCCL's error string (ncclGetErrorString, and ncclGetLastError where the
+ * library has it).
+ *
+ * Every rank must make the same calls with communicators in the same order
+ * (NCCL's rule): the same fusions, with the same sizes, on communicators of
+ * the same ranks. A rank that fails before a collective the others entered
+ * leaves them waiting (on a GPU, their streams never finish): abort the
+ * communicators (fuser_comm_abort) to get them back.
+ */
+typedef struct fuser_comm fuser_comm;
+
+/* The bytes of a unique id (NCCL's ncclUniqueId). */
+#define FUSER_COMM_ID_BYTES 128
+
+/* Writes a new unique id (ncclGetUniqueId) to `out_id`
+ * (FUSER_COMM_ID_BYTES bytes). One rank makes it and hands it to every
+ * other (by whatever means the program has: MPI, a file, a socket), and
+ * each passes it to fuser_comm_init_rank. Thread safe. */
+FUSER_API fuser_error *fuser_comm_get_unique_id(fuser_rt *rt, void *out_id);
+
+/* Joins the communicator of `nranks` ranks named by `id` as rank `rank`
+ * (0 <= rank < nranks), on the runtime's device (ncclCommInitRank, with
+ * the runtime's context current). Blocks until every rank has joined. The
+ * runtime owns the NCCL communicator: fuser_comm_destroy destroys it. The
+ * communicator holds a reference to `rt` and is used only with fusions of
+ * bundles loaded on `rt`. Thread safe (each rank in its own thread, or
+ * process). */
+FUSER_API fuser_error *fuser_comm_init_rank(fuser_rt *rt, const void *id,
+                                            int nranks, int rank,
+                                            fuser_comm **out_comm);
+
+/* Uses the caller's NCCL communicator `nccl_comm` (an ncclComm_t, made on
+ * `rt`'s device): its size and this rank come from ncclCommCount and
+ * ncclCommUserRank. fuser_comm_destroy does not destroy it; the caller
+ * keeps it alive until then. */
+FUSER_API fuser_error *fuser_comm_wrap_nccl(fuser_rt *rt, void *nccl_comm,
+                                            fuser_comm **out_comm);
+
+/* The communicator's size and this rank; 0 for NULL. */
+FUSER_API int fuser_comm_size(const fuser_comm *comm);
+FUSER_API int fuser_comm_rank(const fuser_comm *comm);
+/* The NCCL communicator (ncclComm_t) it runs on; NULL for NULL. */
+FUSER_API void *fuser_comm_nccl(const fuser_comm *comm);
+
+/* Aborts the communicator (ncclCommAbort) and the sub-communicators the
+ * runtime made from it; the caller's NCCL communicator of
+ * fuser_comm_wrap_nccl is the caller's to abort. This rank's collectives
+ * waiting on them fail (every rank aborts its own: with real NCCL, one
+ * rank's abort does not release another's), and so does every later
+ * fuser_run with the communicator; destroy it then. May be called from
+ * another thread while a call uses it. NULL is a no-op. */
+FUSER_API void fuser_comm_abort(fuser_comm *comm);
+
+/* Destroys the sub-communicators the runtime made for groups of a grid's
+ * axes and, when the runtime owns it (fuser_comm_init_rank), the NCCL
+ * communicator (ncclCommDestroy, which waits for its work; nothing after
+ * an abort), and drops the reference to the runtime. No call may use the
+ * communicator any more. NULL is a no-op. */
+FUSER_API void fuser_comm_destroy(fuser_comm *comm);
+
 /* ======================================================================== */
 /* Running                                                                   */
 /* ======================================================================== */
@@ -502,6 +612,14 @@ typedef struct fuser_run_options {
    * (fuser_tensor_info.strides: the static ones equal, except on dims of
    * size 1; an argument compiled dense takes only dense strides). */
   const int64_t *const *arg_strides;
+  /* A sharded fusion (fuser_fusion_grid) on a grid of more than one
+   * device: the communicator of its devices, exactly as many ranks as the
+   * grid has devices; this call is rank fuser_comm_rank's part. NULL
+   * otherwise (ignored by a fusion that is not sharded).
+   * Added in runtime 0.4 at the end: initialize the struct by field name
+   * or zero it, never by position; a caller compiled against an older
+   * header, whose struct is shorter, must be compiled again. */
+  fuser_comm *comm;
 } fuser_run_options;
 
 /*
@@ -515,8 +633,9 @@ typedef struct fuser_run_options {
  *  dyn_dims   values of the fusion's dynamic dims, in signature order
  *  num_dyn_dims  must equal fuser_fusion_num_dyn_dims()
  *  stream     where the kernels run (CUstream for CUDA; NULL = default)
- *  options    NULL, or user scratch for the intermediates and the strides
- *             of arguments passed as views
+ *  options    NULL, or user scratch for the intermediates, the strides
+ *             of arguments passed as views, and the communicator of a
+ *             sharded fusion
  *
  * The buffers are checked first, from each tensor's size for these dims
  * (FUSER_ERROR_INVALID_ARGUMENT): a non-empty tensor may not be at address
@@ -529,9 +648,15 @@ typedef struct fuser_run_options {
  * of size 1; its bytes are then the span of the view, element size *
  * (1 + sum over dims of (size - 1) * stride).
  *
- * Size checks, overflows, parameters that don't fit, and allocation
- * failures are found before any kernel is enqueued, so such a failure
- * launches nothing; a driver failure of a launch may leave earlier kernels
+ * A sharded fusion on a grid of more than one device needs
+ * options->comm, of as many ranks as the grid has devices, made on the
+ * fusion's runtime (FUSER_ERROR_INVALID_ARGUMENT otherwise, before
+ * anything runs). Its collectives run in plan order on `stream`.
+ *
+ * Size checks, overflows, parameters that don't fit, a collective's reach
+ * and allocation failures are found before any kernel is enqueued, so
+ * such a failure launches nothing; a driver failure of a launch may leave
+ * earlier kernels
  * of the call enqueued. Intermediates come from the runtime's cache unless
  * scratch is given (see the allocator rule in docs/runtime.md).
  *

@@ -24,7 +24,7 @@ const char *const fr_op_names[OP_LAST + 1] = {
     "?",   "CONST", "DIM", "ADD", "SUB", "MUL", "DIV",    "CEILDIV",
     "REM", "MIN",   "MAX", "EQ",  "NE",  "LT",  "LE",     "AND",
     "OR",  "SELECT", "ALIGNED", "ASSERT", "ALLOC", "LAUNCH", "RESULT_DIM",
-    "INDEX_CHECK", "STRIDE", "GEMM"};
+    "INDEX_CHECK", "STRIDE", "GEMM", "GRID", "COLLECTIVE"};
 
 const char *const fr_gemm_reg_names[FR_G_NUM_REGS] = {
     "m",   "n",   "k",        "batch",    "lda",
@@ -526,6 +526,7 @@ static bool can_fail(uint16_t op) {
   case OP_RESULT_DIM:
   case OP_STRIDE: /* the dense stride of an empty tensor's dims may overflow */
   case OP_GEMM:   /* its sizes and reach are checked per call */
+  case OP_COLLECTIVE: /* its count and reach too */
     return true;
   default:
     return false;
@@ -768,6 +769,244 @@ static fuser_error *parse_gemm(reader *r, const fuser_fusion *f,
   return NULL;
 }
 
+/* ---- sharded fusions: GRID and COLLECTIVE (minor version 3) -------------- */
+
+/* What GRID and COLLECTIVE share: minor version 3, dst, a and b NONE (the
+ * operands are in the record), and a record of `size` bytes at `imm`,
+ * 8-aligned, inside the file. */
+static fuser_error *check_record(reader *r, const fr_instr *in,
+                                 const char *what, uint64_t size) {
+  if (r->minor < 3)
+    return bad(r,
+               "a %s needs format version %d.3 or later, but the header "
+               "says minor version %u (offset %d); a writer that emits a %s "
+               "writes minor version 3",
+               what, FUSER_BUNDLE_FORMAT_VERSION, r->minor,
+               FUSER_BUNDLE_H_MINOR, what);
+  if (in->dst != FR_NONE || in->a != FR_NONE || in->b != FR_NONE)
+    return bad(r,
+               "operands dst, a and b are %u, %u and %u, not all 0xFFFFFFFF "
+               "(a %s's operands are in its record)",
+               in->dst, in->a, in->b, what);
+  if (in->imm < 0 || (uint64_t)in->imm > r->size ||
+      r->size - (uint64_t)in->imm < size)
+    return bad(r,
+               "the %s record at offset %lld (%llu bytes) is not inside the "
+               "file (%llu bytes)",
+               what, (long long)in->imm, (unsigned long long)size,
+               (unsigned long long)r->size);
+  if (in->imm % FUSER_BUNDLE_ALIGN != 0)
+    return bad(r, "the %s record at offset %lld is not 8-byte aligned", what,
+               (long long)in->imm);
+  return NULL;
+}
+
+/* The mask of a grid's axes. */
+static uint32_t grid_axes_mask(uint32_t axes) { return (1u << axes) - 1u; }
+
+/* GRID: `imm` is the file offset of a grid record. At most one per fusion
+ * (`first` is the instruction of an earlier one, or FR_NONE), before every
+ * COLLECTIVE (which refuses to come first); 1 to GRID_MAX_AXES axes, each
+ * of at least one device, the unused sizes 0, at most 2^31 - 1 devices
+ * (NCCL's ranks are an int); reserved 0; the splits inside the file, one
+ * mask per dim of every argument and result, each of existing axes, no
+ * axis on two dims of one tensor. The splits are bytes: no alignment. */
+static fuser_error *parse_grid(reader *r, fuser_fusion *f, fr_instr *in,
+                               uint32_t first, fr_grid *g) {
+  fuser_error *e = check_record(r, in, "GRID", FUSER_BUNDLE_GRID_SIZE);
+  if (e) return e;
+  if (first != FR_NONE)
+    return bad(r, "a second GRID (instruction %u is the first): a fusion "
+                  "runs on one grid",
+               first);
+  uint64_t o = (uint64_t)in->imm;
+  uint32_t axes = u32_at(r, o + FUSER_BUNDLE_GR_AXES);
+  if (axes < 1 || axes > FUSER_BUNDLE_GRID_MAX_AXES)
+    return bad(r, "%u axes; a grid has 1 to %d", axes,
+               FUSER_BUNDLE_GRID_MAX_AXES);
+  if (u32_at(r, o + FUSER_BUNDLE_GR_RESERVED) != 0)
+    return bad(r, "the reserved field at offset %d of its record is not 0",
+               FUSER_BUNDLE_GR_RESERVED);
+  uint64_t devices = 1;
+  for (uint32_t k = 0; k < FUSER_BUNDLE_GRID_MAX_AXES; k++) {
+    uint32_t size = u32_at(r, o + FUSER_BUNDLE_GR_SIZES + 4 * (uint64_t)k);
+    if (k < axes && size == 0)
+      return bad(r, "axis %u has size 0 (an axis has at least one device)",
+                 k);
+    if (k >= axes && size != 0)
+      return bad(r, "axis %u has size %u past the grid's last axis (axis "
+                    "%u): the sizes of unused axes are 0",
+                 k, size, axes - 1);
+    g->sizes[k] = size;
+    /* below 2^31 times a u32: no overflow, checked as it grows */
+    if (k < axes) devices *= size;
+    if (devices > (uint64_t)INT32_MAX)
+      return bad(r, "the grid has more devices than a communicator holds "
+                    "(2^31 - 1)");
+  }
+  g->axes = axes;
+  g->devices = devices;
+  uint32_t nt = f->num_args + f->num_results;
+  uint64_t total = 0;
+  for (uint32_t t = 0; t < nt; t++) total += f->tensors[t].rank;
+  uint64_t so = u64_at(r, o + FUSER_BUNDLE_GR_SPLITS);
+  if (so > r->size || total > r->size - so)
+    return bad(r,
+               "the splits at offset %llu (%llu bytes: one per dim of every "
+               "argument and result) are not inside the file (%llu bytes)",
+               (unsigned long long)so, (unsigned long long)total,
+               (unsigned long long)r->size);
+  g->splits = r->d + so;
+  uint32_t all = grid_axes_mask(axes);
+  const uint8_t *m = g->splits;
+  for (uint32_t t = 0; t < nt; t++) {
+    /* Which dim each axis splits in this tensor. */
+    uint32_t owner[FUSER_BUNDLE_GRID_MAX_AXES];
+    for (int k = 0; k < FUSER_BUNDLE_GRID_MAX_AXES; k++) owner[k] = FR_NONE;
+    char what[160];
+    for (uint32_t d = 0; d < f->tensors[t].rank; d++, m++) {
+      if (*m & ~all) {
+        fr_buffer_name(f, t, what, sizeof what);
+        return bad(r, "%s: dim %u is split over the axes of mask 0x%x, but "
+                      "the grid's axes are mask 0x%x",
+                   what, d, (unsigned)*m, all);
+      }
+      for (uint32_t k = 0; k < axes; k++) {
+        if (!(*m & (1u << k))) continue;
+        if (owner[k] != FR_NONE) {
+          fr_buffer_name(f, t, what, sizeof what);
+          return bad(r, "%s: axis %u splits both dim %u and dim %u (an axis "
+                        "splits at most one dim of a tensor)",
+                     what, k, owner[k], d);
+        }
+        owner[k] = d;
+      }
+    }
+  }
+  f->grid = g;
+  return NULL;
+}
+
+static const char *collective_name(uint8_t kind) {
+  switch (kind) {
+  case FUSER_BUNDLE_COLLECTIVE_ALL_REDUCE: return "ALL_REDUCE";
+  case FUSER_BUNDLE_COLLECTIVE_ALL_GATHER: return "ALL_GATHER";
+  case FUSER_BUNDLE_COLLECTIVE_REDUCE_SCATTER: return "REDUCE_SCATTER";
+  case FUSER_BUNDLE_COLLECTIVE_SLICE: return "SLICE";
+  case FUSER_BUNDLE_COLLECTIVE_ALL_TO_ALL: return "ALL_TO_ALL";
+  }
+  return "?";
+}
+
+static bool is_float(uint8_t d) {
+  return d == FUSER_DTYPE_F16 || d == FUSER_DTYPE_BF16 ||
+         d == FUSER_DTYPE_F32 || d == FUSER_DTYPE_F64;
+}
+static bool is_fp8(uint8_t d) {
+  return d == FUSER_DTYPE_F8E4M3FN || d == FUSER_DTYPE_F8E5M2 ||
+         d == FUSER_DTYPE_F8E8M0FNU;
+}
+
+/* COLLECTIVE: `imm` is the file offset of a collective record, after the
+ * fusion's GRID. A known kind (ALL_REDUCE to ALL_TO_ALL); a reduction
+ * exactly when it reduces (ALL_REDUCE, REDUCE_SCATTER), avg only of
+ * floats, none of fp8; a known
+ * dtype; a group of at least one axis, of existing axes only; SRC and DST
+ * distinct buffers in range, DST a result or an intermediate (it is
+ * written), an intermediate ALLOCated before; the count register in range
+ * (that it was written is check_reads'); reserved 0. How far SRC and DST
+ * reach depends on the count: run.c checks it at every call. */
+static fuser_error *parse_collective(reader *r, const fuser_fusion *f,
+                                     fr_instr *in,
+                                     const unsigned char *allocated,
+                                     fr_collective *k) {
+  fuser_error *e =
+      check_record(r, in, "COLLECTIVE", FUSER_BUNDLE_COLLECTIVE_SIZE);
+  if (e) return e;
+  if (!f->grid)
+    return bad(r, "a COLLECTIVE needs an earlier GRID (the grid whose axes "
+                  "its group names)");
+  uint64_t o = (uint64_t)in->imm;
+  k->kind = r->d[o + FUSER_BUNDLE_C_KIND];
+  k->reduction = r->d[o + FUSER_BUNDLE_C_REDUCTION];
+  k->dtype = r->d[o + FUSER_BUNDLE_C_DTYPE];
+  k->group = r->d[o + FUSER_BUNDLE_C_GROUP];
+  k->src = u32_at(r, o + FUSER_BUNDLE_C_SRC);
+  k->dst = u32_at(r, o + FUSER_BUNDLE_C_DST);
+  k->count = u32_at(r, o + FUSER_BUNDLE_C_COUNT);
+  in->coll = k;
+  if (k->kind < FUSER_BUNDLE_COLLECTIVE_ALL_REDUCE ||
+      k->kind > FUSER_BUNDLE_COLLECTIVE_ALL_TO_ALL)
+    return bad(r, "unknown collective kind %u (1 ALL_REDUCE, 2 ALL_GATHER, "
+                  "3 REDUCE_SCATTER, 4 SLICE, 5 ALL_TO_ALL)",
+               (unsigned)k->kind);
+  const char *kind = collective_name(k->kind);
+  bool reduces = k->kind == FUSER_BUNDLE_COLLECTIVE_ALL_REDUCE ||
+                 k->kind == FUSER_BUNDLE_COLLECTIVE_REDUCE_SCATTER;
+  if (reduces && (k->reduction < FUSER_BUNDLE_REDUCTION_SUM ||
+                  k->reduction > FUSER_BUNDLE_REDUCTION_AVG))
+    return bad(r, "unknown reduction %u of %s (1 sum, 2 prod, 3 max, 4 min, "
+                  "5 avg)",
+               (unsigned)k->reduction, kind);
+  if (!reduces && k->reduction != 0)
+    return bad(r, "reduction %u with %s, which does not reduce (the field "
+                  "is 0 but for ALL_REDUCE and REDUCE_SCATTER)",
+               (unsigned)k->reduction, kind);
+  if (k->dtype < FUSER_DTYPE_I1 || k->dtype > FUSER_DTYPE_F8E8M0FNU)
+    return bad(r, "unknown dtype %u", (unsigned)k->dtype);
+  const char *dtype = fuser_dtype_name((fuser_dtype)k->dtype);
+  if (reduces && is_fp8(k->dtype))
+    return bad(r, "%s of %s values: fp8 is not reduced (NCCL has no fp8 "
+                  "reduction); reduce in a wider dtype, or gather the values",
+               kind, dtype);
+  if (k->reduction == FUSER_BUNDLE_REDUCTION_AVG && !is_float(k->dtype))
+    return bad(r, "avg of %s values: avg is for f16, bf16, f32 and f64 (an "
+                  "integer average would round)",
+               dtype);
+  uint32_t axes = f->grid->axes;
+  if (k->group == 0)
+    return bad(r, "group 0: a collective is among the devices of at least "
+                  "one grid axis");
+  if (k->group & ~grid_axes_mask(axes))
+    return bad(r, "group 0x%x names an axis the grid lacks (its axes are "
+                  "mask 0x%x)",
+               (unsigned)k->group, grid_axes_mask(axes));
+  uint32_t nio = f->num_args + f->num_results;
+  uint32_t nbuf = nio + f->num_inter;
+  const char *const names[2] = {"SRC", "DST"};
+  const uint32_t bufs[2] = {k->src, k->dst};
+  for (int q = 0; q < 2; q++) {
+    if (bufs[q] >= nbuf)
+      return bad(r,
+                 "buffer %s %u out of range (the fusion has %u buffers: %u "
+                 "arguments, %u results, %u intermediates)",
+                 names[q], bufs[q], nbuf, f->num_args, f->num_results,
+                 f->num_inter);
+    if (bufs[q] >= nio && !allocated[bufs[q] - nio])
+      return bad(r, "%s is intermediate buffer %u, used before its ALLOC",
+                 names[q], bufs[q]);
+  }
+  char what[160];
+  fr_buffer_name(f, k->dst, what, sizeof what);
+  if (k->src == k->dst)
+    return bad(r, "SRC and DST are both buffer %u (%s): a collective does "
+                  "not run in place",
+               k->dst, what);
+  if (k->dst < f->num_args)
+    return bad(r,
+               "DST is buffer %u, %s: a collective writes DST, so it is a "
+               "result or an intermediate (arguments are read-only)",
+               k->dst, what);
+  if (!is_reg(k->count, f->num_regs))
+    return bad(r, "register %u out of range in field count (plan has %u "
+                  "registers)",
+               k->count, f->num_regs);
+  if (u64_at(r, o + FUSER_BUNDLE_C_RESERVED) != 0)
+    return bad(r, "the reserved field at offset %d of its record is not 0",
+               FUSER_BUNDLE_C_RESERVED);
+  return NULL;
+}
+
 /* Registers start at 0, but a plan the compiler writes never reads one
  * before an earlier instruction has set it (the plan is straight-line SSA):
  * such a read is damage or a crafted plan, e.g. a size check made to read
@@ -799,7 +1038,11 @@ static fuser_error *check_reads(reader *r, const fuser_fusion *f,
     READ(in->a, "operand a");
     break;
   case OP_INDEX_CHECK:
-    break; /* a is a buffer, imm a string: no registers */
+  case OP_GRID:
+    break; /* a is a buffer, imm a string or a record: no registers */
+  case OP_COLLECTIVE:
+    READ(in->coll->count, "field count");
+    break;
   case OP_GEMM: {
     char what[64];
     for (int k = 0; k < FR_G_NUM_REGS; k++) {
@@ -840,7 +1083,8 @@ static fuser_error *check_reads(reader *r, const fuser_fusion *f,
 }
 
 static fuser_error *parse_instrs(reader *r, fuser_fusion *f, uint64_t off,
-                                 fr_gemm *gemms) {
+                                 fr_gemm *gemms, fr_grid *grid,
+                                 fr_collective *colls) {
   fuser_error *e = check_table(r, "instructions", off, f->num_instrs,
                                INSTR_REC);
   if (e) return e;
@@ -861,7 +1105,9 @@ static fuser_error *parse_instrs(reader *r, fuser_fusion *f, uint64_t off,
     return oom();
   }
   bool seen_launch = false;
+  uint32_t grid_instr = FR_NONE; /* the GRID's instruction */
   f->needs_prepass = false;
+  f->grid = NULL;
   for (uint32_t i = 0; i < f->num_instrs && !e; i++) {
     uint64_t o = off + (uint64_t)i * INSTR_REC;
     fr_instr *in = &f->instrs[i];
@@ -872,6 +1118,7 @@ static fuser_error *parse_instrs(reader *r, fuser_fusion *f, uint64_t off,
     in->imm = (int64_t)u64_at(r, o + FUSER_BUNDLE_I_IMM);
     in->msg = NULL;
     in->gemm = NULL;
+    in->coll = NULL;
     if (in->op < OP_CONST || in->op > OP_LAST) {
       snprintf(r->loc, sizeof r->loc, "%.300s: instruction %u", base, i);
       e = bad(r, "unknown opcode %u", in->op);
@@ -981,6 +1228,13 @@ static fuser_error *parse_instrs(reader *r, fuser_fusion *f, uint64_t off,
     case OP_GEMM:
       e = parse_gemm(r, f, in, allocated, gemms++);
       break;
+    case OP_GRID:
+      e = parse_grid(r, f, in, grid_instr, grid);
+      if (!e) grid_instr = i;
+      break;
+    case OP_COLLECTIVE:
+      e = parse_collective(r, f, in, allocated, colls++);
+      break;
     case OP_LAUNCH:
       OPT_REG(b);
       if (!e && in->a >= f->num_launches)
@@ -1011,7 +1265,7 @@ static fuser_error *parse_instrs(reader *r, fuser_fusion *f, uint64_t off,
     if (e) break;
     switch (in->op) {
     case OP_ASSERT: case OP_ALLOC: case OP_LAUNCH: case OP_INDEX_CHECK:
-    case OP_GEMM:
+    case OP_GEMM: case OP_GRID: case OP_COLLECTIVE:
       break;
     case OP_RESULT_DIM:
       result_dim[in->b] = 1;
@@ -1020,9 +1274,10 @@ static fuser_error *parse_instrs(reader *r, fuser_fusion *f, uint64_t off,
       written[in->dst] = 1;
     }
     if (seen_launch && can_fail(in->op)) f->needs_prepass = true;
-    /* A GEMM enqueues work like a launch: what can fail after it must be
-     * found before it runs. */
-    if (in->op == OP_LAUNCH || in->op == OP_GEMM) seen_launch = true;
+    /* A GEMM or a collective enqueues work like a launch: what can fail
+     * after it must be found before it runs. */
+    if (in->op == OP_LAUNCH || in->op == OP_GEMM || in->op == OP_COLLECTIVE)
+      seen_launch = true;
   }
   /* Without a RESULT_DIM, the size a caller passes for a result's dynamic
    * dim would go unchecked: a buffer allocated for it could be smaller than
@@ -1129,14 +1384,19 @@ static fuser_error *parse_fusion(reader *r, fuser_bundle *b, uint32_t i,
     e = check_table(r, "launch records", loff, f->num_launches, LAUNCH_REC);
   if (e) return e;
 
-  /* Sum of ranks and of parameter counts, and the number of GEMMs, for one
+  /* Sum of ranks and of parameter counts, and the numbers of GEMMs, GRIDs
+   * (one is kept: a second is refused) and COLLECTIVEs, for one
    * allocation. */
   uint32_t nt = f->num_args + f->num_results;
-  uint64_t total_rank = 0, param_bytes = 0, num_gemms = 0;
-  for (uint32_t k = 0; k < f->num_instrs; k++)
-    if (u16_at(r, ioff + (uint64_t)k * INSTR_REC + FUSER_BUNDLE_I_OPCODE) ==
-        OP_GEMM)
-      num_gemms++;
+  uint64_t total_rank = 0, param_bytes = 0, num_gemms = 0, num_grids = 0,
+           num_colls = 0;
+  for (uint32_t k = 0; k < f->num_instrs; k++) {
+    uint16_t op =
+        u16_at(r, ioff + (uint64_t)k * INSTR_REC + FUSER_BUNDLE_I_OPCODE);
+    num_gemms += op == OP_GEMM;
+    num_grids = num_grids || op == OP_GRID;
+    num_colls += op == OP_COLLECTIVE;
+  }
   for (uint32_t t = 0; t < nt; t++)
     total_rank += r->d[toff + (uint64_t)t * TENSOR_REC + FUSER_BUNDLE_T_RANK];
   for (uint32_t l = 0; l < f->num_launches; l++) {
@@ -1157,6 +1417,8 @@ static fuser_error *parse_fusion(reader *r, fuser_bundle *b, uint32_t i,
                  align16(sizeof(fr_instr) * (size_t)f->num_instrs) +
                  align16(sizeof(fr_launch) * (size_t)f->num_launches) +
                  align16(sizeof(fr_gemm) * (size_t)num_gemms) +
+                 align16(sizeof(fr_grid) * (size_t)num_grids) +
+                 align16(sizeof(fr_collective) * (size_t)num_colls) +
                  (size_t)param_bytes;
   if (f->num_dyn > total_rank)
     return bad(r, "the fusion says it has %u dynamic dims but its tensors "
@@ -1183,6 +1445,10 @@ static fuser_error *parse_fusion(reader *r, fuser_bundle *b, uint32_t i,
   p += align16(sizeof(fr_launch) * (size_t)f->num_launches);
   fr_gemm *gemms = (fr_gemm *)(void *)p;
   p += align16(sizeof(fr_gemm) * (size_t)num_gemms);
+  fr_grid *grid = (fr_grid *)(void *)p;
+  p += align16(sizeof(fr_grid) * (size_t)num_grids);
+  fr_collective *colls = (fr_collective *)(void *)p;
+  p += align16(sizeof(fr_collective) * (size_t)num_colls);
 
   e = parse_tensors(r, f, toff, &dims, &strides);
   if (e) return e;
@@ -1199,7 +1465,7 @@ static fuser_error *parse_fusion(reader *r, fuser_bundle *b, uint32_t i,
   }
   e = parse_launches(r, f, loff, s, &p);
   if (e) return e;
-  e = parse_instrs(r, f, ioff, gemms);
+  e = parse_instrs(r, f, ioff, gemms, grid, colls);
   if (e) return e;
   f->frame_bytes = frame_bytes(f);
   r->loc[0] = 0;
@@ -1541,6 +1807,16 @@ const fuser_tensor_info *fuser_fusion_result(const fuser_fusion *f, size_t i) {
 const fuser_dyn_dim_info *fuser_fusion_dyn_dim(const fuser_fusion *f,
                                                size_t i) {
   return f && i < f->num_dyn ? &f->dyn[i] : NULL;
+}
+
+int fuser_fusion_grid(const fuser_fusion *f, fuser_grid_info *out) {
+  if (!f || !f->grid || !out) return 0;
+  out->num_axes = f->grid->axes;
+  for (int k = 0; k < FUSER_BUNDLE_GRID_MAX_AXES; k++)
+    out->sizes[k] = f->grid->sizes[k];
+  out->num_devices = f->grid->devices;
+  out->splits = f->grid->splits;
+  return 1;
 }
 
 size_t fuser_dtype_size(fuser_dtype d) {

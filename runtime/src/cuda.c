@@ -78,6 +78,8 @@ typedef CUresult (*pfn_cuMemAlloc)(CUdeviceptr *, size_t);
 typedef CUresult (*pfn_cuMemFree)(CUdeviceptr);
 typedef CUresult (*pfn_cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);
 typedef CUresult (*pfn_cuMemcpyDtoH)(void *, CUdeviceptr, size_t);
+typedef CUresult (*pfn_cuMemcpyDtoDAsync)(CUdeviceptr, CUdeviceptr, size_t,
+                                          CUstream);
 typedef CUresult (*pfn_cuMemsetD8Async)(CUdeviceptr, unsigned char, size_t,
                                         CUstream);
 typedef CUresult (*pfn_cuMemsetD2D8Async)(CUdeviceptr, size_t, unsigned char,
@@ -105,6 +107,7 @@ typedef CUresult (*pfn_cuGetErrorString)(CUresult, const char **);
   X(cuMemFree, "cuMemFree_v2") \
   X(cuMemcpyHtoD, "cuMemcpyHtoD_v2") \
   X(cuMemcpyDtoH, "cuMemcpyDtoH_v2") \
+  X(cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2") \
   X(cuMemsetD8Async, "cuMemsetD8Async") \
   X(cuMemsetD2D8Async, "cuMemsetD2D8Async") \
   X(cuMemcpy2D, "cuMemcpy2D_v2") \
@@ -284,6 +287,15 @@ static fuser_error *cu_d2h(void *ctx, void *dst, uint64_t src, size_t bytes) {
   cuda *cu = ctx;
   CUresult r = cu->cuMemcpyDtoH(dst, (CUdeviceptr)src, bytes);
   return r ? cu_error(cu, r, "cuMemcpyDtoH_v2", NULL) : NULL;
+}
+
+/* A sharded fusion's SLICE, and a collective among one device. */
+static fuser_error *cu_d2d(void *ctx, uint64_t dst, uint64_t src,
+                           size_t bytes, void *stream) {
+  cuda *cu = ctx;
+  CUresult r = cu->cuMemcpyDtoDAsync((CUdeviceptr)dst, (CUdeviceptr)src,
+                                     bytes, (CUstream)stream);
+  return r ? cu_error(cu, r, "cuMemcpyDtoDAsync_v2", NULL) : NULL;
 }
 
 static fuser_error *cu_zero(void *ctx, uint64_t ptr, size_t bytes,
@@ -546,6 +558,7 @@ fuser_error *fr_cuda_open(const fuser_rt_options *options, fuser_rt *rt) {
   t->synchronize = cu_sync;
   t->destroy = cu_destroy;
   t->gemm = cu_gemm;
+  t->copy_d2d = cu_d2d;
   rt->dctx = cu;
   rt->gemm_workspace_bytes = FUSER_GEMM_WORKSPACE_BYTES;
   return NULL;

@@ -3,6 +3,7 @@
 #include "internal.h"
 
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -111,6 +112,63 @@ static void put_gemm(text *t, const fuser_fusion *f, const fr_gemm *g) {
     put(t, " %s=r%" PRIu32, fr_gemm_reg_names[k], g->reg[k]);
 }
 
+/* "a0+a1" for a mask of grid axes, "-" for none. */
+static void put_axes(text *t, uint32_t mask) {
+  if (!mask) {
+    put(t, "-");
+    return;
+  }
+  bool first = true;
+  for (uint32_t k = 0; k < 8; k++)
+    if (mask & (1u << k)) {
+      put(t, "%sa%" PRIu32, first ? "" : "+", k);
+      first = false;
+    }
+}
+
+/* "grid 2 x 4 = 8 devices, splits x[a0,-] y[a0,a1]": the sizes, and how
+ * the grid's axes split each argument's and result's dims. */
+static void put_grid(text *t, const fuser_fusion *f, const fr_grid *g) {
+  char what[96];
+  fr_grid_describe(g, what, sizeof what);
+  put(t, "grid %s, splits", what);
+  const uint8_t *m = g->splits;
+  for (uint32_t i = 0; i < f->num_args + f->num_results; i++) {
+    put(t, " %s[", f->tensors[i].name);
+    for (uint32_t d = 0; d < f->tensors[i].rank; d++, m++) {
+      if (d) put(t, ",");
+      put_axes(t, *m);
+    }
+    put(t, "]");
+  }
+}
+
+/* "all_reduce sum y = x (f32) group(a0+a1) count=r3". */
+static void put_collective(text *t, const fuser_fusion *f,
+                           const fr_collective *k) {
+  static const char *const kinds[] = {
+      [FUSER_BUNDLE_COLLECTIVE_ALL_REDUCE] = "all_reduce",
+      [FUSER_BUNDLE_COLLECTIVE_ALL_GATHER] = "all_gather",
+      [FUSER_BUNDLE_COLLECTIVE_REDUCE_SCATTER] = "reduce_scatter",
+      [FUSER_BUNDLE_COLLECTIVE_SLICE] = "slice",
+      [FUSER_BUNDLE_COLLECTIVE_ALL_TO_ALL] = "all_to_all"};
+  static const char *const reductions[] = {
+      [FUSER_BUNDLE_REDUCTION_SUM] = "sum",
+      [FUSER_BUNDLE_REDUCTION_PROD] = "prod",
+      [FUSER_BUNDLE_REDUCTION_MAX] = "max",
+      [FUSER_BUNDLE_REDUCTION_MIN] = "min",
+      [FUSER_BUNDLE_REDUCTION_AVG] = "avg"};
+  put(t, "%s", kinds[k->kind]); /* validated: known kind and reduction */
+  if (k->reduction) put(t, " %s", reductions[k->reduction]);
+  put(t, " ");
+  put_buffer(t, f, k->dst);
+  put(t, " = ");
+  put_buffer(t, f, k->src);
+  put(t, " (%s) group(", fuser_dtype_name((fuser_dtype)k->dtype));
+  put_axes(t, k->group);
+  put(t, ") count=r%" PRIu32, k->count);
+}
+
 size_t fuser_fusion_plan_text(const fuser_fusion *f, char *buffer,
                               size_t size) {
   if (!buffer) size = 0; /* then only the length, as with size 0 */
@@ -158,6 +216,12 @@ size_t fuser_fusion_plan_text(const fuser_fusion *f, char *buffer,
       break;
     case OP_GEMM:
       put_gemm(&t, f, in->gemm);
+      break;
+    case OP_GRID:
+      put_grid(&t, f, f->grid);
+      break;
+    case OP_COLLECTIVE:
+      put_collective(&t, f, in->coll);
       break;
     case OP_INDEX_CHECK:
       put(&t, "index check ");

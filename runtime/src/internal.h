@@ -94,6 +94,10 @@ struct fuser_rt {
    * FUSER_GEMM_WORKSPACE_BYTES for the CUDA backend (cuBLASLt's), 0 for a
    * pluggable driver. */
   uint64_t gemm_workspace_bytes;
+  /* NCCL, opened when the runtime's first communicator is made (nccl.c);
+   * NULL until then. Under nccl_lock. */
+  struct fr_nccl *nccl;
+  pthread_mutex_t nccl_lock;
 };
 
 /* Takes/drops a reference; the last drop destroys the runtime. */
@@ -147,6 +151,13 @@ fuser_error *fr_cublaslt_gemm(fr_cublaslt *lt, const fuser_gemm *g,
  * and closes the library. NULL is a no-op. */
 void fr_cublaslt_destroy(fr_cublaslt *lt);
 
+/* ---- NCCL (the collectives of sharded fusions) --------------------------- */
+
+/* One runtime's NCCL: the library and its entry points (nccl.c). */
+typedef struct fr_nccl fr_nccl;
+/* Closes the library (it stays mapped: RTLD_NODELETE). NULL is a no-op. */
+void fr_nccl_close(fr_nccl *lib);
+
 /* ---- bundles ------------------------------------------------------------ */
 
 #define FR_NONE ((uint32_t)FUSER_BUNDLE_NONE)
@@ -179,6 +190,8 @@ enum {
   OP_INDEX_CHECK = FUSER_BUNDLE_OP_INDEX_CHECK,
   OP_STRIDE = FUSER_BUNDLE_OP_STRIDE,
   OP_GEMM = FUSER_BUNDLE_OP_GEMM,
+  OP_GRID = FUSER_BUNDLE_OP_GRID,
+  OP_COLLECTIVE = FUSER_BUNDLE_OP_COLLECTIVE,
   OP_LAST = FUSER_BUNDLE_OP_LAST,
 };
 
@@ -218,12 +231,45 @@ typedef struct fr_gemm {
   uint8_t ab_dtype, d_dtype, flags, epilogue;
 } fr_gemm;
 
+/* A decoded GRID record (fuser_bundle_format.h), validated at load: the
+ * device grid of a sharded fusion. */
+typedef struct fr_grid {
+  uint32_t axes;                               /* 1 .. GRID_MAX_AXES */
+  uint32_t sizes[FUSER_BUNDLE_GRID_MAX_AXES];  /* the unused ones 0 */
+  uint64_t devices;                            /* their product */
+  /* One mask per dim of every argument, then result (in the bundle's
+   * bytes). */
+  const uint8_t *splits;
+} fr_grid;
+
+/* A decoded COLLECTIVE record, validated at load. */
+typedef struct fr_collective {
+  uint8_t kind;      /* FUSER_BUNDLE_COLLECTIVE_*: ALL_REDUCE .. ALL_TO_ALL */
+  uint8_t reduction; /* FUSER_BUNDLE_REDUCTION_*, or 0 */
+  uint8_t dtype;     /* FUSER_BUNDLE_DTYPE_* */
+  uint8_t group;     /* mask of grid axes */
+  uint32_t src, dst; /* buffers */
+  uint32_t count;    /* register: elements per member's part */
+} fr_collective;
+
+/* The devices of `grid` whose coordinates differ only on the axes of
+ * `mask`: how many there are (the product of those axes' sizes), and the
+ * row-major index (ascending axes, the last fastest) of rank `rank`'s
+ * coordinates on those axes. With the group's mask that index is the
+ * rank's member index in its group; with the other axes' it tells the
+ * groups apart (nccl.c). */
+uint64_t fr_grid_group_size(const fr_grid *grid, uint32_t mask);
+uint64_t fr_grid_index(const fr_grid *grid, uint64_t rank, uint32_t mask);
+/* "2 x 4 = 8 devices", "4 devices": the grid for messages. */
+void fr_grid_describe(const fr_grid *grid, char *out, size_t n);
+
 typedef struct fr_instr {
   uint16_t op;
   uint32_t dst, a, b;
   int64_t imm;
   const char *msg; /* ASSERT: the message; INDEX_CHECK: the sites */
   const fr_gemm *gemm; /* GEMM: its record */
+  const fr_collective *coll; /* COLLECTIVE: its record */
 } fr_instr;
 
 /* A byte range of device memory a call touches: [begin, end) of tensor
@@ -282,6 +328,8 @@ struct fuser_fusion {
   fr_launch *launches;
   uint32_t ptx_module, emu_module;
   fr_module *module; /* the module of the runtime's driver kind, or NULL */
+  /* A sharded fusion's grid (its GRID instruction's record), or NULL. */
+  const fr_grid *grid;
   bool needs_prepass; /* something can fail after the first LAUNCH/GEMM */
   uint32_t max_params;
   size_t frame_bytes; /* per-call working memory */
@@ -311,5 +359,22 @@ fuser_error *fr_module_ensure_slow(const fuser_fusion *f, bool entered);
 static inline bool fr_module_ready(const fr_module *m) {
   return atomic_load_explicit(&m->ready, memory_order_acquire) == 1;
 }
+
+/* ---- communicators (nccl.c) ---------------------------------------------- */
+
+/* The runtime a communicator was made for. */
+fuser_rt *fr_comm_runtime(const fuser_comm *comm);
+/* Whether fuser_comm_abort was called on it. */
+bool fr_comm_aborted(const fuser_comm *comm);
+/* Enqueues collective `k` (ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER or
+ * ALL_TO_ALL) of
+ * `n` > 0 elements per part among the members of its group of `grid` (more
+ * than one device) on `stream`: through the communicator itself when the
+ * group is every axis of more than one device, else through the
+ * sub-communicator of the group's devices, made (ncclCommSplit) on its
+ * first use. The driver has been entered. */
+fuser_error *fr_comm_collective(fuser_comm *comm, const fr_grid *grid,
+                                const fr_collective *k, uint64_t src,
+                                uint64_t dst, uint64_t n, void *stream);
 
 #endif

@@ -14,6 +14,7 @@ static fuser_rt *rt_new(void) {
   if (!rt) return NULL;
   atomic_init(&rt->refs, 1);
   pthread_mutex_init(&rt->module_lock, NULL);
+  pthread_mutex_init(&rt->nccl_lock, NULL);
   fr_alloc_init(&rt->alloc);
   return rt;
 }
@@ -65,6 +66,7 @@ fuser_error *fuser_rt_create(const fuser_rt_options *options,
   if (e) {
     fr_alloc_destroy(rt);
     pthread_mutex_destroy(&rt->module_lock);
+    pthread_mutex_destroy(&rt->nccl_lock);
     free(rt);
     return e;
   }
@@ -97,7 +99,10 @@ void fr_rt_release(fuser_rt *rt) {
     pthread_mutex_destroy(&rt->alloc.lock);
   }
   if (rt->drv->destroy) rt->drv->destroy(rt->dctx);
+  /* Every communicator held a reference: none is left to use NCCL. */
+  fr_nccl_close(rt->nccl);
   pthread_mutex_destroy(&rt->module_lock);
+  pthread_mutex_destroy(&rt->nccl_lock);
   free(rt);
 }
 

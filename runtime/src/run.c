@@ -9,9 +9,9 @@
  * A plan in which something can fail after its first LAUNCH or GEMM is run
  * twice: a first pass does everything but enqueue (checks, arithmetic,
  * allocations, launch sizes and parameter ranges, each GEMM's sizes and
- * reach, the GEMM workspace), and only when it succeeds a second pass
- * enqueues. So a call that fails for anything but a driver error launches
- * nothing.
+ * reach, the GEMM workspace, each collective's count and reach), and only
+ * when it succeeds a second pass enqueues. So a call that fails for
+ * anything but a driver error launches nothing.
  */
 #include "internal.h"
 
@@ -58,6 +58,9 @@ typedef struct call {
   /* fuser_run_options.arg_strides (checked by check_buffers), or NULL:
    * every argument dense, as in the queries. */
   const int64_t *const *arg_strides;
+  /* fuser_run_options.comm of a sharded fusion (checked by check_grid),
+   * or NULL. */
+  fuser_comm *comm;
 } call;
 
 static fuser_error *fail(const call *c, uint32_t i, fuser_error_code code,
@@ -667,6 +670,207 @@ static fuser_error *gemm(call *c, uint32_t i, const fr_instr *in, mode md) {
   return NULL;
 }
 
+/* ---- sharded fusions ----------------------------------------------------- */
+
+/* fuser_run's check of a sharded fusion's call, before anything runs: on a
+ * grid of more than one device, a communicator of exactly its devices,
+ * made on the fusion's runtime and not aborted. */
+static fuser_error *check_grid(const call *c) {
+  const fuser_fusion *f = c->f;
+  const fr_grid *g = f->grid;
+  if (!g || g->devices == 1) return NULL;
+  char grid[96];
+  fr_grid_describe(g, grid, sizeof grid);
+  if (!c->comm)
+    return fuser_error_create(
+        FUSER_ERROR_INVALID_ARGUMENT,
+        "fusion '%s' is sharded over a grid of %s: pass a communicator of "
+        "%" PRIu64 " ranks (fuser_run_options.comm)",
+        f->name, grid, g->devices);
+  if ((uint64_t)fuser_comm_size(c->comm) != g->devices)
+    return fuser_error_create(
+        FUSER_ERROR_INVALID_ARGUMENT,
+        "fusion '%s' is sharded over a grid of %s but the communicator "
+        "(fuser_run_options.comm) has %d rank%s: pass one of %" PRIu64
+        " ranks",
+        f->name, grid, fuser_comm_size(c->comm),
+        fuser_comm_size(c->comm) == 1 ? "" : "s", g->devices);
+  if (fr_comm_runtime(c->comm) != c->rt)
+    return fuser_error_create(
+        FUSER_ERROR_INVALID_ARGUMENT,
+        "fusion '%s': the communicator (fuser_run_options.comm) was made on "
+        "another runtime; make it on the runtime the fusion's bundle was "
+        "loaded on (its device)",
+        f->name);
+  if (fr_comm_aborted(c->comm))
+    return fuser_error_create(
+        FUSER_ERROR_INVALID_ARGUMENT,
+        "fusion '%s': the communicator (fuser_run_options.comm) was aborted "
+        "(fuser_comm_abort); destroy it and make a new one",
+        f->name);
+  return NULL;
+}
+
+/* Copies `bytes` from device address `src` to `dst` on the call's stream:
+ * the driver's copy_d2d, else, after waiting for the stream, through host
+ * memory in blocks of at most 1 MiB. */
+static fuser_error *copy_d2d(call *c, uint32_t i, uint64_t dst, uint64_t src,
+                             uint64_t bytes) {
+  const fuser_driver *d = c->rt->drv;
+  fuser_error *e;
+  if (d->copy_d2d) {
+    e = d->copy_d2d(c->rt->dctx, dst, src, (size_t)bytes, c->stream);
+  } else {
+    size_t block = bytes < (1u << 20) ? (size_t)bytes : (size_t)1 << 20;
+    unsigned char *host = malloc(block);
+    if (!host)
+      return fail(c, i, FUSER_ERROR_OUT_OF_MEMORY,
+                  "no host memory for a copy of %zu bytes", block);
+    e = d->synchronize(c->rt->dctx, c->stream, 0);
+    for (uint64_t done = 0; !e && done < bytes; done += block) {
+      size_t n = bytes - done < block ? (size_t)(bytes - done) : block;
+      e = d->copy_d2h(c->rt->dctx, host, src + done, n);
+      if (!e) e = d->copy_h2d(c->rt->dctx, dst + done, host, n);
+    }
+    free(host);
+  }
+  return e ? fr_error_wrap(e, "fusion '%s': instruction %u (COLLECTIVE): "
+                              "copying %" PRIu64 " bytes",
+                           c->f->name, i, bytes)
+           : NULL;
+}
+
+/* "all_reduce (sum) of 4 f32 elements per member, among the 2 devices of
+ * axis 0": what a collective is, for messages. */
+static void describe_collective(const fr_collective *k, const fr_grid *g,
+                                int64_t n, char *out, size_t size) {
+  static const char *const kinds[] = {
+      [FUSER_BUNDLE_COLLECTIVE_ALL_REDUCE] = "all_reduce",
+      [FUSER_BUNDLE_COLLECTIVE_ALL_GATHER] = "all_gather",
+      [FUSER_BUNDLE_COLLECTIVE_REDUCE_SCATTER] = "reduce_scatter",
+      [FUSER_BUNDLE_COLLECTIVE_SLICE] = "slice",
+      [FUSER_BUNDLE_COLLECTIVE_ALL_TO_ALL] = "all_to_all"};
+  static const char *const reductions[] = {
+      [0] = "", [FUSER_BUNDLE_REDUCTION_SUM] = " (sum)",
+      [FUSER_BUNDLE_REDUCTION_PROD] = " (prod)",
+      [FUSER_BUNDLE_REDUCTION_MAX] = " (max)",
+      [FUSER_BUNDLE_REDUCTION_MIN] = " (min)",
+      [FUSER_BUNDLE_REDUCTION_AVG] = " (avg)"};
+  char axes[64];
+  size_t len = 0;
+  int count = 0;
+  axes[0] = 0;
+  for (uint32_t a = 0; a < g->axes; a++)
+    if (k->group & (1u << a)) {
+      int w = snprintf(axes + len, sizeof axes - len, "%s%u",
+                       count++ ? ", " : "", a);
+      if (w > 0 && (size_t)w < sizeof axes - len) len += (size_t)w;
+    }
+  uint64_t members = fr_grid_group_size(g, k->group);
+  snprintf(out, size,
+           "%s%s of %" PRId64 " %s element%s per member, among the %" PRIu64
+           " device%s of ax%s %s",
+           kinds[k->kind], reductions[k->reduction], n,
+           fuser_dtype_name((fuser_dtype)k->dtype), n == 1 ? "" : "s",
+           members, members == 1 ? "" : "s", count == 1 ? "is" : "es", axes);
+}
+
+/* COLLECTIVE: checks its count and how far SRC and DST reach for the call
+ * (before anything of the call is enqueued: like a GEMM, it is part of the
+ * first pass of a two-pass plan), then, when enqueueing and the count is
+ * not 0, runs it: through NCCL among a group of several devices, as a copy
+ * for SLICE and in a group of one. With G members and n = r[count]:
+ * ALL_REDUCE reads n elements of SRC and writes n of DST; ALL_GATHER reads
+ * n and writes G n; REDUCE_SCATTER and SLICE read G n and write n;
+ * ALL_TO_ALL reads G n and writes G n. */
+static fuser_error *collective(call *c, uint32_t i, const fr_instr *in,
+                               mode md) {
+  const fuser_fusion *f = c->f;
+  const fr_collective *k = in->coll;
+  const fr_grid *g = f->grid;
+  int64_t n = c->regs[k->count];
+  if (n < 0)
+    return fail(c, i, FUSER_ERROR_OUT_OF_RANGE,
+                "count = %" PRId64 " (register %u) is negative", n, k->count);
+  uint64_t members = fr_grid_group_size(g, k->group);
+  uint64_t esz = fuser_dtype_size((fuser_dtype)k->dtype), part;
+  if (__builtin_mul_overflow((uint64_t)n, esz, &part) ||
+      part > (uint64_t)INT64_MAX)
+    return fail(c, i, FUSER_ERROR_OUT_OF_RANGE,
+                "count = %" PRId64 " (register %u) of %s elements is 2^63 "
+                "bytes or more",
+                n, k->count, fuser_dtype_name((fuser_dtype)k->dtype));
+  bool whole_src = k->kind == FUSER_BUNDLE_COLLECTIVE_REDUCE_SCATTER ||
+                   k->kind == FUSER_BUNDLE_COLLECTIVE_SLICE ||
+                   k->kind == FUSER_BUNDLE_COLLECTIVE_ALL_TO_ALL;
+  bool whole_dst = k->kind == FUSER_BUNDLE_COLLECTIVE_ALL_GATHER ||
+                   k->kind == FUSER_BUNDLE_COLLECTIVE_ALL_TO_ALL;
+  /* The same skips as a GEMM's: fuser_fusion_infer_dims does not know the
+   * results' dims yet, and a query of a fusion with views has no strides. */
+  if (!c->inferred && !(md == MODE_QUERY && f->any_strides)) {
+    uint32_t nio = f->num_args + f->num_results;
+    const char *const names[2] = {"SRC", "DST"};
+    const uint32_t bufs[2] = {k->src, k->dst};
+    const bool whole[2] = {whole_src, whole_dst};
+    for (int q = 0; q < 2; q++) {
+      uint64_t parts = whole[q] ? members : 1, need, have;
+      char what[160];
+      fr_buffer_name(f, bufs[q], what, sizeof what);
+      if (__builtin_mul_overflow(parts, part, &need))
+        return fail(c, i, FUSER_ERROR_OUT_OF_RANGE,
+                    "%s (%s) would hold %" PRIu64 " parts of %" PRIu64
+                    " bytes, 2^64 bytes or more",
+                    names[q], what, parts, part);
+      if (!need) continue;
+      if (bufs[q] >= nio)
+        have = (uint64_t)c->inter_bytes[bufs[q] - nio];
+      else if (!tensor_bytes(c, bufs[q], &have))
+        have = UINT64_MAX; /* fuser_run refused it; a query can't tell */
+      if (need > have) {
+        char desc[256];
+        describe_collective(k, g, n, desc, sizeof desc);
+        if (parts > 1)
+          return fail(c, i, FUSER_ERROR_OUT_OF_RANGE,
+                      "%s: %s (%s) needs %" PRIu64 " parts of count = %"
+                      PRId64 " (register %u) elements, %" PRIu64
+                      " bytes, but has %" PRIu64 " bytes in this call",
+                      desc, names[q], what, parts, n, k->count, need, have);
+        return fail(c, i, FUSER_ERROR_OUT_OF_RANGE,
+                    "%s: %s (%s) needs count = %" PRId64 " (register %u) "
+                    "elements, %" PRIu64 " bytes, but has %" PRIu64
+                    " bytes in this call",
+                    desc, names[q], what, n, k->count, need, have);
+      }
+    }
+  }
+  /* Nothing to move; the queries and the first pass enqueue nothing. */
+  if (n == 0 || md == MODE_QUERY || md == MODE_PREPARE) return NULL;
+  uint64_t src = c->bufs[k->src], dst = c->bufs[k->dst];
+  /* Even a failing driver or library may have enqueued part of it: the
+   * call's blocks become pending on its stream either way. */
+  c->launched = true;
+  if (members == 1 || k->kind == FUSER_BUNDLE_COLLECTIVE_SLICE) {
+    /* A group of one: every kind is its one member's SRC (part 0 for
+     * SLICE and ALL_TO_ALL). SLICE: this device's part of the SRC every
+     * member holds; the rank exists, as a grid of more than one device
+     * has a communicator (check_grid). */
+    uint64_t j =
+        members == 1
+            ? 0
+            : fr_grid_index(g, (uint64_t)fuser_comm_rank(c->comm), k->group);
+    return copy_d2d(c, i, dst, src + j * part, part);
+  }
+  fuser_error *e =
+      fr_comm_collective(c->comm, g, k, src, dst, (uint64_t)n, c->stream);
+  if (e) {
+    char desc[256];
+    describe_collective(k, g, n, desc, sizeof desc);
+    return fr_error_wrap(e, "fusion '%s': instruction %u (COLLECTIVE): %s",
+                         f->name, i, desc);
+  }
+  return NULL;
+}
+
 static fuser_error *exec(call *c, mode md) {
   const fuser_fusion *f = c->f;
   int64_t *r = c->regs;
@@ -807,6 +1011,13 @@ static fuser_error *exec(call *c, mode md) {
       break;
     case OP_GEMM: {
       fuser_error *e = gemm(c, i, in, md);
+      if (e) return e;
+      break;
+    }
+    case OP_GRID: /* fuser_run checked the call's communicator */
+      break;
+    case OP_COLLECTIVE: {
+      fuser_error *e = collective(c, i, in, md);
       if (e) return e;
       break;
     }
@@ -1232,6 +1443,7 @@ fuser_error *fuser_run(const fuser_fusion *f, const uint64_t *args,
   c.inferred = NULL; /* RESULT_DIM checks the caller's dims, infers none */
   c.defined = NULL;
   c.arg_strides = options ? options->arg_strides : NULL;
+  c.comm = options ? options->comm : NULL;
   c.use_scratch = options && options->scratch != 0;
   c.scratch = c.use_scratch ? options->scratch : 0;
   c.scratch_size = c.use_scratch ? options->scratch_size : 0;
@@ -1250,6 +1462,7 @@ fuser_error *fuser_run(const fuser_fusion *f, const uint64_t *args,
   frame_init(&c, f, frame);
   set_io(&c, f, args, results);
   e = check_buffers(&c);
+  if (!e) e = check_grid(&c);
   if (e) {
     if (frame != stack) free(frame);
     return e;

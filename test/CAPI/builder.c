@@ -494,6 +494,38 @@ static void testMatmul(MlirContext ctx) {
 // CHECK-NEXT: fuser.linear %{{.*}}, %{{.*}} bias %{{.*}} : (tensor<?x8x64xbf16>, tensor<32x64xbf16>, tensor<32xbf16>) -> tensor<?x8x32xbf16>
 // CHECK-NEXT: fuser.linear %{{.*}}, %{{.*}} : (tensor<64xbf16>, tensor<32x64xbf16>) -> tensor<32xbf16>
 
+static void testCollective(MlirContext ctx) {
+  fprintf(stderr, "@testCollective\n");
+  FuserBuilder b = fuserBuilderCreate(ctx, S("collective"));
+  MlirValue x = fuserBuilderAddInput(b, FuserDTypeF32, 2, (int64_t[]){4, DYN}, S("x"));
+  const int64_t axes[] = {0};
+  MlirValue sum = fuserBuildCollective(b, "all_reduce", x, "sum", axes, 1, 2);
+  MlirValue all = fuserBuildCollective(b, "all_gather", sum, NULL, axes, 1, 2);
+  MlirValue part = fuserBuildCollective(b, "slice", all, NULL, axes, 1, 2);
+  fuserBuilderAddOutput(b, part, S("y"));
+  fuserBuilderAddOutput(b, fuserBuildCollective(b, "reduce_scatter", all, "max", axes, 1, 2), S(""));
+  finishAndPrint(b);
+
+  b = fuserBuilderCreate(ctx, S("bad_collective"));
+  x = fuserBuilderAddInput(b, FuserDTypeI32, 1, (int64_t[]){4}, S("x"));
+  EXPECT(mlirValueIsNull(fuserBuildCollective(b, "all_reduce", x, "avg", axes, 1, 2)));
+  MlirStringRef err = fuserBuilderGetError(b);
+  fprintf(stderr, "error: %.*s\n", (int)err.length, err.data);
+  fuserBuilderClearError(b);
+  EXPECT(mlirValueIsNull(fuserBuildCollective(b, "slice", fuserBuildSum(b, x, (int64_t[]){0}, 1, false),
+                                              NULL, axes, 1, 2)));
+  err = fuserBuilderGetError(b);
+  fprintf(stderr, "error: %.*s\n", (int)err.length, err.data);
+  fuserBuilderDestroy(b);
+}
+// CHECK-LABEL: @testCollective
+// CHECK: %[[S:.*]] = fuser.collective "all_reduce" %{{.*}} reduction = "sum" grid_axes = [0] group_size = 2 : tensor<4x?xf32> -> tensor<4x?xf32>
+// CHECK-NEXT: %[[A:.*]] = fuser.collective "all_gather" %[[S]] grid_axes = [0] group_size = 2 : tensor<4x?xf32> -> tensor<2x4x?xf32>
+// CHECK-NEXT: fuser.collective "slice" %[[A]] grid_axes = [0] group_size = 2 : tensor<2x4x?xf32> -> tensor<4x?xf32>
+// CHECK-NEXT: fuser.collective "reduce_scatter" %[[A]] reduction = "max"
+// CHECK: error: {{.*}}reduction 'avg' needs a float type, got 'i32'
+// CHECK: error: {{.*}}fuserBuildCollective: 'slice' takes an input [groupSize, ...], got a rank-0 tensor
+
 static void testComposites(MlirContext ctx) {
   fprintf(stderr, "@testComposites\n");
   FuserBuilder b = fuserBuilderCreate(ctx, S("composites"));
@@ -631,6 +663,7 @@ int main(int argc, char **argv) {
   testBroadcastAndReductions(ctx);
   testShapeOps(ctx);
   testMatmul(ctx);
+  testCollective(ctx);
   testComposites(ctx);
   testRandom(ctx);
   testFinishIntoModule(ctx);

@@ -101,7 +101,7 @@ func.func @like_shape(%x: tensor<4xf32>) -> (tensor<5xf32> {fuser.same_shape_as 
 
 // -----
 
-// expected-error @+1 {{'shard.grid' belongs to a sharded fusion: fuser-opt --fuser-partition turns it into one device's program, but running its collectives is not supported yet (docs/sharding.md)}}
+// expected-error @+1 {{'shard.grid' belongs to a sharded fusion: run fuser-opt --fuser-shard first (fuserc and the C API do), which makes it one device's program (docs/sharding.md)}}
 shard.grid @grid(shape = 2)
 func.func @sharded(%x: tensor<8xf32>) -> tensor<8xf32> {
   return %x : tensor<8xf32>
@@ -110,8 +110,57 @@ func.func @sharded(%x: tensor<8xf32>) -> tensor<8xf32> {
 // -----
 
 func.func @collective(%x: tensor<8xf32>) -> tensor<8xf32> {
-  // expected-error @+1 {{'shard.all_reduce' is a sharding op: running a sharded fusion's collectives is not supported yet (docs/sharding.md)}}
+  // expected-error @+1 {{'shard.all_reduce' is a sharding op: run fuser-opt --fuser-shard first (fuserc and the C API do), which makes the fusion one device's (docs/sharding.md)}}
   %0 = shard.all_reduce %x on @grid grid_axes = [0] : tensor<8xf32> -> tensor<8xf32>
   return %0 : tensor<8xf32>
 }
 shard.grid @grid(shape = 2)
+
+// -----
+
+// One device's fusion of a sharded program passes: its grid and splits.
+func.func @per_device(%x: tensor<4x8xf32> {fuser.split = array<i64: 1, 0>}) -> (tensor<8xf32> {fuser.split = array<i64: 0>})
+    attributes {fuser.grid = array<i64: 2, 2>} {
+  %0 = fuser.sum %x dims = [0] : tensor<4x8xf32> -> tensor<8xf32>
+  %1 = fuser.collective "all_reduce" %0 reduction = "sum" grid_axes = [0] group_size = 2 : tensor<8xf32> -> tensor<8xf32>
+  return %1 : tensor<8xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'bad_grid' has fuser.grid = array<i64: 2, 0>; a grid is array<i64: ...> of 1 to 4 sizes, each at least 1}}
+func.func @bad_grid(%x: tensor<4xf32>) -> tensor<4xf32> attributes {fuser.grid = array<i64: 2, 0>} {
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{argument 0 has fuser.split but 'no_grid' has no fuser.grid}}
+func.func @no_grid(%x: tensor<4xf32> {fuser.split = array<i64: 1>}) -> tensor<4xf32> {
+  %0 = fuser.exp %x : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{result 0 has fuser.split = array<i64: 1>; it needs 2 masks of grid axes, one per dim}}
+func.func @split_rank(%x: tensor<4x4xf32>) -> (tensor<4x4xf32> {fuser.split = array<i64: 1>}) attributes {fuser.grid = array<i64: 2>} {
+  %0 = fuser.exp %x : tensor<4x4xf32>
+  return %0 : tensor<4x4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{argument 0 has fuser.split = array<i64: 1, 1>: a mask names an axis the grid lacks, or an axis splits two dims}}
+func.func @axis_twice(%x: tensor<4x4xf32> {fuser.split = array<i64: 1, 1>}) -> tensor<4x4xf32> attributes {fuser.grid = array<i64: 2>} {
+  %0 = fuser.exp %x : tensor<4x4xf32>
+  return %0 : tensor<4x4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{argument 0 has fuser.split = array<i64: 2>: a mask names an axis the grid lacks, or an axis splits two dims}}
+func.func @missing_axis(%x: tensor<4xf32> {fuser.split = array<i64: 2>}) -> tensor<4xf32> attributes {fuser.grid = array<i64: 2>} {
+  %0 = fuser.exp %x : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}

@@ -1,10 +1,12 @@
 /* See bundle_writer.h. Layout: header, module table, fusion table, then per
  * fusion its tensor records, dims (each tensor's followed by its strides
- * when it has some), GEMM records, instructions, launch records and
- * parameter records, then module data, then the string table. Every record
- * starts at a multiple of 8. */
+ * when it has some), GEMM records, the grid record and its splits,
+ * collective records, instructions, launch records and parameter records,
+ * then module data, then the string table. Every record starts at a
+ * multiple of 8. */
 #include "bundle_writer.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,6 +66,14 @@ bw_instr bw_const(uint32_t dst, int64_t imm) {
 }
 bw_instr bw_gemm_op(uint32_t index) {
   bw_instr in = {BW_GEMM, BW_NONE, BW_NONE, BW_NONE, index, NULL};
+  return in;
+}
+bw_instr bw_grid_op(void) {
+  bw_instr in = {BW_GRID, BW_NONE, BW_NONE, BW_NONE, 0, NULL};
+  return in;
+}
+bw_instr bw_coll_op(uint32_t index) {
+  bw_instr in = {BW_COLLECTIVE, BW_NONE, BW_NONE, BW_NONE, index, NULL};
   return in;
 }
 
@@ -137,6 +147,36 @@ unsigned char *bw_write(const bw_bundle *bb, size_t *size, bw_layout *L) {
       bw_put_u8(o.d, at + FUSER_BUNDLE_G_EPILOGUE, G->epilogue);
       bw_put_u32(o.d, at + FUSER_BUNDLE_G_AUX, G->aux);
     }
+    bool sharded = false;
+    for (uint32_t i = 0; i < f->num_instrs; i++)
+      if (f->instrs[i].op == BW_GRID || f->instrs[i].op == BW_COLLECTIVE)
+        sharded = true;
+    if (sharded) {
+      minor_needed = 3;
+      size_t at = L->grid[fi] = take(&o, FUSER_BUNDLE_GRID_SIZE);
+      bw_put_u32(o.d, at + FUSER_BUNDLE_GR_AXES, f->grid.axes);
+      for (size_t k = 0; k < FUSER_BUNDLE_GRID_MAX_AXES; k++)
+        bw_put_u32(o.d, at + FUSER_BUNDLE_GR_SIZES + 4 * k, f->grid.sizes[k]);
+      size_t total = 0;
+      for (uint32_t t = 0; t < nt; t++) total += f->tensors[t].rank;
+      L->splits[fi] = take(&o, total);
+      size_t k = 0;
+      for (uint32_t t = 0; t < nt; t++)
+        for (uint32_t d = 0; d < f->tensors[t].rank; d++)
+          o.d[L->splits[fi] + k++] = f->grid.splits[t][d];
+      bw_put_u64(o.d, at + FUSER_BUNDLE_GR_SPLITS, L->splits[fi]);
+    }
+    for (uint32_t k = 0; k < f->num_colls; k++) {
+      const bw_coll *C = &f->colls[k];
+      size_t at = L->colls[fi][k] = take(&o, FUSER_BUNDLE_COLLECTIVE_SIZE);
+      bw_put_u8(o.d, at + FUSER_BUNDLE_C_KIND, C->kind);
+      bw_put_u8(o.d, at + FUSER_BUNDLE_C_REDUCTION, C->reduction);
+      bw_put_u8(o.d, at + FUSER_BUNDLE_C_DTYPE, C->dtype);
+      bw_put_u8(o.d, at + FUSER_BUNDLE_C_GROUP, C->group);
+      bw_put_u32(o.d, at + FUSER_BUNDLE_C_SRC, C->src);
+      bw_put_u32(o.d, at + FUSER_BUNDLE_C_DST, C->dst);
+      bw_put_u32(o.d, at + FUSER_BUNDLE_C_COUNT, C->count);
+    }
     L->instrs[fi] = take(&o, FUSER_BUNDLE_INSTR_SIZE * (size_t)f->num_instrs);
     for (uint32_t i = 0; i < f->num_instrs; i++) {
       const bw_instr *in = &f->instrs[i];
@@ -147,11 +187,16 @@ unsigned char *bw_write(const bw_bundle *bb, size_t *size, bw_layout *L) {
       bw_put_u32(o.d, at + FUSER_BUNDLE_I_B, in->b);
       int64_t imm = in->msg ? (int64_t)intern(&st, in->msg) : in->imm;
       /* A GEMM's imm names its record: the record's offset. */
+      if (in->op == BW_GRID) imm = (int64_t)L->grid[fi];
+      if (in->op == BW_COLLECTIVE && in->imm >= 0 &&
+          (uint64_t)in->imm < f->num_colls)
+        imm = (int64_t)L->colls[fi][in->imm];
       if (in->op == BW_GEMM) {
         if (minor_needed < 1) minor_needed = 1;
         if (in->imm >= 0 && (uint64_t)in->imm < f->num_gemms) {
           imm = (int64_t)L->gemms[fi][in->imm];
-          if (f->gemms[in->imm].epilogue & FUSER_BUNDLE_GEMM_EPILOGUE_AUX)
+          if ((f->gemms[in->imm].epilogue & FUSER_BUNDLE_GEMM_EPILOGUE_AUX) &&
+              minor_needed < 2)
             minor_needed = 2;
         }
       }

@@ -19,6 +19,7 @@
 #define BW_MAX_FUSIONS 4
 #define BW_MAX_MODULES 6
 #define BW_MAX_GEMMS 4
+#define BW_MAX_COLLS 12
 #define BW_NONE ((uint32_t)FUSER_BUNDLE_NONE)
 
 /* Short names of the format's opcodes and parameter kinds; the values are
@@ -48,6 +49,8 @@ enum {
   BW_RESULT_DIM = FUSER_BUNDLE_OP_RESULT_DIM,
   BW_STRIDE = FUSER_BUNDLE_OP_STRIDE,
   BW_GEMM = FUSER_BUNDLE_OP_GEMM,
+  BW_GRID = FUSER_BUNDLE_OP_GRID,
+  BW_COLLECTIVE = FUSER_BUNDLE_OP_COLLECTIVE,
 };
 enum {
   BW_PTR = FUSER_BUNDLE_PARAM_PTR,
@@ -90,6 +93,23 @@ typedef struct bw_gemm {
   uint32_t aux; /* the pre-activation's buffer with EPILOGUE_AUX, else 0 */
 } bw_gemm;
 
+/* A grid record (fuser_bundle_format.h), written when a GRID instruction
+ * is in the plan (its imm becomes the record's offset): the axes, their
+ * sizes, and per tensor (arguments, then results) a mask per dim, written
+ * as the record's splits array right after it. */
+typedef struct bw_grid {
+  uint32_t axes;
+  uint32_t sizes[FUSER_BUNDLE_GRID_MAX_AXES];
+  uint8_t splits[BW_MAX_TENSORS][BW_MAX_RANK];
+} bw_grid;
+
+/* A collective record. A COLLECTIVE instruction's imm is the index of its
+ * record in bw_fusion.colls; bw_write stores the record's offset. */
+typedef struct bw_coll {
+  uint8_t kind, reduction, dtype, group;
+  uint32_t src, dst, count; /* buffers, a register */
+} bw_coll;
+
 typedef struct bw_fusion {
   const char *name;
   uint32_t num_args, num_results, num_regs, num_inter;
@@ -108,6 +128,9 @@ typedef struct bw_fusion {
   uint32_t ptx_module, emu_module;
   uint32_t num_gemms;
   bw_gemm gemms[BW_MAX_GEMMS];
+  bw_grid grid;
+  uint32_t num_colls;
+  bw_coll colls[BW_MAX_COLLS];
 } bw_fusion;
 
 typedef struct bw_module {
@@ -122,9 +145,9 @@ typedef struct bw_bundle {
   bw_module modules[BW_MAX_MODULES];
   uint32_t num_fusions;
   bw_fusion fusions[BW_MAX_FUSIONS];
-  /* The header's minor version; 0: the least the bundle needs (1 when it
-   * has a GEMM instruction, else 0). A test that wants minor 0 with a GEMM
-   * patches the header. */
+  /* The header's minor version; 0: the least the bundle needs (3 with a
+   * GRID or COLLECTIVE, 2 with a GEMM keeping its pre-activation, 1 with
+   * another GEMM, else 0). A test that wants less patches the header. */
   uint32_t minor;
 } bw_bundle;
 
@@ -139,6 +162,9 @@ typedef struct bw_layout {
   size_t launches[BW_MAX_FUSIONS];
   size_t params[BW_MAX_FUSIONS][BW_MAX_LAUNCHES];
   size_t gemms[BW_MAX_FUSIONS][BW_MAX_GEMMS];
+  size_t grid[BW_MAX_FUSIONS];   /* 0: none */
+  size_t splits[BW_MAX_FUSIONS]; /* the grid's splits array */
+  size_t colls[BW_MAX_FUSIONS][BW_MAX_COLLS];
 } bw_layout;
 
 /* Writes the bundle; returns malloc'ed bytes (caller frees), size in
@@ -164,5 +190,9 @@ bw_instr bw_op(uint16_t op, uint32_t dst, uint32_t a, uint32_t b);
 bw_instr bw_const(uint32_t dst, int64_t imm);
 /* A GEMM instruction of record `index` of the fusion's gemms. */
 bw_instr bw_gemm_op(uint32_t index);
+/* The GRID instruction (of bw_fusion.grid). */
+bw_instr bw_grid_op(void);
+/* A COLLECTIVE instruction of record `index` of the fusion's colls. */
+bw_instr bw_coll_op(uint32_t index);
 
 #endif

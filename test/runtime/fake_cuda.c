@@ -18,7 +18,10 @@
  *       launch:N           the N-th cuLaunchKernel (from 1) fails
  *       oom                every cuMemAlloc_v2 fails
  *       oom_live:N         cuMemAlloc_v2 fails while N allocations are live
- *       memcpy             the copies fail (cuMemcpy2D_v2 too)
+ *       oom_above:N        cuMemAlloc_v2 fails for more than N bytes (a
+ *                          fuzzed plan's ALLOC of terabytes)
+ *       memcpy             the copies fail (cuMemcpy2D_v2 and
+ *                          cuMemcpyDtoDAsync_v2 too)
  *       memset             cuMemsetD8Async and cuMemsetD2D8Async fail
  *       sync               cuStreamSynchronize/cuCtxSynchronize fail
  *   FUSER_FAKE_INDEX_ERROR=P,SITE,ELEMENT,VALUE,BOUND
@@ -130,7 +133,7 @@ static int64_t index_error[5] = {1};
 static int num_devices = 1;
 static int load_delay_ms;
 static int initialized;
-static long launch_count, oom_live = -1, fail_launch_n = -1;
+static long launch_count, oom_live = -1, oom_above = -1, fail_launch_n = -1;
 static unsigned next_buf_id, next_module_id;
 static alloc_rec *allocs;
 static size_t num_allocs, cap_allocs;
@@ -261,6 +264,7 @@ EXPORT CUresult cuInit(unsigned flags) {
   const char *ld = getenv("FUSER_FAKE_LOAD_DELAY_MS");
   load_delay_ms = ld ? atoi(ld) : 0;
   oom_live = fail_number("oom_live");
+  oom_above = fail_number("oom_above");
   fail_launch_n = fail_number("launch");
   launch_count = 0;
   /* Fresh names when nothing of an earlier runtime is alive. */
@@ -568,7 +572,7 @@ EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *out, size_t bytes) {
   CUresult r = need_context("cuMemAlloc_v2");
   if (r) goto done;
   if (failing("oom") || (oom_live >= 0 && (long)num_allocs >= oom_live) ||
-      bytes == 0) {
+      (oom_above >= 0 && bytes > (size_t)oom_above) || bytes == 0) {
     logf_locked("cuMemAlloc_v2 bytes=%zu -> %s", bytes,
                 err_name(bytes ? CUDA_ERROR_OUT_OF_MEMORY
                                : CUDA_ERROR_INVALID_VALUE));
@@ -653,6 +657,30 @@ EXPORT CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t bytes) {
   }
   r = check_range(src, bytes, "cuMemcpyDtoH_v2");
   if (!r) memcpy(dst, (const void *)(uintptr_t)src, bytes);
+done:
+  pthread_mutex_unlock(&lock);
+  return r;
+}
+
+/* Device to device (a sharded fusion's SLICE); streams are ignored: the
+ * copy is done when the call returns, like everything of the fake. */
+EXPORT CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src,
+                                     size_t bytes, CUstream s) {
+  pthread_mutex_lock(&lock);
+  CUresult r = need_context("cuMemcpyDtoDAsync_v2");
+  if (r) goto done;
+  char d[64], v[64];
+  fmt_value(d, sizeof d, dst);
+  fmt_value(v, sizeof v, src);
+  logf_locked("cuMemcpyDtoDAsync_v2 dst=%s src=%s bytes=%zu stream=%p", d, v,
+              bytes, s);
+  if (failing("memcpy")) {
+    r = failed(CUDA_ERROR_ILLEGAL_ADDRESS, "cuMemcpyDtoDAsync_v2");
+    goto done;
+  }
+  r = check_range(dst, bytes, "cuMemcpyDtoDAsync_v2");
+  if (!r) r = check_range(src, bytes, "cuMemcpyDtoDAsync_v2");
+  if (!r) memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, bytes);
 done:
   pthread_mutex_unlock(&lock);
   return r;
@@ -819,6 +847,17 @@ EXPORT void fuser_fake_buffer_name(uint64_t p, char *out, size_t cap) {
   pthread_mutex_lock(&lock);
   fmt_value(out, cap, p);
   pthread_mutex_unlock(&lock);
+}
+
+/* Whether [p, p + bytes) lies inside one live allocation: the fake NCCL,
+ * which finds this function through FUSER_FAKE_CUDA (fake_nccl.c), checks
+ * every buffer a collective is handed with it. */
+EXPORT int fuser_fake_range_ok(uint64_t p, uint64_t bytes) {
+  pthread_mutex_lock(&lock);
+  alloc_rec *a = find_alloc(p);
+  int ok = a && bytes <= a->base + a->size - p;
+  pthread_mutex_unlock(&lock);
+  return ok;
 }
 
 /* Launches since the last cuInit. */

@@ -1233,10 +1233,17 @@ static void test_loader(void) {
     free(d);
   }
   /* The header's minor version. */
-  BAD_GEMM(&c, (void)0, bw_put_u32(d, FUSER_BUNDLE_H_MINOR, 3),
-           "invalid bundle: format version 2.3 is newer than this runtime, "
-           "which reads versions 2.0 to 2.2: update the fuser runtime "
-           "(libfuser_runtime) to load it");
+  {
+    char newer[256];
+    snprintf(newer, sizeof newer,
+             "invalid bundle: format version 2.%d is newer than this "
+             "runtime, which reads versions 2.0 to 2.%d: update the fuser "
+             "runtime (libfuser_runtime) to load it",
+             FUSER_BUNDLE_FORMAT_MINOR + 1, FUSER_BUNDLE_FORMAT_MINOR);
+    BAD_GEMM(&c, (void)0,
+             bw_put_u32(d, FUSER_BUNDLE_H_MINOR, FUSER_BUNDLE_FORMAT_MINOR + 1),
+             newer);
+  }
   BAD_GEMM(&c, (void)0, bw_put_u32(d, FUSER_BUNDLE_H_MINOR, 0), at,
            "a GEMM needs format version 2.1 or later, but the header says "
            "minor version 0 (offset 68); a writer that emits a GEMM writes "
@@ -1339,8 +1346,13 @@ static void test_loader(void) {
     EXPECT_OK(load(d, n));
     free(d);
   }
-  BAD_GEMM(&c, (void)0, bw_put_u16(d, INS(12), FUSER_BUNDLE_OP_LAST + 1),
-           "instruction 12: unknown opcode 26");
+  {
+    char unknown[64];
+    snprintf(unknown, sizeof unknown, "instruction 12: unknown opcode %d",
+             FUSER_BUNDLE_OP_LAST + 1);
+    BAD_GEMM(&c, (void)0, bw_put_u16(d, INS(12), FUSER_BUNDLE_OP_LAST + 1),
+             unknown);
+  }
 }
 
 /* ---- random corruptions, on a driver that checks every GEMM's reach --------- */

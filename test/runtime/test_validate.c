@@ -165,7 +165,8 @@ static void test_header(void) {
   BAD(bw_put_u32(d, 12, 80), "header size 80, expected 72");
   /* Offset 68 was a reserved 0; it is the minor version now (test_gemm
    * checks its rules): one newer than this runtime's is refused. */
-  BAD(bw_put_u32(d, 68, 3), "format version 2.3 is newer than this runtime");
+  BAD(bw_put_u32(d, 68, FUSER_BUNDLE_FORMAT_MINOR + 1),
+      "is newer than this runtime");
   BAD(bw_put_u64(d, 16, n + 8), "the header says the file is");
   BAD(bw_put_u64(d, 32, n), "fusion table at offset");
   BAD(bw_put_u64(d, 32, L.fusion_table + 4), "fusion table", "not 8-byte aligned");
@@ -640,8 +641,13 @@ static void test_strides(void) {
   BAD_SB(b.fusions[0].instrs[25].dst = 18,
          "instruction 26 (ADD): operand a reads register 17 before");
   /* An opcode past the last is unknown. */
-  BAD_S(bw_put_u16(d, SINS(25), FUSER_BUNDLE_OP_LAST + 1),
-        "fusion 0 'softmax': instruction 25: unknown opcode 26");
+  {
+    char unknown[64];
+    snprintf(unknown, sizeof unknown,
+             "fusion 0 'softmax': instruction 25: unknown opcode %d",
+             FUSER_BUNDLE_OP_LAST + 1);
+    BAD_S(bw_put_u16(d, SINS(25), FUSER_BUNDLE_OP_LAST + 1), unknown);
+  }
 }
 
 static void test_truncations(const unsigned char *base, size_t base_size) {

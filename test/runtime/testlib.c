@@ -99,7 +99,9 @@ static const char *const interesting[] = {
     "cuModuleLoadDataEx", "cuModuleUnload", "cuModuleGetFunction",
     "cuFuncSetAttribute", "cuLaunchKernel", "cuMemAlloc_v2", "cuMemFree_v2",
     /* A GEMM with k = 0 (cuda.c) */
-    "cuMemsetD2D8Async", "cuMemcpy2D_v2", NULL};
+    "cuMemsetD2D8Async", "cuMemcpy2D_v2",
+    /* A sharded fusion's SLICE, a collective among one device */
+    "cuMemcpyDtoDAsync_v2", NULL};
 
 bool tl_log_interesting(const char *line) {
   /* Every call of the fake cuBLASLt (fake_cublaslt.c). */
@@ -451,4 +453,51 @@ void tl_linear_bundle(bw_bundle *b) {
                           FUSER_BUNDLE_DTYPE_F16, FUSER_BUNDLE_DTYPE_F16,
                           FUSER_BUNDLE_GEMM_FLAG_TRANS_B,
                           FUSER_BUNDLE_GEMM_EPILOGUE_BIAS, 0};
+}
+
+void tl_sharded_bundle(bw_bundle *b) {
+  memset(b, 0, sizeof *b);
+  b->num_modules = 1;
+  b->modules[0] = (bw_module){"kernels_ptx", 1, tl_sample_ptx, 90, 78};
+  b->num_fusions = 1;
+  bw_fusion *f = &b->fusions[0];
+  f->name = "sharded";
+  f->num_args = 2;
+  f->num_results = 3;
+  f->num_inter = 1; /* buffer 5 */
+  f->num_regs = 4;
+  f->num_dyn = BW_NONE;
+  f->emu_module = BW_NONE;
+  f->tensors[0] = (bw_tensor){"x", FUSER_BUNDLE_DTYPE_F32, 1, {8}};
+  f->tensors[1] = (bw_tensor){"p", FUSER_BUNDLE_DTYPE_I32, 1, {4}};
+  f->tensors[2] = (bw_tensor){"y", FUSER_BUNDLE_DTYPE_F32, 1, {8}};
+  f->tensors[3] = (bw_tensor){"z", FUSER_BUNDLE_DTYPE_F32, 1, {4}};
+  f->tensors[4] = (bw_tensor){"w", FUSER_BUNDLE_DTYPE_I32, 1, {2}};
+  f->grid.axes = 2;
+  f->grid.sizes[0] = f->grid.sizes[1] = 1;
+  f->grid.splits[0][0] = 1; /* x and z split over axis 0 */
+  f->grid.splits[3][0] = 1;
+  uint32_t n = 0;
+  f->instrs[n++] = bw_const(0, 8);
+  f->instrs[n++] = bw_const(1, 4);
+  f->instrs[n++] = bw_const(2, 2);
+  f->instrs[n++] = bw_const(3, 16);
+  f->instrs[n++] = bw_op(BW_ALLOC, 0, 5, 3);
+  f->instrs[n++] = bw_grid_op();
+  for (uint32_t k = 0; k < 5; k++) f->instrs[n++] = bw_coll_op(k);
+  f->num_instrs = n;
+  f->num_colls = 5;
+  f->colls[0] = (bw_coll){FUSER_BUNDLE_COLLECTIVE_ALL_REDUCE,
+                          FUSER_BUNDLE_REDUCTION_SUM, FUSER_BUNDLE_DTYPE_F32,
+                          1, 0, 2, 0};
+  f->colls[1] = (bw_coll){FUSER_BUNDLE_COLLECTIVE_REDUCE_SCATTER,
+                          FUSER_BUNDLE_REDUCTION_MAX, FUSER_BUNDLE_DTYPE_F32,
+                          2, 0, 3, 1};
+  f->colls[2] = (bw_coll){FUSER_BUNDLE_COLLECTIVE_SLICE, 0,
+                          FUSER_BUNDLE_DTYPE_I32, 3, 1, 4, 2};
+  f->colls[3] = (bw_coll){FUSER_BUNDLE_COLLECTIVE_ALL_REDUCE,
+                          FUSER_BUNDLE_REDUCTION_SUM, FUSER_BUNDLE_DTYPE_F32,
+                          3, 0, 5, 1};
+  f->colls[4] = (bw_coll){FUSER_BUNDLE_COLLECTIVE_ALL_GATHER, 0,
+                          FUSER_BUNDLE_DTYPE_F32, 2, 5, 3, 1};
 }

@@ -39,7 +39,8 @@ void tl_log_setup_path(const char *path);
 void tl_log_clear(void);
 /* Whether a log line is one the comparisons look at: module loads/unloads,
  * function lookups, attributes, launches, device allocations and frees,
- * the 2D writes of a GEMM with k = 0, and every call of the fake cuBLASLt. */
+ * the 2D writes of a GEMM with k = 0, device-to-device copies, and every
+ * call of the fake cuBLASLt. */
 bool tl_log_interesting(const char *line);
 /* Reads the interesting lines of the log; returns their count (lines in
  * *out, free with tl_lines_free). */
@@ -88,5 +89,13 @@ unsigned char *tl_sample_bytes(size_t *size, bw_layout *layout);
  * + b as one GEMM (TRANS_B, bias epilogue; m is x's rows, dynamic dim 0,
  * and y's, dynamic dim 1); module 0 is tl_sample_ptx. Minor version 1. */
 void tl_linear_bundle(bw_bundle *b);
+
+/* "sharded": x f32[8], p i32[4] -> y f32[8], z f32[4], w i32[2] on a grid
+ * of 1 x 1 devices (so it runs without a communicator: every collective is
+ * a copy): all_reduce (sum, axis 0) x -> y, reduce_scatter (max, axis 1) x
+ * -> z, slice (both axes) p -> w, all_reduce (sum, both) x -> an
+ * intermediate of 16 bytes, all_gather (axis 1) of it -> z. Module 0 is
+ * tl_sample_ptx. Minor version 3. */
+void tl_sharded_bundle(bw_bundle *b);
 
 #endif

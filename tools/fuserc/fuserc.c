@@ -25,7 +25,7 @@ static void usage(FILE *out) {
         "                 [--ptx] [--ptxas PATH | --no-ptxas] [compile options]\n"
         "  fuserc run IN.mlir|BUNDLE [--device cuda|cpu|auto] [--fusion NAME]\n"
         "                 [--input NAME=FILE.npy]... [--view NAME=SIZES:STRIDES]...\n"
-        "                 [--random SEED] [--dims D,D,...]\n"
+        "                 [--random SEED] [--dims D,D,...] [--ranks N]\n"
         "                 [--output-dir DIR] [--quiet] [--traffic] [--reverse-threads]\n"
         "                 [--race-check] [--misalign] [--emulator-cpu host|baseline|CPU]\n"
         "                 [compile options]\n"

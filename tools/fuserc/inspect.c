@@ -281,8 +281,44 @@ static int parseDims(const char *s, int64_t *out, int max) {
 
 /* Runs the plan for the given sizes against the recording driver and
  * prints the launches. */
+/* A sharded fusion: its grid and which axes split each tensor's dims.
+ * Returns whether the fusion is sharded over more than one device. */
+static bool printGrid(const fuser_fusion *f) {
+  fuser_grid_info g;
+  if (!fuser_fusion_grid(f, &g))
+    return false;
+  printf("  sharded over a grid of ");
+  for (uint32_t a = 0; a < g.num_axes; ++a)
+    printf("%s%u", a ? " x " : "", g.sizes[a]);
+  printf(" = %" PRIu64 " device%s; the signature is one device's part:\n", g.num_devices,
+         g.num_devices == 1 ? "" : "s");
+  const uint8_t *mask = g.splits;
+  for (size_t i = 0; i < fuser_fusion_num_args(f) + fuser_fusion_num_results(f); ++i) {
+    const fuser_tensor_info *t = fuser_fusion_tensor(f, i);
+    printf("    %-12s", t->name);
+    bool any = false;
+    for (uint32_t d = 0; d < t->rank; ++d, ++mask) {
+      if (!*mask)
+        continue;
+      printf("%s dim %u split over axes", any ? ";" : "", d);
+      for (uint32_t a = 0; a < g.num_axes; ++a)
+        if (*mask & (1u << a))
+          printf(" %u", a);
+      any = true;
+    }
+    printf("%s\n", any ? "" : " whole on every device");
+  }
+  return g.num_devices > 1;
+}
+
 static bool printLaunches(fuser_rt *rt, Recorder *rec, const fuser_fusion *f,
                           const char *dimsFlag) {
+  if (printGrid(f)) {
+    /* Its plan runs only with a communicator of every device. */
+    printf("  launches: each device runs the plan with a communicator of them all (fuserc "
+           "run --ranks N); --plan shows its collectives\n");
+    return true;
+  }
   size_t na = fuser_fusion_num_args(f), nr = fuser_fusion_num_results(f);
   size_t nd = fuser_fusion_num_dyn_dims(f);
   size_t argDims = 0;

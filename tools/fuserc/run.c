@@ -7,7 +7,7 @@
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 
-#include "fuserc.h"
+#include "run.h"
 
 #include "fuser-c/Emulator.h"
 #include "fuser_runtime.h"
@@ -22,33 +22,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-typedef struct {
-  const char *name, *path;
-} InputFlag;
 
-/* --view NAME=SIZES:STRIDES: argument NAME passed as a view of these
- * logical sizes and strides (in elements); its --input file (or its
- * --random data) is the view's storage, flattened. */
-typedef struct {
-  const char *spec; /* the whole option value, for messages */
-  size_t nameLen;   /* the name is spec's first nameLen characters */
-  uint32_t rank;
-  int64_t sizes[FUSER_MAX_RANK], strides[FUSER_MAX_RANK];
-  uint64_t span; /* elements the view reaches: 1 + sum (size-1)*stride, or 0 */
-} ViewFlag;
-
-typedef struct {
-  const char *source, *device, *fusion, *outputDir, *dims, *emulatorCpu;
-  InputFlag inputs[64];
-  int numInputs;
-  ViewFlag views[64];
-  int numViews;
-  uint64_t seed;
-  bool haveSeed, reverseThreads, raceCheck, quiet, traffic, misalign;
-  FusercCompileFlags compile;
-} RunFlags;
-
-static bool reportError(fuser_error *e, const char *what) {
+bool fusercReportError(fuser_error *e, const char *what) {
   if (!e)
     return false;
   fprintf(stderr, "fuserc: error: %s: %s\n", what, fuser_error_message(e));
@@ -97,7 +72,7 @@ static double fp8ToDouble(uint8_t code, bool e4m3) {
 /* Fills `n` elements of `dtype` with reproducible values: floats uniform in
  * [-4, 4) (fp8: every code of magnitude below 4 equally likely), integers in
  * [-100, 100), bools half true. */
-static void fillRandom(void *data, size_t n, fuser_dtype dtype, uint64_t *state) {
+void fusercFillRandom(void *data, size_t n, fuser_dtype dtype, uint64_t *state) {
   for (size_t i = 0; i < n; ++i) {
     uint64_t r = nextRandom(state);
     double u = (double)(r >> 11) / 9007199254740992.0; /* [0, 1) */
@@ -230,7 +205,7 @@ static bool parseRunFlags(int argc, char **argv, RunFlags *f) {
       continue;
     const char *a = argv[i];
     const char *valued[] = {"--device", "--fusion", "--input", "--random", "--dims",
-                            "--output-dir", "--emulator-cpu", "--view"};
+                            "--output-dir", "--emulator-cpu", "--view", "--ranks"};
     bool isValued = false;
     for (size_t k = 0; k < sizeof valued / sizeof valued[0]; ++k)
       isValued |= !strcmp(a, valued[k]);
@@ -276,6 +251,16 @@ static bool parseRunFlags(int argc, char **argv, RunFlags *f) {
         return false;
       }
       f->haveSeed = true;
+    } else if (!strcmp(a, "--ranks")) {
+      char *end;
+      errno = 0;
+      long n = strtol(argv[++i], &end, 10);
+      if (!*argv[i] || *end || errno || n < 1 || n > 1024) {
+        fprintf(stderr, "fuserc: error: --ranks expects a number of devices from 1 to 1024, "
+                        "got '%s'\n", argv[i]);
+        return false;
+      }
+      f->ranks = (int)n;
     } else if (!strcmp(a, "--dims")) {
       f->dims = argv[++i];
     } else if (!strcmp(a, "--output-dir")) {
@@ -327,7 +312,7 @@ static int parseDims(const char *s, int64_t *out, int max) {
   return n;
 }
 
-static fuser_rt *createRuntime(const RunFlags *f) {
+fuser_rt *fusercCreateRuntime(const RunFlags *f) {
   fuser_rt *rt = NULL;
   if (f->traffic && !strcmp(f->device, "cuda")) {
     fprintf(stderr, "fuserc: error: --traffic counts on the CPU emulator: use --device cpu "
@@ -340,7 +325,7 @@ static fuser_rt *createRuntime(const RunFlags *f) {
     if (!e)
       return rt;
     if (!strcmp(f->device, "cuda")) {
-      reportError(e, "cannot use the GPU");
+      fusercReportError(e, "cannot use the GPU");
       return NULL;
     }
     fuser_error_destroy(e); /* auto: fall back to the CPU */
@@ -351,9 +336,46 @@ static fuser_rt *createRuntime(const RunFlags *f) {
   o.raceCheck = f->raceCheck;
   o.countTraffic = f->traffic;
   o.cpu = f->emulatorCpu; /* NULL: FUSER_EMULATOR_CPU, else the host */
-  if (reportError(fuserEmulatorRuntimeCreate(&o, &rt), "cannot create the CPU emulator"))
+  if (fusercReportError(fuserEmulatorRuntimeCreate(&o, &rt), "cannot create the CPU emulator"))
     return NULL;
   return rt;
+}
+
+int fusercWriteResult(const RunFlags *f, const char *fname, const fuser_tensor_info *t,
+                      const npy_array *h) {
+  if (f->outputDir) {
+    /* The name is an identifier (the bundle's validator insists), so the
+     * file stays inside the directory. */
+    char path[4096], err[512];
+    int n = snprintf(path, sizeof path, "%s/%s.npy", f->outputDir, t->name);
+    if (n < 0 || (size_t)n >= sizeof path) {
+      fprintf(stderr, "fuserc: error: the path for result '%s' of fusion '%s' is too "
+                      "long\n", t->name, fname);
+      return 1;
+    }
+    if (npy_save(path, h, err, sizeof err)) {
+      fprintf(stderr, "%s\n", err);
+      return 1;
+    }
+  } else if (!f->quiet) {
+    double sum = 0;
+    for (size_t i = 0; i < h->num_elements; ++i)
+      sum += elementAsDouble(h->data, i, t->dtype);
+    printf("%s.%s: %s[", fname, t->name, fuser_dtype_name(t->dtype));
+    for (int d = 0; d < h->rank; ++d)
+      printf("%s%" PRId64, d ? ", " : "", h->shape[d]);
+    printf("] sum %.9g:", sum);
+    for (size_t i = 0; i < h->num_elements && i < 8; ++i) {
+      if (t->dtype == FUSER_DTYPE_I64) /* exact: a double holds 53 bits */
+        printf(" %" PRId64, ((const int64_t *)h->data)[i]);
+      else if (t->dtype == FUSER_DTYPE_I32)
+        printf(" %" PRId32, ((const int32_t *)h->data)[i]);
+      else
+        printf(" %.9g", elementAsDouble(h->data, i, t->dtype));
+    }
+    printf("%s\n", h->num_elements > 8 ? " ..." : "");
+  }
+  return 0;
 }
 
 static bool viewNamed(const ViewFlag *v, const char *name) {
@@ -494,7 +516,7 @@ static int runFusion(fuser_rt *rt, const fuser_fusion *fusion, const RunFlags *f
     else if (info->tensor < numArgs && host[info->tensor].data)
       dims[k] = host[info->tensor].shape[info->dim];
   }
-  if (reportError(fuser_fusion_infer_dims(fusion, dims, numDims, dims), fname))
+  if (fusercReportError(fuser_fusion_infer_dims(fusion, dims, numDims, dims), fname))
     goto done;
   /* Any argument not given as a file is generated. */
   uint64_t state = f->seed;
@@ -539,7 +561,7 @@ static int runFusion(fuser_rt *rt, const fuser_fusion *fusion, const RunFlags *f
       fprintf(stderr, "fuserc: error: out of memory for argument '%s'\n", t->name);
       goto done;
     }
-    fillRandom(h->data, h->num_elements, t->dtype, &state);
+    fusercFillRandom(h->data, h->num_elements, t->dtype, &state);
   }
   /* Results take the shapes the fusion computes. */
   for (size_t r = 0; r < numResults; ++r) {
@@ -569,20 +591,20 @@ static int runFusion(fuser_rt *rt, const fuser_fusion *fusion, const RunFlags *f
   for (size_t i = 0; i < numTensors; ++i) {
     size_t bytes = host[i].num_elements * host[i].element_size;
     size_t skip = f->misalign ? host[i].element_size : 0;
-    if (reportError(fuser_mem_alloc(rt, bytes + skip ? bytes + skip : 1, &allocation[i]),
+    if (fusercReportError(fuser_mem_alloc(rt, bytes + skip ? bytes + skip : 1, &allocation[i]),
                     "allocating"))
       goto done;
     device[i] = allocation[i] + skip;
     if (i < numArgs && bytes &&
-        reportError(fuser_mem_copy_h2d(rt, device[i], host[i].data, bytes), "copying"))
+        fusercReportError(fuser_mem_copy_h2d(rt, device[i], host[i].data, bytes), "copying"))
       goto done;
   }
   /* Views pass their strides; the runtime checks them against the
    * argument's (an argument compiled dense takes dense strides only). */
   fuser_run_options options = {.arg_strides = anyView ? argStrides : NULL};
-  if (reportError(fuser_run(fusion, device, device + numArgs, dims, numDims, NULL, &options),
+  if (fusercReportError(fuser_run(fusion, device, device + numArgs, dims, numDims, NULL, &options),
                   fname) ||
-      reportError(fuser_device_synchronize(rt), fname))
+      fusercReportError(fuser_device_synchronize(rt), fname))
     goto done;
   if (f->traffic) {
     /* What the kernels asked of each tensor, over its size: 1.00x read for
@@ -591,7 +613,7 @@ static int runFusion(fuser_rt *rt, const fuser_fusion *fusion, const RunFlags *f
            "the tensor's size):\n", fname);
     for (size_t i = 0; i < numTensors; ++i) {
       uint64_t loaded, stored;
-      if (reportError(fuserEmulatorGetTraffic(rt, allocation[i], &loaded, &stored), fname))
+      if (fusercReportError(fuserEmulatorGetTraffic(rt, allocation[i], &loaded, &stored), fname))
         goto done;
       const fuser_tensor_info *t = fuser_fusion_tensor(fusion, i);
       /* A view: over its elements' bytes, not its storage's. */
@@ -612,42 +634,11 @@ static int runFusion(fuser_rt *rt, const fuser_fusion *fusion, const RunFlags *f
   for (size_t r = 0; r < numResults; ++r) {
     npy_array *h = &host[numArgs + r];
     size_t bytes = h->num_elements * h->element_size;
-    if (bytes && reportError(fuser_mem_copy_d2h(rt, h->data, device[numArgs + r], bytes),
+    if (bytes && fusercReportError(fuser_mem_copy_d2h(rt, h->data, device[numArgs + r], bytes),
                              "copying results"))
       goto done;
-    const fuser_tensor_info *t = fuser_fusion_result(fusion, r);
-    if (f->outputDir) {
-      /* The name is an identifier (the bundle's validator insists), so the
-       * file stays inside the directory. */
-      char path[4096], err[512];
-      int n = snprintf(path, sizeof path, "%s/%s.npy", f->outputDir, t->name);
-      if (n < 0 || (size_t)n >= sizeof path) {
-        fprintf(stderr, "fuserc: error: the path for result '%s' of fusion '%s' is too "
-                        "long\n", t->name, fname);
-        goto done;
-      }
-      if (npy_save(path, h, err, sizeof err)) {
-        fprintf(stderr, "%s\n", err);
-        goto done;
-      }
-    } else if (!f->quiet) {
-      double sum = 0;
-      for (size_t i = 0; i < h->num_elements; ++i)
-        sum += elementAsDouble(h->data, i, t->dtype);
-      printf("%s.%s: %s[", fname, t->name, fuser_dtype_name(t->dtype));
-      for (int d = 0; d < h->rank; ++d)
-        printf("%s%" PRId64, d ? ", " : "", h->shape[d]);
-      printf("] sum %.9g:", sum);
-      for (size_t i = 0; i < h->num_elements && i < 8; ++i) {
-        if (t->dtype == FUSER_DTYPE_I64) /* exact: a double holds 53 bits */
-          printf(" %" PRId64, ((const int64_t *)h->data)[i]);
-        else if (t->dtype == FUSER_DTYPE_I32)
-          printf(" %" PRId32, ((const int32_t *)h->data)[i]);
-        else
-          printf(" %.9g", elementAsDouble(h->data, i, t->dtype));
-      }
-      printf("%s\n", h->num_elements > 8 ? " ..." : "");
-    }
+    if (fusercWriteResult(f, fname, fuser_fusion_result(fusion, r), h))
+      goto done;
   }
   status = 0;
 done:
@@ -776,9 +767,9 @@ int fusercRun(int argc, char **argv) {
       return 1;
   }
   int status = 1;
-  fuser_rt *rt = createRuntime(&f);
+  fuser_rt *rt = fusercCreateRuntime(&f);
   fuser_bundle *bundle = NULL;
-  if (rt && !reportError(fuser_bundle_load(rt, bundleData, bundleSize, &bundle), f.source)) {
+  if (rt && !fusercReportError(fuser_bundle_load(rt, bundleData, bundleSize, &bundle), f.source)) {
     bool found = false;
     for (size_t i = 0; i < fuser_bundle_num_fusions(bundle); ++i)
       found |= !f.fusion || !strcmp(f.fusion, fuser_fusion_name(fuser_bundle_get_fusion(bundle, i)));
@@ -788,7 +779,12 @@ int fusercRun(int argc, char **argv) {
       status = 0;
       for (size_t i = 0; i < fuser_bundle_num_fusions(bundle); ++i) {
         const fuser_fusion *fusion = fuser_bundle_get_fusion(bundle, i);
-        if (!f.fusion || !strcmp(f.fusion, fuser_fusion_name(fusion)))
+        if (f.fusion && strcmp(f.fusion, fuser_fusion_name(fusion)))
+          continue;
+        fuser_grid_info grid;
+        if (fuser_fusion_grid(fusion, &grid) && (grid.num_devices > 1 || f.ranks > 1))
+          status |= fusercRunSharded(&f, bundleData, bundleSize, i);
+        else
           status |= runFusion(rt, fusion, &f);
       }
     }

@@ -43,7 +43,7 @@
 
 namespace mlir::fuser {
 
-enum class GroupKind { Pointwise, Reduction, Normalization, InnerOuter, Scan, Matmul };
+enum class GroupKind { Pointwise, Reduction, Normalization, InnerOuter, Scan, Matmul, Collective };
 
 /// What a scheduler needs to know about an accepted group.
 struct GroupInfo {
@@ -99,7 +99,8 @@ bool isReductionOp(Operation *op);
 /// by it.
 bool isIndexingOp(Operation *op);
 /// Whether `op` runs as a library call (fuser.matmul, fuser.linear through
-/// cuBLASLt): a segment of its own that reads every operand from memory.
+/// cuBLASLt; fuser.collective through NCCL): a segment of its own that
+/// reads every operand from memory.
 bool isLibraryOp(Operation *op);
 /// Whether `op` is an activation the library applies in `library`'s
 /// epilogue (before its one rounding): fuser.relu, or fuser.gelu with tanh's

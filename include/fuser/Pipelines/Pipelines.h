@@ -84,8 +84,14 @@ void buildCompilePipeline(OpPassManager &pm, const CompileOptions &options);
 /// Registers `fuser-compile`.
 /// fuser-partition: sharding-propagation, fuser-check-sharding and
 /// shard-partition on every function: a fusion annotated with shard.shard
-/// becomes one device's fusion plus collectives (docs/sharding.md).
+/// becomes one device's fusion plus the shard dialect's collectives
+/// (docs/sharding.md).
 void buildPartitionPipeline(OpPassManager &pm);
+/// fuser-shard: fuser-partition with fuser-record-grid before the
+/// partition, then fuser-lower-collectives: one device's fusion with its
+/// grid, splits and fuser.collective ops, what the compile stages take.
+/// The compiler runs it first on a module with shard ops.
+void buildShardStage(OpPassManager &pm);
 
 void registerPipelines();
 

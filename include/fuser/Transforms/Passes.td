@@ -41,6 +41,40 @@ def CheckShardingPass : Pass<"fuser-check-sharding", "func::FuncOp"> {
   let dependentDialects = ["::mlir::shard::ShardDialect"];
 }
 
+def RecordGridPass : Pass<"fuser-record-grid", "func::FuncOp"> {
+  let summary = "Record a sharded fusion's grid and the split of each argument and result";
+  let description = [{
+    Runs after `fuser-check-sharding`, before `shard-partition` (the
+    `fuser-partition` pipeline), which rewrites the signature into one
+    device's types and drops the annotations. It keeps what a caller needs
+    to hand each device its part and to join the results: `fuser.grid`
+    (the grid's static shape) on the function and `fuser.split` (per dim,
+    the mask of grid axes that split it) on every argument and result. A
+    function with no `shard.shard` is left alone. Errors: shardings over
+    two grids in one fusion, a grid of more than 4 axes, a dim split by
+    axes in descending order (the bundle keeps a set of axes per dim).
+  }];
+  let dependentDialects = ["::mlir::shard::ShardDialect"];
+}
+
+def LowerCollectivesPass : Pass<"fuser-lower-collectives", "ModuleOp"> {
+  let summary = "Turn the shard dialect's collectives into fuser.collective";
+  let description = [{
+    Runs after `shard-partition`. Each `shard.all_reduce`,
+    `shard.all_gather`, `shard.reduce_scatter`, `shard.all_slice` and
+    `shard.all_to_all` becomes
+    a `fuser.collective` over a new leading dim of the group's size, with
+    the `fuser.permute` and `fuser.reshape` that bring the split dim to the
+    front (and back): the communication library exchanges contiguous parts.
+    A reduction the library lacks is mapped where it is exact (`any` and
+    `all` of i1: max and min) and an error otherwise. Other shard ops
+    (send, recv, halos, process indices, broadcasts) are errors: fuser runs
+    none of them yet. Grids nothing refers to any more are erased (the
+    fusion keeps its grid's shape in `fuser.grid`).
+  }];
+  let dependentDialects = ["::mlir::shard::ShardDialect", "::mlir::fuser::FuserDialect"];
+}
+
 def DecomposeCompositesPass : Pass<"fuser-decompose", "func::FuncOp"> {
   let summary = "Expand composite fuser ops (softmax, log_softmax, layer_norm, "
                 "rms_norm) into primitive fuser ops";

@@ -95,6 +95,17 @@ static LogicalResult emitFusion(func::FuncOp fusion, gpu::GPUModuleOp module,
                                    b.getFunctionType(types, {}));
   plan->setAttr(kPlanAttr, b.getUnitAttr());
   plan->setAttr(kNumArgsAttr, b.getI64IntegerAttr(numArgs));
+  // A sharded fusion's grid and the split of each tensor (fuser-record-grid)
+  // go to the bundle's GRID record.
+  if (Attribute grid = fusion->getAttr(kGridAttr)) {
+    plan->setAttr(kGridAttr, grid);
+    for (unsigned i = 0; i < numArgs; ++i)
+      if (Attribute split = fusion.getArgAttr(i, kSplitAttr))
+        plan.setArgAttr(i, kSplitAttr, split);
+    for (unsigned i = 0; i < ft.getNumResults(); ++i)
+      if (Attribute split = fusion.getResultAttr(i, kSplitAttr))
+        plan.setArgAttr(numArgs + i, kSplitAttr, split);
+  }
   // Given names first; a default name (argN, resultN) that a given one
   // already takes gets '_' appended until it is free, so that defaults never
   // collide with a user's `%result0`.
@@ -199,6 +210,8 @@ static LogicalResult emitFusion(func::FuncOp fusion, gpu::GPUModuleOp module,
       r = emitPointwiseSegment(fe, s);
     } else if (s.scheduler == "matmul") {
       r = emitMatmulSegment(fe, s);
+    } else if (s.scheduler == "collective") {
+      r = emitCollectiveSegment(fe, s);
     } else if (s.scheduler == "scan") {
       auto scan = llvm::find_if(s.ops, isScanOp);
       if (scan == s.ops.end())

@@ -253,6 +253,8 @@ LogicalResult emitPointwiseSegment(FusionEmitter &fe, const Segment &segment);
 LogicalResult emitScanSegment(FusionEmitter &fe, const Segment &segment, Operation *scan);
 /// A matmul or linear segment: a fuser.gemm in the plan, no kernel.
 LogicalResult emitMatmulSegment(FusionEmitter &fe, const Segment &segment);
+/// A collective segment: a fuser.communicate in the plan, no kernel.
+LogicalResult emitCollectiveSegment(FusionEmitter &fe, const Segment &segment);
 
 } // namespace mlir::fuser
 

@@ -22,6 +22,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <cstring>
@@ -60,6 +61,11 @@ struct Gemm {
   uint32_t regs[10]; // m n k batch lda ldb ldd strideA strideB strideD
   uint8_t abDtype, dDtype, flags = 0, epilogue = FUSER_BUNDLE_GEMM_EPILOGUE_NONE;
 };
+/// A COLLECTIVE record (fuser_bundle_format.h).
+struct Collective {
+  uint8_t kind, reduction = 0, dtype, group = 0;
+  uint32_t src, dst, count;
+};
 struct Fusion {
   uint32_t name;
   uint32_t numArgs, numResults, numDynamicDims = 0, numRegs = 0;
@@ -70,6 +76,12 @@ struct Fusion {
   /// GEMM instructions' imm is an index into this until the layout
   /// replaces it with the record's file offset.
   std::vector<Gemm> gemms;
+  /// The same for COLLECTIVE instructions.
+  std::vector<Collective> collectives;
+  /// A sharded fusion's grid (its GRID record), empty otherwise, and the
+  /// split mask of every dim of every tensor, in signature order.
+  SmallVector<int64_t> grid;
+  SmallVector<uint8_t> splits;
   uint32_t ptxModule, emulationModule = FUSER_BUNDLE_NONE;
 };
 struct Module {
@@ -399,6 +411,46 @@ LogicalResult PlanTranslator::translate(Operation *op) {
         fusion.gemms.push_back(gemm);
         return success();
       })
+      .Case<CommunicateOp>([&](CommunicateOp c) -> LogicalResult {
+        Collective coll;
+        auto src = buffers.find(c.getSrc()), dst = buffers.find(c.getDst());
+        if (src == buffers.end() || dst == buffers.end())
+          return c.emitOpError("reads or writes a buffer that is neither an argument, a result "
+                               "nor an allocation");
+        if (fusion.grid.empty())
+          return c.emitOpError("is in a plan without a grid (fuser.grid)");
+        coll.src = src->second;
+        coll.dst = dst->second;
+        coll.count = reg(c.getCount());
+        FailureOr<uint8_t> dt = dtypeOf(cast<MemRefType>(c.getSrc().getType()).getElementType(), loc);
+        if (failed(dt))
+          return failure();
+        coll.dtype = *dt;
+        coll.kind = llvm::StringSwitch<uint8_t>(c.getKind())
+                        .Case("all_reduce", FUSER_BUNDLE_COLLECTIVE_ALL_REDUCE)
+                        .Case("all_gather", FUSER_BUNDLE_COLLECTIVE_ALL_GATHER)
+                        .Case("reduce_scatter", FUSER_BUNDLE_COLLECTIVE_REDUCE_SCATTER)
+                        .Case("all_to_all", FUSER_BUNDLE_COLLECTIVE_ALL_TO_ALL)
+                        .Default(FUSER_BUNDLE_COLLECTIVE_SLICE);
+        if (auto r = c.getReduction())
+          coll.reduction = llvm::StringSwitch<uint8_t>(*r)
+                               .Case("sum", FUSER_BUNDLE_REDUCTION_SUM)
+                               .Case("prod", FUSER_BUNDLE_REDUCTION_PROD)
+                               .Case("max", FUSER_BUNDLE_REDUCTION_MAX)
+                               .Case("min", FUSER_BUNDLE_REDUCTION_MIN)
+                               .Default(FUSER_BUNDLE_REDUCTION_AVG);
+        for (int64_t axis : c.getGridAxes()) {
+          if (axis >= (int64_t)fusion.grid.size())
+            return c.emitOpError("groups by grid axis ")
+                   << axis << ", but the grid has " << fusion.grid.size() << " axes";
+          coll.group |= uint8_t(1u << axis);
+        }
+        fusion.instrs.push_back({FUSER_BUNDLE_OP_COLLECTIVE, FUSER_BUNDLE_NONE,
+                                 FUSER_BUNDLE_NONE, FUSER_BUNDLE_NONE,
+                                 (int64_t)fusion.collectives.size()});
+        fusion.collectives.push_back(coll);
+        return success();
+      })
       .Case<func::ReturnOp>([](auto) { return success(); })
       .Default([&](Operation *o) {
         return o->emitOpError("cannot be expressed in a bundle's plan program");
@@ -464,6 +516,35 @@ FailureOr<Fusion> PlanTranslator::run() {
     }
     buffers[arg] = arg.getArgNumber();
     fusion.tensors.push_back(std::move(tensor));
+  }
+  // A sharded fusion: its GRID first, before anything runs.
+  if (auto grid = plan->getAttrOfType<DenseI64ArrayAttr>(kGridAttr)) {
+    ArrayRef<int64_t> sizes = grid.asArrayRef();
+    if (sizes.empty() || sizes.size() > FUSER_BUNDLE_GRID_MAX_AXES ||
+        llvm::any_of(sizes, [](int64_t s) { return s < 1 || s > UINT32_MAX; }))
+      return plan.emitError("fusion '") << plan.getSymName() << "': grid " << grid
+                                        << " is not 1 to " << FUSER_BUNDLE_GRID_MAX_AXES
+                                        << " axes of static sizes";
+    fusion.grid.assign(sizes.begin(), sizes.end());
+    for (BlockArgument arg : plan.getArguments()) {
+      unsigned i = arg.getArgNumber();
+      int64_t rank = cast<MemRefType>(arg.getType()).getRank();
+      auto split = plan.getArgAttrOfType<DenseI64ArrayAttr>(i, kSplitAttr);
+      if (split && (int64_t)split.size() != rank)
+        return plan.emitError("fusion '") << plan.getSymName() << "': " << describe(i)
+                                          << " has a split of " << split.size()
+                                          << " dims for its rank " << rank;
+      for (int64_t d = 0; d < rank; ++d) {
+        int64_t mask = split ? split[d] : 0;
+        if (mask < 0 || mask >= (int64_t(1) << sizes.size()))
+          return plan.emitError("fusion '") << plan.getSymName() << "': " << describe(i)
+                                            << " dim " << d << " is split by axes (mask "
+                                            << mask << ") the grid lacks";
+        fusion.splits.push_back((uint8_t)mask);
+      }
+    }
+    fusion.instrs.push_back({FUSER_BUNDLE_OP_GRID, FUSER_BUNDLE_NONE, FUSER_BUNDLE_NONE,
+                             FUSER_BUNDLE_NONE, 0});
   }
   for (Operation &op : plan.getBody().front())
     if (failed(translate(&op)))
@@ -534,7 +615,7 @@ FailureOr<std::string> mlir::fuser::writeBundle(ModuleOp module,
   uint64_t moduleTable = at;
   at += FUSER_BUNDLE_MODULE_SIZE * modules.size();
   struct FusionLayout {
-    uint64_t tensors, instrs, launches, gemms;
+    uint64_t tensors, instrs, launches, gemms, grid = 0, splits = 0, collectives;
     SmallVector<uint64_t> dims, strides, params;
   };
   // Library calls need a reader of minor version 1; a bundle without them
@@ -563,9 +644,22 @@ FailureOr<std::string> mlir::fuser::writeBundle(ModuleOp module,
     }
     l.gemms = at;
     at += FUSER_BUNDLE_GEMM_SIZE * f.gemms.size();
-    for (Instr &in : f.instrs)
+    l.collectives = at;
+    at += FUSER_BUNDLE_COLLECTIVE_SIZE * f.collectives.size();
+    if (!f.grid.empty()) {
+      l.grid = at;
+      at += FUSER_BUNDLE_GRID_SIZE;
+      l.splits = at;
+      at = align8(at + f.splits.size());
+    }
+    for (Instr &in : f.instrs) {
       if (in.opcode == FUSER_BUNDLE_OP_GEMM)
         in.imm = l.gemms + FUSER_BUNDLE_GEMM_SIZE * in.imm;
+      else if (in.opcode == FUSER_BUNDLE_OP_COLLECTIVE)
+        in.imm = l.collectives + FUSER_BUNDLE_COLLECTIVE_SIZE * in.imm;
+      else if (in.opcode == FUSER_BUNDLE_OP_GRID)
+        in.imm = l.grid;
+    }
     layouts.push_back(std::move(l));
   }
   uint64_t stringTable = at;
@@ -581,14 +675,16 @@ FailureOr<std::string> mlir::fuser::writeBundle(ModuleOp module,
   w.bytes(FUSER_BUNDLE_H_MAGIC, FUSER_BUNDLE_MAGIC, FUSER_BUNDLE_MAGIC_SIZE);
   w.u32(FUSER_BUNDLE_H_VERSION, FUSER_BUNDLE_FORMAT_VERSION);
   w.u32(FUSER_BUNDLE_H_HEADER_SIZE, FUSER_BUNDLE_HEADER_SIZE);
-  // The least minor version a reader needs: 2 for a GEMM that writes its
-  // pre-activation, 1 for any other GEMM, else 0.
+  // The least minor version a reader needs: 3 for a sharded fusion (GRID,
+  // COLLECTIVE), 2 for a GEMM that writes its pre-activation, 1 for any
+  // other GEMM, else 0.
   bool anyAux = llvm::any_of(fusions, [](const Fusion &f) {
     return llvm::any_of(f.gemms, [](const Gemm &g) {
       return (g.epilogue & FUSER_BUNDLE_GEMM_EPILOGUE_AUX) != 0;
     });
   });
-  w.u32(FUSER_BUNDLE_H_MINOR, anyAux ? 2 : anyGemm ? 1 : 0);
+  bool anyGrid = llvm::any_of(fusions, [](const Fusion &f) { return !f.grid.empty(); });
+  w.u32(FUSER_BUNDLE_H_MINOR, anyGrid ? 3 : anyAux ? 2 : anyGemm ? 1 : 0);
   w.u64(FUSER_BUNDLE_H_FILE_SIZE, size);
   w.u32(FUSER_BUNDLE_H_NUM_FUSIONS, fusions.size());
   w.u32(FUSER_BUNDLE_H_NUM_MODULES, modules.size());
@@ -677,6 +773,23 @@ FailureOr<std::string> mlir::fuser::writeBundle(ModuleOp module,
       w.u8(gr + FUSER_BUNDLE_G_FLAGS, g.flags);
       w.u8(gr + FUSER_BUNDLE_G_EPILOGUE, g.epilogue);
       w.u32(gr + FUSER_BUNDLE_G_AUX, g.aux);
+    }
+    for (auto [j, c] : llvm::enumerate(f.collectives)) {
+      uint64_t cr = l.collectives + FUSER_BUNDLE_COLLECTIVE_SIZE * j;
+      w.u8(cr + FUSER_BUNDLE_C_KIND, c.kind);
+      w.u8(cr + FUSER_BUNDLE_C_REDUCTION, c.reduction);
+      w.u8(cr + FUSER_BUNDLE_C_DTYPE, c.dtype);
+      w.u8(cr + FUSER_BUNDLE_C_GROUP, c.group);
+      w.u32(cr + FUSER_BUNDLE_C_SRC, c.src);
+      w.u32(cr + FUSER_BUNDLE_C_DST, c.dst);
+      w.u32(cr + FUSER_BUNDLE_C_COUNT, c.count);
+    }
+    if (!f.grid.empty()) {
+      w.u32(l.grid + FUSER_BUNDLE_GR_AXES, f.grid.size());
+      for (auto [k, s] : llvm::enumerate(f.grid))
+        w.u32(l.grid + FUSER_BUNDLE_GR_SIZES + 4 * k, (uint32_t)s);
+      w.u64(l.grid + FUSER_BUNDLE_GR_SPLITS, l.splits);
+      w.bytes(l.splits, f.splits.data(), f.splits.size());
     }
   }
   // Last: the checksum over everything above (its own field still 0).

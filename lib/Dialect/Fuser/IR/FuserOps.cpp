@@ -1237,5 +1237,74 @@ LogicalResult LinearOp::verify() {
                                                  getWeight().getType(), bias));
 }
 
+LogicalResult mlir::fuser::verifyCollective(Operation *op, StringRef kind,
+                                           std::optional<StringRef> reduction, Type element,
+                                           ArrayRef<int64_t> gridAxes) {
+  bool reduces = kind == "all_reduce" || kind == "reduce_scatter";
+  if (!reduces && kind != "all_gather" && kind != "slice" && kind != "all_to_all")
+    return op->emitOpError(
+               "kind must be all_reduce, all_gather, reduce_scatter, slice or all_to_all, got '")
+           << kind << "'";
+  if (reduces != reduction.has_value())
+    return op->emitOpError(reduces ? "'" + kind.str() + "' needs a reduction"
+                                   : "'" + kind.str() + "' takes no reduction");
+  if (reduction) {
+    StringRef r = *reduction;
+    if (r != "sum" && r != "prod" && r != "max" && r != "min" && r != "avg")
+      return op->emitOpError("reduction must be sum, prod, max, min or avg, got '") << r << "'";
+    if (isFloat8(element))
+      return op->emitOpError("cannot reduce ") << element
+                                               << ": the communication library does not "
+                                                  "compute on fp8 (cast to f32 first)";
+    if (r == "avg" && !isa<FloatType>(element))
+      return op->emitOpError("reduction 'avg' needs a float type, got ") << element;
+    if (element.isInteger(1) && r != "max" && r != "min")
+      return op->emitOpError("reduces i1 with '")
+             << r << "': i1 takes max (any) or min (all)";
+  }
+  if (gridAxes.empty())
+    return op->emitOpError("needs at least one grid axis");
+  for (auto [i, a] : llvm::enumerate(gridAxes))
+    if (a < 0 || a >= 8 || (i > 0 && a <= gridAxes[i - 1]))
+      return op->emitOpError("grid axes must be ascending, distinct and below 8, got [")
+             << gridAxes << "]";
+  return success();
+}
+
+LogicalResult CollectiveOp::verify() {
+  RankedTensorType in = getInput().getType(), out = getResult().getType();
+  if (in.getElementType() != out.getElementType())
+    return emitOpError("result element type ")
+           << out.getElementType() << " differs from the input's " << in.getElementType();
+  if (failed(verifyCollective(*this, getKind(), getReduction(), in.getElementType(),
+                              getGridAxes())))
+    return failure();
+  int64_t g = getGroupSize();
+  if (g < 1)
+    return emitOpError("group_size must be at least 1, got ") << g;
+  // The parts are along a leading dim of the group's size.
+  ArrayRef<int64_t> whole = in.getShape(), part = out.getShape();
+  StringRef kind = getKind();
+  if (kind == "all_gather")
+    std::swap(whole, part);
+  if (kind == "all_reduce" || kind == "all_to_all") {
+    if (whole != part)
+      return emitOpError("'") << kind << "' keeps the shape: result " << shapeStr(out.getShape())
+                              << " differs from the input " << shapeStr(in.getShape());
+    if (kind == "all_to_all" && (in.getRank() == 0 || in.getDimSize(0) != g))
+      return emitOpError("'all_to_all' over ")
+             << g << " devices takes parts along a leading dim of " << g << ", got "
+             << shapeStr(in.getShape());
+    return success();
+  }
+  if (whole.size() != part.size() + 1 || whole.front() != g || whole.drop_front() != part)
+    return emitOpError("'") << kind << "' over " << g << " devices takes "
+                            << (kind == "all_gather" ? "an input [...] to a result [" : "an input [")
+                            << g << ", ...] " << (kind == "all_gather" ? "" : "to a result [...] ")
+                            << "with the same other dims; got " << shapeStr(in.getShape())
+                            << " -> " << shapeStr(out.getShape());
+  return success();
+}
+
 #define GET_OP_CLASSES
 #include "fuser/Dialect/Fuser/IR/FuserOps.cpp.inc"

@@ -179,3 +179,14 @@ LogicalResult GemmOp::verify() {
   }
   return success();
 }
+LogicalResult CommunicateOp::verify() {
+  auto src = cast<MemRefType>(getSrc().getType()), dst = cast<MemRefType>(getDst().getType());
+  if (src.getElementType() != dst.getElementType())
+    return emitOpError("element types ") << src.getElementType() << " and "
+                                         << dst.getElementType() << " differ";
+  if (getSrc() == getDst())
+    return emitOpError("reads and writes one buffer; src and dst must be distinct");
+  return verifyCollective(*this, getKind(), getReduction(), src.getElementType(),
+                          getGridAxes());
+}
+

@@ -44,6 +44,15 @@ inline constexpr llvm::StringLiteral kDimsFromUsesAttr = "fuser.dims_from_uses";
 /// which its uses there may not size, keeps those sizes. The element count
 /// is still checked against the input's.
 inline constexpr llvm::StringLiteral kSizesAttr = "fuser.sizes";
+/// On a sharded fusion (and its plan): the shape of the device grid it
+/// runs on, a DenseI64ArrayAttr of static sizes (docs/sharding.md; the
+/// bundle's GRID record). fuser-record-grid puts it there before partition.
+inline constexpr llvm::StringLiteral kGridAttr = "fuser.grid";
+/// On a sharded fusion's (and its plan's) argument or result: for each
+/// dim, the bit mask of the grid axes that split it (0: whole), a
+/// DenseI64ArrayAttr. The types are one device's; a split dim's whole size
+/// is the local size times the product of its axes' sizes.
+inline constexpr llvm::StringLiteral kSplitAttr = "fuser.split";
 /// On a launch plan (a func.func fuser-emit-kernels made from a fusion).
 inline constexpr llvm::StringLiteral kPlanAttr = "fuser.plan";
 /// On a launch plan: how many of its memref arguments are the fusion's

@@ -22,6 +22,15 @@ namespace mlir::fuser {
 inline bool isFloat8(Type t) {
   return isa<Float8E4M3FNType, Float8E5M2Type, Float8E8M0FNUType>(t);
 }
+
+/// The rule fuser.collective and fuser.communicate share: `kind` is
+/// all_reduce, all_gather, reduce_scatter or slice; `reduction` is given
+/// exactly for all_reduce and reduce_scatter and is one the communication
+/// library runs on `element` (docs/sharding.md); grid axes are distinct,
+/// ascending and at most 8 (the bundle's group is a byte of axes).
+LogicalResult verifyCollective(Operation *op, StringRef kind,
+                               std::optional<StringRef> reduction, Type element,
+                               ArrayRef<int64_t> gridAxes);
 } // namespace mlir::fuser
 
 #define GET_OP_CLASSES

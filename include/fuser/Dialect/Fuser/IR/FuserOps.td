@@ -1199,6 +1199,49 @@ def Fuser_LinearOp : Fuser_Op<"linear", [Pure]> {
   }];
 }
 
+def Fuser_CollectiveOp : Fuser_Op<"collective", [Pure]> {
+  let summary = "communication among the devices of a group: all_reduce, all_gather, reduce_scatter, slice, all_to_all";
+  let description = [{
+    One device's part of a collective among the `group_size` devices that
+    `grid_axes` of the fusion's grid (`fuser.grid` on the function) group
+    (docs/sharding.md). The parts are along a new leading dim of size
+    `group_size`, in the group's member order:
+
+    - `all_reduce` (with `reduction`): the result, of the input's shape, is
+      the reduction of every member's input;
+    - `all_gather`: the result `[G, ...]` holds every member's input;
+    - `reduce_scatter` (with `reduction`): the input is `[G, ...]`; member
+      `j`'s result is the reduction of every member's part `j`;
+    - `slice`: the input `[G, ...]` is the same on every member; member `j`
+      keeps part `j` (no communication);
+    - `all_to_all`: input and result `[G, ...]`; member `j` sends its part
+      `k` to member `k`, whose result's part `j` it becomes.
+
+    `reduction` is `sum`, `prod`, `max`, `min` or `avg` (the sum divided by
+    `G`; floats only); i1 takes `max` (any) and `min` (all); fp8 takes
+    none. `fuser-lower-collectives` makes these from the `shard` dialect's
+    collectives after partition, with the permutes and reshapes that bring
+    a split dim to the front. The op is a library call (NCCL): a segment of
+    its own, whose input is read from memory.
+
+    ```mlir
+    %g = fuser.collective "all_gather" %x grid_axes = [0] group_size = 4
+        : tensor<2x16xf32> -> tensor<4x2x16xf32>
+    %s = fuser.collective "all_reduce" %p reduction = "sum" grid_axes = [0]
+        group_size = 4 : tensor<16xf32> -> tensor<16xf32>
+    ```
+  }];
+  let arguments = (ins StrAttr:$kind, Fuser_StorageTensor:$input,
+                       OptionalAttr<StrAttr>:$reduction,
+                       DenseI64ArrayAttr:$grid_axes, I64Attr:$group_size);
+  let results = (outs Fuser_StorageTensor:$result);
+  let assemblyFormat = [{
+    $kind $input (`reduction` `=` $reduction^)? `grid_axes` `=` $grid_axes
+    `group_size` `=` $group_size attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 include "fuser/Dialect/Fuser/IR/FuserPlanOps.td"
 
 #endif // FUSER_DIALECT_FUSER_IR_FUSEROPS_TD

@@ -194,4 +194,31 @@ def Fuser_GemmOp : Fuser_Op<"gemm", [AttrSizedOperandSegments]> {
   let hasVerifier = 1;
 }
 
+def Fuser_CommunicateOp : Fuser_Op<"communicate"> {
+  let summary = "a collective among the devices of a group, through the communication library (NCCL)";
+  let description = [{
+    The bundle's COLLECTIVE instruction (docs/bundle.md): `count` elements
+    of each member's part, between `src` and `dst` (distinct buffers; `dst`
+    a result or an intermediate), among the devices that `grid_axes` of the
+    plan's grid (`fuser.grid`) group. `kind` and `reduction` as
+    `fuser.collective`'s: `all_reduce` (dst = reduce of every member's
+    src, `count` elements), `all_gather` (dst = every member's src, in
+    member order), `reduce_scatter` (dst = reduce of every member's part
+    `j` of src, `j` this member), `slice` (dst = part `j` of src),
+    `all_to_all` (dst's part `k` = member `k`'s part `j` of src).
+
+    ```mlir
+    fuser.communicate "all_reduce" %p -> %s count(%n) reduction = "sum"
+        grid_axes = [0] : memref<16xf32>, memref<16xf32>
+    ```
+  }];
+  let arguments = (ins StrAttr:$kind, AnyMemRef:$src, AnyMemRef:$dst, Index:$count,
+                       OptionalAttr<StrAttr>:$reduction, DenseI64ArrayAttr:$grid_axes);
+  let assemblyFormat = [{
+    $kind $src `->` $dst `count` `(` $count `)` (`reduction` `=` $reduction^)?
+    `grid_axes` `=` $grid_axes attr-dict `:` type($src) `,` type($dst)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // FUSER_DIALECT_FUSER_IR_FUSERPLANOPS_TD
