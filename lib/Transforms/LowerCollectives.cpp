@@ -188,11 +188,35 @@ struct Lowering {
   }
 };
 
+/// An all_reduce whose only user slices it among the same devices is a
+/// reduce_scatter: each device receives only its part of the sum, half the
+/// traffic of the pair (partition makes the pair for a row-parallel
+/// linear whose output is split along the sequence: Megatron's sequence
+/// parallelism).
+void fuseReduceScatters(func::FuncOp f) {
+  SmallVector<shard::AllSliceOp> slices;
+  f.walk([&](shard::AllSliceOp s) { slices.push_back(s); });
+  for (shard::AllSliceOp slice : slices) {
+    auto reduce = slice.getInput().getDefiningOp<shard::AllReduceOp>();
+    if (!reduce || !reduce->hasOneUse() || reduce.getGridAttr() != slice.getGridAttr() ||
+        reduce.getGridAxes() != slice.getGridAxes())
+      continue;
+    OpBuilder b(slice);
+    Value scattered = shard::ReduceScatterOp::create(
+        b, slice.getLoc(), slice.getType(), reduce.getGridAttr(), reduce.getGridAxesAttr(),
+        reduce.getInput(), reduce.getReductionAttr(), slice.getSliceAxisAttr());
+    slice.getResult().replaceAllUsesWith(scattered);
+    slice.erase();
+    reduce.erase();
+  }
+}
+
 struct LowerCollectivesPass : fuser::impl::LowerCollectivesPassBase<LowerCollectivesPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     Lowering lowering(&getContext());
     for (auto f : module.getOps<func::FuncOp>()) {
+      fuseReduceScatters(f);
       SmallVector<Operation *> shardOps;
       f.walk([&](Operation *op) {
         if (isa<shard::ShardDialect>(op->getDialect()))

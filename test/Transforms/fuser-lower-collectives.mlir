@@ -68,6 +68,28 @@ func.func @all_to_all(%x: tensor<4x8xf32>) -> tensor<8x4xf32> {
   return %0 : tensor<8x4xf32>
 }
 
+// An all_reduce that only a slice among the same devices reads is one
+// reduce_scatter (Megatron's sequence parallelism); one that another op
+// reads too stays whole.
+// CHECK-LABEL: func.func @reduce_then_slice
+// CHECK: %[[R:.*]] = fuser.reshape %{{.*}} : tensor<8x4xf32> -> tensor<4x2x4xf32>
+// CHECK-NEXT: %[[S:.*]] = fuser.collective "reduce_scatter" %[[R]] reduction = "max" grid_axes = [1] group_size = 4 : tensor<4x2x4xf32> -> tensor<2x4xf32>
+// CHECK-NOT: all_reduce
+// CHECK: return %[[S]]
+func.func @reduce_then_slice(%x: tensor<8x4xf32>) -> tensor<2x4xf32> {
+  %0 = shard.all_reduce %x on @grid grid_axes = [1] reduction = max : tensor<8x4xf32> -> tensor<8x4xf32>
+  %1 = shard.all_slice %0 on @grid grid_axes = [1] slice_axis = 0 : tensor<8x4xf32> -> tensor<2x4xf32>
+  return %1 : tensor<2x4xf32>
+}
+// CHECK-LABEL: func.func @reduce_read_twice
+// CHECK: fuser.collective "all_reduce"
+// CHECK: fuser.collective "slice"
+func.func @reduce_read_twice(%x: tensor<8x4xf32>) -> (tensor<8x4xf32>, tensor<2x4xf32>) {
+  %0 = shard.all_reduce %x on @grid grid_axes = [1] : tensor<8x4xf32> -> tensor<8x4xf32>
+  %1 = shard.all_slice %0 on @grid grid_axes = [1] slice_axis = 0 : tensor<8x4xf32> -> tensor<2x4xf32>
+  return %0, %1 : tensor<8x4xf32>, tensor<2x4xf32>
+}
+
 // -----
 
 shard.grid @grid(shape = 2)

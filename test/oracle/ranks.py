@@ -49,7 +49,9 @@ BF16_ULP = 2.0 ** -7  # bf16's spacing at 1: 8 bits of precision
 EXAMPLES = {
     "tensor_parallel_mlp": [4 * BF16_ULP],  # row-parallel partial sums, rounded to bf16 each
     "data_parallel_sgd": [1e-5],            # f32 sums of parts of the batch
-    "sequence_parallel_layer_norm": [None, None],
+    # layer_norm on each device's rows: bit for bit; the block's output sums
+    # the row-parallel linear's parts (a reduce_scatter)
+    "sequence_parallel_layer_norm": [None, 4 * BF16_ULP],
 }
 
 
@@ -74,9 +76,10 @@ def reference(name, inputs):
         x, dy, w, lr = (torch.from_numpy(inputs[k]) for k in ("x", "dy", "w", "lr"))
         return [(w - (dy * x).sum(0) * lr).numpy()]
     if name == "sequence_parallel_layer_norm":
-        x, g, b, w = (bf16(inputs[k]) for k in ("x", "gamma", "beta", "w"))
+        x, g, b, w1, w2 = (bf16(inputs[k]) for k in ("x", "gamma", "beta", "w1", "w2"))
         y = F.layer_norm(x.float(), (x.shape[-1],), g.float(), b.float(), 1e-5).to(torch.bfloat16)
-        return [y.float().numpy(), F.linear(y, w).float().numpy()]
+        h = F.gelu(F.linear(y, w1), approximate="tanh")
+        return [y.float().numpy(), (F.linear(h, w2) + x).float().numpy()]
     raise KeyError(name)
 
 
