@@ -238,6 +238,27 @@ int main(void) {
   EXPECT(fuser_fusion_launch_kernel(f, 99) == NULL);
   fuser_bundle_destroy(b);
 
+  /* Communicators: NULL handles and impossible ranks are refused before
+   * NCCL is opened; NULL is a no-op or zero for the rest. */
+  unsigned char id[FUSER_COMM_ID_BYTES] = {0};
+  fuser_comm *comm = NULL;
+  NULL_ERR(fuser_comm_get_unique_id(NULL, id), "runtime");
+  NULL_ERR(fuser_comm_get_unique_id(rt, NULL), "out_id");
+  NULL_ERR(fuser_comm_init_rank(NULL, id, 2, 0, &comm), "runtime");
+  NULL_ERR(fuser_comm_init_rank(rt, NULL, 2, 0, &comm), "id");
+  NULL_ERR(fuser_comm_init_rank(rt, id, 2, 0, NULL), "out_comm");
+  ERR_WITH(fuser_comm_init_rank(rt, id, 2, 2, &comm), FUSER_ERROR_INVALID_ARGUMENT,
+           "fuser_comm_init_rank: rank 2 of 2 ranks");
+  ERR_WITH(fuser_comm_init_rank(rt, id, 0, 0, &comm), FUSER_ERROR_INVALID_ARGUMENT,
+           "fuser_comm_init_rank: rank 0 of 0 ranks");
+  NULL_ERR(fuser_comm_wrap_nccl(NULL, id, &comm), "runtime");
+  EXPECT(comm == NULL);
+  EXPECT(fuser_comm_size(NULL) == 0 && fuser_comm_rank(NULL) == 0 && !fuser_comm_nccl(NULL));
+  fuser_comm_abort(NULL);
+  fuser_comm_destroy(NULL);
+  fuser_grid_info grid;
+  EXPECT(fuser_fusion_grid(NULL, &grid) == 0);
+
   fuser_rt_destroy(rt);
   printf("%d checks, %d failed\n", checks, failed);
   return failed ? 1 : 0;
