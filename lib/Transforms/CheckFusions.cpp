@@ -93,7 +93,33 @@ LogicalResult checkGrid(func::FuncOp f) {
       seen |= m;
     }
   }
-  return success();
+  // Each collective's group: axes the grid has, and as many devices as
+  // they hold (the runtime sizes the parts by the grid, the op by
+  // group_size: a mismatch would leave parts unwritten).
+  WalkResult walk = f.walk([&](CollectiveOp c) {
+    if (!grid) {
+      c.emitOpError("communicates among devices, but '")
+          << f.getName() << "' has no " << kGridAttr << " (the grid it runs on)";
+      return WalkResult::interrupt();
+    }
+    int64_t devices = 1;
+    for (int64_t a : c.getGridAxes()) {
+      if (a >= (int64_t)grid.size()) {
+        c.emitOpError("groups by grid axis ") << a << ", but the grid " << gridAttr << " has "
+                                              << grid.size() << " axes";
+        return WalkResult::interrupt();
+      }
+      devices *= grid[a];
+    }
+    if (devices != (int64_t)c.getGroupSize()) {
+      c.emitOpError("has group_size ")
+          << c.getGroupSize() << ", but grid axes [" << c.getGridAxes() << "] of "
+          << gridAttr << " group " << devices << " devices";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
 }
 
 LogicalResult checkFusion(func::FuncOp f) {

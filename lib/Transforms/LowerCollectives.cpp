@@ -84,10 +84,26 @@ struct Lowering {
     return n;
   }
 
+  /// Members of a group are ordered by ascending axes (the bundle keeps a
+  /// set of axes). A reduction does not care about the order; moving parts
+  /// in another order would need the parts permuted.
+  template <typename Op> LogicalResult checkAxesOrder(Op op, bool reduces) {
+    ArrayRef<shard::GridAxis> axes = op.getGridAxes();
+    if (reduces || llvm::is_sorted(axes))
+      return success();
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    llvm::interleaveComma(axes, os);
+    return op.emitOpError("orders its group by grid axes [")
+           << text << "]; fuser orders a group's members by ascending axes (the first "
+                      "the outermost): list the axes in ascending order";
+  }
+
   Value collective(Location loc, StringRef kind, Value input, RankedTensorType type,
                    std::optional<StringRef> reduction, ArrayRef<shard::GridAxis> axes,
                    int64_t group) {
     SmallVector<int64_t> gridAxes(axes.begin(), axes.end());
+    llvm::sort(gridAxes); // checkAxesOrder: only a reduction may come unsorted
     return CollectiveOp::create(b, loc, type, b.getStringAttr(kind), input,
                                 reduction ? b.getStringAttr(*reduction) : StringAttr(),
                                 b.getDenseI64ArrayAttr(gridAxes), b.getI64IntegerAttr(group));
@@ -144,7 +160,7 @@ struct Lowering {
       result = collective(loc, "all_reduce", r.getInput(), type, *red, r.getGridAxes(), *g);
     } else if (auto a = dyn_cast<shard::AllGatherOp>(op)) {
       FailureOr<int64_t> g = groupSize(a);
-      if (failed(g))
+      if (failed(g) || failed(checkAxesOrder(a, false)))
         return failure();
       auto in = cast<RankedTensorType>(a.getInput().getType());
       Value parts = collective(loc, "all_gather", a.getInput(), withLeading(in, *g),
@@ -155,14 +171,14 @@ struct Lowering {
       auto type = cast<RankedTensorType>(s.getType());
       FailureOr<int64_t> g = groupSize(s);
       FailureOr<StringRef> red = reductionName(op, s.getReduction(), type.getElementType());
-      if (failed(g) || failed(red))
+      if (failed(g) || failed(red) || failed(checkAxesOrder(s, false)))
         return failure();
       Value parts = partsToFront(loc, s.getInput(), s.getScatterAxis().getSExtValue(), *g);
       result = collective(loc, "reduce_scatter", parts, type, *red, s.getGridAxes(), *g);
     } else if (auto s = dyn_cast<shard::AllSliceOp>(op)) {
       auto type = cast<RankedTensorType>(s.getType());
       FailureOr<int64_t> g = groupSize(s);
-      if (failed(g))
+      if (failed(g) || failed(checkAxesOrder(s, false)))
         return failure();
       Value parts = partsToFront(loc, s.getInput(), s.getSliceAxis().getSExtValue(), *g);
       result = collective(loc, "slice", parts, type, std::nullopt, s.getGridAxes(), *g);
@@ -170,7 +186,7 @@ struct Lowering {
       // Split along split_axis into the parts each member gets, exchange,
       // join the parts received along concat_axis.
       FailureOr<int64_t> g = groupSize(a);
-      if (failed(g))
+      if (failed(g) || failed(checkAxesOrder(a, false)))
         return failure();
       Value parts = partsToFront(loc, a.getInput(), a.getSplitAxis().getSExtValue(), *g);
       Value received = collective(loc, "all_to_all", parts,

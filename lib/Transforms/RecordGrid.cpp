@@ -32,16 +32,19 @@ using namespace mlir::fuser;
 
 namespace {
 
-/// The sharding a value is defined with (its `shard.shard` that is not for
-/// its users), or none (whole).
-shard::ShardOp definingShard(Value v) {
-  if (auto s = v.getDefiningOp<shard::ShardOp>(); s && !s.getAnnotateForUsers())
-    return s;
+/// The sharding an argument is defined with (its `shard.shard` that is not
+/// for its users), or none (whole).
+shard::ShardOp argumentShard(Value v) {
   for (Operation *user : v.getUsers())
     if (auto s = dyn_cast<shard::ShardOp>(user); s && !s.getAnnotateForUsers())
       return s;
   return {};
 }
+
+/// The sharding a result is returned with: the `shard.shard` that makes the
+/// returned value, for its users or not (partition reshards the value to
+/// it for the return), or none (whole).
+shard::ShardOp resultShard(Value v) { return v.getDefiningOp<shard::ShardOp>(); }
 
 struct RecordGridPass : fuser::impl::RecordGridPassBase<RecordGridPass> {
   void runOnOperation() override {
@@ -81,12 +84,12 @@ struct RecordGridPass : fuser::impl::RecordGridPassBase<RecordGridPass> {
     Builder b(f.getContext());
 
     // The mask of each dim of `v`'s type, or an error.
-    auto splitOf = [&](Value v, StringRef what) -> FailureOr<DenseI64ArrayAttr> {
+    auto splitOf = [&](Value v, shard::ShardOp op, StringRef what) -> FailureOr<DenseI64ArrayAttr> {
       auto type = dyn_cast<RankedTensorType>(v.getType());
       if (!type)
         return f.emitError() << what << " is not a ranked tensor", failure();
       SmallVector<int64_t> masks(type.getRank(), 0);
-      if (shard::ShardOp op = definingShard(v)) {
+      if (op) {
         shard::Sharding s(op.getSharding());
         for (auto [dim, axesAttr] : llvm::enumerate(s.getSplitAxes())) {
           ArrayRef<shard::GridAxis> axes = axesAttr.asArrayRef();
@@ -105,7 +108,8 @@ struct RecordGridPass : fuser::impl::RecordGridPassBase<RecordGridPass> {
       return b.getDenseI64ArrayAttr(masks);
     };
     for (BlockArgument arg : f.getArguments()) {
-      FailureOr<DenseI64ArrayAttr> m = splitOf(arg, "argument " + std::to_string(arg.getArgNumber()));
+      FailureOr<DenseI64ArrayAttr> m =
+          splitOf(arg, argumentShard(arg), "argument " + std::to_string(arg.getArgNumber()));
       if (failed(m))
         return signalPassFailure();
       f.setArgAttr(arg.getArgNumber(), kSplitAttr, *m);
@@ -113,7 +117,8 @@ struct RecordGridPass : fuser::impl::RecordGridPassBase<RecordGridPass> {
     Operation *ret = f.getBody().front().getTerminator();
     for (OpOperand &result : ret->getOpOperands()) {
       unsigned i = result.getOperandNumber();
-      FailureOr<DenseI64ArrayAttr> m = splitOf(result.get(), "result " + std::to_string(i));
+      FailureOr<DenseI64ArrayAttr> m =
+          splitOf(result.get(), resultShard(result.get()), "result " + std::to_string(i));
       if (failed(m))
         return signalPassFailure();
       f.setResultAttr(i, kSplitAttr, *m);

@@ -164,3 +164,27 @@ func.func @missing_axis(%x: tensor<4xf32> {fuser.split = array<i64: 2>}) -> tens
   %0 = fuser.exp %x : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+func.func @group_size(%x: tensor<3xf32>) -> tensor<4x3xf32> attributes {fuser.grid = array<i64: 2>} {
+  // expected-error @+1 {{'fuser.collective' op has group_size 4, but grid axes [0] of array<i64: 2> group 2 devices}}
+  %0 = fuser.collective "all_gather" %x grid_axes = [0] group_size = 4 : tensor<3xf32> -> tensor<4x3xf32>
+  return %0 : tensor<4x3xf32>
+}
+
+// -----
+
+func.func @group_axis(%x: tensor<3xf32>) -> tensor<2x3xf32> attributes {fuser.grid = array<i64: 2>} {
+  // expected-error @+1 {{'fuser.collective' op groups by grid axis 1, but the grid array<i64: 2> has 1 axes}}
+  %0 = fuser.collective "all_gather" %x grid_axes = [1] group_size = 2 : tensor<3xf32> -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @no_grid_collective(%x: tensor<3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{'fuser.collective' op communicates among devices, but 'no_grid_collective' has no fuser.grid (the grid it runs on)}}
+  %0 = fuser.collective "all_gather" %x grid_axes = [0] group_size = 2 : tensor<3xf32> -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}

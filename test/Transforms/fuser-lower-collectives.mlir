@@ -90,6 +90,25 @@ func.func @reduce_read_twice(%x: tensor<8x4xf32>) -> (tensor<8x4xf32>, tensor<2x
   return %0, %1 : tensor<8x4xf32>, tensor<2x4xf32>
 }
 
+// A reduction over axes listed in any order is one group (partition lists
+// them as the dims it reduces were split).
+// CHECK-LABEL: func.func @axes_any_order
+// CHECK: fuser.collective "all_reduce" %{{.*}} reduction = "sum" grid_axes = [0, 1] group_size = 8
+func.func @axes_any_order(%x: tensor<f32>) -> tensor<f32> {
+  %0 = shard.all_reduce %x on @grid grid_axes = [1, 0] : tensor<f32> -> tensor<f32>
+  return %0 : tensor<f32>
+}
+
+// -----
+
+shard.grid @grid(shape = 2x2)
+
+func.func @gather_descending(%x: tensor<2xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{'shard.all_gather' op orders its group by grid axes [1, 0]; fuser orders a group's members by ascending axes (the first the outermost): list the axes in ascending order}}
+  %0 = shard.all_gather %x on @grid grid_axes = [1, 0] gather_axis = 0 : tensor<2xf32> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
 // -----
 
 shard.grid @grid(shape = 2)

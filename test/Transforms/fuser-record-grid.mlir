@@ -25,6 +25,17 @@ func.func @masks(%x: tensor<8x16xf32>, %y: tensor<16x8xf32>, %s: tensor<f32>)
   return %a, %bw : tensor<8x16xf32>, tensor<16x8xf32>
 }
 
+// A result returned through a shard for its users (the return) is split as
+// it says: partition reshards the value to it.
+// CHECK-LABEL: func.func @for_users
+// CHECK-SAME: -> (tensor<8x4xf32> {fuser.split = array<i64: 1, 0>})
+func.func @for_users(%x: tensor<8x4xf32>) -> tensor<8x4xf32> {
+  %0 = fuser.exp %x : tensor<8x4xf32>
+  %s = shard.sharding @grid split_axes = [[0]] : !shard.sharding
+  %r = shard.shard %0 to %s annotate_for_users : tensor<8x4xf32>
+  return %r : tensor<8x4xf32>
+}
+
 // A fusion with no annotation is left alone.
 // CHECK-LABEL: func.func @plain
 // CHECK-SAME: (%{{.*}}: tensor<4xf32>) -> tensor<4xf32> {

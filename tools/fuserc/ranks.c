@@ -120,8 +120,9 @@ static void copyPart(const fuser_grid_info *g, const Shape *s, uint64_t rank, si
 
 typedef struct {
   const RunFlags *flags;
-  const void *bundleData;
-  size_t bundleSize, fusionIndex;
+  fuser_rt *rt;           /* this rank's device, made before the threads */
+  fuser_bundle *bundle;   /* loaded on it */
+  size_t fusionIndex;
   const unsigned char *id;
   int ranks, rank;
   const fuser_grid_info *grid;
@@ -136,19 +137,15 @@ typedef struct {
 
 static void *runRank(void *arg) {
   Rank *r = arg;
-  const RunFlags *f = r->flags;
   r->status = 1;
-  fuser_rt *rt = fusercCreateRuntime(f);
-  fuser_bundle *bundle = NULL;
+  fuser_rt *rt = r->rt;
+  fuser_bundle *bundle = r->bundle;
   fuser_comm *comm = NULL;
   uint64_t *device = NULL;
   npy_array *local = NULL;
   size_t numArgs = 0, numTensors = 0;
   char what[64];
   snprintf(what, sizeof what, "rank %d", r->rank);
-  if (!rt || fusercReportError(fuser_bundle_load(rt, r->bundleData, r->bundleSize, &bundle),
-                               what))
-    goto done;
   const fuser_fusion *fusion = fuser_bundle_get_fusion(bundle, r->fusionIndex);
   numArgs = fuser_fusion_num_args(fusion);
   numTensors = numArgs + fuser_fusion_num_results(fusion);
@@ -202,8 +199,6 @@ done:
       fuser_error_destroy(fuser_mem_free(rt, device[i]));
   free(device);
   fuser_comm_destroy(comm);
-  fuser_bundle_destroy(bundle);
-  fuser_rt_destroy(rt);
   r->local = local; /* freed by the caller */
   r->numTensors = numTensors;
   return NULL;
@@ -212,9 +207,15 @@ done:
 int fusercRunSharded(const RunFlags *f, const void *bundleData, size_t bundleSize,
                      size_t fusionIndex) {
   int status = 1;
-  /* The fusion's signature and grid, from a bundle loaded without a device
-   * (the first rank's runtime loads its own). */
-  fuser_rt *rt = fusercCreateRuntime(f);
+  /* Each rank's device: the emulator unless the GPUs are asked for, and
+   * then rank r on GPU r (NCCL refuses two ranks on one GPU; the fake NCCL
+   * reads device addresses as host memory). Rank 0's runtime and bundle
+   * also give the fusion's signature and grid. */
+  RunFlags rankFlags = *f;
+  bool cuda = !strcmp(f->device, "cuda");
+  if (!cuda)
+    rankFlags.device = "cpu";
+  fuser_rt *rt = fusercCreateRuntime(&rankFlags);
   fuser_bundle *bundle = NULL;
   Shape *shapes = NULL;
   npy_array *whole = NULL;
@@ -238,7 +239,7 @@ int fusercRunSharded(const RunFlags *f, const void *bundleData, size_t bundleSiz
     fprintf(stderr, "fuserc: error: --view, --traffic and --misalign do not run with --ranks\n");
     goto done;
   }
-  if (strcmp(f->device, "cuda") && !useFakeNccl())
+  if (!cuda && !useFakeNccl())
     goto done;
   size_t numArgs = fuser_fusion_num_args(fusion);
   numTensors = numArgs + fuser_fusion_num_results(fusion);
@@ -246,8 +247,10 @@ int fusercRunSharded(const RunFlags *f, const void *bundleData, size_t bundleSiz
   int64_t dims[256] = {0};
   shapes = calloc(numTensors + 1, sizeof *shapes);
   whole = calloc(numTensors + 1, sizeof *whole);
-  if (!shapes || !whole || numDims > 256)
+  if (!shapes || !whole || numDims > 256) {
+    fprintf(stderr, "fuserc: error: fusion '%s' is too large to run here\n", fname);
     goto done;
+  }
   const uint8_t *masks = grid.splits;
   for (size_t i = 0; i < numTensors; ++i) {
     shapes[i].rank = (int)fuser_fusion_tensor(fusion, i)->rank;
@@ -262,6 +265,7 @@ int fusercRunSharded(const RunFlags *f, const void *bundleData, size_t bundleSiz
       if (strcmp(f->inputs[k].name, t->name))
         continue;
       char err[512];
+      npy_free(&whole[a]); /* the last --input for a name wins, as in fuserc run */
       if (npy_load(f->inputs[k].path, (npy_dtype)t->dtype, &whole[a], err, sizeof err)) {
         fprintf(stderr, "%s (argument '%s' of fusion '%s')\n", err, t->name, fname);
         goto done;
@@ -348,10 +352,27 @@ int fusercRunSharded(const RunFlags *f, const void *bundleData, size_t bundleSiz
   threads = calloc((size_t)f->ranks, sizeof *threads);
   if (!ranks || !threads)
     goto done;
+  /* Every device and bundle before any thread: a rank that failed here
+   * would leave the others waiting for it to join the communicator. */
+  for (int r = 0; r < f->ranks; ++r) {
+    ranks[r] = (Rank){f, NULL, NULL, fusionIndex, id, f->ranks, r, &grid,
+                      shapes, whole, dims, numDims, NULL, 0, 1};
+    if (r == 0) {
+      ranks[r].rt = rt;
+      ranks[r].bundle = bundle;
+      continue;
+    }
+    rankFlags.deviceOrdinal = cuda ? r : 0;
+    char what[64];
+    snprintf(what, sizeof what, "rank %d", r);
+    ranks[r].rt = fusercCreateRuntime(&rankFlags);
+    if (!ranks[r].rt ||
+        fusercReportError(fuser_bundle_load(ranks[r].rt, bundleData, bundleSize,
+                                            &ranks[r].bundle), what))
+      goto done;
+  }
   int started = 0;
   for (int r = 0; r < f->ranks; ++r) {
-    ranks[r] = (Rank){f, bundleData, bundleSize, fusionIndex, id, f->ranks, r, &grid,
-                      shapes, whole, dims, numDims, NULL, 0, 1};
     if (pthread_create(&threads[r], NULL, runRank, &ranks[r])) {
       fprintf(stderr, "fuserc: error: cannot start the thread of rank %d\n", r);
       break;
@@ -394,12 +415,17 @@ int fusercRunSharded(const RunFlags *f, const void *bundleData, size_t bundleSiz
   }
   status = ok ? 0 : 1;
 done:
-  for (int r = 0; ranks && r < f->ranks; ++r)
+  for (int r = 0; ranks && r < f->ranks; ++r) {
     if (ranks[r].local) {
       for (size_t i = 0; i < ranks[r].numTensors; ++i)
         npy_free(&ranks[r].local[i]);
       free(ranks[r].local);
     }
+    if (r > 0) { /* rank 0's are `bundle` and `rt` */
+      fuser_bundle_destroy(ranks[r].bundle);
+      fuser_rt_destroy(ranks[r].rt);
+    }
+  }
   for (size_t i = 0; whole && i < numTensors; ++i)
     npy_free(&whole[i]);
   free(whole);

@@ -321,7 +321,10 @@ fuser_rt *fusercCreateRuntime(const RunFlags *f) {
   }
   bool tryCuda = strcmp(f->device, "cpu") != 0 && !f->traffic;
   if (tryCuda) {
-    fuser_error *e = fuser_rt_create(NULL, &rt);
+    fuser_rt_options options;
+    fuser_rt_options_init(&options);
+    options.device_ordinal = f->deviceOrdinal;
+    fuser_error *e = fuser_rt_create(&options, &rt);
     if (!e)
       return rt;
     if (!strcmp(f->device, "cuda")) {

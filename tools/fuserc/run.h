@@ -32,6 +32,7 @@ typedef struct {
   int numViews;
   uint64_t seed;
   int ranks; /* --ranks N: a sharded fusion's devices, each a thread */
+  int deviceOrdinal; /* the CUDA device (rank r of --ranks uses device r) */
   bool haveSeed, reverseThreads, raceCheck, quiet, traffic, misalign;
   FusercCompileFlags compile;
 } RunFlags;
