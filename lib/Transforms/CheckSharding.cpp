@@ -26,11 +26,6 @@ using namespace mlir::fuser;
 
 namespace {
 
-bool isSplit(const shard::Sharding &s) {
-  return s && llvm::any_of(s.getSplitAxes(),
-                           [](shard::GridAxesAttr a) { return !a.asArrayRef().empty(); });
-}
-
 /// "grid @NAME axes [a, b]", for messages.
 std::string describeAxes(ArrayRef<shard::GridAxis> axes, StringRef grid) {
   std::string text;
@@ -129,9 +124,42 @@ void annotateWholeDefinitions(func::FuncOp f) {
   }
 }
 
+/// A returned value nothing annotated (an argument returned as it is, a
+/// value computed from whole ones) crashes partition too: the return gets
+/// it annotated as it is held, its own annotation where it has one, else
+/// whole, on the grid the fusion's annotations name.
+void annotateReturns(func::FuncOp f) {
+  FlatSymbolRefAttr grid;
+  f.walk([&](shard::ShardingOp s) {
+    if (!grid)
+      grid = s.getGridAttr();
+  });
+  if (!grid)
+    return;
+  Operation *ret = f.getBody().front().getTerminator();
+  for (OpOperand &operand : ret->getOpOperands()) {
+    Value v = operand.get();
+    if (!isa<RankedTensorType>(v.getType()) || v.getDefiningOp<shard::ShardOp>())
+      continue;
+    Value annotated;
+    for (Operation *user : v.getUsers())
+      if (auto s = dyn_cast<shard::ShardOp>(user); s && !s.getAnnotateForUsers())
+        annotated = s.getResult();
+    if (!annotated) {
+      OpBuilder b(ret);
+      Value whole = shard::ShardingOp::create(
+          b, v.getLoc(), grid,
+          ArrayRef<shard::GridAxesAttr>{shard::GridAxesAttr::get(f.getContext(), {})});
+      annotated = shard::ShardOp::create(b, v.getLoc(), v, whole, false);
+    }
+    operand.set(annotated);
+  }
+}
+
 struct CheckShardingPass : public fuser::impl::CheckShardingPassBase<CheckShardingPass> {
   void runOnOperation() override {
     annotateWholeDefinitions(getOperation());
+    annotateReturns(getOperation());
     SymbolTableCollection symbols;
     WalkResult walk = getOperation().walk([&](Operation *op) {
       if (auto shardOp = dyn_cast<shard::ShardOp>(op))
