@@ -195,6 +195,15 @@ struct LoopModel
                           ArrayRef<Sharding> operandShardings,
                           ArrayRef<Sharding> resultShardings, IRMapping &partitionMap,
                           SymbolTableCollection &symbolTable, OpBuilder &builder) const {
+    // Upstream's resharding moves a split between some layouts only (not,
+    // for one, a dim split over two axes at once to whole): it leaves the
+    // operand null, which cloning the op would crash on.
+    for (auto [i, v] : llvm::enumerate(partitionedOperands))
+      if (!v)
+        return op->emitOpError("cannot take operand ")
+               << i << " split as it is: the partition cannot reshard it to the split this op "
+                       "needs (for one, a dim split over several grid axes at once cannot be "
+                       "gathered); split that dim over one axis";
     if constexpr (std::is_same_v<Op, LinearOp>)
       return partitionLinear(cast<LinearOp>(op), partitionedOperands, operandShardings,
                              resultShardings, partitionMap, symbolTable, builder);
