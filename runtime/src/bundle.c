@@ -30,6 +30,22 @@ const char *const fr_gemm_reg_names[FR_G_NUM_REGS] = {
     "m",   "n",   "k",        "batch",    "lda",
     "ldb", "ldd", "stride_a", "stride_b", "stride_d"};
 
+const char *const fr_collective_kind_names[FUSER_BUNDLE_COLLECTIVE_ALL_TO_ALL + 1] = {
+    [0] = "",
+    [FUSER_BUNDLE_COLLECTIVE_ALL_REDUCE] = "all_reduce",
+    [FUSER_BUNDLE_COLLECTIVE_ALL_GATHER] = "all_gather",
+    [FUSER_BUNDLE_COLLECTIVE_REDUCE_SCATTER] = "reduce_scatter",
+    [FUSER_BUNDLE_COLLECTIVE_SLICE] = "slice",
+    [FUSER_BUNDLE_COLLECTIVE_ALL_TO_ALL] = "all_to_all"};
+
+const char *const fr_reduction_names[FUSER_BUNDLE_REDUCTION_AVG + 1] = {
+    [0] = "",
+    [FUSER_BUNDLE_REDUCTION_SUM] = "sum",
+    [FUSER_BUNDLE_REDUCTION_PROD] = "prod",
+    [FUSER_BUNDLE_REDUCTION_MAX] = "max",
+    [FUSER_BUNDLE_REDUCTION_MIN] = "min",
+    [FUSER_BUNDLE_REDUCTION_AVG] = "avg"};
+
 /* ---- reading ----------------------------------------------------------- */
 
 typedef struct reader {

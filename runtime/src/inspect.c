@@ -146,20 +146,9 @@ static void put_grid(text *t, const fuser_fusion *f, const fr_grid *g) {
 /* "all_reduce sum y = x (f32) group(a0+a1) count=r3". */
 static void put_collective(text *t, const fuser_fusion *f,
                            const fr_collective *k) {
-  static const char *const kinds[] = {
-      [FUSER_BUNDLE_COLLECTIVE_ALL_REDUCE] = "all_reduce",
-      [FUSER_BUNDLE_COLLECTIVE_ALL_GATHER] = "all_gather",
-      [FUSER_BUNDLE_COLLECTIVE_REDUCE_SCATTER] = "reduce_scatter",
-      [FUSER_BUNDLE_COLLECTIVE_SLICE] = "slice",
-      [FUSER_BUNDLE_COLLECTIVE_ALL_TO_ALL] = "all_to_all"};
-  static const char *const reductions[] = {
-      [FUSER_BUNDLE_REDUCTION_SUM] = "sum",
-      [FUSER_BUNDLE_REDUCTION_PROD] = "prod",
-      [FUSER_BUNDLE_REDUCTION_MAX] = "max",
-      [FUSER_BUNDLE_REDUCTION_MIN] = "min",
-      [FUSER_BUNDLE_REDUCTION_AVG] = "avg"};
-  put(t, "%s", kinds[k->kind]); /* validated: known kind and reduction */
-  if (k->reduction) put(t, " %s", reductions[k->reduction]);
+  /* validated: a known kind and reduction */
+  put(t, "%s", fr_collective_kind_names[k->kind]);
+  if (k->reduction) put(t, " %s", fr_reduction_names[k->reduction]);
   put(t, " ");
   put_buffer(t, f, k->dst);
   put(t, " = ");

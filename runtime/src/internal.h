@@ -222,6 +222,12 @@ enum {
 /* Their names, as fuser_gemm's fields ("m", "stride_a"), for messages. */
 extern const char *const fr_gemm_reg_names[FR_G_NUM_REGS];
 
+/* A collective's kind and reduction as the plan text and messages spell
+ * them ("all_reduce", "sum"), indexed by FUSER_BUNDLE_COLLECTIVE_* and
+ * FUSER_BUNDLE_REDUCTION_* (the loader refuses others; 0 is ""). */
+extern const char *const fr_collective_kind_names[FUSER_BUNDLE_COLLECTIVE_ALL_TO_ALL + 1];
+extern const char *const fr_reduction_names[FUSER_BUNDLE_REDUCTION_AVG + 1];
+
 /* A decoded GEMM record (fuser_bundle_format.h), validated at load. */
 typedef struct fr_gemm {
   uint32_t a, b, d;          /* buffers */

@@ -744,18 +744,9 @@ static fuser_error *copy_d2d(call *c, uint32_t i, uint64_t dst, uint64_t src,
  * axis 0": what a collective is, for messages. */
 static void describe_collective(const fr_collective *k, const fr_grid *g,
                                 int64_t n, char *out, size_t size) {
-  static const char *const kinds[] = {
-      [FUSER_BUNDLE_COLLECTIVE_ALL_REDUCE] = "all_reduce",
-      [FUSER_BUNDLE_COLLECTIVE_ALL_GATHER] = "all_gather",
-      [FUSER_BUNDLE_COLLECTIVE_REDUCE_SCATTER] = "reduce_scatter",
-      [FUSER_BUNDLE_COLLECTIVE_SLICE] = "slice",
-      [FUSER_BUNDLE_COLLECTIVE_ALL_TO_ALL] = "all_to_all"};
-  static const char *const reductions[] = {
-      [0] = "", [FUSER_BUNDLE_REDUCTION_SUM] = " (sum)",
-      [FUSER_BUNDLE_REDUCTION_PROD] = " (prod)",
-      [FUSER_BUNDLE_REDUCTION_MAX] = " (max)",
-      [FUSER_BUNDLE_REDUCTION_MIN] = " (min)",
-      [FUSER_BUNDLE_REDUCTION_AVG] = " (avg)"};
+  char reduction[16] = "";
+  if (k->reduction)
+    snprintf(reduction, sizeof reduction, " (%s)", fr_reduction_names[k->reduction]);
   char axes[64];
   size_t len = 0;
   int count = 0;
@@ -770,7 +761,7 @@ static void describe_collective(const fr_collective *k, const fr_grid *g,
   snprintf(out, size,
            "%s%s of %" PRId64 " %s element%s per member, among the %" PRIu64
            " device%s of ax%s %s",
-           kinds[k->kind], reductions[k->reduction], n,
+           fr_collective_kind_names[k->kind], reduction, n,
            fuser_dtype_name((fuser_dtype)k->dtype), n == 1 ? "" : "s",
            members, members == 1 ? "" : "s", count == 1 ? "is" : "es", axes);
 }

@@ -119,7 +119,6 @@ static void copyPart(const fuser_grid_info *g, const Shape *s, uint64_t rank, si
 }
 
 typedef struct {
-  const RunFlags *flags;
   fuser_rt *rt;           /* this rank's device, made before the threads */
   fuser_bundle *bundle;   /* loaded on it */
   size_t fusionIndex;
@@ -355,7 +354,7 @@ int fusercRunSharded(const RunFlags *f, const void *bundleData, size_t bundleSiz
   /* Every device and bundle before any thread: a rank that failed here
    * would leave the others waiting for it to join the communicator. */
   for (int r = 0; r < f->ranks; ++r) {
-    ranks[r] = (Rank){f, NULL, NULL, fusionIndex, id, f->ranks, r, &grid,
+    ranks[r] = (Rank){NULL, NULL, fusionIndex, id, f->ranks, r, &grid,
                       shapes, whole, dims, numDims, NULL, 0, 1};
     if (r == 0) {
       ranks[r].rt = rt;
