@@ -43,6 +43,15 @@ LogicalResult checkShardOp(shard::ShardOp op, SymbolTableCollection &symbols) {
   shard::GridOp grid = shard::getGridOrNull(op, s.getGridAttr(), symbols);
   if (!grid)
     return op.emitError("sharding names grid @") << s.getGrid() << ", which is not defined";
+  // An axis of no devices would make every later size check (and upstream's
+  // partition) divide by zero.
+  if (llvm::is_contained(grid.getShape(), 0)) {
+    std::string shape;
+    for (auto [i, n] : llvm::enumerate(grid.getShape()))
+      shape += (i ? "x" : "") + (ShapedType::isDynamic(n) ? std::string("?") : std::to_string(n));
+    return op.emitError("grid @") << s.getGrid() << " has an axis of size 0 (shape " << shape
+                                  << "): every axis of a grid holds at least one device";
+  }
   if (!s.getStaticShardedDimsOffsets().empty() || !s.getDynamicShardedDimsOffsets().empty())
     return op.emitError("uneven parts (sharded_dims_offsets) are not supported: "
                         "fuser splits a dim into equal parts");

@@ -40,6 +40,29 @@ func.func @dynamic_grid(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
 
 // -----
 
+// A grid axis of no devices: the split's size check divided by it (found by
+// make fuzz).
+shard.grid @grid(shape = 0)
+func.func @empty_grid_axis(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  %s = shard.sharding @grid split_axes = [[0]] : !shard.sharding
+  // expected-error @+1 {{grid @grid has an axis of size 0 (shape 0): every axis of a grid holds at least one device}}
+  %xs = shard.shard %x to %s : tensor<8x16xf32>
+  return %xs : tensor<8x16xf32>
+}
+
+// -----
+
+// Even an axis that splits nothing here.
+shard.grid @grid(shape = 2x0)
+func.func @empty_unused_grid_axis(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  %s = shard.sharding @grid split_axes = [[0]] : !shard.sharding
+  // expected-error @+1 {{grid @grid has an axis of size 0 (shape 2x0): every axis of a grid holds at least one device}}
+  %xs = shard.shard %x to %s : tensor<8x16xf32>
+  return %xs : tensor<8x16xf32>
+}
+
+// -----
+
 shard.grid @grid(shape = 2)
 func.func @offsets(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
   %s = shard.sharding @grid split_axes = [[0]] sharded_dims_offsets = [0, 3, 8] : !shard.sharding
