@@ -454,7 +454,17 @@ static uint64_t value_for(ctx *c, const field *f, uint64_t old) {
     return pick[below(c, 8)];
   }
   case F_GFLAGS: return below(c, 16); /* 8: an unknown flag */
-  case F_EPILOGUE: return below(c, 3);
+  case F_EPILOGUE: { /* known ones (a bias gradient too), and bits mixed */
+    uint64_t pick[] = {0, 1, 2,
+                       FUSER_BUNDLE_GEMM_EPILOGUE_BIAS_GELU_AUX,
+                       FUSER_BUNDLE_GEMM_EPILOGUE_BGRAD_A,
+                       FUSER_BUNDLE_GEMM_EPILOGUE_BGRAD_B,
+                       FUSER_BUNDLE_GEMM_EPILOGUE_BGRAD_A |
+                           FUSER_BUNDLE_GEMM_EPILOGUE_BIAS,
+                       FUSER_BUNDLE_GEMM_EPILOGUE_BGRAD_A |
+                           FUSER_BUNDLE_GEMM_EPILOGUE_BGRAD_B};
+    return pick[below(c, 8)];
+  }
   case F_MINOR: {
     uint64_t pick[] = {0, 1, FUSER_BUNDLE_FORMAT_MINOR + 1, old + 1};
     return pick[below(c, 4)];

@@ -3,6 +3,7 @@
 #include "fuser/Analysis/GroupAnalysis.h"
 
 #include "fuser/Dialect/Fuser/IR/FuserOps.h"
+#include "mlir/IR/TypeUtilities.h"
 
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -56,6 +57,66 @@ bool mlir::fuser::epilogueKeepsInput(Operation *op, Operation *library) {
   if (auto mm = dyn_cast<MatmulOp>(library); mm && mm.getRhs().getType().getRank() == 1)
     return false;
   return !ShapedType::isDynamic(n) && n > 0 && n % 8 == 0;
+}
+
+Operation *mlir::fuser::biasGradientOf(ArrayRef<Operation *> ops, Operation *library,
+                                       const ShapeAnalysis &shapes) {
+  auto mm = dyn_cast<MatmulOp>(library);
+  if (!mm || ops.empty() || ops.size() > 3 || mm.getLhs().getType().getRank() != 2 ||
+      mm.getRhs().getType().getRank() != 2)
+    return nullptr;
+  auto transposed = mm.getLhs().getDefiningOp<PermuteOp>();
+  if (!transposed || transposed.getPerm() != ArrayRef<int64_t>{1, 0})
+    return nullptr;
+  RankedTensorType d = mm.getType();
+  Type e = d.getElementType();
+  if (!(e.isF16() || e.isBF16() || e.isF32()) || ShapedType::isDynamic(d.getDimSize(1)) ||
+      d.getDimSize(1) <= 0)
+    return nullptr;
+  auto inOps = [&](Operation *op) { return op && llvm::is_contained(ops, op); };
+  SumOp sum;
+  for (Operation *op : ops)
+    if (auto s = dyn_cast<SumOp>(op))
+      sum = s;
+  if (!sum || sum.getKeepdim())
+    return nullptr;
+  // g, perhaps through a cast to f32 that only the sum reads.
+  Value g = sum.getInput();
+  unsigned chain = 1;
+  if (auto widen = g.getDefiningOp<CastOp>(); inOps(widen)) {
+    if (!widen->hasOneUse() || !getElementTypeOrSelf(widen.getType()).isF32())
+      return nullptr;
+    g = widen.getInput();
+    ++chain;
+  }
+  auto gt = cast<RankedTensorType>(g.getType());
+  if (gt.getElementType() != e || gt.getRank() < 2)
+    return nullptr;
+  SmallVector<int64_t> rows;
+  for (int64_t i = 0; i + 1 < gt.getRank(); ++i)
+    rows.push_back(i);
+  SmallVector<int64_t> dims(sum.getDims());
+  llvm::sort(dims);
+  if (dims != rows)
+    return nullptr;
+  // The GEMM's lhs is g^T, or (g reshaped to rows)^T with g's columns.
+  Value stored = transposed.getInput();
+  if (stored != g) {
+    auto reshape = stored.getDefiningOp<ReshapeOp>();
+    if (!reshape || reshape.getInput() != g ||
+        shapes.shape(stored).back() != shapes.shape(g).back())
+      return nullptr;
+  }
+  // The sum in the GEMM's type, or in f32 and cast back to it.
+  Operation *last = sum;
+  if (sum->hasOneUse())
+    if (auto narrow = dyn_cast<CastOp>(*sum->getUsers().begin()); inOps(narrow)) {
+      last = narrow;
+      ++chain;
+    }
+  if (chain != ops.size() || getElementTypeOrSelf(last->getResult(0).getType()) != e)
+    return nullptr;
+  return last;
 }
 
 bool mlir::fuser::readsFromMemory(Operation *op, unsigned operand) {
@@ -152,9 +213,14 @@ FailureOr<GroupInfo> mlir::fuser::classifyGroup(ArrayRef<Operation *> group,
   GroupInfo info;
   for (Operation *op : group)
     if (isLibraryOp(op)) {
-      // Alone, or with the activation cuBLASLt applies in its epilogue.
-      bool withEpilogue = group.size() == 2 && isEpilogueOf(group[group[0] == op ? 1 : 0], op);
-      if (group.size() != 1 && !withEpilogue) {
+      // Alone, or with the activation cuBLASLt applies in its epilogue, or
+      // with the bias gradient it writes beside the product.
+      SmallVector<Operation *> rest;
+      for (Operation *other : group)
+        if (other != op)
+          rest.push_back(other);
+      bool withEpilogue = rest.size() == 1 && isEpilogueOf(rest.front(), op);
+      if (!rest.empty() && !withEpilogue && !biasGradientOf(rest, op, shapes)) {
         fail(whyNot, whyInMemory(op));
         return failure();
       }

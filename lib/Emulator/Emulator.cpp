@@ -856,7 +856,8 @@ static fuser_error *drvGemm(void *ctx, const fuser_gemm *g, void *) {
     const char *what;
   } operands[] = {{g->a, reach.a, "GEMM read of A:"},
                   {g->b, reach.b, "GEMM read of B:"},
-                  {g->bias, reach.bias, "GEMM read of the bias:"},
+                  {g->bias, reach.bias,
+                   biasGradient(*g) ? "GEMM write of the bias gradient:" : "GEMM read of the bias:"},
                   {g->d, reach.d, "GEMM write of D:"},
                   {g->aux, reach.aux, "GEMM write of the pre-activation:"}};
   for (const Operand &o : operands)
@@ -879,7 +880,7 @@ static fuser_error *drvGemm(void *ctx, const fuser_gemm *g, void *) {
     count(g->a, matrices(g->stride_a) * g->m * g->k * ab, false);
     count(g->b, matrices(g->stride_b) * g->k * g->n * ab, false);
     if (g->bias)
-      count(g->bias, g->n * d, false);
+      count(g->bias, reach.bias, biasGradient(*g));
     count(g->d, uint64_t(g->batch) * g->m * g->n * d, true);
     if (g->aux)
       count(g->aux, uint64_t(g->batch) * g->m * g->n * d, true);

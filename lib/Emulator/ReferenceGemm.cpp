@@ -68,7 +68,8 @@ template <typename T> void gemm(const fuser_gemm &g) {
   const bool transB = g.flags & FUSER_BUNDLE_GEMM_FLAG_TRANS_B;
   const bool tf32 = (g.flags & FUSER_BUNDLE_GEMM_FLAG_TF32) && g.ab_dtype == FUSER_BUNDLE_DTYPE_F32;
   std::vector<T> a(size_t(m) * k), bt(size_t(n) * k), bias(n, T(0));
-  if (g.bias)
+  const bool addBias = g.epilogue & FUSER_BUNDLE_GEMM_EPILOGUE_BIAS;
+  if (addBias)
     for (int64_t j = 0; j < n; ++j)
       bias[j] = load<T>(g.bias, j, g.d_dtype);
   auto operand = [&](uint64_t base, int64_t at) {
@@ -111,7 +112,7 @@ template <typename T> void gemm(const fuser_gemm &g) {
         for (int di = 0; di < ni; ++di)
           for (int dj = 0; dj < nj; ++dj) {
             // (no bias added at all without one: -0 + 0 would be +0)
-            T v = g.bias ? acc[di][dj] + bias[j0 + dj] : acc[di][dj];
+            T v = addBias ? acc[di][dj] + bias[j0 + dj] : acc[di][dj];
             uint64_t at = dOffset + (i0 + di) * g.ldd + j0 + dj;
             // The activation's input too (EPILOGUE_AUX), rounded once as D.
             if (g.aux)
@@ -120,6 +121,24 @@ template <typename T> void gemm(const fuser_gemm &g) {
           }
       }
   }
+  // The bias gradient (one batch: the runtime refuses more): each row of
+  // opA(A) or column of opB(B) summed over k, in order, rounded once. The
+  // operands as loaded (TF32 rounding aside: the compiler folds no bias
+  // gradient into a TF32 GEMM).
+  if (g.epilogue & FUSER_BUNDLE_GEMM_EPILOGUE_BGRAD_A)
+    for (int64_t i = 0; i < m; ++i) {
+      T sum = T(0);
+      for (int64_t l = 0; l < k; ++l)
+        sum += a[i * k + l];
+      store<T>(g.bias, i, g.d_dtype, sum);
+    }
+  if (g.epilogue & FUSER_BUNDLE_GEMM_EPILOGUE_BGRAD_B)
+    for (int64_t j = 0; j < n; ++j) {
+      T sum = T(0);
+      for (int64_t l = 0; l < k; ++l)
+        sum += bt[j * k + l];
+      store<T>(g.bias, j, g.d_dtype, sum);
+    }
 }
 
 } // namespace
@@ -140,7 +159,8 @@ GemmReach mlir::fuser::emu::gemmReach(const fuser_gemm &g) {
   r.b = reach(transB ? g.n : g.k, transB ? g.k : g.n, g.ldb, g.stride_b, g.ab_dtype);
   r.d = reach(g.m, g.n, g.ldd, g.stride_d, g.d_dtype);
   if (g.bias)
-    r.bias = uint64_t(g.n) * fuser_dtype_size(fuser_dtype(g.d_dtype));
+    r.bias = uint64_t(g.epilogue & FUSER_BUNDLE_GEMM_EPILOGUE_BGRAD_A ? g.m : g.n) *
+             fuser_dtype_size(fuser_dtype(g.d_dtype));
   if (g.aux)
     r.aux = r.d; // laid out as D
   return r;

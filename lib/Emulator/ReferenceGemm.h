@@ -21,6 +21,12 @@ struct GemmReach {
 };
 GemmReach gemmReach(const fuser_gemm &g);
 
+/// Whether `g` writes its bias buffer (a bias gradient, EPILOGUE_BGRAD_A or
+/// _B) rather than reading it.
+inline bool biasGradient(const fuser_gemm &g) {
+  return g.epilogue & (FUSER_BUNDLE_GEMM_EPILOGUE_BGRAD_A | FUSER_BUNDLE_GEMM_EPILOGUE_BGRAD_B);
+}
+
 /// Computes `g` on host memory (the emulator's device addresses are host
 /// addresses): for each batch and output element, the products in order of
 /// the contracted index, each added by a fused multiply-add into one f32
@@ -29,7 +35,10 @@ GemmReach gemmReach(const fuser_gemm &g);
 /// approximation, in f64; its input also to the pre-activation buffer,
 /// `aux`, rounded as D, with EPILOGUE_AUX), then one rounding to D's type (to nearest, ties
 /// to even; NaN stays NaN). The same bits on every host, but for a gelu
-/// within an f64 ulp of a rounding boundary (the C library's tanh).
+/// within an f64 ulp of a rounding boundary (the C library's tanh). With a
+/// bias gradient (BGRAD_A / BGRAD_B) the bias buffer gets each row of
+/// opA(A) (each column of opB(B)) summed in order of the contracted index
+/// in the accumulation type, rounded once to D's type.
 void referenceGemm(const fuser_gemm &g);
 
 } // namespace mlir::fuser::emu

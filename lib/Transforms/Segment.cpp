@@ -36,8 +36,52 @@ static bool isFree(Operation *op) { return isa<ConstantOp, IotaOp>(op); }
 static bool isResultView(Operation *op) { return op->hasAttr(kResultViewAttr); }
 /// A transpose a GEMM reads through its flags: in no group.
 static bool isTransposedOperand(Operation *op) { return op->hasAttr(kTransposedOperandAttr); }
+/// A reshape of an argument a GEMM reads in place: in no group.
+static bool isOperandView(Operation *op) { return op->hasAttr(kOperandViewAttr); }
 /// Ops in no group: views of bytes other ops write.
-static bool isView(Operation *op) { return isResultView(op) || isTransposedOperand(op); }
+static bool isView(Operation *op) {
+  return isResultView(op) || isTransposedOperand(op) || isOperandView(op);
+}
+
+/// Whether `p` swaps its last two dims and keeps the others.
+static bool swapsLastTwo(PermuteOp p) {
+  ArrayRef<int64_t> perm = p.getPerm();
+  int64_t r = perm.size();
+  if (r < 2 || perm[r - 2] != r - 1 || perm[r - 1] != r - 2)
+    return false;
+  for (int64_t i = 0; i + 2 < r; ++i)
+    if (perm[i] != i)
+      return false;
+  return true;
+}
+
+/// Whether only matmuls read `p`'s result (a transposed operand's users).
+static bool onlyMatmulsRead(Operation *p) {
+  return !p->use_empty() && llvm::all_of(p->getUsers(), [](Operation *u) { return isa<MatmulOp>(u); });
+}
+
+/// Marks each fuser.reshape of a dense fusion argument (no strides) whose
+/// every user is a matmul or linear, or a transpose of its last two dims
+/// that only matmuls read, as an operand view (kOperandViewAttr): the
+/// library reads the argument's buffer with the reshape's shape, and no
+/// kernel copies it. (fuser-vjp reshapes a linear layer's [B, S, H] input
+/// and gradient to rows for the weight gradient's one GEMM.)
+static void markOperandViews(func::FuncOp fusion) {
+  fusion.walk([&](ReshapeOp r) {
+    auto arg = dyn_cast<BlockArgument>(r.getInput());
+    if (!arg || argStrides(fusion, arg.getArgNumber()) || r->use_empty() ||
+        r->hasAttr(kResultViewAttr))
+      return;
+    for (Operation *u : r->getUsers()) {
+      if (isa<MatmulOp, LinearOp>(u))
+        continue;
+      auto p = dyn_cast<PermuteOp>(u);
+      if (!p || !swapsLastTwo(p) || !onlyMatmulsRead(p))
+        return;
+    }
+    r->setAttr(kOperandViewAttr, UnitAttr::get(fusion.getContext()));
+  });
+}
 
 /// Marks each fuser.permute that swaps the last two dims and whose every
 /// user reads it as a matmul operand (kTransposedOperandAttr): the GEMM
@@ -47,14 +91,7 @@ static bool isView(Operation *op) { return isResultView(op) || isTransposedOpera
 /// reads dense operands) or a value some kernel computes; not a constant.
 static void markTransposedOperands(func::FuncOp fusion) {
   fusion.walk([&](PermuteOp p) {
-    ArrayRef<int64_t> perm = p.getPerm();
-    int64_t r = perm.size();
-    if (r < 2 || perm[r - 2] != r - 1 || perm[r - 1] != r - 2)
-      return;
-    for (int64_t i = 0; i + 2 < r; ++i)
-      if (perm[i] != i)
-        return;
-    if (p->use_empty() || !llvm::all_of(p->getUsers(), [](Operation *u) { return isa<MatmulOp>(u); }))
+    if (!swapsLastTwo(p) || !onlyMatmulsRead(p))
       return;
     Value in = p.getInput();
     if (auto arg = dyn_cast<BlockArgument>(in)) {
@@ -64,7 +101,8 @@ static void markTransposedOperands(func::FuncOp fusion) {
       if (auto strides = argStrides(fusion, arg.getArgNumber()))
         if (strides->back() != 1 && (*strides)[strides->size() - 2] != 1)
           return;
-    } else if (Operation *def = in.getDefiningOp(); isFree(def) || isView(def)) {
+    } else if (Operation *def = in.getDefiningOp();
+               isFree(def) || (isView(def) && !isOperandView(def))) {
       return;
     }
     p->setAttr(kTransposedOperandAttr, UnitAttr::get(fusion.getContext()));
@@ -437,10 +475,13 @@ bool Segmenter::tryMerge(int a, int b) {
     return false;
   for (int g : {a, b})
     if (isLibrary[g]) {
-      // Only the activation of its epilogue joins a library call.
+      // Only the activation of its epilogue, or the bias gradient it
+      // writes beside the product, joins a library call.
       int other = g == a ? b : a;
       if (members(g).size() == 1 && members(other).size() == 1 &&
           isEpilogueOf(members(other).front(), members(g).front()))
+        break;
+      if (members(g).size() == 1 && biasGradientOf(members(other), members(g).front(), shapes))
         break;
       boundaryReason[{std::min(a, b), std::max(a, b)}] = whyInMemory(members(g).front());
       return false;
@@ -764,6 +805,12 @@ LogicalResult Segmenter::run(bool dump, StringRef dot) {
           llvm::errs() << "  a transpose (fuser.permute) that segment "
                        << u->getAttrOfType<IntegerAttr>(kSegmentAttr).getInt()
                        << "'s GEMM reads through its transpose flag (no kernel)\n";
+  if (dump)
+    for (Operation &op : body.without_terminator())
+      if (isOperandView(&op))
+        llvm::errs() << "  a reshape (fuser.reshape) of argument "
+                     << cast<BlockArgument>(op.getOperand(0)).getArgNumber()
+                     << " that a GEMM reads in place (no kernel)\n";
   if (!dot.empty()) {
     std::string path = (dot + "." + fusion.getSymName() + ".dot").str();
     std::error_code ec;
@@ -783,6 +830,10 @@ LogicalResult Segmenter::run(bool dump, StringRef dot) {
       }
       if (isTransposedOperand(&op)) {
         os << "  op" << n << " [label=\"permute\\nread transposed\" fillcolor=white];\n";
+        continue;
+      }
+      if (isOperandView(&op)) {
+        os << "  op" << n << " [label=\"reshape\\nread in place\" fillcolor=white];\n";
         continue;
       }
       int g = op.getAttrOfType<IntegerAttr>(kSegmentAttr).getInt();
@@ -887,6 +938,7 @@ struct SegmentPass : fuser::impl::SegmentPassBase<SegmentPass> {
       }
       splitValuesSizedByUse(fusion);
       markResultViews(fusion);
+      markOperandViews(fusion);
       markTransposedOperands(fusion);
       FailureOr<ShapeAnalysis> shapes = ShapeAnalysis::analyze(fusion);
       if (failed(shapes))
@@ -924,7 +976,9 @@ FailureOr<SmallVector<Segment>> mlir::fuser::getSegments(func::FuncOp fusion) {
     for (Operation *op : s.ops) {
       for (Value in : op->getOperands()) {
         Operation *def = in.getDefiningOp();
-        if (def && isTransposedOperand(def)) { // the GEMM reads its input
+        // The GEMM reads a transposed operand's input, and an operand
+        // view's argument.
+        while (def && (isTransposedOperand(def) || isOperandView(def))) {
           in = def->getOperand(0);
           def = in.getDefiningOp();
         }

@@ -31,11 +31,12 @@
  * was a reserved 0 before it): 0 for every bundle without library calls,
  * 1 for one with a GEMM instruction (matmul through cuBLASLt), 2 for one
  * whose GEMM also writes its pre-activation (EPILOGUE_AUX), 3 for one
- * sharded over a device grid (GRID and COLLECTIVE instructions). A reader
+ * sharded over a device grid (GRID and COLLECTIVE instructions), 4 for one
+ * whose GEMM also writes a bias gradient (EPILOGUE_BGRAD_A/B). A reader
  * takes every minor version up to its own and refuses a newer one by
  * name; a reader from before minor versions refuses a minor 1 bundle as
  * "the reserved header field at offset 68 is not 0". */
-#define FUSER_BUNDLE_FORMAT_MINOR 3
+#define FUSER_BUNDLE_FORMAT_MINOR 4
 /* Every record starts at a multiple of this. */
 #define FUSER_BUNDLE_ALIGN 8
 /* "none" for optional registers, predicates and module indices. */
@@ -223,7 +224,7 @@
 #define FUSER_BUNDLE_G_A 0           /* u32 buffer */
 #define FUSER_BUNDLE_G_B 4           /* u32 buffer */
 #define FUSER_BUNDLE_G_D 8           /* u32 buffer written */
-#define FUSER_BUNDLE_G_BIAS 12       /* u32 buffer of N elements, or NONE */
+#define FUSER_BUNDLE_G_BIAS 12       /* u32 buffer of N elements, or NONE; written with BGRAD */
 #define FUSER_BUNDLE_G_M 16          /* u32 register */
 #define FUSER_BUNDLE_G_N 20          /* u32 register */
 #define FUSER_BUNDLE_G_K 24          /* u32 register */
@@ -255,8 +256,17 @@
  * approximate='tanh'). Bit 3 (AUX, minor 2, with gelu only) also writes
  * the activation's input, after the bias, rounded once to D's dtype, to
  * buffer AUX (a training forward keeps it for the backward: cuBLASLt's
- * GELU_AUX, which needs LDD and STRIDE_D multiples of 8). Values other
- * than 0-5, 12 and 13 are unknown. */
+ * GELU_AUX, which needs LDD and STRIDE_D multiples of 8). Bits 4 and 5
+ * (BGRAD_A, BGRAD_B; minor 4; alone, value 16 or 32) write a bias
+ * gradient instead of reading a bias: BIAS is then a buffer written, M
+ * elements with BGRAD_A, BIAS[i] = sum over l < K of opA(A)[i, l], or N
+ * elements with BGRAD_B, BIAS[j] = sum over l < K of opB(B)[l, j], each
+ * accumulated in the accumulation type in order of l and rounded once to
+ * D's dtype (0 when K = 0); D is the plain product. A training step's
+ * linear backward: db = sum of dy over rows beside dW = dy^T @ x
+ * (cuBLASLt's BGRADB, our A being its B). They need BATCH = 1 and N > 0
+ * with BGRAD_A, M > 0 with BGRAD_B, at each call. Values other than 0-5,
+ * 12, 13, 16 and 32 are unknown. */
 #define FUSER_BUNDLE_GEMM_EPILOGUE_NONE 0
 #define FUSER_BUNDLE_GEMM_EPILOGUE_BIAS 1
 #define FUSER_BUNDLE_GEMM_EPILOGUE_RELU 2
@@ -266,6 +276,8 @@
 #define FUSER_BUNDLE_GEMM_EPILOGUE_AUX 8
 #define FUSER_BUNDLE_GEMM_EPILOGUE_GELU_AUX 12
 #define FUSER_BUNDLE_GEMM_EPILOGUE_BIAS_GELU_AUX 13
+#define FUSER_BUNDLE_GEMM_EPILOGUE_BGRAD_A 16
+#define FUSER_BUNDLE_GEMM_EPILOGUE_BGRAD_B 32
 
 /* ---- grid record (minor version 3) ----------------------------------------
  * The device grid a sharded fusion runs on (shard.grid): AXES axes of the

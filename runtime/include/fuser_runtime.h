@@ -54,7 +54,7 @@ extern "C" {
 #endif
 
 #define FUSER_RUNTIME_VERSION_MAJOR 0
-#define FUSER_RUNTIME_VERSION_MINOR 4
+#define FUSER_RUNTIME_VERSION_MINOR 5
 /* The bundle format version this runtime reads (docs/bundle.md) is
  * FUSER_BUNDLE_FORMAT_VERSION, from fuser_bundle_format.h. */
 
@@ -135,16 +135,25 @@ typedef struct fuser_launch_dims {
  * of fuser_bundle_format.h's GEMM record (docs/bundle.md, GemmRecord;
  * docs/runtime.md, GEMM; docs/matmul.md): for every b < batch, D_b = epilogue(opA(A_b) @
  * opB(B_b)), f32 accumulation (f64 for f64), rounded once to d_dtype; with
- * k == 0, D_b = epilogue(0). The runtime calls a driver's `gemm` only with
- * m, n and batch > 0 (an empty result needs no call), k >= 0, and every
- * operand inside its buffer for the call (it checks the sizes, leading
- * dimensions and strides first). */
+ * k == 0, D_b = epilogue(0). With a bias gradient (EPILOGUE_BGRAD_A or
+ * _BGRAD_B, runtime 0.5) D is the plain product and `bias` is written:
+ * bias[i] = sum over l < k of opA(A)[i, l] (m elements) or bias[j] = sum
+ * over l < k of opB(B)[l, j] (n elements), accumulated as the product, in
+ * order of l, rounded once to d_dtype (0 when k == 0); batch is then 1 and
+ * n > 0 (BGRAD_A) or m > 0 (BGRAD_B). The runtime calls a driver's `gemm`
+ * only with m, n and batch > 0 (an empty result needs no call), k >= 0,
+ * and every operand inside its buffer for the call (it checks the sizes,
+ * leading dimensions and strides first). */
 typedef struct fuser_gemm {
   uint32_t ab_dtype; /* A's and B's FUSER_BUNDLE_DTYPE_*: f16, bf16, f32, f64 */
   uint32_t d_dtype;  /* D's and the bias's */
   int64_t m, n, k, batch;
   uint64_t a, b, d;          /* device addresses */
-  uint64_t bias;             /* n elements of d_dtype, or 0 for none */
+  /* The bias the epilogue adds, n elements of d_dtype; with a bias
+   * gradient (EPILOGUE_BGRAD_A/B, runtime 0.5) where it is written
+   * instead, m (BGRAD_A) or n (BGRAD_B) elements of d_dtype; or 0 for
+   * none. */
+  uint64_t bias;
   int64_t lda, ldb, ldd;     /* row strides in elements */
   int64_t stride_a, stride_b, stride_d; /* per batch, in elements (0 for
                                            A or B: one matrix for all) */

@@ -637,10 +637,12 @@ static bool gemm_d_dtype(uint8_t ab, uint8_t d) {
  * a and b are NONE. The record's buffers are in range, its intermediates
  * allocated before it; D, which it writes, is a result or an intermediate
  * and none of its inputs (cuBLASLt does not run in place); a bias buffer
- * exactly with the bias epilogue; registers in range (that they were
- * written is check_reads'); dtypes, flags and epilogue known and a
- * combination cuBLASLt runs. What depends on the call (the sizes, how far
- * each operand reaches) is checked by run.c at every call. */
+ * exactly with the bias epilogue or a bias gradient (BGRAD, minor 4: the
+ * bias is then written, so a result or an intermediate and none of A, B
+ * and D); registers in range (that they were written is check_reads');
+ * dtypes, flags and epilogue known and a combination cuBLASLt runs. What
+ * depends on the call (the sizes, how far each operand reaches) is checked
+ * by run.c at every call. */
 static fuser_error *parse_gemm(reader *r, const fuser_fusion *f,
                                fr_instr *in, const unsigned char *allocated,
                                fr_gemm *g) {
@@ -692,6 +694,17 @@ static fuser_error *parse_gemm(reader *r, const fuser_fusion *f,
                "format version %d.2 or later, but the header says minor "
                "version %u",
                (unsigned)g->epilogue, FUSER_BUNDLE_FORMAT_VERSION, r->minor);
+  /* A bias gradient: the bias buffer is written instead of read. */
+  bool bgrad = FR_GEMM_BGRAD(g->epilogue);
+  const char *grad =
+      g->epilogue == FUSER_BUNDLE_GEMM_EPILOGUE_BGRAD_A ? "BGRAD_A" : "BGRAD_B";
+  if (bgrad && r->minor < 4)
+    return bad(r,
+               "epilogue %u writes a bias gradient (%s), which needs bundle "
+               "format version %d.4 or later, but the header says minor "
+               "version %u",
+               (unsigned)g->epilogue, grad, FUSER_BUNDLE_FORMAT_VERSION,
+               r->minor);
   if (!gemm_ab_dtype(g->ab_dtype))
     return bad(r,
                "A and B have dtype %u (%s); a GEMM multiplies f16, bf16, f32 "
@@ -714,27 +727,35 @@ static fuser_error *parse_gemm(reader *r, const fuser_fusion *f,
                fuser_dtype_name((fuser_dtype)g->ab_dtype));
   if (g->epilogue > FUSER_BUNDLE_GEMM_EPILOGUE_BIAS_GELU &&
       g->epilogue != FUSER_BUNDLE_GEMM_EPILOGUE_GELU_AUX &&
-      g->epilogue != FUSER_BUNDLE_GEMM_EPILOGUE_BIAS_GELU_AUX)
+      g->epilogue != FUSER_BUNDLE_GEMM_EPILOGUE_BIAS_GELU_AUX && !bgrad)
     return bad(r, "unknown epilogue %u (0 none, 1 bias, 2 relu, 3 bias and "
                   "relu, 4 gelu, 5 bias and gelu, 12 gelu keeping its input, "
-                  "13 bias and gelu keeping its input)",
+                  "13 bias and gelu keeping its input, 16 bias gradient of "
+                  "A, 32 bias gradient of B)",
                (unsigned)g->epilogue);
 
   const char *const names[5] = {"A", "B", "D", "bias", "the pre-activation (AUX)"};
   const uint32_t bufs[5] = {g->a, g->b, g->d, g->bias, g->aux};
+  /* with_bias: a bias read; has_bias: a bias buffer, read or written. */
   bool with_bias = g->epilogue & FUSER_BUNDLE_GEMM_EPILOGUE_BIAS;
-  if (!with_bias && g->bias != FR_NONE)
-    return bad(r, "the bias is buffer %u but epilogue %u adds none; a "
-                  "bias needs an epilogue with bit 0 set (1, 3, 5), else "
+  bool has_bias = with_bias || bgrad;
+  if (!has_bias && g->bias != FR_NONE)
+    return bad(r, "the bias is buffer %u but epilogue %u adds none and "
+                  "writes no bias gradient; a bias needs an epilogue with "
+                  "bit 0 set (1, 3, 5) or a bias gradient (16, 32), else "
                   "the bias is 0xFFFFFFFF",
                g->bias, (unsigned)g->epilogue);
   if (with_bias && g->bias == FR_NONE)
     return bad(r, "epilogue %u adds a bias but there is no bias buffer "
                   "(0xFFFFFFFF)",
                (unsigned)g->epilogue);
+  if (bgrad && g->bias == FR_NONE)
+    return bad(r, "epilogue %u writes a bias gradient (%s) but there is no "
+                  "bias buffer (0xFFFFFFFF) to write it to",
+               (unsigned)g->epilogue, grad);
   for (int k = 0; k < 5; k++) {
     uint32_t x = bufs[k];
-    if ((k == 3 && !with_bias) || (k == 4 && !with_aux)) continue;
+    if ((k == 3 && !has_bias) || (k == 4 && !with_aux)) continue;
     if (x >= nbuf)
       return bad(r,
                  "buffer %s %u out of range (the fusion has %u buffers: %u "
@@ -753,6 +774,7 @@ static fuser_error *parse_gemm(reader *r, const fuser_fusion *f,
                "intermediate (arguments are read-only)",
                g->d, what);
   }
+  /* (A bias gradient that is D is refused below, as a buffer written.) */
   for (int k = 0; k < 5; k++)
     if (k != 2 && bufs[k] == g->d && (k != 3 || with_bias) &&
         (k != 4 || with_aux)) {
@@ -776,6 +798,22 @@ static fuser_error *parse_gemm(reader *r, const fuser_fusion *f,
         return bad(r, "the pre-activation (AUX) is buffer %u (%s), which is "
                       "also its %s",
                    g->aux, what, names[k]);
+  }
+  if (bgrad) {
+    /* The bias gradient is written too (like D): a result or an
+     * intermediate, and none of A, B and D. There is no AUX with it. */
+    fr_buffer_name(f, g->bias, what, sizeof what);
+    if (g->bias < f->num_args)
+      return bad(r,
+                 "the bias gradient (%s) is buffer %u, %s: a GEMM with "
+                 "epilogue %u writes it, so it is a result or an "
+                 "intermediate (arguments are read-only)",
+                 grad, g->bias, what, (unsigned)g->epilogue);
+    for (int k = 0; k < 3; k++)
+      if (bufs[k] == g->bias)
+        return bad(r, "the bias gradient (%s) is buffer %u (%s), which is "
+                      "also its %s",
+                   grad, g->bias, what, names[k]);
   }
   for (int k = 0; k < FR_G_NUM_REGS; k++)
     if (!is_reg(g->reg[k], f->num_regs))

@@ -12,7 +12,10 @@
  * its m is our n and its n our m, and each layout is the stored matrix read
  * column-major (rows and columns swapped). The bias (one element per column
  * of our D) is then one per row of cuBLASLt's D, which is what
- * CUBLASLT_EPILOGUE_BIAS adds.
+ * CUBLASLT_EPILOGUE_BIAS adds. A bias gradient follows the swap: the sums
+ * of opA(A)'s rows (BGRAD_A, one per row of our D) are cuBLASLt's
+ * CUBLASLT_EPILOGUE_BGRADB (its B is our A), those of opB(B)'s columns
+ * (BGRAD_B) its BGRADA; the bias pointer is then where it is written.
  *
  * Descriptors, layouts and the algorithm the heuristic chose are cached
  * per shape (dtypes, sizes, leading dimensions, batch strides, flags,
@@ -75,6 +78,8 @@ typedef struct {
 #define CUBLASLT_EPILOGUE_GELU_BIAS 36
 #define CUBLASLT_EPILOGUE_GELU_AUX 160
 #define CUBLASLT_EPILOGUE_GELU_AUX_BIAS 164
+#define CUBLASLT_EPILOGUE_BGRADA 256
+#define CUBLASLT_EPILOGUE_BGRADB 512
 /* cublasLtMatrixLayoutAttribute_t */
 #define CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT 5
 #define CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET 6
@@ -205,7 +210,11 @@ static void describe(const fuser_gemm *g, const int64_t *key, char *out,
            g->batch, g->m, g->n, dtype_name(g->d_dtype), ta ? "^T" : "",
            g->m, g->k, dtype_name(g->ab_dtype), tb ? "^T" : "", g->k, g->n,
            dtype_name(g->ab_dtype),
-           g->epilogue == FUSER_BUNDLE_GEMM_EPILOGUE_BIAS_GELU_AUX
+           g->epilogue == FUSER_BUNDLE_GEMM_EPILOGUE_BGRAD_A
+               ? ", bias gradient of A"
+           : g->epilogue == FUSER_BUNDLE_GEMM_EPILOGUE_BGRAD_B
+               ? ", bias gradient of B"
+           : g->epilogue == FUSER_BUNDLE_GEMM_EPILOGUE_BIAS_GELU_AUX
                ? " + bias, gelu keeping its input"
            : g->epilogue == FUSER_BUNDLE_GEMM_EPILOGUE_GELU_AUX
                ? ", gelu keeping its input"
@@ -423,7 +432,8 @@ static fuser_error *build(const fr_cublaslt *lt, const fuser_gemm *g,
                     sizeof transb),
        "cublasLtMatmulDescSetAttribute(TRANSB)");
   if (g->epilogue != FUSER_BUNDLE_GEMM_EPILOGUE_NONE) {
-    /* The bundle's epilogue (bias bit, activation) as cuBLASLt's. */
+    /* The bundle's epilogue (bias bit, activation; a bias gradient, of our
+     * A its B's, of our B its A's) as cuBLASLt's. */
     static const uint32_t lt_epilogue[] = {
         [FUSER_BUNDLE_GEMM_EPILOGUE_BIAS] = CUBLASLT_EPILOGUE_BIAS,
         [FUSER_BUNDLE_GEMM_EPILOGUE_RELU] = CUBLASLT_EPILOGUE_RELU,
@@ -432,7 +442,9 @@ static fuser_error *build(const fr_cublaslt *lt, const fuser_gemm *g,
         [FUSER_BUNDLE_GEMM_EPILOGUE_BIAS_GELU] = CUBLASLT_EPILOGUE_GELU_BIAS,
         [FUSER_BUNDLE_GEMM_EPILOGUE_GELU_AUX] = CUBLASLT_EPILOGUE_GELU_AUX,
         [FUSER_BUNDLE_GEMM_EPILOGUE_BIAS_GELU_AUX] =
-            CUBLASLT_EPILOGUE_GELU_AUX_BIAS};
+            CUBLASLT_EPILOGUE_GELU_AUX_BIAS,
+        [FUSER_BUNDLE_GEMM_EPILOGUE_BGRAD_A] = CUBLASLT_EPILOGUE_BGRADB,
+        [FUSER_BUNDLE_GEMM_EPILOGUE_BGRAD_B] = CUBLASLT_EPILOGUE_BGRADA};
     uint32_t epilogue = lt_epilogue[g->epilogue];
     STEP(lt->desc_set(en->desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue,
                       sizeof epilogue),
@@ -454,6 +466,7 @@ static fuser_error *build(const fr_cublaslt *lt, const fuser_gemm *g,
          "cublasLtMatmulDescSetAttribute(EPILOGUE_AUX_BATCH_STRIDE)");
   }
   if (g->bias) {
+    /* D's type, also for a bias gradient (which cuBLASLt writes there). */
     int32_t bias_type = dt;
     /* The heuristic reads the pointer's alignment; each call sets its own
      * (aligned as well: the key holds the alignment). */
@@ -619,7 +632,8 @@ fuser_error *fr_cublaslt_gemm(fr_cublaslt *lt, const fuser_gemm *g,
   bool pointers = g->bias || g->aux;
   if (pointers) pthread_mutex_lock(&en->use);
   if (g->bias) {
-    /* This call's bias on the shared descriptor, until it is enqueued. */
+    /* This call's bias (or bias gradient) on the shared descriptor, until
+     * it is enqueued. */
     const void *bias = (const void *)(uintptr_t)g->bias;
     failed = "cublasLtMatmulDescSetAttribute(BIAS_POINTER)";
     st = lt->desc_set(en->desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias,

@@ -357,8 +357,10 @@ static void activate_row(unsigned char *row, uint64_t n, uint32_t dtype,
   }
 }
 
-/* k == 0: D = epilogue(an empty sum) = 0, or the bias in every row, without
- * cuBLASLt (which may refuse an empty product). D's rows are ldd elements
+/* k == 0: D = epilogue(an empty sum) = 0, or the bias in every row (with
+ * the bias bit of `epilogue`: a bias gradient's buffer is written by
+ * cu_gemm, never read), without cuBLASLt (which may refuse an empty
+ * product). D's rows are ldd elements
  * apart and the bytes between them may be another tensor's, so the writes
  * are 2D, row by row: zeros with cuMemsetD2D8Async on the stream; the bias,
  * after waiting for the stream, with cuMemcpy2D_v2 from a host block of
@@ -384,7 +386,7 @@ static fuser_error *cu_gemm_empty(cuda *cu, const fuser_gemm *g,
     mats = 1;
   }
   CUresult r;
-  if (!g->bias) {
+  if (!(epilogue & FUSER_BUNDLE_GEMM_EPILOGUE_BIAS)) {
     for (uint64_t b = 0; b < mats; b++)
       if ((r = cu->cuMemsetD2D8Async((CUdeviceptr)(dst + b * bstride),
                                      (size_t)pitch, 0, (size_t)width,
@@ -446,6 +448,19 @@ static fuser_error *cu_gemm(void *ctx, const fuser_gemm *g, void *stream) {
     if (!e && (g->epilogue & FUSER_BUNDLE_GEMM_EPILOGUE_AUX))
       e = cu_gemm_empty(cu, g, stream, g->aux,
                         g->epilogue & FUSER_BUNDLE_GEMM_EPILOGUE_BIAS);
+    /* A bias gradient of an empty sum: m (of A) or n (of B) zeros of D's
+     * dtype, contiguous, one row of the 2D memset. */
+    if (!e && FR_GEMM_BGRAD(g->epilogue)) {
+      size_t width = (size_t)(g->epilogue == FUSER_BUNDLE_GEMM_EPILOGUE_BGRAD_A
+                                  ? g->m
+                                  : g->n) *
+                     fuser_dtype_size((fuser_dtype)g->d_dtype);
+      CUresult r = cu->cuMemsetD2D8Async((CUdeviceptr)g->bias, width, 0,
+                                         width, 1, (CUstream)stream);
+      if (r)
+        e = cu_error(cu, r, "cuMemsetD2D8Async",
+                     " (zeroing the bias gradient of a GEMM with k = 0)");
+    }
     return e;
   }
   return fr_cublaslt_gemm(cu->lt, g, stream);

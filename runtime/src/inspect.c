@@ -84,7 +84,9 @@ static void put_launch(text *t, const fuser_fusion *f, const fr_launch *L) {
 }
 
 /* "gemm y = x @ w^T + b (f16 -> f32, tf32) m=r0 n=r1 ...": D = A @ B with
- * the transposes, the bias, the dtypes and the registers of the sizes. */
+ * the transposes, the bias (or the bias gradient written: "gemm dw = dy^T @
+ * x, bias gradient of A into db"), the dtypes and the registers of the
+ * sizes. */
 static void put_gemm(text *t, const fuser_fusion *f, const fr_gemm *g) {
   put(t, "gemm ");
   put_buffer(t, f, g->d);
@@ -104,6 +106,11 @@ static void put_gemm(text *t, const fuser_fusion *f, const fr_gemm *g) {
   if (g->epilogue & FUSER_BUNDLE_GEMM_EPILOGUE_AUX) {
     put(t, ", its input to ");
     put_buffer(t, f, g->aux);
+  }
+  if (FR_GEMM_BGRAD(g->epilogue)) {
+    put(t, ", bias gradient of %s into ",
+        g->epilogue == FUSER_BUNDLE_GEMM_EPILOGUE_BGRAD_A ? "A" : "B");
+    put_buffer(t, f, g->bias);
   }
   put(t, " (%s -> %s%s)", fuser_dtype_name((fuser_dtype)g->ab_dtype),
       fuser_dtype_name((fuser_dtype)g->d_dtype),

@@ -231,11 +231,19 @@ extern const char *const fr_reduction_names[FUSER_BUNDLE_REDUCTION_AVG + 1];
 /* A decoded GEMM record (fuser_bundle_format.h), validated at load. */
 typedef struct fr_gemm {
   uint32_t a, b, d;          /* buffers */
-  uint32_t bias;             /* a buffer, or FR_NONE without the epilogue */
+  uint32_t bias;             /* a buffer read (EPILOGUE_BIAS) or written
+                                (a bias gradient: FR_GEMM_BGRAD), else
+                                FR_NONE */
   uint32_t aux;              /* a buffer with EPILOGUE_AUX, else FR_NONE */
   uint32_t reg[FR_G_NUM_REGS];
   uint8_t ab_dtype, d_dtype, flags, epilogue;
 } fr_gemm;
+
+/* Whether a GEMM's epilogue writes a bias gradient (BGRAD_A or BGRAD_B,
+ * minor 4) into its bias buffer, which it then does not read. */
+#define FR_GEMM_BGRAD(epilogue)                                              \
+  ((epilogue) == FUSER_BUNDLE_GEMM_EPILOGUE_BGRAD_A ||                       \
+   (epilogue) == FUSER_BUNDLE_GEMM_EPILOGUE_BGRAD_B)
 
 /* A decoded GRID record (fuser_bundle_format.h), validated at load: the
  * device grid of a sharded fusion. */

@@ -452,9 +452,10 @@ static bool gemm_reach(int64_t rows, int64_t cols, int64_t ld, int64_t batch,
  * is enqueued (they are part of the first pass of a two-pass plan): sizes
  * and batch strides >= 0, each leading dimension at least 1 and at least
  * the length of the rows it steps over, D's batch stride not 0 when batches
- * would write the same D, and every operand inside its buffer for this
- * call (an argument's or result's bytes at the call's dims, a view's span,
- * an intermediate's ALLOC). All OUT_OF_RANGE, as a launch's sizes are. */
+ * would write the same D, with a bias gradient one batch and a D of
+ * elements, and every operand inside its buffer for this call (an
+ * argument's or result's bytes at the call's dims, a view's span, an
+ * intermediate's ALLOC). All OUT_OF_RANGE, as a launch's sizes are. */
 static fuser_error *gemm_check(const call *c, uint32_t i, const fr_gemm *g,
                                const int64_t *v, mode md) {
   const fuser_fusion *f = c->f;
@@ -470,6 +471,27 @@ static fuser_error *gemm_check(const call *c, uint32_t i, const fr_gemm *g,
                   "%s = %" PRId64 " (register %u) is negative",
                   fr_gemm_reg_names[nonneg[q]], v[nonneg[q]],
                   g->reg[nonneg[q]]);
+  /* A bias gradient is one vector, of one matrix: cuBLASLt's BGRADA and
+   * BGRADB write it for one batch, and not for an empty D (the gradient
+   * of A needs n > 0, the gradient of B m > 0). */
+  bool bgrad = FR_GEMM_BGRAD(g->epilogue),
+       bgrad_a = g->epilogue == FUSER_BUNDLE_GEMM_EPILOGUE_BGRAD_A;
+  if (bgrad) {
+    const char *grad = bgrad_a ? "of A (epilogue 16, BGRAD_A)"
+                               : "of B (epilogue 32, BGRAD_B)";
+    if (batch != 1)
+      return fail(c, i, FUSER_ERROR_OUT_OF_RANGE,
+                  "batch = %" PRId64 " (register %u) with a bias gradient "
+                  "%s: a GEMM that writes one runs exactly one batch",
+                  batch, g->reg[FR_G_BATCH], grad);
+    int reg = bgrad_a ? FR_G_N : FR_G_M;
+    if (v[reg] == 0)
+      return fail(c, i, FUSER_ERROR_OUT_OF_RANGE,
+                  "%s = 0 (register %u) with a bias gradient %s: cuBLASLt "
+                  "cannot write a bias gradient for an empty D (m x n = %"
+                  PRId64 " x %" PRId64 ")",
+                  fr_gemm_reg_names[reg], g->reg[reg], grad, m, n);
+  }
   /* The stored matrices, rows x cols, row-major: A is m x k (k x m with
    * TRANS_A), B is k x n (n x k with TRANS_B), D is m x n. */
   struct {
@@ -531,17 +553,20 @@ static fuser_error *gemm_check(const call *c, uint32_t i, const fr_gemm *g,
              {"B", g->b, ab, FR_G_LDB, FR_G_STRIDE_B, mat[1].rows,
               mat[1].cols},
              {"D", g->d, dd, FR_G_LDD, FR_G_STRIDE_D, m, n},
-             {"the bias", g->bias, dd, -1, -1, 1, n},
+             {bgrad ? "the bias gradient" : "the bias", g->bias, dd, -1, -1, 1,
+              bgrad_a ? m : n},
              {"the pre-activation (AUX)", g->aux, dd, FR_G_LDD, FR_G_STRIDE_D,
               m, n}};
   for (int q = 0; q < 5; q++) {
-    if ((q == 3 && !(g->epilogue & FUSER_BUNDLE_GEMM_EPILOGUE_BIAS)) ||
+    if ((q == 3 && !(g->epilogue & FUSER_BUNDLE_GEMM_EPILOGUE_BIAS) &&
+         !bgrad) ||
         (q == 4 && !(g->epilogue & FUSER_BUNDLE_GEMM_EPILOGUE_AUX)))
       continue;
-    /* The bias is one row of n elements, read when D has elements. */
+    /* The bias is one row of n elements, read when D has elements; a bias
+     * gradient one of m (of A) or n (of B), written when D has elements. */
     bool bias = q == 3;
-    int64_t ld = bias ? n : v[op[q].ld];
-    int64_t nb = bias ? (m > 0 && batch > 0) : batch;
+    int64_t ld = bias ? op[q].cols : v[op[q].ld];
+    int64_t nb = bias ? (m > 0 && n > 0 && batch > 0) : batch;
     int64_t stride = bias ? 0 : v[op[q].stride];
     uint64_t reach, have;
     char what[160];
@@ -561,10 +586,10 @@ static fuser_error *gemm_check(const call *c, uint32_t i, const fr_gemm *g,
     if (reach > have) {
       if (bias)
         return fail(c, i, FUSER_ERROR_OUT_OF_RANGE,
-                    "the bias (%s) needs n = %" PRId64 " elements of %s, %"
-                    PRIu64 " bytes, but has %" PRIu64 " bytes in this call",
-                    what, n, fuser_dtype_name((fuser_dtype)g->d_dtype), reach,
-                    have);
+                    "%s (%s) needs %s = %" PRId64 " elements of %s, %" PRIu64
+                    " bytes, but has %" PRIu64 " bytes in this call",
+                    op[q].name, what, bgrad_a ? "m" : "n", op[q].cols,
+                    fuser_dtype_name((fuser_dtype)g->d_dtype), reach, have);
       return fail(c, i, FUSER_ERROR_OUT_OF_RANGE,
                   "%s (%s) reaches %" PRIu64 " bytes (batch %" PRId64
                   " of %" PRId64 " x %" PRId64 " %s elements, %s %" PRId64
@@ -649,8 +674,11 @@ static fuser_error *gemm(call *c, uint32_t i, const fr_instr *in, mode md) {
   gm.a = c->bufs[g->a];
   gm.b = c->bufs[g->b];
   gm.d = c->bufs[g->d];
-  gm.bias = g->epilogue & FUSER_BUNDLE_GEMM_EPILOGUE_BIAS ? c->bufs[g->bias]
-                                                           : 0;
+  /* The bias the epilogue adds, or the bias gradient it writes. */
+  gm.bias = (g->epilogue & FUSER_BUNDLE_GEMM_EPILOGUE_BIAS) ||
+                    FR_GEMM_BGRAD(g->epilogue)
+                ? c->bufs[g->bias]
+                : 0;
   gm.lda = v[FR_G_LDA];
   gm.ldb = v[FR_G_LDB];
   gm.ldd = v[FR_G_LDD];

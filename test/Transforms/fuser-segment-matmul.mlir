@@ -156,3 +156,125 @@ func.func @keeps_input(%x: tensor<8x16xbf16>, %w: tensor<24x16xbf16>, %b: tensor
   %y3 = fuser.relu %h3 : tensor<8x24xbf16>
   return %y, %h, %y2, %h2, %y3, %h3 : tensor<8x24xbf16>, tensor<8x24xbf16>, tensor<8x4xbf16>, tensor<8x4xbf16>, tensor<8x24xbf16>, tensor<8x24xbf16>
 }
+
+// -----
+
+// A linear backward (what fuser-vjp writes): the bias gradient, g summed
+// over its rows (in f32 for bf16, cast back), joins the GEMM of the weight
+// gradient g^T @ x, which reads g as its lhs transposed: cuBLASLt writes
+// the sum over the contracted dim beside the product (its BGRAD epilogue),
+// so db costs no kernel and no second read of g. The same in f32 (no casts),
+// and through the reshape of a [B, S, F] gradient to rows, which the GEMM
+// reads in place (an operand view: no copy kernel).
+// CHECK-LABEL: func.func @bias_gradient
+// CHECK-SAME: fuser.schedulers = ["matmul", "matmul", "matmul", "matmul"]
+// CHECK: fuser.reshape %arg5 {fuser.operand_view}
+// DUMP: fusion @bias_gradient: 4 segments
+// DUMP-NEXT: segment 0: matmul, 1 ops (matmul)
+// DUMP-NEXT: segment 1: matmul, 4 ops (matmul cast sum cast)
+// DUMP-NEXT: segment 2: matmul, 2 ops (matmul sum)
+// DUMP-NEXT: segment 3: matmul, 4 ops (matmul cast sum cast)
+// DUMP: a reshape (fuser.reshape) of argument 5 that a GEMM reads in place (no kernel)
+func.func @bias_gradient(%x: tensor<?x9xbf16>, %w: tensor<4x9xbf16>, %g: tensor<?x4xbf16>,
+                         %xf: tensor<?x9xf32>, %gf: tensor<?x4xf32>, %g3: tensor<2x?x4xbf16>)
+    -> (tensor<?x9xbf16>, tensor<4x9xbf16>, tensor<4xbf16>, tensor<4x9xf32>, tensor<4xf32>,
+        tensor<4x9xbf16>, tensor<4xbf16>) {
+  %gx = fuser.matmul %g, %w : (tensor<?x4xbf16>, tensor<4x9xbf16>) -> tensor<?x9xbf16>
+  %gt = fuser.permute %g perm = [1, 0] : tensor<?x4xbf16> -> tensor<4x?xbf16>
+  %gw = fuser.matmul %gt, %x : (tensor<4x?xbf16>, tensor<?x9xbf16>) -> tensor<4x9xbf16>
+  %wide = fuser.cast %g : tensor<?x4xbf16> to tensor<?x4xf32>
+  %s = fuser.sum %wide dims = [0] : tensor<?x4xf32> -> tensor<4xf32>
+  %gb = fuser.cast %s : tensor<4xf32> to tensor<4xbf16>
+  %gft = fuser.permute %gf perm = [1, 0] : tensor<?x4xf32> -> tensor<4x?xf32>
+  %gwf = fuser.matmul %gft, %xf : (tensor<4x?xf32>, tensor<?x9xf32>) -> tensor<4x9xf32>
+  %gbf = fuser.sum %gf dims = [0] : tensor<?x4xf32> -> tensor<4xf32>
+  %g2 = fuser.reshape %g3 : tensor<2x?x4xbf16> -> tensor<?x4xbf16>
+  %g2t = fuser.permute %g2 perm = [1, 0] : tensor<?x4xbf16> -> tensor<4x?xbf16>
+  %gw3 = fuser.matmul %g2t, %x : (tensor<4x?xbf16>, tensor<?x9xbf16>) -> tensor<4x9xbf16>
+  %wide3 = fuser.cast %g3 : tensor<2x?x4xbf16> to tensor<2x?x4xf32>
+  %s3 = fuser.sum %wide3 dims = [0, 1] : tensor<2x?x4xf32> -> tensor<4xf32>
+  %gb3 = fuser.cast %s3 : tensor<4xf32> to tensor<4xbf16>
+  return %gx, %gw, %gb, %gwf, %gbf, %gw3, %gb3 : tensor<?x9xbf16>, tensor<4x9xbf16>, tensor<4xbf16>,
+      tensor<4x9xf32>, tensor<4xf32>, tensor<4x9xbf16>, tensor<4xbf16>
+}
+
+// -----
+
+// What cuBLASLt's bias gradient cannot take stays a reduction kernel: a g
+// the fusion computes (its sum shares the kernel that computes g), a sum
+// over the columns (not the GEMM's contracted dim), a product whose
+// columns are known only at launch (cuBLASLt writes no gradient beside an
+// empty product), and a batched product.
+// DUMP: fusion @computed_gradient: 2 segments
+// DUMP-NEXT: segment 0: reduction, 2 ops (mul sum)
+// DUMP-NEXT: segment 1: matmul, 1 ops (matmul)
+func.func @computed_gradient(%x: tensor<8x9xf32>, %g: tensor<8x4xf32>) -> (tensor<4x9xf32>, tensor<4xf32>) {
+  %h = fuser.mul %g, %g : tensor<8x4xf32>, tensor<8x4xf32>
+  %ht = fuser.permute %h perm = [1, 0] : tensor<8x4xf32> -> tensor<4x8xf32>
+  %hw = fuser.matmul %ht, %x : (tensor<4x8xf32>, tensor<8x9xf32>) -> tensor<4x9xf32>
+  %hb = fuser.sum %h dims = [0] : tensor<8x4xf32> -> tensor<4xf32>
+  return %hw, %hb : tensor<4x9xf32>, tensor<4xf32>
+}
+
+// -----
+
+// DUMP: fusion @sum_of_columns: 2 segments
+// DUMP-NEXT: segment 0: matmul, 1 ops (matmul)
+// DUMP-NEXT: segment 1: reduction, 1 ops (sum)
+func.func @sum_of_columns(%x: tensor<8x9xf32>, %g: tensor<8x4xf32>) -> (tensor<4x9xf32>, tensor<8xf32>) {
+  %gt = fuser.permute %g perm = [1, 0] : tensor<8x4xf32> -> tensor<4x8xf32>
+  %gw = fuser.matmul %gt, %x : (tensor<4x8xf32>, tensor<8x9xf32>) -> tensor<4x9xf32>
+  %rows = fuser.sum %g dims = [1] : tensor<8x4xf32> -> tensor<8xf32>
+  return %gw, %rows : tensor<4x9xf32>, tensor<8xf32>
+}
+
+// -----
+
+// DUMP: fusion @columns_at_launch: 2 segments
+// DUMP-NEXT: segment 0: matmul, 1 ops (matmul)
+// DUMP-NEXT: segment 1: reduction, 1 ops (sum)
+func.func @columns_at_launch(%x: tensor<8x?xf32>, %g: tensor<8x4xf32>) -> (tensor<4x?xf32>, tensor<4xf32>) {
+  %gt = fuser.permute %g perm = [1, 0] : tensor<8x4xf32> -> tensor<4x8xf32>
+  %gw = fuser.matmul %gt, %x : (tensor<4x8xf32>, tensor<8x?xf32>) -> tensor<4x?xf32>
+  %gb = fuser.sum %g dims = [0] : tensor<8x4xf32> -> tensor<4xf32>
+  return %gw, %gb : tensor<4x?xf32>, tensor<4xf32>
+}
+
+// -----
+
+// DUMP: fusion @batched: 2 segments
+// DUMP-NEXT: segment 0: matmul, 1 ops (matmul)
+// DUMP-NEXT: segment 1: reduction, 1 ops (sum)
+func.func @batched(%x: tensor<3x8x9xf32>, %g: tensor<3x8x4xf32>) -> (tensor<3x4x9xf32>, tensor<4xf32>) {
+  %gt = fuser.permute %g perm = [0, 2, 1] : tensor<3x8x4xf32> -> tensor<3x4x8xf32>
+  %gw = fuser.matmul %gt, %x : (tensor<3x4x8xf32>, tensor<3x8x9xf32>) -> tensor<3x4x9xf32>
+  %gb = fuser.sum %g dims = [0, 1] : tensor<3x8x4xf32> -> tensor<4xf32>
+  return %gw, %gb : tensor<3x4x9xf32>, tensor<4xf32>
+}
+
+// -----
+
+// A reshape of an argument that only GEMMs read, directly or transposed, is
+// read in place (the linear backward of a [B, S, H] input: its rows); one
+// that a kernel reads too is computed, as any reshape.
+// CHECK-LABEL: func.func @operand_views
+// CHECK: fuser.reshape %arg0 {fuser.operand_view}
+// CHECK: fuser.reshape %arg1 {fuser.operand_view}
+// CHECK: fuser.reshape %arg2 {fuser.segment
+// DUMP: fusion @operand_views: 3 segments
+// DUMP-NEXT: segment 0: matmul, 1 ops (matmul)
+// DUMP-NEXT: segment 1: pointwise, 2 ops (reshape exp)
+// DUMP-NEXT: segment 2: matmul, 1 ops (matmul)
+// DUMP: a reshape (fuser.reshape) of argument 0 that a GEMM reads in place (no kernel)
+// DUMP: a reshape (fuser.reshape) of argument 1 that a GEMM reads in place (no kernel)
+func.func @operand_views(%x: tensor<2x3x8xf32>, %g: tensor<2x3x4xf32>, %y: tensor<2x3x8xf32>)
+    -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<6x8xf32>) {
+  %x2 = fuser.reshape %x : tensor<2x3x8xf32> -> tensor<6x8xf32>
+  %g2 = fuser.reshape %g : tensor<2x3x4xf32> -> tensor<6x4xf32>
+  %gt = fuser.permute %g2 perm = [1, 0] : tensor<6x4xf32> -> tensor<4x6xf32>
+  %gw = fuser.matmul %gt, %x2 : (tensor<4x6xf32>, tensor<6x8xf32>) -> tensor<4x8xf32>
+  %y2 = fuser.reshape %y : tensor<2x3x8xf32> -> tensor<6x8xf32>
+  %yw = fuser.matmul %gt, %y2 : (tensor<4x6xf32>, tensor<6x8xf32>) -> tensor<4x8xf32>
+  %e = fuser.exp %y2 : tensor<6x8xf32>
+  return %gw, %yw, %e : tensor<4x8xf32>, tensor<4x8xf32>, tensor<6x8xf32>
+}

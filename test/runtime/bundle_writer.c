@@ -152,7 +152,7 @@ unsigned char *bw_write(const bw_bundle *bb, size_t *size, bw_layout *L) {
       if (f->instrs[i].op == BW_GRID || f->instrs[i].op == BW_COLLECTIVE)
         sharded = true;
     if (sharded) {
-      minor_needed = 3;
+      if (minor_needed < 3) minor_needed = 3;
       size_t at = L->grid[fi] = take(&o, FUSER_BUNDLE_GRID_SIZE);
       bw_put_u32(o.d, at + FUSER_BUNDLE_GR_AXES, f->grid.axes);
       for (size_t k = 0; k < FUSER_BUNDLE_GRID_MAX_AXES; k++)
@@ -195,9 +195,13 @@ unsigned char *bw_write(const bw_bundle *bb, size_t *size, bw_layout *L) {
         if (minor_needed < 1) minor_needed = 1;
         if (in->imm >= 0 && (uint64_t)in->imm < f->num_gemms) {
           imm = (int64_t)L->gemms[fi][in->imm];
-          if ((f->gemms[in->imm].epilogue & FUSER_BUNDLE_GEMM_EPILOGUE_AUX) &&
-              minor_needed < 2)
+          uint8_t ep = f->gemms[in->imm].epilogue;
+          if ((ep & FUSER_BUNDLE_GEMM_EPILOGUE_AUX) && minor_needed < 2)
             minor_needed = 2;
+          if ((ep == FUSER_BUNDLE_GEMM_EPILOGUE_BGRAD_A ||
+               ep == FUSER_BUNDLE_GEMM_EPILOGUE_BGRAD_B) &&
+              minor_needed < 4)
+            minor_needed = 4;
         }
       }
       bw_put_u64(o.d, at + FUSER_BUNDLE_I_IMM, (uint64_t)imm);

@@ -87,7 +87,8 @@ typedef struct bw_launch {
  * GEMM instruction's imm is the index of its record in bw_fusion.gemms;
  * bw_write stores the record's file offset there instead. */
 typedef struct bw_gemm {
-  uint32_t a, b, d, bias; /* buffers; bias BW_NONE without the epilogue */
+  uint32_t a, b, d, bias; /* buffers; bias BW_NONE without the epilogue
+                             (with BGRAD_A/B: the gradient, written) */
   uint32_t m, n, k, batch, lda, ldb, ldd, stride_a, stride_b, stride_d;
   uint8_t ab_dtype, d_dtype, flags, epilogue;
   uint32_t aux; /* the pre-activation's buffer with EPILOGUE_AUX, else 0 */
@@ -145,9 +146,10 @@ typedef struct bw_bundle {
   bw_module modules[BW_MAX_MODULES];
   uint32_t num_fusions;
   bw_fusion fusions[BW_MAX_FUSIONS];
-  /* The header's minor version; 0: the least the bundle needs (3 with a
-   * GRID or COLLECTIVE, 2 with a GEMM keeping its pre-activation, 1 with
-   * another GEMM, else 0). A test that wants less patches the header. */
+  /* The header's minor version; 0: the least the bundle needs (4 with a
+   * GEMM writing a bias gradient, 3 with a GRID or COLLECTIVE, 2 with a
+   * GEMM keeping its pre-activation, 1 with another GEMM, else 0). A test
+   * that wants less patches the header. */
   uint32_t minor;
 } bw_bundle;
 

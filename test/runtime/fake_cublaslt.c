@@ -29,6 +29,7 @@
  *   cublasLtMatmulDescCreate compute=68 scale=0 -> desc0
  *   cublasLtMatmulDescSetAttribute desc0 TRANSA=1
  *   cublasLtMatmulDescSetAttribute desc0 BIAS_POINTER=buf3
+ *   cublasLtMatmulDescSetAttribute desc0 EPILOGUE=512
  *   cublasLtMatrixLayoutCreate type=0 rows=5 cols=4 ld=5 -> layout0
  *   cublasLtMatrixLayoutSetAttribute layout0 BATCH_COUNT=2
  *   cublasLtMatmulPreferenceCreate -> pref0
@@ -76,7 +77,9 @@ enum {
   EPILOGUE_GELU = 32,
   EPILOGUE_GELU_BIAS = 36,
   EPILOGUE_GELU_AUX = 160,
-  EPILOGUE_GELU_AUX_BIAS = 164
+  EPILOGUE_GELU_AUX_BIAS = 164,
+  EPILOGUE_BGRADA = 256,
+  EPILOGUE_BGRADB = 512
 };
 
 typedef struct {
@@ -103,7 +106,7 @@ typedef struct desc {
   int compute, scale;
   int32_t transa, transb;
   uint32_t epilogue;
-  const void *bias;
+  const void *bias; /* BGRADA, BGRADB: where the gradient is written */
   int32_t bias_type;
   void *aux; /* GELU_AUX: the pre-activation */
   int64_t aux_ld, aux_stride;
@@ -569,11 +572,15 @@ static cublasStatus_t check(const desc *d, const layout *a, const layout *b,
   bool biased = d->epilogue == EPILOGUE_BIAS || d->epilogue == EPILOGUE_RELU_BIAS ||
                 d->epilogue == EPILOGUE_GELU_BIAS || d->epilogue == EPILOGUE_GELU_AUX_BIAS;
   bool aux = d->epilogue == EPILOGUE_GELU_AUX || d->epilogue == EPILOGUE_GELU_AUX_BIAS;
+  bool bgrad = d->epilogue == EPILOGUE_BGRADA || d->epilogue == EPILOGUE_BGRADB;
   if (d->epilogue != EPILOGUE_DEFAULT && d->epilogue != EPILOGUE_RELU &&
-      d->epilogue != EPILOGUE_GELU && !biased && !aux)
+      d->epilogue != EPILOGUE_GELU && !biased && !aux && !bgrad)
     return CUBLAS_STATUS_NOT_SUPPORTED;
-  if (biased && (!d->bias || d->bias_type != dl->type))
+  if ((biased || bgrad) && (!d->bias || d->bias_type != dl->type))
     return CUBLAS_STATUS_INVALID_VALUE;
+  /* A bias gradient is one vector: of one matrix (what the runtime
+   * assumes of cuBLASLt; the fake refuses a batch). */
+  if (bgrad && dl->batch != 1) return CUBLAS_STATUS_NOT_SUPPORTED;
   /* cublasLt.h: the GELU input's leading dimension and batch stride are
    * multiples of 8, the leading dimension at least the output's rows. */
   if (aux && (!d->aux || d->aux_ld % 8 != 0 || d->aux_ld < (int64_t)dl->rows ||
@@ -648,7 +655,8 @@ static void store(void *base, int type, uint64_t i, double v) {
 
 /* D = alpha op(A) op(B) + beta C (+ bias[row]), column-major: element
  * (i, j) of a matrix at i + j * ld, batch b `stride` elements further.
- * Products accumulate in float (in double for COMPUTE_64F), in order. */
+ * Products accumulate in float (in double for COMPUTE_64F), in order.
+ * BGRADA and BGRADB also write the bias gradient (below). */
 static void compute(const desc *d, const void *alpha, const void *A,
                     const layout *a, const void *B, const layout *b,
                     const void *beta, const void *C, const layout *c, void *D,
@@ -702,6 +710,30 @@ static void compute(const desc *d, const void *alpha, const void *A,
         }
         store(Db, dl->type, i + j * (uint64_t)dl->ld, v);
       }
+  }
+  /* The bias gradient (batch 1, check's rule), in D's type, accumulated as
+   * the products are, in order of k, rounded once: BGRADA sums op(A) over
+   * k, one element per row of D (m); BGRADB sums op(B) over k, one per
+   * column of D (n). The operands as stored, without TF32's rounding. */
+  if (d->epilogue == EPILOGUE_BGRADA || d->epilogue == EPILOGUE_BGRADB) {
+    bool ga = d->epilogue == EPILOGUE_BGRADA;
+    for (uint64_t r = 0; r < (ga ? m : n); r++) {
+      float accf = 0.0f;
+      double accd = 0.0;
+      for (uint64_t l = 0; l < k; l++) {
+        uint64_t at = ga ? (d->transa ? l + r * (uint64_t)a->ld
+                                      : r + l * (uint64_t)a->ld)
+                         : (d->transb ? r + l * (uint64_t)b->ld
+                                      : l + r * (uint64_t)b->ld);
+        double x = ga ? load(A, a->type, at, false)
+                      : load(B, b->type, at, false);
+        if (f64)
+          accd += x;
+        else
+          accf += (float)x;
+      }
+      store((void *)(uintptr_t)d->bias, dl->type, r, f64 ? accd : (double)accf);
+    }
   }
 }
 

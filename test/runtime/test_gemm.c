@@ -3,11 +3,13 @@
  * its message); the exact cuBLASLt calls of the CUDA backend, through the
  * fake CUDA driver and the fake cuBLASLt, which computes each matmul in
  * cuBLASLt's column-major terms, so that every result is checked against a
- * row-major reference; the descriptor cache; empty GEMMs; k = 0; the
- * library's errors; the run-time checks (before anything is launched);
- * user scratch; pluggable drivers with and without a gemm entry; random
- * corruptions of GEMM bundles, run on a driver that checks that every GEMM
- * stays inside its buffers; and GEMMs from several threads.
+ * row-major reference; bias gradients (BGRAD_A, BGRAD_B: the gradient
+ * the fake computes, checked against exact sums); the descriptor cache;
+ * empty GEMMs; k = 0; the library's errors; the run-time checks (before
+ * anything is launched); user scratch; pluggable drivers with and without
+ * a gemm entry; random corruptions of GEMM bundles, run on a driver that
+ * checks that every GEMM stays inside its buffers; and GEMMs from several
+ * threads.
  *
  * usage: test_gemm FAKE_CUDA_PATH FAKE_CUBLASLT_PATH */
 #define _POSIX_C_SOURCE 200809L
@@ -48,7 +50,13 @@ typedef struct gcase {
   int64_t d_inter; /* > 0: D is an intermediate of that many bytes */
   uint8_t act;     /* the epilogue's activation: 0, or EPILOGUE_RELU, _GELU */
   bool aux;        /* with _GELU: result "aux" gets the pre-activation */
+  /* 0, or EPILOGUE_BGRAD_A or _BGRAD_B (then no bias, act or aux): result
+   * "db", after d and aux, gets the bias gradient (nbias elements; 0: m
+   * for BGRAD_A, n for BGRAD_B). */
+  uint8_t bgrad;
 } gcase;
+#define BGRAD_A FUSER_BUNDLE_GEMM_EPILOGUE_BGRAD_A
+#define BGRAD_B FUSER_BUNDLE_GEMM_EPILOGUE_BGRAD_B
 
 static size_t esize(uint8_t t) {
   return fuser_dtype_size((fuser_dtype)t);
@@ -74,9 +82,12 @@ static int64_t elems_b(const gcase *c) {
 static int64_t elems_d(const gcase *c) {
   return c->nd ? c->nd : reach(c->m, c->n, c->ldd, c->batch, c->sd);
 }
-static int64_t elems_bias(const gcase *c) { return c->nbias ? c->nbias : c->n; }
+static int64_t elems_bias(const gcase *c) {
+  return c->nbias ? c->nbias : c->bgrad == BGRAD_A ? c->m : c->n;
+}
 
-/* "mm": arguments a, b (and bias), result d (or an intermediate D), each
+/* "mm": arguments a, b (and bias), result d (or an intermediate D, after
+ * the results), then aux, then db (a bias gradient), each
  * rank 1 with the elements it needs; r0..r9 are m, n, k, batch, lda, ldb,
  * ldd, stride_a, stride_b, stride_d (CONSTs, instructions 0..9), r10 = 1
  * and r11 = 0 (grid, block, shared memory of the launches), r12 the bytes
@@ -90,7 +101,7 @@ static void mm_bundle(bw_bundle *bb, const gcase *c) {
   bw_fusion *f = &bb->fusions[0];
   f->name = "mm";
   f->num_args = c->bias ? 3 : 2;
-  f->num_results = (c->d_inter ? 0 : 1) + (c->aux ? 1 : 0);
+  f->num_results = (c->d_inter ? 0 : 1) + (c->aux ? 1 : 0) + (c->bgrad ? 1 : 0);
   f->num_inter = c->d_inter ? 1 : 0;
   f->num_regs = 13;
   f->num_dyn = BW_NONE;
@@ -98,10 +109,12 @@ static void mm_bundle(bw_bundle *bb, const gcase *c) {
   f->tensors[0] = (bw_tensor){"a", c->ab, 1, {c->dyn_a ? -1 : elems_a(c)}};
   f->tensors[1] = (bw_tensor){"b", c->ab, 1, {elems_b(c)}};
   if (c->bias) f->tensors[2] = (bw_tensor){"bias", c->dd, 1, {elems_bias(c)}};
-  uint32_t d = f->num_args;
+  uint32_t d = f->num_args + (c->d_inter ? f->num_results : 0);
   if (!c->d_inter) f->tensors[d] = (bw_tensor){"d", c->dd, 1, {elems_d(c)}};
-  uint32_t aux = d + (c->d_inter ? 0 : 1);
+  uint32_t aux = f->num_args + (c->d_inter ? 0 : 1);
   if (c->aux) f->tensors[aux] = (bw_tensor){"aux", c->dd, 1, {elems_d(c)}};
+  uint32_t db = aux + (c->aux ? 1 : 0);
+  if (c->bgrad) f->tensors[db] = (bw_tensor){"db", c->dd, 1, {elems_bias(c)}};
   const int64_t v[10] = {c->m,   c->n,   c->k,  c->batch, c->lda,
                          c->ldb, c->ldd, c->sa, c->sb,    c->sd};
   uint32_t n = 0;
@@ -120,12 +133,13 @@ static void mm_bundle(bw_bundle *bb, const gcase *c) {
   f->launches[0] = (bw_launch){"k", 1, {{BW_PTR, d}}, {10, 10, 10},
                                {10, 10, 10}, 11};
   f->num_gemms = 1;
-  f->gemms[0] = (bw_gemm){0, 1, d, c->bias ? 2 : BW_NONE, 0, 1, 2, 3, 4, 5,
-                          6, 7, 8, 9, c->ab, c->dd, c->flags,
+  f->gemms[0] = (bw_gemm){0, 1, d, c->bias ? 2 : c->bgrad ? db : BW_NONE, 0, 1,
+                          2, 3, 4, 5, 6, 7, 8, 9, c->ab, c->dd, c->flags,
                           (uint8_t)((c->bias ? FUSER_BUNDLE_GEMM_EPILOGUE_BIAS
                                              : FUSER_BUNDLE_GEMM_EPILOGUE_NONE) |
                                     c->act |
-                                    (c->aux ? FUSER_BUNDLE_GEMM_EPILOGUE_AUX : 0)),
+                                    (c->aux ? FUSER_BUNDLE_GEMM_EPILOGUE_AUX : 0) |
+                                    c->bgrad),
                           c->aux ? aux : 0};
 }
 
@@ -208,20 +222,41 @@ static double reference(const gcase *c, const unsigned char *A,
   return (double)v;
 }
 
+/* Element r of the case's bias gradient, as the GEMM record defines it:
+ * the sum over l < k of opA(A)[r, l] (BGRAD_A) or opB(B)[l, r] (BGRAD_B),
+ * in the accumulation type, in order of l (put rounds it once). */
+static double grad_reference(const gcase *c, const unsigned char *A,
+                             const unsigned char *B, int64_t r) {
+  bool ta = c->flags & TRANS_A, tb = c->flags & TRANS_B;
+  float accf = 0.0f;
+  double accd = 0.0;
+  for (int64_t l = 0; l < c->k; l++) {
+    double x = c->bgrad == BGRAD_A
+                   ? get(c->ab, A, ta ? l * c->lda + r : r * c->lda + l)
+                   : get(c->ab, B, tb ? r * c->ldb + l : l * c->ldb + r);
+    if (c->ab == F64)
+      accd += x;
+    else
+      accf += (float)x;
+  }
+  return c->ab == F64 ? accd : (double)accf;
+}
+
 /* ---- running a case on the fake CUDA driver and the fake cuBLASLt ------- */
 
 typedef struct mm {
   fuser_rt *rt;
   fuser_bundle *b;
   const fuser_fusion *f;
-  uint64_t dev[5]; /* a, b, bias, d, aux (0 when there is none) */
+  uint64_t dev[5]; /* a, b, bias (or db), d, aux (0 when there is none) */
   size_t bytes[5];
   unsigned char *host[5];
 } mm;
 
-/* Loads the case's fusion (module loaded), allocates a, b, bias and d in
- * that order (buf0, buf1, buf2, buf3 in the fake's log, d buf2 without a
- * bias), fills the inputs and D with 0xff bytes (NaN) and clears the log. */
+/* Loads the case's fusion (module loaded), allocates a, b, bias (or the
+ * bias gradient db) and d in that order (buf0, buf1, buf2, buf3 in the
+ * fake's log, d buf2 without either), fills the inputs, and the outputs
+ * (D, aux, db) with 0xff bytes (NaN), and clears the log. */
 static bool mm_setup(mm *s, const gcase *c, fuser_rt *rt) {
   memset(s, 0, sizeof *s);
   s->rt = rt;
@@ -235,18 +270,19 @@ static bool mm_setup(mm *s, const gcase *c, fuser_rt *rt) {
   if (!ok) return false;
   s->f = fuser_bundle_find_fusion(s->b, "mm");
   EXPECT_OK(fuser_fusion_prepare(s->f));
-  int64_t n[5] = {elems_a(c), elems_b(c), c->bias ? elems_bias(c) : 0,
+  int64_t n[5] = {elems_a(c), elems_b(c),
+                  c->bias || c->bgrad ? elems_bias(c) : 0,
                   c->d_inter ? 0 : elems_d(c), c->aux ? elems_d(c) : 0};
   uint8_t t[5] = {c->ab, c->ab, c->dd, c->dd, c->dd};
   for (int q = 0; q < 5; q++) {
-    if (q == 2 && !c->bias) continue;
+    if (q == 2 && !c->bias && !c->bgrad) continue;
     if (q == 3 && c->d_inter) continue;
     if (q == 4 && !c->aux) continue;
     s->bytes[q] = (size_t)n[q] * esize(t[q]);
     s->host[q] = malloc(s->bytes[q] + 1);
     for (int64_t i = 0; i < n[q]; i++)
       put(t[q], s->host[q], i, value(i, q, q < 2 && (c->flags & TF32)));
-    if (q >= 3) memset(s->host[q], 0xff, s->bytes[q]);
+    if (q >= 3 || (q == 2 && c->bgrad)) memset(s->host[q], 0xff, s->bytes[q]);
     EXPECT_OK(fuser_mem_alloc(rt, s->bytes[q] ? s->bytes[q] : 1, &s->dev[q]));
     EXPECT_OK(fuser_mem_copy_h2d(rt, s->dev[q], s->host[q], s->bytes[q]));
   }
@@ -258,9 +294,13 @@ static fuser_error *mm_run(const mm *s, const gcase *c, void *stream,
                            const fuser_run_options *ro) {
   uint64_t args[3] = {s->dev[0], s->dev[1], s->dev[2]};
   int64_t dims[1] = {elems_a(c)};
-  uint64_t results[2] = {s->dev[3], s->dev[4]};
-  return fuser_run(s->f, args, c->d_inter ? (c->aux ? &s->dev[4] : NULL) : results, dims,
-                   c->dyn_a ? 1 : 0, stream, ro);
+  uint64_t results[3];
+  size_t nr = 0;
+  if (!c->d_inter) results[nr++] = s->dev[3];
+  if (c->aux) results[nr++] = s->dev[4];
+  if (c->bgrad) results[nr++] = s->dev[2];
+  return fuser_run(s->f, args, nr ? results : NULL, dims, c->dyn_a ? 1 : 0,
+                   stream, ro);
 }
 
 /* D (q 3), or the pre-activation (q 4), read back against the reference;
@@ -293,9 +333,37 @@ static void mm_check_one(const mm *s, const gcase *given, const char *what, int 
   free(want);
 }
 
+/* The bias gradient (q 2) read back against grad_reference, and against
+ * `exact` (its values worked out by hand) unless NULL; the elements past
+ * its m or n untouched. */
+static void mm_check_grad(const mm *s, const gcase *c, const char *what,
+                          const double *exact) {
+  size_t bytes = s->bytes[2], es = esize(c->dd), bad = 0;
+  int64_t count = c->bgrad == BGRAD_A ? c->m : c->n;
+  unsigned char *g = malloc(bytes + 1), *want = malloc(bytes + 1);
+  EXPECT_OK(fuser_mem_copy_d2h(s->rt, g, s->dev[2], bytes));
+  memset(want, 0xff, bytes);
+  for (int64_t r = 0; r < count; r++)
+    put(c->dd, want, r, grad_reference(c, s->host[0], s->host[1], r));
+  for (size_t e = 0; e < bytes / es; e++)
+    if (memcmp(g + e * es, want + e * es, es) != 0 ||
+        (exact && (int64_t)e < count && get(c->dd, g, (int64_t)e) != exact[e])) {
+      if (bad++ < 4)
+        fprintf(stderr, "%s: bias gradient element %zu is %g, expected %g\n",
+                what, e, get(c->dd, g, (int64_t)e),
+                exact && (int64_t)e < count ? exact[e]
+                                            : get(c->dd, want, (int64_t)e));
+    }
+  if (!CHECK(bad == 0))
+    fprintf(stderr, "%s: %zu elements of the bias gradient wrong\n", what, bad);
+  free(g);
+  free(want);
+}
+
 static void mm_check(const mm *s, const gcase *c, const char *what) {
   mm_check_one(s, c, what, 3);
   if (c->aux) mm_check_one(s, c, what, 4);
+  if (c->bgrad) mm_check_grad(s, c, what, NULL);
 }
 
 static void mm_down(mm *s) {
@@ -324,10 +392,12 @@ static void mm_down(mm *s) {
       "cublasLtMatmulPreferenceDestroy pref0"
 
 /* Runs the case twice on stream 0x42: the first call's log must be
- * `first` (NULL-terminated), the second only `again` (the cached matmul),
- * and D the reference both times. */
-static void run_case(const char *what, const gcase *c,
-                     const char *const *first, const char *again) {
+ * `first` (NULL-terminated), the second only `again` (the cached matmul,
+ * after the bias pointer of a bias gradient), and D (and the gradient)
+ * the reference both times, and `exact` with a gradient (unless NULL). */
+static void run_case_exact(const char *what, const gcase *c,
+                           const char *const *first,
+                           const char *const *again, const double *exact) {
   mm s;
   if (!mm_setup(&s, c, tl_fake_rt(fake))) {
     mm_down(&s);
@@ -338,23 +408,29 @@ static void run_case(const char *what, const gcase *c,
     if (!tl_expect_log(__FILE__, __LINE__, first))
       fprintf(stderr, "  (case %s)\n", what);
     mm_check(&s, c, what);
+    if (c->bgrad && exact) mm_check_grad(&s, c, what, exact);
   }
   long creates = tl_fake_hook(fake_lt, "fuser_fake_cublaslt_creates");
   memset(s.host[3], 0xff, s.bytes[3]);
   EXPECT_OK(fuser_mem_copy_h2d(s.rt, s.dev[3], s.host[3], s.bytes[3]));
+  if (c->bgrad) { /* written again, not left from the first run */
+    memset(s.host[2], 0xff, s.bytes[2]);
+    EXPECT_OK(fuser_mem_copy_h2d(s.rt, s.dev[2], s.host[2], s.bytes[2]));
+  }
   tl_log_clear();
   if (EXPECT_OK(mm_run(&s, c, stream, NULL))) {
-    const char *const second[] = {again, NULL};
-    if (!tl_expect_log(__FILE__, __LINE__, second))
+    if (!tl_expect_log(__FILE__, __LINE__, again))
       fprintf(stderr, "  (case %s, second run)\n", what);
     mm_check(&s, c, what);
+    if (c->bgrad && exact) mm_check_grad(&s, c, what, exact);
   }
   /* The cache: a second run creates no descriptor, layout or preference. */
   CHECK(tl_fake_hook(fake_lt, "fuser_fake_cublaslt_creates") == creates);
   mm_down(&s);
 }
 #define RUN_CASE(what, c, again, ...)                                        \
-  run_case(what, c, (const char *const[]){__VA_ARGS__, NULL}, again)
+  run_case_exact(what, c, (const char *const[]){__VA_ARGS__, NULL},        \
+                 (const char *const[]){again, NULL}, NULL)
 
 /* ---- the exact cuBLASLt calls ----------------------------------------------- */
 
@@ -363,7 +439,7 @@ static void test_calls(void) {
    * = B^T (5 x 4) @ A^T (4 x 3): its A is our B (buf1), its B our A
    * (buf0), neither transposed. */
   gcase plain = {F32, F32, 0, false, 3, 5, 4, 1, 4, 5, 5, 0, 0, 0, 0, 0, 0, 0,
-                 false, false, 0, 0, false};
+                 false, false, 0, 0, false, 0};
   RUN_CASE("plain", &plain,
            "cublasLtMatmul lt0 desc0 alpha=1 A=buf1 layout0 B=buf0 layout1 "
            "beta=0 C=buf2 layout2 D=buf2 layout2 workspace=buf3 bytes=" WS
@@ -444,9 +520,10 @@ static void expect_lines(const char *what, const char *const *want) {
 }
 
 /* Runs the case once on stream 0x42, checks the lines (in order, among
- * others) and D, then once more: only the matmul again. */
-static void run_lines(const char *what, const gcase *c,
-                      const char *const *want) {
+ * others) and D (and a bias gradient, also against `exact` unless NULL),
+ * then once more: only the matmul again. */
+static void run_lines_exact(const char *what, const gcase *c,
+                            const char *const *want, const double *exact) {
   mm s;
   if (!mm_setup(&s, c, tl_fake_rt(fake))) {
     mm_down(&s);
@@ -456,24 +533,35 @@ static void run_lines(const char *what, const gcase *c,
   if (EXPECT_OK(mm_run(&s, c, stream, NULL))) {
     expect_lines(what, want);
     mm_check(&s, c, what);
+    if (c->bgrad && exact) mm_check_grad(&s, c, what, exact);
   }
   long creates = tl_fake_hook(fake_lt, "fuser_fake_cublaslt_creates");
-  if (EXPECT_OK(mm_run(&s, c, stream, NULL))) mm_check(&s, c, what);
+  if (c->bgrad) { /* written again, not left from the first run */
+    memset(s.host[2], 0xff, s.bytes[2]);
+    EXPECT_OK(fuser_mem_copy_h2d(s.rt, s.dev[2], s.host[2], s.bytes[2]));
+  }
+  if (EXPECT_OK(mm_run(&s, c, stream, NULL))) {
+    mm_check(&s, c, what);
+    if (c->bgrad && exact) mm_check_grad(&s, c, what, exact);
+  }
   CHECK(tl_fake_hook(fake_lt, "fuser_fake_cublaslt_creates") == creates);
-  /* The matmul, and this call's bias and pre-activation pointers set on
-   * the cached descriptor. */
+  /* The matmul, and this call's bias (or bias gradient) and pre-activation
+   * pointers set on the cached descriptor. */
   CHECK(tl_log_count("cublasLtMatmul ") == 1 &&
-        tl_log_count("cublasLt") == 1u + (c->bias ? 1u : 0u) + (c->aux ? 1u : 0u));
+        tl_log_count("cublasLt") ==
+            1u + (c->bias || c->bgrad ? 1u : 0u) + (c->aux ? 1u : 0u));
   tl_log_clear();
   mm_down(&s);
 }
 #define RUN_LINES(what, c, ...)                                              \
-  run_lines(what, c, (const char *const[]){__VA_ARGS__, NULL})
+  run_lines_exact(what, c, (const char *const[]){__VA_ARGS__, NULL}, NULL)
+#define RUN_LINES_EXACT(what, c, exact, ...)                                 \
+  run_lines_exact(what, c, (const char *const[]){__VA_ARGS__, NULL}, exact)
 
 static void test_more_calls(void) {
   /* Batched, A broadcast (stride 0): 3 x (2 x 3 = 2 x 4 @ 4 x 3). */
   gcase batched = {F32, F32, 0, false, 2, 3, 4, 3, 4, 3, 3, 0, 12, 6, 0, 0, 0,
-                   0, false, false, 0, 0, false};
+                   0, false, false, 0, 0, false, 0};
   RUN_LINES("batched", &batched,
             "cublasLtMatrixLayoutCreate type=0 rows=3 cols=4 ld=3 -> layout0",
             "cublasLtMatrixLayoutSetAttribute layout0 BATCH_COUNT=3",
@@ -489,14 +577,14 @@ static void test_more_calls(void) {
             " stream=0x42");
   /* A batched B broadcast, and D's rows 7 apart (gaps left alone). */
   gcase bcast_b = {F32, F32, 0, false, 2, 3, 4, 2, 4, 3, 7, 8, 0, 14, 0, 0, 0,
-                   0, false, false, 0, 0, false};
+                   0, false, false, 0, 0, false, 0};
   RUN_LINES("batched, B broadcast, strided D", &bcast_b,
             "cublasLtMatrixLayoutSetAttribute layout0 STRIDED_BATCH_OFFSET=0",
             "cublasLtMatrixLayoutCreate type=0 rows=3 cols=2 ld=7 -> layout2",
             "cublasLtMatrixLayoutSetAttribute layout2 STRIDED_BATCH_OFFSET=14");
   /* A linear layer: f16, x @ w^T + bias, bias and D f16. */
   gcase linear = {F16, F16, TRANS_B, true, 4, 3, 5, 1, 5, 5, 3, 0, 0, 0, 0, 0,
-                  0, 0, false, false, 0, 0, false};
+                  0, 0, false, false, 0, 0, false, 0};
   RUN_LINES("f16 linear with bias", &linear,
             "cublasLtMatmulDescCreate compute=68 scale=0 -> desc0",
             "cublasLtMatmulDescSetAttribute desc0 TRANSA=1",
@@ -538,7 +626,7 @@ static void test_more_calls(void) {
    * as D, its leading dimension D's (a multiple of 8, as cuBLASLt
    * requires); the fake computes both, the test compares both. */
   gcase gelu_aux = {F32, F32, TRANS_B, true, 3, 8, 5, 1, 5, 5, 8, 0, 0, 0, 0, 0,
-                    0, 0, false, false, 0, FUSER_BUNDLE_GEMM_EPILOGUE_GELU, true};
+                    0, 0, false, false, 0, FUSER_BUNDLE_GEMM_EPILOGUE_GELU, true, 0};
   RUN_LINES("bias and gelu keeping its input", &gelu_aux,
             "cublasLtMatmulDescSetAttribute desc0 EPILOGUE=164",
             "cublasLtMatmulDescSetAttribute desc0 EPILOGUE_AUX_POINTER=buf4",
@@ -575,12 +663,12 @@ static void test_more_calls(void) {
   /* TF32: f32 operands with 10-bit mantissas (the fake rounds them, as the
    * tensor cores do; the reference too). */
   gcase tf32 = {F32, F32, TF32, false, 3, 5, 4, 1, 4, 5, 5, 0, 0, 0, 0, 0, 0,
-                0, false, false, 0, 0, false};
+                0, false, false, 0, 0, false, 0};
   RUN_LINES("TF32", &tf32,
             "cublasLtMatmulDescCreate compute=77 scale=0 -> desc0");
   /* f64: COMPUTE_64F, f64 scale, alpha and beta. */
   gcase f64 = {F64, F64, TRANS_A | TRANS_B, true, 3, 2, 4, 1, 3, 4, 2, 0, 0,
-               0, 0, 0, 0, 0, false, false, 0, 0, false};
+               0, 0, 0, 0, 0, false, false, 0, 0, false, 0};
   RUN_LINES("f64", &f64,
             "cublasLtMatmulDescCreate compute=70 scale=1 -> desc0",
             "cublasLtMatmulDescSetAttribute desc0 TRANSA=1",
@@ -591,7 +679,7 @@ static void test_more_calls(void) {
             "cublasLtMatrixLayoutCreate type=1 rows=2 cols=3 ld=2 -> layout2");
   /* bf16 and f16 operands with an f32 D, and bf16 with a bf16 D. */
   gcase bf16_f32 = {BF16, F32, 0, true, 3, 5, 4, 1, 4, 5, 7, 0, 0, 0, 0, 0, 0,
-                    0, false, false, 0, 0, false};
+                    0, false, false, 0, 0, false, 0};
   RUN_LINES("bf16 -> f32", &bf16_f32,
             "cublasLtMatmulDescSetAttribute desc0 BIAS_DATA_TYPE=0",
             "cublasLtMatrixLayoutCreate type=14 rows=5 cols=4 ld=5 -> layout0",
@@ -604,7 +692,7 @@ static void test_more_calls(void) {
             "cublasLtMatrixLayoutCreate type=2 rows=5 cols=4 ld=5 -> layout0",
             "cublasLtMatrixLayoutCreate type=0 rows=5 cols=3 ld=7 -> layout2");
   gcase bf16 = {BF16, BF16, TRANS_A, false, 3, 5, 4, 2, 3, 5, 5, 12, 20, 15,
-                0, 0, 0, 0, false, false, 0, 0, false};
+                0, 0, 0, 0, false, false, 0, 0, false, 0};
   RUN_LINES("bf16 -> bf16", &bf16,
             "cublasLtMatrixLayoutCreate type=14 rows=5 cols=4 ld=5 -> layout0",
             "cublasLtMatrixLayoutCreate type=14 rows=3 cols=4 ld=3 -> layout1",
@@ -623,6 +711,153 @@ static void test_more_calls(void) {
                    (float)reference(&plain, a, b, NULL, 0, i, j);
     CHECK(differs);
   }
+}
+
+/* ---- bias gradients (BGRAD_A, BGRAD_B) ------------------------------------ */
+
+/* A training step's linear backward: dW = dy^T @ x with db = the sums of
+ * dy's rows, one GEMM. Row-major: A is dy stored k x m (TRANS_A: k tokens
+ * of m outputs), B is x (k x n); BGRAD_A writes db[i] = sum over l of
+ * opA(A)[i, l]. cuBLASLt's B is our A, so it is its BGRADB (512), the
+ * bias pointer the gradient's buffer and BIAS_DATA_TYPE D's type. The
+ * fake computes the gradient in cuBLASLt's terms; the sums are also
+ * worked out by hand here (a = value(i, 0): -0.5 -1.5 2 1 0 -1 -2 1.5 0.5
+ * -0.5 -1.5 2; b = value(i, 1): 2 1 0 -1 -2 1.5 0.5 -0.5 -1.5 2 1 0 -1 -2
+ * 1.5 0.5 -0.5 -1.5 2 1), so that the fake and the reference can't agree
+ * on a wrong mapping. */
+static void expect_run_error(const gcase *c, fuser_error_code code,
+                             const char *m1, const char *m2, const char *m3);
+
+static void test_bgrad_calls(void) {
+  /* a stored 4 x 3 (lda 3): db[i] = a[i] + a[3 + i] + a[6 + i] + a[9 + i] */
+  static const double dy_rows[3] = {-2.0, -1.5, 3.5};
+  gcase ga = {F32, F32, TRANS_A, false, 3, 5, 4, 1, 3, 5, 5, 0, 0, 0, 0, 0,
+              0, 0, false, false, 0, 0, false, BGRAD_A};
+  /* a = buf0, b = buf1, db = buf2, d = buf3, the workspace buf4. */
+  run_case_exact(
+      "BGRAD_A, TRANS_A", &ga,
+      (const char *const[]){
+          "cuMemAlloc_v2 bytes=" WS " -> buf4",
+          "cublasLtCreate -> lt0",
+          "cublasLtMatmulDescCreate compute=68 scale=0 -> desc0",
+          "cublasLtMatmulDescSetAttribute desc0 TRANSA=0",
+          "cublasLtMatmulDescSetAttribute desc0 TRANSB=1",
+          "cublasLtMatmulDescSetAttribute desc0 EPILOGUE=512",
+          "cublasLtMatmulDescSetAttribute desc0 BIAS_DATA_TYPE=0",
+          "cublasLtMatmulDescSetAttribute desc0 BIAS_POINTER=buf2",
+          "cublasLtMatrixLayoutCreate type=0 rows=5 cols=4 ld=5 -> layout0",
+          "cublasLtMatrixLayoutCreate type=0 rows=3 cols=4 ld=3 -> layout1",
+          "cublasLtMatrixLayoutCreate type=0 rows=5 cols=3 ld=5 -> layout2",
+          PREF_AND_HEURISTIC(256, 256, 256),
+          "cublasLtMatmulDescSetAttribute desc0 BIAS_POINTER=buf2",
+          "cublasLtMatmul lt0 desc0 alpha=1 A=buf1 layout0 B=buf0 layout1 "
+          "beta=0 C=buf3 layout2 D=buf3 layout2 workspace=buf4 bytes=" WS
+          " stream=0x42",
+          NULL},
+      (const char *const[]){
+          "cublasLtMatmulDescSetAttribute desc0 BIAS_POINTER=buf2",
+          "cublasLtMatmul lt0 desc0 alpha=1 A=buf1 layout0 B=buf0 layout1 "
+          "beta=0 C=buf3 layout2 D=buf3 layout2 workspace=buf4 bytes=" WS
+          " stream=0x42",
+          NULL},
+      dy_rows);
+  /* The same sums in bf16 and f16 (exact in both), the gradient in D's
+   * dtype: BIAS_DATA_TYPE 14, 2, and 0 for f16 operands with an f32 D. */
+  gcase gbf = ga;
+  gbf.ab = gbf.dd = BF16;
+  RUN_LINES_EXACT("BGRAD_A, TRANS_A, bf16", &gbf, dy_rows,
+                  "cublasLtMatmulDescSetAttribute desc0 TRANSB=1",
+                  "cublasLtMatmulDescSetAttribute desc0 EPILOGUE=512",
+                  "cublasLtMatmulDescSetAttribute desc0 BIAS_DATA_TYPE=14",
+                  "cublasLtMatmulDescSetAttribute desc0 BIAS_POINTER=buf2",
+                  "cublasLtMatrixLayoutCreate type=14 rows=5 cols=4 ld=5 -> layout0",
+                  "cublasLtMatrixLayoutCreate type=14 rows=3 cols=4 ld=3 -> layout1",
+                  "cublasLtMatrixLayoutCreate type=14 rows=5 cols=3 ld=5 -> layout2",
+                  "cublasLtMatmulDescSetAttribute desc0 BIAS_POINTER=buf2");
+  gcase gf16 = ga;
+  gf16.ab = gf16.dd = F16;
+  RUN_LINES_EXACT("BGRAD_A, TRANS_A, f16", &gf16, dy_rows,
+                  "cublasLtMatmulDescSetAttribute desc0 EPILOGUE=512",
+                  "cublasLtMatmulDescSetAttribute desc0 BIAS_DATA_TYPE=2",
+                  "cublasLtMatrixLayoutCreate type=2 rows=3 cols=4 ld=3 -> layout1");
+  gcase gf16_f32 = gf16;
+  gf16_f32.dd = F32;
+  RUN_LINES_EXACT("BGRAD_A, TRANS_A, f16 -> f32", &gf16_f32, dy_rows,
+                  "cublasLtMatmulDescSetAttribute desc0 EPILOGUE=512",
+                  "cublasLtMatmulDescSetAttribute desc0 BIAS_DATA_TYPE=0",
+                  "cublasLtMatrixLayoutCreate type=2 rows=3 cols=4 ld=3 -> layout1",
+                  "cublasLtMatrixLayoutCreate type=0 rows=5 cols=3 ld=5 -> layout2");
+  /* Without TRANS_A: a is 3 x 4 (lda 4), db[i] = a[4i] + ... + a[4i + 3];
+   * the gradient's buffer larger than m (the rest untouched). */
+  static const double a_rows[3] = {1.0, -1.5, 0.5};
+  gcase ga_n = {F32, F32, 0, false, 3, 5, 4, 1, 4, 5, 5, 0, 0, 0, 0, 0, 0, 5,
+                false, false, 0, 0, false, BGRAD_A};
+  RUN_LINES_EXACT("BGRAD_A", &ga_n, a_rows,
+                  "cublasLtMatmulDescSetAttribute desc0 TRANSA=0",
+                  "cublasLtMatmulDescSetAttribute desc0 TRANSB=0",
+                  "cublasLtMatmulDescSetAttribute desc0 EPILOGUE=512",
+                  "cublasLtMatrixLayoutCreate type=0 rows=4 cols=3 ld=4 -> layout1");
+  /* BGRAD_B, the sums of opB(B)'s columns, n of them: cuBLASLt's A is our
+   * B, its BGRADA (256). b is 4 x 5 (ldb 5): db[j] = b[j] + b[5 + j] +
+   * b[10 + j] + b[15 + j]. */
+  static const double b_cols[5] = {5.0, 1.0, -3.0, -2.5, 2.5};
+  gcase gb = {F32, F32, 0, false, 3, 5, 4, 1, 4, 5, 5, 0, 0, 0, 0, 0, 0, 0,
+              false, false, 0, 0, false, BGRAD_B};
+  RUN_LINES_EXACT("BGRAD_B", &gb, b_cols,
+                  "cublasLtMatmulDescSetAttribute desc0 TRANSA=0",
+                  "cublasLtMatmulDescSetAttribute desc0 TRANSB=0",
+                  "cublasLtMatmulDescSetAttribute desc0 EPILOGUE=256",
+                  "cublasLtMatmulDescSetAttribute desc0 BIAS_DATA_TYPE=0",
+                  "cublasLtMatmulDescSetAttribute desc0 BIAS_POINTER=buf2",
+                  "cublasLtMatrixLayoutCreate type=0 rows=5 cols=4 ld=5 -> layout0",
+                  "cublasLtMatmulDescSetAttribute desc0 BIAS_POINTER=buf2",
+                  "cublasLtMatmul lt0 desc0 alpha=1 A=buf1 layout0 B=buf0 layout1 "
+                  "beta=0 C=buf3 layout2 D=buf3 layout2 workspace=buf4 bytes=" WS
+                  " stream=0x42");
+  /* With TRANS_B (b stored 5 x 4, ldb 4): db[j] = b[4j] + ... + b[4j + 3];
+   * and in f64 (COMPUTE_64F, the gradient f64). */
+  static const double bt_cols[5] = {2.0, -0.5, 1.5, -1.0, 1.0};
+  gcase gbt = gb;
+  gbt.flags = TRANS_B;
+  gbt.ldb = 4;
+  RUN_LINES_EXACT("BGRAD_B, TRANS_B", &gbt, bt_cols,
+                  "cublasLtMatmulDescSetAttribute desc0 TRANSA=1",
+                  "cublasLtMatmulDescSetAttribute desc0 TRANSB=0",
+                  "cublasLtMatmulDescSetAttribute desc0 EPILOGUE=256",
+                  "cublasLtMatrixLayoutCreate type=0 rows=4 cols=5 ld=4 -> layout0");
+  gcase gbt64 = gbt;
+  gbt64.ab = gbt64.dd = F64;
+  RUN_LINES_EXACT("BGRAD_B, TRANS_B, f64", &gbt64, bt_cols,
+                  "cublasLtMatmulDescCreate compute=70 scale=1 -> desc0",
+                  "cublasLtMatmulDescSetAttribute desc0 EPILOGUE=256",
+                  "cublasLtMatmulDescSetAttribute desc0 BIAS_DATA_TYPE=1",
+                  "cublasLtMatrixLayoutCreate type=1 rows=4 cols=5 ld=4 -> layout0");
+  /* An empty D of an empty gradient has nothing to do: BGRAD_A with m = 0,
+   * BGRAD_B with n = 0, no call. */
+  gcase none[2] = {ga, gb};
+  none[0].m = 0, none[1].n = 0;
+  for (int q = 0; q < 2; q++) {
+    mm s;
+    if (mm_setup(&s, &none[q], tl_fake_rt(fake))) {
+      EXPECT_OK(mm_run(&s, &none[q], NULL, NULL));
+      EXPECT_NO_LOG();
+    }
+    mm_down(&s);
+  }
+  /* A failing heuristic names the gradient in the GEMM it describes. */
+  setenv("FUSER_FAKE_CUBLASLT_FAIL", "no_algorithm", 1);
+  expect_run_error(&ga, FUSER_ERROR_DRIVER,
+                   "fusion 'mm': instruction 12 (GEMM): cuBLASLt has no "
+                   "algorithm for batch 1 of D (3 x 5, f32) = A^T (3 x 4, "
+                   "f32) @ B (4 x 5, f32), bias gradient of A (lda 3, ldb 5, "
+                   "ldd 5, batch strides 0, 0, 0; A, B and D aligned to 256, "
+                   "256 and 256 bytes) (cublasLtMatmulAlgoGetHeuristic found "
+                   "none)",
+                   "", "");
+  expect_run_error(&gbt, FUSER_ERROR_DRIVER,
+                   "@ B^T (4 x 5, f32), bias gradient of B (lda 4, ldb 4,", "",
+                   "");
+  unsetenv("FUSER_FAKE_CUBLASLT_FAIL");
 }
 
 /* ---- the cache ---------------------------------------------------------------- */
@@ -757,9 +992,9 @@ static void test_cache(void) {
 static void test_empty(void) {
   /* n = 0 and batch = 0: nothing to do, no call, no workspace. */
   gcase n0 = {F32, F32, 0, false, 3, 0, 4, 1, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0,
-              false, false, 0, 0, false};
+              false, false, 0, 0, false, 0};
   gcase b0 = {F32, F32, 0, false, 3, 5, 4, 0, 4, 5, 5, 0, 0, 0, 0, 0, 0, 0,
-              false, false, 0, 0, false};
+              false, false, 0, 0, false, 0};
   const gcase *cases[2] = {&n0, &b0};
   for (int q = 0; q < 2; q++) {
     mm s;
@@ -774,7 +1009,7 @@ static void test_empty(void) {
    * batches one after the other at the rows' pitch: one 2D memset of 6
    * rows, on the stream, and no cuBLASLt. */
   gcase k0 = {F32, F32, 0, false, 3, 5, 0, 2, 1, 5, 7, 0, 0, 21, 0, 0, 0, 0,
-              false, false, 0, 0, false};
+              false, false, 0, 0, false, 0};
   mm s;
   if (mm_setup(&s, &k0, tl_fake_rt(fake))) {
     if (EXPECT_OK(mm_run(&s, &k0, (void *)(uintptr_t)0x42, NULL))) {
@@ -799,7 +1034,7 @@ static void test_empty(void) {
   /* With a bias: every row of D is the bias (f16), copied after waiting for
    * the stream. */
   gcase k0b = {F16, F16, TRANS_B, true, 3, 4, 0, 1, 1, 1, 6, 0, 0, 0, 0, 0, 0,
-               0, false, false, 0, 0, false};
+               0, false, false, 0, 0, false, 0};
   if (mm_setup(&s, &k0b, tl_fake_rt(fake))) {
     if (EXPECT_OK(mm_run(&s, &k0b, (void *)(uintptr_t)0x42, NULL))) {
       EXPECT_LOG("cuMemcpy2D_v2 dst=buf3 pitch=12 src=host pitch=8 width=8 "
@@ -834,6 +1069,40 @@ static void test_empty(void) {
     }
     mm_down(&s);
   }
+  /* A bias gradient of an empty sum: D zeros, and the gradient, written,
+   * not read, zeros too (m of them for BGRAD_A, n for BGRAD_B): one 2D
+   * memset of one row each, on the stream, and no cuBLASLt. BGRAD_A in
+   * f32 (dW = dy^T @ x over no tokens); BGRAD_B in f16, D's rows 7 apart. */
+  {
+    gcase k0ga = {F32, F32, TRANS_A, false, 3, 5, 0, 1, 3, 5, 5, 0, 0, 0, 0,
+                  0, 0, 0, false, false, 0, 0, false, BGRAD_A};
+    if (mm_setup(&s, &k0ga, tl_fake_rt(fake))) {
+      if (EXPECT_OK(mm_run(&s, &k0ga, (void *)(uintptr_t)0x42, NULL))) {
+        EXPECT_LOG("cuMemsetD2D8Async dst=buf3 pitch=20 value=0 width=20 "
+                   "height=3 stream=0x42",
+                   "cuMemsetD2D8Async dst=buf2 pitch=12 value=0 width=12 "
+                   "height=1 stream=0x42");
+        static const double zeros[5] = {0, 0, 0, 0, 0};
+        mm_check(&s, &k0ga, "k = 0, BGRAD_A");
+        mm_check_grad(&s, &k0ga, "k = 0, BGRAD_A", zeros);
+      }
+    }
+    mm_down(&s);
+    gcase k0gb = {F16, F16, TRANS_B, false, 3, 5, 0, 1, 1, 1, 7, 0, 0, 0, 0,
+                  0, 0, 0, false, false, 0, 0, false, BGRAD_B};
+    if (mm_setup(&s, &k0gb, tl_fake_rt(fake))) {
+      if (EXPECT_OK(mm_run(&s, &k0gb, (void *)(uintptr_t)0x42, NULL))) {
+        EXPECT_LOG("cuMemsetD2D8Async dst=buf3 pitch=14 value=0 width=10 "
+                   "height=3 stream=0x42",
+                   "cuMemsetD2D8Async dst=buf2 pitch=10 value=0 width=10 "
+                   "height=1 stream=0x42");
+        static const double zeros[5] = {0, 0, 0, 0, 0};
+        mm_check(&s, &k0gb, "k = 0, BGRAD_B");
+        mm_check_grad(&s, &k0gb, "k = 0, BGRAD_B", zeros);
+      }
+    }
+    mm_down(&s);
+  }
   /* A failing driver call is named. */
   setenv("FUSER_FAKE_FAIL", "sync", 1);
   if (mm_setup(&s, &k0b, tl_fake_rt(fake)))
@@ -856,7 +1125,7 @@ static void test_empty(void) {
 
 static gcase plain_case(void) {
   gcase c = {F32, F32, 0, false, 3, 5, 4, 1, 4, 5, 5, 0, 0, 0, 0, 0, 0, 0,
-             false, false, 0, 0, false};
+             false, false, 0, 0, false, 0};
   return c;
 }
 
@@ -1029,6 +1298,86 @@ static void test_run_checks(void) {
   /* The plan's arithmetic overflowing the reach. */
   x = c, x.batch = 3, x.sa = INT64_C(1) << 62, x.na = 12, x.sd = 15, x.nd = 45;
   expect_check(&x, at, "A (argument 0 'a') reaches 2^64 bytes or more");
+
+  /* A bias gradient: one batch, a D of elements (the gradient of A needs
+   * n > 0, of B m > 0), and the gradient's m or n elements in its buffer. */
+  gcase ga = {F32, F32, TRANS_A, false, 3, 5, 4, 1, 3, 5, 5, 0, 0, 0, 0, 0,
+              0, 0, false, false, 0, 0, false, BGRAD_A};
+  gcase gb = ga;
+  gb.flags = 0, gb.lda = 4, gb.bgrad = BGRAD_B;
+  x = ga, x.batch = 2, x.sa = 12, x.sb = 20, x.sd = 15;
+  expect_check(&x, at,
+               "batch = 2 (register 3) with a bias gradient of A (epilogue "
+               "16, BGRAD_A): a GEMM that writes one runs exactly one batch");
+  x = gb, x.batch = 0;
+  expect_check(&x, at,
+               "batch = 0 (register 3) with a bias gradient of B (epilogue "
+               "32, BGRAD_B): a GEMM that writes one runs exactly one batch");
+  x = ga, x.n = 0;
+  expect_check(&x, at,
+               "n = 0 (register 1) with a bias gradient of A (epilogue 16, "
+               "BGRAD_A): cuBLASLt cannot write a bias gradient for an empty "
+               "D (m x n = 3 x 0)");
+  x = gb, x.m = 0;
+  expect_check(&x, at,
+               "m = 0 (register 0) with a bias gradient of B (epilogue 32, "
+               "BGRAD_B): cuBLASLt cannot write a bias gradient for an empty "
+               "D (m x n = 0 x 5)");
+  x = ga, x.nbias = 2;
+  expect_check(&x, at,
+               "the bias gradient (result 1 'db') needs m = 3 elements of "
+               "f32, 12 bytes, but has 8 bytes in this call");
+  x = gb, x.nbias = 4;
+  expect_check(&x, at,
+               "the bias gradient (result 1 'db') needs n = 5 elements of "
+               "f32, 20 bytes, but has 16 bytes in this call");
+  /* The queries check the sizes too. */
+  x = ga, x.batch = 2, x.sa = 12, x.sb = 20, x.sd = 15;
+  {
+    mm s;
+    if (mm_setup(&s, &x, tl_fake_rt(fake))) {
+      uint64_t need;
+      EXPECT_ERR(fuser_fusion_scratch_size(s.f, NULL, NULL, NULL, 0, &need),
+                 FUSER_ERROR_OUT_OF_RANGE,
+                 "fusion 'mm': instruction 12 (GEMM): batch = 2 (register 3) "
+                 "with a bias gradient of A");
+      int64_t none[1];
+      EXPECT_ERR(fuser_fusion_infer_dims(s.f, none, 0, none),
+                 FUSER_ERROR_OUT_OF_RANGE, "batch = 2 (register 3)");
+    }
+    mm_down(&s);
+  }
+  /* The gradient in an intermediate: its ALLOC's bytes (buffer 4, after a,
+   * b, d and db; 8 bytes, where 3 f32 elements need 12). */
+  {
+    bw_bundle bb;
+    mm_bundle(&bb, &ga);
+    bw_fusion *f = &bb.fusions[0];
+    f->num_inter = 1;
+    f->instrs[12] = bw_const(12, 8);
+    f->instrs[13] = bw_op(BW_ALLOC, 0, 4, 12);
+    f->instrs[14] = bw_gemm_op(0);
+    f->num_instrs = 15;
+    f->gemms[0].bias = 4;
+    size_t n;
+    unsigned char *d = bw_write(&bb, &n, NULL);
+    fuser_rt *rt = tl_fake_rt(fake);
+    fuser_bundle *b = NULL;
+    if (rt && EXPECT_OK(fuser_bundle_load(rt, d, n, &b))) {
+      uint64_t args[2] = {0x10000, 0x20000}, res[2] = {0x30000, 0x40000};
+      EXPECT_ERR(fuser_run(fuser_bundle_find_fusion(b, "mm"), args, res, NULL,
+                           0, NULL, NULL),
+                 FUSER_ERROR_OUT_OF_RANGE,
+                 "fusion 'mm': instruction 14 (GEMM): the bias gradient "
+                 "(intermediate buffer 4) needs m = 3 elements of f32, 12 "
+                 "bytes, but has 8 bytes in this call");
+      CHECK(tl_log_count("cublasLt") == 0);
+      fuser_bundle_destroy(b);
+    }
+    fuser_rt_destroy(rt);
+    free(d);
+    tl_log_clear();
+  }
 }
 
 /* ---- user scratch --------------------------------------------------------------- */
@@ -1120,7 +1469,7 @@ static void test_pluggable(void) {
   fuser_rt *rt = NULL;
   EXPECT_OK(fuser_rt_create_with_driver(&d, NULL, &rt));
   gcase c = {F16, F32, TRANS_B, true, 3, 5, 4, 2, 4, 4, 5, 0, 20, 15, 0, 0, 0,
-             0, true, false, 0, 0, false};
+             0, true, false, 0, 0, false, 0};
   bw_bundle bb;
   mm_bundle(&bb, &c);
   size_t size;
@@ -1140,6 +1489,31 @@ static void test_pluggable(void) {
                     "launch grid=1 stream=0x42 d=0x40000\n") == 0))
     fprintf(stderr, "the recording driver's log:\n%s", plog);
   plog_len = 0;
+  /* A bias gradient: `bias` is where it goes (result 1 'db'), the
+   * epilogue 16; D the plain product. */
+  {
+    gcase g = {F32, F32, TRANS_A, false, 3, 5, 4, 1, 3, 5, 5, 0, 0, 0, 0, 0,
+               0, 0, false, false, 0, 0, false, BGRAD_A};
+    bw_bundle gbb;
+    mm_bundle(&gbb, &g);
+    size_t gsize;
+    unsigned char *gbytes = bw_write(&gbb, &gsize, NULL);
+    fuser_bundle *gb = NULL;
+    if (EXPECT_OK(fuser_bundle_load(rt, gbytes, gsize, &gb))) {
+      uint64_t gres[2] = {0x40000, 0x50000};
+      EXPECT_OK(fuser_run(fuser_bundle_find_fusion(gb, "mm"), args, gres,
+                          NULL, 0, (void *)(uintptr_t)0x42, NULL));
+      if (!CHECK(strcmp(plog,
+                        "gemm ab=7 d=7 m=3 n=5 k=4 batch=1 a=0x10000 "
+                        "b=0x20000 d=0x40000 bias=0x50000 lda=3 ldb=5 ldd=5 "
+                        "strides=0,0,0 flags=1 epilogue=16 workspace=0/0 "
+                        "stream=0x42\n") == 0))
+        fprintf(stderr, "the recording driver's log:\n%s", plog);
+      fuser_bundle_destroy(gb);
+    }
+    free(gbytes);
+    plog_len = 0;
+  }
   /* Without a scratch need: no workspace for a pluggable driver. */
   uint64_t need = 1;
   EXPECT_OK(fuser_fusion_scratch_size(f, NULL, NULL, NULL, 0, &need));
@@ -1214,7 +1588,7 @@ static void test_loader(void) {
   /* Valid, with the plan text. */
   {
     gcase lin = {F16, F32, TRANS_B, true, 3, 5, 4, 1, 4, 4, 5, 0, 0, 0, 0,
-                 0, 0, 0, false, false, 0, 0, false};
+                 0, 0, 0, false, false, 0, 0, false, 0};
     bw_bundle bb;
     mm_bundle(&bb, &lin);
     size_t n;
@@ -1276,8 +1650,9 @@ static void test_loader(void) {
     gcase bi = c;
     bi.bias = true;
     BAD_GEMM(&bi, G.epilogue = 0, (void)0, at,
-             "the bias is buffer 2 but epilogue 0 adds none; a bias needs an "
-             "epilogue with bit 0 set (1, 3, 5), else the bias is 0xFFFFFFFF");
+             "the bias is buffer 2 but epilogue 0 adds none and writes no "
+             "bias gradient; a bias needs an epilogue with bit 0 set (1, 3, "
+             "5) or a bias gradient (16, 32), else the bias is 0xFFFFFFFF");
     BAD_GEMM(&bi, G.bias = BW_NONE, (void)0, at,
              "epilogue 1 adds a bias but there is no bias buffer (0xFFFFFFFF)");
     BAD_GEMM(&bi, G.bias = 7, (void)0, at, "buffer bias 7 out of range");
@@ -1320,7 +1695,8 @@ static void test_loader(void) {
            "only");
   BAD_GEMM(&c, G.epilogue = 6, (void)0, at,
            "unknown epilogue 6 (0 none, 1 bias, 2 relu, 3 bias and relu, 4 gelu, 5 bias "
-           "and gelu, 12 gelu keeping its input, 13 bias and gelu keeping its input)");
+           "and gelu, 12 gelu keeping its input, 13 bias and gelu keeping its input, "
+           "16 bias gradient of A, 32 bias gradient of B)");
   BAD_GEMM(&c, G.epilogue = FUSER_BUNDLE_GEMM_EPILOGUE_AUX, (void)0, at,
            "unknown epilogue 8");
   BAD_GEMM(&c, (void)0, bw_put_u32(d, REC + FUSER_BUNDLE_G_AUX, 1), at,
@@ -1336,6 +1712,103 @@ static void test_loader(void) {
            "it, so it is a result or an intermediate (arguments are read-only)");
   BAD_GEMM(&c, (G.epilogue = FUSER_BUNDLE_GEMM_EPILOGUE_GELU_AUX, G.aux = 9), (void)0, at,
            "buffer the pre-activation (AUX) 9 out of range");
+  /* A bias gradient (BGRAD_A 16, BGRAD_B 32): minor 4, a bias buffer the
+   * GEMM writes (a result or an intermediate, none of A, B and D), each
+   * value alone. */
+  {
+    gcase ga = {F32, F32, TRANS_A, false, 3, 5, 4, 1, 3, 5, 5, 0, 0, 0, 0, 0,
+                0, 0, false, false, 0, 0, false, BGRAD_A};
+    gcase gb = {F32, F32, TRANS_B, false, 3, 5, 4, 1, 4, 4, 5, 0, 0, 0, 0, 0,
+                0, 0, false, false, 0, 0, false, BGRAD_B};
+    const gcase *both[2] = {&ga, &gb};
+    const char *const text[2] = {
+        "  12: gemm d = a^T @ b, bias gradient of A into db (f32 -> f32) "
+        "m=r0 n=r1 k=r2 batch=r3 lda=r4 ldb=r5 ldd=r6 stride_a=r7 "
+        "stride_b=r8 stride_d=r9\n",
+        "  12: gemm d = a @ b^T, bias gradient of B into db (f32 -> f32) "
+        "m=r0 n=r1 k=r2 batch=r3 lda=r4 ldb=r5 ldd=r6 stride_a=r7 "
+        "stride_b=r8 stride_d=r9\n"};
+    for (int q = 0; q < 2; q++) {
+      bw_bundle bb;
+      mm_bundle(&bb, both[q]);
+      size_t n;
+      unsigned char *d = bw_write(&bb, &n, NULL);
+      CHECK(d[FUSER_BUNDLE_H_MINOR] == 4);
+      fuser_bundle *b = NULL;
+      if (EXPECT_OK(fuser_bundle_load(null_rt, d, n, &b))) {
+        char plan[4096];
+        fuser_fusion_plan_text(fuser_bundle_find_fusion(b, "mm"), plan,
+                               sizeof plan);
+        if (!CHECK(strstr(plan, text[q])))
+          fprintf(stderr, "the plan text:\n%s", plan);
+        fuser_bundle_destroy(b);
+      }
+      free(d);
+    }
+    BAD_GEMM(&ga, (void)0, bw_put_u32(d, FUSER_BUNDLE_H_MINOR, 3), at,
+             "epilogue 16 writes a bias gradient (BGRAD_A), which needs "
+             "bundle format version 2.4 or later, but the header says minor "
+             "version 3");
+    BAD_GEMM(&gb, (void)0, bw_put_u32(d, FUSER_BUNDLE_H_MINOR, 1), at,
+             "epilogue 32 writes a bias gradient (BGRAD_B), which needs "
+             "bundle format version 2.4 or later, but the header says minor "
+             "version 1");
+    BAD_GEMM(&ga, G.bias = BW_NONE, (void)0, at,
+             "epilogue 16 writes a bias gradient (BGRAD_A) but there is no "
+             "bias buffer (0xFFFFFFFF) to write it to");
+    BAD_GEMM(&ga, G.bias = 9, (void)0, at, "buffer bias 9 out of range");
+    /* Buffers 0 a, 1 b (arguments), 2 d, 3 db (results). */
+    BAD_GEMM(&ga, G.bias = 0, (void)0, at,
+             "the bias gradient (BGRAD_A) is buffer 0, argument 0 'a': a GEMM "
+             "with epilogue 16 writes it, so it is a result or an "
+             "intermediate (arguments are read-only)");
+    BAD_GEMM(&gb, G.bias = 1, (void)0, at,
+             "the bias gradient (BGRAD_B) is buffer 1, argument 1 'b': a GEMM "
+             "with epilogue 32 writes it");
+    BAD_GEMM(&ga, G.a = 3, (void)0, at,
+             "the bias gradient (BGRAD_A) is buffer 3 (result 1 'db'), which "
+             "is also its A");
+    BAD_GEMM(&gb, G.b = 3, (void)0, at,
+             "the bias gradient (BGRAD_B) is buffer 3 (result 1 'db'), which "
+             "is also its B");
+    BAD_GEMM(&ga, G.bias = 2, (void)0, at,
+             "the bias gradient (BGRAD_A) is buffer 2 (result 0 'd'), which "
+             "is also its D");
+    /* An intermediate gradient: ALLOCated before the GEMM. */
+    BAD_GEMM(&ga, (bb.fusions[0].num_inter = 1, G.bias = 4), (void)0, at,
+             "bias is intermediate buffer 4, used before its ALLOC");
+    {
+      bw_bundle bb;
+      mm_bundle(&bb, &ga);
+      bw_fusion *f = &bb.fusions[0];
+      f->num_inter = 1;
+      f->instrs[12] = bw_const(12, 12);
+      f->instrs[13] = bw_op(BW_ALLOC, 0, 4, 12);
+      f->instrs[14] = bw_gemm_op(0);
+      f->num_instrs = 15;
+      f->gemms[0].bias = 4;
+      size_t n;
+      unsigned char *d = bw_write(&bb, &n, NULL);
+      EXPECT_OK(load(d, n));
+      free(d);
+    }
+    /* No AUX with it; the values alone: with another bit they are unknown. */
+    BAD_GEMM(&ga, (void)0, bw_put_u32(d, REC + FUSER_BUNDLE_G_AUX, 3), at,
+             "the field at offset 60 of its record is not 0");
+    BAD_GEMM(&ga, G.epilogue = 17, (void)0, at,
+             "unknown epilogue 17 (0 none, 1 bias, 2 relu, 3 bias and relu, "
+             "4 gelu, 5 bias and gelu, 12 gelu keeping its input, 13 bias "
+             "and gelu keeping its input, 16 bias gradient of A, 32 bias "
+             "gradient of B)");
+    BAD_GEMM(&ga, (G.epilogue = 48, bb.minor = 4), (void)0, at,
+             "unknown epilogue 48 (");
+    BAD_GEMM(&gb, (G.epilogue = 36, bb.minor = 4), (void)0, at,
+             "unknown epilogue 36 (");
+    BAD_GEMM(&ga, (G.epilogue = 24, bb.minor = 4), (void)0, at,
+             "unknown epilogue 24 (");
+    BAD_GEMM(&gb, (G.epilogue = 64, bb.minor = 4), (void)0, at,
+             "unknown epilogue 64 (");
+  }
   /* Minor 1 without a GEMM is fine; an opcode past GEMM is unknown. */
   {
     bw_bundle bb;
@@ -1422,6 +1895,8 @@ static uint64_t span(int64_t rows, int64_t cols, int64_t ld, int64_t batch,
 static fuser_error *c_gemm(void *c, const fuser_gemm *g, void *s) {
   (void)c, (void)s;
   bool ta = g->flags & TRANS_A, tb = g->flags & TRANS_B;
+  /* A bias gradient is written: m elements (BGRAD_A) or n, one batch. */
+  bool bgrad = g->epilogue == BGRAD_A || g->epilogue == BGRAD_B;
   uint64_t ab = esize((uint8_t)g->ab_dtype), dd = esize((uint8_t)g->d_dtype);
   bool ok = g->m > 0 && g->n > 0 && g->k >= 0 && g->batch > 0 &&
             g->workspace == 0 && g->workspace_bytes == 0 &&
@@ -1430,8 +1905,12 @@ static fuser_error *c_gemm(void *c, const fuser_gemm *g, void *s) {
             inside(g->b, span(tb ? g->n : g->k, tb ? g->k : g->n, g->ldb,
                               g->batch, g->stride_b, ab)) &&
             inside(g->d, span(g->m, g->n, g->ldd, g->batch, g->stride_d, dd)) &&
-            (!g->bias || inside(g->bias, (uint64_t)g->n * dd)) &&
-            ab && dd && (g->bias != 0) == ((g->epilogue & 1) != 0);
+            (!g->bias ||
+             inside(g->bias, (uint64_t)(g->epilogue == BGRAD_A ? g->m : g->n) *
+                                 dd)) &&
+            ab && dd &&
+            (g->bias != 0) == ((g->epilogue & 1) != 0 || bgrad) &&
+            (!bgrad || g->batch == 1);
   gemms_checked++;
   if (!ok) {
     gemm_escapes++;
@@ -1521,14 +2000,16 @@ static void test_fuzz(long iterations) {
   d.copy_h2d = c_h2d;
   d.copy_d2h = c_d2h;
   d.gemm = c_gemm;
-  gcase cases[3] = {
+  gcase cases[4] = {
       {F16, F32, TRANS_B, true, 3, 5, 4, 2, 4, 4, 5, 12, 0, 15, 0, 0, 0, 0,
-       true, false, 0, FUSER_BUNDLE_GEMM_EPILOGUE_GELU, false},
+       true, false, 0, FUSER_BUNDLE_GEMM_EPILOGUE_GELU, false, 0},
       {F32, F32, TRANS_A, false, 3, 5, 4, 3, 3, 5, 7, 0, 20, 21, 0, 0, 0, 0,
-       false, false, 0, FUSER_BUNDLE_GEMM_EPILOGUE_RELU, false},
+       false, false, 0, FUSER_BUNDLE_GEMM_EPILOGUE_RELU, false, 0},
       {F64, F64, 0, false, 3, 5, 4, 1, 4, 5, 5, 0, 0, 0, 0, 0, 0, 0, false,
-       false, 120, 0, false}};
-  for (int q = 0; q < 3; q++) {
+       false, 120, 0, false, 0},
+      {F32, F32, TRANS_A, false, 3, 5, 4, 1, 3, 5, 5, 0, 0, 0, 0, 0, 0, 0,
+       true, false, 0, 0, false, BGRAD_A}};
+  for (int q = 0; q < 4; q++) {
     bw_bundle bb;
     bw_layout L;
     mm_bundle(&bb, &cases[q]);
@@ -1623,6 +2104,7 @@ int main(int argc, char **argv) {
   test_loader();
   test_calls();
   test_more_calls();
+  test_bgrad_calls();
   test_cache();
   test_empty();
   test_library_errors();

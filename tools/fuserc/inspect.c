@@ -82,7 +82,7 @@ static fuser_error *recGemm(void *ctx, const fuser_gemm *g, void *stream) {
   Recorded *l = &r->launches[r->numLaunches++];
   snprintf(l->kernel, sizeof l->kernel, "GEMM (cuBLASLt)");
   snprintf(l->gemm, sizeof l->gemm,
-           "m %" PRId64 " n %" PRId64 " k %" PRId64 " batch %" PRId64 "  %s x %s -> %s%s%s%s%s%s%s",
+           "m %" PRId64 " n %" PRId64 " k %" PRId64 " batch %" PRId64 "  %s x %s -> %s%s%s%s%s%s%s%s",
            g->m, g->n, g->k, g->batch, fuser_dtype_name((fuser_dtype)g->ab_dtype),
            fuser_dtype_name((fuser_dtype)g->ab_dtype), fuser_dtype_name((fuser_dtype)g->d_dtype),
            g->flags & FUSER_BUNDLE_GEMM_FLAG_TRANS_A ? "  A transposed" : "",
@@ -92,7 +92,10 @@ static fuser_error *recGemm(void *ctx, const fuser_gemm *g, void *stream) {
            g->epilogue & FUSER_BUNDLE_GEMM_EPILOGUE_RELU   ? "  relu"
            : g->epilogue & FUSER_BUNDLE_GEMM_EPILOGUE_GELU ? "  gelu (tanh)"
                                                            : "",
-           g->epilogue & FUSER_BUNDLE_GEMM_EPILOGUE_AUX ? ", keeping its input" : "");
+           g->epilogue & FUSER_BUNDLE_GEMM_EPILOGUE_AUX ? ", keeping its input" : "",
+           g->epilogue & FUSER_BUNDLE_GEMM_EPILOGUE_BGRAD_A   ? "  + bias gradient of A"
+           : g->epilogue & FUSER_BUNDLE_GEMM_EPILOGUE_BGRAD_B ? "  + bias gradient of B"
+                                                              : "");
   return NULL;
 }
 static fuser_error *recAlloc(void *ctx, size_t bytes, uint64_t *out) {

@@ -114,6 +114,20 @@ bool isEpilogueOf(Operation *op, Operation *library);
 /// or f32, with rows of a static multiple of 8 elements (the library's
 /// rule for that buffer's strides).
 bool epilogueKeepsInput(Operation *op, Operation *library);
+/// The op whose result is a bias gradient that cuBLASLt writes beside
+/// `library`'s product (its BGRAD epilogue), when `ops` compute exactly
+/// that, else null. The form is a linear layer's backward,
+/// `dW = g2^T @ x` beside `db = sum(g)` over every dim of g but the last,
+/// where g2 is g or its reshape to rows: the sum is over the GEMM's
+/// contracted dim of its (transposed) lhs. `ops` are the sum, optionally
+/// with a cast of g to f32 before it and a cast back after it (fuser-vjp's
+/// f32 accumulation for halves, which the library does too), in the GEMM's
+/// type (f16, bf16, f32); the GEMM is one 2-D matmul whose result has a
+/// static number of columns (cuBLASLt writes no bias gradient beside an
+/// empty product). A sum that shares a kernel with other work (g computed
+/// in the fusion) stays in that kernel.
+Operation *biasGradientOf(ArrayRef<Operation *> ops, Operation *library,
+                          const ShapeAnalysis &shapes);
 /// scatter_add and index_add: each result element adds the source elements
 /// whose index names it.
 bool isScatterOp(Operation *op);

@@ -25,6 +25,12 @@ inline constexpr llvm::StringLiteral kResultViewAttr = "fuser.result_view";
 /// read: in no segment; each GEMM reads the permute's input, transposed
 /// (its trans_a or trans_b), so transposing an operand costs no kernel.
 inline constexpr llvm::StringLiteral kTransposedOperandAttr = "fuser.transposed_operand";
+/// On a fuser.reshape of a dense fusion argument that only library calls
+/// read (directly or through a transposed operand): in no segment; the
+/// GEMM reads the argument's bytes with the reshape's shape (a reshape of a
+/// row-major tensor is the same bytes), so a [B, S, H] operand read as
+/// [B*S, H] rows costs no copy kernel.
+inline constexpr llvm::StringLiteral kOperandViewAttr = "fuser.operand_view";
 
 /// One group of a segmented fusion: the ops one kernel computes.
 struct Segment {

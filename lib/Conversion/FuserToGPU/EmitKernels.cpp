@@ -186,6 +186,14 @@ static LogicalResult emitFusion(func::FuncOp fusion, gpu::GPUModuleOp module,
                                               plan.getArgument(numArgs + i));
   }
 
+  // Operands that are views (fuser-segment's kOperandViewAttr): a library
+  // call reads the argument's bytes with the reshape's shape.
+  fusion.walk([&](ReshapeOp r) {
+    if (r->hasAttr(kOperandViewAttr))
+      fe.buffers[r.getResult()] = BufferViewOp::create(
+          fe.planBuilder, fe.loc, bufferType(r.getType()), fe.buffers.lookup(r.getInput()));
+  });
+
   // Intermediates: segment outputs that are not results live in allocated
   // buffers with their computed sizes.
   for (const Segment &s : *segments)

@@ -278,14 +278,25 @@ static FailureOr<GemmShape> linearShape(FusionEmitter &fe, LinearOp l) {
 }
 
 LogicalResult mlir::fuser::emitMatmulSegment(FusionEmitter &fe, const Segment &segment) {
-  // One matmul or linear, and perhaps the activation of its epilogue.
-  Operation *op = segment.ops.front(), *epilogue = nullptr;
-  if (segment.ops.size() == 2 && isEpilogueOf(segment.ops[1], op))
-    epilogue = segment.ops[1];
-  else if (segment.ops.size() != 1)
+  // One matmul or linear, and perhaps the activation of its epilogue or
+  // the bias gradient it writes beside the product (whose ops may come
+  // before it in the block).
+  auto library = llvm::find_if(segment.ops, [](Operation *o) { return isLibraryOp(o); });
+  if (library == segment.ops.end())
+    return segment.ops.front()->emitOpError("segment ")
+           << segment.index << " is a library call segment without a matmul or linear";
+  Operation *op = *library, *epilogue = nullptr, *biasGradient = nullptr;
+  SmallVector<Operation *> rest;
+  for (Operation *other : segment.ops)
+    if (other != op)
+      rest.push_back(other);
+  if (rest.size() == 1 && isEpilogueOf(rest.front(), op))
+    epilogue = rest.front();
+  else if (!rest.empty() && !(biasGradient = biasGradientOf(rest, op, fe.shapes)))
     return op->emitOpError("segment ")
            << segment.index << " is a library call with " << segment.ops.size()
-           << " ops; it holds one matmul or linear and at most the activation of its epilogue";
+           << " ops; it holds one matmul or linear and at most the activation of its epilogue "
+              "or the bias gradient it writes";
   FailureOr<GemmShape> shape;
   Value a, b, bias;
   if (auto mm = dyn_cast<MatmulOp>(op)) {
@@ -334,6 +345,9 @@ LogicalResult mlir::fuser::emitMatmulSegment(FusionEmitter &fe, const Segment &s
       return failure();
     auxBuffer = *buf;
   }
+  // A bias gradient is written where the bias would be read.
+  if (biasGradient)
+    bias = biasGradient->getResult(0);
   Value biasBuffer;
   if (bias) {
     FailureOr<Value> buf = bufferOf(bias, false);
@@ -360,9 +374,16 @@ LogicalResult mlir::fuser::emitMatmulSegment(FusionEmitter &fe, const Segment &s
   GemmOp gemm = GemmOp::create(fe.planBuilder, op->getLoc(), *ab, *bb, *db, biasBuffer, auxBuffer, m, n, k,
                                batch, lda, ldb, ldd, strideA, strideB, strideD,
                                /*trans_a=*/UnitAttr(), /*trans_b=*/UnitAttr(),
-                               /*allow_tf32=*/UnitAttr(), /*activation=*/StringAttr());
-  if (fe.allowTf32 && cast<RankedTensorType>(a.getType()).getElementType().isF32())
+                               /*allow_tf32=*/UnitAttr(), /*activation=*/StringAttr(),
+                               /*bias_grad=*/StringAttr());
+  // TF32 is a permission, not a duty: a GEMM that writes a bias gradient
+  // multiplies in full f32, so the gradient is the sum of the operand's
+  // own values (what cuBLASLt sums of a TF32 operand is not documented).
+  if (fe.allowTf32 && !biasGradient && cast<RankedTensorType>(a.getType()).getElementType().isF32())
     gemm.setAllowTf32(true);
+  // The lhs, summed over k: the rows of g^T.
+  if (biasGradient)
+    gemm.setBiasGrad("a");
   if (epilogue)
     gemm.setActivation(isa<ReluOp>(epilogue) ? "relu" : "gelu_tanh");
   if (g.transA)

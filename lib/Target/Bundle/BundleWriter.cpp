@@ -399,7 +399,10 @@ LogicalResult PlanTranslator::translate(Operation *op) {
           gemm.flags |= FUSER_BUNDLE_GEMM_FLAG_TRANS_B;
         if (g.getAllowTf32())
           gemm.flags |= FUSER_BUNDLE_GEMM_FLAG_TF32;
-        if (g.getBias())
+        if (auto grad = g.getBiasGrad())
+          gemm.epilogue = *grad == "a" ? FUSER_BUNDLE_GEMM_EPILOGUE_BGRAD_A
+                                       : FUSER_BUNDLE_GEMM_EPILOGUE_BGRAD_B;
+        else if (g.getBias())
           gemm.epilogue |= FUSER_BUNDLE_GEMM_EPILOGUE_BIAS;
         if (auto act = g.getActivation())
           gemm.epilogue |= *act == "relu" ? FUSER_BUNDLE_GEMM_EPILOGUE_RELU
@@ -675,16 +678,20 @@ FailureOr<std::string> mlir::fuser::writeBundle(ModuleOp module,
   w.bytes(FUSER_BUNDLE_H_MAGIC, FUSER_BUNDLE_MAGIC, FUSER_BUNDLE_MAGIC_SIZE);
   w.u32(FUSER_BUNDLE_H_VERSION, FUSER_BUNDLE_FORMAT_VERSION);
   w.u32(FUSER_BUNDLE_H_HEADER_SIZE, FUSER_BUNDLE_HEADER_SIZE);
-  // The least minor version a reader needs: 3 for a sharded fusion (GRID,
-  // COLLECTIVE), 2 for a GEMM that writes its pre-activation, 1 for any
-  // other GEMM, else 0.
-  bool anyAux = llvm::any_of(fusions, [](const Fusion &f) {
-    return llvm::any_of(f.gemms, [](const Gemm &g) {
-      return (g.epilogue & FUSER_BUNDLE_GEMM_EPILOGUE_AUX) != 0;
+  // The least minor version a reader needs: 4 for a GEMM that writes a bias
+  // gradient, 3 for a sharded fusion (GRID, COLLECTIVE), 2 for a GEMM that
+  // writes its pre-activation, 1 for any other GEMM, else 0.
+  auto anyEpilogue = [&](uint8_t bits) {
+    return llvm::any_of(fusions, [&](const Fusion &f) {
+      return llvm::any_of(f.gemms, [&](const Gemm &g) { return (g.epilogue & bits) != 0; });
     });
-  });
+  };
+  bool anyAux = anyEpilogue(FUSER_BUNDLE_GEMM_EPILOGUE_AUX);
+  bool anyBiasGrad =
+      anyEpilogue(FUSER_BUNDLE_GEMM_EPILOGUE_BGRAD_A | FUSER_BUNDLE_GEMM_EPILOGUE_BGRAD_B);
   bool anyGrid = llvm::any_of(fusions, [](const Fusion &f) { return !f.grid.empty(); });
-  w.u32(FUSER_BUNDLE_H_MINOR, anyGrid ? 3 : anyAux ? 2 : anyGemm ? 1 : 0);
+  w.u32(FUSER_BUNDLE_H_MINOR,
+        anyBiasGrad ? 4 : anyGrid ? 3 : anyAux ? 2 : anyGemm ? 1 : 0);
   w.u64(FUSER_BUNDLE_H_FILE_SIZE, size);
   w.u32(FUSER_BUNDLE_H_NUM_FUSIONS, fusions.size());
   w.u32(FUSER_BUNDLE_H_NUM_MODULES, modules.size());

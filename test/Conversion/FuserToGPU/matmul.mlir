@@ -160,3 +160,47 @@ func.func @keeps_input(%x: tensor<8x16xf32>, %w: tensor<24x16xf32>, %b: tensor<2
   %y = fuser.gelu %h approximate = tanh : tensor<8x24xf32>
   return %y, %h : tensor<8x24xf32>, tensor<8x24xf32>
 }
+
+// -----
+
+// A linear backward's bias gradient (g summed over its rows) beside its
+// weight gradient g^T @ x: one GEMM writes both, the sum into the "bias"
+// (bias_grad = "a": the lhs summed over k), and no kernel runs. It never
+// multiplies as TF32, so the gradient sums g's own values.
+// CHECK-LABEL: func.func @bias_gradient
+// CHECK-NOT: fuser.launch
+// CHECK: %[[K:.*]] = memref.dim %arg0, %c0
+// CHECK: fuser.gemm %arg1, %arg0 -> %arg2 bias %arg3 sizes(%c4, %c9, %[[K]], %c1) ld(%c4, %c9, %c9) batch_strides(%c0, %c0, %c36) {bias_grad = "a", trans_a} : memref<?x4xf32>, memref<?x9xf32>, memref<4x9xf32>, memref<4xf32>
+// CHECK-NOT: fuser.launch
+// TF32-LABEL: func.func @bias_gradient
+// TF32: fuser.gemm
+// TF32-NOT: allow_tf32
+// TF32-SAME: bias_grad = "a"
+func.func @bias_gradient(%x: tensor<?x9xf32>, %g: tensor<?x4xf32>) -> (tensor<4x9xf32>, tensor<4xf32>) {
+  %gt = fuser.permute %g perm = [1, 0] : tensor<?x4xf32> -> tensor<4x?xf32>
+  %gw = fuser.matmul %gt, %x : (tensor<4x?xf32>, tensor<?x9xf32>) -> tensor<4x9xf32>
+  %gb = fuser.sum %g dims = [0] : tensor<?x4xf32> -> tensor<4xf32>
+  return %gw, %gb : tensor<4x9xf32>, tensor<4xf32>
+}
+
+// -----
+
+// A linear backward of [B, S, H] tensors: the reshapes of the arguments to
+// rows are views of their buffers (fuser.buffer_view), no copy kernel, and
+// one GEMM writes the weight and bias gradients.
+// CHECK-LABEL: func.func @operand_views
+// CHECK-NOT: fuser.launch
+// CHECK: %[[X:.*]] = fuser.buffer_view %arg0 : memref<2x?x8xbf16> to memref<?x8xbf16>
+// CHECK: %[[G:.*]] = fuser.buffer_view %arg1 : memref<2x?x4xbf16> to memref<?x4xbf16>
+// CHECK: fuser.gemm %[[G]], %[[X]] -> %arg2 bias %arg3 {{.*}} {bias_grad = "a", trans_a}
+// CHECK-NOT: fuser.launch
+func.func @operand_views(%x: tensor<2x?x8xbf16>, %g: tensor<2x?x4xbf16>) -> (tensor<4x8xbf16>, tensor<4xbf16>) {
+  %x2 = fuser.reshape %x : tensor<2x?x8xbf16> -> tensor<?x8xbf16>
+  %g2 = fuser.reshape %g : tensor<2x?x4xbf16> -> tensor<?x4xbf16>
+  %gt = fuser.permute %g2 perm = [1, 0] : tensor<?x4xbf16> -> tensor<4x?xbf16>
+  %gw = fuser.matmul %gt, %x2 : (tensor<4x?xbf16>, tensor<?x8xbf16>) -> tensor<4x8xbf16>
+  %gf = fuser.cast %g : tensor<2x?x4xbf16> to tensor<2x?x4xf32>
+  %s = fuser.sum %gf dims = [0, 1] : tensor<2x?x4xf32> -> tensor<4xf32>
+  %gb = fuser.cast %s : tensor<4xf32> to tensor<4xbf16>
+  return %gw, %gb : tensor<4x8xbf16>, tensor<4xbf16>
+}

@@ -174,3 +174,39 @@ func.func @gemm_aux_type(%a: memref<4x8xf32>, %b: memref<8x2xf32>, %d: memref<4x
   fuser.gemm %a, %b -> %d aux %h sizes(%c, %c, %c, %c) ld(%c, %c, %c) batch_strides(%c, %c, %c) {activation = "gelu_tanh"} : memref<4x8xf32>, memref<8x2xf32>, memref<4x2xf32> aux memref<4x2xf16>
   return
 }
+
+// -----
+
+func.func @gemm_bias_grad_kind(%a: memref<8x4xf32>, %b: memref<8x2xf32>, %d: memref<4x2xf32>, %g: memref<4xf32>) {
+  %c = arith.constant 1 : index
+  // expected-error @+1 {{'fuser.gemm' op bias_grad must be "a" or "b" (the operand whose sum over k it writes), got 'c'}}
+  fuser.gemm %a, %b -> %d bias %g sizes(%c, %c, %c, %c) ld(%c, %c, %c) batch_strides(%c, %c, %c) {bias_grad = "c", trans_a} : memref<8x4xf32>, memref<8x2xf32>, memref<4x2xf32>, memref<4xf32>
+  return
+}
+
+// -----
+
+func.func @gemm_bias_grad_without_bias(%a: memref<8x4xf32>, %b: memref<8x2xf32>, %d: memref<4x2xf32>) {
+  %c = arith.constant 1 : index
+  // expected-error @+1 {{'fuser.gemm' op bias_grad writes a bias gradient, but there is no bias buffer}}
+  fuser.gemm %a, %b -> %d sizes(%c, %c, %c, %c) ld(%c, %c, %c) batch_strides(%c, %c, %c) {bias_grad = "a", trans_a} : memref<8x4xf32>, memref<8x2xf32>, memref<4x2xf32>
+  return
+}
+
+// -----
+
+func.func @gemm_bias_grad_with_activation(%a: memref<8x4xf32>, %b: memref<8x2xf32>, %d: memref<4x2xf32>, %g: memref<4xf32>) {
+  %c = arith.constant 1 : index
+  // expected-error @+1 {{'fuser.gemm' op bias_grad stands alone: no activation and no aux beside it}}
+  fuser.gemm %a, %b -> %d bias %g sizes(%c, %c, %c, %c) ld(%c, %c, %c) batch_strides(%c, %c, %c) {activation = "relu", bias_grad = "a", trans_a} : memref<8x4xf32>, memref<8x2xf32>, memref<4x2xf32>, memref<4xf32>
+  return
+}
+
+// -----
+
+func.func @gemm_bias_grad_rank(%a: memref<8x4xf32>, %b: memref<8x2xf32>, %d: memref<4x2xf32>, %g: memref<4x1xf32>) {
+  %c = arith.constant 1 : index
+  // expected-error @+1 {{'fuser.gemm' op bias_grad writes a vector; its buffer must have rank 1}}
+  fuser.gemm %a, %b -> %d bias %g sizes(%c, %c, %c, %c) ld(%c, %c, %c) batch_strides(%c, %c, %c) {bias_grad = "a", trans_a} : memref<8x4xf32>, memref<8x2xf32>, memref<4x2xf32>, memref<4x1xf32>
+  return
+}

@@ -51,4 +51,11 @@ module attributes {gpu.container_module} {
     fuser.gemm %x, %w -> %y bias %b aux %h sizes(%c, %c, %c, %c) ld(%c, %c, %c) batch_strides(%c, %c, %c) {activation = "gelu_tanh", trans_b} : memref<8x16xf32>, memref<24x16xf32>, memref<8x24xf32>, memref<24xf32> aux memref<8x24xf32>
     return
   }
+  // A GEMM that writes the bias gradient of its lhs (a linear backward's db).
+  // CHECK-LABEL: func.func @gemm_bias_grad
+  // CHECK: fuser.gemm %{{.*}}, %{{.*}} -> %{{.*}} bias %{{.*}} sizes({{.*}}) ld({{.*}}) batch_strides({{.*}}) {bias_grad = "a", trans_a} : memref<64x16xbf16>, memref<64x32xbf16>, memref<16x32xbf16>, memref<16xbf16>
+  func.func @gemm_bias_grad(%dy: memref<64x16xbf16>, %x: memref<64x32xbf16>, %dw: memref<16x32xbf16>, %db: memref<16xbf16>, %c: index) {
+    fuser.gemm %dy, %x -> %dw bias %db sizes(%c, %c, %c, %c) ld(%c, %c, %c) batch_strides(%c, %c, %c) {bias_grad = "a", trans_a} : memref<64x16xbf16>, memref<64x32xbf16>, memref<16x32xbf16>, memref<16xbf16>
+    return
+  }
 }

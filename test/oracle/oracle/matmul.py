@@ -220,6 +220,71 @@ def _epilogue_parts(t, name, rng_for):
     return parts
 
 
+# (input shape, input dims or None, out features): a linear layer's backward
+BIAS_GRADIENTS = [((8, 32), None, 16), ((13, 24), (None, 24), 12), ((2, 5, 24), None, 8),
+                  ((1, 7), None, 3), ((0, 8), (None, 8), 4), ((64, 40), None, 1)]
+
+
+def _bias_grad_parts(t, name, rng_for):
+    """A linear layer's backward as fuser-vjp writes it, dy given: dx = dy @
+    w, dW = dy^T @ x over every row, db = dy summed over the rows (in f32
+    for halves, rounded once). db and dW are one GEMM (cuBLASLt's bias
+    gradient epilogue; f64 keeps a reduction kernel), rows of a size known
+    at launch, [B, S, in] inputs through reshapes to rows, and no rows at
+    all (db is 0). References: torch.autograd.grad of F.linear in float64,
+    rounded once; dW and dx bounded as any GEMM, db by f32 accumulation of
+    the rows."""
+    rng = rng_for(name)
+    eps = 2.0 ** -53 if t == "f64" else 2.0 ** -24
+    parts = []
+    for xshape, xdims, out in BIAS_GRADIENTS:
+        inf = xshape[-1]
+        x, w = _data(t, xshape, rng), _data(t, (out, inf), rng)
+        dy = _data(t, tuple(xshape[:-1]) + (out,), rng)
+        rows = int(np.prod(xshape[:-1]))
+        tt = torch.from_numpy
+        x64 = tt(to_f64(x, t)).requires_grad_()
+        w64 = tt(to_f64(w, t)).requires_grad_()
+        b64 = torch.zeros(out, dtype=torch.float64, requires_grad=True)
+        dy64 = tt(to_f64(dy, t))
+        gx, gw, gb = torch.autograd.grad(torch.nn.functional.linear(x64, w64, b64), (x64, w64, b64), dy64)
+        ax, aw, ady = (tt(np.abs(to_f64(v, t))) for v in (x, w, dy))
+        pb = PartBuilder("linear backward %s -> %d%s" % (xshape, out,
+                                                         ", rows at launch" if xdims else ""))
+        dydims = None if xdims is None else tuple(xdims[:-1]) + (out,)
+        tx = pb.arg("x", x, t, xdims)
+        tw = pb.arg("w", w, t)
+        tdy = pb.arg("dy", dy, t, dydims)
+        rdims = (None if xdims else rows,)
+        tx2, tdy2 = mlir_type(rdims + (inf,), t), mlir_type(rdims + (out,), t)
+        pb.line("%%dx = fuser.matmul %%dy, %%w : (%s, %s) -> %s" % (tdy, tw, tx))
+        x2, dy2 = "%x", "%dy"
+        if len(xshape) > 2:
+            pb.line("%%x2 = fuser.reshape %%x : %s -> %s" % (tx, tx2))
+            pb.line("%%dy2 = fuser.reshape %%dy : %s -> %s" % (tdy, tdy2))
+            x2, dy2 = "%x2", "%dy2"
+        tdyt = mlir_type((out,) + rdims, t)
+        pb.line("%%dyt = fuser.permute %s perm = [1, 0] : %s -> %s" % (dy2, tdy2, tdyt))
+        pb.line("%%dw = fuser.matmul %%dyt, %s : (%s, %s) -> %s" % (x2, tdyt, tx2, tw))
+        lead = ", ".join(str(i) for i in range(len(xshape) - 1))
+        half = t in ("bf16", "f16")
+        if half:
+            tdyf = mlir_type(dydims or dy.shape, "f32")
+            pb.line("%%dyf = fuser.cast %%dy : %s to %s" % (tdy, tdyf))
+            pb.line("%%sf = fuser.sum %%dyf dims = [%s] : %s -> %s" % (lead, tdyf, mlir_type((out,), "f32")))
+            pb.line("%%db = fuser.cast %%sf : %s to %s" % (mlir_type((out,), "f32"), mlir_type((out,), t)))
+        else:
+            pb.line("%%db = fuser.sum %%dy dims = [%s] : %s -> %s" % (lead, tdy, mlir_type((out,), t)))
+        bx = (ady @ aw).numpy()
+        bw = (ady.reshape(rows, out).T @ ax.reshape(rows, inf)).numpy()
+        bb = ady.reshape(rows, out).sum(0).numpy()
+        pb.result("dx", gx.shape, t, from_f64(gx.numpy(), t), _rule(t, out, bx), dims=xdims)
+        pb.result("dw", (out, inf), t, from_f64(gw.numpy(), t), _rule(t, rows, bw))
+        pb.result("db", (out,), t, from_f64(gb.numpy(), t), _rule(t, rows, bb))
+        parts.append(pb.part())
+    return parts
+
+
 def _mlp_part(rng, t, n, h, f):
     """layer_norm -> linear -> gelu (tanh) -> linear -> + residual, bf16 or
     f32: the library calls plus one kernel between consecutive matmuls."""
@@ -390,5 +455,7 @@ def cases(rng_for):
         out.append(Case("matmul/epilogues/%s" % t,
                         _bind(_epilogue_parts, t, "matmul/epilogues/" + t, rng_for)))
         out.append(Case("matmul/views/%s" % t, _bind(_view_parts, t, "matmul/views/" + t, rng_for)))
+        out.append(Case("matmul/bias_gradients/%s" % t,
+                        _bind(_bias_grad_parts, t, "matmul/bias_gradients/" + t, rng_for)))
     out.append(Case("matmul/fusions", _bind(_fusion_parts, "matmul/fusions", rng_for)))
     return out

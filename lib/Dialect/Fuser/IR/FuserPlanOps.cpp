@@ -169,6 +169,18 @@ LogicalResult GemmOp::verify() {
     return emitOpError("allow_tf32 applies to f32 operands only, got ") << ab;
   if (auto act = getActivation(); act && *act != "relu" && *act != "gelu_tanh")
     return emitOpError("activation must be relu or gelu_tanh, got '") << *act << "'";
+  if (auto grad = getBiasGrad()) {
+    if (*grad != "a" && *grad != "b")
+      return emitOpError("bias_grad must be \"a\" or \"b\" (the operand whose sum over k "
+                         "it writes), got '")
+             << *grad << "'";
+    if (!getBias())
+      return emitOpError("bias_grad writes a bias gradient, but there is no bias buffer");
+    if (getActivation() || getAux())
+      return emitOpError("bias_grad stands alone: no activation and no aux beside it");
+    if (cast<MemRefType>(getBias().getType()).getRank() != 1)
+      return emitOpError("bias_grad writes a vector; its buffer must have rank 1");
+  }
   if (getAux()) {
     if (getActivation() != std::optional<StringRef>("gelu_tanh"))
       return emitOpError("aux (the activation's input) needs activation gelu_tanh");

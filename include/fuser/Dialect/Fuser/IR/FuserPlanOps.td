@@ -170,7 +170,12 @@ def Fuser_GemmOp : Fuser_Op<"gemm", [AttrSizedOperandSegments]> {
     f32 operands be multiplied as TF32. With `aux` (and `gelu_tanh`), the
     activation's input, after the bias and rounded once to D's type, is
     written there too, laid out as D (a training forward keeps it for the
-    backward: cuBLASLt's GELU_AUX epilogue).
+    backward: cuBLASLt's GELU_AUX epilogue). With `bias_grad` (`"a"` or
+    `"b"`) the library writes `bias` instead of reading it: the sum over
+    `k` of opA(A) per row (`"a"`, m elements) or of opB(B) per column
+    (`"b"`, n elements), accumulated as the products and rounded once to
+    D's type; D is the plain product (a linear backward's bias gradient
+    beside its weight gradient: cuBLASLt's BGRAD epilogues).
 
     ```mlir
     fuser.gemm %x, %w -> %y bias %b sizes(%m, %n, %k, %c1)
@@ -184,7 +189,7 @@ def Fuser_GemmOp : Fuser_Op<"gemm", [AttrSizedOperandSegments]> {
                        Index:$lda, Index:$ldb, Index:$ldd,
                        Index:$strideA, Index:$strideB, Index:$strideD,
                        UnitAttr:$trans_a, UnitAttr:$trans_b, UnitAttr:$allow_tf32,
-                       OptionalAttr<StrAttr>:$activation);
+                       OptionalAttr<StrAttr>:$activation, OptionalAttr<StrAttr>:$bias_grad);
   let assemblyFormat = [{
     $a `,` $b `->` $d (`bias` $bias^)? (`aux` $aux^)? `sizes` `(` $m `,` $n `,` $k `,` $batch `)`
     `ld` `(` $lda `,` $ldb `,` $ldd `)`
