@@ -331,11 +331,17 @@ static unsigned recomputeAcrossSegments(Block &body) {
     return a ? a.getInt() : -1;
   };
   unsigned recomputed = 0;
+  // A library call's segment computes nothing but what the library does (a
+  // bias gradient's sum reads its input from memory, as the GEMM does).
+  llvm::DenseSet<int64_t> librarySegments;
+  for (Operation &op : body.without_terminator())
+    if (isLibraryOp(&op))
+      librarySegments.insert(segmentOf(&op));
   // Per reading segment: the clone of each original value.
   DenseMap<int64_t, IRMapping> clones;
   for (Operation &op : llvm::make_early_inc_range(body.without_terminator())) {
     int64_t reader = segmentOf(&op);
-    if (reader < 0 || isFree(&op))
+    if (reader < 0 || isFree(&op) || librarySegments.contains(reader))
       continue;
     for (OpOperand &operand : op.getOpOperands()) {
       Value v = operand.get();
