@@ -99,8 +99,13 @@ Operation *mlir::fuser::biasGradientOf(ArrayRef<Operation *> ops, Operation *lib
   llvm::sort(dims);
   if (dims != rows)
     return nullptr;
-  // The GEMM's lhs is g^T, or (g reshaped to rows)^T with g's columns.
+  // The GEMM's lhs is g^T, or (g reshaped to rows)^T with g's columns,
+  // dense: read with TRANS_A, the one layout of cuBLASLt's bias gradient
+  // known to run (Transformer Engine's weight gradient). A view argument
+  // could flip the flag.
   Value stored = transposed.getInput();
+  if (!shapes.strides(stored).empty() || !shapes.strides(g).empty())
+    return nullptr;
   if (stored != g) {
     auto reshape = stored.getDefiningOp<ReshapeOp>();
     if (!reshape || reshape.getInput() != g ||

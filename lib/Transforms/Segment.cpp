@@ -489,7 +489,9 @@ bool Segmenter::tryMerge(int a, int b) {
         break;
       if (members(g).size() == 1 && biasGradientOf(members(other), members(g).front(), shapes))
         break;
-      boundaryReason[{std::min(a, b), std::max(a, b)}] = whyInMemory(members(g).front());
+      // (A library group may hold a bias gradient's sum before its GEMM.)
+      boundaryReason[{std::min(a, b), std::max(a, b)}] =
+          whyInMemory(*llvm::find_if(members(g), [](Operation *o) { return isLibraryOp(o); }));
       return false;
     }
   if (reaches(a, b, b) || reaches(b, a, a)) {

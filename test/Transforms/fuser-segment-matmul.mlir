@@ -278,3 +278,34 @@ func.func @operand_views(%x: tensor<2x3x8xf32>, %g: tensor<2x3x4xf32>, %y: tenso
   %e = fuser.exp %y2 : tensor<6x8xf32>
   return %gw, %yw, %e : tensor<4x8xf32>, tensor<4x8xf32>, tensor<6x8xf32>
 }
+
+// -----
+
+// The boundary after a GEMM that writes a bias gradient names the library
+// call, not the sum that comes first in the block (found by review).
+// DUMP: fusion @boundary_after_bias_gradient: 2 segments
+// DUMP-NEXT: segment 0: matmul, 2 ops (sum matmul)
+// DUMP-NEXT: segment 1: matmul, 1 ops (linear)
+// DUMP-NEXT: boundary 0 -> 1: 'fuser.matmul' is a library call (cuBLASLt)
+func.func @boundary_after_bias_gradient(%x: tensor<6x8xf32>, %g: tensor<6x4xf32>, %z: tensor<3x8xf32>) -> tensor<3x4xf32> {
+  %db = fuser.sum %g dims = [0] : tensor<6x4xf32> -> tensor<4xf32>
+  %gt = fuser.permute %g perm = [1, 0] : tensor<6x4xf32> -> tensor<4x6xf32>
+  %dw = fuser.matmul %gt, %x : (tensor<4x6xf32>, tensor<6x8xf32>) -> tensor<4x8xf32>
+  %l = fuser.linear %z, %dw bias %db : (tensor<3x8xf32>, tensor<4x8xf32>, tensor<4xf32>) -> tensor<3x4xf32>
+  return %l : tensor<3x4xf32>
+}
+
+// -----
+
+// A g that is a view argument is not folded: its layout could have the
+// GEMM read it untransposed, a layout of cuBLASLt's bias gradient that
+// nobody here has run.
+// DUMP: fusion @view_gradient: 2 segments
+// DUMP-NEXT: segment 0: matmul, 1 ops (matmul)
+// DUMP-NEXT: segment 1: reduction, 1 ops (sum)
+func.func @view_gradient(%x: tensor<8x9xf32>, %g: tensor<8x4xf32> {fuser.strides = strided<[1, 8]>}) -> (tensor<4x9xf32>, tensor<4xf32>) {
+  %gt = fuser.permute %g perm = [1, 0] : tensor<8x4xf32> -> tensor<4x8xf32>
+  %gw = fuser.matmul %gt, %x : (tensor<4x8xf32>, tensor<8x9xf32>) -> tensor<4x9xf32>
+  %gb = fuser.sum %g dims = [0] : tensor<8x4xf32> -> tensor<4xf32>
+  return %gw, %gb : tensor<4x9xf32>, tensor<4xf32>
+}

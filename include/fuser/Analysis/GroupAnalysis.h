@@ -122,7 +122,8 @@ bool epilogueKeepsInput(Operation *op, Operation *library);
 /// contracted dim of its (transposed) lhs. `ops` are the sum, optionally
 /// with a cast of g to f32 before it and a cast back after it (fuser-vjp's
 /// f32 accumulation for halves, which the library does too), in the GEMM's
-/// type (f16, bf16, f32); the GEMM is one 2-D matmul whose result has a
+/// type (f16, bf16, f32); g is dense (not a view argument: the GEMM reads
+/// it with TRANS_A); the GEMM is one 2-D matmul whose result has a
 /// static number of columns (cuBLASLt writes no bias gradient beside an
 /// empty product). A sum that shares a kernel with other work (g computed
 /// in the fusion) stays in that kernel.
