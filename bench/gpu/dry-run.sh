@@ -2,10 +2,11 @@
 # The GPU session rehearsed where fuser is built, without a GPU: every check
 # case of a pack (`make gpu-pack`) run through check_runner on fuser's CPU
 # emulator against the pack's expected outputs, the benchmark harness's
-# ctypes bindings on the runtime's fake CUDA driver, and the harness's whole
-# flow with PyTorch on the CPU and fuser on its emulator (sizes / 64). Exits
-# non-zero when any of them fails, so a pack that would fail on the GPU
-# machine for a reason of its own is caught here.
+# ctypes bindings on the runtime's fake CUDA driver and fake cuBLASLt, and
+# the harness's whole flow with PyTorch on the CPU and fuser on its emulator
+# (sizes / 64; the matmul table at small shapes). Exits non-zero when any of
+# them fails or a benchmark goes unmeasured, so a pack that would fail on
+# the GPU machine for a reason of its own is caught here.
 #
 # usage: dry-run.sh PACK_DIR BUILD_DIR [LLVM_DIR]
 set -u
@@ -32,10 +33,13 @@ if [ -x "$W/check_runner" ]; then
   grep -q ' 0 failed' "$W/check.md" 2>/dev/null || fail="$fail check_runner(cases)"
 fi
 
-echo "== dry run 2/3: harness.py's bindings on the fake CUDA driver"
+echo "== dry run 2/3: harness.py's bindings on the fake CUDA driver (and fake cuBLASLt)"
 python3 "$PACK/harness.py" --selftest --runtime "$BUILD/lib/libfuser_runtime.so" \
-  --bundles "$PACK/bundles" --driver "$BUILD/lib/libfuser_fake_cuda.so" | tail -1 ||
+  --bundles "$PACK/bundles" --driver "$BUILD/lib/libfuser_fake_cuda.so" \
+  --cublaslt "$BUILD/lib/libfuser_fake_cublaslt.so" > "$W/selftest.log" 2>&1 ||
   fail="$fail harness(selftest)"
+tail -1 "$W/selftest.log"
+[ "$(tail -1 "$W/selftest.log")" = "selftest: ok" ] || fail="$fail harness(selftest)"
 
 echo "== dry run 3/3: harness.py with PyTorch on the CPU, fuser on its emulator"
 if $PY -c 'import torch' 2>/dev/null; then
@@ -43,6 +47,13 @@ if $PY -c 'import torch' 2>/dev/null; then
     --runtime "$BUILD/lib/libfuser_runtime.so" --bundles "$PACK/bundles" --quick \
     --out "$W/gpu.md" > "$W/harness.log" 2>&1 || fail="$fail harness(dry-run-cpu)"
   grep -E '^\| (softmax|layer_norm|rms_norm|bias_gelu|silu|add_mul_chain) ' "$W/gpu.md" | head -6
+  grep -E '^\| (linear_bf16|mlp_block|linear_backward_bf16) ' "$W/gpu.md"
+  # every benchmark measured: a row with fuser's time (the fourth column)
+  for n in softmax layer_norm rms_norm bias_gelu silu add_mul_chain \
+           linear_bf16 mlp_block linear_backward_bf16; do
+    grep -qE "^\| $n \| [^|]* \| [^|]* \| [0-9.]+ \|" "$W/gpu.md" 2>/dev/null ||
+      fail="$fail harness($n not measured)"
+  done
   # fuser's own column: a run that failed, or results that disagree with
   # the f32 computation (eager's and torch.compile's are PyTorch's business)
   if grep -E '^\| ' "$W/gpu.md" | grep -qE '\| failed: |fuser DIFFERS'; then

@@ -5,16 +5,20 @@ Loads fuser's prebuilt bundles (bundles/*.bundle of the GPU pack, compiled
 elsewhere: no LLVM here) through the plain-C runtime with ctypes, and times
 each benchmark fusion with CUDA events beside the same computation written
 in PyTorch, run eagerly and through torch.compile, on the same inputs, after
-checking that the three agree. Traffic from about 1 MB to 1 GB per call.
+checking that the three agree. Memory-bound fusions with traffic from about
+1 MB to 1 GB per call (GB/s), then the matmul table (TFLOP/s: F.linear, a
+transformer MLP block, a linear layer's backward), within one time budget.
 
     python3 harness.py --runtime build/libfuser_runtime.so --bundles bundles \
-        --out results/gpu.md [--budget SECONDS] [--quick]
+        --out results/gpu.md [--budget SECONDS] [--matmul-reserve SECONDS] [--quick]
     python3 harness.py --selftest --runtime LIB --bundles DIR [--driver LIBCUDA]
+        [--cublaslt LIBCUBLASLT]
 
 --selftest needs no PyTorch and no GPU: with --driver pointing at a fake CUDA
-driver (test/runtime's libfuser_fake_cuda.so) it checks the ctypes bindings:
-loads every bundle, infers the sizes of every benchmark size and runs each
-fusion once on the fake device.
+driver (test/runtime's libfuser_fake_cuda.so) and --cublaslt at the fake
+cuBLASLt (libfuser_fake_cublaslt.so, found beside the driver by default) it
+checks the ctypes bindings: loads every bundle, infers the sizes of every
+benchmark size and matmul shape and runs each fusion once on the fake device.
 
 Method (also written into the results): see bench/README.md.
 """
@@ -295,6 +299,240 @@ ORDER = ["softmax", "layer_norm", "rms_norm", "bias_gelu", "silu", "add_mul_chai
 TOL = {"float32": (1e-4, 1e-5), "bfloat16": (1.6e-2, 1e-2)}  # (rtol, atol)
 
 
+# ---------------------------------------------------------------------------
+# The matmul table (issue 18): GEMM-bound benchmarks, in TFLOP/s
+# ---------------------------------------------------------------------------
+
+# Run after the memory-bound table (ORDER), in this order: what the time
+# budget leaves out goes last. Shapes are (M, K, N) for the linears (x
+# [M, K], w [N, K]) and (M, H, F) for mlp_block (M tokens, hidden H, ffn F).
+# Each benchmark has its GPU shapes and the smaller ones of the dry run on
+# the CPU emulator (--dry-run-cpu: every GEMM 256^3 or smaller, the static
+# hidden 4096 of mlp_block and linear_backward_bf16 kept); --quick runs the
+# first two of either.
+MATMUL_ORDER = ["linear_bf16", "mlp_block", "linear_backward_bf16"]
+MATMUL_SHAPES = {
+    # Llama-7B's projections (q/k/v/o, gate/up, down) and a smaller model's.
+    "linear_bf16": ([(4096, 4096, 4096), (8192, 4096, 11008), (4096, 11008, 4096),
+                     (16384, 1024, 4096)],
+                    [(64, 64, 64), (128, 64, 172), (64, 172, 64), (256, 16, 64)]),
+    # GPT-style MLP, ffn = 4 x hidden; hidden is static in the fusion.
+    "mlp_block": ([(2048, 4096, 16384), (8192, 4096, 16384)],
+                  [(16, 4096, 256), (31, 4096, 128)]),
+    # K, the input features, is static (4096) in the fusion.
+    "linear_backward_bf16": ([(8192, 4096, 4096), (8192, 4096, 11008)],
+                             [(64, 4096, 64), (100, 4096, 40)]),
+}
+
+
+def matmul_args(name, s):
+    """The fusion's argument shapes for the shape tuple s."""
+    M, K, N = s
+    if name == "linear_bf16":
+        return {"x": [M, K], "w": [N, K], "b": [N]}
+    if name == "mlp_block":
+        H, Fh = K, N
+        return {"x": [M, H], "ln_w": [H], "ln_b": [H], "w1": [Fh, H], "b1": [Fh],
+                "w2": [H, Fh], "b2": [H]}
+    if name == "linear_backward_bf16":
+        return {"x": [M, K], "w": [N, K], "dy": [M, N]}
+    raise KeyError(name)
+
+
+def matmul_flops(name, s):
+    """2 m n k per GEMM, summed: one GEMM for linear, two for the others
+    (mlp_block's up and down projections; dx and dW; db is not counted)."""
+    M, K, N = s
+    return (2 if name == "linear_bf16" else 4) * M * K * N
+
+
+def matmul_label(name, s):
+    return ("M=%d H=%d F=%d" if name == "mlp_block" else "M=%d K=%d N=%d") % tuple(s)
+
+
+def matmul_specs(torch, F, dev=None):
+    """name -> (make(shape, gen) -> inputs, eager(inputs) -> a call returning
+    the outputs, the function torch.compile gets, reference(**inputs) ->
+    [(want, bound)] per output, in float64)."""
+    dev = dev or DEV
+    bf16, f64 = torch.bfloat16, torch.float64
+
+    def randn(shape, g, scale=1.0, shift=0.0):
+        return (torch.randn(shape, device=dev, dtype=torch.float32, generator=g) * scale
+                + shift).to(bf16)
+
+    def make_linear(s, g):
+        M, K, N = s
+        return dict(x=randn((M, K), g), w=randn((N, K), g, K ** -0.5), b=randn((N,), g))
+
+    def make_mlp(s, g):
+        M, H, Fh = s
+        return dict(x=randn((M, H), g), ln_w=randn((H,), g, 0.1, 1.0), ln_b=randn((H,), g, 0.1),
+                    w1=randn((Fh, H), g, H ** -0.5), b1=randn((Fh,), g, 0.1),
+                    w2=randn((H, Fh), g, Fh ** -0.5), b2=randn((H,), g, 0.1))
+
+    def make_backward(s, g):
+        M, K, N = s
+        return dict(x=randn((M, K), g), w=randn((N, K), g, K ** -0.5), dy=randn((M, N), g))
+
+    def linear(x, w, b):
+        return (F.linear(x, w, b),)
+
+    def mlp_block(x, ln_w, ln_b, w1, b1, w2, b2):
+        h = F.layer_norm(x, (x.shape[-1],), ln_w, ln_b, 1e-5)
+        h = F.gelu(F.linear(h, w1, b1), approximate="tanh")
+        return (F.linear(h, w2, b2) + x,)
+
+    def linear_backward(x, w, dy):
+        """What torch.compile gets: the three with explicit matmuls."""
+        return dy @ w, dy.t() @ x, dy.sum(0)
+
+    def plain(fn):
+        return lambda inputs: (lambda: fn(**inputs))
+
+    def eager_linear_backward(inputs):
+        """torch.autograd.grad of F.linear: the forward once, here, outside
+        the timed region; each call runs the backward (retain_graph)."""
+        x = inputs["x"].detach().requires_grad_()
+        w = inputs["w"].detach().requires_grad_()
+        b = torch.zeros(w.shape[0], dtype=bf16, device=dev, requires_grad=True)
+        y = F.linear(x, w, b)
+        dy = inputs["dy"]
+        return lambda: torch.autograd.grad(y, (x, w, b), dy, retain_graph=True)
+
+    # References in float64, each with the bound of f32 accumulation over k
+    # products (docs/matmul.md, test/oracle/oracle/matmul.py): the exact
+    # result rounded once to bf16, (k + 2) 2^-24 (|a| @ |b| + |bias|) apart
+    # from what a GEMM accumulating in f32 may give before its one rounding.
+    U, B = 2.0 ** -24, 2.0 ** -8
+
+    def r(t):  # one rounding to bf16
+        return t.to(bf16).to(f64)
+
+    def ref_linear(x, w, b):
+        x, w, b = x.to(f64), w.to(f64), b.to(f64)
+        k = x.shape[1]
+        return [(r(x @ w.t() + b), (k + 2) * U * (x.abs() @ w.abs().t() + b.abs()))]
+
+    def ref_backward(x, w, dy):
+        x, w, dy = x.to(f64), w.to(f64), dy.to(f64)
+        m, n = dy.shape
+        return [(r(dy @ w), (n + 2) * U * (dy.abs() @ w.abs())),
+                (r(dy.t() @ x), (m + 2) * U * (dy.abs().t() @ x.abs())),
+                (r(dy.sum(0)), (m + 2) * U * dy.abs().sum(0))]
+
+    def ref_mlp(x, ln_w, ln_b, w1, b1, w2, b2):
+        """Rounded to bf16 where eager rounds (after the layer norm, each
+        linear, the gelu, the sum). The bound carries each step's error
+        through the next as test/oracle's ref_mlp_block does (a bf16 ulp
+        per rounding, f32 accumulation over k products, gelu' below 1.13),
+        but an operand's errors cross a GEMM as what they are, rounding
+        errors of independent elements: their sum over k is within Z = 8
+        times the root of the sum of squares of its terms' bounds
+        (Hoeffding: 2 exp(-Z^2 / 2), about 3e-14 per element, to fail by
+        chance), where adding the bounds themselves (|e| @ |w|^T) would
+        allow about sqrt(k) times more, so much that a missing residual
+        passes. fuser's gelu in the GEMM's epilogue, on the unrounded
+        product, is within it."""
+        x, ln_w, ln_b, w1, b1, w2, b2 = (t.to(f64) for t in (x, ln_w, ln_b, w1, b1, w2, b2))
+        H, Fh, Z = w1.shape[1], w1.shape[0], 8.0
+        xw = F.layer_norm(x, (H,), None, None, 1e-5) * ln_w
+        ln = r(xw + ln_b)
+        # per element: e = an independent part (its square's bound: s) plus
+        # a bounded one (d); the layer norm, computed in f32 and rounded,
+        # is one bf16 ulp from the reference's rounding
+        d_ln = 2 * B * ln.abs() + 2.0 ** -18 * (xw.abs() + ln_b.abs())
+        del xw
+        h = r(ln @ w1.t() + b1)
+        s_h = d_ln.square() @ w1.square().t()
+        d_h = (H + 2) * U * (ln.abs() @ w1.abs().t() + b1.abs()) + 2 * B * h.abs()
+        del ln, d_ln
+        g = r(F.gelu(h, approximate="tanh"))
+        s_g = 1.13 ** 2 * s_h
+        d_g = 1.13 * d_h + 2 * B * g.abs()
+        del h, s_h, d_h
+        o = r(g @ w2.t() + b2)
+        s_o = (s_g.sqrt() + d_g).square() @ w2.square().t()
+        d_o = (Fh + 2) * U * (g.abs() @ w2.abs().t() + b2.abs()) + 2 * B * o.abs()
+        del g, s_g, d_g
+        y = r(o + x)
+        return [(y, Z * s_o.sqrt() + d_o + 2 * B * y.abs())]
+
+    return {
+        "linear_bf16": (make_linear, plain(linear), linear, ref_linear),
+        "mlp_block": (make_mlp, plain(mlp_block), mlp_block, ref_mlp),
+        "linear_backward_bf16": (make_backward, eager_linear_backward, linear_backward,
+                                 ref_backward),
+    }
+
+
+MATMUL_METHOD = [
+    "- Benchmarks (issue 18): `linear_bf16`, F.linear(x, w, b) in bf16, x [M, K], w [N, K], "
+    "b [N]; `mlp_block`, examples/mlp_block.mlir's block (layer_norm, linear, gelu (tanh), "
+    "linear, + residual) in bf16 with M tokens, hidden H, ffn F; `linear_backward_bf16`, a "
+    "linear layer's backward in bf16: dx = dy @ w, dW = dy^T @ x, db = dy summed over the "
+    "rows (f32 accumulation, one rounding). Inputs normal from a seeded generator, weights "
+    "scaled by 1/sqrt(fan-in), the layer norm's weight 1 + 0.1 N(0, 1), biases 0.1 N(0, 1).",
+    "- fuser: bundles of bench/gpu/fusions/linear_bf16.mlir (every dim known at launch, so "
+    "one bundle serves every shape: one cuBLASLt GEMM with the bias in its epilogue, no "
+    "kernel), mlp_block.mlir (hidden 4096 static, tokens and ffn at launch: the layer norm "
+    "kernel, a GEMM with the bias and the gelu in its epilogue, a GEMM with the bias, the "
+    "residual kernel) and linear_backward_bf16.mlir (K = 4096 static, M and N at launch: two "
+    "GEMMs, db folded into dW's as cuBLASLt's bias-gradient epilogue, no kernel); cuBLASLt "
+    "is the library PyTorch loaded.",
+    "- eager: F.linear; the block as F.layer_norm, F.linear, F.gelu(approximate='tanh'), "
+    "F.linear, + x; the backward as torch.autograd.grad of F.linear(x, w, b) with respect "
+    "to x, w and b (the forward run once outside the timed region, its graph retained). "
+    "torch.compile: of the same functions, the backward as `dy @ w, dy.t() @ x, "
+    "dy.sum(0)`; warmed up and recompiled outside the timed region, a failure reported, as "
+    "above. PyTorch's matmul settings are its defaults, TF32 off.",
+    "- Agreement, before timing, at every shape: every output of each of the three against "
+    "float64 computed on the GPU and rounded once to bf16: |out - ref| <= bound + |ref| / "
+    "128 (one bf16 ulp), the bound of f32 accumulation over k products, "
+    "(k + 2) 2^-24 (|a| @ |b| + |bias|) (docs/matmul.md, test/oracle/oracle/matmul.py); for "
+    "mlp_block the reference rounds to bf16 where eager does and the bound carries each "
+    "step's error through the next (test/oracle's ref_mlp_block), an operand's rounding "
+    "errors crossing a GEMM as independent terms (8 times the root of the sum of their "
+    "squared bounds: Hoeffding, about 3e-14 per element to fail by chance). The column "
+    "gives the largest error as a fraction of what is allowed (1: at the bound).",
+    "- Timing: as above (CUDA events, the L2 flushed before each call, 3 warm-up calls, "
+    "median of 15 to 100 calls). TFLOP/s = 2 m n k per GEMM, summed (linear 2MKN, "
+    "mlp_block 4MHF, the backward 4MKN with db not counted), / the time.",
+]
+
+
+def use_torch_cublaslt(torch):
+    """The runtime opens cuBLASLt by its soname unless FUSER_CUBLASLT_LIBRARY
+    names one; PyTorch's wheels keep theirs under site-packages, off the
+    loader's path. Point the runtime at the copy PyTorch loaded (a small
+    matmul makes sure it is), so that both use the same library. Returns
+    the path, or None (the runtime's default)."""
+    if os.environ.get("FUSER_CUBLASLT_LIBRARY"):
+        return os.environ["FUSER_CUBLASLT_LIBRARY"]
+    try:
+        a = torch.ones((16, 16), device=DEV, dtype=torch.bfloat16)
+        (a @ a).sum().item()
+        with open("/proc/self/maps") as f:
+            for line in f:
+                path = line.split()[-1] if len(line.split()) >= 6 else ""
+                if os.path.basename(path).startswith("libcublasLt.so"):
+                    os.environ["FUSER_CUBLASLT_LIBRARY"] = path
+                    return path
+    except Exception:
+        pass
+    return None
+
+
+def agree_bound(torch, got, want, bound):
+    """(ok, largest |got - want| / allowed), allowed = bound + |want| / 128
+    (one bf16 ulp of want or more); NaN fails."""
+    allowed = bound + want.abs() / 128
+    diff = (got.to(torch.float64) - want).abs()
+    ok = bool((diff <= allowed).all())
+    ratio = torch.nan_to_num(diff / allowed.clamp_min(1e-300), nan=float("inf"))
+    return ok, float(ratio.max()) if ratio.numel() else 0.0
+
+
 def agree(torch, got, want):
     """(ok, max abs difference) with |got - want| <= atol + rtol |want|."""
     rtol, atol = TOL[str(want.dtype).replace("torch.", "")]
@@ -339,6 +577,11 @@ def driver_version():
     return "?"
 
 
+def cell(text, n):
+    """text for a table cell: one line, no column separator, at most n chars."""
+    return " ".join(text.split()).replace("|", "/")[:n]
+
+
 def fmt_us(ms):
     return "%.1f" % (ms * 1e3) if ms is not None else "-"
 
@@ -381,12 +624,21 @@ def run_bench(a):
     torch.backends.cuda.matmul.allow_tf32 = False
     dev_props = torch.cuda.get_device_properties(0)
     # The runtime retains the device's primary context, the one torch uses.
+    lt_preset = bool(os.environ.get("FUSER_CUBLASLT_LIBRARY"))
+    cublaslt = None if a.dry_run_cpu else use_torch_cublaslt(torch)
     rt = Runtime(a.runtime, device=0, emulator_capi=a.dry_run_cpu)
     stream = torch.cuda.current_stream()
     sptr = vp(stream.cuda_stream)
     specs = bench_specs(torch, F)
     names = [n for n in ORDER if not a.only or n in a.only]
+    mm_names = [n for n in MATMUL_ORDER if not a.only or n in a.only]
     targets = TARGETS_MB[:3] if a.quick else TARGETS_MB
+    # The matmul table runs after the memory-bound one, which stops at its
+    # own deadline so that the matmul table keeps --matmul-reserve seconds
+    # of the budget (at most half of it); the matmul table stops at the
+    # budget, and has what the first left over.
+    reserve = min(a.matmul_reserve, a.budget / 2) if mm_names else 0.0
+    mem_budget = a.budget - reserve
 
     flush = torch.empty(int(256 * MiB * scale), dtype=torch.int8, device=DEV)
     # Peak copy bandwidth: 512 MiB read + 512 MiB written.
@@ -424,7 +676,14 @@ def run_bench(a):
                  "- copy bandwidth measured here: **%.0f GB/s** (device-to-device copy of 512 MiB, "
                  "bytes read + written, median of 30)" % copy_gbs,
                  "- harness time: %.0f s%s" % (elapsed, "" if done else " (incomplete: "
-                                            "written after each benchmark)"), ""]
+                                            "written after each benchmark)")]
+        if mm_names:
+            lines.append("- cuBLASLt for fuser's GEMMs: %s" % (
+                cublaslt + (" (FUSER_CUBLASLT_LIBRARY)" if lt_preset else
+                            " (the one PyTorch loaded)") if cublaslt else
+                "by its soname (libcublasLt.so.13, .12)" if not a.dry_run_cpu else
+                "none: the CPU emulator's reference GEMM"))
+        lines += ["", "## Memory-bound fusions: GB/s", ""]
         lines += ["| benchmark | rows x hidden | traffic MB | fuser us | fuser GB/s | % of copy BW | "
                   "copy GB/s (same bytes) | eager us | torch.compile us | speedup vs eager | "
                   "speedup vs torch.compile | all three agree (max abs diff from f32 reference) |",
@@ -442,6 +701,21 @@ def run_bench(a):
             "not met in %d of %d cells: %s" % (len(slower), len(compared), "; ".join(slower))))
         for n, note in compile_notes.items():
             lines.append("- %s: %s" % (n, note))
+        if mm_names:
+            lines += ["", "## Matmul: TFLOP/s", "",
+                      "| benchmark | shape | GFLOP per call | fuser us | fuser TFLOP/s | eager us | "
+                      "eager TFLOP/s | torch.compile us | torch.compile TFLOP/s | speedup vs eager | "
+                      "speedup vs torch.compile | all three agree (largest error / allowed) |",
+                      "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+            lines += mm_rows
+            lines.append("")
+            lines.append("- goal, never slower than torch.compile: %s" % (
+                "not measured (no torch.compile figures)" if not mm_compared else
+                "met in all %d cells measured" % len(mm_compared) if not mm_slower else
+                "not met in %d of %d cells: %s" % (len(mm_slower), len(mm_compared),
+                                                  "; ".join(mm_slower))))
+            for n, note in mm_notes.items():
+                lines.append("- %s: %s" % (n, note))
         lines += ["", "## Method", "",
                   "- Inputs: drawn on the GPU from a seeded generator (normal; softmax inputs x4), "
                   "rows x hidden sized so that one call moves about 1, 4, 16, 64, 256 and 1024 MB "
@@ -470,6 +744,13 @@ def run_bench(a):
                   "*copy GB/s (same bytes)*: a device-to-device copy moving the same traffic, "
                   "timed the same way, for scale at small sizes.",
                   ""]
+        if mm_names:
+            lines += ["### Matmul table", ""] + MATMUL_METHOD + [
+                "- Budget: this table runs after the memory-bound one, whose deadline was %d s "
+                "into the run (`--budget` %d s less `--matmul-reserve`, at most half the budget) "
+                "so that this one keeps its share; this one's is %d s (shapes left then are "
+                "reported skipped), and it skips torch.compile after 70%% of its window." % (
+                    mem_budget, a.budget, a.budget), ""]
         text = "\n".join(lines)
         if a.out:
             os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
@@ -478,6 +759,7 @@ def run_bench(a):
         return text
 
     compile_notes = {}
+    mm_rows, mm_compared, mm_slower, mm_notes = [], [], [], {}
     for name in names:
         per_row, make, eager, _ = specs[name]
         bundle = rt.load(os.path.join(a.bundles, name + ".bundle"))
@@ -492,10 +774,10 @@ def run_bench(a):
         g.manual_seed(1234)
         for mb in targets:
             rows = max(1, round(mb * scale * 1e6 / per_row))
-            if time.time() - t_start > a.budget:
+            if time.time() - t_start > mem_budget:
                 rows_out.append("| %s | %dx%d | - | skipped: time budget of %d s spent | | | | | | | | |"
                                 % (name, rows, 1024 if name == "add_mul_chain" else HIDDEN,
-                                   a.budget))
+                                   mem_budget))
                 continue
             inputs = make(rows, g)
             if DEV == "cpu":  # the emulator reaches only its own allocations
@@ -522,7 +804,7 @@ def run_bench(a):
             # size) outside the timed region.
             out_c = None
             if compiled is not None and compile_error is None:
-                if time.time() - t_start > 0.7 * a.budget:
+                if time.time() - t_start > 0.7 * mem_budget:
                     compile_notes[name] = "skipped from %d rows: time budget" % rows
                 else:
                     try:
@@ -592,6 +874,125 @@ def run_bench(a):
             torch._dynamo.reset()
         report(False)
 
+    # The matmul table: the same flow, shapes instead of sizes, TFLOP/s.
+    # Its window runs from here to the budget.
+    t_mm = time.time() - t_start
+    mm_specs = matmul_specs(torch, F)
+    for name in mm_names:
+        make, eager_for, target, reference = mm_specs[name]
+        shapes = MATMUL_SHAPES[name][1 if a.dry_run_cpu else 0]
+        if a.quick:
+            shapes = shapes[:2]
+        compiled, compile_error = None, None
+        try:
+            compiled = torch.compile(target)
+        except Exception as e:  # torch.compile itself unavailable
+            compile_error = "%s: %s" % (type(e).__name__, str(e).splitlines()[0][:200])
+        g = torch.Generator(device=DEV)
+        g.manual_seed(1234)
+        fusion = None
+        for s in shapes:
+            label, flops = matmul_label(name, s), matmul_flops(name, s)
+            if time.time() - t_start > a.budget:
+                mm_rows.append("| %s | %s | %.4g | skipped: time budget of %d s spent "
+                               "| | | | | | | | |" % (name, label, flops / 1e9, a.budget))
+                continue
+            inputs = outs = call = run_eager = out_e = out_c = None
+            try:
+                if fusion is None:
+                    bundle = rt.load(os.path.join(a.bundles, name + ".bundle"))
+                    fusion = rt.fusion(bundle, name)
+                    rt.check(rt.lib.fuser_fusion_prepare(fusion.h))
+                inputs = make(s, g)
+                if DEV == "cpu":  # the emulator reaches only its own allocations
+                    inputs = {k: rt.emulator_tensor(torch, like=v) for k, v in inputs.items()}
+                fuser_error = None
+                try:
+                    dims, res_shapes = fusion.shapes([list(inputs[n].shape)
+                                                      for n in fusion.arg_names])
+                    outs = [torch.empty(sh, dtype=torch.bfloat16, device=DEV) if DEV != "cpu"
+                            else rt.emulator_tensor(torch, shape=sh, dtype=torch.bfloat16)
+                            for sh in res_shapes]
+                    call = fusion.bind([inputs[n].data_ptr() for n in fusion.arg_names],
+                                       [o.data_ptr() for o in outs], dims)
+                    run_fuser = lambda: call(sptr)  # noqa: E731
+                    run_fuser()
+                except FuserError as e:
+                    fuser_error = str(e)
+                    outs = None
+                run_eager = eager_for(inputs)
+                out_e = run_eager()
+                torch.cuda.synchronize()
+                # torch.compile: warmed up (compiled, recompiled for a new
+                # shape) outside the timed region, as in the first table.
+                if compiled is not None and compile_error is None:
+                    if time.time() - t_start > t_mm + 0.7 * (a.budget - t_mm):
+                        mm_notes[name] = "torch.compile skipped from %s: time budget" % label
+                    else:
+                        try:
+                            t0 = time.time()
+                            for _ in range(2):
+                                out_c = compiled(**inputs)
+                            torch.cuda.synchronize()
+                            ct = time.time() - t0
+                            if ct > 1.0:
+                                print("harness: torch.compile of %s at %s: %.1f s"
+                                      % (name, label, ct), flush=True)
+                        except Exception as e:
+                            compile_error = "%s: %s" % (type(e).__name__,
+                                                        str(e).strip().splitlines()[0][:200]
+                                                        if str(e).strip() else "")
+                            out_c = None
+                # Agreement, before timing: every output of each of the
+                # three against float64, within the GEMM's bound.
+                refs = reference(**inputs)
+                checks, ok_all = [], True
+                for lab, got in (("fuser", outs), ("eager", out_e), ("compile", out_c)):
+                    if got is None:
+                        continue
+                    ok, worst = True, 0.0
+                    for o, (want, bound) in zip(got, refs):
+                        ok1, w1 = agree_bound(torch, o, want, bound)
+                        ok, worst = ok and ok1, max(worst, w1)
+                    ok_all &= ok
+                    checks.append("%s %s%.2g" % (lab, "" if ok else "DIFFERS ", worst))
+                del refs
+                # ms at 500 TFLOP/s, 3 contenders; the dry run's emulator
+                # GEMMs are slow: the fewest calls there
+                reps = reps_for(3 * flops / 5e11) if DEV != "cpu" else 15
+                t_f = time_cuda(torch, run_fuser, flush, reps) if outs is not None else None
+                t_e = time_cuda(torch, run_eager, flush, reps)
+                t_c = (time_cuda(torch, lambda: compiled(**inputs), flush, reps)
+                       if out_c is not None else None)
+                tflops = lambda t: "%.3g" % (flops / t / 1e9) if t else "-"  # noqa: E731
+                row = "| %s | %s | %.4g | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                    name, label, flops / 1e9,
+                    fmt_us(t_f) if t_f else "failed: " + cell(fuser_error or "", 80), tflops(t_f),
+                    fmt_us(t_e), tflops(t_e),
+                    fmt_us(t_c) if t_c else ("failed" if compile_error else "skipped (time)"),
+                    tflops(t_c),
+                    "%.2fx" % (t_e / t_f) if t_f else "-",
+                    "%.2fx" % (t_c / t_f) if (t_f and t_c) else "-",
+                    ("yes" if ok_all else "**NO**") + ": " + ", ".join(checks))
+                if t_f and t_c:
+                    mm_compared.append(name)
+                    if t_f > t_c:
+                        mm_slower.append("%s at %s (%.1f vs %.1f us)" % (name, label,
+                                                                        t_f * 1e3, t_c * 1e3))
+            except Exception as e:  # one shape's failure is reported, the run goes on
+                row = "| %s | %s | %.4g | failed: %s: %s | | | | | | | | |" % (
+                    name, label, flops / 1e9, type(e).__name__,
+                    cell(str(e).strip().splitlines()[0] if str(e).strip() else "", 160))
+            mm_rows.append(row)
+            print(row, flush=True)
+            del inputs, outs, call, run_eager, out_e, out_c
+            rt.free_emulator_tensors()
+        if compile_error:
+            mm_notes[name] = "torch.compile failed: " + compile_error
+        if hasattr(torch, "_dynamo"):
+            torch._dynamo.reset()
+        report(False)
+
     text = report(True)
     print()
     print(text)
@@ -600,11 +1001,37 @@ def run_bench(a):
 
 
 def selftest(a):
-    """No torch, no GPU: the ctypes bindings against a (fake) driver."""
+    """No torch, no GPU: the ctypes bindings against a (fake) driver, and
+    for the matmul bundles a (fake) cuBLASLt."""
+    lt = a.cublaslt
+    if not lt and a.driver:
+        fake = os.path.join(os.path.dirname(os.path.abspath(a.driver)), "libfuser_fake_cublaslt.so")
+        lt = fake if os.path.exists(fake) else None
+    if lt:
+        os.environ["FUSER_CUBLASLT_LIBRARY"] = os.path.abspath(lt)
     rt = Runtime(a.runtime, driver=a.driver)
-    print("selftest: runtime on the %s driver" % rt.driver_name)
+    print("selftest: runtime on the %s driver, cuBLASLt %s" % (
+        rt.driver_name, os.environ.get("FUSER_CUBLASLT_LIBRARY", "by its soname")))
     per_row = {"bias_gelu": 2 * 4 * HIDDEN, "silu": 2 * 4 * HIDDEN, "add_mul_chain": 2 * 4 * 1024 + 4,
                "softmax": 2 * 4 * HIDDEN, "layer_norm": 2 * 2 * HIDDEN, "rms_norm": 2 * 2 * HIDDEN}
+    dtype_codes = {v: k for k, v in DTYPE_NAMES.items()}
+
+    def run_once(f, arg_shapes, res_shapes, dims):
+        """Allocate every argument and result on the (fake) device, one call."""
+        ptrs = []
+        for (n, dt, _), shape in zip(f.tensors, arg_shapes + res_shapes):
+            nbytes = DTYPE_SIZES[dtype_codes[dt]]
+            for s in shape:
+                nbytes *= s
+            p = ctypes.c_uint64()
+            rt.check(rt.lib.fuser_mem_alloc(rt.rt, max(nbytes, 1), ctypes.byref(p)))
+            ptrs.append(p.value)
+        call = f.bind(ptrs[:f.num_args], ptrs[f.num_args:], dims)
+        call(None)
+        rt.check(rt.lib.fuser_stream_synchronize(rt.rt, None))
+        for p in ptrs:
+            rt.check(rt.lib.fuser_mem_free(rt.rt, p))
+
     status = 0
     for name in ORDER:
         path = os.path.join(a.bundles, name + ".bundle")
@@ -615,23 +1042,35 @@ def selftest(a):
             arg_shapes = [[rows if s < 0 else s for s in t[2]] for t in f.tensors[:f.num_args]]
             dims, res_shapes = f.shapes(arg_shapes)
             if mb == TARGETS_MB[0]:  # run the small size on the fake device
-                ptrs = []
-                for (n, dt, _), shape in zip(f.tensors, arg_shapes + res_shapes):
-                    nbytes = DTYPE_SIZES[{v: k for k, v in DTYPE_NAMES.items()}[dt]]
-                    for s in shape:
-                        nbytes *= s
-                    p = ctypes.c_uint64()
-                    rt.check(rt.lib.fuser_mem_alloc(rt.rt, max(nbytes, 1), ctypes.byref(p)))
-                    ptrs.append(p.value)
-                call = f.bind(ptrs[:f.num_args], ptrs[f.num_args:], dims)
-                call(None)
-                rt.check(rt.lib.fuser_stream_synchronize(rt.rt, None))
-                for p in ptrs:
-                    rt.check(rt.lib.fuser_mem_free(rt.rt, p))
+                run_once(f, arg_shapes, res_shapes, dims)
             print("selftest: %-14s args %s -> results %s, dyn dims %s: ok" % (
                 name, " ".join(n for n in f.arg_names), res_shapes, dims))
+    # The matmul bundles: the sizes of every shape inferred and checked; the
+    # first dry-run shape run on the fake device (the fake cuBLASLt computes
+    # its GEMMs on the host).
+    for name in MATMUL_ORDER:
+        bundle = rt.load(os.path.join(a.bundles, name + ".bundle"))
+        f = rt.fusion(bundle, name)
+        gpu, dry = MATMUL_SHAPES[name]
+        for s in gpu + dry[:1]:
+            args = matmul_args(name, s)
+            arg_shapes = [args[n] for n in f.arg_names]
+            dims, res_shapes = f.shapes(arg_shapes)
+            M, K, N = s
+            want = {"linear_bf16": [[M, N]], "mlp_block": [[M, K]],
+                    "linear_backward_bf16": [[M, K], [N, K], [N]]}[name]
+            if res_shapes != want:
+                print("selftest: %s at %s: results %s, expected %s" % (
+                    name, matmul_label(name, s), res_shapes, want))
+                status = 1
+                continue
+            ran = s in dry
+            if ran:
+                run_once(f, arg_shapes, res_shapes, dims)
+            print("selftest: %-20s %-22s -> results %s%s: ok" % (
+                name, matmul_label(name, s), res_shapes, ", run" if ran else ""))
     rt.close()
-    print("selftest: ok")
+    print("selftest: ok" if status == 0 else "selftest: FAILED")
     return status
 
 
@@ -643,10 +1082,17 @@ def main():
     ap.add_argument("--out", default=None)
     ap.add_argument("--budget", type=float, default=330.0,
                     help="seconds after which remaining sizes are skipped")
-    ap.add_argument("--quick", action="store_true", help="only the three smallest sizes")
+    ap.add_argument("--matmul-reserve", type=float, default=100.0,
+                    help="seconds of the budget kept for the matmul table, which runs after "
+                         "the memory-bound one (at most half the budget)")
+    ap.add_argument("--quick", action="store_true",
+                    help="only the three smallest sizes, and the first two matmul shapes")
     ap.add_argument("--only", action="append")
     ap.add_argument("--selftest", action="store_true")
     ap.add_argument("--driver", default=None, help="CUDA driver library (selftest)")
+    ap.add_argument("--cublaslt", default=None,
+                    help="cuBLASLt library (selftest; default: libfuser_fake_cublaslt.so "
+                         "beside --driver when there is one)")
     ap.add_argument("--dry-run-cpu", metavar="LIBFUSERCAPI", default=None,
                     help="testing only: run the whole harness on the CPU, torch on the CPU "
                          "and fuser on its CPU emulator from this libFuserCAPI.so (use the "

@@ -4,7 +4,8 @@ GPU check (check.sh) and GPU benchmark (harness.py), in one go (run-all.sh).
 
 Built here, with the compiler and the CPU emulator:
   bundles/      the benchmark fusions of bench/gpu/fusions/ (dynamic row
-                count: one bundle serves every size), compiled for sm_90
+                count: one bundle serves every size; the matmul table's
+                have other dims known at launch too), compiled for sm_90
   cases/        small reference cases for the check: each example of
                 examples/ (shrunk where its sizes are large) and each
                 benchmark fusion at a few rows, with inputs drawn from a
@@ -85,6 +86,31 @@ TOLERANCES = {
 }
 # Benchmark fusions checked at these row counts (odd ones test the tails).
 BENCH_ROWS = [1, 7, 64]
+# The matmul table's fusions have dynamic dims besides the rows: their
+# cases' argument shapes ("r": the case's rows), small, so that the pack
+# carries little (the hidden 4096 of mlp_block and linear_backward_bf16 is
+# static). Every other benchmark fusion gets the rows for its dynamic dims.
+BENCH_SHAPES = {
+    "linear_bf16": {"x": ["r", 72], "w": [40, 72], "b": [40]},
+    "mlp_block": {"x": ["r", 4096], "ln_w": [4096], "ln_b": [4096], "w1": [24, 4096],
+                  "b1": [24], "w2": [4096, 24], "b2": [4096]},
+    "linear_backward_bf16": {"x": ["r", 4096], "w": [24, 4096], "dy": ["r", 24]},
+}
+# Their tolerances on the GPU (check_runner's `tol`), where cuBLASLt adds the
+# products in another order than the emulator: each is within
+# (k + 2) 2^-24 (|a| @ |b| + |bias|) of the exact sum (2^-23 allowed on
+# the GPU for the tensor cores' accumulation), with the pack's inputs
+# (|v| < 4) at most 3 (k + 2) 2^-24 16 k: 0.015 for linear_bf16 (k = 72),
+# 0.012 for the backward's dW and db (k = 64 rows) and 0.005 for its dx
+# (k = 24); then one bf16 ulp of rounding. mlp_block: as the example's
+# (TOLERANCES below), four ulps and 32 absolute (with hidden 4096 its
+# hidden values are a few hundred and its results a few thousand, where a
+# bf16 ulp is 16 or 32).
+BENCH_TOLERANCES = {
+    "linear_bf16": ["tol bf16 0.0078125 0.02"],
+    "linear_backward_bf16": ["tol bf16 0.0078125 0.02"],
+    "mlp_block": ["tol bf16 0.03125 32"],
+}
 
 DESCR = {"i1": "|b1", "i8": "|i1", "i32": "<i4", "i64": "<i8", "f16": "<f2",
          "bf16": "<u2", "f32": "<f4", "f64": "<f8"}
@@ -189,8 +215,10 @@ def main():
         f = fb.load(os.path.join(out, rel))[0]
         for rows in BENCH_ROWS:
             shapes = {t.name: [rows if s < 0 else s for s in t.dims] for t in f.args}
+            for arg, shape in BENCH_SHAPES.get(name, {}).items():
+                shapes[arg] = [rows if s == "r" else s for s in shape]
             make_case(fuserc, out, cases, "bench_%s_%drows" % (name, rows), rel, f.name,
-                      shapes, rng)
+                      shapes, rng, BENCH_TOLERANCES.get(name, ()))
         sys.stderr.write("pack.py: bundles/%s.bundle\n" % name)
 
     # Every example, shrunk where needed.

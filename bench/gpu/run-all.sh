@@ -1,7 +1,8 @@
 #!/bin/sh
 # The whole GPU session in one command: check.sh (bundles against expected
 # outputs, pass/fail with timings), then harness.py (fuser vs PyTorch eager
-# vs torch.compile, 1 MB to 1 GB). Prints both tables; writes gpu-check.md
+# vs torch.compile: memory-bound fusions from 1 MB to 1 GB, then the matmul
+# table in TFLOP/s, within one budget). Prints the tables; writes gpu-check.md
 # and gpu.md to $OUT (when set) or PACK/results. Planned to finish in about 5
 # minutes and never more than 8 (each stage has a timeout).
 #
