@@ -165,8 +165,31 @@ void annotateReturns(func::FuncOp f) {
   }
 }
 
+/// An argument nobody reads (after the canonicalizer dropped the dead ops
+/// that read it) has no annotation, and upstream's partition crashes on it:
+/// it is annotated whole, on the function's grid, as the caller passes it.
+void annotateUnusedArguments(func::FuncOp f) {
+  FlatSymbolRefAttr grid;
+  f.walk([&](shard::ShardingOp s) {
+    if (!grid)
+      grid = s.getGridAttr();
+  });
+  if (!grid)
+    return;
+  OpBuilder b = OpBuilder::atBlockBegin(&f.getBody().front());
+  for (BlockArgument arg : f.getArguments()) {
+    if (!arg.use_empty() || !isa<RankedTensorType>(arg.getType()))
+      continue;
+    Value whole = shard::ShardingOp::create(
+        b, arg.getLoc(), grid,
+        ArrayRef<shard::GridAxesAttr>{shard::GridAxesAttr::get(f.getContext(), {})});
+    shard::ShardOp::create(b, arg.getLoc(), arg, whole, false);
+  }
+}
+
 struct CheckShardingPass : public fuser::impl::CheckShardingPassBase<CheckShardingPass> {
   void runOnOperation() override {
+    annotateUnusedArguments(getOperation());
     annotateWholeDefinitions(getOperation());
     annotateReturns(getOperation());
     SymbolTableCollection symbols;

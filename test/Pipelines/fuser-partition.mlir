@@ -66,3 +66,33 @@ func.func @sequence_parallel_layer_norm(%x: tensor<8x16xbf16>, %w: tensor<16xbf1
       : (tensor<8x16xbf16>, tensor<16xbf16>, tensor<16xbf16>) -> (tensor<8x16xbf16>, tensor<8x1xf32>, tensor<8x1xf32>)
   return %y : tensor<8x16xbf16>
 }
+
+// An argument that nothing reads (the canonicalizer drops the dead exp,
+// and with it r's annotation) crashed upstream's partition (found by make
+// fuzz): it is annotated whole, so the caller passes it whole, unread.
+// CHECK-LABEL: func.func @dead_op
+// CHECK-SAME: (%[[X:.*]]: tensor<8x8xf32>, %{{.*}}: tensor<8x16xf32>) -> tensor<8x16xf32>
+// CHECK-NOT: fuser.exp
+// CHECK: fuser.softmax
+// CHECK-NOT: fuser.exp
+// CHECK: return
+func.func @dead_op(%x: tensor<8x16xf32>, %r: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  %s = shard.sharding @grid split_axes = [[], [0]] : !shard.sharding
+  %xs = shard.shard %x to %s : tensor<8x16xf32>
+  %rows = shard.sharding @grid split_axes = [[0]] : !shard.sharding
+  %rs = shard.shard %r to %rows : tensor<8x16xf32>
+  %0 = fuser.softmax %xs dim = 1 : tensor<8x16xf32>
+  %1 = fuser.exp %rs : tensor<8x16xf32>
+  return %0 : tensor<8x16xf32>
+}
+
+// An argument the fusion never reads, beside a split one.
+// CHECK-LABEL: func.func @unused_argument
+// CHECK-SAME: (%[[X:.*]]: tensor<4x16xf32>, %{{.*}}: tensor<8x16xf32>) -> tensor<4x16xf32>
+// CHECK-NEXT: fuser.exp %[[X]]
+func.func @unused_argument(%x: tensor<8x16xf32>, %r: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  %s = shard.sharding @grid split_axes = [[0]] : !shard.sharding
+  %xs = shard.shard %x to %s : tensor<8x16xf32>
+  %0 = fuser.exp %xs : tensor<8x16xf32>
+  return %0 : tensor<8x16xf32>
+}
