@@ -8,6 +8,7 @@
 
 #include "fuser/Driver/CompileCache.h"
 #include "fuser/Driver/Compiler.h"
+#include "fuser/Transforms/Passes.h"
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/AsmParser/AsmParserState.h"
@@ -77,7 +78,8 @@ static MlirModule parse(MlirContext context, std::unique_ptr<llvm::MemoryBuffer>
   sm.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
   Block block;
   AsmParserState state;
-  ParserConfig config(ctx);
+  // Verified below, after the checks of what upstream's verifiers assume.
+  ParserConfig config(ctx, /*verifyAfterParse=*/false);
   OwningOpRef<ModuleOp> module;
   // The parser recurses per nesting level: on fuser's own stack.
   LogicalResult parsed = failure();
@@ -94,7 +96,9 @@ static MlirModule parse(MlirContext context, std::unique_ptr<llvm::MemoryBuffer>
       module->getBody()->getOperations().splice(module->getBody()->begin(),
                                                 block.getOperations());
     }
-    if (failed(verify(*module)))
+    // Upstream's verifier divides by a grid's sizes: those are checked
+    // first.
+    if (failed(checkShardInput(*module)) || failed(verify(*module)))
       module = nullptr;
     else
       nameArguments(*module, state);

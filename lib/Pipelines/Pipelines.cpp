@@ -105,6 +105,9 @@ void mlir::fuser::buildCompilePipeline(OpPassManager &pm,
 /// before the partition drops the annotations.
 static void buildPartition(OpPassManager &pm, bool recordGrid) {
   OpPassManager &f = pm.nest<func::FuncOp>();
+  // The annotations as written first: upstream's propagation reads them
+  // without checks.
+  f.addPass(createCheckShardingPass(CheckShardingPassOptions{/*beforePropagation=*/true}));
   // Sizes of static dims fold to constants first, so that no device gathers
   // a split tensor only to read its size.
   f.addPass(createCanonicalizerPass());

@@ -15,6 +15,9 @@
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <limits>
 
 namespace mlir::fuser {
 #define GEN_PASS_DEF_CHECKSHARDINGPASS
@@ -36,22 +39,49 @@ std::string describeAxes(ArrayRef<shard::GridAxis> axes, StringRef grid) {
   return text;
 }
 
+/// The most devices a grid may hold: NCCL's ranks are ints.
+constexpr int64_t kMaxDevices = std::numeric_limits<int32_t>::max();
+
+/// An axis of no devices would make every size check (ours, and upstream's
+/// verifier and partition) divide by zero, and a product of sizes that
+/// overflows would be 0 again.
+LogicalResult checkGrid(shard::GridOp grid) {
+  std::string shape;
+  for (auto [i, n] : llvm::enumerate(grid.getShape()))
+    shape += (i ? "x" : "") + (ShapedType::isDynamic(n) ? std::string("?") : std::to_string(n));
+  if (llvm::is_contained(grid.getShape(), 0))
+    return grid.emitError("grid @") << grid.getSymName() << " has an axis of size 0 (shape "
+                                    << shape << "): every axis of a grid holds at least one device";
+  int64_t devices = 1;
+  for (int64_t n : grid.getShape())
+    if (!ShapedType::isDynamic(n) && (llvm::MulOverflow(devices, n, devices) || devices > kMaxDevices))
+      return grid.emitError("grid @")
+             << grid.getSymName() << " (shape " << shape << ") holds more than " << kMaxDevices
+             << " devices, the most NCCL ranks";
+  return success();
+}
+
+/// A shard.shard whose sharding is not a shard.sharding op (an argument,
+/// shard.get_sharding, a select) is what upstream's propagation and
+/// partition read through without a check (a null dereference).
+LogicalResult checkShardingSource(shard::ShardOp op) {
+  if (op.getSharding().getDefiningOp<shard::ShardingOp>())
+    return success();
+  return op.emitError("the sharding of a shard.shard must be a shard.sharding op of the same "
+                      "function (fuser reads annotations as written)");
+}
+
 LogicalResult checkShardOp(shard::ShardOp op, SymbolTableCollection &symbols) {
+  if (failed(checkShardingSource(op)))
+    return failure();
   shard::Sharding s(op.getSharding());
   if (!s)
     return success();
   shard::GridOp grid = shard::getGridOrNull(op, s.getGridAttr(), symbols);
   if (!grid)
     return op.emitError("sharding names grid @") << s.getGrid() << ", which is not defined";
-  // An axis of no devices would make every later size check (and upstream's
-  // partition) divide by zero.
-  if (llvm::is_contained(grid.getShape(), 0)) {
-    std::string shape;
-    for (auto [i, n] : llvm::enumerate(grid.getShape()))
-      shape += (i ? "x" : "") + (ShapedType::isDynamic(n) ? std::string("?") : std::to_string(n));
-    return op.emitError("grid @") << s.getGrid() << " has an axis of size 0 (shape " << shape
-                                  << "): every axis of a grid holds at least one device";
-  }
+  if (failed(checkGrid(grid)))
+    return failure();
   if (!s.getStaticShardedDimsOffsets().empty() || !s.getDynamicShardedDimsOffsets().empty())
     return op.emitError("uneven parts (sharded_dims_offsets) are not supported: "
                         "fuser splits a dim into equal parts");
@@ -78,7 +108,7 @@ LogicalResult checkShardOp(shard::ShardOp op, SymbolTableCollection &symbols) {
         return op.emitError("dim ")
                << dim << " of " << type << " is split over " << describeAxes(axes, s.getGrid())
                << ", whose size is known only at launch: fuser needs grid sizes in the IR";
-      devices *= n;
+      devices *= n; // checkGrid bounds the product
     }
     int64_t size = type.getDimSize(dim);
     if (ShapedType::isDynamic(size))
@@ -188,7 +218,17 @@ void annotateUnusedArguments(func::FuncOp f) {
 }
 
 struct CheckShardingPass : public fuser::impl::CheckShardingPassBase<CheckShardingPass> {
+  using CheckShardingPassBase::CheckShardingPassBase;
   void runOnOperation() override {
+    if (beforePropagation) {
+      SymbolTableCollection symbols;
+      WalkResult walk = getOperation().walk([&](shard::ShardOp op) {
+        return failed(checkShardOp(op, symbols)) ? WalkResult::interrupt() : WalkResult::advance();
+      });
+      if (walk.wasInterrupted())
+        signalPassFailure();
+      return;
+    }
     annotateUnusedArguments(getOperation());
     annotateWholeDefinitions(getOperation());
     annotateReturns(getOperation());
@@ -205,3 +245,14 @@ struct CheckShardingPass : public fuser::impl::CheckShardingPassBase<CheckShardi
 };
 
 } // namespace
+
+LogicalResult mlir::fuser::checkShardInput(ModuleOp module) {
+  bool ok = true;
+  module.walk([&](Operation *op) {
+    if (auto grid = dyn_cast<shard::GridOp>(op))
+      ok &= succeeded(checkGrid(grid));
+    else if (auto shard = dyn_cast<shard::ShardOp>(op))
+      ok &= succeeded(checkShardingSource(shard));
+  });
+  return success(ok);
+}

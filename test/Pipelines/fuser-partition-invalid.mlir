@@ -14,3 +14,15 @@ func.func @two_axes_line(%x: tensor<8x3xf32>) -> tensor<8x3xf32> {
   %r = shard.shard %0 to %s : tensor<8x3xf32>
   return %r : tensor<8x3xf32>
 }
+
+// -----
+
+// A sharding that is not a shard.sharding op, read by an op: upstream's
+// propagation dereferenced null before fuser's check after it ran (found by
+// review); the annotations as written are checked first.
+func.func @sharding_argument(%x: tensor<8xf32>, %s: !shard.sharding) -> tensor<8xf32> {
+  // expected-error @+1 {{the sharding of a shard.shard must be a shard.sharding op of the same function (fuser reads annotations as written)}}
+  %xs = shard.shard %x to %s : tensor<8xf32>
+  %e = fuser.exp %xs : tensor<8xf32>
+  return %e : tensor<8xf32>
+}

@@ -42,10 +42,10 @@ func.func @dynamic_grid(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
 
 // A grid axis of no devices: the split's size check divided by it (found by
 // make fuzz).
+// expected-error @+1 {{grid @grid has an axis of size 0 (shape 0): every axis of a grid holds at least one device}}
 shard.grid @grid(shape = 0)
 func.func @empty_grid_axis(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
   %s = shard.sharding @grid split_axes = [[0]] : !shard.sharding
-  // expected-error @+1 {{grid @grid has an axis of size 0 (shape 0): every axis of a grid holds at least one device}}
   %xs = shard.shard %x to %s : tensor<8x16xf32>
   return %xs : tensor<8x16xf32>
 }
@@ -53,12 +53,35 @@ func.func @empty_grid_axis(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
 // -----
 
 // Even an axis that splits nothing here.
+// expected-error @+1 {{grid @grid has an axis of size 0 (shape 2x0): every axis of a grid holds at least one device}}
 shard.grid @grid(shape = 2x0)
 func.func @empty_unused_grid_axis(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
   %s = shard.sharding @grid split_axes = [[0]] : !shard.sharding
-  // expected-error @+1 {{grid @grid has an axis of size 0 (shape 2x0): every axis of a grid holds at least one device}}
   %xs = shard.shard %x to %s : tensor<8x16xf32>
   return %xs : tensor<8x16xf32>
+}
+
+// -----
+
+// More devices than an int counts: their product overflowed to 0 (a
+// division by zero, found by review).
+// expected-error @+1 {{grid @grid (shape 4294967296x4294967296) holds more than 2147483647 devices, the most NCCL ranks}}
+shard.grid @grid(shape = 4294967296x4294967296)
+func.func @overflowing_grid(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %s = shard.sharding @grid split_axes = [[0, 1]] : !shard.sharding
+  %xs = shard.shard %x to %s : tensor<8xf32>
+  return %xs : tensor<8xf32>
+}
+
+// -----
+
+// A sharding that is not a shard.sharding op (an argument here; also
+// shard.get_sharding or a select): upstream's passes read through it
+// without a check (a null dereference, found by review).
+func.func @sharding_argument(%x: tensor<8xf32>, %s: !shard.sharding) -> tensor<8xf32> {
+  // expected-error @+1 {{the sharding of a shard.shard must be a shard.sharding op of the same function (fuser reads annotations as written)}}
+  %xs = shard.shard %x to %s : tensor<8xf32>
+  return %xs : tensor<8xf32>
 }
 
 // -----

@@ -3,6 +3,7 @@
 #define FUSER_TRANSFORMS_PASSES_H
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 
 namespace mlir {
@@ -11,6 +12,13 @@ namespace fuser {
 
 #define GEN_PASS_DECL
 #include "fuser/Transforms/Passes.h.inc"
+
+/// Refuses, with a diagnostic, the `shard` IR that upstream's own verifier
+/// and passes divide by zero or dereference null on: a grid with an axis of
+/// size 0 or more devices than an int counts, and a `shard.shard` whose
+/// sharding is not a `shard.sharding` op. Runs before the module is
+/// verified (fuserParseSourceString) and in fuser-check-sharding.
+LogicalResult checkShardInput(ModuleOp module);
 
 /// Adds the patterns that expand composite ops into primitive ops.
 void populateDecomposeCompositesPatterns(RewritePatternSet &patterns);

@@ -37,7 +37,15 @@ def CheckShardingPass : Pass<"fuser-check-sharding", "func::FuncOp"> {
     annotated but which has no annotation of its own (an argument nobody
     split, an op whose operands are all whole) is annotated whole, which
     upstream's partition needs (it crashes without).
+
+    With `before-propagation`, it only checks the annotations as written (a
+    sharding that does not come from a `shard.sharding` op crashes
+    upstream's propagation), and annotates nothing.
   }];
+  let options = [
+    Option<"beforePropagation", "before-propagation", "bool", /*default=*/"false",
+           "Only check the annotations as written, before sharding-propagation">,
+  ];
   let dependentDialects = ["::mlir::shard::ShardDialect"];
 }
 
