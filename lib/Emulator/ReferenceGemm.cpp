@@ -125,20 +125,19 @@ template <typename T> void gemm(const fuser_gemm &g) {
   // opA(A) or column of opB(B) summed over k, in order, rounded once. The
   // operands as loaded (TF32 rounding aside: the compiler folds no bias
   // gradient into a TF32 GEMM).
-  if (g.epilogue & FUSER_BUNDLE_GEMM_EPILOGUE_BGRAD_A)
-    for (int64_t i = 0; i < m; ++i) {
+  // Both panels hold their operand k-contiguous: A's rows, B's columns.
+  auto sumPanel = [&](const std::vector<T> &panel, int64_t count) {
+    for (int64_t i = 0; i < count; ++i) {
       T sum = T(0);
       for (int64_t l = 0; l < k; ++l)
-        sum += a[i * k + l];
+        sum += panel[i * k + l];
       store<T>(g.bias, i, g.d_dtype, sum);
     }
+  };
+  if (g.epilogue & FUSER_BUNDLE_GEMM_EPILOGUE_BGRAD_A)
+    sumPanel(a, m);
   if (g.epilogue & FUSER_BUNDLE_GEMM_EPILOGUE_BGRAD_B)
-    for (int64_t j = 0; j < n; ++j) {
-      T sum = T(0);
-      for (int64_t l = 0; l < k; ++l)
-        sum += bt[j * k + l];
-      store<T>(g.bias, j, g.d_dtype, sum);
-    }
+    sumPanel(bt, n);
 }
 
 } // namespace

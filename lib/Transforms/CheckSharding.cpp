@@ -125,6 +125,24 @@ LogicalResult checkShardOp(shard::ShardOp op, SymbolTableCollection &symbols) {
   return success();
 }
 
+/// The grid the function's annotations name (the first one), or null.
+FlatSymbolRefAttr gridOf(func::FuncOp f) {
+  FlatSymbolRefAttr grid;
+  f.walk([&](shard::ShardingOp s) {
+    if (!grid)
+      grid = s.getGridAttr();
+  });
+  return grid;
+}
+
+/// `v` annotated whole (split along no dim) on `grid`, at `b`.
+Value annotateWhole(OpBuilder &b, Value v, FlatSymbolRefAttr grid) {
+  Value whole = shard::ShardingOp::create(
+      b, v.getLoc(), grid,
+      ArrayRef<shard::GridAxesAttr>{shard::GridAxesAttr::get(b.getContext(), {})});
+  return shard::ShardOp::create(b, v.getLoc(), v, whole, false);
+}
+
 /// Propagation leaves a value that no rule split (an argument nobody
 /// annotated, an op whose operands are whole) with annotations for its
 /// users only. Partition needs to know how the value itself is held (it
@@ -155,10 +173,7 @@ void annotateWholeDefinitions(func::FuncOp f) {
     else
       b.setInsertionPointToStart(&f.getBody().front());
     shard::Sharding users(forUsers.getSharding());
-    Value whole = shard::ShardingOp::create(
-        b, v.getLoc(), users.getGridAttr(),
-        ArrayRef<shard::GridAxesAttr>{shard::GridAxesAttr::get(f.getContext(), {})});
-    Value annotated = shard::ShardOp::create(b, v.getLoc(), v, whole, false);
+    Value annotated = annotateWhole(b, v, users.getGridAttr());
     v.replaceAllUsesExcept(annotated, annotated.getDefiningOp());
   }
 }
@@ -168,11 +183,7 @@ void annotateWholeDefinitions(func::FuncOp f) {
 /// it annotated as it is held, its own annotation where it has one, else
 /// whole, on the grid the fusion's annotations name.
 void annotateReturns(func::FuncOp f) {
-  FlatSymbolRefAttr grid;
-  f.walk([&](shard::ShardingOp s) {
-    if (!grid)
-      grid = s.getGridAttr();
-  });
+  FlatSymbolRefAttr grid = gridOf(f);
   if (!grid)
     return;
   Operation *ret = f.getBody().front().getTerminator();
@@ -186,10 +197,7 @@ void annotateReturns(func::FuncOp f) {
         annotated = s.getResult();
     if (!annotated) {
       OpBuilder b(ret);
-      Value whole = shard::ShardingOp::create(
-          b, v.getLoc(), grid,
-          ArrayRef<shard::GridAxesAttr>{shard::GridAxesAttr::get(f.getContext(), {})});
-      annotated = shard::ShardOp::create(b, v.getLoc(), v, whole, false);
+      annotated = annotateWhole(b, v, grid);
     }
     operand.set(annotated);
   }
@@ -199,21 +207,14 @@ void annotateReturns(func::FuncOp f) {
 /// that read it) has no annotation, and upstream's partition crashes on it:
 /// it is annotated whole, on the function's grid, as the caller passes it.
 void annotateUnusedArguments(func::FuncOp f) {
-  FlatSymbolRefAttr grid;
-  f.walk([&](shard::ShardingOp s) {
-    if (!grid)
-      grid = s.getGridAttr();
-  });
+  FlatSymbolRefAttr grid = gridOf(f);
   if (!grid)
     return;
   OpBuilder b = OpBuilder::atBlockBegin(&f.getBody().front());
   for (BlockArgument arg : f.getArguments()) {
     if (!arg.use_empty() || !isa<RankedTensorType>(arg.getType()))
       continue;
-    Value whole = shard::ShardingOp::create(
-        b, arg.getLoc(), grid,
-        ArrayRef<shard::GridAxesAttr>{shard::GridAxesAttr::get(f.getContext(), {})});
-    shard::ShardOp::create(b, arg.getLoc(), arg, whole, false);
+    annotateWhole(b, arg, grid);
   }
 }
 
