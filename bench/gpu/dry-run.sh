@@ -22,7 +22,7 @@ PY=/usr/bin/python3
 [ -x $PY ] || PY=python3
 fail=""
 
-echo "== dry run 1/3: check_runner on the CPU emulator ($PACK/cases)"
+echo "== dry run 1/4: check_runner on the CPU emulator ($PACK/cases)"
 $CC -std=c11 -O2 -DWITH_EMULATOR -I"$ROOT/include" -I"$BUILD/include" -I"$LLVM/include" \
   -I"$ROOT/runtime/include" -I"$ROOT/tools/fuserc" "$ROOT/bench/gpu/check_runner.c" \
   "$ROOT/tools/fuserc/npy.c" -L"$BUILD/lib" -lFuserCAPI -lfuser_runtime \
@@ -33,7 +33,7 @@ if [ -x "$W/check_runner" ]; then
   grep -q ' 0 failed' "$W/check.md" 2>/dev/null || fail="$fail check_runner(cases)"
 fi
 
-echo "== dry run 2/3: harness.py's bindings on the fake CUDA driver (and fake cuBLASLt)"
+echo "== dry run 2/4: harness.py's bindings on the fake CUDA driver (and fake cuBLASLt)"
 python3 "$PACK/harness.py" --selftest --runtime "$BUILD/lib/libfuser_runtime.so" \
   --bundles "$PACK/bundles" --driver "$BUILD/lib/libfuser_fake_cuda.so" \
   --cublaslt "$BUILD/lib/libfuser_fake_cublaslt.so" > "$W/selftest.log" 2>&1 ||
@@ -41,7 +41,7 @@ python3 "$PACK/harness.py" --selftest --runtime "$BUILD/lib/libfuser_runtime.so"
 tail -1 "$W/selftest.log"
 [ "$(tail -1 "$W/selftest.log")" = "selftest: ok" ] || fail="$fail harness(selftest)"
 
-echo "== dry run 3/3: harness.py with PyTorch on the CPU, fuser on its emulator"
+echo "== dry run 3/4: harness.py with PyTorch on the CPU, fuser on its emulator"
 if $PY -c 'import torch' 2>/dev/null; then
   $PY "$PACK/harness.py" --dry-run-cpu "$BUILD/lib/libFuserCAPI.so" \
     --runtime "$BUILD/lib/libfuser_runtime.so" --bundles "$PACK/bundles" --quick \
@@ -60,6 +60,16 @@ if $PY -c 'import torch' 2>/dev/null; then
     grep -E '^\| ' "$W/gpu.md" | grep -E '\| failed: |fuser DIFFERS' | head -3
     fail="$fail harness(fuser failed or differs)"
   fi
+else
+  echo "   skipped: $PY has no torch"
+fi
+
+echo "== dry run 4/4: variants.py on fuser's emulator (every variant the default's bits)"
+if $PY -c 'import torch' 2>/dev/null; then
+  $PY "$PACK/variants.py" --dry-run-cpu "$BUILD/lib/libFuserCAPI.so" \
+    --runtime "$BUILD/lib/libfuser_runtime.so" --bundles "$PACK/variants" --mb 2 \
+    --out "$W/variants.md" > "$W/variants.log" 2>&1 || fail="$fail variants"
+  echo "   $(grep -c '| yes |' "$W/variants.md" 2>/dev/null) variants give the default's bits"
 else
   echo "   skipped: $PY has no torch"
 fi

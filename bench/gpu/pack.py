@@ -12,9 +12,13 @@ Built here, with the compiler and the CPU emulator:
                 seed and the expected outputs computed by the CPU emulator
                 (`fuserc run --device cpu`), all as .npy; cases/cases.txt
                 lists them
+  variants/     schedule variants of the pointwise fusions for variants.py:
+                FUSION@VARIANT.bundle, each compiled with one entry of
+                SCHEDULE_VARIANTS as `fuserc compile --schedule`
   runtime/      the plain-C runtime's sources (built there with cc)
   npy/          the .npy reader (tools/fuserc/npy.c)
-  check.sh, check_runner.c, harness.py, run-all.sh, README.txt, MANIFEST.txt
+  check.sh, check_runner.c, harness.py, variants.py, run-all.sh, README.txt,
+  MANIFEST.txt
 
 Large benchmark inputs are not carried: harness.py draws them on the GPU from
 a seed. The folder stays under 50 MB (checked).
@@ -38,6 +42,22 @@ sys.path.insert(0, os.path.join(ROOT, "bench", "quality"))
 import fuserbundle as fb  # noqa: E402
 
 LIMIT_BYTES = 50 * 1000 * 1000
+
+# Schedule variants timed against the default by variants.py on the GPU:
+# the pointwise fusions whose arithmetic (a transcendental) competes with
+# their memory traffic, and one without (add_mul_chain). name -> --schedule.
+SCHEDULE_VARIANTS = [
+    ("base", ""),
+    ("u2", "pointwise.units=2"),
+    ("u4", "pointwise.units=4"),
+    ("w0", "pointwise.waves=0"),
+    ("u2w0", "pointwise.units=2,pointwise.waves=0"),
+    ("u4w0", "pointwise.units=4,pointwise.waves=0"),
+    ("b128", "pointwise.block=128"),
+    ("u2b128", "pointwise.units=2,pointwise.block=128"),
+]
+VARIANT_FUSIONS = [os.path.join(HERE, "fusions", n + ".mlir")
+                   for n in ("bias_gelu", "silu", "add_mul_chain")]
 SEED = 20261129
 
 # Shrinking the examples whose inputs are too large to carry: the row
@@ -201,7 +221,8 @@ def main():
         raise SystemExit("pack.py: %s not found: build fuser first" % fuserc)
     if os.path.isdir(out):
         shutil.rmtree(out)
-    for sub in ("bundles", "examples", "cases", "runtime/src", "runtime/include", "npy"):
+    for sub in ("bundles", "examples", "cases", "variants", "runtime/src", "runtime/include",
+                "npy"):
         os.makedirs(os.path.join(out, sub), exist_ok=True)
     rng = random.Random(SEED)
     cases = []
@@ -220,6 +241,17 @@ def main():
             make_case(fuserc, out, cases, "bench_%s_%drows" % (name, rows), rel, f.name,
                       shapes, rng, BENCH_TOLERANCES.get(name, ()))
         sys.stderr.write("pack.py: bundles/%s.bundle\n" % name)
+
+    # Schedule variants (variants.py).
+    extra = sorted(os.path.join(HERE, "variants", f)
+                   for f in os.listdir(os.path.join(HERE, "variants")) if f.endswith(".mlir"))
+    for src in VARIANT_FUSIONS + extra:
+        name = os.path.basename(src)[:-5]
+        for vname, schedule in SCHEDULE_VARIANTS:
+            run([fuserc, "compile", src, "--schedule", schedule,
+                 "-o", os.path.join(out, "variants", "%s@%s.bundle" % (name, vname))])
+    sys.stderr.write("pack.py: variants/: %d fusions x %d schedules\n"
+                     % (len(VARIANT_FUSIONS) + len(extra), len(SCHEDULE_VARIANTS)))
 
     # Every example, shrunk where needed.
     examples = sorted(f[:-5] for f in os.listdir(os.path.join(ROOT, "examples"))
@@ -257,9 +289,9 @@ def main():
                     os.path.join(out, "runtime", "include"))
     for n in ("npy.c", "npy.h"):
         shutil.copy(os.path.join(ROOT, "tools", "fuserc", n), os.path.join(out, "npy"))
-    for n in ("check.sh", "run-all.sh", "harness.py", "check_runner.c"):
+    for n in ("check.sh", "run-all.sh", "harness.py", "variants.py", "check_runner.c"):
         shutil.copy(os.path.join(HERE, n), out)
-    for n in ("check.sh", "run-all.sh", "harness.py"):
+    for n in ("check.sh", "run-all.sh", "harness.py", "variants.py"):
         os.chmod(os.path.join(out, n), 0o755)
     rev = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
                          stdout=subprocess.PIPE, universal_newlines=True).stdout.strip()

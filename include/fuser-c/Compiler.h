@@ -110,6 +110,14 @@ MLIR_CAPI_EXPORTED void fuserCompileOptionsSetAllowTf32(FuserCompileOptions opti
                                                         bool allowTf32);
 /// Put the kernels' MLIR in the bundle so that it also runs on the CPU
 /// emulator (default true).
+/// Forces schedule decisions instead of the heuristic's: comma-separated
+/// KEY=VALUE, for example "pointwise.units=2,pointwise.block=128"
+/// (docs/schedulers.md, "Overriding a schedule"). A bad key or value fails
+/// the compile with a diagnostic naming it. The results are the same bits
+/// whatever the schedule; only speed changes. Empty (the default): the
+/// heuristic's decisions.
+MLIR_CAPI_EXPORTED void fuserCompileOptionsSetSchedule(FuserCompileOptions options,
+                                                       MlirStringRef schedule);
 MLIR_CAPI_EXPORTED void fuserCompileOptionsSetEmulation(FuserCompileOptions options,
                                                         bool emulation);
 

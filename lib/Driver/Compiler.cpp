@@ -82,6 +82,7 @@ static LogicalResult compileOnThisStack(ModuleOp module, const DriverOptions &op
   pipeline.optLevel = options.optLevel;
   pipeline.assumeAligned = options.assumeAligned;
   pipeline.allowTf32 = options.allowTf32;
+  pipeline.schedule = options.schedule;
 
   auto keep = [&](const char *stage) {
     if (options.keepStages)

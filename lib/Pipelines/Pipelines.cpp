@@ -57,6 +57,7 @@ void mlir::fuser::buildKernelsStage(OpPassManager &pm, const CompileOptions &opt
   emit.math = options.math;
   emit.assumeAligned = options.assumeAligned;
   emit.allowTf32 = options.allowTf32;
+  emit.schedule = options.schedule;
   emit.plantBug = plantBug.str();
   pm.addPass(createEmitKernelsPass(emit));
   pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());

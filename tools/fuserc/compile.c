@@ -19,6 +19,7 @@ void fusercDefaultFlags(FusercCompileFlags *f) {
   f->allowTf32 = false;
   f->math = "fast";
   f->plantBug = "";
+  f->schedule = "";
   f->vjp = NULL;
   f->numWrt = 0;
   f->residuals = false;
@@ -62,7 +63,7 @@ static int parseUnsigned(const char *opt, const char *s, unsigned *out) {
 int fusercParseCompileFlag(int argc, char **argv, int *i, FusercCompileFlags *f) {
   const char *a = argv[*i];
   const char *valued[] = {"--chip", "--ptx", "--index-bits", "--opt-level",
-                          "--plant-bug", "--math", "--vjp", "--wrt"};
+                          "--plant-bug", "--math", "--vjp", "--wrt", "--schedule"};
   for (size_t k = 0; k < sizeof(valued) / sizeof(valued[0]); ++k) {
     if (strcmp(a, valued[k]))
       continue;
@@ -85,6 +86,10 @@ int fusercParseCompileFlag(int argc, char **argv, int *i, FusercCompileFlags *f)
     }
     if (k == 7)
       return parseWrt(v, f);
+    if (k == 8) {
+      f->schedule = v;
+      return 1;
+    }
     if (k == 5) {
       if (strcmp(v, "fast") && strcmp(v, "precise")) {
         fprintf(stderr, "fuserc: error: --math expects fast or precise, got '%s'\n", v);
@@ -206,6 +211,7 @@ FuserCompileResult fusercCompileFile(const char *path, const FusercCompileFlags 
   fuserCompileOptionsSetFastMath(o, f->fastMath);
   fuserCompileOptionsSetAssumeAligned(o, f->assumeAligned);
   fuserCompileOptionsSetAllowTf32(o, f->allowTf32);
+  fuserCompileOptionsSetSchedule(o, mlirStringRefCreateFromCString(f->schedule));
   fuserCompileOptionsSetEmulation(o, f->emulation);
   fuserCompileOptionsSetKeepStages(o, keepStages);
   fuserCompileOptionsSetTestingPlantBug(o, mlirStringRefCreateFromCString(f->plantBug));

@@ -21,6 +21,7 @@ typedef struct {
   bool fastMath, emulation, assumeAligned, allowTf32;
   const char *math;     /* "fast" or "precise" */
   const char *plantBug; /* testing only */
+  const char *schedule; /* --schedule KEY=VALUE,...: forced schedule decisions */
   const char *vjp;      /* fuserDifferentiate this fusion first, or NULL */
   int64_t wrt[64];      /* --wrt: positions of the inputs to differentiate */
   int numWrt;

@@ -41,6 +41,12 @@ def EmitKernelsPass : Pass<"fuser-emit-kernels", "ModuleOp"> {
            "Matrix products of f32 operands (fuser.matmul, fuser.linear) may "
            "multiply them as TF32, 10-bit mantissas, as "
            "torch.backends.cuda.matmul.allow_tf32 does (docs/matmul.md)">,
+    Option<"schedule", "schedule", "std::string", /*default=*/"\"\"",
+           "Schedule decisions forced instead of the heuristic's, as "
+           "comma-separated KEY=VALUE: pointwise.block (threads per block), "
+           "pointwise.units (vector units per thread per loop step), "
+           "pointwise.waves (grid cap in full waves, 0 for none) "
+           "(docs/schedulers.md)">,
     Option<"plantBug", "plant-bug", "std::string", /*default=*/"\"\"",
            "For testing the CPU emulation only: emit a known schedule bug "
            "(missing-barrier, wrong-tail, wrong-index, inner-outer-drop-partial, "

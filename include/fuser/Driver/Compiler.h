@@ -32,6 +32,9 @@ struct DriverOptions {
   bool assumeAligned = false;
   /// f32 matrix products may multiply as TF32 (docs/matmul.md).
   bool allowTf32 = false;
+  /// Schedule decisions forced instead of the heuristic's: comma-separated
+  /// KEY=VALUE (fuser-emit-kernels' schedule option, docs/schedulers.md).
+  std::string schedule;
   /// Keep the module's IR after each stage.
   bool keepStages = false;
   /// Put the kernels' MLIR into the bundle so that it also runs on the CPU.

@@ -44,6 +44,12 @@ struct CompileOptions : public PassPipelineOptions<CompileOptions> {
       *this, "allow-tf32",
       llvm::cl::desc("f32 matrix products may multiply as TF32 (docs/matmul.md)"),
       llvm::cl::init(false)};
+  PassOptions::Option<std::string> schedule{
+      *this, "schedule",
+      llvm::cl::desc("Schedule decisions forced instead of the heuristic's: "
+                     "comma-separated KEY=VALUE (fuser-emit-kernels' schedule "
+                     "option, docs/schedulers.md)"),
+      llvm::cl::init("")};
   PassOptions::Option<unsigned> optLevel{
       *this, "opt-level", llvm::cl::desc("LLVM optimization level for kernels"),
       llvm::cl::init(3)};

@@ -73,7 +73,7 @@ static void emitChecks(FusionEmitter &fe, func::FuncOp plan, unsigned numArgs) {
 static LogicalResult emitFusion(func::FuncOp fusion, gpu::GPUModuleOp module,
                                 TargetInfo target, unsigned indexBits,
                                 StringRef plantBug, MathAccuracy math, bool assumeAligned,
-                                bool allowTf32) {
+                                bool allowTf32, const ScheduleOverrides &schedule) {
   FailureOr<ShapeAnalysis> shapes = ShapeAnalysis::analyze(fusion);
   if (failed(shapes))
     return failure();
@@ -144,6 +144,7 @@ static LogicalResult emitFusion(func::FuncOp fusion, gpu::GPUModuleOp module,
   fe.math = math;
   fe.assumeAligned = assumeAligned;
   fe.allowTf32 = allowTf32;
+  fe.schedule = schedule;
   fe.planBuilder.setInsertionPoint(body->getTerminator());
   for (unsigned i = 0; i < numArgs; ++i)
     fe.buffers[fusion.getArgument(i)] = plan.getArgument(i);
@@ -285,6 +286,13 @@ struct EmitKernelsPass : fuser::impl::EmitKernelsPassBase<EmitKernelsPass> {
       m.emitError("index-bits must be 0, 32 or 64, got ") << (unsigned)indexBits;
       return signalPassFailure();
     }
+    std::string scheduleError;
+    std::optional<ScheduleOverrides> overrides =
+        ScheduleOverrides::parse(schedule, scheduleError);
+    if (!overrides) {
+      m.emitError("schedule option: ") << scheduleError;
+      return signalPassFailure();
+    }
     SmallVector<func::FuncOp> fusions;
     for (auto f : m.getOps<func::FuncOp>())
       if (!f.isExternal() && !f->hasAttr(kPlanAttr))
@@ -298,7 +306,7 @@ struct EmitKernelsPass : fuser::impl::EmitKernelsPassBase<EmitKernelsPass> {
       auto module = gpu::GPUModuleOp::create(b, f.getLoc(),
                                              (f.getSymName() + "_kernels").str());
       if (failed(emitFusion(f, module, *target, indexBits, plantBug, accuracy, assumeAligned,
-                            allowTf32)))
+                            allowTf32, *overrides)))
         return signalPassFailure();
     }
   }

@@ -12,6 +12,8 @@
 #ifndef FUSER_CONVERSION_FUSERTOGPU_KERNELBUILDER_H
 #define FUSER_CONVERSION_FUSERTOGPU_KERNELBUILDER_H
 
+#include "ScheduleOverrides.h"
+
 #include "fuser/Analysis/ShapeAnalysis.h"
 #include "fuser/Math/MathExpansion.h"
 
@@ -95,6 +97,8 @@ public:
   bool assumeAligned = false;
   /// f32 matrix products may multiply as TF32 (EmitKernelsPass's allow-tf32).
   bool allowTf32 = false;
+  /// Decisions the caller forced (EmitKernelsPass's schedule).
+  ScheduleOverrides schedule;
   gpu::GPUModuleOp module;
   func::FuncOp plan;
   OpBuilder planBuilder;

@@ -58,7 +58,8 @@ using namespace mlir::fuser;
 
 
 
-void PointwiseScheduler::emitUnit(Value linear, unsigned lanes) {
+void PointwiseScheduler::emitUnit(Value linear, unsigned lanes,
+                                  SmallVectorImpl<PendingStore> *pending) {
   OpBuilder &b = kb->b;
   ExprScope scope(*kb->expander);
   // Iteration dims from the linear element index of the unit's first lane.
@@ -81,12 +82,20 @@ void PointwiseScheduler::emitUnit(Value linear, unsigned lanes) {
     Index idx{false, dIdx};
     Lanes v = emit(out, idx, lanes);
     AffineExpr off = toIteration(linearIndex(out, idx));
-    kb->store(kb->pointer(out), materialize(v, lanes), kb->expander->expand(off));
+    PendingStore st{kb->pointer(out), materialize(v, lanes), kb->expander->expand(off)};
+    if (pending)
+      pending->push_back(st);
+    else
+      kb->store(st.ptr, st.value, st.offset);
   }
 }
 
 void PointwiseScheduler::emitKernel(unsigned indexBits) {
-  const int64_t block = 256;
+  // The defaults; a caller's schedule option overrides each
+  // (ScheduleOverrides.h).
+  const int64_t block = fe.schedule.pointwiseBlock.value_or(256);
+  unitsPerThread = fe.schedule.pointwiseUnits.value_or(1);
+  gridWaves = fe.schedule.pointwiseWaves.value_or(1);
   SmallVector<unsigned> symbols = segmentSymbols(fe.shapes, seg);
   SmallVector<Value> inputs = orderedInputs(seg);
   SmallVector<Value> outputs(seg.outputs.begin(), seg.outputs.end());
@@ -127,7 +136,34 @@ void PointwiseScheduler::emitKernel(unsigned indexBits) {
       ExprScope scope(*k.expander);
       Value lanesV = k.constant(vectorLanes);
       Value units = arith::DivUIOp::create(b, loc, n, lanesV);
-      auto loop = scf::ForOp::create(b, loc, first, units, stride);
+      // Whole chunks of unitsPerThread * block units: each thread computes
+      // units c, c + block, ... of its block's chunk, every value before
+      // any store, so that all their loads are issued before the first
+      // result is computed (more bytes in flight while the arithmetic of
+      // a transcendental runs). The units past the last whole chunk take
+      // the one-unit loop.
+      Value remainderStart = first;
+      if (unitsPerThread > 1) {
+        Value chunk = k.constant(unitsPerThread * block);
+        Value chunks = arith::DivUIOp::create(b, loc, units, chunk);
+        auto loop = scf::ForOp::create(b, loc, bid, chunks, gdim);
+        {
+          OpBuilder::InsertionGuard g2(b);
+          b.setInsertionPointToStart(loop.getBody());
+          Value base = arith::AddIOp::create(
+              b, loc, arith::MulIOp::create(b, loc, loop.getInductionVar(), chunk), tid);
+          SmallVector<PendingStore> pending;
+          for (int64_t j = 0; j < unitsPerThread; ++j) {
+            Value unit = arith::AddIOp::create(b, loc, base, k.constant(j * block));
+            emitUnit(arith::MulIOp::create(b, loc, unit, lanesV), vectorLanes, &pending);
+          }
+          for (PendingStore &st : pending)
+            k.store(st.ptr, st.value, st.offset);
+        }
+        remainderStart = arith::AddIOp::create(
+            b, loc, arith::MulIOp::create(b, loc, chunks, chunk), first);
+      }
+      auto loop = scf::ForOp::create(b, loc, remainderStart, units, stride);
       {
         OpBuilder::InsertionGuard g2(b);
         b.setInsertionPointToStart(loop.getBody());
@@ -178,11 +214,11 @@ void PointwiseScheduler::emitKernel(unsigned indexBits) {
         planN);
   // Enough blocks for every unit, at most one full wave at full occupancy;
   // the grid-stride loop covers the rest.
-  int64_t maxBlocks = fe.target.smCount * (fe.target.maxThreadsPerSM / block);
-  Value blocks = arith::MinUIOp::create(
-      pb, fe.loc,
-      arith::CeilDivUIOp::create(pb, fe.loc, units, fe.planConstant(block)),
-      fe.planConstant(maxBlocks));
+  int64_t maxBlocks = fe.target.smCount * (fe.target.maxThreadsPerSM / block) * gridWaves;
+  Value blocks = arith::CeilDivUIOp::create(pb, fe.loc, units,
+                                            fe.planConstant(block * unitsPerThread));
+  if (gridWaves > 0)
+    blocks = arith::MinUIOp::create(pb, fe.loc, blocks, fe.planConstant(maxBlocks));
   Value cond = arith::CmpIOp::create(pb, fe.loc, arith::CmpIPredicate::sgt, planN,
                                      fe.planConstant(0));
   if (variantCondition)

@@ -22,8 +22,20 @@ public:
   LogicalResult run();
 
 private:
-  void emitUnit(Value linear, unsigned lanes);
+  /// A result of a unit, stored after every unit of a step is computed.
+  struct PendingStore {
+    Value ptr, value, offset;
+  };
+  /// Computes every output of the unit at element `linear`; stores them, or
+  /// appends them to `pending` for the caller to store.
+  void emitUnit(Value linear, unsigned lanes,
+                SmallVectorImpl<PendingStore> *pending = nullptr);
   void emitKernel(unsigned indexBits);
+  /// Vector units each thread computes per step of the grid-stride loop.
+  int64_t unitsPerThread = 1;
+  /// The grid's cap in full waves at full occupancy (0: a block per
+  /// `block` units, no cap).
+  int64_t gridWaves = 1;
   /// Chooses the transposed dim when some input is read across its
   /// contiguous dim; false when the vectorized loop serves better.
   bool planTranspose();
