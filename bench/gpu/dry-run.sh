@@ -46,10 +46,11 @@ if $PY -c 'import torch' 2>/dev/null; then
   $PY "$PACK/harness.py" --dry-run-cpu "$BUILD/lib/libFuserCAPI.so" \
     --runtime "$BUILD/lib/libfuser_runtime.so" --bundles "$PACK/bundles" --quick \
     --out "$W/gpu.md" > "$W/harness.log" 2>&1 || fail="$fail harness(dry-run-cpu)"
-  grep -E '^\| (softmax|layer_norm|rms_norm|bias_gelu|silu|add_mul_chain) ' "$W/gpu.md" | head -6
+  grep -E "^\| (softmax|layer_norm|rms_norm|layer_norm_backward|rms_norm_backward|bias_gelu|silu|add_mul_chain) " "$W/gpu.md" | head -10
   grep -E '^\| (linear_bf16|mlp_block|linear_backward_bf16) ' "$W/gpu.md"
   # every benchmark measured: a row with fuser's time (the fourth column)
-  for n in softmax layer_norm rms_norm bias_gelu silu add_mul_chain \
+  for n in softmax layer_norm rms_norm layer_norm_backward rms_norm_backward \
+           bias_gelu silu add_mul_chain \
            linear_bf16 mlp_block linear_backward_bf16; do
     grep -qE "^\| $n \| [^|]* \| [^|]* \| [0-9.]+ \|" "$W/gpu.md" 2>/dev/null ||
       fail="$fail harness($n not measured)"

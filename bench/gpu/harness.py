@@ -56,6 +56,8 @@ class RtOptions(ctypes.Structure):
 
 DTYPE_NAMES = {1: "i1", 2: "i8", 3: "i32", 4: "i64", 5: "f16", 6: "bf16", 7: "f32", 8: "f64"}
 DTYPE_SIZES = {1: 1, 2: 1, 3: 4, 4: 8, 5: 2, 6: 2, 7: 4, 8: 8}
+TORCH_DTYPES = {"i1": "bool", "i8": "int8", "i32": "int32", "i64": "int64", "f16": "float16",
+                "bf16": "bfloat16", "f32": "float32", "f64": "float64"}
 
 
 class FuserError(Exception):
@@ -240,6 +242,13 @@ DEV = "cuda"  # "cpu" only in the --dry-run-cpu test
 MiB = 1 << 20
 
 
+# Bytes read and written per row of each memory-bound benchmark.
+PER_ROW = {"bias_gelu": 2 * 4 * HIDDEN, "silu": 2 * 4 * HIDDEN, "add_mul_chain": 2 * 4 * 1024 + 4,
+           "softmax": 2 * 4 * HIDDEN, "layer_norm": 2 * 2 * HIDDEN, "rms_norm": 2 * 2 * HIDDEN,
+           # x and dy read, dx written (bf16); mean and rstd (f32) read
+           "layer_norm_backward": 3 * 2 * HIDDEN + 8, "rms_norm_backward": 3 * 2 * HIDDEN + 4}
+
+
 def bench_specs(torch, F, dev=None):
     """name -> (bundle, fusion, bytes per row, make(rows, gen) -> inputs,
     eager function, output dtype)."""
@@ -275,27 +284,137 @@ def bench_specs(torch, F, dev=None):
             r = torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + 1e-6)
             return (xf * r).to(x.dtype) * w
 
+    # The backward fusions: eager is torch.autograd.grad of F.layer_norm or
+    # F.rms_norm (PyTorch's own backward kernels), the forward run once per
+    # input set outside the timed region and its graph retained; mean and
+    # rstd are the forward's statistics of x, so every contender computes
+    # the same gradients.
+    graphs = {}
+
+    def retained(key, build):
+        if key not in graphs:
+            graphs.clear()  # one input set at a time: the last size's graph goes
+            graphs[key] = build()
+        return graphs[key]
+
+    def eager_layer_norm_backward(x, dy, mean, rstd, w):
+        def build():
+            xg = x.detach().requires_grad_()
+            wg = w.detach().requires_grad_()
+            bg = torch.zeros_like(w, requires_grad=True)
+            return F.layer_norm(xg, (x.shape[-1],), wg, bg, 1e-5), (xg, wg, bg)
+        y, leaves = retained(("ln", x.data_ptr(), dy.data_ptr(), w.data_ptr()), build)
+        return torch.autograd.grad(y, leaves, dy, retain_graph=True)
+
+    def eager_rms_norm_backward(x, dy, rstd, w):
+        def build():
+            xg = x.detach().requires_grad_()
+            wg = w.detach().requires_grad_()
+            return eager_rms_norm(xg, wg), (xg, wg)
+        y, leaves = retained(("rms", x.data_ptr(), dy.data_ptr(), w.data_ptr()), build)
+        return torch.autograd.grad(y, leaves, dy, retain_graph=True)
+
+    def stats(x, centered):
+        xf = x.float()
+        mean = xf.mean(-1, keepdim=True)
+        var = ((xf - mean) ** 2 if centered else xf * xf).mean(-1, keepdim=True)
+        eps = 1e-5 if centered else 1e-6
+        return mean, torch.rsqrt(var + eps)
+
+    def make_layer_norm_backward(r, g):
+        x = randn((r, HIDDEN), bf16, g)
+        mean, rstd = stats(x, True)
+        return dict(x=x, dy=randn((r, HIDDEN), bf16, g), mean=mean, rstd=rstd,
+                    w=(1 + 0.1 * torch.randn(HIDDEN, device=dev, generator=g)).to(bf16))
+
+    def make_rms_norm_backward(r, g):
+        x = randn((r, HIDDEN), bf16, g)
+        _, rstd = stats(x, False)
+        return dict(x=x, dy=randn((r, HIDDEN), bf16, g), rstd=rstd,
+                    w=(1 + 0.1 * torch.randn(HIDDEN, device=dev, generator=g)).to(bf16))
+
     H = HIDDEN
     return {
-        "bias_gelu": (2 * 4 * H, lambda r, g: dict(x=randn((r, H), f32, g), bias=randn((H,), f32, g)),
+        "bias_gelu": (PER_ROW["bias_gelu"],
+                      lambda r, g: dict(x=randn((r, H), f32, g), bias=randn((H,), f32, g)),
                       eager_bias_gelu, f32),
-        "silu": (2 * 4 * H, lambda r, g: dict(x=randn((r, H), f32, g)), eager_silu, f32),
-        "add_mul_chain": (2 * 4 * 1024 + 4,
+        "silu": (PER_ROW["silu"], lambda r, g: dict(x=randn((r, H), f32, g)), eager_silu, f32),
+        "add_mul_chain": (PER_ROW["add_mul_chain"],
                           lambda r, g: dict(x=randn((r, 1024), f32, g), row=randn((1024,), f32, g),
                                             col=randn((r, 1), f32, g),
                                             alpha=torch.tensor(0.75, device=dev)),
                           eager_add_mul_chain, f32),
-        "softmax": (2 * 4 * H, lambda r, g: dict(x=randn((r, H), f32, g, 4.0)), eager_softmax, f32),
-        "layer_norm": (2 * 2 * H, lambda r, g: dict(x=randn((r, H), bf16, g), w=randn((H,), bf16, g),
-                                                    b=randn((H,), bf16, g)),
+        "softmax": (PER_ROW["softmax"], lambda r, g: dict(x=randn((r, H), f32, g, 4.0)),
+                    eager_softmax, f32),
+        "layer_norm": (PER_ROW["layer_norm"],
+                       lambda r, g: dict(x=randn((r, H), bf16, g), w=randn((H,), bf16, g),
+                                         b=randn((H,), bf16, g)),
                        eager_layer_norm, bf16),
-        "rms_norm": (2 * 2 * H, lambda r, g: dict(x=randn((r, H), bf16, g), w=randn((H,), bf16, g)),
+        "rms_norm": (PER_ROW["rms_norm"],
+                     lambda r, g: dict(x=randn((r, H), bf16, g), w=randn((H,), bf16, g)),
                      eager_rms_norm, bf16),
+        "layer_norm_backward": (PER_ROW["layer_norm_backward"], make_layer_norm_backward,
+                                eager_layer_norm_backward, bf16),
+        "rms_norm_backward": (PER_ROW["rms_norm_backward"], make_rms_norm_backward,
+                              eager_rms_norm_backward, bf16),
     }
 
 
+def backward_specs(torch):
+    """The backward benchmarks' torch.compile function (the fusion's formula
+    in torch ops, which Inductor fuses) and reference (the same formula in
+    float64 on the same inputs), each returning every gradient."""
+    f64 = torch.float64
+
+    def layer_norm_bwd(x, dy, mean, rstd, w, dtype=torch.float32):
+        xf, dyf, wf = x.to(dtype), dy.to(dtype), w.to(dtype)
+        xhat = (xf - mean.to(dtype)) * rstd.to(dtype)
+        wdy = dyf * wf
+        c1 = (wdy * xhat).mean(-1, keepdim=True)
+        c2 = wdy.mean(-1, keepdim=True)
+        dx = (wdy - xhat * c1 - c2) * rstd.to(dtype)
+        return dx.to(x.dtype), (dyf * xhat).sum(0), dyf.sum(0)
+
+    def rms_norm_bwd(x, dy, rstd, w, dtype=torch.float32):
+        xf, dyf, wf = x.to(dtype), dy.to(dtype), w.to(dtype)
+        xhat = xf * rstd.to(dtype)
+        wdy = dyf * wf
+        c1 = (wdy * xhat).mean(-1, keepdim=True)
+        dx = (wdy - xhat * c1) * rstd.to(dtype)
+        return dx.to(x.dtype), (dyf * xhat).sum(0)
+
+    def ref(fn, centered):
+        """[(value, bound)]: dx rounded once from float64 (bound None: the
+        dtype's tolerance); each column sum in float64 with the bound of
+        f32 accumulation over the rows, rows 2^-24 sum |term|."""
+        def r(**kw):
+            out = fn(**kw, dtype=f64)
+            x = kw["x"].to(f64)
+            xhat = ((x - kw["mean"].to(f64)) if centered else x) * kw["rstd"].to(f64)
+            dy = kw["dy"].to(f64).abs()
+            rows = x.shape[0]
+            bounds = [(dy * xhat.abs()).sum(0) * rows * 2.0 ** -24, dy.sum(0) * rows * 2.0 ** -24]
+            return [(out[0], None)] + [(o, b) for o, b in zip(out[1:], bounds)]
+        return r
+
+    return {"layer_norm_backward": (layer_norm_bwd, ref(layer_norm_bwd, True)),
+            "rms_norm_backward": (rms_norm_bwd, ref(rms_norm_bwd, False))}
+
+
+def agree_gradient(torch, got, want, bound):
+    """agree() against want rounded to got's type; with a bound (an f32
+    column sum against its float64 value), |got - want| <= bound plus the
+    final rounding, 2^-23 |want|."""
+    if bound is None or got.dtype not in (torch.float32, torch.float64):
+        return agree(torch, got, want.to(got.dtype))
+    diff = (got.to(torch.float64) - want).abs()
+    ok = bool((diff <= bound + want.abs() * 2.0 ** -23).all()) and not bool(torch.isnan(got).any())
+    return ok, float(torch.nan_to_num(diff, nan=float("inf")).max()) if diff.numel() else 0.0
+
+
 # The normalizations first: if the time budget runs out, pointwise goes.
-ORDER = ["softmax", "layer_norm", "rms_norm", "bias_gelu", "silu", "add_mul_chain"]
+ORDER = ["softmax", "layer_norm", "rms_norm", "layer_norm_backward", "rms_norm_backward",
+         "bias_gelu", "silu", "add_mul_chain"]
 TOL = {"float32": (1e-4, 1e-5), "bfloat16": (1.6e-2, 1e-2)}  # (rtol, atol)
 
 
@@ -533,6 +652,11 @@ def agree_bound(torch, got, want, bound):
     return ok, float(ratio.max()) if ratio.numel() else 0.0
 
 
+def as_list(out):
+    """A function's results as a list (one tensor, or a tuple of them)."""
+    return list(out) if isinstance(out, (tuple, list)) else [out]
+
+
 def agree(torch, got, want):
     """(ok, max abs difference) with |got - want| <= atol + rtol |want|."""
     rtol, atol = TOL[str(want.dtype).replace("torch.", "")]
@@ -630,6 +754,7 @@ def run_bench(a):
     stream = torch.cuda.current_stream()
     sptr = vp(stream.cuda_stream)
     specs = bench_specs(torch, F)
+    backward = backward_specs(torch)
     names = [n for n in ORDER if not a.only or n in a.only]
     mm_names = [n for n in MATMUL_ORDER if not a.only or n in a.only]
     targets = TARGETS_MB[:3] if a.quick else TARGETS_MB
@@ -767,7 +892,7 @@ def run_bench(a):
         rt.check(rt.lib.fuser_fusion_prepare(fusion.h))
         compiled, compile_error = None, None
         try:
-            compiled = torch.compile(eager)
+            compiled = torch.compile(backward[name][0] if name in backward else eager)
         except Exception as e:  # torch.compile itself unavailable
             compile_error = "%s: %s" % (type(e).__name__, str(e).splitlines()[0][:200])
         g = torch.Generator(device=DEV)
@@ -785,10 +910,11 @@ def run_bench(a):
             try:
                 arg_shapes = [list(inputs[n].shape) for n in fusion.arg_names]
                 dims, res_shapes = fusion.shapes(arg_shapes)
-                out_dtype = specs[name][3]
-                outs = [torch.empty(s, dtype=out_dtype, device=DEV) if DEV != "cpu"
-                        else rt.emulator_tensor(torch, shape=s, dtype=out_dtype)
-                        for s in res_shapes]
+                res_dtypes = [getattr(torch, TORCH_DTYPES[dt])
+                              for (_, dt, _) in fusion.tensors[fusion.num_args:]]
+                outs = [torch.empty(s, dtype=d, device=DEV) if DEV != "cpu"
+                        else rt.emulator_tensor(torch, shape=s, dtype=d)
+                        for s, d in zip(res_shapes, res_dtypes)]
                 call = fusion.bind([inputs[n].data_ptr() for n in fusion.arg_names],
                                    [o.data_ptr() for o in outs], dims)
                 run_fuser = lambda: call(sptr)  # noqa: E731
@@ -796,10 +922,11 @@ def run_bench(a):
                 fuser_error = None
             except FuserError as e:
                 fuser_error = str(e)
-            ref = eager(**inputs)
+            ref = as_list(eager(**inputs))
             torch.cuda.synchronize()
             traffic = sum(t.numel() * t.element_size() for t in inputs.values()) + \
-                ref.numel() * ref.element_size()
+                sum(t.numel() * t.element_size()
+                    for t in (outs if fuser_error is None else ref))
             # torch.compile: warm it up (compiling, recompiling for a new
             # size) outside the timed region.
             out_c = None
@@ -823,14 +950,20 @@ def run_bench(a):
                         out_c = None
             # Agreement: each of the three against the computation in f32 on
             # the same inputs, rounded once to the output type.
-            gold = eager(**{k: v.float() for k, v in inputs.items()}).to(ref.dtype)
+            if name in backward:
+                gold = backward[name][1](**inputs)
+            else:
+                gold = [(eager(**{k: v.float() for k, v in inputs.items()}).to(ref[0].dtype), None)]
             checks = []
             ok_all = True
-            for label, out in (("fuser", outs[0] if fuser_error is None else None),
+            for label, out in (("fuser", outs if fuser_error is None else None),
                                ("eager", ref), ("compile", out_c)):
                 if out is None:
                     continue
-                ok, err = agree(torch, out, gold)
+                ok, err = True, 0.0
+                for o, (want, bound) in zip(as_list(out), gold):
+                    o_ok, o_err = agree_gradient(torch, o, want, bound)
+                    ok, err = ok and o_ok, max(err, o_err)
                 ok_all &= ok
                 checks.append("%s %s%.2g" % (label, "" if ok else "DIFFERS ", err))
             del gold
@@ -1012,8 +1145,7 @@ def selftest(a):
     rt = Runtime(a.runtime, driver=a.driver)
     print("selftest: runtime on the %s driver, cuBLASLt %s" % (
         rt.driver_name, os.environ.get("FUSER_CUBLASLT_LIBRARY", "by its soname")))
-    per_row = {"bias_gelu": 2 * 4 * HIDDEN, "silu": 2 * 4 * HIDDEN, "add_mul_chain": 2 * 4 * 1024 + 4,
-               "softmax": 2 * 4 * HIDDEN, "layer_norm": 2 * 2 * HIDDEN, "rms_norm": 2 * 2 * HIDDEN}
+    per_row = PER_ROW
     dtype_codes = {v: k for k, v in DTYPE_NAMES.items()}
 
     def run_once(f, arg_shapes, res_shapes, dims):

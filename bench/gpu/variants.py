@@ -25,7 +25,6 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
 
-TORCH_DTYPES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64"}
 
 
 def size_of(shape):
@@ -97,14 +96,15 @@ def main():
             g.manual_seed(99)
             inputs = []
             for (name, dt, _), s in zip(args, arg_shapes):
-                if dt in TORCH_DTYPES:
-                    t = torch.randn(s, generator=g, device=dev).to(getattr(torch, TORCH_DTYPES[dt]))
+                if dt in ("f16", "bf16", "f32", "f64"):
+                    t = torch.randn(s, generator=g, device=dev).to(
+                        getattr(torch, harness.TORCH_DTYPES[dt]))
                 else:
                     t = torch.zeros(s, device=dev, dtype=torch.int32 if dt == "i32" else torch.int64)
                 if dev == "cpu":
                     t = rt.emulator_tensor(torch, like=t)
                 inputs.append(t)
-            res_dtypes = [getattr(torch, TORCH_DTYPES[dt]) for (_, dt, _) in f0.tensors[f0.num_args:]]
+            res_dtypes = [getattr(torch, harness.TORCH_DTYPES[dt]) for (_, dt, _) in f0.tensors[f0.num_args:]]
             first_out = None
             t_first = None
             for v, fu in zip(variants, fusions):
