@@ -286,7 +286,7 @@ bool Analyzer::reshape(ReshapeOp r, bool late, bool resultKnown) {
       outCount != in)
     constraints->push_back(
         {ShapeAnalysis::Constraint::Equal, in, outCount,
-         "reshape needs the same number of elements: {} in, {} out"});
+         "reshape needs the same number of elements: {} in, {} out" + where(r)});
   return true;
 }
 
