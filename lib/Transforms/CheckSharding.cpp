@@ -125,6 +125,38 @@ LogicalResult checkShardOp(shard::ShardOp op, SymbolTableCollection &symbols) {
   return success();
 }
 
+/// What only the annotations as written (before propagation) must satisfy.
+/// A sharding lists split axes for at most the tensor's dims (upstream's
+/// propagation built a sharding without a grid from `[[]]` on a rank-0
+/// tensor; it writes that itself, and partitions it, but not from the
+/// input). A value whose definition a shard.shard annotates split is read
+/// through the annotation: a direct read was partitioned as the whole
+/// tensor with the part's type (invalid IR).
+LogicalResult checkAsWritten(shard::ShardOp op) {
+  shard::Sharding s(op.getSharding());
+  auto type = dyn_cast<RankedTensorType>(op.getSrc().getType());
+  if (s && type && s.getSplitAxes().size() > (size_t)type.getRank())
+    return op.emitError("sharding lists split axes for ")
+           << s.getSplitAxes().size() << " dims of " << type << ", which has " << type.getRank()
+           << (type.getRank() == 0 ? " (a rank-0 tensor is whole on every device: leave it "
+                                     "unannotated)"
+                                   : "");
+  if (op.getAnnotateForUsers())
+    return success();
+  if (!s || llvm::all_of(s.getSplitAxes(), [](shard::GridAxesAttr a) { return a.empty(); }))
+    return success();
+  for (OpOperand &use : op.getSrc().getUses()) {
+    Operation *user = use.getOwner();
+    if (isa<shard::ShardOp>(user))
+      continue;
+    return user->emitOpError("reads ")
+           << op.getSrc().getType()
+           << " directly, though a shard.shard annotates it split: read the annotation's "
+              "result, or give this use its own annotation (annotate_for_users)";
+  }
+  return success();
+}
+
 /// The grid the function's annotations name (the first one), or null.
 FlatSymbolRefAttr gridOf(func::FuncOp f) {
   FlatSymbolRefAttr grid;
@@ -224,7 +256,9 @@ struct CheckShardingPass : public fuser::impl::CheckShardingPassBase<CheckShardi
     if (beforePropagation) {
       SymbolTableCollection symbols;
       WalkResult walk = getOperation().walk([&](shard::ShardOp op) {
-        return failed(checkShardOp(op, symbols)) ? WalkResult::interrupt() : WalkResult::advance();
+        return failed(checkShardOp(op, symbols)) || failed(checkAsWritten(op))
+                   ? WalkResult::interrupt()
+                   : WalkResult::advance();
       });
       if (walk.wasInterrupted())
         signalPassFailure();
