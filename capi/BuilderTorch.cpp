@@ -434,6 +434,21 @@ static MlirValue elementwise(FuserBuilder b, const char *fn, StringRef opName,
   SmallVector<Value, 3> vs;
   if (!c.operands(xs, vs))
     return MlirValue{nullptr};
+  // PyTorch refuses a bool on either side of a subtraction (sub_check),
+  // before any promotion: bool - f32 is an error there, not f32.
+  if (opName == SubOp::getOperationName()) {
+    unsigned bools = llvm::count_if(
+        vs, [](Value v) { return getElementTypeOrSelf(v.getType()).isInteger(1); });
+    if (bools == vs.size()) {
+      c.fail("subtraction of two bools is not supported (as in PyTorch); use fuserBuildXor");
+      return MlirValue{nullptr};
+    }
+    if (bools) {
+      c.fail("subtraction with a bool operand is not supported (as in PyTorch); to invert a "
+             "mask use fuserBuildNot");
+      return MlirValue{nullptr};
+    }
+  }
   Type promoted = resultType(c, vs);
   if (!promoted)
     return MlirValue{nullptr};
@@ -447,11 +462,6 @@ static MlirValue elementwise(FuserBuilder b, const char *fn, StringRef opName,
       name = OrOp::getOperationName();
     else if (opName == MulOp::getOperationName())
       name = AndOp::getOperationName();
-    else if (opName == SubOp::getOperationName()) {
-      c.fail("subtraction of bools is not supported (as in PyTorch); use "
-             "fuserBuildXor or fuserBuildNot");
-      return MlirValue{nullptr};
-    }
   }
   return c.wrapValue(buildInferred(c, name, vs, attrs));
 }

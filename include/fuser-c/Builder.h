@@ -411,7 +411,10 @@ MLIR_CAPI_EXPORTED MlirValue fuserBuildPermute(FuserBuilder b, MlirValue x,
                                                const int64_t *perm, intptr_t numPerm);
 /// x[start:limit:step] per dim, `rank` entries each (x's rank). `step` may
 /// be NULL for all 1. A negative start or limit counts from the end of a
-/// static dim, as in Python; sizes are not clamped.
+/// static dim, as in Python; sizes are not clamped. A limit of INT64_MAX
+/// is the end of the dim (ATen's default end), also of a dynamic dim, whose
+/// result dim is then dynamic: x[:, :4] of an [?, 8] x is start {0, 0},
+/// limit {INT64_MAX, 4}.
 MLIR_CAPI_EXPORTED MlirValue fuserBuildSlice(FuserBuilder b, MlirValue x, intptr_t rank,
                                              const int64_t *start, const int64_t *limit,
                                              const int64_t *step);
@@ -646,7 +649,9 @@ MLIR_CAPI_EXPORTED MlirValue fuserTorchTo(FuserBuilder b, MlirValue x, FuserDTyp
 MLIR_CAPI_EXPORTED MlirValue fuserTorchReshape(FuserBuilder b, MlirValue x, intptr_t rank,
                                                const int64_t *shape);
 
-/// Binary ops with promotion and broadcasting.
+/// Binary ops with promotion and broadcasting. As in PyTorch, add and mul
+/// of bools are logical or and and, and a subtraction with a bool on either
+/// side is an error.
 MLIR_CAPI_EXPORTED MlirValue fuserTorchAdd(FuserBuilder b, MlirValue x, MlirValue y);
 MLIR_CAPI_EXPORTED MlirValue fuserTorchSub(FuserBuilder b, MlirValue x, MlirValue y);
 MLIR_CAPI_EXPORTED MlirValue fuserTorchMul(FuserBuilder b, MlirValue x, MlirValue y);

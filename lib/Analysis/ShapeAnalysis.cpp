@@ -172,12 +172,26 @@ bool Analyzer::sliceSizes(SliceOp s) {
   for (unsigned i = 0; i < in.getRank(); ++i)
     if (in.isDynamicDim(i) && !size(s.getInput(), i))
       return false;
-  for (unsigned i = 0; i < in.getRank(); ++i)
-    if (in.isDynamicDim(i))
+  for (unsigned i = 0; i < in.getRank(); ++i) {
+    if (!in.isDynamicDim(i))
+      continue;
+    AffineExpr n = size(s.getInput(), i);
+    if (s.getLimit()[i] != SliceOp::kToEnd) {
       constraints->push_back({ShapeAnalysis::Constraint::LessEqual,
-                              getAffineConstantExpr(s.getLimit()[i], ctx), size(s.getInput(), i),
+                              getAffineConstantExpr(s.getLimit()[i], ctx), n,
                               "slice limit {} must not exceed " + describe(s.getInput(), i) +
                                   " ({})" + where(s)});
+      continue;
+    }
+    // To the end of a dynamic dim: ceil((size - start) / step) elements.
+    int64_t start = s.getStart()[i];
+    if (start > 0)
+      constraints->push_back({ShapeAnalysis::Constraint::LessEqual,
+                              getAffineConstantExpr(start, ctx), n,
+                              "slice start {} must not exceed " + describe(s.getInput(), i) +
+                                  " ({})" + where(s)});
+    define(s.getResult(), i, (n - start).ceilDiv(s.getStep()[i]), describe(s.getResult(), i));
+  }
   return true;
 }
 

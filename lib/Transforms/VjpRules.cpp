@@ -424,6 +424,10 @@ LogicalResult slice(Grad &G, SliceOp op, Value g, Grads &out) {
   SmallVector<int64_t> low(in.getRank()), high(in.getRank());
   Value r = g;
   for (int64_t d = 0; d < in.getRank(); ++d) {
+    // A dynamic dim taken whole (start 0, step 1, to its end) needs no pad.
+    if (in.isDynamicDim(d) && start[d] == 0 && step[d] == 1 &&
+        op.getLimit()[d] == SliceOp::kToEnd)
+      continue;
     if (in.isDynamicDim(d))
       return op.emitOpError("has no gradient in fuser-vjp along dim ")
              << d << ", whose size is known only at launch: the gradient pads by "

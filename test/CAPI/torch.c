@@ -420,6 +420,10 @@ static void testTorchErrors(MlirContext ctx) {
   MlirValue d = fuserBuilderAddInput(b, FuserDTypeF32, SHAPE(DYN, 8), S("d"));
   EXPECT_FAIL(b, fuserTorchAdd(b, x, y));
   EXPECT_FAIL(b, fuserTorchSub(b, p, p));
+  /* PyTorch refuses a bool on either side of a subtraction. */
+  EXPECT_FAIL(b, fuserTorchSub(b, p, x));
+  EXPECT_FAIL(b, fuserTorchSub(b, i, p));
+  EXPECT_FAIL(b, fuserTorchSub(b, x, fuserTorchScalarBool(b, true)));
   EXPECT_FAIL(b, fuserTorchWhere(b, i, x, x));
   EXPECT_FAIL(b, fuserTorchClamp(b, x, NONE, NONE));
   EXPECT_FAIL(b, fuserTorchBitwiseAnd(b, x, i));
@@ -453,7 +457,10 @@ static void testTorchErrors(MlirContext ctx) {
 }
 // CHECK-LABEL: @testTorchErrors
 // CHECK-NEXT: error: f: error: fuserTorchAdd: the shapes [4, 8] and [3] do not broadcast (sizes 8 and 3 at dim -1)
-// CHECK-NEXT: error: f: error: fuserTorchSub: subtraction of bools is not supported (as in PyTorch); use fuserBuildXor or fuserBuildNot
+// CHECK-NEXT: error: f: error: fuserTorchSub: subtraction of two bools is not supported (as in PyTorch); use fuserBuildXor
+// CHECK-NEXT: error: f: error: fuserTorchSub: subtraction with a bool operand is not supported (as in PyTorch); to invert a mask use fuserBuildNot
+// CHECK-NEXT: error: f: error: fuserTorchSub: subtraction with a bool operand is not supported (as in PyTorch); to invert a mask use fuserBuildNot
+// CHECK-NEXT: error: f: error: fuserTorchSub: subtraction with a bool operand is not supported (as in PyTorch); to invert a mask use fuserBuildNot
 // CHECK-NEXT: error: f: error: fuserTorchWhere: the condition must be i1 (bool), got i32
 // CHECK-NEXT: error: f: error: fuserTorchClamp: needs a low or a high bound (both are null)
 // CHECK-NEXT: error: f: error: fuserTorchBitwiseAnd: 'fuser.and' op operand #0 must be ranked tensor of 1-bit signless integer or 8-bit signless integer or 32-bit signless integer or 64-bit signless integer values, but got 'tensor<4x8xf32>'

@@ -227,7 +227,7 @@ func.func @shapes(%x: tensor<4xf32>, %y: tensor<2x3x4xf32>)
   // The whole-range slice folds away; the reductions stay.
   // CHECK: %[[S0:.*]] = fuser.sum %[[BB]] dims = [0]
   // CHECK: return %[[X]], %[[Y]], %{{.*}}, %[[RR]], %[[PP]], %[[Y]], %[[C]]
-  %sl = fuser.slice %2 start = [0, 0, 0, 0] limit = [5, 4, 4, 3] step = [1, 1, 1, 1] : tensor<5x4x4x3xf32> -> tensor<5x4x4x3xf32>
+  %sl = fuser.slice %2 start = [0, 0, 0, 0] limit = [5, 4, 4, 9223372036854775807] step = [1, 1, 1, 1] : tensor<5x4x4x3xf32> -> tensor<5x4x4x3xf32>
   %red = fuser.sum %sl dims = [0] : tensor<5x4x4x3xf32> -> tensor<4x4x3xf32>
   %sq = fuser.sum %red dims = [0] : tensor<4x4x3xf32> -> tensor<4x3xf32>
   %out = fuser.broadcast %sq dims = [1, 2] : tensor<4x3xf32> -> tensor<5x4x3xf32>
@@ -289,4 +289,18 @@ func.func @refinements(%x: tensor<?x?xf32>, %y: tensor<?xf32>) -> (tensor<4x1xf3
   %2 = fuser.reshape %y : tensor<?xf32> -> tensor<?x?xf32>
   %3 = fuser.reshape %2 {fuser.refines_shape} : tensor<?x?xf32> -> tensor<?x1xf32>
   return %1, %3 : tensor<4x1xf32>, tensor<?x1xf32>
+}
+
+// -----
+
+// A dynamic dim taken to its end (start 0, step 1) is whole: the slice folds;
+// one with a static limit is checked at launch and stays.
+// CHECK-LABEL: func.func @slice_to_end_whole
+// CHECK-SAME: (%[[X:.*]]: tensor<?x8xf32>)
+// CHECK: %[[S:.*]] = fuser.slice %[[X]] start = [0, 0] limit = [4, 8]
+// CHECK: return %[[X]], %[[S]]
+func.func @slice_to_end_whole(%x: tensor<?x8xf32>) -> (tensor<?x8xf32>, tensor<4x8xf32>) {
+  %a = fuser.slice %x start = [0, 0] limit = [9223372036854775807, 8] step = [1, 1] : tensor<?x8xf32> -> tensor<?x8xf32>
+  %b = fuser.slice %x start = [0, 0] limit = [4, 8] step = [1, 1] : tensor<?x8xf32> -> tensor<4x8xf32>
+  return %a, %b : tensor<?x8xf32>, tensor<4x8xf32>
 }

@@ -419,6 +419,22 @@ func.func @slice_limit(%a: tensor<4x8xf32>) {
 
 // -----
 
+func.func @slice_to_end_start(%a: tensor<4x8xf32>) {
+  // expected-error @+1 {{'fuser.slice' op dim 1 start 9 exceeds the dim size 8}}
+  %0 = fuser.slice %a start = [0, 9] limit = [4, 9223372036854775807] step = [1, 1] : tensor<4x8xf32> -> tensor<4x0xf32>
+  return
+}
+
+// -----
+
+func.func @slice_to_end_dynamic(%a: tensor<?x8xf32>) {
+  // expected-error @+1 {{'fuser.slice' op result type 'tensor<3x8xf32>' does not match the expected 'tensor<?x8xf32>'}}
+  %0 = fuser.slice %a start = [0, 0] limit = [9223372036854775807, 8] step = [1, 1] : tensor<?x8xf32> -> tensor<3x8xf32>
+  return
+}
+
+// -----
+
 func.func @pad_value_rank(%a: tensor<4xf32>, %v: tensor<1xf32>) {
   // expected-error @+1 {{'fuser.pad' op padding value must have rank 0, got 'tensor<1xf32>'}}
   %0 = fuser.pad %a, %v low = [1] high = [1] : tensor<4xf32>, tensor<1xf32> -> tensor<6xf32>

@@ -263,6 +263,9 @@ func.func @shape_ops(%x: tensor<2x3x4xf32>, %d: tensor<?x4xf32>, %v: tensor<f32>
   %2 = fuser.permute %x perm = [0, 2, 1] : tensor<2x3x4xf32> -> tensor<2x4x3xf32>
   // CHECK: fuser.slice %{{.*}} start = [0, 1, 0] limit = [2, 3, 4] step = [1, 1, 3] : tensor<2x3x4xf32> -> tensor<2x2x2xf32>
   %3 = fuser.slice %x start = [0, 1, 0] limit = [2, 3, 4] step = [1, 1, 3] : tensor<2x3x4xf32> -> tensor<2x2x2xf32>
+  // To the end (INT64_MAX): a dynamic dim stays dynamic, a static one ends at its size.
+  // CHECK: fuser.slice %{{.*}} start = [1, 1] limit = [9223372036854775807, 9223372036854775807] step = [2, 2] : tensor<?x4xf32> -> tensor<?x2xf32>
+  %s2 = fuser.slice %d start = [1, 1] limit = [9223372036854775807, 9223372036854775807] step = [2, 2] : tensor<?x4xf32> -> tensor<?x2xf32>
   // CHECK: fuser.pad %{{.*}}, %{{.*}} low = [1, 0] high = [0, 2] : tensor<?x4xf32>, tensor<f32> -> tensor<?x6xf32>
   %4 = fuser.pad %d, %v low = [1, 0] high = [0, 2] : tensor<?x4xf32>, tensor<f32> -> tensor<?x6xf32>
   // CHECK: fuser.concat %{{.*}}, %{{.*}} dim = 0 : tensor<?x4xf32>, tensor<6x4xf32> -> tensor<?x4xf32>

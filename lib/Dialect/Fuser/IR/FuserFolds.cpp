@@ -383,12 +383,14 @@ OpFoldResult PermuteOp::fold(FoldAdaptor adaptor) {
 }
 
 OpFoldResult SliceOp::fold(FoldAdaptor adaptor) {
-  // A slice of everything, one by one, is the operand (dynamic dims cannot
-  // be proven whole: their limit is static).
-  bool whole = getInput().getType() == getType() &&
-               getInput().getType().hasStaticShape() &&
+  // A slice of everything, one by one, is the operand (a dynamic dim is
+  // whole only to its end: a static limit is checked at launch).
+  RankedTensorType in = getInput().getType();
+  bool whole = in == getType() &&
                llvm::all_of(getStart(), [](int64_t s) { return s == 0; }) &&
                llvm::all_of(getStep(), [](int64_t s) { return s == 1; });
+  for (int64_t d = 0; whole && d < in.getRank(); ++d)
+    whole = !in.isDynamicDim(d) || getLimit()[d] == kToEnd;
   if (whole)
     return getInput();
   if (adaptor.getInput())

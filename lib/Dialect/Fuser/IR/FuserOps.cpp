@@ -649,13 +649,25 @@ SliceOp::inferResultType(std::optional<Location> loc, RankedTensorType in,
     if (step[i] < 1)
       return emitOptionalError(loc, "'fuser.slice' op dim ", i,
                                " needs step >= 1, got ", step[i]);
-    int64_t size = in.getDimSize(i);
-    if (!ShapedType::isDynamic(size) && limit[i] > size)
+    int64_t size = in.getDimSize(i), end = limit[i];
+    // kSliceToEnd: to the end of the dim, as ATen's slice takes its default
+    // end; a dynamic dim's result is then dynamic too.
+    if (end == SliceOp::kToEnd) {
+      if (ShapedType::isDynamic(size)) {
+        shape.push_back(ShapedType::kDynamic);
+        continue;
+      }
+      if (start[i] > size)
+        return emitOptionalError(loc, "'fuser.slice' op dim ", i, " start ", start[i],
+                                 " exceeds the dim size ", size);
+      end = size;
+    }
+    if (!ShapedType::isDynamic(size) && end > size)
       return emitOptionalError(loc, "'fuser.slice' op dim ", i, " limit ",
-                               limit[i], " exceeds the dim size ", size);
+                               end, " exceeds the dim size ", size);
     // ceil((limit - start) / step), which cannot overflow as
     // limit - start + step - 1 could.
-    int64_t span = limit[i] - start[i];
+    int64_t span = end - start[i];
     shape.push_back(span / step[i] + (span % step[i] != 0));
   }
   return in.clone(shape);

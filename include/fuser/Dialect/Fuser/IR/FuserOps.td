@@ -107,7 +107,7 @@ def Fuser_TruncOp : Fuser_UnaryOp<"trunc", Fuser_NumericTensor,
 def Fuser_FracOp : Fuser_UnaryOp<"frac", Fuser_FloatTensor,
     "x - trunc(x), exactly: the fractional part with x's sign; NaN for an infinity">;
 def Fuser_SignOp : Fuser_UnaryOp<"sign", Fuser_NumericTensor,
-    "-1, 0 or 1 by the sign of x; NaN stays NaN">;
+    "-1, 0 or 1 by the sign of x; 0 for NaN, as PyTorch's (0 < x) - (x < 0)">;
 def Fuser_NotOp : Fuser_UnaryOp<"not", Fuser_IntTensor,
     "bitwise not; logical not on i1">;
 
@@ -565,7 +565,11 @@ def Fuser_SliceOp : Fuser_Op<"slice", [Pure]> {
   let description = [{
     Result dim `i` has `ceil((limit[i] - start[i]) / step[i])` elements taken
     from `start[i]` every `step[i]`. `0 <= start <= limit <= size`, `step >= 1`;
-    against dynamic sizes `limit` is checked when the fusion runs.
+    against dynamic sizes `limit` is checked when the fusion runs. A limit of
+    9223372036854775807 (INT64_MAX, ATen's default end) means the end of the
+    dim: on a dynamic dim the result dim is dynamic, `ceil((size - start) /
+    step)`, and `start <= size` is checked when the fusion runs (`x[:, :4]` of
+    a `tensor<?x8xf32>` is `start = [0, 0] limit = [9223372036854775807, 4]`).
 
     ```mlir
     %0 = fuser.slice %x start = [0, 1] limit = [4, 8] step = [1, 2]
@@ -590,6 +594,8 @@ def Fuser_SliceOp : Fuser_Op<"slice", [Pure]> {
     }]>
   ];
   let extraClassDeclaration = [{
+    /// A limit that means the end of the dim (ATen's default end).
+    static constexpr int64_t kToEnd = INT64_MAX;
     static ::mlir::FailureOr<::mlir::RankedTensorType>
     inferResultType(std::optional<::mlir::Location> loc,
                     ::mlir::RankedTensorType input, ::llvm::ArrayRef<int64_t> start,
