@@ -108,8 +108,6 @@ MLIR_CAPI_EXPORTED void fuserCompileOptionsSetAssumeAligned(FuserCompileOptions 
 /// exact. Default false: full f32 (docs/matmul.md).
 MLIR_CAPI_EXPORTED void fuserCompileOptionsSetAllowTf32(FuserCompileOptions options,
                                                         bool allowTf32);
-/// Put the kernels' MLIR in the bundle so that it also runs on the CPU
-/// emulator (default true).
 /// Forces schedule decisions instead of the heuristic's: comma-separated
 /// KEY=VALUE, for example "pointwise.units=2,pointwise.block=128"
 /// (docs/schedulers.md, "Overriding a schedule"). A bad key or value fails
@@ -118,6 +116,8 @@ MLIR_CAPI_EXPORTED void fuserCompileOptionsSetAllowTf32(FuserCompileOptions opti
 /// heuristic's decisions.
 MLIR_CAPI_EXPORTED void fuserCompileOptionsSetSchedule(FuserCompileOptions options,
                                                        MlirStringRef schedule);
+/// Put the kernels' MLIR in the bundle so that it also runs on the CPU
+/// emulator (default true).
 MLIR_CAPI_EXPORTED void fuserCompileOptionsSetEmulation(FuserCompileOptions options,
                                                         bool emulation);
 

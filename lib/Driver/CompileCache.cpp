@@ -300,8 +300,9 @@ std::string mlir::fuser::compileCacheKey(ModuleOp module, const DriverOptions &o
   os << "fuser compile cache 1\n" << buildIdentity() << "\nLLVM " << LLVM_VERSION_STRING
      << "\nchip " << o.chip << " ptx " << o.ptx << " fast-math " << o.fastMath
      << " index-bits " << o.indexBits << " math " << o.math << " opt " << o.optLevel
-     << " assume-aligned " << o.assumeAligned << " allow-tf32 " << o.allowTf32 << " emulation " << o.emulation << " plant-bug " << o.plantBug
-     << "\nschedule " << o.schedule << "\n";
+     << " assume-aligned " << o.assumeAligned << " allow-tf32 " << o.allowTf32
+     << " emulation " << o.emulation << " plant-bug " << o.plantBug << "\nschedule "
+     << o.schedule << "\n";
   module->print(os, OpPrintingFlags().printGenericOpForm().enableDebugInfo(false));
   return llvm::toHex(llvm::SHA256::hash(llvm::arrayRefFromStringRef(text)),
                      /*LowerCase=*/true);

@@ -212,8 +212,9 @@ void PointwiseScheduler::emitKernel(unsigned indexBits) {
         pb, fe.loc, vecOk,
         arith::CeilDivUIOp::create(pb, fe.loc, planN, fe.planConstant(vectorLanes)),
         planN);
-  // Enough blocks for every unit, at most one full wave at full occupancy;
-  // the grid-stride loop covers the rest.
+  // A block per unitsPerThread * block units, capped at gridWaves full
+  // waves at full occupancy (no cap for 0); the grid-stride loops cover
+  // the rest.
   int64_t maxBlocks = fe.target.smCount * (fe.target.maxThreadsPerSM / block) * gridWaves;
   Value blocks = arith::CeilDivUIOp::create(pb, fe.loc, units,
                                             fe.planConstant(block * unitsPerThread));

@@ -650,7 +650,7 @@ SliceOp::inferResultType(std::optional<Location> loc, RankedTensorType in,
       return emitOptionalError(loc, "'fuser.slice' op dim ", i,
                                " needs step >= 1, got ", step[i]);
     int64_t size = in.getDimSize(i), end = limit[i];
-    // kSliceToEnd: to the end of the dim, as ATen's slice takes its default
+    // kToEnd: to the end of the dim, as ATen's slice takes its default
     // end; a dynamic dim's result is then dynamic too.
     if (end == SliceOp::kToEnd) {
       if (ShapedType::isDynamic(size)) {
