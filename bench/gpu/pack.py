@@ -15,6 +15,7 @@ Built here, with the compiler and the CPU emulator:
   variants/     schedule variants of the pointwise fusions for variants.py:
                 FUSION@VARIANT.bundle, each compiled with one entry of
                 SCHEDULE_VARIANTS as `fuserc compile --schedule`
+  variants-io/  the inner-outer (backward) fusions in each of INNER_OUTER_VARIANTS
   runtime/      the plain-C runtime's sources (built there with cc)
   npy/          the .npy reader (tools/fuserc/npy.c)
   check.sh, check_runner.c, harness.py, variants.py, run-all.sh, README.txt,
@@ -46,18 +47,30 @@ LIMIT_BYTES = 50 * 1000 * 1000
 # Schedule variants timed against the default by variants.py on the GPU:
 # the pointwise fusions whose arithmetic (a transcendental) competes with
 # their memory traffic, and one without (add_mul_chain). name -> --schedule.
+# The H200 runs (bench/results/variants.md) chose the defaults; "w1" is
+# the one-wave cap before them.
 SCHEDULE_VARIANTS = [
     ("base", ""),
-    ("u2", "pointwise.units=2"),
-    ("u4", "pointwise.units=4"),
+    ("w1", "pointwise.waves=1"),
+    ("w4", "pointwise.waves=4"),
+    ("w16", "pointwise.waves=16"),
     ("w0", "pointwise.waves=0"),
-    ("u2w0", "pointwise.units=2,pointwise.waves=0"),
-    ("u4w0", "pointwise.units=4,pointwise.waves=0"),
-    ("b128", "pointwise.block=128"),
-    ("u2b128", "pointwise.units=2,pointwise.block=128"),
+    ("u2", "pointwise.units=2"),
 ]
 VARIANT_FUSIONS = [os.path.join(HERE, "fusions", n + ".mlir")
                    for n in ("bias_gelu", "silu", "add_mul_chain")]
+# The inner-outer kernel's grid (layer_norm and rms_norm backward): "base"
+# is the default (a block per 8 rows, at least one per SM as the rows
+# allow, at most two per SM); "old" the rule before the H200 measured it.
+INNER_OUTER_VARIANTS = [
+    ("base", ""),
+    ("old", "innerouter.rows=32,innerouter.min_blocks_per_sm=0"),
+    ("rows4", "innerouter.rows=4"),
+    ("rows16", "innerouter.rows=16"),
+    ("floor0", "innerouter.min_blocks_per_sm=0"),
+]
+INNER_OUTER_FUSIONS = [os.path.join(HERE, "fusions", n + ".mlir")
+                       for n in ("layer_norm_backward", "rms_norm_backward")]
 SEED = 20261129
 
 # Shrinking the examples whose inputs are too large to carry: the row
@@ -221,7 +234,7 @@ def main():
         raise SystemExit("pack.py: %s not found: build fuser first" % fuserc)
     if os.path.isdir(out):
         shutil.rmtree(out)
-    for sub in ("bundles", "examples", "cases", "variants", "runtime/src", "runtime/include",
+    for sub in ("bundles", "examples", "cases", "variants", "variants-io", "runtime/src", "runtime/include",
                 "npy"):
         os.makedirs(os.path.join(out, sub), exist_ok=True)
     rng = random.Random(SEED)
@@ -252,6 +265,13 @@ def main():
                  "-o", os.path.join(out, "variants", "%s@%s.bundle" % (name, vname))])
     sys.stderr.write("pack.py: variants/: %d fusions x %d schedules\n"
                      % (len(VARIANT_FUSIONS) + len(extra), len(SCHEDULE_VARIANTS)))
+    for src in INNER_OUTER_FUSIONS:
+        name = os.path.basename(src)[:-5]
+        for vname, schedule in INNER_OUTER_VARIANTS:
+            run([fuserc, "compile", src, "--schedule", schedule,
+                 "-o", os.path.join(out, "variants-io", "%s@%s.bundle" % (name, vname))])
+    sys.stderr.write("pack.py: variants-io/: %d fusions x %d schedules\n"
+                     % (len(INNER_OUTER_FUSIONS), len(INNER_OUTER_VARIANTS)))
 
     # Every example, shrunk where needed.
     examples = sorted(f[:-5] for f in os.listdir(os.path.join(ROOT, "examples"))
@@ -289,12 +309,18 @@ def main():
                     os.path.join(out, "runtime", "include"))
     for n in ("npy.c", "npy.h"):
         shutil.copy(os.path.join(ROOT, "tools", "fuserc", n), os.path.join(out, "npy"))
-    for n in ("check.sh", "run-all.sh", "harness.py", "variants.py", "check_runner.c"):
+    for n in ("check.sh", "run-all.sh", "harness.py", "variants.py", "profile.sh", "check_runner.c"):
         shutil.copy(os.path.join(HERE, n), out)
-    for n in ("check.sh", "run-all.sh", "harness.py", "variants.py"):
+    for n in ("check.sh", "run-all.sh", "harness.py", "variants.py", "profile.sh"):
         os.chmod(os.path.join(out, n), 0o755)
     rev = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
                          stdout=subprocess.PIPE, universal_newlines=True).stdout.strip()
+    # A pack built from a work tree with changes says so: its results are
+    # not those of the commit alone.
+    dirty = subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"],
+                           stdout=subprocess.PIPE, universal_newlines=True).stdout.strip()
+    if rev and dirty:
+        rev += " with uncommitted changes"
     with open(os.path.join(out, "VERSION"), "w") as f:
         import datetime
         f.write("fuser %s, packed %s\n" % (rev or "?", datetime.datetime.now(

@@ -4,7 +4,7 @@
 # vs torch.compile: memory-bound fusions from 1 MB to 1 GB, then the matmul
 # table in TFLOP/s, within one budget), then variants.py (schedule variants
 # of the pointwise fusions against the default schedule). Prints the tables;
-# writes gpu-check.md, gpu.md and variants.md to $OUT (when set) or
+# writes gpu-check.md, gpu.md, variants.md and variants-io.md to $OUT (when set) or
 # PACK/results. Planned to finish in about 5 minutes and never more than 9
 # (each stage has a timeout; on an H200 the whole ran in under 2).
 #
@@ -44,10 +44,17 @@ bench_rc=$?
 
 echo
 echo "######## 3/3 variants.py (after $(( $(date +%s) - T0 )) s)"
-timeout -k 5 ${FUSER_VARIANTS_TIMEOUT:-120} $PY "$PACK/variants.py" --runtime "$B/libfuser_runtime.so" \
-  --bundles "$PACK/variants" --out "$RES/variants.md" 2>"$RES/variants.stderr"
+timeout -k 5 ${FUSER_VARIANTS_TIMEOUT:-150} $PY "$PACK/variants.py" --runtime "$B/libfuser_runtime.so" \
+  --bundles "$PACK/variants" --mb 16,64,256,1024 --out "$RES/variants.md" 2>"$RES/variants.stderr"
 var_rc=$?
 [ $var_rc = 0 ] || { echo "variants.py failed ($var_rc); its stderr:"; tail -30 "$RES/variants.stderr"; }
+echo "######## 3/3 variants.py, inner-outer (after $(( $(date +%s) - T0 )) s)"
+timeout -k 5 ${FUSER_VARIANTS_TIMEOUT:-150} $PY "$PACK/variants.py" --runtime "$B/libfuser_runtime.so" \
+  --bundles "$PACK/variants-io" --mb 1,4,16,64,256,1024 --reordered-sums-ok \
+  --out "$RES/variants-io.md" 2>"$RES/variants-io.stderr"
+io_rc=$?
+[ $io_rc = 0 ] || { echo "variants.py (inner-outer) failed ($io_rc); its stderr:"; tail -30 "$RES/variants-io.stderr"; }
+[ $var_rc = 0 ] && var_rc=$io_rc
 
 echo
 echo "######## summary after $(( $(date +%s) - T0 )) s: check.sh rc=$check_rc, harness.py rc=$bench_rc, variants.py rc=$var_rc"

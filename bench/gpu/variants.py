@@ -13,8 +13,14 @@ median of CUDA-event timings with the L2 flushed before each call
 (harness.time_cuda). Prints a table with GB/s and the time relative to the
 default; exits 1 when a variant fails or differs.
 
+With --reordered-sums-ok (the inner-outer variants: the grid decides how a
+column sum's rows are split among blocks, so dw and db are added in another
+order) a result that is not the default's bits passes when it is within
+1e-3 of the largest magnitude of the default's ("reordered" in the table);
+anything further is a failure.
+
 usage: variants.py --runtime libfuser_runtime.so --bundles DIR [--mb 256,1024]
-                   [--out FILE.md] [--dry-run-cpu LIBFUSERCAPI]
+                   [--out FILE.md] [--reordered-sums-ok] [--dry-run-cpu LIBFUSERCAPI]
 """
 import argparse
 import collections
@@ -40,6 +46,8 @@ def main():
     ap.add_argument("--bundles", required=True)
     ap.add_argument("--mb", default="256,1024", help="sizes in MB of traffic, comma-separated")
     ap.add_argument("--out", default=None)
+    ap.add_argument("--reordered-sums-ok", action="store_true",
+                    help="accept results within 1e-3 of the largest magnitude (sums added in another order)")
     ap.add_argument("--dry-run-cpu", metavar="LIBFUSERCAPI", default=None,
                     help="testing only: torch on the CPU, fuser on its emulator; sizes / 1024")
     a = ap.parse_args()
@@ -123,10 +131,19 @@ def main():
                 if first_out is None:
                     first_out = [o.clone() for o in outs]
                 else:
-                    same = "yes" if all(torch.equal(x.view(torch.uint8) if x.dtype != torch.bool else x,
-                                                    y.view(torch.uint8) if y.dtype != torch.bool else y)
-                                        for x, y in zip(first_out, outs)) else "**NO**"
-                    failed |= same != "yes"
+                    same = "yes"
+                    for x, y in zip(first_out, outs):
+                        if torch.equal(x.view(torch.uint8) if x.dtype != torch.bool else x,
+                                       y.view(torch.uint8) if y.dtype != torch.bool else y):
+                            continue
+                        xf, yf = x.float(), y.float()
+                        bound = 1e-3 * max(1.0, xf.abs().max().item())
+                        if a.reordered_sums_ok and (xf - yf).abs().max().item() <= bound:
+                            same = "reordered"
+                        else:
+                            same = "**NO**"
+                            break
+                    failed |= same not in ("yes", "reordered")
                 ms = harness.time_cuda(torch, lambda: call(sptr), flush,
                                        harness.reps_for(traffic(n) / 3e9 * 3, hi=60))
                 if t_first is None:

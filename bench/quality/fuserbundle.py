@@ -106,11 +106,14 @@ class Fusion:
         are all dynamic dims (the results' filled in), launches the executed
         launches as (Launch, grid, block, smem) with register values
         resolved, and allocs {buffer index: bytes}. `arg_strides`: None, or
-        per argument None (dense) or its strides, for STRIDE."""
+        per argument None (dense) or its strides, for STRIDE. Library calls
+        (GEMM) and collectives are not kernels: their counts are left in
+        self.gemms and self.collectives."""
         dims = list(dyn_dims)
         for attempt in range(2):  # first pass fills the results' dims
             regs = [0] * max(self.num_regs, 1)
             launches, allocs, failed = [], {}, None
+            self.gemms = self.collectives = 0
             for (op, dst, a, b, imm) in self.instrs:
                 r = regs
                 if op == OP["CONST"]: r[dst] = imm
@@ -146,6 +149,9 @@ class Fusion:
                 elif op == OP["STRIDE"]:
                     passed = arg_strides[a] if arg_strides else None
                     r[dst] = passed[b] if passed else self.dense_stride(dims, a, b)
+                elif op == OP["GEMM"]: self.gemms += 1
+                elif op == OP["COLLECTIVE"]: self.collectives += 1
+                elif op == OP["GRID"]: pass
                 elif op == OP["RESULT_DIM"]:
                     if attempt == 0:
                         dims[b] = r[a]

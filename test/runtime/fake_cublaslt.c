@@ -215,7 +215,7 @@ static void *new_object(int kind, size_t size) {
 /* `p` if it is a live object of `kind`, else NULL. */
 static void *live_object(int kind, const void *p) {
   for (size_t i = 0; i < num_objects[kind]; i++)
-    if (objects[kind][i] == p && ((handle *)p)->live) return (void *)p;
+    if (objects[kind][i] == p && ((handle *)objects[kind][i])->live) return objects[kind][i];
   return NULL;
 }
 

@@ -93,9 +93,9 @@ void PointwiseScheduler::emitUnit(Value linear, unsigned lanes,
 void PointwiseScheduler::emitKernel(unsigned indexBits) {
   // The defaults; a caller's schedule option overrides each
   // (ScheduleOverrides.h).
-  const int64_t block = fe.schedule.pointwiseBlock.value_or(256);
-  unitsPerThread = fe.schedule.pointwiseUnits.value_or(1);
-  gridWaves = fe.schedule.pointwiseWaves.value_or(1);
+  const int64_t block = fe.schedule.pointwiseBlock.value_or(kDefaultPointwiseBlock);
+  unitsPerThread = fe.schedule.pointwiseUnits.value_or(kDefaultPointwiseUnits);
+  gridWaves = fe.schedule.pointwiseWaves.value_or(kDefaultPointwiseWaves);
   SmallVector<unsigned> symbols = segmentSymbols(fe.shapes, seg);
   SmallVector<Value> inputs = orderedInputs(seg);
   SmallVector<Value> outputs(seg.outputs.begin(), seg.outputs.end());

@@ -1420,16 +1420,40 @@ LogicalResult ReductionScheduler::run() {
                 ((*staticRows / vectorLanes + outerX - 1) / outerX < tilesTarget &&
                  *staticK >= 8 * outerY));
   if (hasOuter()) {
-    // Blocks of an inner-outer kernel: each walks at least 32 rows, so
-    // that its row of partials (written once, read once) stays small
-    // beside the rows it reads; at most two per SM. The same for every
-    // variant, so the partials and their combine are too.
+    // Blocks of an inner-outer kernel: one per 8 rows, so that a block's
+    // row of partials (written once, read once) stays small beside the
+    // rows it reads; at most two per SM (the register-held rows allow no
+    // more resident). But at least one per SM while there are rows for
+    // them: with fewer, a block walks its rows one after another while SMs
+    // idle (41 rows of 4096 in 2 blocks took 32 us on an H200, 2.8x the
+    // floor's time), and the extra partials cost at most SMs x columns x
+    // accumulators, read once and written once. "Rows for them": a block
+    // of the register variant holds 256 x 16 values, so as many rows at
+    // once as fit (1 to 8); the floor leaves none of its blocks without a
+    // row. The same grid for every variant, so the partials and their
+    // combine are too. The defaults (ScheduleOverrides.h) are measured;
+    // `innerouter.*` schedule keys override each.
+    int64_t perBlock = fe.schedule.innerOuterRows.value_or(kDefaultInnerOuterRows);
+    int64_t floorBlocks = fe.target.smCount * fe.schedule.innerOuterMinBlocksPerSM.value_or(
+                                                  kDefaultInnerOuterMinBlocksPerSM);
+    int64_t capBlocks = fe.target.smCount * fe.schedule.innerOuterMaxBlocksPerSM.value_or(
+                                                kDefaultInnerOuterMaxBlocksPerSM);
     Value rows = fe.planExpr(keptSize);
+    Value byRows = arith::CeilDivUIOp::create(pb, fe.loc, rows, fe.planConstant(perBlock));
+    Value rowsAtOnce = arith::MaxUIOp::create(
+        pb, fe.loc, fe.planConstant(1),
+        arith::MinUIOp::create(
+            pb, fe.loc, fe.planConstant(rowsPerBlockOf(32)),
+            arith::DivUIOp::create(
+                pb, fe.loc, fe.planConstant(256 * kInnerOuterValuesPerThread),
+                arith::MaxUIOp::create(pb, fe.loc, fe.planExpr(reducedSize), fe.planConstant(1)))));
+    Value floor = arith::MinUIOp::create(
+        pb, fe.loc, arith::CeilDivUIOp::create(pb, fe.loc, rows, rowsAtOnce),
+        fe.planConstant(floorBlocks));
     outerGrid = arith::MaxUIOp::create(
         pb, fe.loc, fe.planConstant(1),
-        arith::MinUIOp::create(pb, fe.loc,
-                               arith::CeilDivUIOp::create(pb, fe.loc, rows, fe.planConstant(32)),
-                               fe.planConstant(2 * fe.target.smCount)));
+        arith::MinUIOp::create(pb, fe.loc, arith::MaxUIOp::create(pb, fe.loc, byRows, floor),
+                               fe.planConstant(capBlocks)));
     Value size = arith::MulIOp::create(pb, fe.loc, outerGrid, fe.planExpr(reducedSize));
     for (const Reducer &r : outerReducers)
       for (Type t : r.accTypes)

@@ -23,6 +23,12 @@ const Key kKeys[] = {
      "vector units per thread per loop step of a pointwise kernel"},
     {"pointwise.waves", &ScheduleOverrides::pointwiseWaves, 0, 64, false,
      "a pointwise kernel's grid cap in full waves (0: no cap)"},
+    {"innerouter.rows", &ScheduleOverrides::innerOuterRows, 1, 4096, false,
+     "rows each block of an inner-outer kernel walks before the grid grows"},
+    {"innerouter.min_blocks_per_sm", &ScheduleOverrides::innerOuterMinBlocksPerSM, 0, 8, false,
+     "an inner-outer kernel's grid floor in blocks per SM, rows permitting"},
+    {"innerouter.max_blocks_per_sm", &ScheduleOverrides::innerOuterMaxBlocksPerSM, 1, 16, false,
+     "an inner-outer kernel's grid cap in blocks per SM"},
 };
 } // namespace
 

@@ -4,12 +4,13 @@
 // RUN: fuser-opt %s -split-input-file --fuser-decompose --fuser-segment --fuser-emit-kernels --canonicalize --cse | FileCheck %s
 
 // 256 rows of 512 f32: 32 threads a row (4 slots of 4 lanes, 16 values a
-// thread), 8 rows a block, 8 blocks (at least 32 rows each). The column
+// thread), 8 rows a block, 32 blocks (a block per 32 rows would leave SMs
+// idle: at least one block per SM while each has rows). The column
 // accumulators ride along the loop over row blocks as loop-carried vectors;
 // after it, rows of threads 1..7 hand their slots to row 0 through shared
 // memory (one column per element), and row 0 writes the block's partials.
 // A misaligned buffer takes a kernel that holds the row in scalars (8
-// slots a thread: 64 threads a row, 4 rows a block). The combine sums the 8
+// slots a thread: 64 threads a row, 4 rows a block). The combine sums the 32
 // blocks' partials in block order, one thread per column.
 // CHECK-LABEL: gpu.func @dxdw_0(
 // CHECK-SAME: workgroup(%[[STAGE:.*]] : memref<512xf32, #gpu.address_space<workgroup>>)
@@ -30,11 +31,11 @@
 // CHECK-SAME: known_block_size = array<i32: 256, 1, 1>
 // CHECK: scf.for {{.*}} iter_args({{.*}}) -> (f32)
 // CHECK-LABEL: func.func @dxdw(
-// CHECK: %[[PARTIALS:.*]] = memref.alloc() : memref<4096xf32>
+// CHECK: %[[PARTIALS:.*]] = memref.alloc() : memref<16384xf32>
 // CHECK: %[[P:.*]] = memref.cast %[[PARTIALS]]
-// CHECK: fuser.launch @dxdw_kernels::@dxdw_0 grid(%c8, %c1, %c1) block(%c32, %c8, %c1) {{.*}} args({{.*}}, %[[P]], {{.*}})
-// CHECK: fuser.launch @dxdw_kernels::@dxdw_1 grid(%c8, %c1, %c1) block(%c64, %c4, %c1) {{.*}} args({{.*}}, %[[P]], {{.*}})
-// CHECK: fuser.launch @dxdw_kernels::@dxdw_2 grid(%c2, %c1, %c1) block(%c256, %c1, %c1) {{.*}} args(%arg0, %arg1, %arg3, %[[P]], %c8 :
+// CHECK: fuser.launch @dxdw_kernels::@dxdw_0 grid(%c32, %c1, %c1) block(%c32, %c8, %c1) {{.*}} args({{.*}}, %[[P]], {{.*}})
+// CHECK: fuser.launch @dxdw_kernels::@dxdw_1 grid(%c32, %c1, %c1) block(%c64, %c4, %c1) {{.*}} args({{.*}}, %[[P]], {{.*}})
+// CHECK: fuser.launch @dxdw_kernels::@dxdw_2 grid(%c2, %c1, %c1) block(%c256, %c1, %c1) {{.*}} args(%arg0, %arg1, %arg3, %[[P]], %c32 :
 func.func @dxdw(%x: tensor<256x512xf32>, %s: tensor<256x1xf32>) -> (tensor<256x512xf32>, tensor<512xf32>) {
   %sb = fuser.broadcast %s dims = [0, 1] : tensor<256x1xf32> -> tensor<256x512xf32>
   %h = fuser.mul %x, %sb : tensor<256x512xf32>

@@ -30,12 +30,12 @@
 // CHECK: }
 // CHECK: scf.for {{.*}} to %c1000_i32
 // CHECK: scf.for {{.*}} to %c4003_i32
-// The plan: a block per 256 units, at most one wave of 128-thread blocks
-// (132 SMs x 16 blocks).
+// The plan: a block per 256 units, at most eight waves of 128-thread
+// blocks (132 SMs x 16 blocks a wave).
 // CHECK-LABEL: func.func @flat
 // CHECK: %[[N:.*]] = arith.select
 // CHECK: %[[B:.*]] = arith.ceildivui %[[N]], %c256
-// CHECK: %[[G:.*]] = arith.minui %[[B]], %c2112
+// CHECK: %[[G:.*]] = arith.minui %[[B]], %c16896
 // CHECK: fuser.launch @flat_kernels::@flat_0 grid(%[[G]], %c1, %c1) block(%c128, %c1, %c1)
 
 // No cap: a block per 256 units, each thread one unit.
@@ -46,16 +46,17 @@
 // NOCAP-NOT: arith.minui
 // NOCAP: fuser.launch @flat_kernels::@flat_0 grid(%[[B]], %c1, %c1) block(%c256, %c1, %c1)
 
-// The default: 256 threads, one unit per step, one wave (132 x 8 blocks).
+// The default: 256 threads, one unit per step, eight waves (132 x 8 blocks
+// a wave).
 // DEFAULT-LABEL: gpu.func @flat_0
 // DEFAULT-SAME: known_block_size = array<i32: 256, 1, 1>
 // DEFAULT-NOT: %c3_i32
 // DEFAULT-LABEL: func.func @flat
-// DEFAULT: arith.minui {{.*}}, %c1056
+// DEFAULT: arith.minui {{.*}}, %c8448
 
 // BLOCK: error: schedule option: key 'pointwise.block' (threads per block of a pointwise kernel) must be a power of two from 32 to 1024, got '100'
 // UNITS: error: schedule option: key 'pointwise.units' (vector units per thread per loop step of a pointwise kernel) must be an integer from 1 to 8, got '9'
-// UNKNOWN: error: schedule option: unknown key 'pointwise.unroll'; known: pointwise.block pointwise.units pointwise.waves
+// UNKNOWN: error: schedule option: unknown key 'pointwise.unroll'; known: pointwise.block pointwise.units pointwise.waves innerouter.rows innerouter.min_blocks_per_sm innerouter.max_blocks_per_sm
 // TWICE: error: schedule option: key 'pointwise.units' is given twice
 // NOVALUE: error: schedule option: key 'pointwise.waves' (a pointwise kernel's grid cap in full waves (0: no cap)) must be an integer from 0 to 64, got ''
 func.func @flat(%x: tensor<4003xf32>, %y: tensor<4003xf32>) -> tensor<4003xf32> {

@@ -14,3 +14,23 @@ func.func @rows(%x: tensor<?x100xbf16>, %b: tensor<100xbf16>) -> tensor<?x100xbf
   %1 = fuser.silu %0 : tensor<?x100xbf16>
   return %1 : tensor<?x100xbf16>
 }
+
+// Row and column reductions of one tensor (an inner-outer kernel), on
+// small integers (floor of 4x the random inputs) so that every column sum
+// is exact: its bits do not depend on how the grid splits the rows.
+func.func @dxdw(%x: tensor<?x512xf32>, %dy: tensor<?x512xf32>)
+    -> (tensor<?x512xf32>, tensor<512xf32>, tensor<512xf32>) {
+  %four = fuser.constant 4.0 : tensor<f32>
+  %fourb = fuser.broadcast %four dims = [] : tensor<f32> -> tensor<?x512xf32>
+  %x4 = fuser.mul %x, %fourb : tensor<?x512xf32>
+  %dy4 = fuser.mul %dy, %fourb : tensor<?x512xf32>
+  %xi = fuser.floor %x4 : tensor<?x512xf32>
+  %di = fuser.floor %dy4 : tensor<?x512xf32>
+  %p = fuser.mul %xi, %di : tensor<?x512xf32>
+  %s = fuser.sum %p dims = [1] keepdim = true : tensor<?x512xf32> -> tensor<?x1xf32>
+  %sb = fuser.broadcast %s dims = [0, 1] : tensor<?x1xf32> -> tensor<?x512xf32>
+  %dx = fuser.sub %di, %sb : tensor<?x512xf32>
+  %dw = fuser.sum %p dims = [0] : tensor<?x512xf32> -> tensor<512xf32>
+  %db = fuser.sum %di dims = [0] : tensor<?x512xf32> -> tensor<512xf32>
+  return %dx, %dw, %db : tensor<?x512xf32>, tensor<512xf32>, tensor<512xf32>
+}

@@ -1,0 +1,57 @@
+// fuser-emit-kernels' schedule option on an inner-outer kernel (a row
+// normalization and a column sum of one tensor): the innerouter.* keys move
+// the grid's bounds, and with it the partials' size and the combine's
+// count; the values stay the same (test/tools/fuserc/schedule.test runs
+// them). A bad value is an error naming the key.
+// RUN: fuser-opt %s --fuser-decompose --fuser-segment --fuser-emit-kernels --canonicalize --cse | FileCheck %s --check-prefix=DEFAULT
+// RUN: fuser-opt %s --fuser-decompose --fuser-segment '--fuser-emit-kernels=schedule="innerouter.min_blocks_per_sm=0,innerouter.rows=32"' --canonicalize --cse | FileCheck %s --check-prefix=NOFLOOR
+// RUN: fuser-opt %s --fuser-decompose --fuser-segment '--fuser-emit-kernels=schedule="innerouter.min_blocks_per_sm=0,innerouter.rows=16"' --canonicalize --cse | FileCheck %s --check-prefix=ROWS16
+// RUN: fuser-opt %s --fuser-decompose --fuser-segment '--fuser-emit-kernels=schedule="innerouter.max_blocks_per_sm=1"' --canonicalize --cse | FileCheck %s --check-prefix=CAP
+// RUN: not fuser-opt %s --fuser-decompose --fuser-segment '--fuser-emit-kernels=schedule="innerouter.min_blocks_per_sm=9"' 2>&1 | FileCheck %s --check-prefix=FLOOR9
+// RUN: not fuser-opt %s --fuser-decompose --fuser-segment '--fuser-emit-kernels=schedule="innerouter.rows=0"' 2>&1 | FileCheck %s --check-prefix=ROWS0
+
+// 256 rows of 512 f32, 8 rows a block at once. The default: a block per 8
+// rows (32 blocks), and the floor of one block per SM as far as the rows
+// go (256 / 8 = 32 blocks) agrees. 32 rows of partials.
+// DEFAULT-LABEL: func.func @dxdw(
+// DEFAULT: memref.alloc() : memref<16384xf32>
+// DEFAULT: fuser.launch @dxdw_kernels::@dxdw_0 grid(%c32, %c1, %c1) block(%c32, %c8, %c1)
+// DEFAULT: fuser.launch @dxdw_kernels::@dxdw_2 {{.*}} args(%arg0, %arg1, %arg3, %{{.*}}, %c32 :
+
+// No floor and a block per 32 rows: 8 blocks of 32 rows each (4 row
+// steps; the rule before the H200 measured it, bench/results/variants-io.md).
+// NOFLOOR-LABEL: func.func @dxdw(
+// NOFLOOR: memref.alloc() : memref<4096xf32>
+// NOFLOOR: fuser.launch @dxdw_kernels::@dxdw_0 grid(%c8, %c1, %c1) block(%c32, %c8, %c1)
+// NOFLOOR: fuser.launch @dxdw_kernels::@dxdw_2 {{.*}} args(%arg0, %arg1, %arg3, %{{.*}}, %c8 :
+
+// ROWS16-LABEL: func.func @dxdw(
+// ROWS16: memref.alloc() : memref<8192xf32>
+// ROWS16: fuser.launch @dxdw_kernels::@dxdw_0 grid(%c16, %c1, %c1)
+func.func @dxdw(%x: tensor<256x512xf32>, %s: tensor<256x1xf32>) -> (tensor<256x512xf32>, tensor<512xf32>) {
+  %sb = fuser.broadcast %s dims = [0, 1] : tensor<256x1xf32> -> tensor<256x512xf32>
+  %h = fuser.mul %x, %sb : tensor<256x512xf32>
+  %m = fuser.sum %h dims = [1] keepdim = true : tensor<256x512xf32> -> tensor<256x1xf32>
+  %mb = fuser.broadcast %m dims = [0, 1] : tensor<256x1xf32> -> tensor<256x512xf32>
+  %y = fuser.sub %h, %mb : tensor<256x512xf32>
+  %c = fuser.sum %h dims = [0] : tensor<256x512xf32> -> tensor<512xf32>
+  return %y, %c : tensor<256x512xf32>, tensor<512xf32>
+}
+
+// Rows known at launch: the plan computes the grid, capped at one block
+// per SM (132) with max_blocks_per_sm=1 instead of two (264).
+// DEFAULT-LABEL: func.func @rows_dynamic(
+// DEFAULT: arith.minui {{.*}}, %c264
+// CAP-LABEL: func.func @rows_dynamic(
+// CAP-NOT: %c264
+// CAP: arith.minui {{.*}}, %c132
+func.func @rows_dynamic(%x: tensor<?x4096xf32>) -> (tensor<?x4096xf32>, tensor<4096xf32>) {
+  %m = fuser.max %x dims = [1] keepdim = true : tensor<?x4096xf32> -> tensor<?x1xf32>
+  %mb = fuser.broadcast %m dims = [0, 1] : tensor<?x1xf32> -> tensor<?x4096xf32>
+  %y = fuser.sub %x, %mb : tensor<?x4096xf32>
+  %c = fuser.sum %x dims = [0] : tensor<?x4096xf32> -> tensor<4096xf32>
+  return %y, %c : tensor<?x4096xf32>, tensor<4096xf32>
+}
+
+// FLOOR9: error: schedule option: key 'innerouter.min_blocks_per_sm' (an inner-outer kernel's grid floor in blocks per SM, rows permitting) must be an integer from 0 to 8, got '9'
+// ROWS0: error: schedule option: key 'innerouter.rows' (rows each block of an inner-outer kernel walks before the grid grows) must be an integer from 1 to 4096, got '0'
