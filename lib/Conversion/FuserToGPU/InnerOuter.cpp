@@ -382,8 +382,9 @@ void ReductionScheduler::emitInnerOuter(unsigned w) {
     variantCondition = reread ? withCond(reread) : widthCond;
     emitInner(w, 0, /*persistent=*/false);
   }
-  // The combine: one thread per column, the blocks' partials in block order
-  // (none when there are no rows: the reductions' identities).
+  // The combine: 32 columns a block, each added by 8 groups of the blocks'
+  // partials (every 8th), then the groups in order (none when there are no
+  // rows: the reductions' identities).
   variantCondition = widthCond;
   Value columns = fe.planExpr(reducedSize);
   Value cond = withCond(arith::CmpIOp::create(pb, ploc, arith::CmpIPredicate::sgt, columns,
@@ -394,7 +395,7 @@ void ReductionScheduler::emitInnerOuter(unsigned w) {
                             fe.planConstant(0)),
       outerGrid, fe.planConstant(0));
   Value grid = arith::MinUIOp::create(
-      pb, ploc, arith::CeilDivUIOp::create(pb, ploc, columns, fe.planConstant(256)),
+      pb, ploc, arith::CeilDivUIOp::create(pb, ploc, columns, fe.planConstant(kCombineColumns)),
       fe.planConstant(fe.target.smCount * 8));
   CombineSpec spec{&outerReducers, outerPartials, oOutputs, reducedSize, keptSize, reducedIter,
                    [this](Value v) { return oIndex(v); }};

@@ -1052,6 +1052,36 @@ Value ReductionScheduler::arriveIsLast(Value counters, Value index) {
   return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, old, lastSplit);
 }
 
+/// Accumulates reducer `r`'s partials ([split][stride] per accumulator
+/// value, extra buffers from `base`) at `offset`, `lanes` wide, for splits
+/// first, first + step, ... below `splits`, in that order.
+SmallVector<Value> ReductionScheduler::accumulatePartials(const Reducer &r, unsigned base,
+                                                          Value first, Value splits, Value step,
+                                                          Value stride, Value offset,
+                                                          unsigned lanes, bool crossBlock) {
+  KernelBuilder &k = *kb;
+  OpBuilder &b = k.b;
+  Location loc = k.loc;
+  auto sl = scf::ForOp::create(b, loc, first, splits, step, r.identity(b, loc, lanes));
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToStart(sl.getBody());
+  Value at = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, sl.getInductionVar(), stride), offset);
+  SmallVector<Value> part;
+  for (auto [n, t] : llvm::enumerate(r.accTypes))
+    part.push_back(k.load(k.extraPointer(base + n), t, at, lanes, crossBlock));
+  scf::YieldOp::create(b, loc, r.combine(b, loc, SmallVector<Value>(sl.getRegionIterArgs()), part));
+  return SmallVector<Value>(sl.getResults());
+}
+
+/// Records a finished reduction's results in `known`.
+void ReductionScheduler::finishReduction(const Reducer &r, ArrayRef<Value> acc, unsigned lanes,
+                                         Value depth) {
+  SmallVector<Value> results = r.finalize(kb->b, kb->loc, acc, depth);
+  for (auto [res, v] : llvm::zip(r.op->getResults(), results))
+    known[res] = Lanes{v, lanes == 1};
+}
+
 /// Combines each reducer's partials ([split][stride] per accumulator value,
 /// extra buffers from `base`) at `offset`, `lanes` wide, in split order,
 /// finishes the reductions over `depth` and records their results in
@@ -1059,27 +1089,11 @@ Value ReductionScheduler::arriveIsLast(Value counters, Value index) {
 void ReductionScheduler::combinePartials(ArrayRef<Reducer> rs, Value splits, Value stride,
                                          Value offset, unsigned lanes, Value depth,
                                          bool crossBlock) {
-  KernelBuilder &k = *kb;
-  OpBuilder &b = k.b;
-  Location loc = k.loc;
   unsigned base = 0;
   for (const Reducer &r : rs) {
-    auto sl = scf::ForOp::create(b, loc, k.constant(0), splits, k.constant(1),
-                                 r.identity(b, loc, lanes));
-    {
-      OpBuilder::InsertionGuard g(b);
-      b.setInsertionPointToStart(sl.getBody());
-      Value at = arith::AddIOp::create(
-          b, loc, arith::MulIOp::create(b, loc, sl.getInductionVar(), stride), offset);
-      SmallVector<Value> part;
-      for (auto [n, t] : llvm::enumerate(r.accTypes))
-        part.push_back(k.load(k.extraPointer(base + n), t, at, lanes, crossBlock));
-      scf::YieldOp::create(b, loc,
-                           r.combine(b, loc, SmallVector<Value>(sl.getRegionIterArgs()), part));
-    }
-    SmallVector<Value> results = r.finalize(b, loc, SmallVector<Value>(sl.getResults()), depth);
-    for (auto [res, v] : llvm::zip(r.op->getResults(), results))
-      known[res] = Lanes{v, lanes == 1};
+    SmallVector<Value> acc = accumulatePartials(r, base, kb->constant(0), splits, kb->constant(1),
+                                                stride, offset, lanes, crossBlock);
+    finishReduction(r, acc, lanes, depth);
     base += r.accTypes.size();
   }
 }
@@ -1173,9 +1187,8 @@ void ReductionScheduler::emitCombine(const CombineSpec &spec, unsigned indexBits
   SmallVector<unsigned> symbols = segmentSymbols(fe.shapes, seg);
   SmallVector<Value> inputs = orderedInputs(seg);
   SmallVector<Value> outputs(spec.outputs.begin(), spec.outputs.end());
-  const int64_t block = 256;
   KernelBuilder k(fe, fe.newKernelName(), indexBits, inputs, outputs, symbols,
-                  /*numFlags=*/1, {block}, spec.partials);
+                  /*numFlags=*/1, {kCombineColumns, kCombineGroups}, spec.partials);
   kb = &k;
   OpBuilder &b = k.b;
   Location loc = k.loc;
@@ -1190,26 +1203,77 @@ void ReductionScheduler::emitCombine(const CombineSpec &spec, unsigned indexBits
     splits = arith::SubIOp::create(
         b, loc, splits,
         arith::MinUIOp::create(b, loc, splits, k.constant(1)));
-  Value tid = arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, k.blockId(gpu::Dimension::x), k.constant(block)),
-      k.threadId(gpu::Dimension::x));
-  Value stride = arith::MulIOp::create(b, loc, k.gridDim(gpu::Dimension::x), k.constant(block));
-  auto loop = scf::ForOp::create(b, loc, tid, columns, stride);
+  // Where the groups of a column meet: [group][column of the tile] per
+  // accumulator value.
+  auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
+                                              gpu::GPUDialect::getWorkgroupAddressSpace());
+  SmallVector<SmallVector<Value>> scratch;
+  for (const Reducer &r : *spec.reducers) {
+    SmallVector<Value> sr;
+    for (Type t : r.accTypes)
+      sr.push_back(k.func.addWorkgroupAttribution(
+          MemRefType::get({kCombineGroups, kCombineColumns}, t, MemRefLayoutAttrInterface(),
+                          workgroup),
+          loc));
+    scratch.push_back(sr);
+  }
+  Value tx = k.threadId(gpu::Dimension::x), ty = k.threadId(gpu::Dimension::y);
+  Value tile = arith::MulIOp::create(b, loc, k.blockId(gpu::Dimension::x),
+                                     k.constant(kCombineColumns));
+  Value stride = arith::MulIOp::create(b, loc, k.gridDim(gpu::Dimension::x),
+                                       k.constant(kCombineColumns));
+  // Every thread of the block takes every tile (the barriers), whether or
+  // not its column is inside.
+  auto loop = scf::ForOp::create(b, loc, tile, columns, stride);
   {
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(loop.getBody());
-    ExprScope scope(*k.expander);
-    Value col = loop.getInductionVar();
-    assignIterValues(col, spec.columnIter, iterValues);
-    memo.clear();
-    known.clear();
-    combinePartials(*spec.reducers, splits, columns, col, 1, depth, /*crossBlock=*/false);
-    for (Value out : spec.outputs)
-      storeOutput(out, spec.index(out), 1, Value());
-    memo.clear();
+    Value col = arith::AddIOp::create(b, loc, loop.getInductionVar(), tx);
+    Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, col, columns);
+    // Group ty adds splits ty, ty + groups, ... (none past the columns).
+    Value groupSplits = arith::SelectOp::create(b, loc, inside, splits, k.constant(0));
+    unsigned base = 0;
+    for (auto [r, sr] : llvm::zip(*spec.reducers, scratch)) {
+      SmallVector<Value> acc =
+          accumulatePartials(r, base, ty, groupSplits, k.constant(kCombineGroups), columns, col,
+                             1, /*crossBlock=*/false);
+      for (auto [v, buf] : llvm::zip(acc, sr))
+        memref::StoreOp::create(b, loc, v, buf, ValueRange{asIndex(ty), asIndex(tx)});
+      base += r.accTypes.size();
+    }
+    gpu::BarrierOp::create(b, loc);
+    // Group 0 adds the groups in group order and finishes the column.
+    Value finisher = arith::AndIOp::create(
+        b, loc, inside,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, ty, k.constant(0)));
+    {
+      auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, finisher, false);
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+      ExprScope scope(*k.expander);
+      assignIterValues(col, spec.columnIter, iterValues);
+      memo.clear();
+      known.clear();
+      for (auto [r, sr] : llvm::zip(*spec.reducers, scratch)) {
+        SmallVector<Value> acc = r.identity(b, loc, 1);
+        for (int64_t gidx = 0; gidx < kCombineGroups; ++gidx) {
+          SmallVector<Value> part;
+          for (Value buf : sr)
+            part.push_back(memref::LoadOp::create(
+                b, loc, buf, ValueRange{asIndex(k.constant(gidx)), asIndex(tx)}));
+          acc = r.combine(b, loc, acc, part);
+        }
+        finishReduction(r, acc, 1, depth);
+      }
+      for (Value out : spec.outputs)
+        storeOutput(out, spec.index(out), 1, Value());
+      memo.clear();
+    }
+    // (The next tile writes the scratch again.)
+    gpu::BarrierOp::create(b, loc);
   }
   k.finish();
-  k.launch({gridPlan}, {block}, Value(), condPlan, {splitsPlan});
+  k.launch({gridPlan}, {kCombineColumns, kCombineGroups}, Value(), condPlan, {splitsPlan});
   kb = nullptr;
 }
 

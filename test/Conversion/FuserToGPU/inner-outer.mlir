@@ -10,8 +10,9 @@
 // after it, rows of threads 1..7 hand their slots to row 0 through shared
 // memory (one column per element), and row 0 writes the block's partials.
 // A misaligned buffer takes a kernel that holds the row in scalars (8
-// slots a thread: 64 threads a row, 4 rows a block). The combine sums the 32
-// blocks' partials in block order, one thread per column.
+// slots a thread: 64 threads a row, 4 rows a block). The combine: blocks of
+// 32 columns by 8 groups; group g adds the partials of blocks g, g + 8, ...
+// of its column, then group 0 adds the 8 groups' sums in group order.
 // CHECK-LABEL: gpu.func @dxdw_0(
 // CHECK-SAME: workgroup(%[[STAGE:.*]] : memref<512xf32, #gpu.address_space<workgroup>>)
 // CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>)
@@ -28,14 +29,22 @@
 // CHECK: scf.for {{.*}} iter_args({{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32)
 // CHECK: llvm.load {{.*}} : !llvm.ptr -> f32
 // CHECK-LABEL: gpu.func @dxdw_2(
-// CHECK-SAME: known_block_size = array<i32: 256, 1, 1>
-// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (f32)
+// CHECK-SAME: workgroup(%[[GROUPS:.*]] : memref<8x32xf32, #gpu.address_space<workgroup>>)
+// CHECK-SAME: known_block_size = array<i32: 32, 8, 1>
+// CHECK: scf.for %[[TILE:.*]] = {{.*}} to %c512_i32 step
+// CHECK:   scf.for {{.*}} step %c8_i32 iter_args({{.*}}) -> (f32)
+// CHECK:   memref.store {{.*}}, %[[GROUPS]][%thread_id_y, %thread_id_x]
+// CHECK:   gpu.barrier
+// CHECK:   scf.if
+// CHECK:     memref.load %[[GROUPS]][%c0, %thread_id_x]
+// CHECK:     memref.load %[[GROUPS]][%c7, %thread_id_x]
+// CHECK:   gpu.barrier
 // CHECK-LABEL: func.func @dxdw(
 // CHECK: %[[PARTIALS:.*]] = memref.alloc() : memref<16384xf32>
 // CHECK: %[[P:.*]] = memref.cast %[[PARTIALS]]
 // CHECK: fuser.launch @dxdw_kernels::@dxdw_0 grid(%c32, %c1, %c1) block(%c32, %c8, %c1) {{.*}} args({{.*}}, %[[P]], {{.*}})
 // CHECK: fuser.launch @dxdw_kernels::@dxdw_1 grid(%c32, %c1, %c1) block(%c64, %c4, %c1) {{.*}} args({{.*}}, %[[P]], {{.*}})
-// CHECK: fuser.launch @dxdw_kernels::@dxdw_2 grid(%c2, %c1, %c1) block(%c256, %c1, %c1) {{.*}} args(%arg0, %arg1, %arg3, %[[P]], %c32 :
+// CHECK: fuser.launch @dxdw_kernels::@dxdw_2 grid(%c16, %c1, %c1) block(%c32, %c8, %c1) {{.*}} args(%arg0, %arg1, %arg3, %[[P]], %c32 :
 func.func @dxdw(%x: tensor<256x512xf32>, %s: tensor<256x1xf32>) -> (tensor<256x512xf32>, tensor<512xf32>) {
   %sb = fuser.broadcast %s dims = [0, 1] : tensor<256x1xf32> -> tensor<256x512xf32>
   %h = fuser.mul %x, %sb : tensor<256x512xf32>
