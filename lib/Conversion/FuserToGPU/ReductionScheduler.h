@@ -222,9 +222,12 @@ private:
   /// Combines partials in split order into `known` (see the .cpp).
   void combinePartials(ArrayRef<Reducer> rs, Value splits, Value stride, Value offset,
                        unsigned lanes, Value depth, bool crossBlock);
+  /// Adds one reducer's partials of splits first, first + step, ... in
+  /// that order (see the .cpp); returns the accumulator values.
   SmallVector<Value> accumulatePartials(const Reducer &r, unsigned base, Value first,
                                         Value splits, Value step, Value stride, Value offset,
                                         unsigned lanes, bool crossBlock);
+  /// Finalizes a reducer's accumulators over `depth` into `known`.
   void finishReduction(const Reducer &r, ArrayRef<Value> acc, unsigned lanes, Value depth);
   /// The end of a split outer kernel's column tile `tile`: the last block
   /// of the tile's splits to arrive combines their partials (see the .cpp).
