@@ -62,12 +62,17 @@ VARIANT_FUSIONS = [os.path.join(HERE, "fusions", n + ".mlir")
 # The inner-outer kernel's grid (layer_norm and rms_norm backward): "base"
 # is the default (a block per 8 rows, at least one per SM as the rows
 # allow, at most two per SM); "old" the rule before the H200 measured it.
+# Runs 2-5 chose the grid (variants-io.md); run 6 asks whether more warps
+# an SM help the row kernel (Nsight Compute: latency-bound at 24% occupancy,
+# 123 registers, 256 threads a row): twice the threads a row (8 values a
+# thread), a register cap for 3 or 4 blocks an SM, and both.
 INNER_OUTER_VARIANTS = [
     ("base", ""),
-    ("old", "innerouter.rows=32,innerouter.min_blocks_per_sm=0"),
-    ("rows4", "innerouter.rows=4"),
-    ("rows16", "innerouter.rows=16"),
-    ("floor0", "innerouter.min_blocks_per_sm=0"),
+    ("t512", "innerouter.min_threads=512"),
+    ("t512r64", "innerouter.min_threads=512,innerouter.max_registers=64"),
+    ("r80b3", "innerouter.max_registers=80,innerouter.max_blocks_per_sm=3"),
+    ("r64b4", "innerouter.max_registers=64,innerouter.max_blocks_per_sm=4"),
+    ("b4", "innerouter.max_blocks_per_sm=4"),
 ]
 INNER_OUTER_FUSIONS = [os.path.join(HERE, "fusions", n + ".mlir")
                        for n in ("layer_norm_backward", "rms_norm_backward")]

@@ -282,6 +282,8 @@ void ReductionScheduler::emitInnerOuter(unsigned w) {
     while (threads < kMaxDynamicThreads && perThread(threads) > capacity)
       threads *= 2;
     bool inRegisters = perThread(threads) <= capacity;
+    if (inRegisters)
+      threads = std::max(threads, fe.schedule.innerOuterMinThreads.value_or(32));
     bool inShared = !inRegisters &&
                     perThread(kInnerOuterSharedThreads) <= kInnerOuterSharedValuesPerThread &&
                     sharedFits(kInnerOuterSharedValuesPerThread);

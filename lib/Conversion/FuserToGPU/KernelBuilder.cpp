@@ -301,6 +301,12 @@ void KernelBuilder::setMaxThreadsPerBlock(int64_t threads) {
     func->setAttr("nvvm.maxnreg", b.getI32IntegerAttr(regs));
 }
 
+void KernelBuilder::capRegisters(int64_t regs) {
+  if (auto cap = func->getAttrOfType<IntegerAttr>("nvvm.maxnreg"))
+    regs = std::min<int64_t>(regs, cap.getInt());
+  func->setAttr("nvvm.maxnreg", b.getI32IntegerAttr(regs));
+}
+
 Value KernelBuilder::pointer(Value tensor) {
   for (auto [i, v] : llvm::enumerate(inputs))
     if (v == tensor)

@@ -231,6 +231,9 @@ public:
   /// there. Kernels whose block size is fixed get `.maxntid` from their
   /// known block size.
   void setMaxThreadsPerBlock(int64_t threads);
+  /// Caps the registers a thread may use at `regs` (`.maxnreg`), below any
+  /// cap setMaxThreadsPerBlock set: ptxas spills what does not fit.
+  void capRegisters(int64_t regs);
 
   void finish() { gpu::ReturnOp::create(b, loc); }
 

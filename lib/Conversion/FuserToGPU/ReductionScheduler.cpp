@@ -576,6 +576,8 @@ void ReductionScheduler::emitInner(unsigned indexBits, int64_t staticThreads,
   // 128 registers for its accumulators).
   int64_t maxDynamicThreads = outerInShared ? kInnerOuterSharedThreads : kMaxDynamicThreads;
   k.setMaxThreadsPerBlock(staticThreads ? staticThreads * blockRows : maxDynamicThreads);
+  if (hasOuter() && persistent && fe.schedule.innerOuterMaxRegisters)
+    k.capRegisters(*fe.schedule.innerOuterMaxRegisters);
   kb = &k;
   OpBuilder &b = k.b;
   Location loc = k.loc;
@@ -734,8 +736,13 @@ void ReductionScheduler::emitInner(unsigned indexBits, int64_t staticThreads,
     Value need = arith::CeilDivUIOp::create(pb, ploc, fe.planExpr(reducedSize),
                                             fe.planConstant(valuesPerThread ? valuesPerThread
                                                                        : dynamicValuesPerThread(indexBits)));
-    threadsPlan = fe.planConstant(32);
-    for (int64_t t = 64; t <= maxDynamicThreads; t *= 2) {
+    // (An inner-outer kernel's rows in registers: at least
+    // `innerouter.min_threads`.)
+    int64_t fewest = hasOuter() && !outerInShared
+                         ? std::min(maxDynamicThreads, fe.schedule.innerOuterMinThreads.value_or(32))
+                         : 32;
+    threadsPlan = fe.planConstant(fewest);
+    for (int64_t t = 2 * fewest; t <= maxDynamicThreads; t *= 2) {
       Value more = arith::CmpIOp::create(pb, ploc, arith::CmpIPredicate::ugt, need,
                                          fe.planConstant(t / 2));
       threadsPlan = arith::SelectOp::create(pb, ploc, more, fe.planConstant(t), threadsPlan);

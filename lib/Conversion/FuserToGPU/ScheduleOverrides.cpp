@@ -29,6 +29,10 @@ const Key kKeys[] = {
      "an inner-outer kernel's grid floor in blocks per SM, rows permitting"},
     {"innerouter.max_blocks_per_sm", &ScheduleOverrides::innerOuterMaxBlocksPerSM, 1, 16, false,
      "an inner-outer kernel's grid cap in blocks per SM"},
+    {"innerouter.min_threads", &ScheduleOverrides::innerOuterMinThreads, 32, 512, true,
+     "threads along each register-held row of an inner-outer kernel, at least"},
+    {"innerouter.max_registers", &ScheduleOverrides::innerOuterMaxRegisters, 32, 255, false,
+     "registers a thread of an inner-outer row kernel may use, at most"},
 };
 } // namespace
 

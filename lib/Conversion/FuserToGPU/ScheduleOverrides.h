@@ -54,6 +54,13 @@ struct ScheduleOverrides {
   std::optional<int64_t> innerOuterMinBlocksPerSM;
   /// An inner-outer kernel's grid cap, in blocks per SM.
   std::optional<int64_t> innerOuterMaxBlocksPerSM;
+  /// Threads along each row of an inner-outer kernel whose rows stay in
+  /// registers, at least: fewer values a thread (the heuristic takes the
+  /// fewest threads that hold the row at 16 values each).
+  std::optional<int64_t> innerOuterMinThreads;
+  /// Registers a thread of an inner-outer row kernel may use, at most
+  /// (`.maxnreg`): more blocks resident an SM, at the price of spills.
+  std::optional<int64_t> innerOuterMaxRegisters;
 
   /// Parses `text`; on a bad entry returns nullopt and sets `error`.
   static std::optional<ScheduleOverrides> parse(llvm::StringRef text, std::string &error);

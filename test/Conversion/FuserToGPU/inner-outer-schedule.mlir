@@ -7,7 +7,10 @@
 // RUN: fuser-opt %s --fuser-decompose --fuser-segment '--fuser-emit-kernels=schedule="innerouter.min_blocks_per_sm=0,innerouter.rows=32"' --canonicalize --cse | FileCheck %s --check-prefix=NOFLOOR
 // RUN: fuser-opt %s --fuser-decompose --fuser-segment '--fuser-emit-kernels=schedule="innerouter.min_blocks_per_sm=0,innerouter.rows=16"' --canonicalize --cse | FileCheck %s --check-prefix=ROWS16
 // RUN: fuser-opt %s --fuser-decompose --fuser-segment '--fuser-emit-kernels=schedule="innerouter.max_blocks_per_sm=1"' --canonicalize --cse | FileCheck %s --check-prefix=CAP
+// RUN: fuser-opt %s --fuser-decompose --fuser-segment '--fuser-emit-kernels=schedule="innerouter.min_threads=128,innerouter.max_registers=48"' --canonicalize --cse | FileCheck %s --check-prefix=THREADS
 // RUN: not fuser-opt %s --fuser-decompose --fuser-segment '--fuser-emit-kernels=schedule="innerouter.min_blocks_per_sm=9"' 2>&1 | FileCheck %s --check-prefix=FLOOR9
+// RUN: not fuser-opt %s --fuser-decompose --fuser-segment '--fuser-emit-kernels=schedule="innerouter.min_threads=96"' 2>&1 | FileCheck %s --check-prefix=THREADS96
+// RUN: not fuser-opt %s --fuser-decompose --fuser-segment '--fuser-emit-kernels=schedule="innerouter.max_registers=256"' 2>&1 | FileCheck %s --check-prefix=REGS256
 // RUN: not fuser-opt %s --fuser-decompose --fuser-segment '--fuser-emit-kernels=schedule="innerouter.rows=0"' 2>&1 | FileCheck %s --check-prefix=ROWS0
 
 // 256 rows of 512 f32, 8 rows a block at once. The default: a block per 8
@@ -28,6 +31,14 @@
 // ROWS16-LABEL: func.func @dxdw(
 // ROWS16: memref.alloc() : memref<8192xf32>
 // ROWS16: fuser.launch @dxdw_kernels::@dxdw_0 grid(%c16, %c1, %c1)
+// At least 128 threads a row: 4 values a thread where 32 threads held 16,
+// two rows a block at once (256 threads); the row kernel's registers
+// capped at 48, the combine's not.
+// THREADS-LABEL: gpu.module @dxdw_kernels
+// THREADS: gpu.func @dxdw_0({{.*}} kernel attributes {nvvm.maxnreg = 48 : i32}
+// THREADS: gpu.func @dxdw_2({{.*}} kernel attributes {known_block_size = array<i32: 32, 8, 1>}
+// THREADS-LABEL: func.func @dxdw(
+// THREADS: fuser.launch @dxdw_kernels::@dxdw_0 grid(%c32, %c1, %c1) block(%c128, %c2, %c1)
 func.func @dxdw(%x: tensor<256x512xf32>, %s: tensor<256x1xf32>) -> (tensor<256x512xf32>, tensor<512xf32>) {
   %sb = fuser.broadcast %s dims = [0, 1] : tensor<256x1xf32> -> tensor<256x512xf32>
   %h = fuser.mul %x, %sb : tensor<256x512xf32>
@@ -54,4 +65,6 @@ func.func @rows_dynamic(%x: tensor<?x4096xf32>) -> (tensor<?x4096xf32>, tensor<4
 }
 
 // FLOOR9: error: schedule option: key 'innerouter.min_blocks_per_sm' (an inner-outer kernel's grid floor in blocks per SM, rows permitting) must be an integer from 0 to 8, got '9'
+// THREADS96: error: schedule option: key 'innerouter.min_threads' (threads along each register-held row of an inner-outer kernel, at least) must be a power of two from 32 to 512, got '96'
+// REGS256: error: schedule option: key 'innerouter.max_registers' (registers a thread of an inner-outer row kernel may use, at most) must be an integer from 32 to 255, got '256'
 // ROWS0: error: schedule option: key 'innerouter.rows' (rows each block of an inner-outer kernel walks before the grid grows) must be an integer from 1 to 4096, got '0'
