@@ -214,8 +214,19 @@ static void group_roundtrip(void) {
       npy_free(&b);
       /* Every other expected type is a mismatch. */
       for (int oi = 0; oi < NUM_DTYPES; oi++) {
-        /* Both fp8 formats are uint8 in the file: it cannot say which. */
+        /* Both fp8 formats are uint8 in the file: it cannot say which; an
+         * i8 argument takes uint8 as its own bytes. */
         if (kAll[oi] == t || (is_fp8(t) && is_fp8(kAll[oi]))) continue;
+        if (is_fp8(t) && kAll[oi] == NPY_I8) {
+          rc = parse_exact(buf, size, NPY_I8, &b, err, sizeof err);
+          CHECK(rc == 0 && b.dtype == NPY_I8 && b.rank == a.rank &&
+                    b.num_elements == a.num_elements &&
+                    (a.num_elements == 0 ||
+                     memcmp(a.data, b.data, a.num_elements) == 0),
+                "%s read as i8: %s", npy_dtype_name(t), rc ? err : "differs");
+          npy_free(&b);
+          continue;
+        }
         rc = parse_exact(buf, size, kAll[oi], &b, err, sizeof err);
         CHECK(rc != 0 && strstr(err, "x.npy: dtype is ") &&
                   strstr(err, "is expected"),
@@ -513,7 +524,10 @@ static const struct {
      "x.npy: uint8 ('|u1') is only accepted for an fp8 argument (an fp8 "
      "tensor is stored as its uint8 bit patterns; see docs/npy.md)"},
     {1, "{'descr': '|u1', 'fortran_order': False, 'shape': (1,)}\n", 1, 0,
-     NPY_I8, "x.npy: dtype is uint8 ('|u1') but i8 ('|i1', int8) is expected"},
+     NPY_I1, "x.npy: dtype is uint8 ('|u1') but i1 ('|b1', bool) is expected"},
+    {1, "{'descr': '|u1', 'fortran_order': False, 'shape': (1,)}\n", 1, 0,
+     NPY_I32, "x.npy: dtype is uint8 ('|u1') but i32 ('<i4', int32) is "
+              "expected"},
     {1, "{'descr': '<f4', 'fortran_order': False, 'shape': (1,)}\n", 4, 0,
      NPY_F8E4M3FN, "x.npy: dtype is float32 ('<f4') but f8E4M3FN is expected "
                    "(stored as uint8 '|u1' holding the f8E4M3FN bit patterns; "
@@ -613,6 +627,11 @@ static const struct {
      NPY_I8, 1, 1, 0},
     {1, "{'descr': '|b1', 'fortran_order': False, 'shape': (3,)}", 3, 0, 0,
      NPY_I1, 1, 3, 0},
+    /* uint8 for an i8 argument: the same bytes (a torch.uint8 mask) */
+    {1, "{'descr': '|u1', 'fortran_order': False, 'shape': (3,)}", 3, 0xff,
+     NPY_I8, NPY_I8, 1, 3, 0},
+    {1, "{'descr': '<u1', 'fortran_order': False, 'shape': (2, 2)}", 4, 1,
+     NPY_I8, NPY_I8, 2, 2, 2},
     {1, "{'descr': '<u2', 'fortran_order': False, 'shape': (3,)}", 6, 0x3f,
      NPY_BF16, NPY_BF16, 1, 3, 0},
     {1, "{'descr': '=u2', 'fortran_order': False, 'shape': (3,)}", 6, 0x3f,
@@ -1257,7 +1276,7 @@ static const char *const kGenPy[] = {
     "man = open(os.path.join(d, 'manifest.txt'), 'w')\n",
     "T = {'bool': 1, 'int8': 2, 'int32': 3, 'int64': 4, 'float16': 5,\n",
     "     'uint16': 6, 'float32': 7, 'float64': 8, 'uint8': 9}\n",
-    "def ok(name, a, version=None):\n",
+    "def ok(name, a, version=None, as_type=None):\n",
     "    p = os.path.join(d, name + '.npy')\n",
     "    if version is None:\n",
     "        np.save(p, a)\n",
@@ -1267,7 +1286,9 @@ static const char *const kGenPy[] = {
     "    open(os.path.join(d, name + '.bin'), 'wb').write(\n",
     "        np.ascontiguousarray(a).tobytes())\n",
     "    ex = exact if version is None and a.flags.c_contiguous else 0\n",
-    "    man.write('ok %s %d %d %d %s\\n' % (name, T[a.dtype.name], ex,\n",
+    "    ex = ex if as_type is None else 0\n",
+    "    t = T[a.dtype.name] if as_type is None else as_type\n",
+    "    man.write('ok %s %d %d %d %s\\n' % (name, t, ex,\n",
     "              a.ndim, ' '.join(str(x) for x in a.shape)))\n",
     "def err(name, a, expected, msg, **kw):\n",
     "    np.save(os.path.join(d, name + '.npy'), a, **kw)\n",
@@ -1309,6 +1330,10 @@ static const char *const kGenPy[] = {
     "err('uint8', np.arange(4, dtype=np.uint8), 0,\n",
     "    \"uint8 ('|u1') is only accepted for an fp8 argument\")\n",
     "ok('fp8', np.arange(256, dtype=np.uint8).reshape(16, 16))\n",
+    "ok('u8_as_i8', np.array([[0, 1, 1], [0, 128, 255]], np.uint8),\n",
+    "   as_type=2)\n",
+    "err('u8_as_bool', np.array([0, 1], np.uint8), 1,\n",
+    "    \"dtype is uint8 ('|u1') but i1 ('|b1', bool) is expected\")\n",
     "err('f32_as_fp8', np.arange(4, dtype=np.float32), 10,\n",
     "    \"dtype is float32 ('<f4') but f8E5M2 is expected\")\n",
     "err('int16', np.arange(4, dtype=np.int16), 0,\n",

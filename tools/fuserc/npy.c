@@ -493,6 +493,11 @@ static int parse_header(const ctx *c, const unsigned char *b, size_t size,
   const char *file_np = t == FILE_U16  ? "uint16"
                         : t == FILE_U8 ? "uint8"
                                        : kTypes[t].numpy;
+  /* uint8 for an i8 argument: the same bytes (PyTorch keeps masks and
+   * quantized data as torch.uint8). fuser's i8 is signed, as PyTorch's int8,
+   * so bytes 128..255 read as -128..-1. Only where the caller expects i8:
+   * with "any type" uint8 stays fp8's bits (docs/npy.md). */
+  if (expected == NPY_I8 && t == FILE_U8) t = NPY_I8;
   int bits = expected ? bits_file_type((int)expected) : 0;
   if (expected == 0 && (t == FILE_U16 || t == FILE_U8))
     return fail(c,
