@@ -31,6 +31,7 @@ SUITES = {
     "training-norm": training.norm_cases,
     "training-norm-f32": training.norm_f32_cases,
     "training-norm-misaligned": training.norm_misaligned_cases,
+    "training-misaligned": training.misaligned_cases,
     "training-sweep": training.sweep_cases,
     "norm-family": norm_family.forward_cases,
     "norm-family-backward": norm_family.backward_cases,

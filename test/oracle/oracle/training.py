@@ -3,7 +3,10 @@ would emit them: softmax and log_softmax backward (along the last and the
 first dim), layer_norm and rms_norm backward (dx, dw, db; bf16 inputs, f32
 compute), silu-mul (SwiGLU) backward with two outputs, gelu backward
 (tanh and erf forms), tanh and sigmoid backward (from the stored output) and
-silu backward. Static and dynamic sizes, rows of 1, 7, 100, 1031 and
+silu backward; each also with NaN, inf and -inf in its inputs (PyTorch's
+semantics: NaN where PyTorch's backward gives NaN, the same infinities), and
+misaligned (`training-misaligned`: every tensor one element past 16-byte
+alignment). Static and dynamic sizes, rows of 1, 7, 100, 1031 and
 4097 elements. The sweep (`training-sweep`) runs layer_norm and rms_norm
 backward over the grid of docs/schedulers.md's inner-outer section: rows of
 1, 7, 64, 100, 1000, 4096, 4097 and 16384 elements, 1, 3, 128 and 4096 rows
@@ -49,20 +52,82 @@ def _dyn(shape, dynamic):
     return tuple(None for _ in shape) if dynamic else None
 
 
+def _put(a, t, where):
+    """`a` (storage of type t) with the values of `where` ({index: f64})."""
+    f = to_f64(a, t).copy()
+    for ix, v in where.items():
+        f[ix] = v
+    return from_f64(f, t)
+
+
+def _elem_specials(shape, names):
+    """NaN, +inf and -inf in each tensor of `names`, each at its own
+    element: {name: {index: value}} (the elements 1, 3, 5, ... in C order)."""
+    out, k = {}, 1
+    for name in names:
+        out[name] = {}
+        for v in (np.nan, np.inf, -np.inf):
+            out[name][np.unravel_index(k % int(np.prod(shape)), shape)] = v
+            k += 2
+    return out
+
+
+def _finite_tol(tol):
+    """A bound with the non-finite entries (rows or elements whose reference
+    is NaN or infinite: the rule then needs the same NaN or infinity) set
+    to 0, so that no infinite bound passes a finite reference."""
+    tol = np.asarray(tol, dtype=np.float64)
+    return np.where(np.isfinite(tol), tol, 0.0)
+
+
+def _same_specials(a, b):
+    """NaN where the other has NaN, the same infinities, and the finite
+    elements close (two computations of one PyTorch formula)."""
+    a, b = np.asarray(a), np.asarray(b)
+    fa, fb = np.isfinite(a), np.isfinite(b)
+    return bool((np.isnan(a) == np.isnan(b)).all() and (fa == fb).all() and
+                (a[np.isinf(a)] == b[np.isinf(a)]).all() and
+                np.allclose(a[fa], b[fa], rtol=1e-9, atol=1e-12))
+
+
 # ---------------------------------------------------------------------------
 # softmax / log_softmax backward
 # ---------------------------------------------------------------------------
 
-def _softmax_bwd_part(rng, t, shape, dim, log, dynamic):
+# Lines of a softmax backward with special values (`special=True`), by the
+# index of the line along the other dim: what goes where in the line.
+_SOFTMAX_SPECIALS = (
+    (1, (("dy", np.nan),)),                    # the line's sum: the line is NaN
+    (2, (("dy", np.inf),)),                    # the sum infinite: inf - inf, inf * 0
+    (3, (("dy", -np.inf),)),
+    (4, (("x", -np.inf),)),                    # a masked element: y = 0 (log: -inf), finite dx
+    (5, (("x", -np.inf), ("dy", np.inf))),     # 0 * inf in the sum (log: exp(-inf) * inf)
+    (6, (("x", np.nan),)),                     # y NaN on the whole line
+    (7, (("x", np.inf),)),                     # inf - inf in the forward: y NaN
+)
+
+
+def _softmax_bwd_part(rng, t, shape, dim, log, dynamic, special=False):
     x = _t64(_data(rng, shape, "f64", 2.0), "f64")
+    dy = _data(rng, shape, t)
+    n = shape[dim]
+    if special:
+        # the special values of _SOFTMAX_SPECIALS on the lines that exist,
+        # each at its own element of its line
+        where = {"x": {}, "dy": {}}
+        for line, vals in _SOFTMAX_SPECIALS:
+            if line < shape[1 - dim]:
+                k = (3 * line) % n
+                for name, v in vals:
+                    where[name][(line, k) if dim == 1 else (k, line)] = v
+        x = _t64(_put(x.numpy(), "f64", where["x"]), "f64")
+        dy = _put(dy, t, where["dy"])
     y64 = (torch.log_softmax if log else torch.softmax)(x, dim)
     y = from_f64(y64.numpy(), t)  # the forward's output, as stored
-    dy = _data(rng, shape, t)
     yf, dyf = _t64(y, t), _t64(dy, t)
-    n = shape[dim]
-    pb = PartBuilder("%s backward %s dim %d%s" % ("log_softmax" if log else "softmax",
-                                                  "x".join(map(str, shape)), dim,
-                                                  " dynamic" if dynamic else ""))
+    pb = PartBuilder("%s backward %s %s dim %d%s%s" % (
+        "log_softmax" if log else "softmax", "x".join(map(str, shape)), t, dim,
+        " dynamic" if dynamic else "", ", NaN and inf in dy and x" if special else ""))
     dyn = _dyn(shape, dynamic)
     ty = _ty(shape, dyn, t)
     pb.arg("y", y, t, dyn)
@@ -109,8 +174,25 @@ def _softmax_bwd_part(rng, t, shape, dim, log, dynamic):
     xg = x.clone().requires_grad_(True)
     yg = (torch.log_softmax if log else torch.softmax)(xg, dim)
     (g,) = torch.autograd.grad(yg, xg, _t64(dy, t))
-    assert torch.allclose(g, (dyf - torch.exp(y64) * dyf.sum(dim, keepdim=True)) if log
-                          else y64 * (dyf - (y64 * dyf).sum(dim, keepdim=True)), atol=1e-9)
+    on_y64 = ((dyf - torch.exp(y64) * dyf.sum(dim, keepdim=True)) if log
+              else y64 * (dyf - (y64 * dyf).sum(dim, keepdim=True)))
+    if special:
+        # PyTorch's semantics: its backward kernel (the one autograd calls,
+        # on the output it saved) on the stored y is the reference; where it
+        # is NaN or infinite fuser must be the same, and the formula above
+        # must agree with it
+        bwd = (torch.ops.aten._log_softmax_backward_data if log
+               else torch.ops.aten._softmax_backward_data)
+        assert _same_specials(g.numpy(), bwd(dyf, y64, dim, torch.float64).numpy())
+        assert _same_specials(g.numpy(), on_y64.numpy())
+        want = bwd(dyf, yf, dim, torch.float64)
+        on_y = ((dyf - torch.exp(yf) * dyf.sum(dim, keepdim=True)) if log
+                else yf * (dyf - (yf * dyf).sum(dim, keepdim=True)))
+        assert _same_specials(want.numpy(), on_y.numpy())
+        assert np.isnan(want.numpy()).any() and np.isfinite(want.numpy()).any()
+        atol = torch.from_numpy(_finite_tol(atol.numpy()))
+    else:
+        assert torch.allclose(g, on_y64, atol=1e-9)
     if half:
         pb.line("%%0 = fuser.cast %%r : %s to %s" % (ty, _ty(shape, dyn, t)))
     pb.result("0", shape, t, from_f64(want.numpy(), t), Ulps(1, atol.numpy()), dims=dyn)
@@ -240,12 +322,19 @@ def _norm_bwd_part(rng, t, rows, h, rms, dynamic, special=False):
 # activations: silu-mul (SwiGLU) and gelu backward
 # ---------------------------------------------------------------------------
 
-def _swiglu_bwd_part(rng, t, shape, dynamic):
+def _swiglu_bwd_part(rng, t, shape, dynamic, special=False):
     g, u, dy = (_data(rng, shape, t, 3.0) for _ in range(3))
+    if special:
+        # NaN, inf and -inf in each input, each at its own element (g = inf:
+        # 1 + inf * (1 - sigmoid) = inf * 0, NaN in dg as in PyTorch)
+        sp = _elem_specials(shape, ("g", "u", "dy"))
+        g, u, dy = _put(g, t, sp["g"]), _put(u, t, sp["u"]), _put(dy, t, sp["dy"])
     dyn = _dyn(shape, dynamic)
     ty, tf = _ty(shape, dyn, t), _ty(shape, dyn, "f32")
-    pb = PartBuilder("silu-mul backward %s %s%s" % ("x".join(map(str, shape)), t,
-                                                    " dynamic" if dynamic else ""))
+    pb = PartBuilder("silu-mul backward %s %s%s%s" % ("x".join(map(str, shape)), t,
+                                                      " dynamic" if dynamic else "",
+                                                      ", NaN and inf in g, u, dy" if special
+                                                      else ""))
     for name, a in (("g", g), ("u", u), ("dy", dy)):
         pb.arg(name, a, t, dyn)
     L = pb.line
@@ -270,23 +359,33 @@ def _swiglu_bwd_part(rng, t, shape, dynamic):
     # sigmoid within 2 ulp (fast math), then ~6 f32 steps
     tol_g = U * 12 * (dy64.abs() * u64.detach().abs() * sg * (1 + g64.detach().abs()))
     tol_u = U * 8 * (dy64.abs() * g64.detach().abs() * sg)
-    pb.result("0", shape, t, from_f64(dg.numpy(), t), Ulps(1, tol_g.numpy()), dims=dyn)
-    pb.result("1", shape, t, from_f64(du.numpy(), t), Ulps(1, tol_u.numpy()), dims=dyn)
+    if special:
+        assert np.isnan(dg.numpy()).any() and np.isinf(dg.numpy()).any()
+    pb.result("0", shape, t, from_f64(dg.numpy(), t), Ulps(1, _finite_tol(tol_g.numpy())),
+              dims=dyn)
+    pb.result("1", shape, t, from_f64(du.numpy(), t), Ulps(1, _finite_tol(tol_u.numpy())),
+              dims=dyn)
     return pb.part()
 
 
-def _unary_bwd_part(rng, t, shape, act, dynamic):
+def _unary_bwd_part(rng, t, shape, act, dynamic, special=False):
     """tanh and sigmoid backward from the forward's output y, as PyTorch's
     tanh_backward and sigmoid_backward compute them (dy (1 - y^2), dy y
-    (1 - y)); silu backward from x (dy s (1 + x (1 - s)), s = sigmoid(x))."""
+    (1 - y)); silu backward from x (dy s (1 + x (1 - s)), s = sigmoid(x)).
+    `special`: NaN, inf and -inf in x (y = NaN, +-1 or 0 and 1) and in dy
+    (inf * 0 where y saturated: NaN, as in PyTorch)."""
     x = _data(rng, shape, t, 3.0)
     dy = _data(rng, shape, t)
+    if special:
+        sp = _elem_specials(shape, ("x", "dy"))
+        x, dy = _put(x, t, sp["x"]), _put(dy, t, sp["dy"])
     x64, dy64 = _t64(x, t), _t64(dy, t)
     fwd = {"tanh": torch.tanh, "sigmoid": torch.sigmoid, "silu": torch.nn.functional.silu}[act]
     dyn = _dyn(shape, dynamic)
     ty, tf = _ty(shape, dyn, t), _ty(shape, dyn, "f32")
-    pb = PartBuilder("%s backward %s %s%s" % (act, "x".join(map(str, shape)), t,
-                                              " dynamic" if dynamic else ""))
+    pb = PartBuilder("%s backward %s %s%s%s" % (act, "x".join(map(str, shape)), t,
+                                                " dynamic" if dynamic else "",
+                                                ", NaN and inf in x and dy" if special else ""))
     L = pb.line
     L("%one = fuser.constant 1.0 : tensor<f32>")
     if act == "silu":
@@ -326,17 +425,41 @@ def _unary_bwd_part(rng, t, shape, act, dynamic):
     (gx,) = torch.autograd.grad(fwd(xg), xg, dy64)
     stored = 0 if act == "silu" else 4 * 2.0 ** -8 if t == "bf16" else 4 * 2.0 ** -11 if t == "f16" \
         else 4 * U
-    assert bool(((gx - want).abs() <= stored * dy64.abs() + 1e-12).all())
+    if special:
+        # PyTorch's semantics: its backward kernel (the one autograd calls)
+        # on the stored y (silu: on x) is the reference, NaN and infinities
+        # included; the formula above agrees with it
+        bwd = {"tanh": torch.ops.aten.tanh_backward, "sigmoid": torch.ops.aten.sigmoid_backward,
+               "silu": torch.ops.aten.silu_backward}[act]
+        if act == "silu":
+            assert _same_specials(gx.numpy(), bwd(dy64, x64).numpy())
+            want_k = bwd(dy64, x64)
+        else:
+            assert _same_specials(gx.numpy(), bwd(dy64, fwd(x64)).numpy())
+            want_k = bwd(dy64, y64)
+        assert _same_specials(want_k.numpy(), want.numpy())
+        assert np.isnan(want.numpy()).any() and np.isinf(want.numpy()).any()
+        tol = torch.from_numpy(_finite_tol(tol.numpy()))
+    else:
+        assert bool(((gx - want).abs() <= stored * dy64.abs() + 1e-12).all())
     pb.result("0", shape, t, from_f64(want.numpy(), t), Ulps(1, tol.numpy()), dims=dyn)
     return pb.part()
 
 
-def _gelu_bwd_part(rng, t, shape, approximate):
+def _gelu_bwd_part(rng, t, shape, approximate, dynamic=False, special=False):
     x, dy = _data(rng, shape, t, 3.0), _data(rng, shape, t)
-    ty, tf = _ty(shape, None, t), _ty(shape, None, "f32")
-    pb = PartBuilder("gelu(%s) backward %s %s" % (approximate, "x".join(map(str, shape)), t))
-    pb.arg("x", x, t)
-    pb.arg("dy", dy, t)
+    if special:
+        # x = +-inf: inf * 0 in both forms (x phi(x); x sech^2), NaN as in
+        # PyTorch's gelu_backward
+        sp = _elem_specials(shape, ("x", "dy"))
+        x, dy = _put(x, t, sp["x"]), _put(dy, t, sp["dy"])
+    dyn = _dyn(shape, dynamic)
+    ty, tf = _ty(shape, dyn, t), _ty(shape, dyn, "f32")
+    pb = PartBuilder("gelu(%s) backward %s %s%s%s" % (
+        approximate, "x".join(map(str, shape)), t, " dynamic" if dynamic else "",
+        ", NaN and inf in x and dy" if special else ""))
+    pb.arg("x", x, t, dyn)
+    pb.arg("dy", dy, t, dyn)
     L = pb.line
     L("%%xf = fuser.cast %%x : %s to %s" % (ty, tf))
     L("%%dyf = fuser.cast %%dy : %s to %s" % (ty, tf))
@@ -396,7 +519,10 @@ def _gelu_bwd_part(rng, t, shape, approximate):
         # Phi (erf within 2 ulp) and x phi (exp within 2 ulp), a few steps each
         pdf = torch.exp(-0.5 * xa ** 2) / math.sqrt(2 * math.pi)
         tol = U * _t64(dy, t).abs() * (8 + 8 * xa * pdf)
-    pb.result("0", shape, t, from_f64(gx.numpy(), t), Ulps(1, tol.numpy()))
+    if special:
+        assert np.isnan(gx.numpy()).any() and np.isinf(gx.numpy()).any()
+    pb.result("0", shape, t, from_f64(gx.numpy(), t), Ulps(1, _finite_tol(tol.numpy())),
+              dims=dyn)
     return pb.part()
 
 
@@ -408,6 +534,11 @@ def _parts(kind, t, name, rng_for):
             for shape, dim, dyn in (((9, 1031), 1, False), ((5, 100), 1, True), ((3, 1), 1, False),
                                     ((130, 9), 0, False), ((4, 4097), 1, False)):
                 parts.append(_softmax_bwd_part(rng, t, shape, dim, log, dyn))
+            # NaN and infinities in dy and x (_SOFTMAX_SPECIALS): rows of
+            # 1, 100, 1031, 4097 and a reduction along dim 0
+            for shape, dim, dyn in (((9, 1031), 1, False), ((8, 100), 1, True), ((8, 1), 1, False),
+                                    ((100, 9), 0, False), ((8, 4097), 1, True)):
+                parts.append(_softmax_bwd_part(rng, t, shape, dim, log, dyn, special=True))
     elif kind == "norm":
         for rms in (False, True):
             # (inner-outer variants: rows on chip with registers, several row
@@ -430,6 +561,13 @@ def _parts(kind, t, name, rng_for):
         for act in ("tanh", "sigmoid", "silu"):
             for shape, dyn in (((7, 513), False), ((3, 100), True)):
                 parts.append(_unary_bwd_part(rng, t, shape, act, dyn))
+        # NaN, inf and -inf in every input, each at its own element
+        for shape, dyn in (((6, 1031), False), ((5, 100), True)):
+            parts.append(_swiglu_bwd_part(rng, t, shape, dyn, special=True))
+        for approximate in ("tanh", "none"):
+            parts.append(_gelu_bwd_part(rng, t, (7, 513), approximate, special=True))
+        for act in ("tanh", "sigmoid", "silu"):
+            parts.append(_unary_bwd_part(rng, t, (3, 100), act, True, special=True))
     elif kind == "norm-misaligned":
         # every tensor one element past 16-byte alignment (fuserc run
         # --misalign): the scalar variants, static and at launch, rows in
@@ -440,6 +578,30 @@ def _parts(kind, t, name, rng_for):
                                  (2, 8193, False), (5, 1031, True), (2, 4097, True),
                                  (2, 8000, True), (2, 12000, True)):
                 parts.append(_norm_bwd_part(rng, t, rows, h, rms, dyn))
+    elif kind == "misaligned":
+        # every tensor one element past 16-byte alignment (fuserc run
+        # --misalign): softmax and log_softmax backward with rows of 1, 7,
+        # 100, 4097 (static and dynamic, along dim 1 and dim 0), and the
+        # activations' backward on 1, 7, 100 and 4097 elements a row; a part
+        # of each with NaN and infinities
+        for log in (False, True):
+            for shape, dim, dyn in (((7, 1), 1, False), ((5, 7), 1, True), ((9, 100), 1, False),
+                                    ((3, 4097), 1, True), ((2, 4097), 1, False),
+                                    ((100, 7), 0, True)):
+                parts.append(_softmax_bwd_part(rng, t, shape, dim, log, dyn))
+            parts.append(_softmax_bwd_part(rng, t, (8, 100), 1, log, True, special=True))
+        for shape, dyn in (((7,), False), ((3, 100), True), ((2, 4097), False)):
+            parts.append(_swiglu_bwd_part(rng, t, shape, dyn))
+        parts.append(_swiglu_bwd_part(rng, t, (3, 100), True, special=True))
+        for approximate, shape, dyn in (("tanh", (1,), False), ("none", (7,), True),
+                                        ("tanh", (3, 100), True), ("none", (2, 4097), False)):
+            parts.append(_gelu_bwd_part(rng, t, shape, approximate, dyn))
+        parts.append(_gelu_bwd_part(rng, t, (3, 100), "tanh", True, special=True))
+        for act, shape, dyn in (("tanh", (7,), True), ("sigmoid", (3, 100), False),
+                                ("silu", (2, 4097), True), ("tanh", (2, 4097), False),
+                                ("sigmoid", (1,), True), ("silu", (3, 7), False)):
+            parts.append(_unary_bwd_part(rng, t, shape, act, dyn))
+        parts.append(_unary_bwd_part(rng, t, (3, 100), "sigmoid", False, special=True))
     return parts
 
 
@@ -455,6 +617,13 @@ def _cases(rng_for, kinds, extra=()):
 def cases(rng_for):
     """softmax, log_softmax and the activations' backward."""
     return _cases(rng_for, (("softmax", ("f32",)), ("activations", ("bf16", "f32"))))
+
+
+def misaligned_cases(rng_for):
+    """softmax, log_softmax and the activations' backward in bf16 and f32
+    with every tensor one element past 16-byte alignment (fuserc run
+    --misalign)."""
+    return _cases(rng_for, (("misaligned", ("bf16", "f32")),), extra=["--misalign"])
 
 
 def norm_cases(rng_for):
