@@ -6,7 +6,8 @@ compute), silu-mul (SwiGLU) backward with two outputs, gelu backward
 silu backward; each also with NaN, inf and -inf in its inputs (PyTorch's
 semantics: NaN where PyTorch's backward gives NaN, the same infinities), and
 misaligned (`training-misaligned`: every tensor one element past 16-byte
-alignment). Static and dynamic sizes, rows of 1, 7, 100, 1031 and
+alignment). Dropout + residual + layer_norm backward with a torch.uint8
+mask passed as i8. Static and dynamic sizes, rows of 1, 7, 100, 1031 and
 4097 elements. The sweep (`training-sweep`) runs layer_norm and rms_norm
 backward over the grid of docs/schedulers.md's inner-outer section: rows of
 1, 7, 64, 100, 1000, 4096, 4097 and 16384 elements, 1, 3, 128 and 4096 rows
@@ -318,6 +319,113 @@ def _norm_bwd_part(rng, t, rows, h, rms, dynamic, special=False):
     return pb.part()
 
 
+def _dropout_ln_bwd_part(rng, rows, h, dynamic, p=0.1):
+    """dropout + residual + layer_norm backward (examples/dropout_residual_
+    layer_norm_backward.mlir) with the dropout mask a torch.uint8 tensor of
+    0 and 1, as PyTorch code often keeps it, passed to fuser as i8 (the
+    .npy file is uint8 '|u1': docs/npy.md). bf16 in and out, f32 compute.
+    Reference: dh by the layer_norm backward's formula on the stored
+    statistics (checked against autograd), then torch.autograd.grad of the
+    forward's x * mask * scale + residual, the mask uint8, with that dh."""
+    t = "bf16"
+    x, r, dy = _data(rng, (rows, h), t, 2.0), _data(rng, (rows, h), t), _data(rng, (rows, h), t)
+    mask = (rng.random((rows, h)) >= p).astype(np.uint8)
+    mask[0, 0], mask[-1, -1] = 0, 1
+    w = _data(rng, (h,), t)
+    mask_t = torch.from_numpy(mask)
+    assert mask_t.dtype == torch.uint8
+    scale = 1.0 / (1.0 - p)
+    x64, r64, dy64, w64 = (_t64(a, t) for a in (x, r, dy, w))
+    hs = from_f64((x64 * mask_t * scale + r64).numpy(), t)  # the forward's h, as stored
+    h64 = _t64(hs, t)
+    eps = 1e-5
+    var, mean = torch.var_mean(h64, 1, unbiased=False, keepdim=True)
+    mean_s = from_f64(mean.numpy(), "f32")
+    rstd_s = from_f64(torch.rsqrt(var + eps).numpy(), "f32")
+    mean_f, rstd_f = _t64(mean_s, "f32"), _t64(rstd_s, "f32")
+
+    dyn = (None, None) if dynamic else None
+    kdyn = (None, 1) if dynamic else None
+    ty, tf = _ty((rows, h), dyn, t), _ty((rows, h), dyn, "f32")
+    tm = _ty((rows, h), dyn, "i8")
+    tk = _ty((rows, 1), kdyn, "f32")
+    tw = _ty((h,), (None,) if dynamic else None, t)
+    twf = _ty((h,), (None,) if dynamic else None, "f32")
+    pb = PartBuilder("dropout + residual + layer_norm backward %dx%d, uint8 mask as i8%s" % (
+        rows, h, " dynamic" if dynamic else ""))
+    pb.arg("dy", dy, t, dyn)
+    pb.arg("h", hs, t, dyn)
+    pb.arg("mask", mask, "i8", dyn)
+    pb.arg("mean", mean_s, "f32", kdyn)
+    pb.arg("rstd", rstd_s, "f32", kdyn)
+    pb.arg("w", w, t, (None,) if dynamic else None)
+    L = pb.line
+    L("%%hf = fuser.cast %%h : %s to %s" % (ty, tf))
+    L("%%dyf = fuser.cast %%dy : %s to %s" % (ty, tf))
+    L("%%wf = fuser.cast %%w : %s to %s" % (tw, twf))
+    L("%%mb = fuser.broadcast %%mean dims = [0, 1] : %s -> %s" % (tk, tf))
+    L("%%rb = fuser.broadcast %%rstd dims = [0, 1] : %s -> %s" % (tk, tf))
+    L("%%wb = fuser.broadcast %%wf dims = [1] : %s -> %s" % (twf, tf))
+    L("%%xc = fuser.sub %%hf, %%mb : %s" % tf)
+    L("%%xhat = fuser.mul %%xc, %%rb : %s" % tf)
+    L("%%wdy = fuser.mul %%dyf, %%wb : %s" % tf)
+    L("%%p = fuser.mul %%wdy, %%xhat : %s" % tf)
+    L("%%c1 = fuser.mean %%p dims = [1] keepdim = true : %s -> %s" % (tf, tk))
+    L("%%c2 = fuser.mean %%wdy dims = [1] keepdim = true : %s -> %s" % (tf, tk))
+    L("%%c1b = fuser.broadcast %%c1 dims = [0, 1] : %s -> %s" % (tk, tf))
+    L("%%c2b = fuser.broadcast %%c2 dims = [0, 1] : %s -> %s" % (tk, tf))
+    L("%%t1 = fuser.mul %%xhat, %%c1b : %s" % tf)
+    L("%%t2 = fuser.sub %%wdy, %%t1 : %s" % tf)
+    L("%%t3 = fuser.sub %%t2, %%c2b : %s" % tf)
+    L("%%dhf = fuser.mul %%t3, %%rb : %s" % tf)
+    L("%%dh = fuser.cast %%dhf : %s to %s" % (tf, ty))
+    L("%%dhr = fuser.cast %%dh : %s to %s" % (ty, tf))
+    L("%%keep = fuser.cast %%mask : %s to %s" % (tm, tf))
+    L("%%scale = fuser.constant %.9g : tensor<f32>" % float(np.float32(scale)))
+    L("%%kept = fuser.mul %%dhr, %%keep : %s" % tf)
+    L("%%scaled = fuser.mul %%kept, %%scale : %s, tensor<f32>" % tf)
+    L("%%dx = fuser.cast %%scaled : %s to %s" % (tf, ty))
+    L("%%q = fuser.mul %%dyf, %%xhat : %s" % tf)
+    L("%%dw = fuser.sum %%q dims = [0] : %s -> %s" % (tf, twf))
+    L("%%db = fuser.sum %%dyf dims = [0] : %s -> %s" % (tf, twf))
+
+    xhat = (h64 - mean_f) * rstd_f
+    wdy = dy64 * w64
+    c1 = (wdy * xhat).mean(1, keepdim=True)
+    c2 = wdy.mean(1, keepdim=True)
+    dh = (wdy - xhat * c1 - c2) * rstd_f
+    # the formula is autograd's layer_norm backward (on h's true statistics)
+    hg = h64.clone().requires_grad_(True)
+    wg = w64.clone().requires_grad_(True)
+    gh, gw = torch.autograd.grad(torch.nn.functional.layer_norm(hg, (h,), wg, None, eps),
+                                 (hg, wg), dy64)
+    m1 = (wdy * xhat).abs().mean(1, keepdim=True)
+    m2 = wdy.abs().mean(1, keepdim=True)
+    scl = float(((wdy.abs() + xhat.abs() * m1 + m2) * rstd_f.abs()).max())
+    assert torch.allclose(dh, gh, rtol=0, atol=1e-5 * scl + 1e-12)
+    # dx and the residual's gradient: autograd of the forward with the
+    # uint8 mask (PyTorch promotes it in x * mask)
+    xg = x64.clone().requires_grad_(True)
+    rg = r64.clone().requires_grad_(True)
+    dx, dr = torch.autograd.grad(xg * mask_t * scale + rg, (xg, rg), dh)
+    assert torch.equal(dr, dh) and torch.equal(dx == 0, (mask_t == 0) | (dh == 0))
+    atol_dh = U * (8 * (wdy.abs() + xhat.abs() * m1) + _growth(h) * (xhat.abs() * m1 + m2)) * \
+        rstd_f.abs()
+    # dx from fuser's bf16 dh (within atol_dh, or 1 bf16 ulp: 2^-7 relative,
+    # of the reference's), times the mask and the f32 scale, rounded once more
+    keep = mask_t.double()
+    atol_dx = (atol_dh + 2.0 ** -7 * dh.abs()) * keep * scale
+    pb.result("dx", (rows, h), t, from_f64(dx.numpy(), t), Ulps(1, atol_dx.numpy()), dims=dyn)
+    pb.result("dh", (rows, h), t, from_f64(dh.numpy(), t), Ulps(1, atol_dh.numpy()), dims=dyn)
+    cdyn = (None,) if dynamic else None
+    sum_tol = lambda terms: ((rows + 4) * U * terms.abs().sum(0)).numpy()
+    pb.result("dw", (h,), "f32", from_f64((dy64 * xhat).sum(0).numpy(), "f32"),
+              Ulps(1, sum_tol(dy64 * xhat)), dims=cdyn)
+    pb.result("db", (h,), "f32", from_f64(dy64.sum(0).numpy(), "f32"), Ulps(1, sum_tol(dy64)),
+              dims=cdyn)
+    return pb.part()
+
+
 # ---------------------------------------------------------------------------
 # activations: silu-mul (SwiGLU) and gelu backward
 # ---------------------------------------------------------------------------
@@ -539,6 +647,9 @@ def _parts(kind, t, name, rng_for):
             for shape, dim, dyn in (((9, 1031), 1, False), ((8, 100), 1, True), ((8, 1), 1, False),
                                     ((100, 9), 0, False), ((8, 4097), 1, True)):
                 parts.append(_softmax_bwd_part(rng, t, shape, dim, log, dyn, special=True))
+    elif kind == "dropout-u8":
+        for rows, h, dyn in ((7, 100, False), (5, 1031, True), (3, 4097, False)):
+            parts.append(_dropout_ln_bwd_part(rng, rows, h, dyn))
     elif kind == "norm":
         for rms in (False, True):
             # (inner-outer variants: rows on chip with registers, several row
@@ -615,8 +726,10 @@ def _cases(rng_for, kinds, extra=()):
 
 
 def cases(rng_for):
-    """softmax, log_softmax and the activations' backward."""
-    return _cases(rng_for, (("softmax", ("f32",)), ("activations", ("bf16", "f32"))))
+    """softmax, log_softmax and the activations' backward; dropout +
+    residual + layer_norm backward with a uint8 mask."""
+    return _cases(rng_for, (("softmax", ("f32",)), ("activations", ("bf16", "f32")),
+                            ("dropout-u8", ("bf16",))))
 
 
 def misaligned_cases(rng_for):
