@@ -181,26 +181,28 @@ static LogicalResult compileOnThisStack(ModuleOp module, const DriverOptions &op
   if (failed(run("nvvm", [&](OpPassManager &pm) { buildNVVMStage(pm); })))
     return failure();
   keep("nvvm");
-  if (failed(run("ptx", [&](OpPassManager &pm) { buildPtxStage(pm, pipeline); })))
+  // The PTX and LLVM's times stay out of the IR (PtxByModule says why).
+  PtxByModule ptxByModule;
+  if (failed(run("ptx", [&](OpPassManager &pm) { buildPtxStage(pm, pipeline, &ptxByModule); })))
     return failure();
   keep("ptx");
 
-  const llvm::StringLiteral llvmProperties[] = {kLlvmTranslateUs, kLlvmMiddleEndUs,
-                                                kNvptxBackEndUs};
   const char *llvmSteps[] = {"llvm-translate", "llvm-middle-end", "nvptx-back-end"};
-  int64_t llvmUs[3] = {0, 0, 0};
+  uint64_t llvmUs[3] = {0, 0, 0};
   for (auto bin : module.getOps<gpu::BinaryOp>()) {
     StringRef fusion = bin.getName();
     fusion.consume_back("_kernels");
-    auto object = cast<gpu::ObjectAttr>(bin.getObjects()[0]);
-    out.ptx.emplace_back(fusion.str(), object.getObject().str());
-    if (DictionaryAttr properties = object.getProperties())
-      for (int i = 0; i < 3; ++i)
-        if (auto us = properties.getAs<IntegerAttr>(llvmProperties[i]))
-          llvmUs[i] += us.getInt();
+    auto kept = ptxByModule.find(bin.getName());
+    if (kept == ptxByModule.end())
+      return bin.emitError("internal error: no PTX was kept for this module");
+    out.ptx.emplace_back(fusion.str(), kept->second.ptx);
+    llvmUs[0] += kept->second.translateUs;
+    llvmUs[1] += kept->second.middleEndUs;
+    llvmUs[2] += kept->second.backEndUs;
   }
   for (int i = 0; i < 3; ++i)
     out.timings.emplace_back(llvmSteps[i], llvmUs[i] / 1000.0);
+  bundle.ptxByModule = &ptxByModule;
   start = Clock::now();
   FailureOr<std::string> bytes = writeBundle(module, bundle);
   if (failed(bytes))

@@ -11,7 +11,6 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
-#include <pthread.h>
 #include <unistd.h>
 
 using namespace mlir;
@@ -104,31 +103,4 @@ std::unique_ptr<llvm::MemoryBuffer> mlir::fuser::readInputFile(llvm::StringRef p
   }
   ::close(fd);
   return llvm::MemoryBuffer::getMemBufferCopy(data, path);
-}
-
-namespace {
-struct Job {
-  llvm::function_ref<void()> fn;
-};
-} // namespace
-
-static void *runJob(void *arg) {
-  static_cast<Job *>(arg)->fn();
-  return nullptr;
-}
-
-void mlir::fuser::runOnCompileStack(llvm::function_ref<void()> fn) {
-  Job job{fn};
-  pthread_attr_t attr;
-  pthread_t thread;
-  if (pthread_attr_init(&attr) == 0) {
-    bool started = pthread_attr_setstacksize(&attr, kCompileStackBytes) == 0 &&
-                   pthread_create(&thread, &attr, runJob, &job) == 0;
-    pthread_attr_destroy(&attr);
-    if (started) {
-      pthread_join(thread, nullptr);
-      return;
-    }
-  }
-  fn(); // no thread: run here, with the caller's stack
 }

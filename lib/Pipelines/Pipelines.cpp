@@ -12,6 +12,7 @@
 #include "fuser/Pipelines/Pipelines.h"
 
 #include "fuser/Conversion/Passes.h"
+#include "fuser/Target/PtxCodegen.h"
 #include "fuser/Transforms/Passes.h"
 
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
@@ -71,7 +72,8 @@ void mlir::fuser::buildNVVMStage(OpPassManager &pm) {
   kernels.addPass(createReconcileUnrealizedCastsPass());
 }
 
-void mlir::fuser::buildPtxStage(OpPassManager &pm, const CompileOptions &options) {
+void mlir::fuser::buildPtxStage(OpPassManager &pm, const CompileOptions &options,
+                                 llvm::StringMap<PtxCodegenResult> *ptxOut) {
   GpuNVVMAttachTargetOptions target;
   target.chip = options.chip;
   unsigned ptx = options.ptx ? (unsigned)options.ptx : minimumPtxVersion(options.chip);
@@ -79,7 +81,8 @@ void mlir::fuser::buildPtxStage(OpPassManager &pm, const CompileOptions &options
   target.optLevel = options.optLevel;
   target.fastFlag = options.fastMath;
   pm.addPass(createGpuNVVMAttachTarget(target));
-  pm.addPass(fuser::createSerializeKernelsPass());
+  pm.addPass(ptxOut ? fuser::createSerializeKernelsPass(ptxOut)
+                    : fuser::createSerializeKernelsPass());
 }
 
 void mlir::fuser::buildFrontendPipeline(OpPassManager &pm,

@@ -96,6 +96,11 @@ def SerializeKernelsPass : Pass<"fuser-serialize-kernels", "ModuleOp"> {
     compiled whole, and so is every module when the context has one thread
     (multithreading off, or a pool of one): splitting then only adds LLVM's
     per-module setup.
+
+    The driver creates the pass with `createSerializeKernelsPass(PtxByModule *)`
+    instead: the PTX and the times then go to that map and the `gpu.object`
+    holds an empty text, because an attribute stays in the context for good
+    (docs/embedding.md, "What a context keeps").
   }];
 }
 

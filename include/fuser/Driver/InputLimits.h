@@ -46,8 +46,11 @@ bool checkNestingDepth(llvm::StringRef text, std::string &error);
 /// file it is; null with `error` set on failure.
 std::unique_ptr<llvm::MemoryBuffer> readInputFile(llvm::StringRef path, std::string &error);
 
-/// Runs `fn` to completion on a new thread with kCompileStackBytes of stack
-/// and waits for it (on the calling thread when that thread cannot be made).
+/// Runs `fn` to completion on one of fuser's compile threads, each with
+/// kCompileStackBytes of stack, and waits for it (on the calling thread when
+/// no such thread can be made). The threads live for the process and are
+/// reused (CompileThreads.cpp says why: a new thread a compile grew the
+/// MLIRContext by at least 4 KiB a compile, for good).
 void runOnCompileStack(llvm::function_ref<void()> fn);
 
 } // namespace mlir::fuser

@@ -3,6 +3,7 @@
 #define FUSER_PIPELINES_PIPELINES_H
 
 #include "mlir/Pass/PassOptions.h"
+#include "llvm/ADT/StringMap.h"
 
 #include <string>
 
@@ -76,7 +77,11 @@ void buildSegmentStage(OpPassManager &pm);
 void buildKernelsStage(OpPassManager &pm, const CompileOptions &options,
                        llvm::StringRef plantBug = "");
 void buildNVVMStage(OpPassManager &pm);
-void buildPtxStage(OpPassManager &pm, const CompileOptions &options);
+struct PtxCodegenResult;
+/// With `ptxOut` (fuser/Target/PtxCodegen.h's PtxByModule), the PTX and
+/// LLVM times go there instead of into the IR.
+void buildPtxStage(OpPassManager &pm, const CompileOptions &options,
+                   llvm::StringMap<PtxCodegenResult> *ptxOut = nullptr);
 
 /// Fusion IR to kernels in gpu.modules plus launch plans (check to kernels).
 void buildFrontendPipeline(OpPassManager &pm, const CompileOptions &options);

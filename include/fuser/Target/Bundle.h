@@ -15,6 +15,8 @@
 
 namespace mlir::fuser {
 
+struct PtxCodegenResult;
+
 struct BundleOptions {
   /// Compute capability times 10 and PTX ISA version times 10 recorded with
   /// each PTX module.
@@ -22,6 +24,9 @@ struct BundleOptions {
   /// Per fusion name, the MLIR text of its kernels for the CPU emulator;
   /// fusions without an entry get no emulation module.
   llvm::StringMap<std::string> emulation;
+  /// Per gpu.module name, its PTX, where the driver kept it out of the IR
+  /// (PtxByModule, fuser/Target/PtxCodegen.h); else the gpu.object's text.
+  const llvm::StringMap<PtxCodegenResult> *ptxByModule = nullptr;
 };
 
 /// Serializes every plan of `module` (and the PTX of its kernels). Fails with

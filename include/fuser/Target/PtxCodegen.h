@@ -11,6 +11,8 @@
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Pass/Pass.h"
+#include "llvm/ADT/StringMap.h"
 
 #include <string>
 
@@ -36,6 +38,19 @@ struct PtxCodegenResult {
 /// same level. Thread-safe: each call owns its LLVM context and target
 /// machine. Failures are emitted on `module`.
 FailureOr<PtxCodegenResult> compileToPtx(gpu::GPUModuleOp module, NVVM::NVVMTargetAttr target);
+
+/// Each gpu.module's PTX and LLVM times, by module name, where
+/// fuser-serialize-kernels hands them to a caller that asks for them (the
+/// driver) instead of keeping them in the IR: an attribute is uniqued in
+/// the MLIRContext for the context's whole life, so a JIT compiling many
+/// fusions in one context would keep every PTX text and every distinct time
+/// forever (71 KB a compile of layer_norm_backward under new names). The
+/// gpu.object then holds an empty text and no times.
+using PtxByModule = llvm::StringMap<PtxCodegenResult>;
+
+/// fuser-serialize-kernels, putting the PTX and times into `out` (see
+/// PtxByModule); null keeps them in the IR, as the registered pass does.
+std::unique_ptr<Pass> createSerializeKernelsPass(PtxByModule *out);
 
 } // namespace mlir::fuser
 

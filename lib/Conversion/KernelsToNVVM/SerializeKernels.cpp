@@ -8,7 +8,8 @@
 // (compileToPtx, lib/Target/PTX) on the context's thread pool, and joins the
 // PTX under one header: the bundle and the runtime still see one module.
 // Each module's gpu.object carries LLVM's thread time for the compile report
-// (docs/compile-speed.md).
+// (docs/compile-speed.md); or, for the driver, the PTX and times go to a
+// PtxByModule instead of the IR (PtxCodegen.h says why).
 //
 //===----------------------------------------------------------------------===//
 
@@ -117,6 +118,12 @@ StringRef afterHeader(StringRef ptx) {
 
 struct SerializeKernelsPass
     : fuser::impl::SerializeKernelsPassBase<SerializeKernelsPass> {
+  SerializeKernelsPass() = default;
+  explicit SerializeKernelsPass(PtxByModule *out) : out(out) {}
+
+  /// Where the PTX and times go instead of the IR, when set.
+  PtxByModule *out = nullptr;
+
   /// ptxas refuses a kernel whose parameters take more than 4352 bytes (PTX
   /// ISA before 8.1) or 32764 (8.1 and newer): caught here, with the limit
   /// and what to do, rather than when a GPU first loads the bundle.
@@ -218,10 +225,25 @@ struct SerializeKernelsPass
           text = afterHeader(text);
         ptx.append(text.begin(), text.end());
       }
+      if (out) {
+        PtxCodegenResult &r = (*out)[m.getName()];
+        r.ptx.assign(ptx.begin(), ptx.end());
+        r.translateUs = translateUs;
+        r.middleEndUs = middleEndUs;
+        r.backEndUs = backEndUs;
+        ptx.clear();
+      }
       auto object = dyn_cast_or_null<gpu::ObjectAttr>(targets[i].createObject(m, ptx, options));
       if (!object) {
         m.emitError("could not wrap the PTX of this module");
         return signalPassFailure();
+      }
+      if (out) {
+        b.setInsertionPointAfter(m);
+        gpu::BinaryOp::create(b, m.getLoc(), m.getName(), /*offloadingHandler=*/nullptr,
+                              b.getArrayAttr({object}));
+        m.erase();
+        continue;
       }
       // LLVM's time, summed over the module's kernels, for the compile
       // report (fuserCompileResultGetTiming, docs/compile-speed.md).
@@ -241,3 +263,7 @@ struct SerializeKernelsPass
 };
 
 } // namespace
+
+std::unique_ptr<Pass> mlir::fuser::createSerializeKernelsPass(PtxByModule *out) {
+  return std::make_unique<SerializeKernelsPass>(out);
+}

@@ -17,6 +17,7 @@
 
 #include "fuser/Dialect/Fuser/IR/FuserAttrNames.h"
 #include "fuser/Dialect/Fuser/IR/FuserOps.h"
+#include "fuser/Target/PtxCodegen.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -595,8 +596,15 @@ FailureOr<std::string> mlir::fuser::writeBundle(ModuleOp module,
     auto object = cast<gpu::ObjectAttr>(binary.getObjects()[0]);
     if (object.getFormat() != gpu::CompilationTarget::Assembly)
       return binary.emitError("kernels must be compiled to PTX assembly");
+    std::string ptx = object.getObject().str();
+    if (options.ptxByModule) {
+      auto kept = options.ptxByModule->find(binaryName);
+      if (kept == options.ptxByModule->end())
+        return binary.emitError("no PTX was kept for this module");
+      ptx = kept->second.ptx;
+    }
     f->ptxModule = modules.size();
-    modules.push_back({strings.get(binaryName), FUSER_BUNDLE_MODULE_PTX, object.getObject().str(),
+    modules.push_back({strings.get(binaryName), FUSER_BUNDLE_MODULE_PTX, std::move(ptx),
                        options.sm, options.ptx});
     auto emu = options.emulation.find(plan.getSymName());
     if (emu != options.emulation.end()) {
