@@ -88,6 +88,7 @@ SMALL = {
     "dropout_residual_layer_norm": [("8192x", "9x")],
     "dropout_residual_layer_norm_backward": [("8192x", "9x")],
     "fp8_layer_norm_quantize": [("8192x", "9x")],
+    "gelu_backward": [("4096x4096", "12x4096")],
     "layer_norm": [("8192x", "9x")],
     "layer_norm_backward": [("2048x", "9x")],
     "layer_norm_manual": [("4096x", "10x")],

@@ -321,6 +321,21 @@ def ref_softmax_backward_dim0(i):
     return [(from_f64((y * (dy - s)).numpy(), "bf16"), Ulps(1, atol.numpy()), [])]
 
 
+def ref_gelu_backward(i):
+    """torch.autograd.grad of gelu(x, approximate='tanh') in float64 on the
+    same bf16 inputs, rounded once to bf16. The bound is oracle/training's
+    gelu(tanh) backward: 0.5 (1 + tanh) within a few u; the right term
+    0.5 x k (1 + 3 c x^2) sech^2 its own roundings, and sech^2 = 1 - tanh^2
+    carries tanh's 2 ulp times the term's size without the sech^2."""
+    x, dy = _f64(i["x"], "bf16"), _f64(i["dy"], "bf16")
+    x.requires_grad_(True)
+    (dx,) = torch.autograd.grad(torch.nn.functional.gelu(x, approximate="tanh"), x, dy)
+    xa = x.detach().abs()
+    right = 0.5 * xa * np.sqrt(2 / np.pi) * (1 + 3 * 0.044715 * xa ** 2)
+    tol = U32 * dy.abs() * (8 + 16 * right)
+    return [(from_f64(dx.numpy(), "bf16"), Ulps(1, tol.numpy()), [])]
+
+
 def ref_two_kernels(i):
     x = _t(i["x"], "f32")
     y = x / x.amax(dim=1, keepdim=True)      # exact f32 division, as fuser
@@ -344,7 +359,7 @@ REFERENCES = {k[4:]: v for k, v in globals().items() if k.startswith("ref_")}
 # references are computed (and compared) a block of rows at a time, which
 # keeps the float64 temporaries of an 8192x4096 example small.
 ROWWISE = {"add_mul_chain", "bf16_scale_tanh", "bias_gelu", "dropout_residual_layer_norm",
-           "dynamic_dims", "fp8_layer_norm_quantize", "layer_norm",
+           "dynamic_dims", "fp8_layer_norm_quantize", "gelu_backward", "layer_norm",
            "layer_norm_manual", "log_softmax", "permute_add", "rms_norm", "silu", "softmax",
            "two_outputs", "var_mean"}
 CHUNK_ELEMENTS = 1 << 22
