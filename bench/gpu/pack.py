@@ -92,6 +92,7 @@ SMALL = {
     "layer_norm": [("8192x", "9x")],
     "layer_norm_backward": [("2048x", "9x")],
     "layer_norm_manual": [("4096x", "10x")],
+    "log_softmax_backward": [("2048x", "5x")],
     "permute_add": [("64x512x768", "3x64x96"), ("64x768x512", "3x96x64")],
     "rms_norm": [("8192x", "9x")],
     "rms_norm_backward": [("2048x", "9x")],

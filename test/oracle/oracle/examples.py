@@ -336,6 +336,19 @@ def ref_gelu_backward(i):
     return [(from_f64(dx.numpy(), "bf16"), Ulps(1, tol.numpy()), [])]
 
 
+def ref_log_softmax_backward(i):
+    """PyTorch's log_softmax backward (the kernel autograd calls on the
+    output it saved) in float64 on the same y and dy. The bound is
+    oracle/training's: the row sum's (g(n) u per term, times exp(y)), and
+    a few u for exp, the product and the difference."""
+    y, dy = _f64(i["y"], "f32"), _f64(i["dy"], "f32")
+    dx = torch.ops.aten._log_softmax_backward_data(dy, y, 1, torch.float64)
+    e, s = torch.exp(y), dy.sum(1, keepdim=True)
+    g = normalization._growth(y.shape[1])
+    atol = U32 * (g * dy.abs().sum(1, keepdim=True) * e + 4 * (dy.abs() + e * s.abs()))
+    return [(from_f64(dx.numpy(), "f32"), Ulps(1, atol.numpy()), [])]
+
+
 def ref_two_kernels(i):
     x = _t(i["x"], "f32")
     y = x / x.amax(dim=1, keepdim=True)      # exact f32 division, as fuser
@@ -360,8 +373,8 @@ REFERENCES = {k[4:]: v for k, v in globals().items() if k.startswith("ref_")}
 # keeps the float64 temporaries of an 8192x4096 example small.
 ROWWISE = {"add_mul_chain", "bf16_scale_tanh", "bias_gelu", "dropout_residual_layer_norm",
            "dynamic_dims", "fp8_layer_norm_quantize", "gelu_backward", "layer_norm",
-           "layer_norm_manual", "log_softmax", "permute_add", "rms_norm", "silu", "softmax",
-           "two_outputs", "var_mean"}
+           "layer_norm_manual", "log_softmax", "log_softmax_backward", "permute_add", "rms_norm",
+           "silu", "softmax", "two_outputs", "var_mean"}
 CHUNK_ELEMENTS = 1 << 22
 # Row-wise examples whose reference also takes the block's row slice (their
 # values depend on the position of each element, as random numbers do).
