@@ -99,6 +99,7 @@ SMALL = {
     "silu": [("8192x", "20x")],
     "softmax": [("4096x4096", "8x4096")],
     "softmax_backward_dim0": [("128x8192", "128x1000"), ("<8192xf32>", "<1000xf32>")],
+    "swiglu_backward": [("4096x11008", "7x11008")],
     "two_kernels": [("256x", "8x")],
     "two_outputs": [("4096x4096", "12x4096")],
 }

@@ -349,6 +349,24 @@ def ref_log_softmax_backward(i):
     return [(from_f64(dx.numpy(), "f32"), Ulps(1, atol.numpy()), [])]
 
 
+def ref_swiglu_backward(i):
+    """torch.autograd.grad of silu(gate) * up in float64 on the same bf16
+    inputs, each gradient rounded once to bf16. The bounds are
+    oracle/training's silu-mul backward: sigmoid within 2 ulp, then about
+    six f32 steps (d_gate), four (d_up), each scaled by its term."""
+    g, u, dy = (_f64(i[k], "bf16") for k in ("gate", "up", "dy"))
+    g.requires_grad_(True)
+    u.requires_grad_(True)
+    y = torch.nn.functional.silu(g) * u
+    dg, du = torch.autograd.grad(y, (g, u), dy)
+    g, u = g.detach(), u.detach()
+    s = torch.sigmoid(g)
+    tol_g = U32 * 12 * dy.abs() * u.abs() * s * (1 + g.abs())
+    tol_u = U32 * 8 * dy.abs() * g.abs() * s
+    return [(from_f64(dg.numpy(), "bf16"), Ulps(1, tol_g.numpy()), []),
+            (from_f64(du.numpy(), "bf16"), Ulps(1, tol_u.numpy()), [])]
+
+
 def ref_two_kernels(i):
     x = _t(i["x"], "f32")
     y = x / x.amax(dim=1, keepdim=True)      # exact f32 division, as fuser
@@ -374,7 +392,7 @@ REFERENCES = {k[4:]: v for k, v in globals().items() if k.startswith("ref_")}
 ROWWISE = {"add_mul_chain", "bf16_scale_tanh", "bias_gelu", "dropout_residual_layer_norm",
            "dynamic_dims", "fp8_layer_norm_quantize", "gelu_backward", "layer_norm",
            "layer_norm_manual", "log_softmax", "log_softmax_backward", "permute_add", "rms_norm",
-           "silu", "softmax", "two_outputs", "var_mean"}
+           "silu", "softmax", "swiglu_backward", "two_outputs", "var_mean"}
 CHUNK_ELEMENTS = 1 << 22
 # Row-wise examples whose reference also takes the block's row slice (their
 # values depend on the position of each element, as random numbers do).
