@@ -89,9 +89,13 @@ static void fail(const char *what, const char *detail) {
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
   (void)argc;
   (void)argv;
-  /* One context for every input: creating one costs more than most inputs
-   * take to compile. What a module adds to it (types, attributes) is
-   * uniqued and harmless to later inputs. */
+  /* One context for many inputs: creating one costs more than most inputs
+   * take to compile. What a module adds to it (types, attributes, names) is
+   * uniqued and harmless to later inputs, but kept for the context's life,
+   * and random inputs bring new names and shapes every time (about 1 KB an
+   * input): the context is replaced every kInputsPerContext inputs, so a
+   * long run stays well under the RSS limit (a run of 3.57M inputs
+   * once reached fuzz/run.sh's 4 GB). docs/embedding.md, "What a context keeps". */
   ctx = fuserContextCreate();
   options = fuserCompileOptionsCreate();
   fuserCompileOptionsSetEmulation(options, false);
@@ -100,8 +104,15 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
   return 0;
 }
 
+enum { kInputsPerContext = 20000 };
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  static unsigned inputs = 0;
   if (mlirContextIsNull(ctx)) LLVMFuzzerInitialize(NULL, NULL);
+  if (++inputs % kInputsPerContext == 0) {
+    mlirContextDestroy(ctx);
+    ctx = fuserContextCreate();
+  }
   Buffer diags = {NULL, 0};
   MlirModule m = fuserParseSourceString(
       ctx, (MlirStringRef){(const char *)data, size},
