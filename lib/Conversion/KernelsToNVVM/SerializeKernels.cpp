@@ -238,22 +238,17 @@ struct SerializeKernelsPass
         m.emitError("could not wrap the PTX of this module");
         return signalPassFailure();
       }
-      if (out) {
-        b.setInsertionPointAfter(m);
-        gpu::BinaryOp::create(b, m.getLoc(), m.getName(), /*offloadingHandler=*/nullptr,
-                              b.getArrayAttr({object}));
-        m.erase();
-        continue;
+      if (!out) {
+        // LLVM's time, summed over the module's kernels, for the compile
+        // report (fuserCompileResultGetTiming, docs/compile-speed.md).
+        NamedAttrList properties(object.getProperties());
+        properties.set(kLlvmTranslateUs, b.getI64IntegerAttr(translateUs));
+        properties.set(kLlvmMiddleEndUs, b.getI64IntegerAttr(middleEndUs));
+        properties.set(kNvptxBackEndUs, b.getI64IntegerAttr(backEndUs));
+        object = gpu::ObjectAttr::get(&getContext(), object.getTarget(), object.getFormat(),
+                                      object.getObject(), properties.getDictionary(&getContext()),
+                                      object.getKernels());
       }
-      // LLVM's time, summed over the module's kernels, for the compile
-      // report (fuserCompileResultGetTiming, docs/compile-speed.md).
-      NamedAttrList properties(object.getProperties());
-      properties.set(kLlvmTranslateUs, b.getI64IntegerAttr(translateUs));
-      properties.set(kLlvmMiddleEndUs, b.getI64IntegerAttr(middleEndUs));
-      properties.set(kNvptxBackEndUs, b.getI64IntegerAttr(backEndUs));
-      object = gpu::ObjectAttr::get(&getContext(), object.getTarget(), object.getFormat(),
-                                    object.getObject(), properties.getDictionary(&getContext()),
-                                    object.getKernels());
       b.setInsertionPointAfter(m);
       gpu::BinaryOp::create(b, m.getLoc(), m.getName(), /*offloadingHandler=*/nullptr,
                             b.getArrayAttr({object}));
