@@ -495,6 +495,13 @@ struct LowerKernelsToHostPass
       for (auto k : gm.getOps<gpu::GPUFuncOp>())
         if (failed(KernelLowering(m, k, countTraffic).run()))
           return signalPassFailure();
+      // The functions beside the kernels (the math library's rare paths,
+      // MathExpansion.h) move to the host module as they are. Their names
+      // say what they compute (function and type), so one already there
+      // from another gpu.module is the same function.
+      for (auto f : llvm::make_early_inc_range(gm.getOps<func::FuncOp>()))
+        if (!SymbolTable::lookupSymbolIn(m, f.getSymName()))
+          f->moveBefore(m.getBody(), m.getBody()->end());
       gm.erase();
     }
     m->removeAttr(gpu::GPUDialect::getContainerModuleAttrName());

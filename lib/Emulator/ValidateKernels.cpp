@@ -6,9 +6,11 @@
 // modules of gpu.func kernels whose parameters are pointers and integers,
 // made of ops from a fixed list (arithmetic, structured control flow, loads
 // and stores through a parameter, barriers and shuffles, the LLVM math
-// intrinsics fuser uses). Nothing else: no calls, no function pointers or
-// globals, no inline assembly, no integer-to-pointer casts. Together with the
-// bounds checks LowerKernelsToHost puts on every access and the JIT's closed
+// intrinsics fuser uses), and beside them private helper functions that
+// compute on values only (the math library's rare paths), which a kernel
+// may call. Nothing else: no other calls, no function pointers or globals,
+// no inline assembly, no integer-to-pointer casts. Together with the bounds
+// checks LowerKernelsToHost puts on every access and the JIT's closed
 // symbol table (HostJit), a kernel can compute, and read and write its own
 // buffers, and nothing more (docs/bundle.md, the trust model).
 //
@@ -18,6 +20,7 @@
 #include "fuser/Emulator/Emulator.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -78,6 +81,52 @@ bool isValueType(Type t) {
   return isa<IntegerType, FloatType, IndexType, LLVM::LLVMPointerType>(t);
 }
 
+/// Whether `t` is a type a helper function takes and returns: f32, f64,
+/// integers, and vectors of them (not the halves, whose arithmetic
+/// ExpandHalfFloats rewrites only inside kernels' ops, nor pointers).
+bool isHelperType(Type t) {
+  if (auto v = dyn_cast<VectorType>(t))
+    t = v.getElementType();
+  return t.isF32() || t.isF64() || isa<IntegerType>(t);
+}
+
+/// A function beside the kernels: the math library's out-of-line rare
+/// paths (MathExpansion.h), `func.func private @__fuser_...`. It computes
+/// on values only: one block of the value ops kernels may hold, no memory,
+/// no loops, no calls (so no recursion), no GPU ops.
+LogicalResult validateHelper(func::FuncOp f) {
+  if (!f.isPrivate() || !f.getSymName().starts_with("__fuser_") || f.isExternal())
+    return f.emitError("a gpu.module of a bundle holds gpu.func kernels and fuser's helper "
+                       "functions (private, with a body, named '__fuser_...') only; '")
+           << f.getSymName() << "' is neither";
+  for (Type t : llvm::concat<const Type>(f.getArgumentTypes(), f.getResultTypes()))
+    if (!isHelperType(t))
+      return f.emitError("helper function '")
+             << f.getSymName() << "' takes or returns " << t
+             << "; helpers compute on f32, f64, integers and vectors of them only";
+  if (!llvm::hasSingleElement(f.getBody()))
+    return f.emitError("helper function '") << f.getSymName() << "' has more than one block";
+  WalkResult r = f.getBody().walk([&](Operation *op) {
+    bool memory = isa<LLVM::LoadOp, LLVM::StoreOp, LLVM::GEPOp, LLVM::FenceOp,
+                      LLVM::AtomicRMWOp, memref::LoadOp, memref::StoreOp>(op);
+    bool control = op->getNumRegions() != 0 || isa<gpu::GPUDialect>(op->getDialect());
+    if ((!isAllowedInKernel(op) && !isa<func::ReturnOp>(op)) || memory || control) {
+      op->emitError("'") << op->getName()
+                         << "' is not an op fuser emits in a helper function: the CPU "
+                            "emulation refuses to compile it";
+      return WalkResult::interrupt();
+    }
+    for (Type t : op->getResultTypes())
+      if (!isHelperType(t)) {
+        op->emitError("a helper value of type ") << t << " (the CPU emulation takes numbers "
+                                                          "and vectors of them only)";
+        return WalkResult::interrupt();
+      }
+    return WalkResult::advance();
+  });
+  return failure(r.wasInterrupted());
+}
+
 LogicalResult validateKernel(gpu::GPUFuncOp kernel) {
   if (!kernel.isKernel())
     return kernel.emitError("the CPU emulation runs gpu.func kernels only; '")
@@ -98,6 +147,12 @@ LogicalResult validateKernel(gpu::GPUFuncOp kernel) {
              << kernel.getName() << "': workgroup memory must be a static memref of numbers";
   }
   WalkResult r = kernel.getBody().walk([&](Operation *op) {
+    // The verifier has resolved a call's callee to a func.func of the
+    // kernel's own gpu.module, with the call's types, and every func.func
+    // there is a helper that validateHelper checks (and helpers call
+    // nothing, so nothing recurses).
+    if (isa<func::CallOp>(op))
+      return WalkResult::advance();
     if (!isAllowedInKernel(op)) {
       op->emitError("'") << op->getName()
                          << "' is not an op fuser emits in kernels: the CPU emulation "
@@ -150,9 +205,15 @@ LogicalResult mlir::fuser::validateEmulationModule(ModuleOp module) {
       return op.emitError("a bundle's kernel module holds gpu.module ops only, not '")
              << op.getName() << "'";
     for (Operation &inner : gm.getBody()->getOperations()) {
+      if (auto helper = dyn_cast<func::FuncOp>(inner)) {
+        if (failed(validateHelper(helper)))
+          return failure();
+        continue;
+      }
       auto kernel = dyn_cast<gpu::GPUFuncOp>(inner);
       if (!kernel)
-        return inner.emitError("a gpu.module of a bundle holds gpu.func kernels only, not '")
+        return inner.emitError("a gpu.module of a bundle holds gpu.func kernels and helper "
+                               "functions only, not '")
                << inner.getName() << "'";
       if (failed(validateKernel(kernel)))
         return failure();

@@ -10,9 +10,13 @@
 #include "MathInternal.h"
 #include "fuser/Math/MathExpansion.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Location.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/IR/TypeUtilities.h"
 
 #include <cmath>
 
@@ -263,29 +267,94 @@ static TrigReduced codyWaite(Emitter &e, Value x) {
   return {e.iand(e.bitsOf(t), e.ci(3)), r, Value()};
 }
 
+/// The rare path of the Fast tier's sin and cos, for every lane of x:
+/// Cody-Waite where |x| <= 105615, the Payne-Hanek reduction of the Precise
+/// tier beyond, and the special values.
+static Value fastSinOrCosRare(Emitter &e, Value x, Value huge, bool cosine) {
+  TrigReduced cw = codyWaite(e, x);
+  TrigReduced ph = trigReduce(e, x);
+  Value q = e.select(huge, ph.q, cw.q);
+  Value r = e.select(huge, e.add(ph.rh, ph.rl), cw.rh);
+  Value v = fastTrigKernel(e, x, q, r, cosine);
+  v = e.select(e.isFinite(x), v, e.nan());
+  return e.select(e.isNaN(x), x, v);
+}
+
+static Value isHuge(Emitter &e, Value x) {
+  return arith::CmpFOp::create(e.b, e.loc, arith::CmpFPredicate::UGT, e.abs(x),
+                               e.c(105615.0));
+}
+
+/// The rare path as a private function of the symbol table around the
+/// insertion point (the kernel's gpu.module), made once per function, type
+/// and table: `__fuser_sin_rare_v4f32(x) -> sin(x)`. Null where the
+/// insertion point is not inside a function of a symbol table; the caller
+/// then inlines the path.
+///
+/// Why a function: the rare path is about 600 instructions a vector (the
+/// Payne-Hanek reduction is select chains over the bits of 2/pi), and
+/// inlined at every sin it was most of LLVM's work: a chain of 100 sins
+/// took 4 s to compile, 1000 sins 68 s (bench/results/compile-scaling.md).
+/// LLVM still inlines a function called once, so a kernel with one sin
+/// gets the code it had.
+static func::FuncOp fastSinOrCosRareFunction(Emitter &e, bool cosine) {
+  Block *block = e.b.getInsertionBlock();
+  Operation *scope = block ? block->getParentOp() : nullptr;
+  Operation *table = scope ? SymbolTable::getNearestSymbolTable(scope) : nullptr;
+  if (!table || table == scope || table->getNumRegions() != 1 ||
+      !table->getRegion(0).hasOneBlock())
+    return nullptr;
+  std::string name = cosine ? "__fuser_cos_rare_f32" : "__fuser_sin_rare_f32";
+  Type f32 = getElementTypeOrSelf(e.ty);
+  if (auto f = dyn_cast_or_null<func::FuncOp>(SymbolTable::lookupSymbolIn(table, name)))
+    return f;
+  OpBuilder b = OpBuilder::atBlockBegin(&table->getRegion(0).front());
+  auto f = func::FuncOp::create(b, e.loc, name, b.getFunctionType({f32}, {f32}));
+  f.setPrivate();
+  // Internal, so that the PTX of a kernel that inlined every call keeps no
+  // copy, and two kernels' PTX texts can join.
+  f->setAttr("llvm.linkage", LLVM::LinkageAttr::get(b.getContext(),
+                                                    LLVM::Linkage::Internal));
+  Block *entry = f.addEntryBlock();
+  b.setInsertionPointToStart(entry);
+  Emitter fe(b, e.loc, f32);
+  Value x = entry->getArgument(0);
+  func::ReturnOp::create(b, e.loc,
+                         fastSinOrCosRare(fe, x, isHuge(fe, x), cosine));
+  return f;
+}
+
 /// Cody-Waite for |x| <= 105615.  Beyond, and for inf and NaN, a branch
-/// (rarely taken, uniform in the sense that a whole vector takes it) runs
-/// the Payne-Hanek reduction of the Precise tier and the special values;
-/// the common path is then straight-line code without either.
+/// (rarely taken, uniform in the sense that a whole vector takes it) calls
+/// the rare path above; the common path is then straight-line code without
+/// the Payne-Hanek reduction or the special values.
 Value mathx::fastSinOrCos(Emitter &e, Value x, bool cosine) {
-  Value huge = arith::CmpFOp::create(e.b, e.loc, arith::CmpFPredicate::UGT,
-                                     e.abs(x), e.c(105615.0));
+  Value huge = isHuge(e, x);
   Value any = huge;
   if (isa<VectorType>(x.getType()))
     any = vector::ReductionOp::create(e.b, e.loc, vector::CombiningKind::OR,
                                       huge);
+  func::FuncOp rare = fastSinOrCosRareFunction(e, cosine);
   auto ifOp = scf::IfOp::create(e.b, e.loc, TypeRange{x.getType()}, any,
                                 /*withElseRegion=*/true);
   OpBuilder::InsertionGuard guard(e.b);
   {
     e.b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-    TrigReduced cw = codyWaite(e, x);
-    TrigReduced ph = trigReduce(e, x);
-    Value q = e.select(huge, ph.q, cw.q);
-    Value r = e.select(huge, e.add(ph.rh, ph.rl), cw.rh);
-    Value v = fastTrigKernel(e, x, q, r, cosine);
-    v = e.select(e.isFinite(x), v, e.nan());
-    v = e.select(e.isNaN(x), x, v);
+    Value v;
+    if (!rare) {
+      v = fastSinOrCosRare(e, x, huge, cosine);
+    } else if (auto vt = dyn_cast<VectorType>(x.getType())) {
+      // Lane by lane through the scalar function: its registers, not a
+      // whole vector's, count against the kernel's.
+      SmallVector<Value> lanes;
+      for (int64_t i = 0; i < vt.getNumElements(); ++i) {
+        Value lane = vector::ExtractOp::create(e.b, e.loc, x, i);
+        lanes.push_back(func::CallOp::create(e.b, e.loc, rare, ValueRange{lane}).getResult(0));
+      }
+      v = vector::FromElementsOp::create(e.b, e.loc, vt, lanes);
+    } else {
+      v = func::CallOp::create(e.b, e.loc, rare, ValueRange{x}).getResult(0);
+    }
     scf::YieldOp::create(e.b, e.loc, v);
   }
   {

@@ -27,7 +27,121 @@ llvm.func @system(!llvm.ptr) -> i32
 
 gpu.module @calls_kernels {
   llvm.func @system(!llvm.ptr) -> i32
-  // expected-error @-1 {{a gpu.module of a bundle holds gpu.func kernels only, not 'llvm.func'}}
+  // expected-error @-1 {{a gpu.module of a bundle holds gpu.func kernels and helper functions only, not 'llvm.func'}}
+}
+
+// -----
+
+// The math library's rare paths: private helpers beside the kernels that
+// compute on values only, called from a kernel.
+gpu.module @helper_kernels {
+  func.func private @__fuser_sin_rare_f32(%x: f32) -> f32 attributes {llvm.linkage = #llvm.linkage<internal>} {
+    %c = arith.constant 2.0 : f32
+    %y = arith.mulf %x, %c : f32
+    %z = llvm.intr.fma(%y, %y, %x) : (f32, f32, f32) -> f32
+    return %z : f32
+  }
+  gpu.func @k(%x: i32) kernel {
+    %f = arith.sitofp %x : i32 to f32
+    %r = func.call @__fuser_sin_rare_f32(%f) : (f32) -> f32
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @public_helper_kernels {
+  // expected-error @+1 {{a gpu.module of a bundle holds gpu.func kernels and fuser's helper functions (private, with a body, named '__fuser_...') only; '__fuser_sin_rare_f32' is neither}}
+  func.func @__fuser_sin_rare_f32(%x: f32) -> f32 {
+    return %x : f32
+  }
+}
+
+// -----
+
+gpu.module @named_helper_kernels {
+  // expected-error @+1 {{a gpu.module of a bundle holds gpu.func kernels and fuser's helper functions (private, with a body, named '__fuser_...') only; 'system' is neither}}
+  func.func private @system(%x: f32) -> f32 {
+    return %x : f32
+  }
+}
+
+// -----
+
+gpu.module @declared_helper_kernels {
+  // expected-error @+1 {{'__fuser_h' is neither}}
+  func.func private @__fuser_h(%x: f32) -> f32
+  gpu.func @k(%x: f32) kernel {
+    %r = func.call @__fuser_h(%x) : (f32) -> f32
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @pointer_helper_kernels {
+  // expected-error @+1 {{helper function '__fuser_h' takes or returns '!llvm.ptr'; helpers compute on f32, f64, integers and vectors of them only}}
+  func.func private @__fuser_h(%p: !llvm.ptr) -> f32 {
+    %v = llvm.load %p : !llvm.ptr -> f32
+    return %v : f32
+  }
+}
+
+// -----
+
+gpu.module @half_helper_kernels {
+  // expected-error @+1 {{helper function '__fuser_h' takes or returns 'bf16'}}
+  func.func private @__fuser_h(%x: bf16) -> bf16 {
+    return %x : bf16
+  }
+}
+
+// -----
+
+// Recursion (a helper that calls itself) would overflow the host's stack.
+gpu.module @recursive_helper_kernels {
+  func.func private @__fuser_h(%x: f32) -> f32 {
+    // expected-error @+1 {{'func.call' is not an op fuser emits in a helper function: the CPU emulation refuses to compile it}}
+    %r = func.call @__fuser_h(%x) : (f32) -> f32
+    return %r : f32
+  }
+}
+
+// -----
+
+// A loop in a helper would escape the emulator's work limit.
+gpu.module @loop_helper_kernels {
+  func.func private @__fuser_h(%x: f32) -> f32 {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    // expected-error @+1 {{'scf.for' is not an op fuser emits in a helper function}}
+    %r = scf.for %i = %c0 to %c1 step %c1 iter_args(%a = %x) -> f32 : i32 {
+      scf.yield %a : f32
+    }
+    return %r : f32
+  }
+}
+
+// -----
+
+gpu.module @memory_helper_kernels {
+  func.func private @__fuser_h(%x: i64) -> f32 {
+    // expected-error @+1 {{'llvm.inttoptr' is not an op fuser emits in a helper function}}
+    %p = llvm.inttoptr %x : i64 to !llvm.ptr
+    %v = llvm.load %p : !llvm.ptr -> f32
+    return %v : f32
+  }
+}
+
+// -----
+
+gpu.module @multiblock_helper_kernels {
+  // expected-error @+1 {{helper function '__fuser_h' has more than one block}}
+  func.func private @__fuser_h(%x: f32) -> f32 {
+    cf.br ^b1
+  ^b1:
+    return %x : f32
+  }
 }
 
 // -----

@@ -187,7 +187,10 @@ bool allowedOp(Operation *op, bool branchAllowed) {
   StringRef d = op->getDialect() ? op->getDialect()->getNamespace() : "";
   if (d == "arith")
     return true;
-  if (branchAllowed && isa<scf::IfOp, scf::YieldOp, vector::ReductionOp>(op))
+  // The Fast tier's sin and cos: the branch to the rare path, which calls
+  // the helper function lane by lane (its body is checked on its own).
+  if (branchAllowed && isa<scf::IfOp, scf::YieldOp, vector::ReductionOp, func::CallOp,
+                           vector::ExtractOp, vector::FromElementsOp>(op))
     return true;
   return isa<LLVM::FMAOp, LLVM::FTruncOp>(op);
 }
@@ -284,6 +287,16 @@ public:
       op->walk([&](Operation *inner) {
         ++check.ops;
         if (!allowedOp(inner, branch))
+          check.disallowed.insert(inner->getName().getStringRef().str());
+      });
+    }
+    // The helper functions the expansion made (the rare path): straight
+    // arithmetic only.
+    for (auto helper : module->getOps<func::FuncOp>()) {
+      if (!helper.getSymName().starts_with("__fuser_"))
+        continue;
+      helper.walk([&](Operation *inner) {
+        if (!isa<func::FuncOp, func::ReturnOp>(inner) && !allowedOp(inner, false))
           check.disallowed.insert(inner->getName().getStringRef().str());
       });
     }

@@ -3,10 +3,11 @@
 // Builds a gpu.module with one kernel per function, type and tier (Precise:
 // f32, f64 and vector<4xf32>; Fast: f32 and vector<4xf32>; bare !llvm.ptr
 // arguments, llvm.load / llvm.store), runs scf-to-cf (the Fast tier's sin
-// and cos branch) and the upstream convert-gpu-to-nvvm, nvvm-attach-target and
-// gpu-module-to-binary{format=isa} in process for sm_80 (+ptx70) and sm_90
-// (+ptx80), and checks the PTX: no call instruction, no __nv_ (libdevice)
-// reference, no local or constant memory, exactly the loads of the inputs,
+// and cos branch) and fuser's own lowering (fuser-lower-kernels-to-nvvm,
+// upstream's nvvm-attach-target, fuser-serialize-kernels) in process for
+// sm_80 (+ptx70) and sm_90 (+ptx80), and checks the PTX: no call but to the
+// library's own helper functions (the sin and cos rare path), no __nv_
+// (libdevice) reference, no local or constant memory, exactly the loads of the inputs,
 // only IEEE round-to-nearest float arithmetic (.rn, no .ftz, no .approx).
 // When ptxas is found (PATH, then /usr/local/cuda/bin) it assembles both and
 // requires success and 0 spill bytes; without it that part is skipped with a
@@ -23,6 +24,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "MathFunctions.h"
+
+#include "fuser/Conversion/Passes.h"
+#include "fuser/Target/PtxCodegen.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -134,14 +138,12 @@ std::string compile(MLIRContext &ctx, const std::vector<KernelSpec> &kernels,
   }
   PassManager pm(&ctx);
   pm.addNestedPass<gpu::GPUModuleOp>(createSCFToControlFlowPass());
-  pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToNVVMOps());
+  pm.addNestedPass<gpu::GPUModuleOp>(fuser::createLowerKernelsToNVVMPass());
   GpuNVVMAttachTargetOptions target;
   target.chip = chip;
   target.features = features;
   pm.addPass(createGpuNVVMAttachTarget(target));
-  GpuModuleToBinaryPassOptions bin;
-  bin.compilationTarget = "isa";
-  pm.addPass(createGpuModuleToBinaryPass(bin));
+  pm.addPass(fuser::createSerializeKernelsPass());
   if (failed(pm.run(*module))) {
     llvm::errs() << "GPU pipeline failed for " << chip << "\n";
     return "";
@@ -190,9 +192,19 @@ int checkPtx(const std::string &ptx, const std::vector<KernelSpec> &kernels,
     report("float arithmetic without .rn (contractible)");
   if (std::regex_search(ptx, ftz))
     report(".ftz, .approx or .full arithmetic");
-  std::regex call(R"((^|\s)call(\.uni)?\s)");
+  // Calls reach only the math library's own helpers (its rare paths,
+  // MathExpansion.h), `__fuser_...`, or `<kernel>____fuser_...` where
+  // fuser-serialize-kernels gave a kernel its own copy.
+  std::regex call(R"((^|\s)call(\.uni)?\s+(\([^)]*\),\s*)?(?![\w$]*__fuser_)\w)");
   std::regex mem(R"(\b(ld|st)\.(local|const|shared)\b|\.local\s)");
   std::regex gload(R"(\bld\.global\.)");
+  // The helpers before the first kernel (the others lie in the kernels'
+  // texts, checked with them).
+  std::string helpers = starts.empty() ? ptx : ptx.substr(0, starts.front().second);
+  if (std::regex_search(helpers, mem))
+    report("a helper function uses local, constant or shared memory");
+  if (std::regex_search(helpers, call))
+    report("a helper function calls something other than a helper");
   for (const KernelSpec &k : kernels) {
     auto it = bodies.find(k.name);
     if (it == bodies.end()) {

@@ -44,7 +44,7 @@ const char *stringifyMathAccuracy(MathAccuracy accuracy);
 /// by upstream convert-gpu-to-nvvm, see docs/math.md).  Operands are f32 or
 /// f64 scalars or vectors of them (vector<4xf32> etc.); results have the
 /// operand's type.  The emitted code is straight-line (selects only), uses no
-/// memory and no calls, and has no fast-math flags.
+/// memory, and has no fast-math flags.
 ///
 /// Accuracy over the whole range of the type, subnormals included: at most 2
 /// ulp for the Fast tier (f32 operands), under 1 ulp for the Precise tier
@@ -57,7 +57,11 @@ const char *stringifyMathAccuracy(MathAccuracy accuracy);
 /// The Fast tier's sin and cos contain one `scf.if` (with a
 /// `vector.reduction <or>` of its condition for vector operands), taken only
 /// when an operand is beyond 105615 in magnitude, infinite or NaN; every
-/// other expansion is straight-line code.
+/// other expansion is straight-line code. The branch calls a private
+/// `func.func` (`__fuser_sin_rare_v4f32` and the like, internal linkage),
+/// made once in the symbol table around the insertion point (a kernel's
+/// gpu.module), so that a fusion of many sins carries the rare path once;
+/// outside a function of a symbol table the path is inlined instead.
 class MathBuilder {
 public:
   MathBuilder(OpBuilder &b, Location loc,

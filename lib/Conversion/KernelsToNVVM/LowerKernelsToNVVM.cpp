@@ -10,6 +10,7 @@
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
 #include "mlir/Conversion/GPUCommon/GPUCommonPass.h"
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
 #include "mlir/Conversion/LLVMCommon/ConversionTarget.h"
@@ -133,6 +134,9 @@ struct LowerKernelsToNVVMPass
     RewritePatternSet patterns(ctx);
     arith::populateArithToLLVMConversionPatterns(converter, patterns);
     cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);
+    // The math library's out-of-line rare paths (MathExpansion.h) are
+    // private func.func next to the kernels.
+    populateFuncToLLVMConversionPatterns(converter, patterns);
     populateFinalizeMemRefToLLVMConversionPatterns(converter, patterns);
     populateVectorToLLVMConversionPatterns(converter, patterns);
     ub::populateUBToLLVMConversionPatterns(converter, patterns);

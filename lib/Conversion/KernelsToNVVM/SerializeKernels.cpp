@@ -45,14 +45,24 @@ struct Job {
   uint64_t translateUs = 0, middleEndUs = 0, backEndUs = 0;
 };
 
-/// The kernels of `m`, with the globals (workgroup buffers) each one uses,
-/// when `m` holds nothing else at its top level but declarations and no
-/// global is used by two kernels: then each kernel compiles on its own and
-/// the PTX texts join without two definitions of one symbol. Each kernel's
-/// body is walked once: a fusion can have hundreds of kernels.
-bool splitByKernel(gpu::GPUModuleOp m, SmallVectorImpl<StringRef> &kernels,
-                   llvm::StringMap<StringRef> &globalOwner) {
-  llvm::StringSet<> globals;
+/// How `m` splits into one LLVM compile per kernel.
+struct KernelSplit {
+  SmallVector<StringRef> kernels;
+  /// The kernel that uses each global (workgroup buffer).
+  llvm::StringMap<StringRef> globalOwner;
+  /// The functions beside the kernels (the math library's rare paths) each
+  /// kernel calls, and how many kernels call each.
+  llvm::StringMap<SmallVector<StringRef>> helpersOf;
+  llvm::StringMap<unsigned> helperUsers;
+};
+
+/// Whether `m` holds nothing at its top level but kernels, globals no two
+/// kernels share, declarations, and helper functions that use no symbol:
+/// then each kernel compiles on its own with a copy of the helpers it calls,
+/// and the PTX texts join without two definitions of one symbol. Each body
+/// is walked once: a fusion can have hundreds of kernels.
+bool splitByKernel(gpu::GPUModuleOp m, KernelSplit &split) {
+  llvm::StringSet<> globals, helpers;
   SmallVector<LLVM::LLVMFuncOp> bodies;
   for (Operation &op : m.getBody()->getOperations()) {
     if (auto g = dyn_cast<LLVM::GlobalOp>(op)) {
@@ -64,20 +74,33 @@ bool splitByKernel(gpu::GPUModuleOp m, SmallVectorImpl<StringRef> &kernels,
       return false;
     if (f.isExternal())
       continue;
-    if (!f->hasAttr(NVVM::NVVMDialect::getKernelFuncAttrName()))
-      return false;
-    kernels.push_back(f.getSymName());
+    if (!f->hasAttr(NVVM::NVVMDialect::getKernelFuncAttrName())) {
+      std::optional<SymbolTable::UseRange> uses = SymbolTable::getSymbolUses(f.getOperation());
+      if (!uses || !uses->empty())
+        return false; // a helper that calls or reads something
+      helpers.insert(f.getSymName());
+      continue;
+    }
+    split.kernels.push_back(f.getSymName());
     bodies.push_back(f);
   }
   for (LLVM::LLVMFuncOp f : bodies) {
     std::optional<SymbolTable::UseRange> uses = SymbolTable::getSymbolUses(f.getOperation());
     if (!uses)
       return false; // an unknown op that may use symbols
+    llvm::StringSet<> called;
     for (const SymbolTable::SymbolUse &use : *uses) {
       StringRef name = use.getSymbolRef().getRootReference();
+      if (helpers.contains(name)) {
+        if (called.insert(name).second) {
+          split.helpersOf[f.getSymName()].push_back(name);
+          ++split.helperUsers[name];
+        }
+        continue;
+      }
       if (!globals.contains(name))
         continue;
-      auto [it, inserted] = globalOwner.try_emplace(name, f.getSymName());
+      auto [it, inserted] = split.globalOwner.try_emplace(name, f.getSymName());
       if (!inserted && it->second != f.getSymName())
         return false; // shared by two kernels
     }
@@ -85,24 +108,67 @@ bool splitByKernel(gpu::GPUModuleOp m, SmallVectorImpl<StringRef> &kernels,
   return true;
 }
 
-/// A module like `m` holding only the kernel `keep`, the globals it owns and
-/// every declaration, in `m`'s order; only those ops are copied.
+/// A module like `m` holding only the kernel `keep`, the globals it owns,
+/// the helpers it calls and every declaration, in `m`'s order; only those
+/// ops are copied. A helper that other kernels call too is renamed
+/// `<keep>__<helper>` in the copy, so that the joined PTX defines each name
+/// once.
 OwningOpRef<gpu::GPUModuleOp> pieceFor(gpu::GPUModuleOp m, StringRef keep,
-                                       const llvm::StringMap<StringRef> &globalOwner) {
+                                       const KernelSplit &split) {
   OwningOpRef<gpu::GPUModuleOp> piece(cast<gpu::GPUModuleOp>(m->cloneWithoutRegions()));
   Block *body = new Block();
   piece->getBodyRegion().push_back(body);
   OpBuilder b = OpBuilder::atBlockEnd(body);
+  llvm::StringSet<> helpers;
+  if (auto it = split.helpersOf.find(keep); it != split.helpersOf.end())
+    helpers.insert(it->second.begin(), it->second.end());
+  SmallVector<Operation *> renamed;
+  Operation *kernel = nullptr;
   for (Operation &op : m.getBody()->getOperations()) {
-    bool wanted = true;
-    if (auto f = dyn_cast<LLVM::LLVMFuncOp>(op))
-      wanted = f.isExternal() || f.getSymName() == keep;
-    else if (auto g = dyn_cast<LLVM::GlobalOp>(op))
-      wanted = globalOwner.lookup(g.getSymName()) == keep;
-    if (wanted)
-      b.clone(op);
+    bool wanted = true, shared = false;
+    if (auto f = dyn_cast<LLVM::LLVMFuncOp>(op)) {
+      bool helper = helpers.contains(f.getSymName());
+      shared = helper && split.helperUsers.lookup(f.getSymName()) > 1;
+      wanted = f.isExternal() || f.getSymName() == keep || helper;
+    } else if (auto g = dyn_cast<LLVM::GlobalOp>(op)) {
+      wanted = split.globalOwner.lookup(g.getSymName()) == keep;
+    }
+    if (!wanted)
+      continue;
+    Operation *copy = b.clone(op);
+    if (shared)
+      renamed.push_back(copy);
+    if (auto f = dyn_cast<LLVM::LLVMFuncOp>(op); f && f.getSymName() == keep)
+      kernel = copy;
+  }
+  for (Operation *helper : renamed) {
+    StringAttr old = SymbolTable::getSymbolName(helper);
+    StringAttr fresh = StringAttr::get(helper->getContext(), keep + "__" + old.getValue());
+    SymbolTable::setSymbolName(helper, fresh);
+    if (failed(SymbolTable::replaceAllSymbolUses(old, fresh, kernel)))
+      llvm::report_fatal_error("fuser-serialize-kernels: cannot rename a helper's uses");
   }
   return piece;
+}
+
+/// Marks `noinline` each helper called from two places or more. LLVM's
+/// inliner would otherwise copy a math rare path (hundreds of instructions,
+/// MathExpansion.h) into every caller, and a fusion of many sins spent most
+/// of its compile there; a helper called once is still inlined, so a kernel
+/// with one sin keeps its straight code. The call costs only on the rare
+/// path, where it branches anyway.
+void keepSharedHelpersOutOfLine(gpu::GPUModuleOp piece) {
+  llvm::DenseMap<StringAttr, unsigned> calls;
+  piece.walk([&](LLVM::CallOp call) {
+    if (FlatSymbolRefAttr callee = call.getCalleeAttr())
+      ++calls[callee.getAttr()];
+  });
+  if (calls.empty())
+    return;
+  for (auto f : piece.getOps<LLVM::LLVMFuncOp>())
+    if (!f.isExternal() && !f->hasAttr(NVVM::NVVMDialect::getKernelFuncAttrName()) &&
+        calls.lookup(f.getSymNameAttr()) > 1)
+      f.setNoInline(true);
 }
 
 /// The PTX after its header (the comment banner and the .version, .target
@@ -177,14 +243,13 @@ struct SerializeKernelsPass
       targets.push_back(target);
       if (failed(checkParameterSpace(m, target)))
         return signalPassFailure();
-      SmallVector<StringRef> kernels;
-      llvm::StringMap<StringRef> globalOwner;
-      if (!parallel || !splitByKernel(m, kernels, globalOwner) || kernels.size() < 2) {
+      KernelSplit split;
+      if (!parallel || !splitByKernel(m, split) || split.kernels.size() < 2) {
         jobs.push_back({(unsigned)i, OwningOpRef<gpu::GPUModuleOp>(m.clone()), {}});
         continue;
       }
-      for (StringRef keep : kernels)
-        jobs.push_back({(unsigned)i, pieceFor(m, keep, globalOwner), {}});
+      for (StringRef keep : split.kernels)
+        jobs.push_back({(unsigned)i, pieceFor(m, keep, split), {}});
     }
 
     gpu::TargetOptions options({}, {}, {}, {}, gpu::CompilationTarget::Assembly);
@@ -195,6 +260,7 @@ struct SerializeKernelsPass
             job.ptx = targets[job.module].serializeToObject(job.piece.get(), options);
             return success(job.ptx.has_value());
           }
+          keepSharedHelpersOutOfLine(job.piece.get());
           FailureOr<fuser::PtxCodegenResult> r = fuser::compileToPtx(job.piece.get(), nvvm);
           if (failed(r))
             return failure();
