@@ -24,6 +24,7 @@
 #include "ThreadContext.h"
 
 #include "fuser/Driver/InputLimits.h"
+#include "fuser/Conversion/Passes.h"
 #include "fuser/Emulator/Emulator.h"
 #include "fuser/InitAll.h"
 #include "fuser/Math/Float8.h"
@@ -666,6 +667,7 @@ static fuser_error *loadModuleOnThisStack(EmulatorContext &emu, const char *text
   toLLVM.addPass(arith::createArithEmulateUnsupportedFloats(halves));
   toLLVM.addPass(createExpandHalfFloatsPass());
   toLLVM.addPass(arith::createArithExpandOpsPass());
+  toLLVM.addPass(createLowerIfsPass()); // linear, where upstream's is quadratic
   toLLVM.addPass(createSCFToControlFlowPass());
   toLLVM.addPass(createConvertToLLVMPass());
   toLLVM.addPass(createReconcileUnrealizedCastsPass());

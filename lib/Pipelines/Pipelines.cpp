@@ -67,6 +67,7 @@ void mlir::fuser::buildKernelsStage(OpPassManager &pm, const CompileOptions &opt
 
 void mlir::fuser::buildNVVMStage(OpPassManager &pm) {
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(fuser::createLowerIfsPass());
   kernels.addPass(createSCFToControlFlowPass());
   kernels.addPass(fuser::createLowerKernelsToNVVMPass());
   kernels.addPass(createReconcileUnrealizedCastsPass());

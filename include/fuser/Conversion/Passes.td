@@ -62,6 +62,22 @@ def EmitKernelsPass : Pass<"fuser-emit-kernels", "ModuleOp"> {
   ];
 }
 
+def LowerIfsPass : Pass<"fuser-lower-ifs"> {
+  let summary = "Lower scf.if and scf.for to cf branches, in time linear in the ops";
+  let description = [{
+    What upstream's `convert-scf-to-cf` does for `scf.if` and `scf.for`, in
+    the reverse of program order. Lowering an `scf.if` splits its block
+    after it, which moves every op behind it to a new block; upstream goes
+    front to back, so a block with n ifs moves O(n^2) ops, and a fusion of
+    1000 sins (each with its rare-path branch, MathExpansion.h) spent 4 s
+    there. Back to front, each split moves only the ops up to the previous
+    split. Loops are lowered too, because an if inside a loop's body may only
+    become blocks once the loop has. An if or loop inside any other op
+    (scf.while, ...) is left to `convert-scf-to-cf`, which runs after this.
+  }];
+  let dependentDialects = ["::mlir::cf::ControlFlowDialect"];
+}
+
 def LowerKernelsToNVVMPass : Pass<"fuser-lower-kernels-to-nvvm", "::mlir::gpu::GPUModuleOp"> {
   let summary = "Lower fuser's kernels to the LLVM and NVVM dialects";
   let description = [{
