@@ -58,7 +58,8 @@ const char *stringifyMathAccuracy(MathAccuracy accuracy);
 /// `vector.reduction <or>` of its condition for vector operands), taken only
 /// when an operand is beyond 105615 in magnitude, infinite or NaN; every
 /// other expansion is straight-line code. The branch calls a private
-/// `func.func` (`__fuser_sin_rare_v4f32` and the like, internal linkage),
+/// `func.func` (`__fuser_sin_rare_f32(f32) -> f32`, LLVM linkage
+/// linkonce_odr; a vector calls it lane by lane),
 /// made once in the symbol table around the insertion point (a kernel's
 /// gpu.module), so that a fusion of many sins carries the rare path once;
 /// outside a function of a symbol table the path is inlined instead.

@@ -6,9 +6,9 @@
 
 // CHECK-LABEL: gpu.module @f_kernels
 // One helper per function, however many ops and lanes use it.
-// CHECK-COUNT-1: func.func private @__fuser_cos_rare_f32(%{{.*}}: f32) -> f32 attributes {llvm.linkage = #llvm.linkage<internal>}
+// CHECK-COUNT-1: func.func private @__fuser_cos_rare_f32(%{{.*}}: f32) -> f32 attributes {llvm.linkage = #llvm.linkage<linkonce_odr>}
 // CHECK-NOT: func.func private @__fuser_cos_rare
-// CHECK-COUNT-1: func.func private @__fuser_sin_rare_f32(%{{.*}}: f32) -> f32 attributes {llvm.linkage = #llvm.linkage<internal>}
+// CHECK-COUNT-1: func.func private @__fuser_sin_rare_f32(%{{.*}}: f32) -> f32 attributes {llvm.linkage = #llvm.linkage<linkonce_odr>}
 // CHECK-NOT: func.func
 // CHECK: gpu.func @f_0
 // The vector path: the branch is taken when any lane needs it.
