@@ -269,7 +269,15 @@ Value mathx::fastSigmoid(Emitter &e, Value x) {
   Value dl = e.add(e.sub(v, e.sub(d, e.c(1.0))), vl);
   Value nh = e.select(neg, v, e.c(1.0));
   Value nl = e.select(neg, vl, e.c(0.0));
-  Value r = e.div(nh, d);
+  // r need not be the rounded quotient, only within an ulp or so: the
+  // correction below puts the remainder back. So 1 / d by Newton steps
+  // from a linear start (d in (1, 2]: relative error 1/17, squared by each
+  // step, 2^-32 after three), not a division: NVPTX's div.rn.f32 carries a
+  // slow path that made ptxas spill on sm_80 in bf16 silu kernels.
+  Value y = e.fma(d, e.c(-8.0 / 17.0), e.c(24.0 / 17.0));
+  for (int i = 0; i < 3; ++i)
+    y = e.fma(y, e.fma(e.neg(d), y, e.c(1.0)), y);
+  Value r = e.mul(nh, y);
   Value rem = e.add(e.fma(e.neg(r), d, nh), e.fma(e.neg(r), dl, nl));
   Value inv = e.select(neg, e.sub(e.c(1.0), r), r);
   r = e.fma(rem, inv, r);
