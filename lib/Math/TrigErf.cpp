@@ -287,16 +287,16 @@ static Value isHuge(Emitter &e, Value x) {
 
 /// The rare path as a private function of the symbol table around the
 /// insertion point (the kernel's gpu.module), made once per function, type
-/// and table: `__fuser_sin_rare_v4f32(x) -> sin(x)`. Null where the
-/// insertion point is not inside a function of a symbol table; the caller
-/// then inlines the path.
+/// and table: `__fuser_sin_rare_f32(x) -> sin(x)`, scalar (a vector calls
+/// it lane by lane). Null where the insertion point is not inside a
+/// function of a symbol table; the caller then inlines the path.
 ///
 /// Why a function: the rare path is about 600 instructions a vector (the
 /// Payne-Hanek reduction is select chains over the bits of 2/pi), and
 /// inlined at every sin it was most of LLVM's work: a chain of 100 sins
 /// took 4 s to compile, 1000 sins 68 s (bench/results/compile-scaling.md).
-/// LLVM still inlines a function called once, so a kernel with one sin
-/// gets the code it had.
+/// Whether a function called only once is inlined is LLVM's inliner's call
+/// (fuser-serialize-kernels marks the others noinline).
 static func::FuncOp fastSinOrCosRareFunction(Emitter &e, bool cosine) {
   Block *block = e.b.getInsertionBlock();
   Operation *scope = block ? block->getParentOp() : nullptr;

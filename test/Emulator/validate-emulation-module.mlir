@@ -98,6 +98,17 @@ gpu.module @half_helper_kernels {
 
 // -----
 
+gpu.module @half_value_helper_kernels {
+  func.func private @__fuser_h(%x: f32) -> f32 {
+    // expected-error @+1 {{a helper value of type 'bf16' (the CPU emulation takes numbers and vectors of them only)}}
+    %h = arith.truncf %x : f32 to bf16
+    %y = arith.extf %h : bf16 to f32
+    return %y : f32
+  }
+}
+
+// -----
+
 // Recursion (a helper that calls itself) would overflow the host's stack.
 gpu.module @recursive_helper_kernels {
   func.func private @__fuser_h(%x: f32) -> f32 {

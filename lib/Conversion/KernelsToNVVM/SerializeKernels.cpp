@@ -154,20 +154,23 @@ OwningOpRef<gpu::GPUModuleOp> pieceFor(gpu::GPUModuleOp m, StringRef keep,
 /// Marks `noinline` each helper called from two places or more. LLVM's
 /// inliner would otherwise copy a math rare path (hundreds of instructions,
 /// MathExpansion.h) into every caller, and a fusion of many sins spent most
-/// of its compile there; a helper called once is still inlined, so a kernel
-/// with one sin keeps its straight code. The call costs only on the rare
-/// path, where it branches anyway.
+/// of its compile there; a helper called once is left to the inliner's
+/// weighing of its size. The call costs only on the rare path, where it
+/// branches anyway.
 void keepSharedHelpersOutOfLine(gpu::GPUModuleOp piece) {
+  SmallVector<LLVM::LLVMFuncOp> helpers;
+  for (auto f : piece.getOps<LLVM::LLVMFuncOp>())
+    if (!f.isExternal() && !f->hasAttr(NVVM::NVVMDialect::getKernelFuncAttrName()))
+      helpers.push_back(f);
+  if (helpers.empty())
+    return; // most kernels: no walk over their bodies
   llvm::DenseMap<StringAttr, unsigned> calls;
   piece.walk([&](LLVM::CallOp call) {
     if (FlatSymbolRefAttr callee = call.getCalleeAttr())
       ++calls[callee.getAttr()];
   });
-  if (calls.empty())
-    return;
-  for (auto f : piece.getOps<LLVM::LLVMFuncOp>())
-    if (!f.isExternal() && !f->hasAttr(NVVM::NVVMDialect::getKernelFuncAttrName()) &&
-        calls.lookup(f.getSymNameAttr()) > 1)
+  for (LLVM::LLVMFuncOp f : helpers)
+    if (calls.lookup(f.getSymNameAttr()) > 1)
       f.setNoInline(true);
 }
 
