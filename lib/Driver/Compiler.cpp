@@ -6,6 +6,7 @@
 
 #include "fuser/Pipelines/Pipelines.h"
 #include "fuser/Target/Bundle.h"
+#include "fuser/Target/Chips.h"
 #include "fuser/Target/PtxCodegen.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -53,7 +54,7 @@ static LogicalResult compileOnThisStack(ModuleOp module, const DriverOptions &op
   unsigned ptx = options.ptx ? options.ptx : minimumPtxVersion(options.chip);
   if (!minimumPtxVersion(options.chip))
     return emitError(module.getLoc(), "unknown chip '")
-           << options.chip << "'; expected sm_80, sm_89, sm_90 or sm_100";
+           << options.chip << "'; expected " << knownChipNames();
   if (ptx < minimumPtxVersion(options.chip))
     return emitError(module.getLoc(), "PTX ")
            << ptx / 10 << "." << ptx % 10 << " is too old for " << options.chip

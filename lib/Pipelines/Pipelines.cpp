@@ -12,6 +12,7 @@
 #include "fuser/Pipelines/Pipelines.h"
 
 #include "fuser/Conversion/Passes.h"
+#include "fuser/Target/Chips.h"
 #include "fuser/Target/PtxCodegen.h"
 #include "fuser/Transforms/Passes.h"
 
@@ -30,12 +31,8 @@ using namespace mlir;
 using namespace mlir::fuser;
 
 unsigned mlir::fuser::minimumPtxVersion(StringRef chip) {
-  return llvm::StringSwitch<unsigned>(chip)
-      .Case("sm_80", 70)
-      .Case("sm_89", 78)
-      .Case("sm_90", 78)
-      .Case("sm_100", 86)
-      .Default(0);
+  const ChipInfo *info = lookupChip(chip);
+  return info ? info->minimumPtx : 0;
 }
 
 void mlir::fuser::buildCheckStage(OpPassManager &pm) {

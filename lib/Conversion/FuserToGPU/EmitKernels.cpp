@@ -258,9 +258,9 @@ struct EmitKernelsPass : fuser::impl::EmitKernelsPassBase<EmitKernelsPass> {
 
   void runOnOperation() override {
     ModuleOp m = getOperation();
-    FailureOr<TargetInfo> target = getTargetInfo(chip);
-    if (failed(target)) {
-      m.emitError("unknown chip '") << chip << "'; expected sm_80, sm_89, sm_90 or sm_100";
+    const TargetInfo *target = lookupChip(chip);
+    if (!target) {
+      m.emitError("unknown chip '") << chip << "'; expected " << knownChipNames();
       return signalPassFailure();
     }
     if (!plantBug.empty() && plantBug != "missing-barrier" && plantBug != "wrong-tail" &&

@@ -20,26 +20,6 @@
 using namespace mlir;
 using namespace mlir::fuser;
 
-FailureOr<TargetInfo> mlir::fuser::getTargetInfo(StringRef chip) {
-  TargetInfo t;
-  // SM counts of the data-center part of each generation: A100, L40S,
-  // H100/H200 SXM, B200. A smaller part of the same generation only runs
-  // a few more grid-stride iterations per thread.
-  if (chip == "sm_80") {
-    t.sm = 80, t.smCount = 108, t.sharedMemoryPerBlock = 163 * 1024;
-  } else if (chip == "sm_89") {
-    t.sm = 89, t.smCount = 142, t.maxThreadsPerSM = 1536,
-    t.sharedMemoryPerBlock = 99 * 1024;
-  } else if (chip == "sm_90") {
-    t.sm = 90, t.smCount = 132;
-  } else if (chip == "sm_100") {
-    t.sm = 100, t.smCount = 148;
-  } else {
-    return failure();
-  }
-  return t;
-}
-
 //===----------------------------------------------------------------------===//
 // ExprExpander
 //===----------------------------------------------------------------------===//
@@ -295,8 +275,8 @@ KernelBuilder::KernelBuilder(FusionEmitter &fe, StringRef name,
 }
 
 void KernelBuilder::setMaxThreadsPerBlock(int64_t threads) {
-  // 64K registers per block, allocated per thread in multiples of 8.
-  int64_t regs = 65536 / threads / 8 * 8;
+  // The block's registers, allocated per thread in multiples of 8.
+  int64_t regs = fe.target.registersPerBlock / threads / 8 * 8;
   if (regs < 255)
     func->setAttr("nvvm.maxnreg", b.getI32IntegerAttr(regs));
 }

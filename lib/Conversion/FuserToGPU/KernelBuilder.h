@@ -16,6 +16,7 @@
 
 #include "fuser/Analysis/ShapeAnalysis.h"
 #include "fuser/Math/MathExpansion.h"
+#include "fuser/Target/Chips.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -26,15 +27,9 @@ namespace mlir::fuser {
 
 struct Segment;
 
-/// What the launch heuristics know about a chip.
-struct TargetInfo {
-  unsigned sm = 90;          ///< Compute capability times 10.
-  unsigned smCount = 132;    ///< Streaming multiprocessors to fill.
-  unsigned maxThreadsPerSM = 2048;
-  unsigned sharedMemoryPerBlock = 227 * 1024; ///< With opt-in.
-};
-/// The target facts of `chip` (`sm_80`, `sm_89`, `sm_90`, `sm_100`).
-FailureOr<TargetInfo> getTargetInfo(StringRef chip);
+/// What the launch heuristics know about a chip: its row of the one chip
+/// table (fuser/Target/Chips.h).
+using TargetInfo = ChipInfo;
 
 /// Expands affine expressions into integer arithmetic of one type, with a
 /// cache per region scope (a value built inside an scf.if does not dominate
