@@ -27,10 +27,13 @@ llvm::ArrayRef<const char *> mlir::fuser::stageNames() {
   return names;
 }
 
+/// Prints IR the driver has verified (each stage ends verified): without
+/// assumeVerified the printer would verify it again first, to fall back to
+/// the generic form for invalid IR.
 static std::string print(Operation *op) {
   std::string s;
   llvm::raw_string_ostream os(s);
-  op->print(os);
+  op->print(os, OpPrintingFlags().assumeVerified());
   return s;
 }
 
@@ -92,9 +95,21 @@ static LogicalResult compileOnThisStack(ModuleOp module, const DriverOptions &op
   // Each stage is its own pass manager so that the IR between them can be
   // kept; the stages are the ones fuser-compile runs (lib/Pipelines).
   // Past the input check, invalid IR is fuser's fault, not the user's: when
-  // a stage fails and the module no longer verifies, the verifier's message
-  // is reported as an internal error naming the stage, never as if it were
-  // about the input. A stage's deliberate diagnostics pass through.
+  // a stage fails and the module no longer verifies, or a stage succeeds
+  // and leaves IR that does not verify, the verifier's message is reported
+  // as an internal error naming the stage, never as if it were about the
+  // input. A stage's deliberate diagnostics pass through.
+  //
+  // Release builds verify once at each stage's end, not after every pass:
+  // a fusion's IR is verified 7 times instead of 15, and the LLVM-dialect
+  // kernels of the nvvm stage once instead of three times
+  // (docs/compile-speed.md). Builds with assertions verify after every pass,
+  // to find a bad pass where it runs.
+#ifdef NDEBUG
+  constexpr bool verifyEachPass = false;
+#else
+  constexpr bool verifyEachPass = true;
+#endif
   using Clock = std::chrono::steady_clock;
   auto record = [&](const char *step, Clock::time_point since) {
     out.timings.emplace_back(
@@ -105,9 +120,11 @@ static LogicalResult compileOnThisStack(ModuleOp module, const DriverOptions &op
     Clock::time_point start = Clock::now();
     llvm::scope_exit recordStage([&] { record(stage, start); });
     PassManager pm(ctx);
+    pm.enableVerifier(verifyEachPass);
     build(pm);
     SmallVector<std::pair<Location, std::string>> diagnostics;
     LogicalResult result = failure();
+    bool invalidAfterSuccess = false;
     {
       ScopedDiagnosticHandler capture(ctx, [&](Diagnostic &d) {
         if (d.getSeverity() == DiagnosticSeverity::Error)
@@ -115,9 +132,16 @@ static LogicalResult compileOnThisStack(ModuleOp module, const DriverOptions &op
         return success();
       });
       result = pm.run(module);
+      // The verifier's message, when there is one, is captured too.
+      invalidAfterSuccess = succeeded(result) && !verifyEachPass && failed(verify(module));
     }
-    if (succeeded(result))
+    if (succeeded(result) && !invalidAfterSuccess)
       return success();
+    if (invalidAfterSuccess)
+      return emitError(module.getLoc(), "internal error: fuser made invalid IR in its '")
+             << stage << "' stage (a bug in fuser; please report it with this input): "
+             << (diagnostics.empty() ? std::string("the module does not verify")
+                                     : diagnostics.front().second);
     bool valid;
     {
       ScopedDiagnosticHandler quiet(ctx, [](Diagnostic &) { return success(); });

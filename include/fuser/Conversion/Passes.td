@@ -50,8 +50,9 @@ def EmitKernelsPass : Pass<"fuser-emit-kernels", "ModuleOp"> {
     Option<"plantBug", "plant-bug", "std::string", /*default=*/"\"\"",
            "For testing the CPU emulation only: emit a known schedule bug "
            "(missing-barrier, wrong-tail, wrong-index, inner-outer-drop-partial, "
-           "inner-outer-row-map, last-block-no-fence) that it must catch, or "
-           "fail without a diagnostic (silent-failure)">,
+           "inner-outer-row-map, last-block-no-fence) that it must catch, "
+           "fail without a diagnostic (silent-failure), or succeed with IR "
+           "that does not verify (invalid-ir)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
