@@ -41,23 +41,6 @@
 using namespace mlir;
 using namespace mlir::fuser;
 
-
-//===----------------------------------------------------------------------===//
-// Symbolic analysis
-//===----------------------------------------------------------------------===//
-
-
-
-
-//===----------------------------------------------------------------------===//
-// Emission
-//===----------------------------------------------------------------------===//
-
-
-
-
-
-
 void PointwiseScheduler::emitUnit(Value linear, unsigned lanes,
                                   SmallVectorImpl<PendingStore> *pending) {
   OpBuilder &b = kb->b;
@@ -126,16 +109,22 @@ void PointwiseScheduler::emitKernel(unsigned indexBits) {
     emitUnit(loop.getInductionVar(), 1);
   };
 
+  // One scalar loop serves both the vector path's tail (the last fewer
+  // than `lanes` elements of a flat space) and the whole space when the
+  // plan's flag says the vector accesses cannot be used (a misaligned
+  // buffer, an inner size the lanes do not divide): a second copy of the
+  // segment's scalar code would double the scalar part of LLVM's work
+  // for code that almost never runs (docs/compile-speed.md).
   if (vectorLanes > 1) {
     Value isVector = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
                                            k.flag(0), arith::ConstantIntOp::create(b, loc, 0, 32));
-    auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, isVector, true);
+    Value lanesV = k.constant(vectorLanes);
+    Value units = arith::DivUIOp::create(b, loc, n, lanesV);
+    auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, isVector, false);
     {
       OpBuilder::InsertionGuard g(b);
       b.setInsertionPointToStart(&ifOp.getThenRegion().front());
       ExprScope scope(*k.expander);
-      Value lanesV = k.constant(vectorLanes);
-      Value units = arith::DivUIOp::create(b, loc, n, lanesV);
       // Whole chunks of unitsPerThread * block units: each thread computes
       // units c, c + block, ... of its block's chunk, every value before
       // any store, so that all their loads are issued before the first
@@ -164,24 +153,25 @@ void PointwiseScheduler::emitKernel(unsigned indexBits) {
             b, loc, arith::MulIOp::create(b, loc, chunks, chunk), first);
       }
       auto loop = scf::ForOp::create(b, loc, remainderStart, units, stride);
-      {
-        OpBuilder::InsertionGuard g2(b);
-        b.setInsertionPointToStart(loop.getBody());
-        emitUnit(arith::MulIOp::create(b, loc, loop.getInductionVar(), lanesV), vectorLanes);
-      }
-      if (numIterDims <= 1) { // a flat space has a tail of fewer than `lanes`
-        // Testing only: a wrong tail bound that drops the last element.
-        Value end = fe.plantBug == "wrong-tail"
-                        ? arith::SubIOp::create(b, loc, n, k.constant(1)).getResult()
-                        : n;
-        scalarLoop(arith::AddIOp::create(
-                       b, loc, arith::MulIOp::create(b, loc, units, lanesV), first),
-                   end);
-      }
-      b.setInsertionPointToStart(&ifOp.getElseRegion().front());
-      ExprScope scope2(*k.expander);
-      scalarLoop(first, n);
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(loop.getBody());
+      emitUnit(arith::MulIOp::create(b, loc, loop.getInductionVar(), lanesV), vectorLanes);
     }
+    // Where the scalar loop starts: after the vector units for a flat space
+    // (its tail), past the end for one with an inner dim the lanes divide
+    // (no tail), at the thread's first element without the vector path.
+    Value vectorDone =
+        numIterDims <= 1
+            ? arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, units, lanesV), first)
+                  .getResult()
+            : n;
+    Value from = arith::SelectOp::create(b, loc, isVector, vectorDone, first);
+    // Testing only: a wrong tail bound that drops the last element.
+    Value end = n;
+    if (fe.plantBug == "wrong-tail" && numIterDims <= 1)
+      end = arith::SelectOp::create(b, loc, isVector,
+                                    arith::SubIOp::create(b, loc, n, k.constant(1)), n);
+    scalarLoop(from, end);
   } else {
     scalarLoop(first, n);
   }

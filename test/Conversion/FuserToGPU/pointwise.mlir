@@ -2,8 +2,9 @@
 // RUN: fuser-opt %s -split-input-file --fuser-segment --fuser-emit-kernels --canonicalize --cse | FileCheck %s
 
 // Same-shape elementwise: the space merges to one flat dim, 128-bit loads
-// and stores on the vector path, a scalar tail, and a scalar fallback chosen
-// by the plan's alignment flag.
+// and stores on the vector path, and one scalar loop that is both the
+// vector path's tail and, when the plan's alignment flag says no vectors,
+// the whole space (one copy of the scalar code, not two).
 // CHECK-LABEL: gpu.module @flat_kernels
 // CHECK: gpu.func @flat_0(%[[X:.*]]: !llvm.ptr {llvm.noalias, llvm.readonly}, %[[Y:.*]]: !llvm.ptr {llvm.noalias, llvm.readonly}, %[[O:.*]]: !llvm.ptr {llvm.noalias}, %[[VEC:.*]]: i32) kernel
 // CHECK-SAME: known_block_size = array<i32: 256, 1, 1>
@@ -16,11 +17,16 @@
 // CHECK:     llvm.load {{.*}} {alignment = 16 : i64} : !llvm.ptr -> vector<4xf32>
 // CHECK:     arith.subf {{.*}} : vector<4xf32>
 // CHECK:     llvm.store {{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr
-// The tail of 4003 % 4 elements.
-// CHECK:   scf.for {{.*}} to %c4003_i32
-// CHECK:     llvm.load {{.*}} {alignment = 4 : i64} : !llvm.ptr -> f32
-// CHECK: } else {
-// CHECK:   scf.for {{.*}} to %c4003_i32
+// CHECK: }
+// The scalar loop starts past the 1000 vector units (at 4000, the tail of
+// 4003 % 4 elements) on the vector path, at the thread's first element
+// without it.
+// CHECK: %[[TAIL:.*]] = arith.addi %[[FIRST:.*]], %c4000_i32
+// CHECK: %[[FROM:.*]] = arith.select %[[ISVEC]], %[[TAIL]], %[[FIRST]]
+// CHECK: scf.for %[[S:.*]] = %[[FROM]] to %c4003_i32
+// CHECK:   llvm.load {{.*}} {alignment = 4 : i64} : !llvm.ptr -> f32
+// CHECK-NOT: scf.for
+// CHECK: gpu.return
 // CHECK-LABEL: func.func @flat(
 // CHECK-SAME: %[[A0:.*]]: memref<4003xf32> {fuser.name = "x"}, %[[A1:.*]]: memref<4003xf32> {fuser.name = "y"}, %[[R0:.*]]: memref<4003xf32> {fuser.name = "result0"}
 // CHECK-SAME: fuser.num_args = 2 : i64, fuser.plan
