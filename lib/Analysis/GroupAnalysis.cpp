@@ -182,6 +182,27 @@ StringRef mlir::fuser::groupKindName(GroupKind kind) {
   return "?";
 }
 
+static constexpr GroupKind kAllGroupKinds[] = {
+    GroupKind::Pointwise, GroupKind::Reduction, GroupKind::Normalization, GroupKind::InnerOuter,
+    GroupKind::Scan,      GroupKind::Matmul,    GroupKind::Collective};
+
+std::optional<GroupKind> mlir::fuser::parseGroupKind(StringRef name) {
+  for (GroupKind kind : kAllGroupKinds)
+    if (groupKindName(kind) == name)
+      return kind;
+  return std::nullopt;
+}
+
+std::string mlir::fuser::groupKindNames() {
+  std::string names;
+  for (size_t i = 0; i < std::size(kAllGroupKinds); ++i) {
+    if (i)
+      names += i + 1 == std::size(kAllGroupKinds) ? " or " : ", ";
+    names += groupKindName(kAllGroupKinds[i]).str();
+  }
+  return names;
+}
+
 static ArrayRef<int64_t> reductionDims(Operation *op) {
   return cast<DenseI64ArrayAttr>(op->getAttr("dims")).asArrayRef();
 }

@@ -966,7 +966,13 @@ FailureOr<SmallVector<Segment>> mlir::fuser::getSegments(func::FuncOp fusion) {
   SmallVector<Segment> segments(names.size());
   for (auto [i, n] : llvm::enumerate(names)) {
     segments[i].index = i;
-    segments[i].scheduler = cast<StringAttr>(n).str();
+    auto name = dyn_cast<StringAttr>(n);
+    std::optional<GroupKind> kind = name ? parseGroupKind(name.getValue()) : std::nullopt;
+    if (!kind)
+      return fusion.emitError("segment ")
+             << i << " has scheduler " << n << " in " << kSchedulersAttr << "; expected "
+             << groupKindNames();
+    segments[i].scheduler = *kind;
   }
   Block &body = fusion.getBody().front();
   DenseMap<Operation *, unsigned> segmentOf;

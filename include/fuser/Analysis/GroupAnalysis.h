@@ -39,6 +39,7 @@
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/SetVector.h"
 
+#include <optional>
 #include <string>
 
 namespace mlir::fuser {
@@ -155,9 +156,14 @@ FailureOr<GroupInfo> classifyGroup(ArrayRef<Operation *> group,
                                    const ShapeAnalysis &shapes,
                                    std::string *whyNot = nullptr);
 
-/// A name for the kind: "pointwise", "reduction", "normalization",
-/// "inner-outer".
+/// The kind's name, as the `fuser.schedulers` attribute of a segmented
+/// fusion spells it: "pointwise", "reduction", "normalization",
+/// "inner-outer", "scan", "matmul", "collective".
 StringRef groupKindName(GroupKind kind);
+/// The kind named `name`, or nullopt for a name no scheduler has.
+std::optional<GroupKind> parseGroupKind(StringRef name);
+/// Every kind's name, for messages: "pointwise, reduction, ... or collective".
+std::string groupKindNames();
 
 } // namespace mlir::fuser
 

@@ -2,6 +2,8 @@
 #ifndef FUSER_TRANSFORMS_SEGMENTS_H
 #define FUSER_TRANSFORMS_SEGMENTS_H
 
+#include "fuser/Analysis/GroupAnalysis.h"
+
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/SetVector.h"
@@ -35,7 +37,8 @@ inline constexpr llvm::StringLiteral kOperandViewAttr = "fuser.operand_view";
 /// One group of a segmented fusion: the ops one kernel computes.
 struct Segment {
   unsigned index;
-  std::string scheduler;
+  /// The scheduler that takes the group (the fusion's `fuser.schedulers`).
+  GroupKind scheduler;
   /// The ops, in program order.
   SmallVector<Operation *> ops;
   /// Values the group reads that it does not compute (fusion arguments or

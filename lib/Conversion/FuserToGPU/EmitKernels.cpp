@@ -210,33 +210,57 @@ static LogicalResult emitFusion(func::FuncOp fusion, gpu::GPUModuleOp module,
                                                 bufferType(t), dynSizes);
     }
 
+  auto isRowOrColumn = [](GroupKind k) {
+    return k == GroupKind::Reduction || k == GroupKind::Normalization ||
+           k == GroupKind::InnerOuter;
+  };
   for (const Segment &s : *segments) {
     if (s.outputs.empty())
       continue;
     LogicalResult r = failure();
     fe.segmentReportsIndexErrors = llvm::any_of(s.ops, isIndexingOp);
-    if (s.scheduler == "pointwise") {
+    // The scheduler fuser-segment named must be one that takes the ops: a
+    // segmented fusion written by hand (fuser-opt) may name another, and
+    // emitting a reduction's ops as pointwise ones, or the reverse, would
+    // crash. (Matmul, collective and scan segments check their own ops.)
+    FailureOr<GroupInfo> info = failure();
+    if (s.scheduler == GroupKind::Pointwise || isRowOrColumn(s.scheduler)) {
+      SmallVector<Value> outs(s.outputs.begin(), s.outputs.end());
+      std::string why;
+      info = classifyGroup(s.ops, outs, *shapes, &why);
+      if (failed(info))
+        return s.ops.front()->emitOpError("segment ")
+               << s.index << " cannot be a " << groupKindName(s.scheduler) << " kernel: " << why;
+      if (isRowOrColumn(s.scheduler) != isRowOrColumn(info->kind) ||
+          (s.scheduler == GroupKind::Pointwise && info->kind != GroupKind::Pointwise))
+        return s.ops.front()->emitOpError("segment ")
+               << s.index << " is a " << groupKindName(info->kind) << " group, but "
+               << kSchedulersAttr << " names the " << groupKindName(s.scheduler)
+               << " scheduler for it";
+    }
+    switch (s.scheduler) {
+    case GroupKind::Pointwise:
       r = emitPointwiseSegment(fe, s);
-    } else if (s.scheduler == "matmul") {
+      break;
+    case GroupKind::Matmul:
       r = emitMatmulSegment(fe, s);
-    } else if (s.scheduler == "collective") {
+      break;
+    case GroupKind::Collective:
       r = emitCollectiveSegment(fe, s);
-    } else if (s.scheduler == "scan") {
+      break;
+    case GroupKind::Scan: {
       auto scan = llvm::find_if(s.ops, isScanOp);
       if (scan == s.ops.end())
         return s.ops.front()->emitOpError("segment ") << s.index << " is a scan without a scan op";
       r = emitScanSegment(fe, s, *scan);
-    } else if (s.scheduler == "reduction" || s.scheduler == "normalization" ||
-               s.scheduler == "inner-outer") {
-      SmallVector<Value> outs(s.outputs.begin(), s.outputs.end());
-      std::string why;
-      FailureOr<GroupInfo> info = classifyGroup(s.ops, outs, *shapes, &why);
-      if (failed(info))
-        return s.ops.front()->emitOpError("segment ") << s.index << " cannot be a "
-                                                       << s.scheduler << " kernel: " << why;
+      break;
+    }
+    case GroupKind::Reduction:
+    case GroupKind::Normalization:
+    case GroupKind::InnerOuter:
       r = emitReductionSegment(fe, s, *info);
-    } else
-      return fusion.emitError("no scheduler named '") << s.scheduler << "'";
+      break;
+    }
     if (failed(r))
       return failure();
   }
