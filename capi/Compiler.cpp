@@ -215,6 +215,11 @@ void fuserCompileOptionsSetSchedule(FuserCompileOptions o, MlirStringRef schedul
     return;
   unwrap(o)->schedule = schedule.data ? unwrap(schedule).str() : std::string();
 }
+void fuserCompileOptionsSetExplainSchedule(FuserCompileOptions o, bool v) {
+  if (!o.ptr)
+    return;
+  unwrap(o)->explainSchedule = v;
+}
 void fuserCompileOptionsSetEmulation(FuserCompileOptions o, bool v) {
   if (!o.ptr)
     return;

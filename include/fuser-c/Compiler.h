@@ -113,9 +113,19 @@ MLIR_CAPI_EXPORTED void fuserCompileOptionsSetAllowTf32(FuserCompileOptions opti
 /// (docs/schedulers.md, "Overriding a schedule"). A bad key or value fails
 /// the compile with a diagnostic naming it. The results are the same bits
 /// whatever the schedule; only speed changes. Empty (the default): the
-/// heuristic's decisions.
+/// heuristic's decisions. For one fusion only, put the decisions on its
+/// func.func as a `fuser.schedule` attribute (mlirAttributeParseGet of
+/// "#fuser.schedule<pointwise.block = 128>", then
+/// mlirOperationSetDiscardableAttributeByName); they win over this option.
 MLIR_CAPI_EXPORTED void fuserCompileOptionsSetSchedule(FuserCompileOptions options,
                                                        MlirStringRef schedule);
+/// Report, as remarks in the result's diagnostics, each segment's schedule
+/// decisions, where each came from (the heuristic's default and why, the
+/// schedule option, the fusion's `fuser.schedule`) and the launch rule they
+/// feed (docs/schedulers.md, "Schedules as IR"). Such a compile bypasses the
+/// compile cache. Default false.
+MLIR_CAPI_EXPORTED void fuserCompileOptionsSetExplainSchedule(FuserCompileOptions options,
+                                                              bool explain);
 /// Put the kernels' MLIR in the bundle so that it also runs on the CPU
 /// emulator (default true).
 MLIR_CAPI_EXPORTED void fuserCompileOptionsSetEmulation(FuserCompileOptions options,

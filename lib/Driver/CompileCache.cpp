@@ -316,7 +316,8 @@ LogicalResult mlir::fuser::compileModuleCached(ModuleOp module, const DriverOpti
     OwningOpRef<ModuleOp> copy = module.clone();
     return compileModule(*copy, options, out);
   };
-  if (!cache.enabled || options.keepStages || !options.plantBug.empty())
+  if (!cache.enabled || options.keepStages || options.explainSchedule ||
+      !options.plantBug.empty())
     return compileCopy();
   std::string dir = cache.dir;
   if (dir.empty())

@@ -87,6 +87,7 @@ static LogicalResult compileOnThisStack(ModuleOp module, const DriverOptions &op
   pipeline.assumeAligned = options.assumeAligned;
   pipeline.allowTf32 = options.allowTf32;
   pipeline.schedule = options.schedule;
+  pipeline.explainSchedule = options.explainSchedule;
 
   auto keep = [&](const char *stage) {
     if (options.keepStages)
@@ -101,7 +102,7 @@ static LogicalResult compileOnThisStack(ModuleOp module, const DriverOptions &op
   // input. A stage's deliberate diagnostics pass through.
   //
   // Release builds verify once at each stage's end, not after every pass:
-  // a fusion's IR is verified 6 times (a stage) instead of 14 (a pass), and
+  // a fusion's IR is verified 6 times (a stage) instead of 15 (a pass), and
   // the LLVM-dialect kernels of the nvvm stage once instead of three times
   // (docs/compile-speed.md). Builds with assertions verify after every pass,
   // to find a bad pass where it runs.
@@ -127,6 +128,9 @@ static LogicalResult compileOnThisStack(ModuleOp module, const DriverOptions &op
     bool invalidAfterSuccess = false;
     {
       ScopedDiagnosticHandler capture(ctx, [&](Diagnostic &d) {
+        // Remarks (fuser-schedule's explain) go to the caller as they come.
+        if (d.getSeverity() == DiagnosticSeverity::Remark)
+          return failure();
         if (d.getSeverity() == DiagnosticSeverity::Error)
           diagnostics.emplace_back(d.getLocation(), d.str());
         return success();
@@ -180,7 +184,7 @@ static LogicalResult compileOnThisStack(ModuleOp module, const DriverOptions &op
       failed(run("decompose", [&](OpPassManager &pm) { buildDecomposeStage(pm); })))
     return failure();
   keep("decomposed");
-  if (failed(run("segment", [&](OpPassManager &pm) { buildSegmentStage(pm); })))
+  if (failed(run("segment", [&](OpPassManager &pm) { buildSegmentStage(pm, pipeline); })))
     return failure();
   keep("segmented");
   if (failed(run("kernels", [&](OpPassManager &pm) {

@@ -45,7 +45,14 @@ void mlir::fuser::buildDecomposeStage(OpPassManager &pm) {
   pm.addPass(createCSEPass());
 }
 
-void mlir::fuser::buildSegmentStage(OpPassManager &pm) { pm.addPass(createSegmentPass()); }
+void mlir::fuser::buildSegmentStage(OpPassManager &pm, const CompileOptions &options) {
+  pm.addPass(createSegmentPass());
+  SchedulePassOptions schedule;
+  schedule.schedule = options.schedule;
+  schedule.chip = options.chip;
+  schedule.explain = options.explainSchedule;
+  pm.addPass(createSchedulePass(schedule));
+}
 
 void mlir::fuser::buildKernelsStage(OpPassManager &pm, const CompileOptions &options,
                                     StringRef plantBug) {
@@ -55,7 +62,6 @@ void mlir::fuser::buildKernelsStage(OpPassManager &pm, const CompileOptions &opt
   emit.math = options.math;
   emit.assumeAligned = options.assumeAligned;
   emit.allowTf32 = options.allowTf32;
-  emit.schedule = options.schedule;
   emit.plantBug = plantBug.str();
   pm.addPass(createEmitKernelsPass(emit));
   pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
@@ -87,7 +93,7 @@ void mlir::fuser::buildFrontendPipeline(OpPassManager &pm,
                                         const CompileOptions &options) {
   buildCheckStage(pm);
   buildDecomposeStage(pm);
-  buildSegmentStage(pm);
+  buildSegmentStage(pm, options);
   buildKernelsStage(pm, options);
 }
 

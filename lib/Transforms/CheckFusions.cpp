@@ -127,7 +127,10 @@ LogicalResult checkFusion(func::FuncOp f) {
     return f.emitError("'") << f.getName()
                             << "' has no body: a fusion is a func.func with one";
   for (NamedAttribute a : f->getDiscardableAttrs())
-    if (a.getName().getValue().starts_with("fuser.") && a.getName() != kGridAttr)
+    // A user writes the grid (sharding) and the fusion's schedule
+    // (docs/schedulers.md); every other fuser.* attribute is a pass's.
+    if (a.getName().getValue().starts_with("fuser.") && a.getName() != kGridAttr &&
+        a.getName() != kScheduleAttr)
       return f.emitError("'")
              << f.getName() << "' carries '" << a.getName().getValue()
              << "', which fuser's own passes set: the input must be fusions, not their output";

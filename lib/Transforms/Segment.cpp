@@ -974,6 +974,25 @@ FailureOr<SmallVector<Segment>> mlir::fuser::getSegments(func::FuncOp fusion) {
              << groupKindNames();
     segments[i].scheduler = *kind;
   }
+  // Each segment's schedule: every decision in it must be one its
+  // scheduler takes (the attribute's verifier has checked the values).
+  if (Attribute attr = fusion->getAttr(kSchedulesAttr)) {
+    auto list = cast<ArrayAttr>(attr); // verified by the dialect
+    if (list.size() != names.size())
+      return fusion.emitError() << kSchedulesAttr << " has " << list.size()
+                                << " entries for " << names.size() << " segments";
+    for (auto [i, entry] : llvm::enumerate(list)) {
+      Segment &s = segments[i];
+      s.schedule = entry;
+      Schedule decisions = Schedule::fromAttr(cast<ScheduleAttr>(entry));
+      for (const ScheduleKeyInfo &k : scheduleKeys())
+        if (decisions.get(k.key) && schedulerOfKey(k.key) != s.scheduler)
+          return fusion.emitError("segment ")
+                 << i << " is a " << groupKindName(s.scheduler) << " segment, but its "
+                 << kSchedulesAttr << " entry sets " << k.name << ", a decision of the "
+                 << groupKindName(schedulerOfKey(k.key)) << " scheduler";
+    }
+  }
   Block &body = fusion.getBody().front();
   DenseMap<Operation *, unsigned> segmentOf;
   for (Operation &op : body.without_terminator()) {

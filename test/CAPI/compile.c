@@ -364,6 +364,59 @@ static void testCompileAndRun(MlirContext ctx) {
 // CHECK: signature: x bias -> y positive
 // CHECK-NEXT: emulator run: matches (worst relative error <= 1e-5), 0 sign mismatches
 
+/* fuserCompileOptionsSetExplainSchedule: the decisions come back as
+   remarks in the diagnostics of a successful compile, every time (such a
+   compile bypasses the cache). */
+static void testExplainSchedule(MlirContext ctx) {
+  fprintf(stderr, "@testExplainSchedule\n");
+  MlirModule m = buildBiasGelu(ctx);
+  FuserCompileOptions o = fuserCompileOptionsCreate();
+  fuserCompileOptionsSetEmulation(o, false);
+  fuserCompileOptionsSetSchedule(o, S("pointwise.units=2"));
+  fuserCompileOptionsSetExplainSchedule(o, true);
+  for (int i = 0; i < 2; ++i) {
+    FuserCompileResult r = fuserCompile(m, o);
+    MlirStringRef d = fuserCompileResultGetDiagnostics(r);
+    EXPECT(fuserCompileResultIsSuccess(r));
+    EXPECT(!fuserCompileResultIsCacheHit(r));
+    EXPECT(contains(d, "remark: schedule of @"));
+    EXPECT(contains(d, "pointwise.block = 256: threads per block of a pointwise kernel; the "
+                       "heuristic's default"));
+    EXPECT(contains(d, "pointwise.units = 2: vector units per thread per loop step of a "
+                       "pointwise kernel; from the schedule option"));
+    fuserCompileResultDestroy(r);
+  }
+  /* A schedule for one named fusion: MLIR's own C API puts a
+     #fuser.schedule on its func.func, and it wins over the option. */
+  MlirOperation fusion = mlirBlockGetFirstOperation(mlirModuleGetBody(m));
+  MlirAttribute schedule =
+      mlirAttributeParseGet(ctx, S("#fuser.schedule<pointwise.units = 3, pointwise.block = 128>"));
+  EXPECT(!mlirAttributeIsNull(schedule));
+  mlirOperationSetDiscardableAttributeByName(fusion, S("fuser.schedule"), schedule);
+  FuserCompileResult r = fuserCompile(m, o);
+  MlirStringRef d = fuserCompileResultGetDiagnostics(r);
+  EXPECT(fuserCompileResultIsSuccess(r));
+  EXPECT(contains(d, "pointwise.block = 128: threads per block of a pointwise kernel; from the "
+                     "fusion's fuser.schedule"));
+  EXPECT(contains(d, "pointwise.units = 3: vector units per thread per loop step of a "
+                     "pointwise kernel; from the fusion's fuser.schedule"));
+  fuserCompileResultDestroy(r);
+  /* One the verifier rejects never reaches a kernel: the attribute is
+     null, with a message naming the key. */
+  EXPECT(mlirAttributeIsNull(
+      mlirAttributeParseGet(ctx, S("#fuser.schedule<pointwise.block = 100>"))));
+  mlirOperationRemoveDiscardableAttributeByName(fusion, S("fuser.schedule"));
+  /* Without explain: no remark. */
+  fuserCompileOptionsSetExplainSchedule(o, false);
+  r = fuserCompile(m, o);
+  EXPECT(fuserCompileResultIsSuccess(r));
+  EXPECT(!contains(fuserCompileResultGetDiagnostics(r), "remark"));
+  fuserCompileResultDestroy(r);
+  fuserCompileOptionsDestroy(o);
+  mlirModuleDestroy(m);
+}
+// CHECK-LABEL: @testExplainSchedule
+
 static void testCompileFailures(MlirContext ctx) {
   fprintf(stderr, "@testCompileFailures\n");
   FuserCompileOptions o = fuserCompileOptionsCreate();
@@ -418,6 +471,7 @@ static void testCompileFailures(MlirContext ctx) {
   fuserCompileOptionsSetKeepStages(none, true);
   fuserCompileOptionsSetEmulation(none, false);
   fuserCompileOptionsSetAssumeAligned(none, true);
+  fuserCompileOptionsSetExplainSchedule(none, true);
   fuserCompileOptionsDestroy(none);
   FuserCompileResult nr = {NULL};
   EXPECT(!fuserCompileResultIsSuccess(nr));
@@ -455,6 +509,7 @@ int main(void) {
   testParse(ctx);
   testDifferentiate(ctx);
   testCompileAndRun(ctx);
+  testExplainSchedule(ctx);
   testCompileFailures(ctx);
   mlirContextDestroy(ctx);
   fprintf(stderr, "@done: %d failures\n", failures);

@@ -25,6 +25,24 @@ func.func @plan(%x: memref<4xf32>) attributes {fuser.plan} {
 
 // -----
 
+// Per-segment schedules are fuser-schedule's (a fusion's own
+// fuser.schedule is the user's: accepted, below).
+// expected-error @+1 {{'scheduled' carries 'fuser.schedules', which fuser's own passes set: the input must be fusions, not their output}}
+func.func @scheduled(%x: tensor<4xf32>) -> tensor<4xf32>
+    attributes {fuser.schedules = [#fuser.schedule<>]} {
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+func.func @own_schedule(%x: tensor<4xf32>) -> tensor<4xf32>
+    attributes {fuser.schedule = #fuser.schedule<pointwise.block = 64>} {
+  %0 = fuser.exp %x : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
 // expected-error @+1 {{'decl' has no body: a fusion is a func.func with one}}
 func.func private @decl(%x: tensor<4xf32>) -> tensor<4xf32>
 

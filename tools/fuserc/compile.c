@@ -17,6 +17,7 @@ void fusercDefaultFlags(FusercCompileFlags *f) {
   f->emulation = true;
   f->assumeAligned = false;
   f->allowTf32 = false;
+  f->explainSchedule = false;
   f->math = "fast";
   f->plantBug = "";
   f->schedule = "";
@@ -103,6 +104,10 @@ int fusercParseCompileFlag(int argc, char **argv, int *i, FusercCompileFlags *f)
   }
   if (!strcmp(a, "--fast-math")) {
     f->fastMath = true;
+    return 1;
+  }
+  if (!strcmp(a, "--explain-schedule")) {
+    f->explainSchedule = true;
     return 1;
   }
   if (!strcmp(a, "--allow-tf32")) {
@@ -212,6 +217,7 @@ FuserCompileResult fusercCompileFile(const char *path, const FusercCompileFlags 
   fuserCompileOptionsSetAssumeAligned(o, f->assumeAligned);
   fuserCompileOptionsSetAllowTf32(o, f->allowTf32);
   fuserCompileOptionsSetSchedule(o, mlirStringRefCreateFromCString(f->schedule));
+  fuserCompileOptionsSetExplainSchedule(o, f->explainSchedule);
   fuserCompileOptionsSetEmulation(o, f->emulation);
   fuserCompileOptionsSetKeepStages(o, keepStages);
   fuserCompileOptionsSetTestingPlantBug(o, mlirStringRefCreateFromCString(f->plantBug));

@@ -19,6 +19,7 @@ typedef struct {
   const char *chip;
   unsigned ptx, indexBits, optLevel;
   bool fastMath, emulation, assumeAligned, allowTf32;
+  bool explainSchedule; /* --explain-schedule: each segment's decisions, as remarks */
   const char *math;     /* "fast" or "precise" */
   const char *plantBug; /* testing only */
   const char *schedule; /* --schedule KEY=VALUE,...: forced schedule decisions */

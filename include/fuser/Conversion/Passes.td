@@ -14,6 +14,10 @@ def EmitKernelsPass : Pass<"fuser-emit-kernels", "ModuleOp"> {
     marked `fuser.plan`) that reads the dynamic dims, checks them, allocates
     intermediates, and launches the kernels with `fuser.launch`.
 
+    Each segment's kernels take the decisions of its `fuser.schedules` entry
+    (`fuser-schedule`) and the heuristic's where the entry leaves one out:
+    one attribute always gives the same kernels.
+
     Kernels take bare pointers (`!llvm.ptr`, `noalias`, inputs `readonly`)
     and 32- or 64-bit sizes. fuser emits kernel bodies itself rather than
     through linalg tiling: dynamic shapes with 128-bit accesses need
@@ -41,12 +45,6 @@ def EmitKernelsPass : Pass<"fuser-emit-kernels", "ModuleOp"> {
            "Matrix products of f32 operands (fuser.matmul, fuser.linear) may "
            "multiply them as TF32, 10-bit mantissas, as "
            "torch.backends.cuda.matmul.allow_tf32 does (docs/matmul.md)">,
-    Option<"schedule", "schedule", "std::string", /*default=*/"\"\"",
-           "Schedule decisions forced instead of the heuristic's, as "
-           "comma-separated KEY=VALUE: pointwise.block (threads per block), "
-           "pointwise.units (vector units per thread per loop step), "
-           "pointwise.waves (grid cap in full waves, 0 for none) "
-           "(docs/schedulers.md)">,
     Option<"plantBug", "plant-bug", "std::string", /*default=*/"\"\"",
            "For testing the CPU emulation only: emit a known schedule bug "
            "(missing-barrier, wrong-tail, wrong-index, inner-outer-drop-partial, "

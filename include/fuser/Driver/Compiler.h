@@ -33,8 +33,12 @@ struct DriverOptions {
   /// f32 matrix products may multiply as TF32 (docs/matmul.md).
   bool allowTf32 = false;
   /// Schedule decisions forced instead of the heuristic's: comma-separated
-  /// KEY=VALUE (fuser-emit-kernels' schedule option, docs/schedulers.md).
+  /// KEY=VALUE (fuser-schedule's schedule option, docs/schedulers.md).
   std::string schedule;
+  /// Report each segment's schedule decisions and the facts behind them as
+  /// remarks (fuser-schedule's explain); such a compile bypasses the cache,
+  /// so that the remarks come every time.
+  bool explainSchedule = false;
   /// Keep the module's IR after each stage.
   bool keepStages = false;
   /// Put the kernels' MLIR into the bundle so that it also runs on the CPU.

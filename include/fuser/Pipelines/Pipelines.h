@@ -48,9 +48,14 @@ struct CompileOptions : public PassPipelineOptions<CompileOptions> {
   PassOptions::Option<std::string> schedule{
       *this, "schedule",
       llvm::cl::desc("Schedule decisions forced instead of the heuristic's: "
-                     "comma-separated KEY=VALUE (fuser-emit-kernels' schedule "
+                     "comma-separated KEY=VALUE (fuser-schedule's schedule "
                      "option, docs/schedulers.md)"),
       llvm::cl::init("")};
+  PassOptions::Option<bool> explainSchedule{
+      *this, "explain-schedule",
+      llvm::cl::desc("Print each segment's schedule decisions and the facts "
+                     "behind them (fuser-schedule's explain)"),
+      llvm::cl::init(false)};
   PassOptions::Option<unsigned> optLevel{
       *this, "opt-level", llvm::cl::desc("LLVM optimization level for kernels"),
       llvm::cl::init(3)};
@@ -67,13 +72,13 @@ unsigned minimumPtxVersion(llvm::StringRef chip);
 /// both call these.
 ///   check      fuser-check-fusions: the input is fusions and only that
 ///   decompose  composites to primitives, canonicalize, cse
-///   segment    fuser-segment
+///   segment    fuser-segment, fuser-schedule (each segment's decisions)
 ///   kernels    fuser-emit-kernels (and `plantBug`, for testing), cleanups
 ///   nvvm       kernels to the LLVM and NVVM dialects
 ///   ptx        the NVVM target attached, kernels serialized to PTX
 void buildCheckStage(OpPassManager &pm);
 void buildDecomposeStage(OpPassManager &pm);
-void buildSegmentStage(OpPassManager &pm);
+void buildSegmentStage(OpPassManager &pm, const CompileOptions &options);
 void buildKernelsStage(OpPassManager &pm, const CompileOptions &options,
                        llvm::StringRef plantBug = "");
 void buildNVVMStage(OpPassManager &pm);

@@ -125,6 +125,38 @@ def SegmentPass : Pass<"fuser-segment", "ModuleOp"> {
   let dependentDialects = ["::mlir::fuser::FuserDialect"];
 }
 
+def SchedulePass : Pass<"fuser-schedule", "ModuleOp"> {
+  let summary = "Write each segment's schedule decisions on its fusion, as #fuser.schedule";
+  let description = [{
+    Between fuser-segment and fuser-emit-kernels: gives each segmented fusion
+    `fuser.schedules`, one `#fuser.schedule` per segment (in the order of
+    `fuser.schedulers`) holding every decision of that segment's scheduler
+    that is a schedule key (Schedule.h): the fusion's own `fuser.schedule`
+    where it sets one, else the `schedule` option's, else the heuristic's
+    default. fuser-emit-kernels reads only these entries. A fusion that
+    already has `fuser.schedules` (written by hand, or scheduled before)
+    keeps them: a user's schedule is verified and used.
+
+    With `explain`, prints per segment (as a remark) its scheduler, ops and
+    outputs, the chip, each decision with where it came from and why, the
+    launch rule the decisions feed, and the decisions the scheduler still
+    takes at emission (docs/schedulers.md, "Schedules as IR").
+  }];
+  let options = [
+    Option<"schedule", "schedule", "std::string", /*default=*/"\"\"",
+           "Decisions forced for every segment, as comma-separated KEY=VALUE: "
+           "pointwise.block, pointwise.units, pointwise.waves, innerouter.rows, "
+           "innerouter.min_blocks_per_sm, innerouter.max_blocks_per_sm, "
+           "innerouter.min_threads, innerouter.max_registers "
+           "(docs/schedulers.md)">,
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
+           "Target GPU, for explain's launch rules (its SM count)">,
+    Option<"explain", "explain", "bool", /*default=*/"false",
+           "Print each segment's decisions and the facts behind them">,
+  ];
+  let dependentDialects = ["::mlir::fuser::FuserDialect"];
+}
+
 def VjpPass : Pass<"fuser-vjp", "ModuleOp"> {
   let summary = "Add the reverse-mode derivative of fusions: @f_vjp from @f";
   let description = [{

@@ -3,6 +3,7 @@
 #define FUSER_TRANSFORMS_SEGMENTS_H
 
 #include "fuser/Analysis/GroupAnalysis.h"
+#include "fuser/Dialect/Fuser/IR/Schedule.h"
 
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Value.h"
@@ -39,6 +40,11 @@ struct Segment {
   unsigned index;
   /// The scheduler that takes the group (the fusion's `fuser.schedulers`).
   GroupKind scheduler;
+  /// The segment's entry of the fusion's `fuser.schedules` (fuser-schedule),
+  /// a #fuser.schedule, or null where the fusion has none: its kernels take
+  /// the heuristic's decisions wherever this leaves one out
+  /// (Schedule::fromAttr).
+  Attribute schedule;
   /// The ops, in program order.
   SmallVector<Operation *> ops;
   /// Values the group reads that it does not compute (fusion arguments or
@@ -48,6 +54,23 @@ struct Segment {
   /// read, in program order.
   llvm::SetVector<Value> outputs;
 };
+
+/// The scheduler whose decision `key` is.
+inline GroupKind schedulerOfKey(ScheduleKey key) {
+  switch (key) {
+  case ScheduleKey::PointwiseBlock:
+  case ScheduleKey::PointwiseUnits:
+  case ScheduleKey::PointwiseWaves:
+    return GroupKind::Pointwise;
+  case ScheduleKey::InnerOuterRows:
+  case ScheduleKey::InnerOuterMinBlocksPerSM:
+  case ScheduleKey::InnerOuterMaxBlocksPerSM:
+  case ScheduleKey::InnerOuterMinThreads:
+  case ScheduleKey::InnerOuterMaxRegisters:
+    return GroupKind::InnerOuter;
+  }
+  return GroupKind::Pointwise;
+}
 
 /// Reads the segments of an annotated fusion, in an order where every group
 /// comes after the groups it reads from. Fails (with a diagnostic) when the

@@ -73,7 +73,7 @@ static void emitChecks(FusionEmitter &fe, func::FuncOp plan, unsigned numArgs) {
 static LogicalResult emitFusion(func::FuncOp fusion, gpu::GPUModuleOp module,
                                 TargetInfo target, unsigned indexBits,
                                 StringRef plantBug, MathAccuracy math, bool assumeAligned,
-                                bool allowTf32, const ScheduleOverrides &schedule) {
+                                bool allowTf32) {
   FailureOr<ShapeAnalysis> shapes = ShapeAnalysis::analyze(fusion);
   if (failed(shapes))
     return failure();
@@ -144,7 +144,6 @@ static LogicalResult emitFusion(func::FuncOp fusion, gpu::GPUModuleOp module,
   fe.math = math;
   fe.assumeAligned = assumeAligned;
   fe.allowTf32 = allowTf32;
-  fe.schedule = schedule;
   fe.planBuilder.setInsertionPoint(body->getTerminator());
   for (unsigned i = 0; i < numArgs; ++i)
     fe.buffers[fusion.getArgument(i)] = plan.getArgument(i);
@@ -219,6 +218,8 @@ static LogicalResult emitFusion(func::FuncOp fusion, gpu::GPUModuleOp module,
       continue;
     LogicalResult r = failure();
     fe.segmentReportsIndexErrors = llvm::any_of(s.ops, isIndexingOp);
+    // The segment's schedule is the only one its kernels read.
+    fe.schedule = Schedule::fromAttr(dyn_cast_or_null<ScheduleAttr>(s.schedule));
     // The scheduler fuser-segment named must be one that takes the ops: a
     // segmented fusion written by hand (fuser-opt) may name another, and
     // emitting a reduction's ops as pointwise ones, or the reverse, would
@@ -310,13 +311,6 @@ struct EmitKernelsPass : fuser::impl::EmitKernelsPassBase<EmitKernelsPass> {
       m.emitError("index-bits must be 0, 32 or 64, got ") << (unsigned)indexBits;
       return signalPassFailure();
     }
-    std::string scheduleError;
-    std::optional<ScheduleOverrides> overrides =
-        ScheduleOverrides::parse(schedule, scheduleError);
-    if (!overrides) {
-      m.emitError("schedule option: ") << scheduleError;
-      return signalPassFailure();
-    }
     SmallVector<func::FuncOp> fusions;
     for (auto f : m.getOps<func::FuncOp>())
       if (!f.isExternal() && !f->hasAttr(kPlanAttr))
@@ -330,7 +324,7 @@ struct EmitKernelsPass : fuser::impl::EmitKernelsPassBase<EmitKernelsPass> {
       auto module = gpu::GPUModuleOp::create(b, f.getLoc(),
                                              (f.getSymName() + "_kernels").str());
       if (failed(emitFusion(f, module, *target, indexBits, plantBug, accuracy, assumeAligned,
-                            allowTf32, *overrides)))
+                            allowTf32)))
         return signalPassFailure();
     }
     // A pass that succeeds but leaves IR that does not verify: the driver,

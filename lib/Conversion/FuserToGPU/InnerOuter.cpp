@@ -283,7 +283,7 @@ void ReductionScheduler::emitInnerOuter(unsigned w) {
       threads *= 2;
     bool inRegisters = perThread(threads) <= capacity;
     if (inRegisters)
-      threads = std::max(threads, fe.schedule.innerOuterMinThreads.value_or(32));
+      threads = std::max(threads, fe.schedule.get(ScheduleKey::InnerOuterMinThreads).value_or(32));
     bool inShared = !inRegisters &&
                     perThread(kInnerOuterSharedThreads) <= kInnerOuterSharedValuesPerThread &&
                     sharedFits(kInnerOuterSharedValuesPerThread);

@@ -12,9 +12,9 @@
 #ifndef FUSER_CONVERSION_FUSERTOGPU_KERNELBUILDER_H
 #define FUSER_CONVERSION_FUSERTOGPU_KERNELBUILDER_H
 
-#include "ScheduleOverrides.h"
 
 #include "fuser/Analysis/ShapeAnalysis.h"
+#include "fuser/Dialect/Fuser/IR/Schedule.h"
 #include "fuser/Math/MathExpansion.h"
 #include "fuser/Target/Chips.h"
 
@@ -92,8 +92,9 @@ public:
   bool assumeAligned = false;
   /// f32 matrix products may multiply as TF32 (EmitKernelsPass's allow-tf32).
   bool allowTf32 = false;
-  /// Decisions the caller forced (EmitKernelsPass's schedule).
-  ScheduleOverrides schedule;
+  /// The schedule of the segment being emitted (its `fuser.schedules`
+  /// entry); the heuristic decides what it leaves out.
+  Schedule schedule;
   gpu::GPUModuleOp module;
   func::FuncOp plan;
   OpBuilder planBuilder;

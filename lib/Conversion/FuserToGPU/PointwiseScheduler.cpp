@@ -74,11 +74,11 @@ void PointwiseScheduler::emitUnit(Value linear, unsigned lanes,
 }
 
 void PointwiseScheduler::emitKernel(unsigned indexBits) {
-  // The defaults; a caller's schedule option overrides each
-  // (ScheduleOverrides.h).
-  const int64_t block = fe.schedule.pointwiseBlock.value_or(kDefaultPointwiseBlock);
-  unitsPerThread = fe.schedule.pointwiseUnits.value_or(kDefaultPointwiseUnits);
-  gridWaves = fe.schedule.pointwiseWaves.value_or(kDefaultPointwiseWaves);
+  // The segment's schedule (fuser-schedule), or the heuristic's defaults
+  // where it leaves a decision out (Schedule.h).
+  const int64_t block = fe.schedule.valueOr(ScheduleKey::PointwiseBlock);
+  unitsPerThread = fe.schedule.valueOr(ScheduleKey::PointwiseUnits);
+  gridWaves = fe.schedule.valueOr(ScheduleKey::PointwiseWaves);
   SmallVector<unsigned> symbols = segmentSymbols(fe.shapes, seg);
   SmallVector<Value> inputs = orderedInputs(seg);
   SmallVector<Value> outputs(seg.outputs.begin(), seg.outputs.end());

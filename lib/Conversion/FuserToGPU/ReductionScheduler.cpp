@@ -576,8 +576,8 @@ void ReductionScheduler::emitInner(unsigned indexBits, int64_t staticThreads,
   // 128 registers for its accumulators).
   int64_t maxDynamicThreads = outerInShared ? kInnerOuterSharedThreads : kMaxDynamicThreads;
   k.setMaxThreadsPerBlock(staticThreads ? staticThreads * blockRows : maxDynamicThreads);
-  if (hasOuter() && persistent && fe.schedule.innerOuterMaxRegisters)
-    k.capRegisters(*fe.schedule.innerOuterMaxRegisters);
+  if (hasOuter() && persistent && fe.schedule.get(ScheduleKey::InnerOuterMaxRegisters))
+    k.capRegisters(*fe.schedule.get(ScheduleKey::InnerOuterMaxRegisters));
   kb = &k;
   OpBuilder &b = k.b;
   Location loc = k.loc;
@@ -739,7 +739,7 @@ void ReductionScheduler::emitInner(unsigned indexBits, int64_t staticThreads,
     // (An inner-outer kernel's rows in registers: at least
     // `innerouter.min_threads`.)
     int64_t fewest = hasOuter() && !outerInShared
-                         ? std::min(maxDynamicThreads, fe.schedule.innerOuterMinThreads.value_or(32))
+                         ? std::min(maxDynamicThreads, fe.schedule.get(ScheduleKey::InnerOuterMinThreads).value_or(32))
                          : 32;
     threadsPlan = fe.planConstant(fewest);
     for (int64_t t = 2 * fewest; t <= maxDynamicThreads; t *= 2) {
@@ -1502,13 +1502,13 @@ LogicalResult ReductionScheduler::run() {
     // of the register variant holds 256 x 16 values, so as many rows at
     // once as fit (1 to 8); the floor leaves none of its blocks without a
     // row. The same grid for every variant, so the partials and their
-    // combine are too. The defaults (ScheduleOverrides.h) are measured;
+    // combine are too. The defaults (Schedule.h) are measured;
     // `innerouter.*` schedule keys override each.
-    int64_t perBlock = fe.schedule.innerOuterRows.value_or(kDefaultInnerOuterRows);
-    int64_t floorBlocks = fe.target.smCount * fe.schedule.innerOuterMinBlocksPerSM.value_or(
-                                                  kDefaultInnerOuterMinBlocksPerSM);
-    int64_t capBlocks = fe.target.smCount * fe.schedule.innerOuterMaxBlocksPerSM.value_or(
-                                                kDefaultInnerOuterMaxBlocksPerSM);
+    int64_t perBlock = fe.schedule.valueOr(ScheduleKey::InnerOuterRows);
+    int64_t floorBlocks =
+        fe.target.smCount * fe.schedule.valueOr(ScheduleKey::InnerOuterMinBlocksPerSM);
+    int64_t capBlocks =
+        fe.target.smCount * fe.schedule.valueOr(ScheduleKey::InnerOuterMaxBlocksPerSM);
     Value rows = fe.planExpr(keptSize);
     Value byRows = arith::CeilDivUIOp::create(pb, fe.loc, rows, fe.planConstant(perBlock));
     Value rowsAtOnce = arith::MaxUIOp::create(

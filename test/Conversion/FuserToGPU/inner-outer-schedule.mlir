@@ -1,17 +1,17 @@
-// fuser-emit-kernels' schedule option on an inner-outer kernel (a row
+// fuser-schedule's schedule option on an inner-outer kernel (a row
 // normalization and a column sum of one tensor): the innerouter.* keys move
 // the grid's bounds, and with it the partials' size and the combine's
 // count; the values stay the same (test/tools/fuserc/schedule.test runs
 // them). A bad value is an error naming the key.
 // RUN: fuser-opt %s --fuser-decompose --fuser-segment --fuser-emit-kernels --canonicalize --cse | FileCheck %s --check-prefix=DEFAULT
-// RUN: fuser-opt %s --fuser-decompose --fuser-segment '--fuser-emit-kernels=schedule="innerouter.min_blocks_per_sm=0,innerouter.rows=32"' --canonicalize --cse | FileCheck %s --check-prefix=NOFLOOR
-// RUN: fuser-opt %s --fuser-decompose --fuser-segment '--fuser-emit-kernels=schedule="innerouter.min_blocks_per_sm=0,innerouter.rows=16"' --canonicalize --cse | FileCheck %s --check-prefix=ROWS16
-// RUN: fuser-opt %s --fuser-decompose --fuser-segment '--fuser-emit-kernels=schedule="innerouter.max_blocks_per_sm=1"' --canonicalize --cse | FileCheck %s --check-prefix=CAP
-// RUN: fuser-opt %s --fuser-decompose --fuser-segment '--fuser-emit-kernels=schedule="innerouter.min_threads=128,innerouter.max_registers=48"' --canonicalize --cse | FileCheck %s --check-prefix=THREADS
-// RUN: not fuser-opt %s --fuser-decompose --fuser-segment '--fuser-emit-kernels=schedule="innerouter.min_blocks_per_sm=9"' 2>&1 | FileCheck %s --check-prefix=FLOOR9
-// RUN: not fuser-opt %s --fuser-decompose --fuser-segment '--fuser-emit-kernels=schedule="innerouter.min_threads=96"' 2>&1 | FileCheck %s --check-prefix=THREADS96
-// RUN: not fuser-opt %s --fuser-decompose --fuser-segment '--fuser-emit-kernels=schedule="innerouter.max_registers=256"' 2>&1 | FileCheck %s --check-prefix=REGS256
-// RUN: not fuser-opt %s --fuser-decompose --fuser-segment '--fuser-emit-kernels=schedule="innerouter.rows=0"' 2>&1 | FileCheck %s --check-prefix=ROWS0
+// RUN: fuser-opt %s --fuser-decompose --fuser-segment '--fuser-schedule=schedule="innerouter.min_blocks_per_sm=0,innerouter.rows=32"' --fuser-emit-kernels --canonicalize --cse | FileCheck %s --check-prefix=NOFLOOR
+// RUN: fuser-opt %s --fuser-decompose --fuser-segment '--fuser-schedule=schedule="innerouter.min_blocks_per_sm=0,innerouter.rows=16"' --fuser-emit-kernels --canonicalize --cse | FileCheck %s --check-prefix=ROWS16
+// RUN: fuser-opt %s --fuser-decompose --fuser-segment '--fuser-schedule=schedule="innerouter.max_blocks_per_sm=1"' --fuser-emit-kernels --canonicalize --cse | FileCheck %s --check-prefix=CAP
+// RUN: fuser-opt %s --fuser-decompose --fuser-segment '--fuser-schedule=schedule="innerouter.min_threads=128,innerouter.max_registers=48"' --fuser-emit-kernels --canonicalize --cse | FileCheck %s --check-prefix=THREADS
+// RUN: not fuser-opt %s --fuser-decompose --fuser-segment '--fuser-schedule=schedule="innerouter.min_blocks_per_sm=9"' --fuser-emit-kernels 2>&1 | FileCheck %s --check-prefix=FLOOR9
+// RUN: not fuser-opt %s --fuser-decompose --fuser-segment '--fuser-schedule=schedule="innerouter.min_threads=96"' --fuser-emit-kernels 2>&1 | FileCheck %s --check-prefix=THREADS96
+// RUN: not fuser-opt %s --fuser-decompose --fuser-segment '--fuser-schedule=schedule="innerouter.max_registers=256"' --fuser-emit-kernels 2>&1 | FileCheck %s --check-prefix=REGS256
+// RUN: not fuser-opt %s --fuser-decompose --fuser-segment '--fuser-schedule=schedule="innerouter.rows=0"' --fuser-emit-kernels 2>&1 | FileCheck %s --check-prefix=ROWS0
 
 // 256 rows of 512 f32, 8 rows a block at once. The default: a block per 8
 // rows (32 blocks), and the floor of one block per SM as far as the rows

@@ -1,14 +1,14 @@
-// fuser-emit-kernels' schedule option: forced pointwise decisions change the
+// fuser-schedule's schedule option: forced pointwise decisions change the
 // kernel's loop and the launch, never the values (test/tools/fuserc/
 // schedule.test runs them), and a bad key or value is an error naming it.
-// RUN: fuser-opt %s --fuser-segment '--fuser-emit-kernels=schedule="pointwise.units=2,pointwise.block=128"' --canonicalize --cse | FileCheck %s
-// RUN: fuser-opt %s --fuser-segment '--fuser-emit-kernels=schedule="pointwise.waves=0"' --canonicalize --cse | FileCheck %s --check-prefix=NOCAP
+// RUN: fuser-opt %s --fuser-segment '--fuser-schedule=schedule="pointwise.units=2,pointwise.block=128"' --fuser-emit-kernels --canonicalize --cse | FileCheck %s
+// RUN: fuser-opt %s --fuser-segment '--fuser-schedule=schedule="pointwise.waves=0"' --fuser-emit-kernels --canonicalize --cse | FileCheck %s --check-prefix=NOCAP
 // RUN: fuser-opt %s --fuser-segment --fuser-emit-kernels --canonicalize --cse | FileCheck %s --check-prefix=DEFAULT
-// RUN: not fuser-opt %s --fuser-segment '--fuser-emit-kernels=schedule="pointwise.block=100"' 2>&1 | FileCheck %s --check-prefix=BLOCK
-// RUN: not fuser-opt %s --fuser-segment '--fuser-emit-kernels=schedule="pointwise.units=9"' 2>&1 | FileCheck %s --check-prefix=UNITS
-// RUN: not fuser-opt %s --fuser-segment '--fuser-emit-kernels=schedule="pointwise.unroll=2"' 2>&1 | FileCheck %s --check-prefix=UNKNOWN
-// RUN: not fuser-opt %s --fuser-segment '--fuser-emit-kernels=schedule="pointwise.units=2,pointwise.units=4"' 2>&1 | FileCheck %s --check-prefix=TWICE
-// RUN: not fuser-opt %s --fuser-segment '--fuser-emit-kernels=schedule="pointwise.waves"' 2>&1 | FileCheck %s --check-prefix=NOVALUE
+// RUN: not fuser-opt %s --fuser-segment '--fuser-schedule=schedule="pointwise.block=100"' --fuser-emit-kernels 2>&1 | FileCheck %s --check-prefix=BLOCK
+// RUN: not fuser-opt %s --fuser-segment '--fuser-schedule=schedule="pointwise.units=9"' --fuser-emit-kernels 2>&1 | FileCheck %s --check-prefix=UNITS
+// RUN: not fuser-opt %s --fuser-segment '--fuser-schedule=schedule="pointwise.unroll=2"' --fuser-emit-kernels 2>&1 | FileCheck %s --check-prefix=UNKNOWN
+// RUN: not fuser-opt %s --fuser-segment '--fuser-schedule=schedule="pointwise.units=2,pointwise.units=4"' --fuser-emit-kernels 2>&1 | FileCheck %s --check-prefix=TWICE
+// RUN: not fuser-opt %s --fuser-segment '--fuser-schedule=schedule="pointwise.waves"' --fuser-emit-kernels 2>&1 | FileCheck %s --check-prefix=NOVALUE
 
 // Two vector units per thread per step, 128 threads: whole chunks of 256
 // units (3 of the 1000), both units' loads and arithmetic before either
@@ -56,7 +56,7 @@
 
 // BLOCK: error: schedule option: key 'pointwise.block' (threads per block of a pointwise kernel) must be a power of two from 32 to 1024, got '100'
 // UNITS: error: schedule option: key 'pointwise.units' (vector units per thread per loop step of a pointwise kernel) must be an integer from 1 to 8, got '9'
-// UNKNOWN: error: schedule option: unknown key 'pointwise.unroll'; known: pointwise.block pointwise.units pointwise.waves innerouter.rows innerouter.min_blocks_per_sm innerouter.max_blocks_per_sm innerouter.min_threads innerouter.max_registers
+// UNKNOWN: error: schedule option: unknown key 'pointwise.unroll'; known: pointwise.block, pointwise.units, pointwise.waves, innerouter.rows, innerouter.min_blocks_per_sm, innerouter.max_blocks_per_sm, innerouter.min_threads or innerouter.max_registers
 // TWICE: error: schedule option: key 'pointwise.units' is given twice
 // NOVALUE: error: schedule option: key 'pointwise.waves' (a pointwise kernel's grid cap in full waves (0: no cap)) must be an integer from 0 to 64, got ''
 func.func @flat(%x: tensor<4003xf32>, %y: tensor<4003xf32>) -> tensor<4003xf32> {

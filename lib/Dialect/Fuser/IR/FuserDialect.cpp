@@ -43,6 +43,26 @@ Operation *FuserDialect::materializeConstant(OpBuilder &builder, Attribute value
   return ConstantOp::create(builder, loc, tensorType, scalar);
 }
 
+LogicalResult FuserDialect::verifyOperationAttribute(Operation *op, NamedAttribute attr) {
+  if (attr.getName() == kScheduleAttr) {
+    if (!isa<func::FuncOp>(op) || !isa<ScheduleAttr>(attr.getValue()))
+      return op->emitError("'") << kScheduleAttr
+                                << "' must be a #fuser.schedule on a fusion, got "
+                                << attr.getValue();
+    return success();
+  }
+  if (attr.getName() == kSchedulesAttr) {
+    auto list = dyn_cast<ArrayAttr>(attr.getValue());
+    if (!isa<func::FuncOp>(op) || !list ||
+        !llvm::all_of(list, [](Attribute a) { return isa<ScheduleAttr>(a); }))
+      return op->emitError("'") << kSchedulesAttr
+                                << "' must be an array of #fuser.schedule on a fusion, one "
+                                   "per segment, got "
+                                << attr.getValue();
+  }
+  return success();
+}
+
 LogicalResult FuserDialect::verifyRegionArgAttribute(Operation *op, unsigned region,
                                                     unsigned argIndex,
                                                     NamedAttribute attr) {

@@ -34,6 +34,8 @@ def Fuser_Dialect : Dialect {
   // `fuser.strides` on a fusion argument (a view), never on a result.
   let hasRegionArgAttrVerify = 1;
   let hasRegionResultAttrVerify = 1;
+  // `fuser.schedule` and `fuser.schedules` hold #fuser.schedule values.
+  let hasOperationAttrVerify = 1;
 }
 
 class Fuser_Op<string mnemonic, list<Trait> traits = []>
@@ -111,6 +113,30 @@ def Fuser_QuantGranularity : I32EnumAttr<"QuantGranularity",
       I32EnumAttrCase<"row", 1>,
       I32EnumAttrCase<"block", 2>]> {
   let cppNamespace = "::mlir::fuser";
+}
+
+//===----------------------------------------------------------------------===//
+// Schedules
+//===----------------------------------------------------------------------===//
+
+def Fuser_ScheduleAttr : AttrDef<Fuser_Dialect, "Schedule"> {
+  let mnemonic = "schedule";
+  let summary = "Schedule decisions for a fusion's or a segment's kernels";
+  let description = [{
+    Decisions a scheduler takes, each `KEY = VALUE`, the rest left to its
+    heuristic: `#fuser.schedule<pointwise.block = 128, pointwise.units = 2>`.
+    The keys and their legal values are one table (Schedule.h,
+    docs/schedulers.md); an unknown key, a value out of range or values that
+    disagree (a grid floor above its cap) are errors that name the key.
+
+    On a fusion as `fuser.schedule`: forced for every segment of the fusion.
+    On a segmented fusion as `fuser.schedules`, one per segment in the order
+    of `fuser.schedulers`: what fuser-schedule decided (or a user wrote), the
+    only schedule fuser-emit-kernels reads.
+  }];
+  let parameters = (ins "::mlir::DictionaryAttr":$entries);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
 }
 
 #endif // FUSER_DIALECT_FUSER_IR_FUSERBASE_TD

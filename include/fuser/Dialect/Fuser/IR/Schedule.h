@@ -1,0 +1,96 @@
+//===- Schedule.h - a segment's schedule decisions --------------*- C++ -*-===//
+//
+// The decisions a scheduler takes that a caller can read and force: one
+// table of keys (name, legal values, the heuristic's default, meaning) used
+// by the `#fuser.schedule` attribute's parser and verifier, the `schedule`
+// option of fuser-schedule (`fuserc --schedule`,
+// fuserCompileOptionsSetSchedule), fuser-schedule's `explain` and the
+// emitters. docs/schedulers.md, "Schedules as IR".
+//
+// Each decision changes where values are computed, never how: every
+// pointwise schedule gives the default's bits; the inner-outer keys move
+// which block adds which rows of a column sum (the same bits on every run of
+// one schedule).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FUSER_DIALECT_FUSER_IR_SCHEDULE_H
+#define FUSER_DIALECT_FUSER_IR_SCHEDULE_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace mlir {
+class MLIRContext;
+namespace fuser {
+class ScheduleAttr;
+
+enum class ScheduleKey : unsigned {
+  PointwiseBlock,
+  PointwiseUnits,
+  PointwiseWaves,
+  InnerOuterRows,
+  InnerOuterMinBlocksPerSM,
+  InnerOuterMaxBlocksPerSM,
+  InnerOuterMinThreads,
+  InnerOuterMaxRegisters,
+};
+inline constexpr unsigned kNumScheduleKeys = 8;
+
+struct ScheduleKeyInfo {
+  ScheduleKey key;
+  /// `<scheduler>.<decision>`; the prefix names the scheduler that reads it
+  /// (`pointwise`, `innerouter`).
+  const char *name;
+  int64_t lo, hi;
+  bool powerOfTwo;
+  /// The heuristic's value when nothing forces one; none where the
+  /// heuristic computes it from the segment (`whenAbsent` says how).
+  std::optional<int64_t> defaultValue;
+  const char *meaning;
+  /// Why the default is what it is, or what the heuristic does without one.
+  const char *whenAbsent;
+};
+
+/// Every key, in the order of ScheduleKey.
+llvm::ArrayRef<ScheduleKeyInfo> scheduleKeys();
+const ScheduleKeyInfo &scheduleKeyInfo(ScheduleKey key);
+/// The key named `name`, or null.
+const ScheduleKeyInfo *lookupScheduleKey(llvm::StringRef name);
+/// "pointwise.block, pointwise.units, ... or innerouter.max_registers".
+std::string scheduleKeyNames();
+/// Empty when `value` is legal for `key`; otherwise what it must be
+/// ("a power of two from 32 to 1024").
+std::string checkScheduleValue(const ScheduleKeyInfo &key, int64_t value);
+/// A set of decisions, each present or left to the heuristic.
+struct Schedule {
+  std::optional<int64_t> values[kNumScheduleKeys];
+
+  std::optional<int64_t> get(ScheduleKey key) const { return values[unsigned(key)]; }
+  void set(ScheduleKey key, int64_t value) { values[unsigned(key)] = value; }
+  /// The value if present, else the key's default (the key must have one).
+  int64_t valueOr(ScheduleKey key) const;
+  bool empty() const;
+  /// Each decision `other` holds replaces this one's.
+  void overrideWith(const Schedule &other);
+
+  /// Parses the `schedule` option's text, comma-separated KEY=VALUE; on a
+  /// bad entry returns nullopt and sets `error` to a message naming it and
+  /// what it accepts.
+  static std::optional<Schedule> parse(llvm::StringRef text, std::string &error);
+  static Schedule fromAttr(ScheduleAttr attr);
+  ScheduleAttr toAttr(MLIRContext *context) const;
+};
+
+/// Empty when the values, each legal, also agree with each other; otherwise
+/// which keys disagree and why.
+std::string checkScheduleConsistency(const Schedule &schedule);
+
+} // namespace fuser
+} // namespace mlir
+
+#endif // FUSER_DIALECT_FUSER_IR_SCHEDULE_H

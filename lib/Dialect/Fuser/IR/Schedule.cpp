@@ -1,0 +1,232 @@
+//===- Schedule.cpp - the schedule keys and #fuser.schedule ---------------===//
+
+#include "fuser/Dialect/Fuser/IR/Schedule.h"
+#include "fuser/Dialect/Fuser/IR/FuserOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::fuser;
+
+namespace {
+// The defaults are measured, not guessed: the H200 runs of
+// bench/gpu/variants.py (bench/results/variants.md, variants-io.md).
+const ScheduleKeyInfo kKeys[kNumScheduleKeys] = {
+    {ScheduleKey::PointwiseBlock, "pointwise.block", 32, 1024, true, 256,
+     "threads per block of a pointwise kernel", "measured: 128-thread blocks were slower everywhere"},
+    {ScheduleKey::PointwiseUnits, "pointwise.units", 1, 8, false, 1,
+     "vector units per thread per loop step of a pointwise kernel",
+     "measured: more units were slower except on f32 bias_gelu"},
+    {ScheduleKey::PointwiseWaves, "pointwise.waves", 0, 64, false, 8,
+     "a pointwise kernel's grid cap in full waves (0: no cap)",
+     "measured: 3-15% faster than one wave on transcendental fusions from 256 MB"},
+    {ScheduleKey::InnerOuterRows, "innerouter.rows", 1, 4096, false, 8,
+     "rows each block of an inner-outer kernel walks before the grid grows",
+     "measured: 13-20% faster than 32 at 2603 rows of 4096"},
+    {ScheduleKey::InnerOuterMinBlocksPerSM, "innerouter.min_blocks_per_sm", 0, 8, false, 1,
+     "an inner-outer kernel's grid floor in blocks per SM, rows permitting",
+     "measured: 2-3x faster than no floor below 1000 rows"},
+    {ScheduleKey::InnerOuterMaxBlocksPerSM, "innerouter.max_blocks_per_sm", 1, 16, false, 2,
+     "an inner-outer kernel's grid cap in blocks per SM",
+     "measured: 4 was 4-40% slower from 256 MB"},
+    {ScheduleKey::InnerOuterMinThreads, "innerouter.min_threads", 32, 512, true, std::nullopt,
+     "threads along each register-held row of an inner-outer kernel, at least",
+     "the fewest threads that hold the row at 16 values each, chosen at emission (static "
+     "rows) or at launch (dynamic rows)"},
+    {ScheduleKey::InnerOuterMaxRegisters, "innerouter.max_registers", 32, 255, false,
+     std::nullopt, "registers a thread of an inner-outer row kernel may use, at most",
+     "no cap: 65536 / threads in the block, as ptxas allocates"},
+};
+} // namespace
+
+llvm::ArrayRef<ScheduleKeyInfo> mlir::fuser::scheduleKeys() { return kKeys; }
+
+const ScheduleKeyInfo &mlir::fuser::scheduleKeyInfo(ScheduleKey key) {
+  return kKeys[unsigned(key)];
+}
+
+const ScheduleKeyInfo *mlir::fuser::lookupScheduleKey(llvm::StringRef name) {
+  for (const ScheduleKeyInfo &k : kKeys)
+    if (name == k.name)
+      return &k;
+  return nullptr;
+}
+
+std::string mlir::fuser::scheduleKeyNames() {
+  std::string names;
+  for (unsigned i = 0; i < kNumScheduleKeys; ++i) {
+    if (i)
+      names += i + 1 == kNumScheduleKeys ? " or " : ", ";
+    names += kKeys[i].name;
+  }
+  return names;
+}
+
+/// "a power of two from 32 to 1024".
+static std::string legalValues(const ScheduleKeyInfo &key) {
+  return std::string(key.powerOfTwo ? "a power of two" : "an integer") + " from " +
+         std::to_string(key.lo) + " to " + std::to_string(key.hi);
+}
+
+std::string mlir::fuser::checkScheduleValue(const ScheduleKeyInfo &key, int64_t value) {
+  if (value >= key.lo && value <= key.hi && (!key.powerOfTwo || llvm::isPowerOf2_64(value)))
+    return "";
+  return legalValues(key);
+}
+
+std::string mlir::fuser::checkScheduleConsistency(const Schedule &s) {
+  std::optional<int64_t> floor = s.get(ScheduleKey::InnerOuterMinBlocksPerSM);
+  std::optional<int64_t> cap = s.get(ScheduleKey::InnerOuterMaxBlocksPerSM);
+  if (floor && cap && *floor > *cap)
+    return "innerouter.min_blocks_per_sm (" + std::to_string(*floor) +
+           ") is above innerouter.max_blocks_per_sm (" + std::to_string(*cap) +
+           "): the grid's floor would exceed its cap";
+  return "";
+}
+
+int64_t Schedule::valueOr(ScheduleKey key) const {
+  if (std::optional<int64_t> v = get(key))
+    return *v;
+  assert(scheduleKeyInfo(key).defaultValue && "the key has no default");
+  return *scheduleKeyInfo(key).defaultValue;
+}
+
+bool Schedule::empty() const {
+  for (const std::optional<int64_t> &v : values)
+    if (v)
+      return false;
+  return true;
+}
+
+void Schedule::overrideWith(const Schedule &other) {
+  for (unsigned i = 0; i < kNumScheduleKeys; ++i)
+    if (other.values[i])
+      values[i] = other.values[i];
+}
+
+std::optional<Schedule> Schedule::parse(llvm::StringRef text, std::string &error) {
+  Schedule result;
+  llvm::SmallVector<llvm::StringRef> entries;
+  text.split(entries, ',', /*MaxSplit=*/-1, /*KeepEmpty=*/false);
+  for (llvm::StringRef entry : entries) {
+    entry = entry.trim();
+    auto [name, value] = entry.split('=');
+    name = name.trim();
+    value = value.trim();
+    const ScheduleKeyInfo *key = lookupScheduleKey(name);
+    if (!key) {
+      error = "unknown key '" + name.str() + "'; known: " + scheduleKeyNames();
+      return std::nullopt;
+    }
+    int64_t v = 0;
+    if (!entry.contains('=') || value.getAsInteger(10, v) ||
+        !checkScheduleValue(*key, v).empty()) {
+      error = "key '" + name.str() + "' (" + key->meaning + ") must be " + legalValues(*key) +
+              ", got '" + value.str() + "'";
+      return std::nullopt;
+    }
+    if (result.get(key->key)) {
+      error = "key '" + name.str() + "' is given twice";
+      return std::nullopt;
+    }
+    result.set(key->key, v);
+  }
+  error = checkScheduleConsistency(result);
+  if (!error.empty())
+    return std::nullopt;
+  return result;
+}
+
+Schedule Schedule::fromAttr(ScheduleAttr attr) {
+  Schedule s;
+  if (!attr)
+    return s;
+  // The verifier has checked every entry.
+  for (NamedAttribute e : attr.getEntries())
+    if (const ScheduleKeyInfo *key = lookupScheduleKey(e.getName().getValue()))
+      s.set(key->key, cast<IntegerAttr>(e.getValue()).getInt());
+  return s;
+}
+
+ScheduleAttr Schedule::toAttr(MLIRContext *context) const {
+  Builder b(context);
+  SmallVector<NamedAttribute> entries;
+  for (const ScheduleKeyInfo &k : kKeys)
+    if (std::optional<int64_t> v = get(k.key))
+      entries.push_back(b.getNamedAttr(k.name, b.getI64IntegerAttr(*v)));
+  return ScheduleAttr::get(context, b.getDictionaryAttr(entries));
+}
+
+//===----------------------------------------------------------------------===//
+// #fuser.schedule<KEY = VALUE, ...>
+//===----------------------------------------------------------------------===//
+
+LogicalResult ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                   DictionaryAttr entries) {
+  Schedule s;
+  for (NamedAttribute e : entries) {
+    StringRef name = e.getName().getValue();
+    const ScheduleKeyInfo *key = lookupScheduleKey(name);
+    if (!key)
+      return emitError() << "#fuser.schedule: unknown key '" << name << "'; known: "
+                         << scheduleKeyNames();
+    auto value = dyn_cast<IntegerAttr>(e.getValue());
+    if (!value || !value.getType().isSignlessInteger(64))
+      return emitError() << "#fuser.schedule: key '" << name << "' must be an i64 integer";
+    std::string must = checkScheduleValue(*key, value.getInt());
+    if (!must.empty())
+      return emitError() << "#fuser.schedule: key '" << name << "' (" << key->meaning
+                         << ") must be " << must << ", got " << value.getInt();
+    s.set(key->key, value.getInt());
+  }
+  std::string disagree = checkScheduleConsistency(s);
+  if (!disagree.empty())
+    return emitError() << "#fuser.schedule: " << disagree;
+  return success();
+}
+
+Attribute ScheduleAttr::parse(AsmParser &parser, Type) {
+  MLIRContext *ctx = parser.getContext();
+  Builder b(ctx);
+  SMLoc loc = parser.getCurrentLocation();
+  SmallVector<NamedAttribute> entries;
+  if (parser.parseLess())
+    return {};
+  if (failed(parser.parseOptionalGreater())) {
+    do {
+      std::string name;
+      int64_t value = 0;
+      SMLoc at = parser.getCurrentLocation();
+      if (parser.parseKeywordOrString(&name) || parser.parseEqual() ||
+          parser.parseInteger(value))
+        return {};
+      for (NamedAttribute &e : entries)
+        if (e.getName() == name) {
+          parser.emitError(at) << "#fuser.schedule: key '" << name << "' is given twice";
+          return {};
+        }
+      entries.push_back(b.getNamedAttr(name, b.getI64IntegerAttr(value)));
+    } while (succeeded(parser.parseOptionalComma()));
+    if (parser.parseGreater())
+      return {};
+  }
+  return getChecked([&] { return parser.emitError(loc); }, ctx,
+                    b.getDictionaryAttr(entries));
+}
+
+void ScheduleAttr::print(AsmPrinter &printer) const {
+  printer << "<";
+  // In the table's order, the order a reader expects.
+  Schedule s = Schedule::fromAttr(*this);
+  bool first = true;
+  for (const ScheduleKeyInfo &k : scheduleKeys())
+    if (std::optional<int64_t> v = s.get(k.key)) {
+      printer << (first ? "" : ", ") << k.name << " = " << *v;
+      first = false;
+    }
+  printer << ">";
+}

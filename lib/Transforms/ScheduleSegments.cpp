@@ -1,0 +1,206 @@
+//===- ScheduleSegments.cpp - each segment's schedule, as an attribute ----===//
+//
+// fuser-schedule: after fuser-segment, before fuser-emit-kernels. Writes
+// `fuser.schedules` on each segmented fusion: per segment, every decision of
+// its scheduler that is a schedule key (Schedule.h), taken from the fusion's
+// own `fuser.schedule`, else the `schedule` option, else the heuristic's
+// default. The emitters read only that entry, so the IR after this pass
+// says how each kernel will be launched, a user can change it, and the
+// same entry always gives the same kernels. `explain` prints the decisions
+// and the facts behind them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fuser/Dialect/Fuser/IR/FuserAttrNames.h"
+#include "fuser/Dialect/Fuser/IR/FuserOps.h"
+#include "fuser/Target/Chips.h"
+#include "fuser/Transforms/Passes.h"
+#include "fuser/Transforms/Segments.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace mlir::fuser {
+#define GEN_PASS_DEF_SCHEDULEPASS
+#include "fuser/Transforms/Passes.h.inc"
+} // namespace mlir::fuser
+
+using namespace mlir;
+using namespace mlir::fuser;
+
+namespace {
+
+/// Where a decision came from, for explain.
+enum class Source { Default, Option, Fusion, Given };
+
+const char *sourceName(Source s) {
+  switch (s) {
+  case Source::Default:
+    return "the heuristic's default";
+  case Source::Option:
+    return "the schedule option";
+  case Source::Fusion:
+    return "the fusion's fuser.schedule";
+  case Source::Given:
+    return "the input's fuser.schedules";
+  }
+  return "";
+}
+
+/// The launch rule a scheduler's decisions feed, and what it still decides
+/// at emission, for explain.
+void explainRules(llvm::raw_ostream &os, GroupKind kind, const ChipInfo &chip) {
+  switch (kind) {
+  case GroupKind::Pointwise:
+    os << "  launch: grid = min(ceil(units / (block x units per step)), waves x " << chip.smCount
+       << " SMs x " << chip.maxThreadsPerSM
+       << " / block), at least 1; a unit is `lanes` elements along the innermost dim\n"
+          "  at emission: lanes (16 bytes of the widest element where an input moves with "
+          "the innermost dim; the plan checks sizes and alignment at launch and takes the "
+          "scalar loop otherwise), index width (32 bits when every tensor has fewer than "
+          "2^31 elements, both variants for dynamic sizes)\n";
+    return;
+  case GroupKind::InnerOuter:
+    os << "  launch: row kernel grid = min(max(ceil(rows / innerouter.rows), min(ceil(rows / "
+          "rows a block holds at once), "
+       << chip.smCount << " SMs x innerouter.min_blocks_per_sm)), " << chip.smCount
+       << " SMs x innerouter.max_blocks_per_sm), at least 1; the column partials of each "
+          "block are combined in a fixed order by the last block (or a combine kernel)\n"
+          "  at emission: where the row lives (registers up to 16 values a thread, else "
+          "shared memory, else re-read), threads along the row, index width\n";
+    return;
+  case GroupKind::Reduction:
+  case GroupKind::Normalization:
+    os << "  no decision of this scheduler is a schedule key yet; at emission: inner or "
+          "outer reduction, threads per row, rows per block, split across blocks with a "
+          "last-block combine, row held in registers or shared memory or re-read "
+          "(ReductionScheduler.cpp, docs/schedulers.md)\n";
+    return;
+  case GroupKind::Scan:
+    os << "  no decision of this scheduler is a schedule key yet; at emission: a block per "
+          "row, a fixed order of accumulation (ScanScheduler.cpp)\n";
+    return;
+  case GroupKind::Matmul:
+    os << "  no decision of this scheduler is a schedule key yet: the library's (cuBLASLt) "
+          "algorithm is chosen at launch (MatmulSegment.cpp)\n";
+    return;
+  case GroupKind::Collective:
+    os << "  no decision of this scheduler is a schedule key yet: a library call "
+          "(CollectiveSegment.cpp)\n";
+    return;
+  }
+}
+
+struct SchedulePass : fuser::impl::SchedulePassBase<SchedulePass> {
+  using SchedulePassBase::SchedulePassBase;
+
+  void runOnOperation() override {
+    ModuleOp m = getOperation();
+    const ChipInfo *chipInfo = lookupChip(chip);
+    if (!chipInfo) {
+      m.emitError("unknown chip '") << chip << "'; expected " << knownChipNames();
+      return signalPassFailure();
+    }
+    std::string error;
+    std::optional<Schedule> forced = Schedule::parse(schedule, error);
+    if (!forced) {
+      m.emitError("schedule option: ") << error;
+      return signalPassFailure();
+    }
+    for (auto fusion : m.getOps<func::FuncOp>()) {
+      if (!fusion->hasAttr(kSchedulersAttr))
+        continue;
+      if (failed(scheduleFusion(fusion, *forced, *chipInfo)))
+        return signalPassFailure();
+    }
+  }
+
+  LogicalResult scheduleFusion(func::FuncOp fusion, const Schedule &forced,
+                               const ChipInfo &chipInfo) {
+    // A schedule already there (written by hand, or an earlier run) is
+    // used as it is; getSegments checks it against the segments.
+    bool given = fusion->hasAttr(kSchedulesAttr);
+    FailureOr<SmallVector<Segment>> segments = getSegments(fusion);
+    if (failed(segments))
+      return failure();
+    Schedule ofFusion =
+        Schedule::fromAttr(fusion->getAttrOfType<ScheduleAttr>(kScheduleAttr));
+    SmallVector<Attribute> entries(segments->size());
+    for (const Segment &s : *segments) {
+      Schedule written = Schedule::fromAttr(dyn_cast_or_null<ScheduleAttr>(s.schedule));
+      Schedule chosen;
+      Source source[kNumScheduleKeys] = {};
+      for (const ScheduleKeyInfo &k : scheduleKeys()) {
+        if (schedulerOfKey(k.key) != s.scheduler)
+          continue;
+        unsigned i = unsigned(k.key);
+        if (given) {
+          chosen.values[i] = written.values[i];
+          source[i] = Source::Given;
+        } else if (ofFusion.values[i]) {
+          chosen.values[i] = ofFusion.values[i];
+          source[i] = Source::Fusion;
+        } else if (forced.values[i]) {
+          chosen.values[i] = forced.values[i];
+          source[i] = Source::Option;
+        } else {
+          chosen.values[i] = k.defaultValue;
+          source[i] = Source::Default;
+        }
+      }
+      // Each value is legal alone; together they may not be (a floor from
+      // the fusion above a cap from the option).
+      std::string disagree = checkScheduleConsistency(chosen);
+      if (!disagree.empty())
+        return fusion.emitError("segment ") << s.index << "'s schedule: " << disagree;
+      entries[s.index] = chosen.toAttr(fusion.getContext());
+      if (explain)
+        explainSegment(fusion, s, chosen, source, chipInfo);
+    }
+    if (!given)
+      fusion->setAttr(kSchedulesAttr, ArrayAttr::get(fusion.getContext(), entries));
+    return success();
+  }
+
+  void explainSegment(func::FuncOp fusion, const Segment &s, const Schedule &chosen,
+                      const Source *source, const ChipInfo &chip) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << "schedule of @" << fusion.getSymName() << " segment " << s.index << ": "
+       << groupKindName(s.scheduler) << " scheduler, " << s.ops.size() << " ops, outputs";
+    for (Value out : s.outputs)
+      os << " " << out.getType();
+    os << "; " << chip.name << ", " << chip.smCount << " SMs, " << chip.maxThreadsPerSM
+       << " threads an SM\n";
+    for (const ScheduleKeyInfo &k : scheduleKeys()) {
+      if (schedulerOfKey(k.key) != s.scheduler)
+        continue;
+      unsigned i = unsigned(k.key);
+      std::optional<int64_t> value = chosen.values[i];
+      bool byHeuristic = source[i] == Source::Default || !value;
+      if (!value)
+        value = k.defaultValue;
+      os << "  " << k.name << " = ";
+      if (value)
+        os << *value;
+      else
+        os << "(heuristic)";
+      os << ": " << k.meaning << "; ";
+      if (byHeuristic)
+        os << (value ? "the heuristic's default, " : "") << k.whenAbsent;
+      else
+        os << "from " << sourceName(source[i]);
+      os << "\n";
+    }
+    explainRules(os, s.scheduler, chip);
+    // One remark, its lines in order; the trailing newline is the
+    // diagnostic's.
+    if (!text.empty() && text.back() == '\n')
+      text.pop_back();
+    mlir::emitRemark(fusion.getLoc(), text);
+  }
+};
+
+} // namespace

@@ -1,0 +1,73 @@
+// Every message of #fuser.schedule's parser and verifier, and of the
+// fuser.schedule / fuser.schedules attributes: each names the key (or the
+// attribute) and says what it accepts.
+// RUN: fuser-opt %s -split-input-file -verify-diagnostics
+
+// expected-error @+1 {{#fuser.schedule: unknown key 'pointwise.unroll'; known: pointwise.block, pointwise.units, pointwise.waves, innerouter.rows, innerouter.min_blocks_per_sm, innerouter.max_blocks_per_sm, innerouter.min_threads or innerouter.max_registers}}
+func.func @unknown() attributes {fuser.schedule = #fuser.schedule<pointwise.unroll = 2>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{#fuser.schedule: key 'pointwise.block' (threads per block of a pointwise kernel) must be a power of two from 32 to 1024, got 48}}
+func.func @not_power_of_two() attributes {fuser.schedule = #fuser.schedule<pointwise.block = 48>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{#fuser.schedule: key 'pointwise.block' (threads per block of a pointwise kernel) must be a power of two from 32 to 1024, got 2048}}
+func.func @block_too_big() attributes {fuser.schedule = #fuser.schedule<pointwise.block = 2048>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{#fuser.schedule: key 'innerouter.max_registers' (registers a thread of an inner-outer row kernel may use, at most) must be an integer from 32 to 255, got 300}}
+func.func @registers() attributes {fuser.schedule = #fuser.schedule<innerouter.max_registers = 300>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{#fuser.schedule: innerouter.min_blocks_per_sm (4) is above innerouter.max_blocks_per_sm (2): the grid's floor would exceed its cap}}
+func.func @floor_above_cap() attributes {fuser.schedule = #fuser.schedule<innerouter.min_blocks_per_sm = 4, innerouter.max_blocks_per_sm = 2>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{#fuser.schedule: key 'pointwise.units' is given twice}}
+func.func @twice() attributes {fuser.schedule = #fuser.schedule<pointwise.units = 2, pointwise.units = 4>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{expected integer value}}
+func.func @not_an_integer() attributes {fuser.schedule = #fuser.schedule<pointwise.units = two>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'fuser.schedule' must be a #fuser.schedule on a fusion, got "pointwise.block=128"}}
+func.func @a_string() attributes {fuser.schedule = "pointwise.block=128"} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'fuser.schedules' must be an array of #fuser.schedule on a fusion, one per segment, got [#fuser.schedule<>, 3]}}
+func.func @not_all_schedules() attributes {fuser.schedules = [#fuser.schedule<>, 3]} {
+  return
+}
+
+// -----
+
+func.func @on_an_op(%a: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{'fuser.schedule' must be a #fuser.schedule on a fusion, got #fuser.schedule<pointwise.block = 64>}}
+  %0 = fuser.exp %a {fuser.schedule = #fuser.schedule<pointwise.block = 64>} : tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
