@@ -56,6 +56,7 @@ SCHEDULE_VARIANTS = [
     ("w16", "pointwise.waves=16"),
     ("w0", "pointwise.waves=0"),
     ("u2", "pointwise.units=2"),
+    ("v8", "pointwise.vector_bytes=8"),
 ]
 VARIANT_FUSIONS = [os.path.join(HERE, "fusions", n + ".mlir")
                    for n in ("bias_gelu", "silu", "add_mul_chain")]

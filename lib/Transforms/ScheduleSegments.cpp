@@ -57,9 +57,9 @@ void explainRules(llvm::raw_ostream &os, GroupKind kind, const ChipInfo &chip) {
     os << "  launch: grid = min(ceil(units / (block x units per step)), waves x " << chip.smCount
        << " SMs x " << chip.maxThreadsPerSM
        << " / block), at least 1; a unit is `lanes` elements along the innermost dim\n"
-          "  at emission: lanes (16 bytes of the widest element where an input moves with "
-          "the innermost dim; the plan checks sizes and alignment at launch and takes the "
-          "scalar loop otherwise), index width (32 bits when every tensor has fewer than "
+          "  at emission: lanes (pointwise.vector_bytes of the narrowest element that moves "
+          "with the innermost dim, fewer where a static inner size needs; the plan checks "
+          "sizes and alignment at launch and takes the scalar loop otherwise), index width (32 bits when every tensor has fewer than "
           "2^31 elements, both variants for dynamic sizes)\n";
     return;
   case GroupKind::InnerOuter:

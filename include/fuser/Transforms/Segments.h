@@ -61,6 +61,7 @@ inline GroupKind schedulerOfKey(ScheduleKey key) {
   case ScheduleKey::PointwiseBlock:
   case ScheduleKey::PointwiseUnits:
   case ScheduleKey::PointwiseWaves:
+  case ScheduleKey::PointwiseVectorBytes:
     return GroupKind::Pointwise;
   case ScheduleKey::InnerOuterRows:
   case ScheduleKey::InnerOuterMinBlocksPerSM:

@@ -262,7 +262,12 @@ LogicalResult PointwiseScheduler::run() {
     contiguous.push_back({table, o});
     tableStrides.push_back(r.stride);
   }
-  vectorLanes = numIterDims == 0 ? 1 : 16 / narrowest;
+  // As wide as the schedule allows (16 bytes by default), in lanes of the
+  // narrowest contiguous element.
+  vectorLanes = numIterDims == 0 ? 1
+                                 : std::max<int64_t>(1, fe.schedule.valueOr(
+                                                            ScheduleKey::PointwiseVectorBytes) /
+                                                            narrowest);
   // Rows of a multi-dim space must hold whole units; a static inner size
   // picks the widest lane count that divides it.
   if (numIterDims > 1) {

@@ -9,6 +9,9 @@
 // RUN: not fuser-opt %s --fuser-segment '--fuser-schedule=schedule="pointwise.unroll=2"' --fuser-emit-kernels 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 // RUN: not fuser-opt %s --fuser-segment '--fuser-schedule=schedule="pointwise.units=2,pointwise.units=4"' --fuser-emit-kernels 2>&1 | FileCheck %s --check-prefix=TWICE
 // RUN: not fuser-opt %s --fuser-segment '--fuser-schedule=schedule="pointwise.waves"' --fuser-emit-kernels 2>&1 | FileCheck %s --check-prefix=NOVALUE
+// RUN: fuser-opt %s --fuser-segment '--fuser-schedule=schedule="pointwise.vector_bytes=8"' --fuser-emit-kernels --canonicalize --cse | FileCheck %s --check-prefix=BYTES8
+// RUN: fuser-opt %s --fuser-segment '--fuser-schedule=schedule="pointwise.vector_bytes=4"' --fuser-emit-kernels --canonicalize --cse | FileCheck %s --check-prefix=BYTES4
+// RUN: not fuser-opt %s --fuser-segment '--fuser-schedule=schedule="pointwise.vector_bytes=32"' --fuser-emit-kernels 2>&1 | FileCheck %s --check-prefix=BYTES32
 
 // Two vector units per thread per step, 128 threads: whole chunks of 256
 // units (3 of the 1000), both units' loads and arithmetic before either
@@ -54,9 +57,23 @@
 // DEFAULT-LABEL: func.func @flat
 // DEFAULT: arith.minui {{.*}}, %c8448
 
+// pointwise.vector_bytes: 8-byte accesses are two f32 lanes; 4 bytes,
+// one lane, is the scalar loop alone (no flag, no vector path).
+// BYTES8-LABEL: gpu.func @flat_0
+// BYTES8-NOT: vector<4xf32>
+// BYTES8: llvm.load {{.*}} -> vector<2xf32>
+// BYTES8-NOT: vector<4xf32>
+// BYTES8: llvm.store {{.*}} : vector<2xf32>
+// BYTES8-NOT: vector<4xf32>
+// BYTES8-LABEL: func.func @flat
+// BYTES4-LABEL: gpu.func @flat_0
+// BYTES4-NOT: vector<
+// BYTES4-LABEL: func.func @flat
+// BYTES32: error: schedule option: key 'pointwise.vector_bytes' (the widest access of a pointwise kernel in bytes: lanes = this / the narrowest contiguous element's bytes) must be a power of two from 1 to 16, got '32'
+
 // BLOCK: error: schedule option: key 'pointwise.block' (threads per block of a pointwise kernel) must be a power of two from 32 to 1024, got '100'
 // UNITS: error: schedule option: key 'pointwise.units' (vector units per thread per loop step of a pointwise kernel) must be an integer from 1 to 8, got '9'
-// UNKNOWN: error: schedule option: unknown key 'pointwise.unroll'; known: pointwise.block, pointwise.units, pointwise.waves, innerouter.rows, innerouter.min_blocks_per_sm, innerouter.max_blocks_per_sm, innerouter.min_threads or innerouter.max_registers
+// UNKNOWN: error: schedule option: unknown key 'pointwise.unroll'; known: pointwise.block, pointwise.units, pointwise.waves, pointwise.vector_bytes, innerouter.rows, innerouter.min_blocks_per_sm, innerouter.max_blocks_per_sm, innerouter.min_threads or innerouter.max_registers
 // TWICE: error: schedule option: key 'pointwise.units' is given twice
 // NOVALUE: error: schedule option: key 'pointwise.waves' (a pointwise kernel's grid cap in full waves (0: no cap)) must be an integer from 0 to 64, got ''
 func.func @flat(%x: tensor<4003xf32>, %y: tensor<4003xf32>) -> tensor<4003xf32> {

@@ -24,6 +24,10 @@ const ScheduleKeyInfo kKeys[kNumScheduleKeys] = {
     {ScheduleKey::PointwiseWaves, "pointwise.waves", 0, 64, false, 8,
      "a pointwise kernel's grid cap in full waves (0: no cap)",
      "measured: 3-15% faster than one wave on transcendental fusions from 256 MB"},
+    {ScheduleKey::PointwiseVectorBytes, "pointwise.vector_bytes", 1, 16, true, 16,
+     "the widest access of a pointwise kernel in bytes: lanes = this / the narrowest "
+     "contiguous element's bytes",
+     "16, the widest load or store a thread issues"},
     {ScheduleKey::InnerOuterRows, "innerouter.rows", 1, 4096, false, 8,
      "rows each block of an inner-outer kernel walks before the grid grows",
      "measured: 13-20% faster than 32 at 2603 rows of 4096"},

@@ -33,13 +33,14 @@ enum class ScheduleKey : unsigned {
   PointwiseBlock,
   PointwiseUnits,
   PointwiseWaves,
+  PointwiseVectorBytes,
   InnerOuterRows,
   InnerOuterMinBlocksPerSM,
   InnerOuterMaxBlocksPerSM,
   InnerOuterMinThreads,
   InnerOuterMaxRegisters,
 };
-inline constexpr unsigned kNumScheduleKeys = 8;
+inline constexpr unsigned kNumScheduleKeys = 9;
 
 struct ScheduleKeyInfo {
   ScheduleKey key;
