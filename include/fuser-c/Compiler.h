@@ -110,7 +110,7 @@ MLIR_CAPI_EXPORTED void fuserCompileOptionsSetAllowTf32(FuserCompileOptions opti
                                                         bool allowTf32);
 /// Forces schedule decisions instead of the heuristic's: comma-separated
 /// KEY=VALUE, for example "pointwise.units=2,pointwise.block=128"
-/// (docs/schedulers.md, "Overriding a schedule"). A bad key or value fails
+/// (docs/schedulers.md, "Schedules as IR"). A bad key or value fails
 /// the compile with a diagnostic naming it. The results are the same bits
 /// whatever the schedule; only speed changes. Empty (the default): the
 /// heuristic's decisions. For one fusion only, put the decisions on its

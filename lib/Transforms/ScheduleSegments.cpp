@@ -59,8 +59,11 @@ void explainRules(llvm::raw_ostream &os, GroupKind kind, const ChipInfo &chip) {
        << " / block), at least 1; a unit is `lanes` elements along the innermost dim\n"
           "  at emission: lanes (pointwise.vector_bytes of the narrowest element that moves "
           "with the innermost dim, fewer where a static inner size needs; the plan checks "
-          "sizes and alignment at launch and takes the scalar loop otherwise), index width (32 bits when every tensor has fewer than "
-          "2^31 elements, both variants for dynamic sizes)\n";
+          "sizes and alignment at launch and takes the scalar loop otherwise), index width "
+          "(32 bits when every tensor has fewer than 2^31 elements, both variants for "
+          "dynamic sizes), and whether an input read across its contiguous dim makes it a "
+          "transpose (a 32 x 33 tile in shared memory, blocks of 32 x 8, which none of the "
+          "pointwise.* keys changes)\n";
     return;
   case GroupKind::InnerOuter:
     os << "  launch: row kernel grid = min(max(ceil(rows / innerouter.rows), min(ceil(rows / "

@@ -80,6 +80,12 @@ static LogicalResult emitFusion(func::FuncOp fusion, gpu::GPUModuleOp module,
   FailureOr<SmallVector<Segment>> segments = getSegments(fusion);
   if (failed(segments))
     return failure();
+  // The fusion's own schedule reaches the kernels through fuser-schedule's
+  // per-segment entries; emitting without them would drop it silently.
+  if (fusion->hasAttr(kScheduleAttr) && !fusion->hasAttr(kSchedulesAttr))
+    return fusion.emitError("carries ")
+           << kScheduleAttr << " but no " << kSchedulesAttr
+           << ": run fuser-schedule before fuser-emit-kernels";
 
   // The plan: memref arguments, then one memref per result.
   OpBuilder b(fusion);

@@ -235,7 +235,8 @@ LogicalResult PointwiseScheduler::run() {
     analyze(out, Index{false, dIdx});
   planIterationSpace();
 
-  // Lanes: 16 bytes of the narrowest type accessed contiguously.
+  // Lanes: pointwise.vector_bytes (16 by default) of the narrowest type
+  // accessed contiguously.
   unsigned narrowest = 16;
   SmallVector<std::pair<Value, AffineExpr>> contiguous;
   for (Value out : seg.outputs) {

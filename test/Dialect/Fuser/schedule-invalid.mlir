@@ -38,6 +38,22 @@ func.func @floor_above_cap() attributes {fuser.schedule = #fuser.schedule<innero
 
 // -----
 
+// The cap left out is the default's, and a floor above it is as wrong
+// (in a per-segment entry as in a fusion's schedule).
+// expected-error @+1 {{#fuser.schedule: innerouter.min_blocks_per_sm (4) is above innerouter.max_blocks_per_sm (2, the default): the grid's floor would exceed its cap}}
+func.func @floor_above_default_cap() attributes {fuser.schedules = [#fuser.schedule<innerouter.min_blocks_per_sm = 4>]} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{#fuser.schedule: key 'pointwise.waves' needs an integer, got 'false'}}
+func.func @a_bool() attributes {fuser.schedule = #fuser.schedule<pointwise.waves = false>} {
+  return
+}
+
+// -----
+
 // expected-error @+1 {{#fuser.schedule: key 'pointwise.units' is given twice}}
 func.func @twice() attributes {fuser.schedule = #fuser.schedule<pointwise.units = 2, pointwise.units = 4>} {
   return
@@ -45,7 +61,7 @@ func.func @twice() attributes {fuser.schedule = #fuser.schedule<pointwise.units 
 
 // -----
 
-// expected-error @+1 {{expected integer value}}
+// expected-error @+1 {{#fuser.schedule: key 'pointwise.units' needs an integer, got 'two'}}
 func.func @not_an_integer() attributes {fuser.schedule = #fuser.schedule<pointwise.units = two>} {
   return
 }

@@ -83,11 +83,17 @@ std::string mlir::fuser::checkScheduleValue(const ScheduleKeyInfo &key, int64_t 
 }
 
 std::string mlir::fuser::checkScheduleConsistency(const Schedule &s) {
-  std::optional<int64_t> floor = s.get(ScheduleKey::InnerOuterMinBlocksPerSM);
-  std::optional<int64_t> cap = s.get(ScheduleKey::InnerOuterMaxBlocksPerSM);
-  if (floor && cap && *floor > *cap)
-    return "innerouter.min_blocks_per_sm (" + std::to_string(*floor) +
-           ") is above innerouter.max_blocks_per_sm (" + std::to_string(*cap) +
+  // With the defaults for what `s` leaves out: a schedule is what its
+  // kernels will take, so a floor of 4 is wrong under the default cap of 2
+  // as much as under a cap of 2 written beside it.
+  auto shown = [&](ScheduleKey key) {
+    return std::to_string(s.valueOr(key)) + (s.get(key) ? "" : ", the default");
+  };
+  if (s.valueOr(ScheduleKey::InnerOuterMinBlocksPerSM) >
+      s.valueOr(ScheduleKey::InnerOuterMaxBlocksPerSM))
+    return "innerouter.min_blocks_per_sm (" + shown(ScheduleKey::InnerOuterMinBlocksPerSM) +
+           ") is above innerouter.max_blocks_per_sm (" +
+           shown(ScheduleKey::InnerOuterMaxBlocksPerSM) +
            "): the grid's floor would exceed its cap";
   return "";
 }
@@ -205,8 +211,17 @@ Attribute ScheduleAttr::parse(AsmParser &parser, Type) {
       std::string name;
       int64_t value = 0;
       SMLoc at = parser.getCurrentLocation();
-      if (parser.parseKeywordOrString(&name) || parser.parseEqual() ||
-          parser.parseInteger(value))
+      if (parser.parseKeywordOrString(&name) || parser.parseEqual())
+        return {};
+      // parseInteger would take `true` and `false` as 1-bit integers.
+      StringRef word;
+      SMLoc valueAt = parser.getCurrentLocation();
+      if (succeeded(parser.parseOptionalKeyword(&word))) {
+        parser.emitError(valueAt) << "#fuser.schedule: key '" << name
+                                  << "' needs an integer, got '" << word << "'";
+        return {};
+      }
+      if (parser.parseInteger(value))
         return {};
       for (NamedAttribute &e : entries)
         if (e.getName() == name) {

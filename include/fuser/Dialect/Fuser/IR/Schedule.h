@@ -87,8 +87,9 @@ struct Schedule {
   ScheduleAttr toAttr(MLIRContext *context) const;
 };
 
-/// Empty when the values, each legal, also agree with each other; otherwise
-/// which keys disagree and why.
+/// Empty when the values, each legal, also agree with each other and with
+/// the defaults of the keys `schedule` leaves out; otherwise which keys
+/// disagree and why.
 std::string checkScheduleConsistency(const Schedule &schedule);
 
 } // namespace fuser
