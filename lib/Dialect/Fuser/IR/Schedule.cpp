@@ -105,19 +105,6 @@ int64_t Schedule::valueOr(ScheduleKey key) const {
   return *scheduleKeyInfo(key).defaultValue;
 }
 
-bool Schedule::empty() const {
-  for (const std::optional<int64_t> &v : values)
-    if (v)
-      return false;
-  return true;
-}
-
-void Schedule::overrideWith(const Schedule &other) {
-  for (unsigned i = 0; i < kNumScheduleKeys; ++i)
-    if (other.values[i])
-      values[i] = other.values[i];
-}
-
 std::optional<Schedule> Schedule::parse(llvm::StringRef text, std::string &error) {
   Schedule result;
   llvm::SmallVector<llvm::StringRef> entries;

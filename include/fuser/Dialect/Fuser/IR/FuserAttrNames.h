@@ -44,9 +44,6 @@ inline constexpr llvm::StringLiteral kDimsFromUsesAttr = "fuser.dims_from_uses";
 /// which its uses there may not size, keeps those sizes. The element count
 /// is still checked against the input's.
 inline constexpr llvm::StringLiteral kSizesAttr = "fuser.sizes";
-/// On a sharded fusion (and its plan): the shape of the device grid it
-/// runs on, a DenseI64ArrayAttr of static sizes (docs/sharding.md; the
-/// bundle's GRID record). fuser-record-grid puts it there before partition.
 /// On a fusion: a #fuser.schedule whose decisions every segment of the
 /// fusion takes (written in the input; wins over the `schedule` option).
 inline constexpr llvm::StringLiteral kScheduleAttr = "fuser.schedule";
@@ -54,6 +51,9 @@ inline constexpr llvm::StringLiteral kScheduleAttr = "fuser.schedule";
 /// the order of `fuser.schedulers`, written by fuser-schedule (or by hand);
 /// fuser-emit-kernels builds each segment's kernels from its entry alone.
 inline constexpr llvm::StringLiteral kSchedulesAttr = "fuser.schedules";
+/// On a sharded fusion (and its plan): the shape of the device grid it
+/// runs on, a DenseI64ArrayAttr of static sizes (docs/sharding.md; the
+/// bundle's GRID record). fuser-record-grid puts it there before partition.
 inline constexpr llvm::StringLiteral kGridAttr = "fuser.grid";
 /// On a sharded fusion's (and its plan's) argument or result: for each
 /// dim, the bit mask of the grid axes that split it (0: whole), a

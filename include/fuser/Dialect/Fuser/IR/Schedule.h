@@ -75,9 +75,6 @@ struct Schedule {
   void set(ScheduleKey key, int64_t value) { values[unsigned(key)] = value; }
   /// The value if present, else the key's default (the key must have one).
   int64_t valueOr(ScheduleKey key) const;
-  bool empty() const;
-  /// Each decision `other` holds replaces this one's.
-  void overrideWith(const Schedule &other);
 
   /// Parses the `schedule` option's text, comma-separated KEY=VALUE; on a
   /// bad entry returns nullopt and sets `error` to a message naming it and
