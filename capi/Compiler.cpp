@@ -215,6 +215,14 @@ void fuserCompileOptionsSetSchedule(FuserCompileOptions o, MlirStringRef schedul
     return;
   unwrap(o)->schedule = schedule.data ? unwrap(schedule).str() : std::string();
 }
+void fuserCompileOptionsSetTuning(FuserCompileOptions o, MlirStringRef text,
+                                  MlirStringRef source) {
+  if (!o.ptr)
+    return;
+  unwrap(o)->tuning = text.data ? unwrap(text).str() : std::string();
+  unwrap(o)->tuningSource =
+      source.data && source.length ? unwrap(source).str() : std::string("tuning");
+}
 void fuserCompileOptionsSetExplainSchedule(FuserCompileOptions o, bool v) {
   if (!o.ptr)
     return;

@@ -119,6 +119,17 @@ MLIR_CAPI_EXPORTED void fuserCompileOptionsSetAllowTf32(FuserCompileOptions opti
 /// mlirOperationSetDiscardableAttributeByName); they win over this option.
 MLIR_CAPI_EXPORTED void fuserCompileOptionsSetSchedule(FuserCompileOptions options,
                                                        MlirStringRef schedule);
+/// Applies a tuning file (docs/tuning.md; `fuserc tune` writes one): its
+/// text, one `HASH CHIP SCHEDULE` entry a line. Each fusion whose hash
+/// (fuserPrintFusionTuningHash, fuser-c/Tuning.h) has an entry for the
+/// target chip compiles with that entry's schedule: it wins over
+/// fuserCompileOptionsSetSchedule, a fusion's own `fuser.schedule` wins over
+/// it. A malformed entry fails the compile with a diagnostic naming
+/// `source` (for example the file's path; empty: "tuning") and the line.
+/// Empty text (the default): no tuning. The compile cache keys on the text.
+MLIR_CAPI_EXPORTED void fuserCompileOptionsSetTuning(FuserCompileOptions options,
+                                                     MlirStringRef text,
+                                                     MlirStringRef source);
 /// Report, as remarks in the result's diagnostics, each segment's schedule
 /// decisions, where each came from (the heuristic's default and why, the
 /// schedule option, the fusion's `fuser.schedule`) and the launch rule they

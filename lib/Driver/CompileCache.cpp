@@ -302,7 +302,8 @@ std::string mlir::fuser::compileCacheKey(ModuleOp module, const DriverOptions &o
      << " index-bits " << o.indexBits << " math " << o.math << " opt " << o.optLevel
      << " assume-aligned " << o.assumeAligned << " allow-tf32 " << o.allowTf32
      << " emulation " << o.emulation << " plant-bug " << o.plantBug << "\nschedule "
-     << o.schedule << "\n";
+     << o.schedule << "\ntuning " << o.tuning.size() << "\n"
+     << o.tuning << "\n";
   module->print(os, OpPrintingFlags().printGenericOpForm().enableDebugInfo(false));
   return llvm::toHex(llvm::SHA256::hash(llvm::arrayRefFromStringRef(text)),
                      /*LowerCase=*/true);

@@ -3,6 +3,7 @@
 #include "fuser/Driver/Compiler.h"
 
 #include "fuser/Driver/InputLimits.h"
+#include "fuser/Driver/Tuning.h"
 
 #include "fuser/Pipelines/Pipelines.h"
 #include "fuser/Target/Bundle.h"
@@ -168,6 +169,9 @@ static LogicalResult compileOnThisStack(ModuleOp module, const DriverOptions &op
            << (diagnostics.empty() ? std::string("the module does not verify")
                                    : diagnostics.front().second);
   };
+  if (!options.tuning.empty() &&
+      failed(applyTuning(module, options.tuning, options.chip, options.tuningSource)))
+    return failure();
   keep("input");
   // A sharded fusion (shard dialect annotations) becomes one device's
   // fusion with its collectives first (docs/sharding.md).

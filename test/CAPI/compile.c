@@ -17,6 +17,7 @@
 #include "fuser-c/Dialects.h"
 #include "fuser-c/Emulator.h"
 #include "fuser-c/Passes.h"
+#include "fuser-c/Tuning.h"
 #include "fuser_runtime.h"
 #include "capi_test.h"
 
@@ -417,6 +418,89 @@ static void testExplainSchedule(MlirContext ctx) {
 }
 // CHECK-LABEL: @testExplainSchedule
 
+static void appendString(MlirStringRef s, void *userData) {
+  strncat((char *)userData, s.data, s.length);
+}
+
+/* What a tuner reads (fuser-c/Tuning.h), and a tuning file's text applied
+ * through the compile options. */
+static void testTuning(MlirContext ctx) {
+  fprintf(stderr, "@testTuning\n");
+  /* Every key's values to try are legal, and none is its default. */
+  unsigned numKeys = fuserGetNumScheduleKeys();
+  EXPECT(numKeys >= 9);
+  for (unsigned k = 0; k < numKeys; ++k) {
+    FuserScheduleKeyInfo key;
+    EXPECT(fuserGetScheduleKey(k, &key));
+    EXPECT(key.numTryValues > 0);
+    for (unsigned v = 0; v < key.numTryValues; ++v) {
+      int64_t x = key.tryValues[v];
+      EXPECT(x >= key.lo && x <= key.hi);
+      EXPECT(!key.powerOfTwo || (x > 0 && (x & (x - 1)) == 0));
+      EXPECT(!key.hasDefault || x != key.defaultValue);
+    }
+  }
+  FuserScheduleKeyInfo key;
+  EXPECT(!fuserGetScheduleKey(numKeys, &key));
+  EXPECT(!fuserGetScheduleKey(0, NULL));
+  EXPECT(fuserGetScheduleKey(0, &key) && !strcmp(key.name, "pointwise.block"));
+  FuserChipInfo chip;
+  EXPECT(fuserGetChipInfo(S("sm_90"), &chip) && chip.smCount == 132 && chip.sm == 90);
+  EXPECT(!fuserGetChipInfo(S("sm_70"), &chip));
+
+  /* The hash: the same for a renamed copy, another for another op. */
+  const char *src = "func.func @a(%x: tensor<8xf32>) -> tensor<8xf32> {\n"
+                    "  %0 = fuser.exp %x : tensor<8xf32>\n  return %0 : tensor<8xf32>\n}\n"
+                    "func.func @b(%y: tensor<8xf32>) -> tensor<8xf32> {\n"
+                    "  %r = fuser.exp %y : tensor<8xf32>\n  return %r : tensor<8xf32>\n}\n"
+                    "func.func @c(%x: tensor<8xf32>) -> tensor<8xf32> {\n"
+                    "  %0 = fuser.tanh %x : tensor<8xf32>\n  return %0 : tensor<8xf32>\n}\n";
+  MlirModule m = fuserParseSourceString(ctx, S(src), S("tuning.mlir"), NULL, NULL);
+  EXPECT(!mlirModuleIsNull(m));
+  char a[64] = "", b[64] = "", c[64] = "";
+  EXPECT(fuserPrintFusionTuningHash(m, S("a"), appendString, a));
+  EXPECT(fuserPrintFusionTuningHash(m, S("b"), appendString, b));
+  EXPECT(fuserPrintFusionTuningHash(m, S("c"), appendString, c));
+  EXPECT(strlen(a) == 16 && !strcmp(a, b) && strcmp(a, c));
+  EXPECT(!fuserPrintFusionTuningHash(m, S("nope"), appendString, c));
+
+  /* An entry moves the launch of @a and @b (their kernels' reqntid), not
+   * @c; the compile cache keys on the text. */
+  FuserCompileOptions o = fuserCompileOptionsCreate();
+  fuserCompileOptionsSetEmulation(o, false);
+  FuserCompileResult plain = fuserCompile(m, o);
+  EXPECT(fuserCompileResultIsSuccess(plain));
+  char text[160];
+  snprintf(text, sizeof text, "# a comment\n%s sm_90 pointwise.block=64\n", a);
+  fuserCompileOptionsSetTuning(o, S(text), S("my.tuning"));
+  FuserCompileResult tuned = fuserCompile(m, o);
+  EXPECT(fuserCompileResultIsSuccess(tuned));
+  EXPECT(!fuserCompileResultIsCacheHit(tuned));
+  for (intptr_t i = 0; i < 3; ++i) {
+    MlirStringRef name = fuserCompileResultGetFusionName(tuned, i);
+    bool moved = !(name.length == 1 && name.data[0] == 'c');
+    EXPECT(contains(fuserCompileResultGetFusionPtx(tuned, i), ".maxntid 64,") == moved);
+    EXPECT(contains(fuserCompileResultGetFusionPtx(plain, i), ".maxntid 256,"));
+  }
+  fuserCompileResultDestroy(tuned);
+  fuserCompileResultDestroy(plain);
+  /* A bad entry: the source and line. */
+  fuserCompileOptionsSetTuning(o, S("\nnot-a-hash sm_90 pointwise.block=64\n"), S("my.tuning"));
+  FuserCompileResult bad = fuserCompile(m, o);
+  EXPECT(!fuserCompileResultIsSuccess(bad));
+  printDiagnostics(bad);
+  fuserCompileResultDestroy(bad);
+  fuserCompileOptionsSetTuning(o, S("x y"), (MlirStringRef){NULL, 0});
+  bad = fuserCompile(m, o);
+  printDiagnostics(bad);
+  fuserCompileResultDestroy(bad);
+  fuserCompileOptionsDestroy(o);
+  mlirModuleDestroy(m);
+}
+// CHECK-LABEL: @testTuning
+// CHECK-NEXT: my.tuning:2:1: error: the fusion hash must be 16 hex digits, got 'not-a-hash'
+// CHECK-NEXT: tuning:1:1: error: a tuning entry is 'HASH CHIP SCHEDULE' (three fields separated by spaces), got 'x y'
+
 static void testCompileFailures(MlirContext ctx) {
   fprintf(stderr, "@testCompileFailures\n");
   FuserCompileOptions o = fuserCompileOptionsCreate();
@@ -510,6 +594,7 @@ int main(void) {
   testDifferentiate(ctx);
   testCompileAndRun(ctx);
   testExplainSchedule(ctx);
+  testTuning(ctx);
   testCompileFailures(ctx);
   mlirContextDestroy(ctx);
   fprintf(stderr, "@done: %d failures\n", failures);

@@ -21,6 +21,7 @@ void fusercDefaultFlags(FusercCompileFlags *f) {
   f->math = "fast";
   f->plantBug = "";
   f->schedule = "";
+  f->tuning = NULL;
   f->vjp = NULL;
   f->numWrt = 0;
   f->residuals = false;
@@ -64,7 +65,8 @@ static int parseUnsigned(const char *opt, const char *s, unsigned *out) {
 int fusercParseCompileFlag(int argc, char **argv, int *i, FusercCompileFlags *f) {
   const char *a = argv[*i];
   const char *valued[] = {"--chip", "--ptx", "--index-bits", "--opt-level",
-                          "--plant-bug", "--math", "--vjp", "--wrt", "--schedule"};
+                          "--plant-bug", "--math", "--vjp", "--wrt", "--schedule",
+                          "--tuning"};
   for (size_t k = 0; k < sizeof(valued) / sizeof(valued[0]); ++k) {
     if (strcmp(a, valued[k]))
       continue;
@@ -89,6 +91,10 @@ int fusercParseCompileFlag(int argc, char **argv, int *i, FusercCompileFlags *f)
       return parseWrt(v, f);
     if (k == 8) {
       f->schedule = v;
+      return 1;
+    }
+    if (k == 9) {
+      f->tuning = v;
       return 1;
     }
     if (k == 5) {
@@ -184,6 +190,52 @@ static void printDiagnostics(MlirStringRef text, void *userData) {
   fwrite(text.data, 1, text.length, stderr);
 }
 
+FuserCompileOptions fusercCreateOptions(const FusercCompileFlags *f, bool keepStages,
+                                        char **tuning) {
+  *tuning = NULL;
+  size_t tuningSize = 0;
+  if (f->tuning && !(*tuning = fusercReadFile(f->tuning, &tuningSize)))
+    return (FuserCompileOptions){NULL};
+  FuserCompileOptions o = fuserCompileOptionsCreate();
+  fuserCompileOptionsSetChip(o, mlirStringRefCreateFromCString(f->chip));
+  fuserCompileOptionsSetPtxVersion(o, f->ptx);
+  fuserCompileOptionsSetIndexBits(o, f->indexBits);
+  fuserCompileOptionsSetOptLevel(o, f->optLevel);
+  fuserCompileOptionsSetMathAccuracy(
+      o, strcmp(f->math, "precise") ? FuserMathAccuracyFast : FuserMathAccuracyPrecise);
+  fuserCompileOptionsSetFastMath(o, f->fastMath);
+  fuserCompileOptionsSetAssumeAligned(o, f->assumeAligned);
+  fuserCompileOptionsSetAllowTf32(o, f->allowTf32);
+  fuserCompileOptionsSetSchedule(o, mlirStringRefCreateFromCString(f->schedule));
+  fuserCompileOptionsSetExplainSchedule(o, f->explainSchedule);
+  fuserCompileOptionsSetEmulation(o, f->emulation);
+  fuserCompileOptionsSetKeepStages(o, keepStages);
+  fuserCompileOptionsSetTestingPlantBug(o, mlirStringRefCreateFromCString(f->plantBug));
+  if (*tuning)
+    fuserCompileOptionsSetTuning(o, mlirStringRefCreate(*tuning, tuningSize),
+                                 mlirStringRefCreateFromCString(f->tuning));
+  return o;
+}
+
+FuserCompileResult fusercCompileModule(MlirModule module, const FusercCompileFlags *f,
+                                       bool keepStages) {
+  FuserCompileResult none = {NULL};
+  char *tuning = NULL;
+  FuserCompileOptions o = fusercCreateOptions(f, keepStages, &tuning);
+  if (!o.ptr)
+    return none;
+  FuserCompileResult r = fuserCompile(module, o);
+  fuserCompileOptionsDestroy(o);
+  free(tuning);
+  MlirStringRef diags = fuserCompileResultGetDiagnostics(r);
+  fwrite(diags.data, 1, diags.length, stderr);
+  if (!fuserCompileResultIsSuccess(r)) {
+    fuserCompileResultDestroy(r);
+    return none;
+  }
+  return r;
+}
+
 FuserCompileResult fusercCompileFile(const char *path, const FusercCompileFlags *f,
                                      bool keepStages) {
   FuserCompileResult none = {NULL};
@@ -206,31 +258,9 @@ FuserCompileResult fusercCompileFile(const char *path, const FusercCompileFlags 
     mlirContextDestroy(ctx);
     return none;
   }
-  FuserCompileOptions o = fuserCompileOptionsCreate();
-  fuserCompileOptionsSetChip(o, mlirStringRefCreateFromCString(f->chip));
-  fuserCompileOptionsSetPtxVersion(o, f->ptx);
-  fuserCompileOptionsSetIndexBits(o, f->indexBits);
-  fuserCompileOptionsSetOptLevel(o, f->optLevel);
-  fuserCompileOptionsSetMathAccuracy(
-      o, strcmp(f->math, "precise") ? FuserMathAccuracyFast : FuserMathAccuracyPrecise);
-  fuserCompileOptionsSetFastMath(o, f->fastMath);
-  fuserCompileOptionsSetAssumeAligned(o, f->assumeAligned);
-  fuserCompileOptionsSetAllowTf32(o, f->allowTf32);
-  fuserCompileOptionsSetSchedule(o, mlirStringRefCreateFromCString(f->schedule));
-  fuserCompileOptionsSetExplainSchedule(o, f->explainSchedule);
-  fuserCompileOptionsSetEmulation(o, f->emulation);
-  fuserCompileOptionsSetKeepStages(o, keepStages);
-  fuserCompileOptionsSetTestingPlantBug(o, mlirStringRefCreateFromCString(f->plantBug));
-  FuserCompileResult r = fuserCompile(module, o);
-  fuserCompileOptionsDestroy(o);
+  FuserCompileResult r = fusercCompileModule(module, f, keepStages);
   mlirModuleDestroy(module);
   mlirContextDestroy(ctx);
-  MlirStringRef diags = fuserCompileResultGetDiagnostics(r);
-  fwrite(diags.data, 1, diags.length, stderr);
-  if (!fuserCompileResultIsSuccess(r)) {
-    fuserCompileResultDestroy(r);
-    return none;
-  }
   return r;
 }
 

@@ -3,6 +3,7 @@
 |* fuserc compile IN.mlir -o OUT [options]   compile fusions to a bundle      *|
 |* fuserc inspect IN.mlir|BUNDLE [options]   show kernels, plans, launches    *|
 |* fuserc run IN.mlir|BUNDLE [options]       run fusions on a GPU or the CPU  *|
+|* fuserc tune IN.mlir [options]             search schedules, write a tuning *|
 |*                                                                            *|
 |* Built on fuser's C API and runtime, as an embedder would use them.         *|
 |* Errors go to stderr as "file:line:col: error: ..." and exit with 1.        *|
@@ -19,6 +20,7 @@ static void usage(FILE *out) {
         "  fuserc compile IN.mlir -o OUT [--chip sm_80|sm_89|sm_90|sm_100] [--ptx N]\n"
         "                 [--fast-math] [--index-bits 0|32|64] [--opt-level N] [--assume-aligned]\n"
         "                 [--allow-tf32] [--schedule KEY=VALUE,...] [--explain-schedule]\n"
+        "                 [--tuning FILE]\n"
         "                 [--math fast|precise] [--vjp FUSION [--wrt I,J,...] [--residuals]]\n"
         "                 [--emit bundle|ptx|mlir] [--no-emulation] [--dump-stages DIR] [--time]\n"
         "  fuserc inspect IN.mlir|BUNDLE [--fusion NAME] [--dims D,D,...] [--plan]\n"
@@ -29,6 +31,8 @@ static void usage(FILE *out) {
         "                 [--output-dir DIR] [--quiet] [--traffic] [--reverse-threads]\n"
         "                 [--race-check] [--misalign] [--emulator-cpu host|baseline|CPU]\n"
         "                 [compile options]\n"
+        "  fuserc tune IN.mlir [--fusion NAME] [--dims D,D,...] [--random SEED]\n"
+        "                 [-o TUNING] [--ptxas PATH | --no-ptxas] [compile options]\n"
         "  fuserc --help | --version\n",
         out);
 }
@@ -53,6 +57,8 @@ int main(int argc, char **argv) {
     return fusercInspect(argc - 2, argv + 2);
   if (!strcmp(cmd, "run"))
     return fusercRun(argc - 2, argv + 2);
+  if (!strcmp(cmd, "tune"))
+    return fusercTune(argc - 2, argv + 2);
   fprintf(stderr, "fuserc: error: unknown command '%s'\n", cmd);
   usage(stderr);
   return 1;

@@ -13,6 +13,7 @@
 int fusercCompile(int argc, char **argv);
 int fusercInspect(int argc, char **argv);
 int fusercRun(int argc, char **argv);
+int fusercTune(int argc, char **argv);
 
 /* Compile options shared by `compile` and `run`. */
 typedef struct {
@@ -23,6 +24,7 @@ typedef struct {
   const char *math;     /* "fast" or "precise" */
   const char *plantBug; /* testing only */
   const char *schedule; /* --schedule KEY=VALUE,...: forced schedule decisions */
+  const char *tuning;   /* --tuning FILE: a tuning file's schedules (docs/tuning.md) */
   const char *vjp;      /* fuserDifferentiate this fusion first, or NULL */
   int64_t wrt[64];      /* --wrt: positions of the inputs to differentiate */
   int numWrt;
@@ -33,6 +35,16 @@ void fusercDefaultFlags(FusercCompileFlags *flags);
 /* If argv[*i] is a compile option, consumes it (and its value) and returns
  * 1; returns 0 if it is not one; -1 after reporting a bad value. */
 int fusercParseCompileFlag(int argc, char **argv, int *i, FusercCompileFlags *flags);
+
+/* The C API's options for `flags`; reads the --tuning file into *tuning
+ * (the caller frees it after compiling). Null after reporting an error. */
+FuserCompileOptions fusercCreateOptions(const FusercCompileFlags *flags, bool keepStages,
+                                        char **tuning);
+
+/* Compiles `module` with `flags`; on error prints diagnostics and returns
+ * a null result. The caller destroys the result. */
+FuserCompileResult fusercCompileModule(MlirModule module, const FusercCompileFlags *flags,
+                                       bool keepStages);
 
 /* Parses and compiles `path`; on error prints diagnostics and returns a
  * null result (ptr NULL). The caller destroys the result. */

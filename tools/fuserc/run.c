@@ -9,6 +9,8 @@
 
 #include "run.h"
 
+#include "record.h"
+
 #include "fuser-c/Emulator.h"
 #include "fuser_runtime.h"
 #include "npy.h"
@@ -100,7 +102,7 @@ void fusercFillRandom(void *data, size_t n, fuser_dtype dtype, uint64_t *state) 
   }
 }
 
-static double elementAsDouble(const void *data, size_t i, fuser_dtype dtype) {
+double fusercElementAsDouble(const void *data, size_t i, fuser_dtype dtype) {
   switch (dtype) {
   case FUSER_DTYPE_I1: return ((const uint8_t *)data)[i];
   case FUSER_DTYPE_I8: return ((const int8_t *)data)[i];
@@ -294,24 +296,6 @@ static bool parseRunFlags(int argc, char **argv, RunFlags *f) {
   return true;
 }
 
-/* Parses "--dims 5,7" into `out` (at most `max`); returns the count or -1. */
-static int parseDims(const char *s, int64_t *out, int max) {
-  int n = 0;
-  while (s && *s) {
-    char *end;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (end == s || errno || v < 0 || (*end && *end != ',') || n == max) {
-      fprintf(stderr, "fuserc: error: --dims expects non-negative numbers separated "
-                      "by commas, got '%s'\n", s);
-      return -1;
-    }
-    out[n++] = v;
-    s = *end ? end + 1 : end;
-  }
-  return n;
-}
-
 fuser_rt *fusercCreateRuntime(const RunFlags *f) {
   fuser_rt *rt = NULL;
   if (f->traffic && !strcmp(f->device, "cuda")) {
@@ -363,7 +347,7 @@ int fusercWriteResult(const RunFlags *f, const char *fname, const fuser_tensor_i
   } else if (!f->quiet) {
     double sum = 0;
     for (size_t i = 0; i < h->num_elements; ++i)
-      sum += elementAsDouble(h->data, i, t->dtype);
+      sum += fusercElementAsDouble(h->data, i, t->dtype);
     printf("%s.%s: %s[", fname, t->name, fuser_dtype_name(t->dtype));
     for (int d = 0; d < h->rank; ++d)
       printf("%s%" PRId64, d ? ", " : "", h->shape[d]);
@@ -374,7 +358,7 @@ int fusercWriteResult(const RunFlags *f, const char *fname, const fuser_tensor_i
       else if (t->dtype == FUSER_DTYPE_I32)
         printf(" %" PRId32, ((const int32_t *)h->data)[i]);
       else
-        printf(" %.9g", elementAsDouble(h->data, i, t->dtype));
+        printf(" %.9g", fusercElementAsDouble(h->data, i, t->dtype));
     }
     printf("%s\n", h->num_elements > 8 ? " ..." : "");
   }
@@ -489,29 +473,9 @@ static int runFusion(fuser_rt *rt, const fuser_fusion *fusion, const RunFlags *f
       }
   /* Dynamic dims: --dims gives them all, or the arguments' only; else
    * argument files give theirs. The fusion computes the results'. */
-  if (f->dims) {
-    int n = parseDims(f->dims, dims, 256);
-    if (n < 0)
-      goto done;
-    size_t argDims = 0;
-    for (size_t k = 0; k < numDims; ++k)
-      argDims += fuser_fusion_dyn_dim(fusion, k)->tensor < numArgs;
-    if ((size_t)n == argDims && argDims < numDims) {
-      int64_t given[256];
-      memcpy(given, dims, sizeof given);
-      for (size_t k = 0, j = 0; k < numDims; ++k)
-        dims[k] = fuser_fusion_dyn_dim(fusion, k)->tensor < numArgs ? given[j++] : 0;
-    } else if ((size_t)n != numDims) {
-      if (argDims == numDims)
-        fprintf(stderr, "fuserc: error: fusion '%s' has %zu dynamic dims, --dims gives %d\n",
-                fname, numDims, n);
-      else
-        fprintf(stderr, "fuserc: error: fusion '%s' has %zu dynamic dims (%zu of its "
-                        "arguments), --dims gives %d\n",
-                fname, numDims, argDims, n);
-      goto done;
-    }
-  }
+  if (f->dims && fusercSpreadDims(fusion, f->dims, dims) < 0)
+    goto done;
+
   for (size_t k = 0; k < numDims; ++k) {
     const fuser_dyn_dim_info *info = fuser_fusion_dyn_dim(fusion, k);
     if (info->tensor < numArgs && view[info->tensor])

@@ -41,6 +41,8 @@ typedef struct {
 bool fusercReportError(fuser_error *e, const char *what);
 /* Fills `n` elements of `dtype` with reproducible values from `state`. */
 void fusercFillRandom(void *data, size_t n, fuser_dtype dtype, uint64_t *state);
+/* Element `i` of `data`, an array of `dtype`, as a double. */
+double fusercElementAsDouble(const void *data, size_t i, fuser_dtype dtype);
 /* The runtime --device asks for (the GPU, or the CPU emulator). */
 fuser_rt *fusercCreateRuntime(const RunFlags *f);
 /* Writes result `t` of fusion `fname` (host data `h`) to --output-dir, or

@@ -39,6 +39,11 @@ struct DriverOptions {
   /// remarks (fuser-schedule's explain); such a compile bypasses the cache,
   /// so that the remarks come every time.
   bool explainSchedule = false;
+  /// A tuning file's text (docs/tuning.md): fusions it has an entry for,
+  /// for this chip, take that schedule (a fusion's own `fuser.schedule`
+  /// wins; the entry wins over `schedule`). `tuningSource` names it in
+  /// messages.
+  std::string tuning, tuningSource = "tuning";
   /// Keep the module's IR after each stage.
   bool keepStages = false;
   /// Put the kernels' MLIR into the bundle so that it also runs on the CPU.

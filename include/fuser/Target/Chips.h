@@ -28,13 +28,20 @@ struct ChipInfo {
   unsigned sharedMemoryPerBlock; ///< Bytes, with the opt-in above 48 KB.
   unsigned registersPerBlock;    ///< 32-bit registers a block may hold.
   unsigned minimumPtx;           ///< The lowest PTX ISA version, times 10.
+  /// For `fuserc tune`'s cost model (docs/tuning.md): resident blocks an SM
+  /// holds at most, its shared memory in bytes, and the part's DRAM
+  /// bandwidth in GB/s as its datasheet gives it (A100 SXM 80 GB, L40S,
+  /// H100 SXM, B200).
+  unsigned maxBlocksPerSM;
+  unsigned sharedMemoryPerSM;
+  unsigned dramGBps;
 };
 
 inline constexpr ChipInfo kChips[] = {
-    {"sm_80", 80, 108, 2048, 163 * 1024, 65536, 70},
-    {"sm_89", 89, 142, 1536, 99 * 1024, 65536, 78},
-    {"sm_90", 90, 132, 2048, 227 * 1024, 65536, 78},
-    {"sm_100", 100, 148, 2048, 227 * 1024, 65536, 86},
+    {"sm_80", 80, 108, 2048, 163 * 1024, 65536, 70, 32, 164 * 1024, 2039},
+    {"sm_89", 89, 142, 1536, 99 * 1024, 65536, 78, 24, 100 * 1024, 864},
+    {"sm_90", 90, 132, 2048, 227 * 1024, 65536, 78, 32, 228 * 1024, 3350},
+    {"sm_100", 100, 148, 2048, 227 * 1024, 65536, 86, 32, 228 * 1024, 8000},
 };
 
 /// The chip named `name`, or null when fuser does not target it.

@@ -13,37 +13,51 @@ using namespace mlir;
 using namespace mlir::fuser;
 
 namespace {
+// What `fuserc tune` tries beside each key's default: the neighbours that
+// bench/gpu/variants.py timed, and a step past them.
+constexpr int64_t kTryBlock[] = {128, 512, 1024};
+constexpr int64_t kTryUnits[] = {2, 4};
+constexpr int64_t kTryWaves[] = {0, 2, 4, 16};
+constexpr int64_t kTryVectorBytes[] = {4, 8};
+constexpr int64_t kTryRows[] = {1, 2, 4, 16, 32};
+constexpr int64_t kTryMinBlocks[] = {0, 2};
+constexpr int64_t kTryMaxBlocks[] = {1, 4};
+constexpr int64_t kTryMinThreads[] = {64, 128, 256};
+constexpr int64_t kTryMaxRegisters[] = {64, 128};
+
 // The defaults are measured, not guessed: the H200 runs of
 // bench/gpu/variants.py (bench/results/variants.md, variants-io.md).
 const ScheduleKeyInfo kKeys[kNumScheduleKeys] = {
     {ScheduleKey::PointwiseBlock, "pointwise.block", 32, 1024, true, 256,
-     "threads per block of a pointwise kernel", "measured: 128-thread blocks were slower everywhere"},
+     "threads per block of a pointwise kernel",
+     "measured: 128-thread blocks were slower everywhere", kTryBlock},
     {ScheduleKey::PointwiseUnits, "pointwise.units", 1, 8, false, 1,
      "vector units per thread per loop step of a pointwise kernel",
-     "measured: more units were slower except on f32 bias_gelu"},
+     "measured: more units were slower except on f32 bias_gelu", kTryUnits},
     {ScheduleKey::PointwiseWaves, "pointwise.waves", 0, 64, false, 8,
      "a pointwise kernel's grid cap in full waves (0: no cap)",
-     "measured: 3-15% faster than one wave on transcendental fusions from 256 MB"},
+     "measured: 3-15% faster than one wave on transcendental fusions from 256 MB",
+     kTryWaves},
     {ScheduleKey::PointwiseVectorBytes, "pointwise.vector_bytes", 1, 16, true, 16,
      "the widest access of a pointwise kernel in bytes: lanes = this / the narrowest "
      "contiguous element's bytes",
-     "16, the widest load or store a thread issues"},
+     "16, the widest load or store a thread issues", kTryVectorBytes},
     {ScheduleKey::InnerOuterRows, "innerouter.rows", 1, 4096, false, 8,
      "rows each block of an inner-outer kernel walks before the grid grows",
-     "measured: 13-20% faster than 32 at 2603 rows of 4096"},
+     "measured: 13-20% faster than 32 at 2603 rows of 4096", kTryRows},
     {ScheduleKey::InnerOuterMinBlocksPerSM, "innerouter.min_blocks_per_sm", 0, 8, false, 1,
      "an inner-outer kernel's grid floor in blocks per SM, rows permitting",
-     "measured: 2-3x faster than no floor below 1000 rows"},
+     "measured: 2-3x faster than no floor below 1000 rows", kTryMinBlocks},
     {ScheduleKey::InnerOuterMaxBlocksPerSM, "innerouter.max_blocks_per_sm", 1, 16, false, 2,
      "an inner-outer kernel's grid cap in blocks per SM",
-     "measured: 4 was 4-40% slower from 256 MB"},
+     "measured: 4 was 4-40% slower from 256 MB", kTryMaxBlocks},
     {ScheduleKey::InnerOuterMinThreads, "innerouter.min_threads", 32, 512, true, std::nullopt,
      "threads along each register-held row of an inner-outer kernel, at least",
      "the fewest threads that hold the row at 16 values each, chosen at emission (static "
-     "rows) or at launch (dynamic rows)"},
+     "rows) or at launch (dynamic rows)", kTryMinThreads},
     {ScheduleKey::InnerOuterMaxRegisters, "innerouter.max_registers", 32, 255, false,
      std::nullopt, "registers a thread of an inner-outer row kernel may use, at most",
-     "no cap: 65536 / threads in the block, as ptxas allocates"},
+     "no cap: 65536 / threads in the block, as ptxas allocates", kTryMaxRegisters},
 };
 } // namespace
 

@@ -55,6 +55,9 @@ struct ScheduleKeyInfo {
   const char *meaning;
   /// Why the default is what it is, or what the heuristic does without one.
   const char *whenAbsent;
+  /// What `fuserc tune` tries besides the default, one key at a time: a few
+  /// steps either side of it, within [lo, hi] (docs/tuning.md).
+  llvm::ArrayRef<int64_t> tryValues;
 };
 
 /// Every key, in the order of ScheduleKey.

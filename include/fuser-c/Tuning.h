@@ -1,0 +1,69 @@
+/*===- fuser-c/Tuning.h - schedule keys, chips, fusion hashes -------*- C -*-===*\
+|*                                                                            *|
+|* What a tuner needs from fuser (docs/tuning.md; `fuserc tune` is one):     *|
+|* the schedule keys and the values worth trying, the facts of each chip     *|
+|* fuser targets, and the hash that keys a fusion in a tuning file. A tuning  *|
+|* file's text is applied with fuserCompileOptionsSetTuning (Compiler.h).     *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+
+#ifndef FUSER_C_TUNING_H
+#define FUSER_C_TUNING_H
+
+#include "mlir-c/IR.h"
+#include "mlir-c/Support.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// One schedule key (docs/schedulers.md, "Schedules as IR").
+typedef struct {
+  const char *name;    /* "pointwise.block"; the prefix names the scheduler */
+  const char *meaning; /* one line */
+  int64_t lo, hi;      /* legal values, inclusive */
+  bool powerOfTwo;     /* legal values are also powers of two */
+  bool hasDefault;     /* false: the heuristic computes it per segment */
+  int64_t defaultValue;
+  /* Values a tuner tries besides the default, one key at a time: a few
+   * steps either side of it, within what the key accepts. */
+  int64_t tryValues[8];
+  unsigned numTryValues;
+} FuserScheduleKeyInfo;
+
+MLIR_CAPI_EXPORTED unsigned fuserGetNumScheduleKeys(void);
+/// Fills *out for key `pos` (0 to fuserGetNumScheduleKeys() - 1); false
+/// when out of range or `out` is NULL.
+MLIR_CAPI_EXPORTED bool fuserGetScheduleKey(unsigned pos, FuserScheduleKeyInfo *out);
+
+/// The facts of a chip fuser targets, from its one chip table.
+typedef struct {
+  unsigned sm;                   /* compute capability times 10 */
+  unsigned smCount;              /* SMs of the generation's data-center part */
+  unsigned maxThreadsPerSM, maxBlocksPerSM;
+  unsigned registersPerSM;       /* 32-bit registers */
+  unsigned sharedMemoryPerSM;    /* bytes */
+  unsigned sharedMemoryPerBlock; /* bytes, with the opt-in above 48 KB */
+  unsigned dramGBps;             /* the part's DRAM bandwidth, GB/s */
+} FuserChipInfo;
+
+/// Fills *out for `chip` ("sm_90"); false when fuser does not target it.
+MLIR_CAPI_EXPORTED bool fuserGetChipInfo(MlirStringRef chip, FuserChipInfo *out);
+
+/// Passes to `callback` the 16 hex digits that key the fusion (a func.func
+/// of `module`) named `fusion` in a tuning file: a hash of its ops, types
+/// and attributes, not of its name, its arguments' names or its own
+/// `fuser.schedule`. Returns false (and calls nothing) when `module` has
+/// no such fusion.
+MLIR_CAPI_EXPORTED bool fuserPrintFusionTuningHash(MlirModule module, MlirStringRef fusion,
+                                                   MlirStringCallback callback,
+                                                   void *userData);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FUSER_C_TUNING_H */

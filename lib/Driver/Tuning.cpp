@@ -1,0 +1,89 @@
+//===- Tuning.cpp - tuning files: schedules chosen per fusion -------------===//
+//
+// The file is text, one entry a line:
+//
+//   # comment (fuserc tune writes what it measured here)
+//   HASH CHIP SCHEDULE
+//
+// HASH is fusionTuningHash, CHIP a --chip name, SCHEDULE the `schedule`
+// option's syntax without spaces (`pointwise.block=512,pointwise.units=2`).
+// Blank lines and lines starting with '#' are ignored; the last entry for a
+// hash and chip wins, so appending a newer tuning to a file updates it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fuser/Driver/Tuning.h"
+
+#include "fuser/Dialect/Fuser/IR/FuserAttrNames.h"
+#include "fuser/Dialect/Fuser/IR/FuserOps.h"
+#include "fuser/Dialect/Fuser/IR/Schedule.h"
+#include "fuser/Target/Chips.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/SHA256.h"
+
+using namespace mlir;
+using namespace mlir::fuser;
+
+std::string mlir::fuser::fusionTuningHash(func::FuncOp fusion) {
+  // A copy, so that the fusion itself is left as it is: renamed, its own
+  // schedule and its arguments' names dropped.
+  OwningOpRef<func::FuncOp> copy = fusion.clone();
+  func::FuncOp f = *copy;
+  f.setSymName("fusion");
+  f->removeAttr(kScheduleAttr);
+  for (unsigned i = 0; i < f.getNumArguments(); ++i)
+    f.removeArgAttr(i, kNameAttr);
+  for (unsigned i = 0; i < f.getNumResults(); ++i)
+    f.removeResultAttr(i, StringAttr::get(f.getContext(), kNameAttr));
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  f->print(os, OpPrintingFlags().printGenericOpForm().enableDebugInfo(false));
+  auto sum = llvm::SHA256::hash(llvm::arrayRefFromStringRef(text));
+  return llvm::toHex(llvm::ArrayRef<uint8_t>(sum).take_front(8), /*LowerCase=*/true);
+}
+
+LogicalResult mlir::fuser::applyTuning(ModuleOp module, StringRef tuning, StringRef chip,
+                                       StringRef source) {
+  MLIRContext *ctx = module.getContext();
+  llvm::StringMap<ScheduleAttr> entries; // HASH -> schedule, for `chip`
+  SmallVector<StringRef> lines;
+  tuning.split(lines, '\n');
+  auto fail = [&](unsigned line, const Twine &message) {
+    return emitError(FileLineColLoc::get(ctx, source, line, 1)) << message;
+  };
+  for (auto [index, raw] : llvm::enumerate(lines)) {
+    unsigned lineNo = index + 1;
+    StringRef line = raw.trim();
+    if (line.empty() || line.starts_with("#"))
+      continue;
+    SmallVector<StringRef> fields;
+    line.split(fields, ' ', -1, /*KeepEmpty=*/false);
+    if (fields.size() != 3)
+      return fail(lineNo, "a tuning entry is 'HASH CHIP SCHEDULE' (three fields separated by "
+                          "spaces), got '" + line + "'");
+    StringRef hash = fields[0], entryChip = fields[1], text = fields[2];
+    if (hash.size() != 16 || !llvm::all_of(hash, llvm::isHexDigit))
+      return fail(lineNo, "the fusion hash must be 16 hex digits, got '" + hash + "'");
+    if (!lookupChip(entryChip))
+      return fail(lineNo, "unknown chip '" + entryChip + "'; expected " + knownChipNames());
+    std::string error;
+    std::optional<Schedule> schedule = Schedule::parse(text, error);
+    if (!schedule)
+      return fail(lineNo, "bad schedule: " + error);
+    if (entryChip == chip)
+      entries[hash.lower()] = schedule->toAttr(ctx);
+  }
+  if (entries.empty())
+    return success();
+  for (auto f : module.getOps<func::FuncOp>()) {
+    if (f.isExternal() || f->hasAttr(kScheduleAttr))
+      continue;
+    auto it = entries.find(fusionTuningHash(f));
+    if (it != entries.end())
+      f->setAttr(kScheduleAttr, it->second);
+  }
+  return success();
+}

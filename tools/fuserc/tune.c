@@ -1,0 +1,770 @@
+/*===- tune.c - fuserc tune -----------------------------------------------===*\
+|*                                                                            *|
+|* Searches the schedules around the heuristic's for each fusion of the      *|
+|* input and writes a tuning file (docs/tuning.md):                          *|
+|*  1. compiles the fusion alone with the heuristic's schedule and with      *|
+|*     each candidate: one schedule key changed to one of the values its     *|
+|*     table entry lists to try (fuser-c/Tuning.h);                          *|
+|*  2. drops a candidate whose bundle is byte for byte one seen before (a    *|
+|*     key none of the fusion's kernels reads);                              *|
+|*  3. runs each remaining one on the CPU emulator with the same seeded      *|
+|*     inputs and checks that its results are the default's bits: a         *|
+|*     mismatch is a bug in fuser, reported, and the exit status is 1;       *|
+|*  4. ranks them by the cost model below, from the launches the plan makes  *|
+|*     for the sizes given (a recording runtime), the bytes the kernels      *|
+|*     move (the emulator's traffic counter) and what ptxas reports;         *|
+|*  5. tries the best value of every key that helped, together;              *|
+|*  6. writes an entry for each fusion whose best schedule the model puts    *|
+|*     at least 2% ahead of the default's.                                   *|
+|*                                                                            *|
+|* No GPU is used: the ranking is the model's, unvalidated against timings   *|
+|* until a GPU run checks it (docs/tuning.md says what it does not see).     *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+
+#define _POSIX_C_SOURCE 200809L
+#include "fuserc.h"
+#include "ptxas.h"
+#include "record.h"
+#include "run.h"
+
+#include "fuser-c/Emulator.h"
+#include "mlir-c/BuiltinAttributes.h"
+#include "fuser-c/Tuning.h"
+#include "fuser_runtime.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+  const char *source, *fusion, *dims, *out, *ptxas;
+  uint64_t seed;
+  bool noPtxas;
+  FusercCompileFlags compile;
+} TuneFlags;
+
+/* One schedule tried, and what the model makes of it. */
+typedef struct {
+  char schedule[512]; /* the `schedule` option's text; "" for the heuristic's */
+  char *bundle;       /* owned */
+  size_t bundleSize;
+  double seconds;     /* modelled; INFINITY when a kernel cannot launch */
+  size_t launches;
+  uint64_t blocks, bytes; /* of the widest launch; bytes of them all */
+  unsigned threads;
+  unsigned long registers; /* of the widest launch's kernel; 0: unknown */
+  double occupancy;        /* of the widest launch, resident threads / the SM's most */
+  bool sameBits;
+  char mismatch[200]; /* the first result whose bits differ, and by how much */
+  size_t order; /* when it was tried: ties keep this order, the heuristic's first */
+} Candidate;
+
+static void usage(FILE *out) {
+  fputs("usage: fuserc tune IN.mlir [--fusion NAME] [--dims D,D,...] [--random SEED]\n"
+        "                 [-o TUNING] [--ptxas PATH | --no-ptxas] [compile options]\n"
+        "  For each fusion (or the one --fusion names): compiles the schedules around\n"
+        "  the heuristic's, checks that each computes the default's bits on the CPU\n"
+        "  emulator (inputs from SEED, default 1, at the sizes --dims gives), ranks\n"
+        "  them by fuser's cost model (docs/tuning.md) and, with -o, writes a tuning\n"
+        "  file for `fuserc compile --tuning TUNING` and fuserCompileOptionsSetTuning.\n",
+        out);
+}
+
+static bool parseFlags(int argc, char **argv, TuneFlags *f) {
+  memset(f, 0, sizeof *f);
+  fusercDefaultFlags(&f->compile);
+  f->seed = 1;
+  for (int i = 0; i < argc; ++i) {
+    const char *a = argv[i];
+    int c = fusercParseCompileFlag(argc, argv, &i, &f->compile);
+    if (c < 0)
+      return false;
+    if (c > 0)
+      continue;
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+      usage(stdout);
+      exit(0);
+    }
+    if (!strcmp(a, "--no-ptxas")) {
+      f->noPtxas = true;
+    } else if (!strcmp(a, "--fusion") || !strcmp(a, "--dims") || !strcmp(a, "--ptxas") ||
+               !strcmp(a, "-o") || !strcmp(a, "--random")) {
+      if (i + 1 >= argc) {
+        fprintf(stderr, "fuserc: error: %s needs a value\n", a);
+        return false;
+      }
+      const char *v = argv[++i];
+      if (!strcmp(a, "--random")) {
+        char *end;
+        f->seed = strtoull(v, &end, 10);
+        if (end == v || *end) {
+          fprintf(stderr, "fuserc: error: --random expects a number, got '%s'\n", v);
+          return false;
+        }
+        continue;
+      }
+      *(!strcmp(a, "--fusion") ? &f->fusion
+        : !strcmp(a, "--dims") ? &f->dims
+        : !strcmp(a, "-o")     ? &f->out
+                               : &f->ptxas) = v;
+    } else if (a[0] == '-' && a[1]) {
+      fprintf(stderr, "fuserc: error: unknown option '%s' for tune\n", a);
+      return false;
+    } else if (f->source) {
+      fprintf(stderr, "fuserc: error: tune takes one input, got '%s' and '%s'\n", f->source,
+              a);
+      return false;
+    } else {
+      f->source = a;
+    }
+  }
+  if (!f->source) {
+    usage(stderr);
+    return false;
+  }
+  /* Options that would decide what tune searches, or that it needs. */
+  const char *clash = f->compile.schedule[0]   ? "--schedule"
+                      : f->compile.tuning        ? "--tuning"
+                      : f->compile.vjp           ? "--vjp"
+                      : f->compile.explainSchedule ? "--explain-schedule"
+                      : !f->compile.emulation    ? "--no-emulation"
+                                                 : NULL;
+  if (clash) {
+    fprintf(stderr, "fuserc: error: tune does not take %s: it %s\n", clash,
+            !strcmp(clash, "--no-emulation") ? "checks every schedule on the CPU emulator"
+            : !strcmp(clash, "--vjp")
+                ? "tunes the fusions of its input (write the gradient fusion out first)"
+                : "chooses the schedules itself");
+    return false;
+  }
+  return true;
+}
+
+/*===----------------------------------------------------------------------===*/
+/* Compiling one fusion alone                                                 */
+/*===----------------------------------------------------------------------===*/
+
+static void printDiagnostics(MlirStringRef text, void *userData) {
+  (void)userData;
+  fwrite(text.data, 1, text.length, stderr);
+}
+
+static void copyString(MlirStringRef s, void *userData) {
+  char *out = userData;
+  size_t n = strlen(out);
+  snprintf(out + n, 64 - n, "%.*s", (int)s.length, s.data);
+}
+
+/* Compiles a module holding a copy of `fusion` only, with `schedule`.
+ * Null after printing the diagnostics. */
+static FuserCompileResult compileAlone(MlirOperation fusion, const TuneFlags *f,
+                                       const char *schedule) {
+  MlirModule m = mlirModuleCreateEmpty(mlirOperationGetLocation(fusion));
+  mlirBlockAppendOwnedOperation(mlirModuleGetBody(m), mlirOperationClone(fusion));
+  FusercCompileFlags flags = f->compile;
+  flags.schedule = schedule;
+  FuserCompileResult r = fusercCompileModule(m, &flags, false);
+  mlirModuleDestroy(m);
+  return r;
+}
+
+/*===----------------------------------------------------------------------===*/
+/* Running on the emulator                                                    */
+/*===----------------------------------------------------------------------===*/
+
+typedef struct {
+  char **results; /* the results' bytes, owned */
+  size_t *sizes, numResults;
+  fuser_dtype *dtypes;
+  char (*names)[64];
+  uint64_t traffic; /* bytes the kernels loaded and stored, over every tensor */
+} Outputs;
+
+static void freeOutputs(Outputs *o) {
+  for (size_t i = 0; i < o->numResults; ++i)
+    free(o->results[i]);
+  free(o->results);
+  free(o->sizes);
+  free(o->dtypes);
+  free(o->names);
+  memset(o, 0, sizeof *o);
+}
+
+/* Runs `fusion` at `dims` with inputs from `seed`; false after reporting. */
+static bool runOnEmulator(fuser_rt *rt, const fuser_fusion *fusion, const int64_t *dims,
+                          size_t nd, uint64_t seed, Outputs *out) {
+  size_t na = fuser_fusion_num_args(fusion), nr = fuser_fusion_num_results(fusion);
+  const char *name = fuser_fusion_name(fusion);
+  uint64_t *alloc = calloc(na + nr, sizeof *alloc);
+  out->results = calloc(nr, sizeof *out->results);
+  out->sizes = calloc(nr, sizeof *out->sizes);
+  out->dtypes = calloc(nr, sizeof *out->dtypes);
+  out->names = calloc(nr, sizeof *out->names);
+  for (size_t r = 0; r < nr; ++r) {
+    out->dtypes[r] = fuser_fusion_result(fusion, r)->dtype;
+    snprintf(out->names[r], sizeof out->names[r], "%s", fuser_fusion_result(fusion, r)->name);
+  }
+  out->numResults = nr;
+  out->traffic = 0;
+  bool ok = false;
+  uint64_t state = seed;
+  for (size_t i = 0; i < na + nr; ++i) {
+    uint64_t bytes;
+    if (fusercReportError(fuser_fusion_tensor_bytes(fusion, i, dims, nd, &bytes), name) ||
+        fusercReportError(fuser_mem_alloc(rt, bytes ? bytes : 1, &alloc[i]), "allocating"))
+      goto done;
+    if (i >= na) {
+      out->sizes[i - na] = bytes;
+      continue;
+    }
+    const fuser_tensor_info *t = fuser_fusion_arg(fusion, i);
+    size_t elem = fuser_dtype_size(t->dtype);
+    void *host = malloc(bytes + 1);
+    fusercFillRandom(host, bytes / elem, t->dtype, &state);
+    fuser_error *e = bytes ? fuser_mem_copy_h2d(rt, alloc[i], host, bytes) : NULL;
+    free(host);
+    if (fusercReportError(e, "copying"))
+      goto done;
+  }
+  if (fusercReportError(fuser_run(fusion, alloc, alloc + na, dims, nd, NULL, NULL), name) ||
+      fusercReportError(fuser_device_synchronize(rt), name))
+    goto done;
+  for (size_t i = 0; i < na + nr; ++i) {
+    uint64_t loaded, stored;
+    if (fusercReportError(fuserEmulatorGetTraffic(rt, alloc[i], &loaded, &stored), name))
+      goto done;
+    out->traffic += loaded + stored;
+  }
+  for (size_t r = 0; r < nr; ++r) {
+    out->results[r] = malloc(out->sizes[r] + 1);
+    if (out->sizes[r] &&
+        fusercReportError(fuser_mem_copy_d2h(rt, out->results[r], alloc[na + r], out->sizes[r]),
+                          "copying results"))
+      goto done;
+  }
+  ok = true;
+done:
+  for (size_t i = 0; i < na + nr; ++i)
+    if (alloc[i])
+      fuser_error_destroy(fuser_mem_free(rt, alloc[i]));
+  free(alloc);
+  return ok;
+}
+
+/*===----------------------------------------------------------------------===*/
+/* The cost model (docs/tuning.md, "The cost model")                          */
+/*===----------------------------------------------------------------------===*/
+
+/* Blocks of `threads` threads using `registers` each (0: unknown, taken as
+ * 32) and `smem` bytes of shared memory that one SM holds at once. */
+static unsigned residentBlocks(const FuserChipInfo *chip, unsigned threads,
+                               unsigned long registers, unsigned long smem) {
+  unsigned warps = (threads + 31) / 32;
+  if (!warps)
+    return 0;
+  unsigned long regs = registers ? registers : 32;
+  /* Registers are allocated per warp in units of 256. */
+  unsigned long perWarp = (regs * 32 + 255) / 256 * 256;
+  unsigned long byRegs = chip->registersPerSM / perWarp / warps;
+  unsigned long byThreads = chip->maxThreadsPerSM / (warps * 32);
+  /* 1 KB of each block's shared memory is the system's. */
+  unsigned long bySmem = smem ? chip->sharedMemoryPerSM / (smem + 1024) : ~0ul;
+  unsigned long n = chip->maxBlocksPerSM;
+  if (byRegs < n)
+    n = byRegs;
+  if (byThreads < n)
+    n = byThreads;
+  if (bySmem < n)
+    n = bySmem;
+  return (unsigned)n;
+}
+
+/* DRAM latency, for Little's law: an SM keeps its share of the bandwidth
+ * busy when (bandwidth / SMs) x this many bytes are in flight from it. */
+static const double kDramLatencySeconds = 600e-9;
+/* What a launch costs besides its bytes: the launch itself and its ramp. */
+static const double kLaunchSeconds = 2e-6;
+
+/* The bytes one thread of `kernel` can have in flight: its widest global
+ * load's bytes times how many loads of that width its PTX has (the unrolled
+ * body of its main loop; a narrower tail or misaligned path is not
+ * counted). 16 when the kernel has no global load. */
+static double loadBytesInFlight(const char *ptx, size_t size, const char *kernel) {
+  char entry[300];
+  snprintf(entry, sizeof entry, ".entry %s(", kernel);
+  const char *p = strstr(ptx, entry), *end = ptx + size;
+  if (!p)
+    return 16;
+  const char *next = strstr(p + 1, ".entry ");
+  if (next)
+    end = next;
+  unsigned widest = 0, count = 0;
+  for (const char *l = strstr(p, "ld.global"); l && l < end; l = strstr(l + 1, "ld.global")) {
+    size_t n = strcspn(l, " \t");
+    char op[64];
+    snprintf(op, sizeof op, "%.*s", (int)(n < 63 ? n : 63), l);
+    unsigned lanes = strstr(op, ".v8") ? 8 : strstr(op, ".v4") ? 4 : strstr(op, ".v2") ? 2 : 1;
+    unsigned bytes = strstr(op, "128") ? 16
+                     : strstr(op, "64") ? 8
+                     : strstr(op, "32") ? 4
+                     : strstr(op, "16") ? 2
+                                        : 1;
+    unsigned width = lanes * bytes;
+    if (width > widest) {
+      widest = width;
+      count = 0;
+    }
+    count += width == widest;
+  }
+  return widest ? (double)widest * count : 16;
+}
+
+static void model(Candidate *c, const FuserChipInfo *chip, const Recorder *rec,
+                  const FusercKernelUsage *usage, int numUsage, MlirStringRef ptx) {
+  double perSMBytesPerSecond = chip->dramGBps * 1e9 / chip->smCount;
+  c->seconds = 0;
+  c->launches = 0;
+  c->blocks = 0;
+  c->threads = 0;
+  c->registers = 0;
+  c->occupancy = 0;
+  double work = 0; /* thread-blocks x threads over the kernels, to share the bytes */
+  for (size_t i = 0; i < rec->numLaunches; ++i)
+    if (!rec->launches[i].gemm[0]) {
+      const fuser_launch_dims *d = &rec->launches[i].dims;
+      work += (double)d->grid[0] * d->grid[1] * d->grid[2] * d->block[0] * d->block[1] *
+              d->block[2];
+    }
+  double widest = -1;
+  for (size_t i = 0; i < rec->numLaunches; ++i) {
+    const Recorded *l = &rec->launches[i];
+    if (l->gemm[0]) /* a library call: the same for every schedule */
+      continue;
+    ++c->launches;
+    uint64_t blocks = (uint64_t)l->dims.grid[0] * l->dims.grid[1] * l->dims.grid[2];
+    unsigned threads = l->dims.block[0] * l->dims.block[1] * l->dims.block[2];
+    const FusercKernelUsage *u = NULL;
+    for (int k = 0; k < numUsage && !u; ++k)
+      if (!strcmp(usage[k].kernel, l->kernel))
+        u = &usage[k];
+    unsigned long smem = l->dims.shared_mem_bytes + (u ? u->smem : 0);
+    unsigned resident = residentBlocks(chip, threads, u ? u->registers : 0, smem);
+    if (!resident || threads > 1024) {
+      c->seconds = INFINITY;
+      return;
+    }
+    double share = work > 0 ? (double)c->bytes * blocks * threads / work : 0;
+    /* Spilled registers go through the caches to memory and back. */
+    if (u)
+      share += (double)(u->spillStores + u->spillLoads) * blocks * threads;
+    /* The grid runs as full waves of `slots` blocks and a last, partial
+     * one. A wave moves its bytes at the fraction of the DRAM bandwidth
+     * its resident loads keep busy (Little's law), over the SMs it has
+     * blocks on. */
+    uint64_t slots = (uint64_t)chip->smCount * resident;
+    double loadBytes = loadBytesInFlight(ptx.data, ptx.length, l->kernel);
+    double bytesPerBlock = blocks ? share / (double)blocks : 0;
+    double time = 0, occupancy = 0;
+    uint64_t fullWaves = blocks / slots, rest = blocks % slots;
+    for (int part = 0; part < 2; ++part) {
+      uint64_t waveBlocks = part == 0 ? slots : rest;
+      double count = part == 0 ? (double)fullWaves : rest ? 1.0 : 0.0;
+      if (!count)
+        continue;
+      double busySMs = waveBlocks < chip->smCount ? (double)waveBlocks : chip->smCount;
+      uint64_t perSM = (waveBlocks + chip->smCount - 1) / chip->smCount;
+      double residentThreads = (double)perSM * threads;
+      double inFlight = residentThreads * loadBytes / (perSMBytesPerSecond * kDramLatencySeconds);
+      double bandwidth = perSMBytesPerSecond * busySMs * (inFlight < 1 ? inFlight : 1);
+      /* A wave takes at least one round trip to DRAM. */
+      double waveTime = (double)waveBlocks * bytesPerBlock / bandwidth;
+      time += count * (waveTime > kDramLatencySeconds ? waveTime : kDramLatencySeconds);
+      if (part == 0 || !fullWaves)
+        occupancy = residentThreads / chip->maxThreadsPerSM;
+    }
+    c->seconds += kLaunchSeconds + time;
+    if ((double)blocks * threads > widest) {
+      widest = (double)blocks * threads;
+      c->blocks = blocks;
+      c->threads = threads;
+      c->registers = u ? u->registers : 0;
+      c->occupancy = occupancy;
+    }
+  }
+}
+
+/*===----------------------------------------------------------------------===*/
+/* The search                                                                 */
+/*===----------------------------------------------------------------------===*/
+
+typedef struct {
+  const TuneFlags *flags;
+  FuserChipInfo chip;
+  const char *ptxas;
+  fuser_rt *emulator;
+  int64_t dims[256];
+  size_t nd;
+  Outputs reference; /* the default's results */
+  Candidate *candidates;
+  size_t num, cap;
+  size_t compiled, duplicates;
+  bool mismatch;
+} Search;
+
+/* Compiles, checks and models `schedule`; returns its candidate, or NULL
+ * when it gives a bundle seen before, fails to compile, or fails to run. */
+static Candidate *evaluate(Search *s, MlirOperation fusion, const char *schedule) {
+  FuserCompileResult r = compileAlone(fusion, s->flags, schedule);
+  if (!r.ptr)
+    return NULL;
+  ++s->compiled;
+  MlirStringRef b = fuserCompileResultGetBundle(r);
+  for (size_t i = 0; i < s->num; ++i)
+    if (s->candidates[i].bundleSize == b.length &&
+        !memcmp(s->candidates[i].bundle, b.data, b.length)) {
+      ++s->duplicates;
+      fuserCompileResultDestroy(r);
+      return NULL;
+    }
+  if (s->num == s->cap) {
+    s->cap = s->cap ? 2 * s->cap : 32;
+    s->candidates = realloc(s->candidates, s->cap * sizeof *s->candidates);
+  }
+  Candidate *c = &s->candidates[s->num];
+  memset(c, 0, sizeof *c);
+  snprintf(c->schedule, sizeof c->schedule, "%s", schedule);
+  c->order = s->num;
+  c->bundle = malloc(b.length);
+  memcpy(c->bundle, b.data, b.length);
+  c->bundleSize = b.length;
+
+  /* ptxas's registers and shared memory per kernel. */
+  FusercKernelUsage usage[64];
+  int numUsage = 0;
+  MlirStringRef ptxRef = fuserCompileResultGetFusionPtx(r, 0);
+  char *ptxText = malloc(ptxRef.length + 1);
+  memcpy(ptxText, ptxRef.data, ptxRef.length);
+  ptxText[ptxRef.length] = 0;
+  MlirStringRef ptx = mlirStringRefCreate(ptxText, ptxRef.length);
+  if (s->ptxas) {
+    char target[32], errors[4096];
+    numUsage = fusercPtxasUsage(s->ptxas, ptx.data, ptx.length, target, sizeof target, usage,
+                                64, errors, sizeof errors);
+    if (numUsage < 0) {
+      fprintf(stderr, "fuserc: error: ptxas failed on the schedule '%s':\n%s", schedule,
+              errors);
+      fuserCompileResultDestroy(r);
+      free(c->bundle);
+      free(ptxText);
+      return NULL;
+    }
+  }
+  fuserCompileResultDestroy(r);
+
+  /* The results, on the emulator. */
+  fuser_bundle *bundle = NULL;
+  if (fusercReportError(fuser_bundle_load(s->emulator, c->bundle, c->bundleSize, &bundle),
+                        s->flags->source)) {
+    free(c->bundle);
+    free(ptxText);
+    return NULL;
+  }
+  const fuser_fusion *f = fuser_bundle_get_fusion(bundle, 0);
+  Outputs out = {0};
+  bool ran = runOnEmulator(s->emulator, f, s->dims, s->nd, s->flags->seed, &out);
+  fuser_bundle_destroy(bundle);
+  if (!ran) {
+    freeOutputs(&out);
+    free(c->bundle);
+    free(ptxText);
+    return NULL;
+  }
+  c->bytes = out.traffic;
+  if (s->num == 0) {
+    s->reference = out;
+    c->sameBits = true;
+  } else {
+    c->sameBits = true;
+    for (size_t i = 0; i < out.numResults && c->sameBits; ++i) {
+      if (out.sizes[i] == s->reference.sizes[i] &&
+          !memcmp(out.results[i], s->reference.results[i], out.sizes[i]))
+        continue;
+      c->sameBits = false;
+      /* How far off, to tell a reordered sum from garbage. */
+      fuser_dtype t = s->reference.dtypes[i];
+      size_t n = s->reference.sizes[i] / fuser_dtype_size(t);
+      double diff = 0, largest = 0;
+      for (size_t k = 0; k < n && out.sizes[i] == s->reference.sizes[i]; ++k) {
+        double a = fusercElementAsDouble(s->reference.results[i], k, t);
+        double b = fusercElementAsDouble(out.results[i], k, t);
+        if (fabs(a) > largest)
+          largest = fabs(a);
+        if (!(fabs(a - b) <= diff)) /* NaN too */
+          diff = fabs(a - b);
+      }
+      snprintf(c->mismatch, sizeof c->mismatch,
+               "result '%s': largest difference %.3g, largest |value| %.3g",
+               s->reference.names[i], diff, largest);
+    }
+    freeOutputs(&out);
+    if (!c->sameBits)
+      s->mismatch = true;
+  }
+
+  /* The launches, from the plan on a recording runtime. */
+  Recorder *rec = calloc(1, sizeof *rec);
+  rec->nextAddress = 1ull << 40;
+  fuser_rt *rt = NULL;
+  bool ok = !fusercReportError(fusercRecorderRuntimeCreate(rec, &rt), "tune") &&
+            !fusercReportError(fuser_bundle_load(rt, c->bundle, c->bundleSize, &bundle),
+                               s->flags->source) &&
+            fusercRecordLaunches(rt, rec, fuser_bundle_get_fusion(bundle, 0), s->dims, s->nd);
+  if (ok)
+    model(c, &s->chip, rec, usage, numUsage, ptx);
+  free(ptxText);
+  if (rt) {
+    fuser_bundle_destroy(bundle);
+    fuser_rt_destroy(rt);
+  }
+  free(rec);
+  if (!ok) {
+    free(c->bundle);
+    return NULL;
+  }
+  ++s->num;
+  return c;
+}
+
+static int byModelledTime(const void *a, const void *b) {
+  const Candidate *x = a, *y = b;
+  if (x->seconds != y->seconds)
+    return x->seconds < y->seconds ? -1 : 1;
+  return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* Whether the fusion can be tuned here; prints why not. */
+static bool tunable(const fuser_fusion *f) {
+  fuser_grid_info g;
+  if (fuser_fusion_grid(f, &g)) {
+    printf("  skipped: a sharded fusion (tune one device's part, written out alone)\n");
+    return false;
+  }
+  for (size_t i = 0; i < fuser_fusion_num_args(f); ++i)
+    if (fuser_fusion_arg(f, i)->strides) {
+      printf("  skipped: argument '%s' is a view with declared strides, which tune does "
+             "not pass yet\n", fuser_fusion_arg(f, i)->name);
+      return false;
+    }
+  return true;
+}
+
+/* Tunes one fusion; appends its entry to `entries`. Returns 0; 1 after an
+ * error; 2 when a schedule computed other bits than the heuristic's. */
+static int tuneFusion(const TuneFlags *flags, MlirModule module, MlirOperation fusion,
+                      const char *name, fuser_rt *emulator, FILE *entries) {
+  char hash[64] = "";
+  fuserPrintFusionTuningHash(module, mlirStringRefCreateFromCString(name), copyString, hash);
+  Search s;
+  memset(&s, 0, sizeof s);
+  s.flags = flags;
+  s.emulator = emulator;
+  s.ptxas = flags->noPtxas ? NULL : fusercFindPtxas(flags->ptxas);
+  fuserGetChipInfo(mlirStringRefCreateFromCString(flags->compile.chip), &s.chip);
+  printf("fusion %s (tuning hash %s; %s: %u SMs, %u GB/s)\n", name, hash, flags->compile.chip,
+         s.chip.smCount, s.chip.dramGBps);
+  if (!mlirAttributeIsNull(mlirOperationGetAttributeByName(
+          fusion, mlirStringRefCreateFromCString("fuser.schedule")))) {
+    printf("  skipped: it carries its own fuser.schedule, which wins over a tuning\n");
+    return 0;
+  }
+
+  /* The heuristic's schedule first: the reference for bits and time. */
+  FuserCompileResult r = compileAlone(fusion, flags, "");
+  if (!r.ptr)
+    return 1;
+  fuser_bundle *bundle = NULL;
+  MlirStringRef b = fuserCompileResultGetBundle(r);
+  int status = 1;
+  if (fusercReportError(fuser_bundle_load(emulator, b.data, b.length, &bundle), flags->source)) {
+    fuserCompileResultDestroy(r);
+    return 1;
+  }
+  const fuser_fusion *f = fuser_bundle_get_fusion(bundle, 0);
+  bool ok = tunable(f);
+  /* --dims sizes the fusions that have dynamic dims; a static one ignores it. */
+  int nd = ok ? fusercResolveDims(f, fuser_fusion_num_dyn_dims(f) ? flags->dims : NULL, s.dims)
+              : 0;
+  fuser_bundle_destroy(bundle);
+  fuserCompileResultDestroy(r);
+  if (!ok)
+    return 0;
+  if (nd < 0)
+    return 1;
+  s.nd = (size_t)nd;
+  if (!evaluate(&s, fusion, ""))
+    goto done;
+
+  /* One key at a time. */
+  unsigned numKeys = fuserGetNumScheduleKeys();
+  size_t *bestOfKey = calloc(numKeys, sizeof *bestOfKey); /* 0: none better */
+  for (unsigned k = 0; k < numKeys; ++k) {
+    FuserScheduleKeyInfo key;
+    fuserGetScheduleKey(k, &key);
+    for (unsigned v = 0; v < key.numTryValues; ++v) {
+      char schedule[128];
+      snprintf(schedule, sizeof schedule, "%s=%" PRId64, key.name, key.tryValues[v]);
+      Candidate *c = evaluate(&s, fusion, schedule);
+      if (c && c->sameBits && c->seconds < s.candidates[0].seconds &&
+          (!bestOfKey[k] || c->seconds < s.candidates[bestOfKey[k]].seconds))
+        bestOfKey[k] = (size_t)(c - s.candidates);
+    }
+  }
+  /* The best of each key that helped, together. */
+  char combined[512] = "";
+  unsigned helped = 0;
+  for (unsigned k = 0; k < numKeys; ++k)
+    if (bestOfKey[k]) {
+      size_t n = strlen(combined);
+      snprintf(combined + n, sizeof combined - n, "%s%.100s", n ? "," : "",
+               s.candidates[bestOfKey[k]].schedule);
+      ++helped;
+    }
+  free(bestOfKey);
+  if (helped > 1)
+    evaluate(&s, fusion, combined);
+
+  /* The report. */
+  double reference = s.candidates[0].seconds;
+  size_t distinct = s.num;
+  printf("  %zu schedules compiled: %zu distinct (%zu gave a bundle already seen: keys the "
+         "fusion's kernels do not read)\n", s.compiled, distinct, s.duplicates);
+  if (distinct == 1)
+    printf("  no schedule key reaches this fusion's kernels (the reduction, normalization and "
+           "transpose schedulers' tiling is not a key yet: docs/tuning.md)\n");
+  if (s.mismatch) {
+    printf("  MISMATCH: schedules compute other bits than the heuristic's on the CPU emulator "
+           "(a bug in fuser: the results must not depend on the schedule; please report it "
+           "with this input); none of them is chosen:\n");
+    for (size_t i = 0; i < s.num; ++i)
+      if (!s.candidates[i].sameBits)
+        printf("    %s: %s\n", s.candidates[i].schedule, s.candidates[i].mismatch);
+  } else
+    printf("  every one computes the heuristic's bits on the CPU emulator (seed %" PRIu64
+           ")\n", flags->seed);
+  if (!s.ptxas)
+    printf("  (%s: occupancy assumes 32 registers a thread)\n",
+           flags->noPtxas ? "--no-ptxas" : "ptxas not found");
+  qsort(s.candidates, s.num, sizeof *s.candidates, byModelledTime);
+  printf("  rank  modelled     vs default  kernels  widest launch       regs  occupancy  "
+         "schedule\n");
+  for (size_t i = 0; i < s.num; ++i) {
+    const Candidate *c = &s.candidates[i];
+    char launch[64];
+    snprintf(launch, sizeof launch, "%" PRIu64 " x %u", c->blocks, c->threads);
+    char regs[16];
+    snprintf(regs, sizeof regs, c->registers ? "%lu" : "-", c->registers);
+    printf("  %4zu  %9.2f us  %9.2fx  %7zu  %-18s %5s  %8.0f%%  %s%s\n", i + 1,
+           c->seconds * 1e6, c->seconds > 0 ? reference / c->seconds : 0.0, c->launches,
+           launch, regs, c->occupancy * 100, c->schedule[0] ? c->schedule : "(heuristic's)",
+           c->sameBits ? "" : "  MISMATCH");
+  }
+  const Candidate *best = &s.candidates[0];
+  for (size_t i = 0; i < s.num && !best->sameBits; ++i)
+    best = &s.candidates[i];
+  if (best->schedule[0] && best->sameBits && best->seconds < 0.98 * reference) {
+    printf("  best: %s, %.2fx the heuristic's by the cost model (unvalidated: "
+           "docs/tuning.md)\n", best->schedule, reference / best->seconds);
+    fprintf(entries, "# %s, tuned at dims %s: %.2fx the heuristic's by the cost model\n", name,
+            s.nd ? flags->dims : "(static)", reference / best->seconds);
+    fprintf(entries, "%s %s %s\n", hash, flags->compile.chip, best->schedule);
+  } else {
+    printf("  best: the heuristic's schedule (nothing is 2%% ahead of it by the cost model)\n");
+    fprintf(entries, "# %s, tuned at dims %s: the heuristic's schedule is best\n", name,
+            s.nd ? flags->dims : "(static)");
+  }
+  status = s.mismatch ? 2 : 0;
+done:
+  for (size_t i = 0; i < s.num; ++i)
+    free(s.candidates[i].bundle);
+  free(s.candidates);
+  freeOutputs(&s.reference);
+  return status;
+}
+
+int fusercTune(int argc, char **argv) {
+  TuneFlags flags;
+  if (!parseFlags(argc, argv, &flags))
+    return 1;
+  /* The report and the errors interleave in order. */
+  setvbuf(stdout, NULL, _IOLBF, 0);
+  if (!fusercEndsWith(flags.source, ".mlir")) {
+    fprintf(stderr, "fuserc: error: tune takes a .mlir input (it compiles each schedule), "
+                    "got '%s'\n", flags.source);
+    return 1;
+  }
+  FuserChipInfo chip;
+  if (!fuserGetChipInfo(mlirStringRefCreateFromCString(flags.compile.chip), &chip)) {
+    fprintf(stderr, "fuserc: error: unknown chip '%s'\n", flags.compile.chip);
+    return 1;
+  }
+  MlirContext ctx = fuserContextCreate();
+  MlirModule module = fuserParseSourceFile(ctx, mlirStringRefCreateFromCString(flags.source),
+                                           printDiagnostics, NULL);
+  if (mlirModuleIsNull(module)) {
+    mlirContextDestroy(ctx);
+    return 1;
+  }
+  FuserEmulatorOptions eo;
+  fuserEmulatorOptionsInit(&eo);
+  eo.countTraffic = true;
+  fuser_rt *emulator = NULL;
+  int status = 0;
+  if (fusercReportError(fuserEmulatorRuntimeCreate(&eo, &emulator), "tune")) {
+    mlirModuleDestroy(module);
+    mlirContextDestroy(ctx);
+    return 1;
+  }
+  /* The entries, written to -o at the end (a failed run writes nothing). */
+  char *text = NULL;
+  size_t textSize = 0;
+  FILE *entries = open_memstream(&text, &textSize);
+  fprintf(entries, "# fuser tuning file (docs/tuning.md), written by fuserc tune %s for %s\n",
+          flags.source, flags.compile.chip);
+  bool found = false, failed = false, mismatch = false;
+  for (MlirOperation op = mlirBlockGetFirstOperation(mlirModuleGetBody(module));
+       !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
+    MlirIdentifier opName = mlirOperationGetName(op);
+    MlirStringRef opText = mlirIdentifierStr(opName);
+    if (opText.length != 9 || memcmp(opText.data, "func.func", 9) ||
+        mlirBlockIsNull(mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0))))
+      continue;
+    MlirStringRef name = mlirStringAttrGetValue(
+        mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("sym_name")));
+    char fname[256];
+    snprintf(fname, sizeof fname, "%.*s", (int)name.length, name.data);
+    if (flags.fusion && strcmp(flags.fusion, fname))
+      continue;
+    found = true;
+    int r = tuneFusion(&flags, module, op, fname, emulator, entries);
+    failed |= r == 1;
+    mismatch |= r == 2;
+  }
+  fclose(entries);
+  if (!found && flags.fusion) {
+    fprintf(stderr, "fuserc: error: no fusion named '%s' in %s\n", flags.fusion, flags.source);
+    failed = true;
+  }
+  /* A mismatch still writes the file (no mismatching schedule is in it)
+   * and exits with 1; an error writes nothing. */
+  status = failed || mismatch;
+  if (!failed && flags.out && !fusercWriteFile(flags.out, text, textSize))
+    status = 1;
+  free(text);
+  fuser_rt_destroy(emulator);
+  mlirModuleDestroy(module);
+  mlirContextDestroy(ctx);
+  return status;
+}
