@@ -62,8 +62,12 @@ void explainRules(llvm::raw_ostream &os, GroupKind kind, const ChipInfo &chip) {
           "sizes and alignment at launch and takes the scalar loop otherwise), index width "
           "(32 bits when every tensor has fewer than 2^31 elements, both variants for "
           "dynamic sizes), and whether an input read across its contiguous dim makes it a "
-          "transpose (a 32 x 33 tile in shared memory, blocks of 32 x 8, which none of the "
-          "pointwise.* keys changes)\n";
+          "transpose: then the transpose.* keys apply and the pointwise.* keys do not (a "
+          "transpose.tile x (transpose.tile + 1) tile in shared memory per input read "
+          "across, blocks of transpose.tile x transpose.rows, grid = min(tiles, "
+          "transpose.waves x "
+       << chip.smCount << " SMs x " << chip.maxThreadsPerSM
+       << " / block))\n";
     return;
   case GroupKind::InnerOuter:
     os << "  launch: row kernel grid = min(max(ceil(rows / innerouter.rows), min(ceil(rows / "

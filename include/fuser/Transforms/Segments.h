@@ -62,6 +62,11 @@ inline GroupKind schedulerOfKey(ScheduleKey key) {
   case ScheduleKey::PointwiseUnits:
   case ScheduleKey::PointwiseWaves:
   case ScheduleKey::PointwiseVectorBytes:
+  // A pointwise segment that reads an input across its contiguous dim is
+  // emitted as a transpose: its segment carries both sets of keys.
+  case ScheduleKey::TransposeTile:
+  case ScheduleKey::TransposeRows:
+  case ScheduleKey::TransposeWaves:
     return GroupKind::Pointwise;
   case ScheduleKey::InnerOuterRows:
   case ScheduleKey::InnerOuterMinBlocksPerSM:

@@ -311,13 +311,14 @@ LogicalResult PointwiseScheduler::run() {
   alignment.assign(align.begin(), align.end());
 
   bool transpose = planTranspose();
+  LogicalResult result = success();
   forEachIndexWidth(maxElementsWith(fe.shapes.numElements(ref)), [&](unsigned w) {
-    if (transpose)
-      emitTransposeKernel(w);
-    else
+    if (!transpose)
       emitKernel(w);
+    else if (succeeded(result))
+      result = emitTransposeKernel(w);
   });
-  return success();
+  return result;
 }
 
 LogicalResult mlir::fuser::emitPointwiseSegment(FusionEmitter &fe,

@@ -39,7 +39,7 @@ private:
   /// Chooses the transposed dim when some input is read across its
   /// contiguous dim; false when the vectorized loop serves better.
   bool planTranspose();
-  void emitTransposeKernel(unsigned indexBits);
+  LogicalResult emitTransposeKernel(unsigned indexBits);
   /// The staged copy of an input access, when the transpose shape reads it
   /// from shared memory.
   Value stagedLoad(Value input, AffineExpr offset);

@@ -10,7 +10,10 @@
 // columns so the transposed reads hit 32 different banks.
 //
 // Threads are 32x8: each does 4 rows of the tile per phase. Tiles at the
-// edges are partial; every access is predicated on the sizes.
+// edges are partial; every access is predicated on the sizes. The tile, the
+// threads along it and the grid's cap are schedule keys (transpose.*,
+// docs/schedulers.md); every schedule moves the same elements, so gives the
+// same bits.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,7 +28,8 @@
 using namespace mlir;
 using namespace mlir::fuser;
 
-static constexpr int64_t kTile = 32, kRows = 8;
+/// Static shared memory a block may hold (without the dynamic opt-in).
+static constexpr int64_t kStaticSharedBytes = 48 * 1024;
 
 
 bool PointwiseScheduler::planTranspose() {
@@ -82,7 +86,23 @@ Value PointwiseScheduler::stagedLoad(Value input, AffineExpr offset) {
   return {};
 }
 
-void PointwiseScheduler::emitTransposeKernel(unsigned indexBits) {
+LogicalResult PointwiseScheduler::emitTransposeKernel(unsigned indexBits) {
+  const int64_t kTile = fe.schedule.valueOr(ScheduleKey::TransposeTile);
+  const int64_t kRows = fe.schedule.valueOr(ScheduleKey::TransposeRows);
+  // The staged tiles are static shared memory: a large tile of several
+  // wide inputs may not fit, which is the schedule's error, not a kernel
+  // that fails to load.
+  int64_t stagedBytes = 0;
+  for (Staged &s : staged)
+    stagedBytes += kTile * (kTile + 1) *
+                   ((KernelBuilder::memoryType(elementTypeOf(s.input)).getIntOrFloatBitWidth() +
+                     7) / 8);
+  if (stagedBytes > kStaticSharedBytes)
+    return fe.fusion.emitError("transpose.tile = ")
+           << kTile << " stages " << staged.size() << " input tile"
+           << (staged.size() == 1 ? "" : "s") << " of " << kTile << " x " << kTile + 1
+           << " elements, " << stagedBytes << " bytes of shared memory, more than a block's "
+           << kStaticSharedBytes << ": take a smaller transpose.tile";
   SmallVector<unsigned> symbols = segmentSymbols(fe.shapes, seg);
   SmallVector<Value> inputs = orderedInputs(seg);
   SmallVector<Value> outputs(seg.outputs.begin(), seg.outputs.end());
@@ -207,7 +227,7 @@ void PointwiseScheduler::emitTransposeKernel(unsigned indexBits) {
   }
   k.finish();
 
-  // The plan: one block per tile, at most one full wave.
+  // The plan: one block per tile, at most transpose.waves full waves.
   AffineExpr tilesExpr = simplify(batchExpr * iterSizes[t].ceilDiv(kTile) *
                                       iterSizes[inner].ceilDiv(kTile),
                                   0, numSymbols);
@@ -215,7 +235,9 @@ void PointwiseScheduler::emitTransposeKernel(unsigned indexBits) {
   for (AffineExpr s : iterSizes)
     totalExpr = totalExpr * s;
   OpBuilder &pb = fe.planBuilder;
-  int64_t maxBlocks = fe.target.smCount * (fe.target.maxThreadsPerSM / (kTile * kRows));
+  int64_t maxBlocks = fe.target.smCount *
+                      std::max<int64_t>(1, fe.target.maxThreadsPerSM / (kTile * kRows)) *
+                      fe.schedule.valueOr(ScheduleKey::TransposeWaves);
   Value blocks = arith::MinUIOp::create(pb, fe.loc, fe.planExpr(tilesExpr),
                                         fe.planConstant(maxBlocks));
   Value cond = arith::CmpIOp::create(pb, fe.loc, arith::CmpIPredicate::sgt,
@@ -225,4 +247,5 @@ void PointwiseScheduler::emitTransposeKernel(unsigned indexBits) {
     cond = arith::AndIOp::create(pb, fe.loc, cond, variantCondition);
   k.launch({blocks}, {kTile, kRows}, Value(), cond, {fe.planConstant(0)});
   kb = nullptr;
+  return success();
 }

@@ -3,7 +3,7 @@
 // attribute) and says what it accepts.
 // RUN: fuser-opt %s -split-input-file -verify-diagnostics
 
-// expected-error @+1 {{#fuser.schedule: unknown key 'pointwise.unroll'; known: pointwise.block, pointwise.units, pointwise.waves, pointwise.vector_bytes, innerouter.rows, innerouter.min_blocks_per_sm, innerouter.max_blocks_per_sm, innerouter.min_threads or innerouter.max_registers}}
+// expected-error @+1 {{#fuser.schedule: unknown key 'pointwise.unroll'; known: pointwise.block, pointwise.units, pointwise.waves, pointwise.vector_bytes, transpose.tile, transpose.rows, transpose.waves, innerouter.rows, innerouter.min_blocks_per_sm, innerouter.max_blocks_per_sm, innerouter.min_threads or innerouter.max_registers}}
 func.func @unknown() attributes {fuser.schedule = #fuser.schedule<pointwise.unroll = 2>} {
   return
 }
@@ -86,4 +86,25 @@ func.func @on_an_op(%a: tensor<8xf32>) -> tensor<8xf32> {
   // expected-error @+1 {{'fuser.schedule' must be a #fuser.schedule on a fusion, got #fuser.schedule<pointwise.block = 64>}}
   %0 = fuser.exp %a {fuser.schedule = #fuser.schedule<pointwise.block = 64>} : tensor<8xf32>
   return %0 : tensor<8xf32>
+}
+
+// -----
+
+// expected-error @+1 {{#fuser.schedule: transpose.tile (64) x transpose.rows (32) is a block of more than 1024 threads}}
+func.func @transpose_block_too_large() attributes {fuser.schedule = #fuser.schedule<transpose.tile = 64, transpose.rows = 32>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{#fuser.schedule: transpose.rows (32) is above transpose.tile (16): a thread would have no tile row to move}}
+func.func @transpose_rows_above_tile() attributes {fuser.schedule = #fuser.schedule<transpose.tile = 16, transpose.rows = 32>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{key 'transpose.tile' (the square tile a block of a transpose kernel stages in shared memory, in elements a side (padded by one column against bank conflicts)) must be a power of two from 16 to 64, got 48}}
+func.func @transpose_tile_not_power_of_two() attributes {fuser.schedule = #fuser.schedule<transpose.tile = 48>} {
+  return
 }

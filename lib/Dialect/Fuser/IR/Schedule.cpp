@@ -19,6 +19,9 @@ constexpr int64_t kTryBlock[] = {128, 512, 1024};
 constexpr int64_t kTryUnits[] = {2, 4};
 constexpr int64_t kTryWaves[] = {0, 2, 4, 16};
 constexpr int64_t kTryVectorBytes[] = {4, 8};
+constexpr int64_t kTryTile[] = {16, 64};
+constexpr int64_t kTryTileRows[] = {4, 16};
+constexpr int64_t kTryTileWaves[] = {2, 4, 8};
 constexpr int64_t kTryRows[] = {1, 2, 4, 16, 32};
 constexpr int64_t kTryMinBlocks[] = {0, 2};
 constexpr int64_t kTryMaxBlocks[] = {1, 4};
@@ -42,6 +45,17 @@ const ScheduleKeyInfo kKeys[kNumScheduleKeys] = {
      "the widest access of a pointwise kernel in bytes: lanes = this / the narrowest "
      "contiguous element's bytes",
      "16, the widest load or store a thread issues", kTryVectorBytes},
+    {ScheduleKey::TransposeTile, "transpose.tile", 16, 64, true, 32,
+     "the square tile a block of a transpose kernel stages in shared memory, in elements a "
+     "side (padded by one column against bank conflicts)",
+     "32: a warp reads one tile row of 4-byte elements in one 128-byte line", kTryTile},
+    {ScheduleKey::TransposeRows, "transpose.rows", 1, 32, true, 8,
+     "threads along a transpose kernel's tile rows: a block is transpose.tile x this, each "
+     "thread moving transpose.tile / this rows per phase",
+     "8: blocks of 256 threads, 4 rows a thread", kTryTileRows},
+    {ScheduleKey::TransposeWaves, "transpose.waves", 1, 64, false, 1,
+     "a transpose kernel's grid cap in full waves; blocks then loop over the tiles",
+     "1: one full wave, each block looping over tiles", kTryTileWaves},
     {ScheduleKey::InnerOuterRows, "innerouter.rows", 1, 4096, false, 8,
      "rows each block of an inner-outer kernel walks before the grid grows",
      "measured: 13-20% faster than 32 at 2603 rows of 4096", kTryRows},
@@ -103,6 +117,13 @@ std::string mlir::fuser::checkScheduleConsistency(const Schedule &s) {
   auto shown = [&](ScheduleKey key) {
     return std::to_string(s.valueOr(key)) + (s.get(key) ? "" : ", the default");
   };
+  if (s.valueOr(ScheduleKey::TransposeRows) > s.valueOr(ScheduleKey::TransposeTile))
+    return "transpose.rows (" + shown(ScheduleKey::TransposeRows) +
+           ") is above transpose.tile (" + shown(ScheduleKey::TransposeTile) +
+           "): a thread would have no tile row to move";
+  if (s.valueOr(ScheduleKey::TransposeRows) * s.valueOr(ScheduleKey::TransposeTile) > 1024)
+    return "transpose.tile (" + shown(ScheduleKey::TransposeTile) + ") x transpose.rows (" +
+           shown(ScheduleKey::TransposeRows) + ") is a block of more than 1024 threads";
   if (s.valueOr(ScheduleKey::InnerOuterMinBlocksPerSM) >
       s.valueOr(ScheduleKey::InnerOuterMaxBlocksPerSM))
     return "innerouter.min_blocks_per_sm (" + shown(ScheduleKey::InnerOuterMinBlocksPerSM) +

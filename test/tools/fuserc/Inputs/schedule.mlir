@@ -34,3 +34,11 @@ func.func @dxdw(%x: tensor<?x512xf32>, %dy: tensor<?x512xf32>)
   %db = fuser.sum %di dims = [0] : tensor<?x512xf32> -> tensor<512xf32>
   return %dx, %dw, %db : tensor<?x512xf32>, tensor<512xf32>, tensor<512xf32>
 }
+
+// A transpose: x is read across its contiguous dim. Its tile, the threads
+// along it and the grid's cap are the transpose.* keys.
+func.func @perm(%x: tensor<?x?xf32>, %y: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %t = fuser.permute %x perm = [1, 0] : tensor<?x?xf32> -> tensor<?x?xf32>
+  %0 = fuser.add %t, %y : tensor<?x?xf32>
+  return %0 : tensor<?x?xf32>
+}

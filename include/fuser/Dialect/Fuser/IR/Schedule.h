@@ -34,13 +34,16 @@ enum class ScheduleKey : unsigned {
   PointwiseUnits,
   PointwiseWaves,
   PointwiseVectorBytes,
+  TransposeTile,
+  TransposeRows,
+  TransposeWaves,
   InnerOuterRows,
   InnerOuterMinBlocksPerSM,
   InnerOuterMaxBlocksPerSM,
   InnerOuterMinThreads,
   InnerOuterMaxRegisters,
 };
-inline constexpr unsigned kNumScheduleKeys = 9;
+inline constexpr unsigned kNumScheduleKeys = 12;
 
 struct ScheduleKeyInfo {
   ScheduleKey key;
