@@ -110,11 +110,18 @@ clean:
 #                without LLVM: $(BUILD)/gpu-pack (bundles, reference cases),
 #                then its checks rehearsed here on the CPU emulator
 #                (bench/gpu/dry-run.sh)
-.PHONY: bench gpu-pack
+# make model-check  fuserc tune's cost model against the schedule variants a
+#                GPU run timed (bench/results/variants*.md), no GPU needed:
+#                bench/results/model-check.md (docs/tuning.md)
+.PHONY: bench gpu-pack model-check
 bench: configure
 	ninja -C $(BUILD) fuserc fuser-opt FuserCAPI
 	./bench/compile/run.sh $(BUILD) $(LLVM_DIR)
 	/usr/bin/python3 bench/quality/kernels.py --build $(BUILD)
+
+model-check: configure
+	ninja -C $(BUILD) fuserc
+	python3 bench/gpu/model_check.py --fuserc $(BUILD)/bin/fuserc --out bench/results/model-check.md
 
 gpu-pack: configure
 	ninja -C $(BUILD) fuserc FuserCAPI fuser_runtime fuser_fake_cuda

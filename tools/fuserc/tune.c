@@ -17,8 +17,9 @@
 |*  6. writes an entry for each fusion whose best schedule the model puts    *|
 |*     at least 2% ahead of the default's.                                   *|
 |*                                                                            *|
-|* No GPU is used: the ranking is the model's, unvalidated against timings   *|
-|* until a GPU run checks it (docs/tuning.md says what it does not see).     *|
+|* No GPU is used: the ranking is the model's, checked against the H200's   *|
+|* timings of schedule variants by `make model-check` (docs/tuning.md says  *|
+|* where it ranks well and what it does not see).                           *|
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 
@@ -43,6 +44,13 @@ typedef struct {
   const char *source, *fusion, *dims, *out, *ptxas;
   uint64_t seed;
   bool noPtxas;
+  /* --try: exactly these schedules (and the heuristic's), not the search. */
+  const char *tries[32];
+  int numTries;
+  /* --model-only: no emulator run (no bit check; bytes are the tensors'
+   * sizes), for sizes too large to emulate. */
+  bool modelOnly;
+  unsigned bandwidthGBps; /* --bandwidth: instead of the chip table's part */
   FusercCompileFlags compile;
 } TuneFlags;
 
@@ -64,12 +72,17 @@ typedef struct {
 
 static void usage(FILE *out) {
   fputs("usage: fuserc tune IN.mlir [--fusion NAME] [--dims D,D,...] [--random SEED]\n"
-        "                 [-o TUNING] [--ptxas PATH | --no-ptxas] [compile options]\n"
+        "                 [-o TUNING] [--ptxas PATH | --no-ptxas] [--try SCHEDULE]...\n"
+        "                 [--model-only] [--bandwidth GBPS] [compile options]\n"
         "  For each fusion (or the one --fusion names): compiles the schedules around\n"
         "  the heuristic's, checks that each computes the default's bits on the CPU\n"
         "  emulator (inputs from SEED, default 1, at the sizes --dims gives), ranks\n"
         "  them by fuser's cost model (docs/tuning.md) and, with -o, writes a tuning\n"
-        "  file for `fuserc compile --tuning TUNING` and fuserCompileOptionsSetTuning.\n",
+        "  file for `fuserc compile --tuning TUNING` and fuserCompileOptionsSetTuning.\n"
+        "  --try: rank exactly these schedules (KEY=VALUE,...) against the heuristic's.\n"
+        "  --model-only: no emulator run (sizes too large to emulate): no bit check, and\n"
+        "  the bytes are the tensors' sizes. --bandwidth: the part's DRAM GB/s (default:\n"
+        "  the chip table's, H100 SXM for sm_90; 4800 for an H200).\n",
         out);
 }
 
@@ -90,6 +103,29 @@ static bool parseFlags(int argc, char **argv, TuneFlags *f) {
     }
     if (!strcmp(a, "--no-ptxas")) {
       f->noPtxas = true;
+    } else if (!strcmp(a, "--model-only")) {
+      f->modelOnly = true;
+    } else if (!strcmp(a, "--try") || !strcmp(a, "--bandwidth")) {
+      if (i + 1 >= argc) {
+        fprintf(stderr, "fuserc: error: %s needs a value\n", a);
+        return false;
+      }
+      const char *v = argv[++i];
+      if (!strcmp(a, "--bandwidth")) {
+        char *end;
+        unsigned long n = strtoul(v, &end, 10);
+        if (end == v || *end || !n || n > 1000000) {
+          fprintf(stderr, "fuserc: error: --bandwidth expects GB/s, a positive number, got "
+                          "'%s'\n", v);
+          return false;
+        }
+        f->bandwidthGBps = (unsigned)n;
+      } else if (f->numTries == 32) {
+        fprintf(stderr, "fuserc: error: at most 32 --try schedules\n");
+        return false;
+      } else {
+        f->tries[f->numTries++] = v;
+      }
     } else if (!strcmp(a, "--fusion") || !strcmp(a, "--dims") || !strcmp(a, "--ptxas") ||
                !strcmp(a, "-o") || !strcmp(a, "--random")) {
       if (i + 1 >= argc) {
@@ -126,20 +162,23 @@ static bool parseFlags(int argc, char **argv, TuneFlags *f) {
     return false;
   }
   /* Options that would decide what tune searches, or that it needs. */
-  const char *clash = f->compile.schedule[0]   ? "--schedule"
-                      : f->compile.tuning        ? "--tuning"
-                      : f->compile.vjp           ? "--vjp"
+  const char *clash = f->compile.schedule[0]     ? "--schedule"
+                      : f->compile.tuning          ? "--tuning"
+                      : f->compile.vjp             ? "--vjp"
                       : f->compile.explainSchedule ? "--explain-schedule"
-                      : !f->compile.emulation    ? "--no-emulation"
-                                                 : NULL;
+                      : !f->compile.emulation      ? "--no-emulation"
+                                                   : NULL;
   if (clash) {
     fprintf(stderr, "fuserc: error: tune does not take %s: it %s\n", clash,
             !strcmp(clash, "--no-emulation") ? "checks every schedule on the CPU emulator"
             : !strcmp(clash, "--vjp")
                 ? "tunes the fusions of its input (write the gradient fusion out first)"
-                : "chooses the schedules itself");
+                : "chooses the schedules itself (--try names some)");
     return false;
   }
+  /* Without the emulator, no emulation data is needed. */
+  if (f->modelOnly)
+    f->compile.emulation = false;
   return true;
 }
 
@@ -331,13 +370,15 @@ static void model(Candidate *c, const FuserChipInfo *chip, const Recorder *rec,
   c->threads = 0;
   c->registers = 0;
   c->occupancy = 0;
-  double work = 0; /* thread-blocks x threads over the kernels, to share the bytes */
-  for (size_t i = 0; i < rec->numLaunches; ++i)
-    if (!rec->launches[i].gemm[0]) {
-      const fuser_launch_dims *d = &rec->launches[i].dims;
-      work += (double)d->grid[0] * d->grid[1] * d->grid[2] * d->block[0] * d->block[1] *
-              d->block[2];
-    }
+  /* The fusion's bytes go through its first kernel launch (the kernel
+   * that streams the tensors); the later ones (an inner-outer kernel's
+   * combine, a split reduction's finish) move little beside it and cost
+   * their launch and a DRAM round trip. (A fusion of several segments that
+   * each stream tensors is modelled as if its first did all the moving.) */
+  size_t streaming = rec->numLaunches;
+  for (size_t i = 0; i < rec->numLaunches && streaming == rec->numLaunches; ++i)
+    if (!rec->launches[i].gemm[0])
+      streaming = i;
   double widest = -1;
   for (size_t i = 0; i < rec->numLaunches; ++i) {
     const Recorded *l = &rec->launches[i];
@@ -356,7 +397,7 @@ static void model(Candidate *c, const FuserChipInfo *chip, const Recorder *rec,
       c->seconds = INFINITY;
       return;
     }
-    double share = work > 0 ? (double)c->bytes * blocks * threads / work : 0;
+    double share = i == streaming ? (double)c->bytes : 0;
     /* Spilled registers go through the caches to memory and back. */
     if (u)
       share += (double)(u->spillStores + u->spillLoads) * blocks * threads;
@@ -422,7 +463,8 @@ static Candidate *evaluate(Search *s, MlirOperation fusion, const char *schedule
     return NULL;
   ++s->compiled;
   MlirStringRef b = fuserCompileResultGetBundle(r);
-  for (size_t i = 0; i < s->num; ++i)
+  /* Schedules named by --try are each reported, the same kernels or not. */
+  for (size_t i = 0; i < s->num && !s->flags->numTries; ++i)
     if (s->candidates[i].bundleSize == b.length &&
         !memcmp(s->candidates[i].bundle, b.data, b.length)) {
       ++s->duplicates;
@@ -466,6 +508,10 @@ static Candidate *evaluate(Search *s, MlirOperation fusion, const char *schedule
 
   /* The results, on the emulator. */
   fuser_bundle *bundle = NULL;
+  if (s->flags->modelOnly) {
+    c->sameBits = true;
+    goto launches;
+  }
   if (fusercReportError(fuser_bundle_load(s->emulator, c->bundle, c->bundleSize, &bundle),
                         s->flags->source)) {
     free(c->bundle);
@@ -514,6 +560,7 @@ static Candidate *evaluate(Search *s, MlirOperation fusion, const char *schedule
       s->mismatch = true;
   }
 
+launches:;
   /* The launches, from the plan on a recording runtime. */
   Recorder *rec = calloc(1, sizeof *rec);
   rec->nextAddress = 1ull << 40;
@@ -522,6 +569,16 @@ static Candidate *evaluate(Search *s, MlirOperation fusion, const char *schedule
             !fusercReportError(fuser_bundle_load(rt, c->bundle, c->bundleSize, &bundle),
                                s->flags->source) &&
             fusercRecordLaunches(rt, rec, fuser_bundle_get_fusion(bundle, 0), s->dims, s->nd);
+  if (ok && s->flags->modelOnly) {
+    /* Each tensor read or written once. */
+    const fuser_fusion *f = fuser_bundle_get_fusion(bundle, 0);
+    for (size_t i = 0; ok && i < fuser_fusion_num_args(f) + fuser_fusion_num_results(f); ++i) {
+      uint64_t bytes;
+      ok = !fusercReportError(fuser_fusion_tensor_bytes(f, i, s->dims, s->nd, &bytes),
+                              s->flags->source);
+      c->bytes += bytes;
+    }
+  }
   if (ok)
     model(c, &s->chip, rec, usage, numUsage, ptx);
   free(ptxText);
@@ -573,6 +630,8 @@ static int tuneFusion(const TuneFlags *flags, MlirModule module, MlirOperation f
   s.emulator = emulator;
   s.ptxas = flags->noPtxas ? NULL : fusercFindPtxas(flags->ptxas);
   fuserGetChipInfo(mlirStringRefCreateFromCString(flags->compile.chip), &s.chip);
+  if (flags->bandwidthGBps)
+    s.chip.dramGBps = flags->bandwidthGBps;
   printf("fusion %s (tuning hash %s; %s: %u SMs, %u GB/s)\n", name, hash, flags->compile.chip,
          s.chip.smCount, s.chip.dramGBps);
   if (!mlirAttributeIsNull(mlirOperationGetAttributeByName(
@@ -588,7 +647,13 @@ static int tuneFusion(const TuneFlags *flags, MlirModule module, MlirOperation f
   fuser_bundle *bundle = NULL;
   MlirStringRef b = fuserCompileResultGetBundle(r);
   int status = 1;
-  if (fusercReportError(fuser_bundle_load(emulator, b.data, b.length, &bundle), flags->source)) {
+  /* Its signature, from a recording runtime (no emulation data needed). */
+  Recorder *sig = calloc(1, sizeof *sig);
+  fuser_rt *sigRt = NULL;
+  if (fusercReportError(fusercRecorderRuntimeCreate(sig, &sigRt), "tune") ||
+      fusercReportError(fuser_bundle_load(sigRt, b.data, b.length, &bundle), flags->source)) {
+    fuser_rt_destroy(sigRt);
+    free(sig);
     fuserCompileResultDestroy(r);
     return 1;
   }
@@ -598,6 +663,8 @@ static int tuneFusion(const TuneFlags *flags, MlirModule module, MlirOperation f
   int nd = ok ? fusercResolveDims(f, fuser_fusion_num_dyn_dims(f) ? flags->dims : NULL, s.dims)
               : 0;
   fuser_bundle_destroy(bundle);
+  fuser_rt_destroy(sigRt);
+  free(sig);
   fuserCompileResultDestroy(r);
   if (!ok)
     return 0;
@@ -606,6 +673,12 @@ static int tuneFusion(const TuneFlags *flags, MlirModule module, MlirOperation f
   s.nd = (size_t)nd;
   if (!evaluate(&s, fusion, ""))
     goto done;
+  if (flags->numTries) {
+    for (int t = 0; t < flags->numTries; ++t)
+      if (!evaluate(&s, fusion, flags->tries[t]))
+        goto done;
+    goto report;
+  }
 
   /* One key at a time. */
   unsigned numKeys = fuserGetNumScheduleKeys();
@@ -636,12 +709,16 @@ static int tuneFusion(const TuneFlags *flags, MlirModule module, MlirOperation f
   if (helped > 1)
     evaluate(&s, fusion, combined);
 
+report:;
   /* The report. */
   double reference = s.candidates[0].seconds;
   size_t distinct = s.num;
-  printf("  %zu schedules compiled: %zu distinct (%zu gave a bundle already seen: keys the "
-         "fusion's kernels do not read)\n", s.compiled, distinct, s.duplicates);
-  if (distinct == 1)
+  if (flags->numTries)
+    printf("  %zu schedules compiled (the heuristic's and --try's)\n", s.compiled);
+  else
+    printf("  %zu schedules compiled: %zu distinct (%zu gave a bundle already seen: keys the "
+           "fusion's kernels do not read)\n", s.compiled, distinct, s.duplicates);
+  if (distinct == 1 && !flags->numTries)
     printf("  no schedule key reaches this fusion's kernels (the reduction, normalization and "
            "transpose schedulers' tiling is not a key yet: docs/tuning.md)\n");
   if (s.mismatch) {
@@ -651,7 +728,9 @@ static int tuneFusion(const TuneFlags *flags, MlirModule module, MlirOperation f
     for (size_t i = 0; i < s.num; ++i)
       if (!s.candidates[i].sameBits)
         printf("    %s: %s\n", s.candidates[i].schedule, s.candidates[i].mismatch);
-  } else
+  } else if (flags->modelOnly)
+    printf("  (--model-only: results not checked; bytes are the tensors' sizes)\n");
+  else
     printf("  every one computes the heuristic's bits on the CPU emulator (seed %" PRIu64
            ")\n", flags->seed);
   if (!s.ptxas)
@@ -675,8 +754,8 @@ static int tuneFusion(const TuneFlags *flags, MlirModule module, MlirOperation f
   for (size_t i = 0; i < s.num && !best->sameBits; ++i)
     best = &s.candidates[i];
   if (best->schedule[0] && best->sameBits && best->seconds < 0.98 * reference) {
-    printf("  best: %s, %.2fx the heuristic's by the cost model (unvalidated: "
-           "docs/tuning.md)\n", best->schedule, reference / best->seconds);
+    printf("  best: %s, %.2fx the heuristic's by the cost model (docs/tuning.md: where "
+           "it ranks well)\n", best->schedule, reference / best->seconds);
     fprintf(entries, "# %s, tuned at dims %s: %.2fx the heuristic's by the cost model\n", name,
             s.nd ? flags->dims : "(static)", reference / best->seconds);
     fprintf(entries, "%s %s %s\n", hash, flags->compile.chip, best->schedule);
