@@ -166,7 +166,7 @@ def main():
                     for v in names]
             rho = spearman(meas, pred)
             best = min(range(len(pred)), key=lambda i: (pred[i], names[i] != "base"))
-            pick = best if pred[best] <= 0.98 else names.index("base")
+            pick = best if pred[best] < 0.98 else names.index("base")
             rhos.append(rho)
             if rho == rho:
                 section_rhos.append(rho)

@@ -33,6 +33,7 @@ std::string mlir::fuser::fusionTuningHash(func::FuncOp fusion) {
   OwningOpRef<func::FuncOp> copy = fusion.clone();
   func::FuncOp f = *copy;
   f.setSymName("fusion");
+  f.setSymVisibilityAttr(nullptr);
   f->removeAttr(kScheduleAttr);
   for (unsigned i = 0; i < f.getNumArguments(); ++i)
     f.removeArgAttr(i, kNameAttr);

@@ -42,7 +42,7 @@ const char *sourceName(Source s) {
   case Source::Option:
     return "the schedule option";
   case Source::Fusion:
-    return "the fusion's fuser.schedule";
+    return "the fusion's fuser.schedule (the input's, or a tuning file's entry)";
   case Source::Given:
     return "the input's fuser.schedules";
   }
@@ -80,8 +80,13 @@ void explainRules(llvm::raw_ostream &os, GroupKind kind, const ChipInfo &chip) {
     return;
   case GroupKind::Reduction:
   case GroupKind::Normalization:
-    os << "  no decision of this scheduler is a schedule key yet; at emission: inner or "
-          "outer reduction, threads per row, rows per block, split across blocks with a "
+    os << "  launch (inner kernels): block = threads per row x max(1, reduction.block / "
+          "threads per row) rows, grid = min(ceil(rows / rows per block), reduction.waves x "
+       << chip.smCount << " SMs x " << chip.maxThreadsPerSM
+       << " / block); the keys do not apply to outer (column) reductions, nor to a row split "
+          "across blocks\n"
+          "  at emission: inner or outer reduction, threads per row (which fix each row's "
+          "order of accumulation, so no key changes them), split across blocks with a "
           "last-block combine, row held in registers or shared memory or re-read "
           "(ReductionScheduler.cpp, docs/schedulers.md)\n";
     return;
@@ -140,7 +145,7 @@ struct SchedulePass : fuser::impl::SchedulePassBase<SchedulePass> {
       Schedule chosen;
       Source source[kNumScheduleKeys] = {};
       for (const ScheduleKeyInfo &k : scheduleKeys()) {
-        if (schedulerOfKey(k.key) != s.scheduler)
+        if (!keyAppliesTo(k.key, s.scheduler))
           continue;
         unsigned i = unsigned(k.key);
         if (given) {
@@ -182,7 +187,7 @@ struct SchedulePass : fuser::impl::SchedulePassBase<SchedulePass> {
     os << "; " << chip.name << ", " << chip.smCount << " SMs, " << chip.maxThreadsPerSM
        << " threads an SM\n";
     for (const ScheduleKeyInfo &k : scheduleKeys()) {
-      if (schedulerOfKey(k.key) != s.scheduler)
+      if (!keyAppliesTo(k.key, s.scheduler))
         continue;
       unsigned i = unsigned(k.key);
       std::optional<int64_t> value = chosen.values[i];

@@ -986,7 +986,7 @@ FailureOr<SmallVector<Segment>> mlir::fuser::getSegments(func::FuncOp fusion) {
       s.schedule = entry;
       Schedule decisions = Schedule::fromAttr(cast<ScheduleAttr>(entry));
       for (const ScheduleKeyInfo &k : scheduleKeys())
-        if (decisions.get(k.key) && schedulerOfKey(k.key) != s.scheduler)
+        if (decisions.get(k.key) && !keyAppliesTo(k.key, s.scheduler))
           return fusion.emitError("segment ")
                  << i << " is a " << groupKindName(s.scheduler) << " segment, but its "
                  << kSchedulesAttr << " entry sets " << k.name << ", a decision of the "

@@ -41,3 +41,13 @@ func.func @conflict(%x: tensor<?x512xf32>, %dy: tensor<?x512xf32>) -> (tensor<?x
   %dw = fuser.sum %p dims = [0] {fuser.segment = 0 : i64} : tensor<?x512xf32> -> tensor<512xf32>
   return %dx, %dw : tensor<?x512xf32>, tensor<512xf32>
 }
+
+// -----
+
+// A pointwise segment given a reduction decision.
+// expected-error @+1 {{segment 0 is a pointwise segment, but its fuser.schedules entry sets reduction.block, a decision of the reduction scheduler}}
+func.func @reduction_key_on_pointwise(%x: tensor<1000xf32>) -> tensor<1000xf32>
+    attributes {fuser.schedulers = ["pointwise"], fuser.schedules = [#fuser.schedule<reduction.block = 128>]} {
+  %0 = fuser.exp %x {fuser.segment = 0 : i64} : tensor<1000xf32>
+  return %0 : tensor<1000xf32>
+}

@@ -28,7 +28,7 @@
 // EXPLAIN-NEXT: pointwise.waves = 8:
 // EXPLAIN-NEXT: pointwise.vector_bytes = 16: the widest access of a pointwise kernel in bytes: lanes = this / the narrowest contiguous element's bytes; the heuristic's default, 16, the widest load or store a thread issues
 // EXPLAIN-NEXT: transpose.tile = 32: the square tile a block of a transpose kernel stages in shared memory, in elements a side (padded by one column against bank conflicts); the heuristic's default, 32: a warp reads one tile row of 4-byte elements in one 128-byte line
-// EXPLAIN-NEXT: transpose.rows = 8: {{.*}}; the heuristic's default, 8: blocks of 256 threads, 4 rows a thread
+// EXPLAIN-NEXT: transpose.rows = 8: {{.*}}; the heuristic's default, 8: 32 x 8 blocks on the default tile, 4 tile rows a thread
 // EXPLAIN-NEXT: transpose.waves = 1: {{.*}}; the heuristic's default, 1: one full wave, each block looping over tiles
 // EXPLAIN-NEXT: launch: grid = min(ceil(units / (block x units per step)), waves x 132 SMs x 2048 / block), at least 1
 // EXPLAIN-NEXT: at emission: lanes {{.*}} transpose: then the transpose.* keys apply and the pointwise.* keys do not (a transpose.tile x (transpose.tile + 1) tile in shared memory per input read across, blocks of transpose.tile x transpose.rows, grid = min(tiles, transpose.waves x 132 SMs x 2048 / block))
@@ -81,12 +81,17 @@ func.func @by_hand(%x: tensor<1000xf32>) -> tensor<1000xf32>
 
 // -----
 
-// Schedulers without schedule keys yet get an empty schedule, and explain
-// says what they decide at emission.
+// A normalization (softmax from primitives) takes the reduction
+// scheduler's keys, and explain says what it still decides at emission.
 // DEFAULT-LABEL: func.func @rows
-// DEFAULT-SAME: fuser.schedules = [#fuser.schedule<>]
+// DEFAULT-SAME: fuser.schedules = [#fuser.schedule<reduction.block = 256, reduction.waves = 1>]
+// OPTION-LABEL: func.func @rows
+// OPTION-SAME: fuser.schedules = [#fuser.schedule<reduction.block = 256, reduction.waves = 1>]
 // EXPLAIN: remark: schedule of @rows segment 0: normalization scheduler, 7 ops
-// EXPLAIN-NEXT: no decision of this scheduler is a schedule key yet; at emission: inner or outer reduction, threads per row
+// EXPLAIN-NEXT: reduction.block = 256: threads per block of an inner reduction or normalization kernel whose rows take fewer threads: rows per block = this / threads per row (a row never splits differently); the heuristic's default, 256: 8 rows of 32 threads, 4 of 64, ...
+// EXPLAIN-NEXT: reduction.waves = 1: {{.*}}; the heuristic's default, 1: one full wave, each block looping over rows
+// EXPLAIN-NEXT: launch (inner kernels): block = threads per row x max(1, reduction.block / threads per row) rows, grid = min(ceil(rows / rows per block), reduction.waves x 132 SMs x 2048 / block); the keys do not apply to outer (column) reductions, nor to a row split across blocks
+// EXPLAIN-NEXT: at emission: inner or outer reduction, threads per row (which fix each row's order of accumulation, so no key changes them)
 func.func @rows(%x: tensor<8x128xf32>) -> tensor<8x128xf32> {
   %m = fuser.max %x dims = [1] : tensor<8x128xf32> -> tensor<8xf32>
   %mb = fuser.broadcast %m dims = [0] : tensor<8xf32> -> tensor<8x128xf32>
@@ -96,4 +101,17 @@ func.func @rows(%x: tensor<8x128xf32>) -> tensor<8x128xf32> {
   %tb = fuser.broadcast %t dims = [0] : tensor<8xf32> -> tensor<8x128xf32>
   %y = fuser.div %e, %tb : tensor<8x128xf32>
   return %y : tensor<8x128xf32>
+}
+
+// -----
+
+// A scheduler without schedule keys yet gets an empty schedule, and explain
+// says what it decides at emission.
+// DEFAULT-LABEL: func.func @scan
+// DEFAULT-SAME: fuser.schedules = [#fuser.schedule<>]
+// EXPLAIN: remark: schedule of @scan segment 0: scan scheduler
+// EXPLAIN-NEXT: no decision of this scheduler is a schedule key yet; at emission: a block per row
+func.func @scan(%x: tensor<8x100xf32>) -> tensor<8x100xf32> {
+  %c = fuser.cumsum %x dim = 1 : tensor<8x100xf32>
+  return %c : tensor<8x100xf32>
 }

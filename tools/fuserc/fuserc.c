@@ -32,7 +32,8 @@ static void usage(FILE *out) {
         "                 [--race-check] [--misalign] [--emulator-cpu host|baseline|CPU]\n"
         "                 [compile options]\n"
         "  fuserc tune IN.mlir [--fusion NAME] [--dims D,D,...] [--random SEED]\n"
-        "                 [-o TUNING] [--ptxas PATH | --no-ptxas] [compile options]\n"
+        "                 [-o TUNING] [--ptxas PATH | --no-ptxas] [--try SCHEDULE]...\n"
+        "                 [--model-only] [--bandwidth GBPS] [compile options]\n"
         "  fuserc --help | --version\n",
         out);
 }

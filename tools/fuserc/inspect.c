@@ -252,8 +252,9 @@ static const char *findPtxas(const InspectFlags *f) {
 static void printPtxas(const char *ptxas, const fuser_module_info *m) {
   FusercKernelUsage usage[256];
   char target[32], errors[4096];
+  bool failed;
   int n = fusercPtxasUsage(ptxas, m->data, m->size - 1, target, sizeof target, usage, 256,
-                           errors, sizeof errors);
+                           errors, sizeof errors, &failed);
   printf("  ptxas %s:\n", target);
   for (char *line = errors; *line;) {
     size_t len = strcspn(line, "\n");
@@ -265,8 +266,8 @@ static void printPtxas(const char *ptxas, const fuser_module_info *m) {
            "%lu B spill loads\n",
            usage[i].kernel, usage[i].registers, usage[i].smem, usage[i].stack,
            usage[i].spillStores, usage[i].spillLoads);
-  if (n <= 0)
-    printf("    (ptxas %s)\n", n == 0 ? "reported no kernels" : "failed");
+  if (!n || failed)
+    printf("    (ptxas %s)\n", failed ? "failed" : "reported no kernels");
 }
 
 /*===----------------------------------------------------------------------===*/

@@ -46,19 +46,20 @@ static void ptxTarget(const char *ptx, char *out, size_t size) {
 
 int fusercPtxasUsage(const char *ptxas, const char *ptx, size_t size, char *target,
                      size_t targetSize, FusercKernelUsage *out, int max, char *errors,
-                     size_t errorsSize) {
+                     size_t errorsSize, bool *failed) {
   errors[0] = 0;
+  *failed = true;
   ptxTarget(ptx, target, targetSize);
   char dir[] = "/tmp/fuserc-ptxas-XXXXXX";
   if (!mkdtemp(dir)) {
     snprintf(errors, errorsSize, "cannot make a temporary directory\n");
-    return -1;
+    return 0;
   }
   char ptxPath[64], cmd[8192];
   snprintf(ptxPath, sizeof ptxPath, "%s/k.ptx", dir);
   if (!fusercWriteFile(ptxPath, ptx, size)) {
     rmdir(dir);
-    return -1;
+    return 0;
   }
   snprintf(cmd, sizeof cmd, "'%s' --gpu-name %s -v '%s' -o /dev/null 2>&1", ptxas, target,
            ptxPath);
@@ -70,7 +71,7 @@ int fusercPtxasUsage(const char *ptxas, const char *ptx, size_t size, char *targ
   while (p && fgets(line, sizeof line, p)) {
     const char *s;
     if ((s = strstr(line, "Compiling entry function '"))) {
-      sscanf(s + 26, "%255[^']", cur.kernel);
+      sscanf(s + 26, "%1023[^']", cur.kernel);
     } else if (strstr(line, "bytes stack frame")) {
       sscanf(line, " %lu bytes stack frame, %lu bytes spill stores, %lu bytes spill loads",
              &cur.stack, &cur.spillStores, &cur.spillLoads);
@@ -102,5 +103,6 @@ int fusercPtxasUsage(const char *ptxas, const char *ptx, size_t size, char *targ
     out[i] = out[n - 1 - i];
     out[n - 1 - i] = t;
   }
-  return status == 0 ? n : -1;
+  *failed = status != 0;
+  return n;
 }

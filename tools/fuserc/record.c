@@ -40,7 +40,7 @@ static fuser_error *recLaunch(void *ctx, void *function, const fuser_launch_dims
     return NULL;
   }
   Recorded *l = &r->launches[r->numLaunches++];
-  snprintf(l->kernel, sizeof l->kernel, "%s", (const char *)function);
+  l->kernel = (const char *)function;
   l->dims = *dims;
   l->gemm[0] = 0;
   return NULL;
@@ -54,7 +54,7 @@ static fuser_error *recGemm(void *ctx, const fuser_gemm *g, void *stream) {
     return NULL;
   }
   Recorded *l = &r->launches[r->numLaunches++];
-  snprintf(l->kernel, sizeof l->kernel, "GEMM (cuBLASLt)");
+  l->kernel = "GEMM (cuBLASLt)";
   snprintf(l->gemm, sizeof l->gemm,
            "m %" PRId64 " n %" PRId64 " k %" PRId64 " batch %" PRId64 "  %s x %s -> %s%s%s%s%s%s%s%s",
            g->m, g->n, g->k, g->batch, fuser_dtype_name((fuser_dtype)g->ab_dtype),

@@ -9,7 +9,8 @@
 #include <stdint.h>
 
 typedef struct {
-  char kernel[128];
+  /* The kernel's name: the runtime keeps it as long as the bundle. */
+  const char *kernel;
   fuser_launch_dims dims;
   /* A library call (the plan's GEMM) instead of a kernel: its description. */
   char gemm[160];

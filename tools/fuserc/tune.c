@@ -124,7 +124,13 @@ static bool parseFlags(int argc, char **argv, TuneFlags *f) {
         fprintf(stderr, "fuserc: error: at most 32 --try schedules\n");
         return false;
       } else {
-        f->tries[f->numTries++] = v;
+        /* Written into the tuning file as one field: without spaces. */
+        char *t = malloc(strlen(v) + 1), *o = t;
+        for (const char *c = v; *c; ++c)
+          if (*c != ' ' && *c != '\t')
+            *o++ = *c;
+        *o = 0;
+        f->tries[f->numTries++] = t;
       }
     } else if (!strcmp(a, "--fusion") || !strcmp(a, "--dims") || !strcmp(a, "--ptxas") ||
                !strcmp(a, "-o") || !strcmp(a, "--random")) {
@@ -197,17 +203,53 @@ static void copyString(MlirStringRef s, void *userData) {
   snprintf(out + n, 64 - n, "%.*s", (int)s.length, s.data);
 }
 
-/* Compiles a module holding a copy of `fusion` only, with `schedule`.
- * Null after printing the diagnostics. */
-static FuserCompileResult compileAlone(MlirOperation fusion, const TuneFlags *f,
+/* Whether `op` is a fusion (a func.func with a body) named `name` (any
+ * name when NULL). */
+static bool isFusionNamed(MlirOperation op, const char *name) {
+  MlirStringRef opName = mlirIdentifierStr(mlirOperationGetName(op));
+  if (opName.length != 9 || memcmp(opName.data, "func.func", 9) ||
+      mlirBlockIsNull(mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0))))
+    return false;
+  if (!name)
+    return true;
+  MlirStringRef sym = mlirStringAttrGetValue(
+      mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("sym_name")));
+  return sym.length == strlen(name) && !memcmp(sym.data, name, sym.length);
+}
+
+/* Compiles a copy of `module` whose only fusion is `name` (the rest of the
+ * module stays: a sharded fusion's grid), with `schedule`. Returns the
+ * result, a success or not; the caller destroys it. */
+static FuserCompileResult compileAlone(MlirModule module, const char *name, const TuneFlags *f,
                                        const char *schedule) {
-  MlirModule m = mlirModuleCreateEmpty(mlirOperationGetLocation(fusion));
-  mlirBlockAppendOwnedOperation(mlirModuleGetBody(m), mlirOperationClone(fusion));
+  MlirModule m = mlirModuleFromOperation(mlirOperationClone(mlirModuleGetOperation(module)));
+  for (MlirOperation op = mlirBlockGetFirstOperation(mlirModuleGetBody(m));
+       !mlirOperationIsNull(op);) {
+    MlirOperation next = mlirOperationGetNextInBlock(op);
+    if (isFusionNamed(op, NULL) && !isFusionNamed(op, name)) {
+      mlirOperationRemoveFromParent(op);
+      mlirOperationDestroy(op);
+    }
+    op = next;
+  }
   FusercCompileFlags flags = f->compile;
   flags.schedule = schedule;
-  FuserCompileResult r = fusercCompileModule(m, &flags, false);
+  char *tuning = NULL;
+  FuserCompileOptions o = fusercCreateOptions(&flags, false, &tuning);
+  FuserCompileResult r = fuserCompile(m, o);
+  fuserCompileOptionsDestroy(o);
+  free(tuning);
   mlirModuleDestroy(m);
   return r;
+}
+
+/* The first line of a failed compile's diagnostics, for a note. */
+static void firstLine(FuserCompileResult r, char *out, size_t size) {
+  MlirStringRef d = fuserCompileResultGetDiagnostics(r);
+  size_t n = 0;
+  while (n < d.length && d.data[n] != '\n')
+    ++n;
+  snprintf(out, size, "%.*s", (int)n, d.data);
 }
 
 /*===----------------------------------------------------------------------===*/
@@ -262,7 +304,19 @@ static bool runOnEmulator(fuser_rt *rt, const fuser_fusion *fusion, const int64_
     const fuser_tensor_info *t = fuser_fusion_arg(fusion, i);
     size_t elem = fuser_dtype_size(t->dtype);
     void *host = malloc(bytes + 1);
-    fusercFillRandom(host, bytes / elem, t->dtype, &state);
+    if (!host) {
+      fprintf(stderr, "fuserc: error: out of memory for argument '%s'\n", t->name);
+      goto done;
+    }
+    /* Integers are zeros: an index tensor's every value is then in range
+     * (a fusion that indexes a non-empty dim), where random ones would
+     * stop the run. Floats and bools are random. */
+    bool integer = t->dtype == FUSER_DTYPE_I8 || t->dtype == FUSER_DTYPE_I32 ||
+                   t->dtype == FUSER_DTYPE_I64;
+    if (integer)
+      memset(host, 0, bytes);
+    else
+      fusercFillRandom(host, bytes / elem, t->dtype, &state);
     fuser_error *e = bytes ? fuser_mem_copy_h2d(rt, alloc[i], host, bytes) : NULL;
     free(host);
     if (fusercReportError(e, "copying"))
@@ -279,6 +333,10 @@ static bool runOnEmulator(fuser_rt *rt, const fuser_fusion *fusion, const int64_
   }
   for (size_t r = 0; r < nr; ++r) {
     out->results[r] = malloc(out->sizes[r] + 1);
+    if (!out->results[r]) {
+      fprintf(stderr, "fuserc: error: out of memory for the results of '%s'\n", name);
+      goto done;
+    }
     if (out->sizes[r] &&
         fusercReportError(fuser_mem_copy_d2h(rt, out->results[r], alloc[na + r], out->sizes[r]),
                           "copying results"))
@@ -443,6 +501,8 @@ static void model(Candidate *c, const FuserChipInfo *chip, const Recorder *rec,
 
 typedef struct {
   const TuneFlags *flags;
+  MlirModule module;
+  const char *name;
   FuserChipInfo chip;
   const char *ptxas;
   fuser_rt *emulator;
@@ -451,17 +511,32 @@ typedef struct {
   Outputs reference; /* the default's results */
   Candidate *candidates;
   size_t num, cap;
-  size_t compiled, duplicates;
-  bool mismatch;
+  size_t compiled, duplicates, rejected;
+  bool mismatch; /* a candidate computed other bits, or failed to run: a bug */
+  bool failed;   /* the heuristic's schedule failed: an error */
 } Search;
 
 /* Compiles, checks and models `schedule`; returns its candidate, or NULL
  * when it gives a bundle seen before, fails to compile, or fails to run. */
-static Candidate *evaluate(Search *s, MlirOperation fusion, const char *schedule) {
-  FuserCompileResult r = compileAlone(fusion, s->flags, schedule);
-  if (!r.ptr)
-    return NULL;
+static Candidate *evaluate(Search *s, const char *schedule) {
+  FuserCompileResult r = compileAlone(s->module, s->name, s->flags, schedule);
   ++s->compiled;
+  if (!fuserCompileResultIsSuccess(r)) {
+    /* The heuristic's must compile; a candidate may ask for what the
+     * fusion cannot take (a tile whose inputs overflow shared memory). */
+    if (s->num == 0) {
+      MlirStringRef d = fuserCompileResultGetDiagnostics(r);
+      fwrite(d.data, 1, d.length, stderr);
+      s->failed = true;
+    } else {
+      char why[512];
+      firstLine(r, why, sizeof why);
+      printf("  not a candidate: %s: %s\n", schedule, why);
+      ++s->rejected;
+    }
+    fuserCompileResultDestroy(r);
+    return NULL;
+  }
   MlirStringRef b = fuserCompileResultGetBundle(r);
   /* Schedules named by --try are each reported, the same kernels or not. */
   for (size_t i = 0; i < s->num && !s->flags->numTries; ++i)
@@ -493,11 +568,14 @@ static Candidate *evaluate(Search *s, MlirOperation fusion, const char *schedule
   MlirStringRef ptx = mlirStringRefCreate(ptxText, ptxRef.length);
   if (s->ptxas) {
     char target[32], errors[4096];
+    bool ptxasFailed;
     numUsage = fusercPtxasUsage(s->ptxas, ptx.data, ptx.length, target, sizeof target, usage,
-                                64, errors, sizeof errors);
-    if (numUsage < 0) {
-      fprintf(stderr, "fuserc: error: ptxas failed on the schedule '%s':\n%s", schedule,
-              errors);
+                                64, errors, sizeof errors, &ptxasFailed);
+    if (ptxasFailed) {
+      /* fuser wrote PTX that ptxas rejects: a bug, whichever schedule. */
+      printf("  FAILED: ptxas rejects the PTX of %s (a bug in fuser):\n%s",
+             schedule[0] ? schedule : "the heuristic's schedule", errors);
+      s->mismatch = true;
       fuserCompileResultDestroy(r);
       free(c->bundle);
       free(ptxText);
@@ -523,6 +601,13 @@ static Candidate *evaluate(Search *s, MlirOperation fusion, const char *schedule
   bool ran = runOnEmulator(s->emulator, f, s->dims, s->nd, s->flags->seed, &out);
   fuser_bundle_destroy(bundle);
   if (!ran) {
+    /* The heuristic's failing to run is an error; a candidate failing
+     * where the heuristic's ran is a bug. */
+    if (s->num)
+      printf("  FAILED: %s does not run where the heuristic's does (a bug in fuser)\n",
+             schedule);
+    s->mismatch |= s->num != 0;
+    s->failed |= s->num == 0;
     freeOutputs(&out);
     free(c->bundle);
     free(ptxText);
@@ -622,11 +707,18 @@ static bool tunable(const fuser_fusion *f) {
  * error; 2 when a schedule computed other bits than the heuristic's. */
 static int tuneFusion(const TuneFlags *flags, MlirModule module, MlirOperation fusion,
                       const char *name, fuser_rt *emulator, FILE *entries) {
+  /* A failure below leaves a comment in the file, not a missing fusion. */
   char hash[64] = "";
-  fuserPrintFusionTuningHash(module, mlirStringRefCreateFromCString(name), copyString, hash);
+  if (!fuserPrintFusionTuningHash(module, mlirStringRefCreateFromCString(name), copyString,
+                                  hash)) {
+    fprintf(stderr, "fuserc: error: internal error: no tuning hash for fusion '%s'\n", name);
+    return 1;
+  }
   Search s;
   memset(&s, 0, sizeof s);
   s.flags = flags;
+  s.module = module;
+  s.name = name;
   s.emulator = emulator;
   s.ptxas = flags->noPtxas ? NULL : fusercFindPtxas(flags->ptxas);
   fuserGetChipInfo(mlirStringRefCreateFromCString(flags->compile.chip), &s.chip);
@@ -641,9 +733,13 @@ static int tuneFusion(const TuneFlags *flags, MlirModule module, MlirOperation f
   }
 
   /* The heuristic's schedule first: the reference for bits and time. */
-  FuserCompileResult r = compileAlone(fusion, flags, "");
-  if (!r.ptr)
+  FuserCompileResult r = compileAlone(module, name, flags, "");
+  if (!fuserCompileResultIsSuccess(r)) {
+    MlirStringRef d = fuserCompileResultGetDiagnostics(r);
+    fwrite(d.data, 1, d.length, stderr);
+    fuserCompileResultDestroy(r);
     return 1;
+  }
   fuser_bundle *bundle = NULL;
   MlirStringRef b = fuserCompileResultGetBundle(r);
   int status = 1;
@@ -671,12 +767,11 @@ static int tuneFusion(const TuneFlags *flags, MlirModule module, MlirOperation f
   if (nd < 0)
     return 1;
   s.nd = (size_t)nd;
-  if (!evaluate(&s, fusion, ""))
+  if (!evaluate(&s, ""))
     goto done;
   if (flags->numTries) {
     for (int t = 0; t < flags->numTries; ++t)
-      if (!evaluate(&s, fusion, flags->tries[t]))
-        goto done;
+      evaluate(&s, flags->tries[t]);
     goto report;
   }
 
@@ -689,7 +784,7 @@ static int tuneFusion(const TuneFlags *flags, MlirModule module, MlirOperation f
     for (unsigned v = 0; v < key.numTryValues; ++v) {
       char schedule[128];
       snprintf(schedule, sizeof schedule, "%s=%" PRId64, key.name, key.tryValues[v]);
-      Candidate *c = evaluate(&s, fusion, schedule);
+      Candidate *c = evaluate(&s, schedule);
       if (c && c->sameBits && c->seconds < s.candidates[0].seconds &&
           (!bestOfKey[k] || c->seconds < s.candidates[bestOfKey[k]].seconds))
         bestOfKey[k] = (size_t)(c - s.candidates);
@@ -707,20 +802,23 @@ static int tuneFusion(const TuneFlags *flags, MlirModule module, MlirOperation f
     }
   free(bestOfKey);
   if (helped > 1)
-    evaluate(&s, fusion, combined);
+    evaluate(&s, combined);
 
 report:;
   /* The report. */
   double reference = s.candidates[0].seconds;
   size_t distinct = s.num;
+  if (s.rejected)
+    printf("  %zu schedule%s not a candidate (the fusion cannot take %s: above)\n", s.rejected,
+           s.rejected == 1 ? " is" : "s are", s.rejected == 1 ? "it" : "them");
   if (flags->numTries)
     printf("  %zu schedules compiled (the heuristic's and --try's)\n", s.compiled);
   else
     printf("  %zu schedules compiled: %zu distinct (%zu gave a bundle already seen: keys the "
            "fusion's kernels do not read)\n", s.compiled, distinct, s.duplicates);
   if (distinct == 1 && !flags->numTries)
-    printf("  no schedule key reaches this fusion's kernels (the reduction, normalization and "
-           "transpose schedulers' tiling is not a key yet: docs/tuning.md)\n");
+    printf("  no schedule key reaches this fusion's kernels (outer reductions, scans, threads "
+           "per row and splits are not keys yet: docs/tuning.md)\n");
   if (s.mismatch) {
     printf("  MISMATCH: schedules compute other bits than the heuristic's on the CPU emulator "
            "(a bug in fuser: the results must not depend on the schedule; please report it "
@@ -766,6 +864,10 @@ report:;
   }
   status = s.mismatch ? 2 : 0;
 done:
+  if (status == 1 || s.failed) {
+    fprintf(entries, "# %s: not tuned (an error, reported by fuserc tune)\n", name);
+    status = 1;
+  }
   for (size_t i = 0; i < s.num; ++i)
     free(s.candidates[i].bundle);
   free(s.candidates);
@@ -815,19 +917,20 @@ int fusercTune(int argc, char **argv) {
   bool found = false, failed = false, mismatch = false;
   for (MlirOperation op = mlirBlockGetFirstOperation(mlirModuleGetBody(module));
        !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
-    MlirIdentifier opName = mlirOperationGetName(op);
-    MlirStringRef opText = mlirIdentifierStr(opName);
-    if (opText.length != 9 || memcmp(opText.data, "func.func", 9) ||
-        mlirBlockIsNull(mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0))))
+    if (!isFusionNamed(op, NULL))
       continue;
     MlirStringRef name = mlirStringAttrGetValue(
         mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("sym_name")));
-    char fname[256];
-    snprintf(fname, sizeof fname, "%.*s", (int)name.length, name.data);
-    if (flags.fusion && strcmp(flags.fusion, fname))
+    char *fname = malloc(name.length + 1);
+    memcpy(fname, name.data, name.length);
+    fname[name.length] = 0;
+    if (flags.fusion && strcmp(flags.fusion, fname)) {
+      free(fname);
       continue;
+    }
     found = true;
     int r = tuneFusion(&flags, module, op, fname, emulator, entries);
+    free(fname);
     failed |= r == 1;
     mismatch |= r == 2;
   }
@@ -836,10 +939,11 @@ int fusercTune(int argc, char **argv) {
     fprintf(stderr, "fuserc: error: no fusion named '%s' in %s\n", flags.fusion, flags.source);
     failed = true;
   }
-  /* A mismatch still writes the file (no mismatching schedule is in it)
-   * and exits with 1; an error writes nothing. */
+  /* A mismatch or a fusion's error still writes the file, with the
+   * entries of the fusions that tuned (no mismatching schedule is in it),
+   * and exits with 1. */
   status = failed || mismatch;
-  if (!failed && flags.out && !fusercWriteFile(flags.out, text, textSize))
+  if (found && flags.out && !fusercWriteFile(flags.out, text, textSize))
     status = 1;
   free(text);
   fuser_rt_destroy(emulator);

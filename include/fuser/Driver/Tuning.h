@@ -22,8 +22,11 @@ namespace mlir::fuser {
 /// 16 hex digits: a hash (SHA-256, truncated) of the fusion as the compiler
 /// reads it: its ops, their attributes, its types and its arguments' and
 /// results' attributes, in the generic form without locations. Not in the
-/// hash: the fusion's name, its arguments' names (`fuser.name`, from SSA
-/// names), and its own `fuser.schedule`, which a tuning sets.
+/// hash: the fusion's name and visibility, its arguments' names
+/// (`fuser.name`, from SSA names), and its own `fuser.schedule`, which a
+/// tuning sets. Nor what it refers to outside itself: a sharded fusion's
+/// grid (tune skips sharded fusions; an entry written by hand applies to
+/// every grid).
 std::string fusionTuningHash(func::FuncOp fusion);
 
 /// Sets `fuser.schedule` on each fusion of `module` that the tuning file

@@ -55,6 +55,15 @@ struct Segment {
   llvm::SetVector<Value> outputs;
 };
 
+/// Whether a segment of `kind` takes `key`: its scheduler's keys; the
+/// reduction scheduler's for a normalization too (the same scheduler, the
+/// row held on chip).
+inline GroupKind schedulerOfKey(ScheduleKey key);
+inline bool keyAppliesTo(ScheduleKey key, GroupKind kind) {
+  GroupKind owner = schedulerOfKey(key);
+  return owner == kind || (owner == GroupKind::Reduction && kind == GroupKind::Normalization);
+}
+
 /// The scheduler whose decision `key` is.
 inline GroupKind schedulerOfKey(ScheduleKey key) {
   switch (key) {
@@ -68,6 +77,9 @@ inline GroupKind schedulerOfKey(ScheduleKey key) {
   case ScheduleKey::TransposeRows:
   case ScheduleKey::TransposeWaves:
     return GroupKind::Pointwise;
+  case ScheduleKey::ReductionBlock:
+  case ScheduleKey::ReductionWaves:
+    return GroupKind::Reduction;
   case ScheduleKey::InnerOuterRows:
   case ScheduleKey::InnerOuterMinBlocksPerSM:
   case ScheduleKey::InnerOuterMaxBlocksPerSM:

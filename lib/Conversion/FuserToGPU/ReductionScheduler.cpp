@@ -146,7 +146,11 @@ void ReductionScheduler::storeOutput(Value out, const Index &idx, unsigned lanes
 int64_t ReductionScheduler::rowsPerBlock(int64_t threads, bool persistent) const {
   if (hasOuter() && (!persistent || outerInShared))
     return 1;
-  return rowsPerBlockOf(threads);
+  if (hasOuter())
+    return rowsPerBlockOf(threads);
+  // An inner kernel's block: `reduction.block` threads (at most 512, so
+  // at most 16 rows of 32: the block reductions' scratch is [16][32]).
+  return std::max<int64_t>(1, fe.schedule.valueOr(ScheduleKey::ReductionBlock) / threads);
 }
 
 SmallVector<Value> ReductionScheduler::blockReduce(const Reducer &r, SmallVector<Value> acc,
@@ -727,6 +731,10 @@ void ReductionScheduler::emitInner(unsigned indexBits, int64_t staticThreads,
   Value planRows = fe.planExpr(keptSize);
   Value vecOk = planVectorOk();
   Value threadsPlan, rowsPlan;
+  // Threads a block aims at when rows take fewer (rowsPerBlock): the
+  // `reduction.block` key for an inner kernel; 256 beside column sums.
+  const int64_t innerBlock =
+      hasOuter() ? 256 : fe.schedule.valueOr(ScheduleKey::ReductionBlock);
   if (staticThreads) {
     threadsPlan = fe.planConstant(staticThreads);
     rowsPlan = fe.planConstant(blockRows);
@@ -749,7 +757,7 @@ void ReductionScheduler::emitInner(unsigned indexBits, int64_t staticThreads,
     }
     rowsPlan = arith::MaxUIOp::create(
         pb, ploc, fe.planConstant(1),
-        arith::DivUIOp::create(pb, ploc, fe.planConstant(256), threadsPlan));
+        arith::DivUIOp::create(pb, ploc, fe.planConstant(innerBlock), threadsPlan));
   } else {
     // At least 4 units per thread: the smallest power of two >= units/4,
     // between 32 and 1024; enough rows per block for 256 threads.
@@ -763,13 +771,16 @@ void ReductionScheduler::emitInner(unsigned indexBits, int64_t staticThreads,
     }
     rowsPlan = arith::MaxUIOp::create(
         pb, ploc, fe.planConstant(1),
-        arith::DivUIOp::create(pb, ploc, fe.planConstant(256), threadsPlan));
+        arith::DivUIOp::create(pb, ploc, fe.planConstant(innerBlock), threadsPlan));
   }
   if (hasOuter() && (!persistent || outerInShared))
     rowsPlan = fe.planConstant(1);
   Value blockThreads = arith::MulIOp::create(pb, ploc, threadsPlan, rowsPlan);
+  // At most `reduction.waves` full waves; blocks loop over the rows.
   Value maxBlocks = arith::MulIOp::create(
-      pb, ploc, fe.planConstant(fe.target.smCount),
+      pb, ploc,
+      fe.planConstant(fe.target.smCount *
+                      (hasOuter() ? 1 : fe.schedule.valueOr(ScheduleKey::ReductionWaves))),
       arith::DivUIOp::create(pb, ploc, fe.planConstant(fe.target.maxThreadsPerSM), blockThreads));
   Value blocks = hasOuter() ? outerGrid
                             : arith::MinUIOp::create(

@@ -3,7 +3,7 @@
 // attribute) and says what it accepts.
 // RUN: fuser-opt %s -split-input-file -verify-diagnostics
 
-// expected-error @+1 {{#fuser.schedule: unknown key 'pointwise.unroll'; known: pointwise.block, pointwise.units, pointwise.waves, pointwise.vector_bytes, transpose.tile, transpose.rows, transpose.waves, innerouter.rows, innerouter.min_blocks_per_sm, innerouter.max_blocks_per_sm, innerouter.min_threads or innerouter.max_registers}}
+// expected-error @+1 {{#fuser.schedule: unknown key 'pointwise.unroll'; known: pointwise.block, pointwise.units, pointwise.waves, pointwise.vector_bytes, transpose.tile, transpose.rows, transpose.waves, reduction.block, reduction.waves, innerouter.rows, innerouter.min_blocks_per_sm, innerouter.max_blocks_per_sm, innerouter.min_threads or innerouter.max_registers}}
 func.func @unknown() attributes {fuser.schedule = #fuser.schedule<pointwise.unroll = 2>} {
   return
 }
@@ -106,5 +106,12 @@ func.func @transpose_rows_above_tile() attributes {fuser.schedule = #fuser.sched
 
 // expected-error @+1 {{key 'transpose.tile' (the square tile a block of a transpose kernel stages in shared memory, in elements a side (padded by one column against bank conflicts)) must be a power of two from 16 to 64, got 48}}
 func.func @transpose_tile_not_power_of_two() attributes {fuser.schedule = #fuser.schedule<transpose.tile = 48>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{key 'reduction.block' (threads per block of an inner reduction or normalization kernel whose rows take fewer threads: rows per block = this / threads per row (a row never splits differently)) must be a power of two from 64 to 512, got 1024}}
+func.func @reduction_block_too_large() attributes {fuser.schedule = #fuser.schedule<reduction.block = 1024>} {
   return
 }

@@ -22,6 +22,8 @@ constexpr int64_t kTryVectorBytes[] = {4, 8};
 constexpr int64_t kTryTile[] = {16, 64};
 constexpr int64_t kTryTileRows[] = {4, 16};
 constexpr int64_t kTryTileWaves[] = {2, 4, 8};
+constexpr int64_t kTryReductionBlock[] = {128, 512};
+constexpr int64_t kTryReductionWaves[] = {2, 4};
 constexpr int64_t kTryRows[] = {1, 2, 4, 16, 32};
 constexpr int64_t kTryMinBlocks[] = {0, 2};
 constexpr int64_t kTryMaxBlocks[] = {1, 4};
@@ -52,10 +54,18 @@ const ScheduleKeyInfo kKeys[kNumScheduleKeys] = {
     {ScheduleKey::TransposeRows, "transpose.rows", 1, 32, true, 8,
      "threads along a transpose kernel's tile rows: a block is transpose.tile x this, each "
      "thread moving transpose.tile / this rows per phase",
-     "8: blocks of 256 threads, 4 rows a thread", kTryTileRows},
+     "8: 32 x 8 blocks on the default tile, 4 tile rows a thread", kTryTileRows},
     {ScheduleKey::TransposeWaves, "transpose.waves", 1, 64, false, 1,
      "a transpose kernel's grid cap in full waves; blocks then loop over the tiles",
      "1: one full wave, each block looping over tiles", kTryTileWaves},
+    {ScheduleKey::ReductionBlock, "reduction.block", 64, 512, true, 256,
+     "threads per block of an inner reduction or normalization kernel whose rows take fewer "
+     "threads: rows per block = this / threads per row (a row never splits differently)",
+     "256: 8 rows of 32 threads, 4 of 64, ...", kTryReductionBlock},
+    {ScheduleKey::ReductionWaves, "reduction.waves", 1, 64, false, 1,
+     "an inner reduction or normalization kernel's grid cap in full waves; blocks then loop "
+     "over the rows",
+     "1: one full wave, each block looping over rows", kTryReductionWaves},
     {ScheduleKey::InnerOuterRows, "innerouter.rows", 1, 4096, false, 8,
      "rows each block of an inner-outer kernel walks before the grid grows",
      "measured: 13-20% faster than 32 at 2603 rows of 4096", kTryRows},

@@ -42,3 +42,18 @@ func.func @perm(%x: tensor<?x?xf32>, %y: tensor<?x?xf32>) -> tensor<?x?xf32> {
   %0 = fuser.add %t, %y : tensor<?x?xf32>
   return %0 : tensor<?x?xf32>
 }
+
+// Row reductions: a normalization whose row length is known at launch, and
+// a sum with static rows. The reduction.* keys move rows among blocks and
+// the grid's cap, never a row's order of accumulation.
+func.func @rownorm(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %s = fuser.sum %x dims = [1] keepdim = true : tensor<?x?xf32> -> tensor<?x1xf32>
+  %sb = fuser.broadcast %s dims = [0, 1] : tensor<?x1xf32> -> tensor<?x?xf32>
+  %0 = fuser.div %x, %sb : tensor<?x?xf32>
+  return %0 : tensor<?x?xf32>
+}
+
+func.func @rowsum(%x: tensor<?x100xf32>) -> tensor<?xf32> {
+  %0 = fuser.sum %x dims = [1] : tensor<?x100xf32> -> tensor<?xf32>
+  return %0 : tensor<?xf32>
+}

@@ -32,8 +32,15 @@ func.func @pinned(%x: tensor<1027xf32>) -> tensor<1027xf32>
   return %0 : tensor<1027xf32>
 }
 
-// A reduction: no key reaches its kernels yet.
-func.func @row_sum(%x: tensor<64x100xf32>) -> tensor<64xf32> {
-  %0 = fuser.sum %x dims = [1] : tensor<64x100xf32> -> tensor<64xf32>
-  return %0 : tensor<64xf32>
+// A row reduction: the reduction.* keys move its blocks, never a row's
+// order of accumulation.
+func.func @row_sum(%x: tensor<300x100xf32>) -> tensor<300xf32> {
+  %0 = fuser.sum %x dims = [1] : tensor<300x100xf32> -> tensor<300xf32>
+  return %0 : tensor<300xf32>
+}
+
+// A column reduction: no key reaches its kernels yet.
+func.func @col_sum(%x: tensor<64x100xf32>) -> tensor<100xf32> {
+  %0 = fuser.sum %x dims = [0] : tensor<64x100xf32> -> tensor<100xf32>
+  return %0 : tensor<100xf32>
 }

@@ -37,13 +37,15 @@ enum class ScheduleKey : unsigned {
   TransposeTile,
   TransposeRows,
   TransposeWaves,
+  ReductionBlock,
+  ReductionWaves,
   InnerOuterRows,
   InnerOuterMinBlocksPerSM,
   InnerOuterMaxBlocksPerSM,
   InnerOuterMinThreads,
   InnerOuterMaxRegisters,
 };
-inline constexpr unsigned kNumScheduleKeys = 12;
+inline constexpr unsigned kNumScheduleKeys = 14;
 
 struct ScheduleKeyInfo {
   ScheduleKey key;
