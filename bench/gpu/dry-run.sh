@@ -75,6 +75,10 @@ if $PY -c 'import torch' 2>/dev/null; then
     --runtime "$BUILD/lib/libfuser_runtime.so" --bundles "$PACK/variants-io" --mb 2000 \
     --reordered-sums-ok --out "$W/variants-io.md" > "$W/variants-io.log" 2>&1 || fail="$fail variants-io"
   echo "   inner-outer: $(grep -cE '\| (yes|reordered) \|' "$W/variants-io.md" 2>/dev/null) variants agree with the default"
+  $PY "$PACK/variants.py" --dry-run-cpu "$BUILD/lib/libFuserCAPI.so" \
+    --runtime "$BUILD/lib/libfuser_runtime.so" --bundles "$PACK/variants-rt" --mb 2 \
+    --out "$W/variants-rt.md" > "$W/variants-rt.log" 2>&1 || fail="$fail variants-rt"
+  echo "   reductions and transposes: $(grep -c '| yes |' "$W/variants-rt.md" 2>/dev/null) variants give the default's bits"
 else
   echo "   skipped: $PY has no torch"
 fi

@@ -72,7 +72,7 @@ def newest_run(path):
 
 
 def source_of(fusion):
-    for d in ("fusions", "variants"):
+    for d in ("fusions", "variants", "variants-rt"):
         p = os.path.join(HERE, d, fusion + ".mlir")
         if os.path.exists(p):
             return p
@@ -137,7 +137,7 @@ def main():
     lines = []
     rhos, picks, bests, scale = [], [], [], []
     worse = 0
-    for name in ("variants.md", "variants-io.md"):
+    for name in ("variants.md", "variants-io.md", "variants-rt.md"):
         number, rows = newest_run(os.path.join(a.results, name))
         if not rows:
             continue

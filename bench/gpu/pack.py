@@ -16,6 +16,8 @@ Built here, with the compiler and the CPU emulator:
                 FUSION@VARIANT.bundle, each compiled with one entry of
                 SCHEDULE_VARIANTS as `fuserc compile --schedule`
   variants-io/  the inner-outer (backward) fusions in each of INNER_OUTER_VARIANTS
+  variants-rt/  short-row reductions and a transpose in each of REDUCTION_VARIANTS
+                and TRANSPOSE_VARIANTS
   runtime/      the plain-C runtime's sources (built there with cc)
   npy/          the .npy reader (tools/fuserc/npy.c)
   check.sh, check_runner.c, harness.py, variants.py, run-all.sh, README.txt,
@@ -77,6 +79,28 @@ INNER_OUTER_VARIANTS = [
 ]
 INNER_OUTER_FUSIONS = [os.path.join(HERE, "fusions", n + ".mlir")
                        for n in ("layer_norm_backward", "rms_norm_backward")]
+# Row reductions with short rows (several a block) and a transpose, under
+# the reduction.* and transpose.* keys: not timed on a GPU yet; the first
+# run says whether the defaults stand and how well fuserc tune's cost
+# model ranks them (make model-check, docs/tuning.md).
+REDUCTION_VARIANTS = [
+    ("base", ""),
+    ("rb128", "reduction.block=128"),
+    ("rb512", "reduction.block=512"),
+    ("rw2", "reduction.waves=2"),
+    ("rw4", "reduction.waves=4"),
+]
+TRANSPOSE_VARIANTS = [
+    ("base", ""),
+    ("t16", "transpose.tile=16"),
+    ("t64r16", "transpose.tile=64,transpose.rows=16"),
+    ("tr4", "transpose.rows=4"),
+    ("tw4", "transpose.waves=4"),
+]
+RT_FUSIONS = [(os.path.join(HERE, "variants-rt", n + ".mlir"), v)
+              for n, v in (("softmax_128", REDUCTION_VARIANTS),
+                           ("layer_norm_256_bf16", REDUCTION_VARIANTS),
+                           ("permute_add", TRANSPOSE_VARIANTS))]
 SEED = 20261129
 
 # Shrinking the examples whose inputs are too large to carry: the row
@@ -243,7 +267,7 @@ def main():
         raise SystemExit("pack.py: %s not found: build fuser first" % fuserc)
     if os.path.isdir(out):
         shutil.rmtree(out)
-    for sub in ("bundles", "examples", "cases", "variants", "variants-io", "runtime/src", "runtime/include",
+    for sub in ("bundles", "examples", "cases", "variants", "variants-io", "variants-rt", "runtime/src", "runtime/include",
                 "npy"):
         os.makedirs(os.path.join(out, sub), exist_ok=True)
     rng = random.Random(SEED)
@@ -281,6 +305,12 @@ def main():
                  "-o", os.path.join(out, "variants-io", "%s@%s.bundle" % (name, vname))])
     sys.stderr.write("pack.py: variants-io/: %d fusions x %d schedules\n"
                      % (len(INNER_OUTER_FUSIONS), len(INNER_OUTER_VARIANTS)))
+    for src, table in RT_FUSIONS:
+        name = os.path.basename(src)[:-5]
+        for vname, schedule in table:
+            run([fuserc, "compile", src, "--schedule", schedule,
+                 "-o", os.path.join(out, "variants-rt", "%s@%s.bundle" % (name, vname))])
+    sys.stderr.write("pack.py: variants-rt/: %d fusions x 5 schedules\n" % len(RT_FUSIONS))
 
     # Every example, shrunk where needed.
     examples = sorted(f[:-5] for f in os.listdir(os.path.join(ROOT, "examples"))

@@ -4,7 +4,7 @@
 # vs torch.compile: memory-bound fusions from 1 MB to 1 GB, then the matmul
 # table in TFLOP/s, within one budget), then variants.py (schedule variants
 # of the pointwise fusions against the default schedule). Prints the tables;
-# writes gpu-check.md, gpu.md, variants.md and variants-io.md to $OUT (when set) or
+# writes gpu-check.md, gpu.md, variants.md, variants-io.md and variants-rt.md to $OUT (when set) or
 # PACK/results. Planned to finish in about 5 minutes and never more than 9
 # (each stage has a timeout; on an H200 the whole ran in under 2).
 #
@@ -55,6 +55,13 @@ timeout -k 5 ${FUSER_VARIANTS_TIMEOUT:-150} $PY "$PACK/variants.py" --runtime "$
 io_rc=$?
 [ $io_rc = 0 ] || { echo "variants.py (inner-outer) failed ($io_rc); its stderr:"; tail -30 "$RES/variants-io.stderr"; }
 [ $var_rc = 0 ] && var_rc=$io_rc
+echo "######## 3/3 variants.py, reductions and transposes (after $(( $(date +%s) - T0 )) s)"
+timeout -k 5 ${FUSER_VARIANTS_TIMEOUT:-150} $PY "$PACK/variants.py" --runtime "$B/libfuser_runtime.so" \
+  --bundles "$PACK/variants-rt" --mb 16,64,256,1024 \
+  --out "$RES/variants-rt.md" 2>"$RES/variants-rt.stderr"
+rt_rc=$?
+[ $rt_rc = 0 ] || { echo "variants.py (reductions, transposes) failed ($rt_rc); its stderr:"; tail -30 "$RES/variants-rt.stderr"; }
+[ $var_rc = 0 ] && var_rc=$rt_rc
 
 echo
 echo "######## summary after $(( $(date +%s) - T0 )) s: check.sh rc=$check_rc, harness.py rc=$bench_rc, variants.py rc=$var_rc"
