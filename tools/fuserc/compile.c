@@ -180,6 +180,18 @@ bool fusercWriteFile(const char *path, const void *data, size_t size) {
   return true;
 }
 
+bool fusercNoCompileFlagsForBundle(const char *source, const FusercCompileFlags *f) {
+  const char *given = f->tuning        ? "--tuning"
+                      : f->schedule[0] ? "--schedule"
+                      : f->vjp         ? "--vjp"
+                                       : NULL;
+  if (!given)
+    return true;
+  fprintf(stderr, "fuserc: error: %s applies when compiling a .mlir input; '%s' is a bundle, "
+                  "compiled already\n", given, source);
+  return false;
+}
+
 bool fusercEndsWith(const char *s, const char *suffix) {
   size_t n = strlen(s), m = strlen(suffix);
   return n >= m && !strcmp(s + n - m, suffix);

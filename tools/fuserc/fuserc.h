@@ -55,5 +55,9 @@ FuserCompileResult fusercCompileFile(const char *path, const FusercCompileFlags 
 char *fusercReadFile(const char *path, size_t *size);
 bool fusercWriteFile(const char *path, const void *data, size_t size);
 bool fusercEndsWith(const char *s, const char *suffix);
+/* False after reporting that a compile option that changes what is
+ * compiled (--tuning, --schedule, --vjp) was given with a bundle input,
+ * which would ignore it. */
+bool fusercNoCompileFlagsForBundle(const char *source, const FusercCompileFlags *flags);
 
 #endif

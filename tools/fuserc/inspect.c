@@ -292,6 +292,8 @@ int fusercInspect(int argc, char **argv) {
     bytes = b.data;
     size = b.length;
   } else {
+    if (!fusercNoCompileFlagsForBundle(flags.source, &flags.compile))
+      return 1;
     file = fusercReadFile(flags.source, &size);
     if (!file)
       return 1;

@@ -729,6 +729,8 @@ int fusercRun(int argc, char **argv) {
     bundleData = (void *)(uintptr_t)b.data;
     bundleSize = b.length;
   } else {
+    if (!fusercNoCompileFlagsForBundle(f.source, &f.compile))
+      return 1;
     bundleData = fusercReadFile(f.source, &bundleSize);
     if (!bundleData)
       return 1;
