@@ -45,7 +45,7 @@ typedef struct {
   uint64_t seed;
   bool noPtxas;
   /* --try: exactly these schedules (and the heuristic's), not the search. */
-  const char *tries[32];
+  char *tries[32]; /* owned: the schedules without spaces */
   int numTries;
   /* --model-only: no emulator run (no bit check; bytes are the tensors'
    * sizes), for sizes too large to emulate. */
@@ -875,10 +875,9 @@ done:
   return status;
 }
 
-int fusercTune(int argc, char **argv) {
-  TuneFlags flags;
-  if (!parseFlags(argc, argv, &flags))
-    return 1;
+/* Tunes the fusions of flags->source; returns the exit status. */
+static int tuneAll(const TuneFlags *given) {
+  const TuneFlags flags = *given;
   /* The report and the errors interleave in order. */
   setvbuf(stdout, NULL, _IOLBF, 0);
   if (!fusercEndsWith(flags.source, ".mlir")) {
@@ -949,5 +948,13 @@ int fusercTune(int argc, char **argv) {
   fuser_rt_destroy(emulator);
   mlirModuleDestroy(module);
   mlirContextDestroy(ctx);
+  return status;
+}
+
+int fusercTune(int argc, char **argv) {
+  TuneFlags flags;
+  int status = parseFlags(argc, argv, &flags) ? tuneAll(&flags) : 1;
+  for (int t = 0; t < flags.numTries; ++t)
+    free(flags.tries[t]);
   return status;
 }
