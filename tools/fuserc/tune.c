@@ -105,7 +105,9 @@ static bool parseFlags(int argc, char **argv, TuneFlags *f) {
       f->noPtxas = true;
     } else if (!strcmp(a, "--model-only")) {
       f->modelOnly = true;
-    } else if (!strcmp(a, "--try") || !strcmp(a, "--bandwidth")) {
+    } else if (!strcmp(a, "--try") || !strcmp(a, "--bandwidth") || !strcmp(a, "--fusion") ||
+               !strcmp(a, "--dims") || !strcmp(a, "--ptxas") || !strcmp(a, "-o") ||
+               !strcmp(a, "--random")) {
       if (i + 1 >= argc) {
         fprintf(stderr, "fuserc: error: %s needs a value\n", a);
         return false;
@@ -120,10 +122,13 @@ static bool parseFlags(int argc, char **argv, TuneFlags *f) {
           return false;
         }
         f->bandwidthGBps = (unsigned)n;
-      } else if (f->numTries == 32) {
-        fprintf(stderr, "fuserc: error: at most 32 --try schedules\n");
-        return false;
-      } else {
+        continue;
+      }
+      if (!strcmp(a, "--try")) {
+        if (f->numTries == 32) {
+          fprintf(stderr, "fuserc: error: at most 32 --try schedules\n");
+          return false;
+        }
         /* Written into the tuning file as one field: without spaces. */
         char *t = malloc(strlen(v) + 1), *o = t;
         for (const char *c = v; *c; ++c)
@@ -131,14 +136,8 @@ static bool parseFlags(int argc, char **argv, TuneFlags *f) {
             *o++ = *c;
         *o = 0;
         f->tries[f->numTries++] = t;
+        continue;
       }
-    } else if (!strcmp(a, "--fusion") || !strcmp(a, "--dims") || !strcmp(a, "--ptxas") ||
-               !strcmp(a, "-o") || !strcmp(a, "--random")) {
-      if (i + 1 >= argc) {
-        fprintf(stderr, "fuserc: error: %s needs a value\n", a);
-        return false;
-      }
-      const char *v = argv[++i];
       if (!strcmp(a, "--random")) {
         char *end;
         f->seed = strtoull(v, &end, 10);
