@@ -104,6 +104,10 @@ private:
   SmallVector<MemoKey> log;
 };
 
+/// Static shared memory a block may hold (without the dynamic opt-in that
+/// kDynamicSharedAttr asks for).
+inline constexpr int64_t kStaticSharedBytes = 48 * 1024;
+
 inline unsigned byteSize(Type t) {
   return t.isInteger(1) ? 1 : t.getIntOrFloatBitWidth() / 8;
 }

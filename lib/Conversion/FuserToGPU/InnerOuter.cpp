@@ -33,37 +33,212 @@ Index ReductionScheduler::oIndex(Value v) {
   return Index{false, e};
 }
 
+std::pair<Value, Value> ReductionScheduler::outerChunks(OpBuilder &b, Location loc, Value rows,
+                                                        Value length,
+                                                        function_ref<Value(int64_t)> constant) {
+  // Rows a block of 256 threads holds at once at 16 values a thread (1 to
+  // 8): a chunk keeps each of them busy.
+  Value atOnce = arith::MaxUIOp::create(
+      b, loc, constant(1),
+      arith::MinUIOp::create(
+          b, loc, constant(rowsPerBlockOf(32)),
+          arith::DivUIOp::create(b, loc, constant(256 * kInnerOuterValuesPerThread),
+                                 arith::MaxUIOp::create(b, loc, length, constant(1)))));
+  Value chunkRows = arith::MaxUIOp::create(
+      b, loc, atOnce, arith::CeilDivUIOp::create(b, loc, rows, constant(kInnerOuterMaxChunks)));
+  return {chunkRows, arith::CeilDivUIOp::create(b, loc, rows, chunkRows)};
+}
+
+unsigned ReductionScheduler::outerValuesPerSlot() const {
+  unsigned n = 0;
+  for (const Reducer &r : outerReducers)
+    n += r.accTypes.size();
+  return n;
+}
+
+bool ReductionScheduler::outerStageFits(int64_t rowValues) const {
+  int64_t bytes = 0;
+  for (const Reducer &r : outerReducers)
+    bytes += alignSharedBytes(rowValues * byteSize(elementTypeOf(r.op->getOperand(0))));
+  for (const Reducer &r : reducers)
+    for (Type t : r.accTypes)
+      bytes += alignSharedBytes(16 * 32 * byteSize(t));
+  return bytes <= kStaticSharedBytes;
+}
+
+/// Where row of threads `y`'s slot `j`, lane `l`, of thread `tx` sits in a
+/// stage buffer ([row of threads][slot][lane][thread], `slots` slots): a
+/// warp's threads touch consecutive words, one bank each, where a
+/// [thread][lane] layout put 4 or 8 threads on each bank.
+static Value stageIndex(KernelBuilder &k, Value y, Value j, Value tx, Value threads,
+                        unsigned slots, unsigned lanes, unsigned l) {
+  OpBuilder &b = k.b;
+  Location loc = k.loc;
+  Value slot = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, y, k.constant(slots)), j);
+  Value lane = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, slot, k.constant(lanes)),
+                                     k.constant(l));
+  return arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, lane, threads), tx);
+}
+
 void ReductionScheduler::accumulateOuter(OuterAccs &accs, unsigned slot, unsigned lanes,
                                          Value valid, Value inRange) {
   OpBuilder &b = kb->b;
   Location loc = kb->loc;
-  unsigned perSlot = 0;
-  for (const Reducer &r : outerReducers)
-    perSlot += r.accTypes.size();
+  unsigned perSlot = outerValuesPerSlot();
   Value keep = inRange ? arith::AndIOp::create(b, loc, valid, inRange).getResult() : valid;
-  unsigned pos = slot * perSlot, value = 0;
-  for (const Reducer &r : outerReducers) {
-    Lanes x = emit(r.op->getOperand(0), sIndex(), lanes);
-    unsigned n = r.accTypes.size();
-    SmallVector<Value> cur;
-    if (!accs.shared.empty()) {
-      for (unsigned i = 0; i < n; ++i)
-        cur.push_back(loadThreadSlot(accs.shared[value + i], accs.tx, accs.threads, slot, lanes,
-                                     r.accTypes[i]));
-    } else {
-      cur.assign(accs.values.begin() + pos, accs.values.begin() + pos + n);
-    }
-    SmallVector<Value> next = r.accumulate(b, loc, cur, materialize(x, lanes));
-    for (unsigned i = 0; i < n; ++i) {
-      Value v = arith::SelectOp::create(b, loc, keep, next[i], cur[i]);
-      if (!accs.shared.empty())
-        storeThreadSlot(accs.shared[value + i], accs.tx, accs.threads, slot, lanes, v);
-      else
-        accs.values[pos + i] = v;
-    }
-    pos += n;
-    value += n;
+  SmallVector<Value> xs;
+  for (const Reducer &r : outerReducers)
+    xs.push_back(materialize(emit(r.op->getOperand(0), sIndex(), lanes), lanes));
+  // Staged: the row's values wait in shared memory for their slot's owner.
+  auto stageAll = [&] {
+    for (auto [buf, x] : llvm::zip(accs.stage, xs))
+      for (unsigned l = 0; l < lanes; ++l) {
+        Value e = lanes > 1 ? vector::ExtractOp::create(b, loc, x, ArrayRef<int64_t>{(int64_t)l})
+                                  .getResult()
+                            : x;
+        memref::StoreOp::create(b, loc, e, buf,
+                                ValueRange{asIndex(stageIndex(*kb, accs.ty, kb->constant(slot),
+                                                              accs.tx, accs.threads, accs.slots,
+                                                              lanes, l))});
+      }
+  };
+  if (accs.staticRows > 1) {
+    stageAll();
+    return;
   }
+  // One row of threads: the thread adds its own row to its own slot.
+  auto foldOwn = [&]() -> SmallVector<Value> {
+    SmallVector<Value> out;
+    unsigned pos = slot * perSlot, value = 0;
+    for (auto [r, x] : llvm::zip(outerReducers, xs)) {
+      unsigned n = r.accTypes.size();
+      SmallVector<Value> cur;
+      if (!accs.shared.empty()) {
+        for (unsigned i = 0; i < n; ++i)
+          cur.push_back(loadThreadSlot(accs.shared[value + i], accs.tx, accs.threads, slot, lanes,
+                                       r.accTypes[i]));
+      } else {
+        cur.assign(accs.values.begin() + pos, accs.values.begin() + pos + n);
+      }
+      SmallVector<Value> next = r.accumulate(b, loc, cur, x);
+      for (unsigned i = 0; i < n; ++i) {
+        Value v = arith::SelectOp::create(b, loc, keep, next[i], cur[i]);
+        if (!accs.shared.empty())
+          storeThreadSlot(accs.shared[value + i], accs.tx, accs.threads, slot, lanes, v);
+        else
+          out.push_back(v);
+      }
+      pos += n;
+      value += n;
+    }
+    return out;
+  };
+  if (!accs.staged) {
+    SmallVector<Value> next = foldOwn();
+    llvm::copy(next, accs.values.begin() + slot * perSlot);
+    return;
+  }
+  // Rows of threads known at launch: staged or not, as the block has them.
+  ValueRange cur(ArrayRef<Value>(accs.values).slice(slot * perSlot, perSlot));
+  auto ifStaged = scf::IfOp::create(b, loc, cur.getTypes(), accs.staged, true);
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(&ifStaged.getThenRegion().front());
+    stageAll();
+    scf::YieldOp::create(b, loc, cur);
+    b.setInsertionPointToStart(&ifStaged.getElseRegion().front());
+    scf::YieldOp::create(b, loc, foldOwn());
+  }
+  llvm::copy(ifStaged.getResults(), accs.values.begin() + slot * perSlot);
+}
+
+void ReductionScheduler::foldStagedRows(OuterAccs &accs, unsigned lanes, Value first,
+                                        Value end) {
+  OpBuilder &b = kb->b;
+  Location loc = kb->loc;
+  unsigned perSlot = outerValuesPerSlot();
+  Value rowsInBlock = accs.rowsInBlock;
+  Value units = arith::DivUIOp::create(b, loc, kb->expander->expand(reducedSize),
+                                       kb->constant(lanes));
+  auto fold = [&]() -> SmallVector<Value> {
+    // Every row of threads has staged its row.
+    gpu::BarrierOp::create(b, loc);
+    SmallVector<Value> values(accs.values);
+    unsigned owned = values.size() / perSlot;
+    for (unsigned k = 0; k < owned; ++k) {
+      Value j = arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, kb->constant(k), rowsInBlock), accs.ty);
+      Value unit = arith::AddIOp::create(b, loc, accs.tx, arith::MulIOp::create(b, loc, j, accs.threads));
+      Value owns = arith::AndIOp::create(
+          b, loc,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, j, kb->constant(accs.slots)),
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, unit, units));
+      ValueRange cur(ArrayRef<Value>(values).slice(k * perSlot, perSlot));
+      auto ifOwns = scf::IfOp::create(b, loc, cur.getTypes(), owns, true);
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(&ifOwns.getThenRegion().front());
+      // Row of threads y's value, added where its row is one of the chunk's.
+      auto addRow = [&](Value y, SmallVector<Value> acc) {
+        Value inChunk = arith::CmpIOp::create(
+            b, loc, arith::CmpIPredicate::ult, arith::AddIOp::create(b, loc, first, y), end);
+        unsigned pos = 0;
+        for (auto [r, buf] : llvm::zip(outerReducers, accs.stage)) {
+          Type t = cast<MemRefType>(buf.getType()).getElementType();
+          SmallVector<Value> elems;
+          for (unsigned l = 0; l < lanes; ++l)
+            elems.push_back(memref::LoadOp::create(
+                b, loc, buf,
+                ValueRange{asIndex(stageIndex(*kb, y, j, accs.tx, accs.threads, accs.slots, lanes, l))}));
+          Value x = lanes > 1 ? vector::FromElementsOp::create(b, loc, VectorType::get({lanes}, t),
+                                                               elems)
+                                    .getResult()
+                              : elems[0];
+          unsigned n = r.accTypes.size();
+          SmallVector<Value> own(acc.begin() + pos, acc.begin() + pos + n);
+          SmallVector<Value> next = r.accumulate(b, loc, own, x);
+          for (unsigned i = 0; i < n; ++i)
+            acc[pos + i] = arith::SelectOp::create(b, loc, inChunk, next[i], own[i]);
+          pos += n;
+        }
+        return acc;
+      };
+      SmallVector<Value> acc(cur);
+      if (accs.staticRows > 1) {
+        for (int64_t y = 0; y < accs.staticRows; ++y)
+          acc = addRow(kb->constant(y), acc);
+      } else {
+        auto rowsLoop = scf::ForOp::create(b, loc, kb->constant(0), rowsInBlock, kb->constant(1),
+                                           acc);
+        OpBuilder::InsertionGuard g2(b);
+        b.setInsertionPointToStart(rowsLoop.getBody());
+        ExprScope scope(*kb->expander);
+        scf::YieldOp::create(
+            b, loc,
+            addRow(rowsLoop.getInductionVar(), SmallVector<Value>(rowsLoop.getRegionIterArgs())));
+        acc.assign(rowsLoop.getResults().begin(), rowsLoop.getResults().end());
+      }
+      scf::YieldOp::create(b, loc, acc);
+      b.setInsertionPointToStart(&ifOwns.getElseRegion().front());
+      scf::YieldOp::create(b, loc, cur);
+      b.setInsertionPointAfter(ifOwns);
+      llvm::copy(ifOwns.getResults(), values.begin() + k * perSlot);
+    }
+    return values;
+  };
+  if (accs.staticRows > 1) {
+    accs.values = fold();
+    return;
+  }
+  auto ifStaged = scf::IfOp::create(b, loc, ValueRange(accs.values).getTypes(), accs.staged, true);
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToStart(&ifStaged.getThenRegion().front());
+  {
+    ExprScope scope(*kb->expander);
+    scf::YieldOp::create(b, loc, fold());
+  }
+  b.setInsertionPointToStart(&ifStaged.getElseRegion().front());
+  scf::YieldOp::create(b, loc, accs.values);
+  accs.values.assign(ifStaged.getResults().begin(), ifStaged.getResults().end());
 }
 
 void ReductionScheduler::accumulateOuterInMemory(const OuterAccs &accs, Value unit,
@@ -77,8 +252,8 @@ void ReductionScheduler::accumulateOuterInMemory(const OuterAccs &accs, Value un
   for (const Reducer &r : outerReducers) {
     Value x = materialize(emit(r.op->getOperand(0), sIndex(), lanes), lanes);
     unsigned n = r.accTypes.size();
-    // The block's first row block starts its partials; later ones add to
-    // them (only the thread that owns these columns reads and writes them).
+    // The chunk's first row starts its partials; later ones add to them
+    // (only the thread that owns these columns reads and writes them).
     auto first = scf::IfOp::create(b, loc, TypeRange{}, accs.firstRowBlock, true);
     {
       OpBuilder::InsertionGuard g(b);
@@ -102,107 +277,28 @@ void ReductionScheduler::accumulateOuterInMemory(const OuterAccs &accs, Value un
   }
 }
 
-void ReductionScheduler::writeOuterPartials(ArrayRef<Value> accsIn, unsigned lanes,
-                                            unsigned slots, Value tx, Value ty, Value threads,
-                                            Value rowsInBlock, int64_t staticRows,
-                                            ArrayRef<Value> stage) {
+void ReductionScheduler::writeChunkPartials(const OuterAccs &accs, ArrayRef<Value> values,
+                                            unsigned lanes, Value chunk) {
   OpBuilder &b = kb->b;
   Location loc = kb->loc;
-  SmallVector<Value> accs(accsIn);
-  unsigned perSlot = 0;
-  for (const Reducer &r : outerReducers)
-    perSlot += r.accTypes.size();
+  unsigned perSlot = outerValuesPerSlot();
   Value lanesV = kb->constant(lanes);
-  Value isFirstRow = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, ty, kb->constant(0));
-  auto laneValue = [&](Value v, unsigned l) {
-    return lanes > 1 ? vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{(int64_t)l})
-                           .getResult()
-                     : v;
-  };
-  // Slot j's lane l sits at column (tx + j*T)*lanes + l of the stage.
-  auto stageIndex = [&](unsigned j, unsigned l) {
-    Value u = arith::AddIOp::create(
-        b, loc, tx, arith::MulIOp::create(b, loc, threads, kb->constant(j)));
-    return asIndex(arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, u, lanesV),
-                                         kb->constant(l)));
-  };
-  // Rows of threads 1, 2, ... hand their slots to row 0 in turn, through
-  // shared memory: row 0 combines them in row order.
-  int64_t maxRows = staticRows ? staticRows : 8;
-  for (int64_t round = 1; round < maxRows; ++round) {
-    Value roundRuns = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                            kb->constant(round), rowsInBlock);
-    auto ifRound = scf::IfOp::create(b, loc, TypeRange(ValueRange(accs)), roundRuns, true);
-    OpBuilder::InsertionGuard g(b);
-    b.setInsertionPointToStart(&ifRound.getThenRegion().front());
-    ExprScope scope(*kb->expander);
-    Value isSender =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, ty, kb->constant(round));
-    SmallVector<Value> next(accs);
-    unsigned pos = 0;
-    for (const Reducer &r : outerReducers) {
-      unsigned n = r.accTypes.size();
-      // part[j][i]: the sender's value i of slot j.
-      SmallVector<SmallVector<Value>> part(slots);
-      for (unsigned i = 0; i < n; ++i) {
-        // One stage buffer per accumulator type.
-        Value buf;
-        for (Value sbuf : stage)
-          if (cast<MemRefType>(sbuf.getType()).getElementType() == r.accTypes[i])
-            buf = sbuf;
-        gpu::BarrierOp::create(b, loc);
-        auto send = scf::IfOp::create(b, loc, TypeRange{}, isSender, false);
-        {
-          OpBuilder::InsertionGuard g2(b);
-          b.setInsertionPointToStart(&send.getThenRegion().front());
-          ExprScope scope2(*kb->expander);
-          for (unsigned j = 0; j < slots; ++j)
-            for (unsigned l = 0; l < lanes; ++l)
-              memref::StoreOp::create(b, loc, laneValue(accs[j * perSlot + pos + i], l), buf,
-                                      ValueRange{stageIndex(j, l)});
-        }
-        gpu::BarrierOp::create(b, loc);
-        for (unsigned j = 0; j < slots; ++j) {
-          SmallVector<Value> elems;
-          for (unsigned l = 0; l < lanes; ++l)
-            elems.push_back(memref::LoadOp::create(b, loc, buf, ValueRange{stageIndex(j, l)}));
-          part[j].push_back(lanes > 1 ? vector::FromElementsOp::create(
-                                            b, loc, VectorType::get({lanes}, r.accTypes[i]), elems)
-                                            .getResult()
-                                      : elems[0]);
-        }
-      }
-      for (unsigned j = 0; j < slots; ++j) {
-        SmallVector<Value> own(accs.begin() + j * perSlot + pos,
-                               accs.begin() + j * perSlot + pos + n);
-        SmallVector<Value> sum = r.combine(b, loc, own, part[j]);
-        for (unsigned i = 0; i < n; ++i)
-          next[j * perSlot + pos + i] =
-              arith::SelectOp::create(b, loc, isFirstRow, sum[i], own[i]);
-      }
-      pos += n;
-    }
-    scf::YieldOp::create(b, loc, next);
-    b.setInsertionPointToStart(&ifRound.getElseRegion().front());
-    scf::YieldOp::create(b, loc, accs);
-    b.setInsertionPointAfter(ifRound);
-    accs.assign(ifRound.getResults().begin(), ifRound.getResults().end());
-  }
-  // Row 0 writes the block's partials: [block][column].
   Value units = arith::DivUIOp::create(b, loc, kb->expander->expand(reducedSize), lanesV);
-  Value at0 = arith::MulIOp::create(b, loc, kb->blockId(gpu::Dimension::x),
-                                    kb->expander->expand(reducedSize));
-  for (unsigned j = 0; j < slots; ++j) {
-    Value u = arith::AddIOp::create(b, loc, tx,
-                                    arith::MulIOp::create(b, loc, threads, kb->constant(j)));
-    Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, u, units);
-    Value guard = arith::AndIOp::create(b, loc, isFirstRow, inRange);
-    Value at = arith::AddIOp::create(b, loc, at0, arith::MulIOp::create(b, loc, u, lanesV));
+  Value at0 = arith::MulIOp::create(b, loc, chunk, kb->expander->expand(reducedSize));
+  for (unsigned k = 0, owned = values.size() / perSlot; k < owned; ++k) {
+    // The k-th slot this thread owns: k*R + ty (k with one row of threads).
+    Value j = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, kb->constant(k), accs.rowsInBlock), accs.ty);
+    Value unit = arith::AddIOp::create(b, loc, accs.tx, arith::MulIOp::create(b, loc, j, accs.threads));
+    Value guard = arith::AndIOp::create(
+        b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, j, kb->constant(accs.slots)),
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, unit, units));
+    Value at = arith::AddIOp::create(b, loc, at0, arith::MulIOp::create(b, loc, unit, lanesV));
     auto store = scf::IfOp::create(b, loc, TypeRange{}, guard, false);
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(&store.getThenRegion().front());
     for (unsigned v = 0; v < perSlot; ++v)
-      kb->store(kb->extraPointer(v), accs[j * perSlot + v], at);
+      kb->store(kb->extraPointer(v), values[k * perSlot + v], at);
   }
 }
 
@@ -384,7 +480,7 @@ void ReductionScheduler::emitInnerOuter(unsigned w) {
     variantCondition = reread ? withCond(reread) : widthCond;
     emitInner(w, 0, /*persistent=*/false);
   }
-  // The combine: 32 columns a block, each added by 8 groups of the blocks'
+  // The combine: 32 columns a block, each added by 8 groups of the chunks'
   // partials (every 8th), then the groups in order (none when there are no
   // rows: the reductions' identities).
   variantCondition = widthCond;
@@ -395,7 +491,7 @@ void ReductionScheduler::emitInnerOuter(unsigned w) {
       pb, ploc,
       arith::CmpIOp::create(pb, ploc, arith::CmpIPredicate::sgt, fe.planExpr(keptSize),
                             fe.planConstant(0)),
-      outerGrid, fe.planConstant(0));
+      outerChunkCount, fe.planConstant(0));
   Value grid = arith::MinUIOp::create(
       pb, ploc, arith::CeilDivUIOp::create(pb, ploc, columns, fe.planConstant(kCombineColumns)),
       fe.planConstant(fe.target.smCount * 8));

@@ -42,9 +42,6 @@ static int64_t dynamicValuesPerThread(unsigned indexBits) {
 /// Inner reductions with fewer rows than two waves of blocks split rows of
 /// at least this many elements across blocks of this many threads.
 static constexpr int64_t kInnerSplitMinLength = 32768, kInnerSplitThreads = 512;
-/// Rows of an inner block of `threads` threads per row (256 threads a
-/// block for short rows).
-static int64_t rowsPerBlockOf(int64_t threads) { return std::max<int64_t>(1, 256 / threads); }
 
 ReductionScheduler::ReductionScheduler(FusionEmitter &fe, const Segment &seg,
                                        GroupInfo info)
@@ -146,8 +143,18 @@ void ReductionScheduler::storeOutput(Value out, const Index &idx, unsigned lanes
 int64_t ReductionScheduler::rowsPerBlock(int64_t threads, bool persistent) const {
   if (hasOuter() && (!persistent || outerInShared))
     return 1;
-  if (hasOuter())
-    return rowsPerBlockOf(threads);
+  if (hasOuter()) {
+    // Rows of threads stage their rows' values for the column sums
+    // (foldStagedRows): where the stage does not fit, one row of threads.
+    int64_t rows = rowsPerBlockOf(threads);
+    std::optional<int64_t> k = ShapeAnalysis::constantValue(reducedSize);
+    int64_t rowValues = 0;
+    for (int64_t lanes : {int64_t(1), int64_t(vectorLanes)})
+      rowValues = std::max(rowValues,
+                           k ? (*k / lanes + threads - 1) / threads * threads * lanes
+                             : threads * dynamicValuesPerThread(32));
+    return rows > 1 && !outerStageFits(rows * rowValues) ? 1 : rows;
+  }
   // An inner kernel's block: `reduction.block` threads (at most 512, so
   // at most 16 rows of 32: the block reductions' scratch is [16][32]).
   return std::max<int64_t>(1, fe.schedule.valueOr(ScheduleKey::ReductionBlock) / threads);
@@ -620,16 +627,24 @@ void ReductionScheduler::emitInner(unsigned indexBits, int64_t staticThreads,
         sharedAccs.push_back(k.func.addWorkgroupAttribution(
             MemRefType::get({columns}, t, MemRefLayoutAttrInterface(), workgroup), loc));
     k.func->setAttr(kDynamicSharedAttr, UnitAttr::get(ctx));
-  } else if (hasOuter() && persistent && blockRows != 1) {
-    int64_t columns = staticThreads ? slotsOf(vectorLanes) * staticThreads * vectorLanes
-                                    : perThread * (kMaxDynamicThreads / 4);
+  } else if (hasOuter() && persistent && blockRows != 1 &&
+             (blockRows || outerStageFits(rowsPerBlockOf(32) * 32 * perThread))) {
+    // Where a block's rows of threads meet (foldStagedRows): a buffer per
+    // outer reducer, [row of threads][slot][lane][thread]. At a length
+    // known at launch a block has R rows of T threads, R*T = 256, when
+    // R > 1.
+    int64_t values = 0;
+    if (staticThreads) {
+      for (unsigned lanes : {1u, vectorLanes})
+        values = std::max<int64_t>(values, blockRows * slotsOf(lanes) * staticThreads * lanes);
+    } else {
+      values = rowsPerBlockOf(32) * 32 * perThread;
+    }
     for (const Reducer &r : outerReducers)
-      for (Type t : r.accTypes)
-        if (llvm::none_of(stage, [&](Value v) {
-              return cast<MemRefType>(v.getType()).getElementType() == t;
-            }))
-          stage.push_back(k.func.addWorkgroupAttribution(
-              MemRefType::get({columns}, t, MemRefLayoutAttrInterface(), workgroup), loc));
+      stage.push_back(k.func.addWorkgroupAttribution(
+          MemRefType::get({values}, elementTypeOf(r.op->getOperand(0)),
+                          MemRefLayoutAttrInterface(), workgroup),
+          loc));
   }
   Value tx = k.threadId(gpu::Dimension::x), ty = k.threadId(gpu::Dimension::y);
   Value threads = staticThreads ? k.constant(staticThreads)
@@ -642,77 +657,133 @@ void ReductionScheduler::emitInner(unsigned indexBits, int64_t staticThreads,
                                           gpu::BlockDimOp::create(b, loc, gpu::Dimension::y))
                                           .getResult();
   Value rows = k.expander->expand(keptSize);
-  Value rowBlocks = arith::CeilDivUIOp::create(b, loc, rows, rowsInBlock);
   Value bid = k.blockId(gpu::Dimension::x), grid = k.gridDim(gpu::Dimension::x);
+  Value start = bid;
+  // Testing only: blocks 2k and 2k+1 both walk block 2k's rows.
+  if (hasOuter() && fe.plantBug == "inner-outer-row-map")
+    start = arith::AndIOp::create(b, loc, bid, k.constant(~int64_t(1)));
+  // A step: the block's rows `first` + ty, those below `end`.
+  auto emitRows = [&](unsigned lanes, Value first, Value end, OuterAccs *accs) {
+    Value row = arith::AddIOp::create(b, loc, first, ty);
+    Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row, end);
+    // Rows past the end compute on the last row and store nothing: every
+    // thread takes part in the shuffles and barriers.
+    row = arith::MinUIOp::create(b, loc, row, arith::SubIOp::create(b, loc, rows, k.constant(1)));
+    emitInnerRow(lanes, row, valid, tx, ty, threads, staticThreads, persistent, scratch,
+                 splitIndex, accs);
+  };
 
   auto body = [&](unsigned lanes) {
-    // Inner-outer on chip: the column accumulators ride along the row loop.
-    unsigned slots = hasOuter() && persistent ? slotsOf(lanes) : 0;
+    if (!hasOuter()) {
+      Value rowBlocks = arith::CeilDivUIOp::create(b, loc, rows, rowsInBlock);
+      auto loop = scf::ForOp::create(b, loc, start, rowBlocks, grid);
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(loop.getBody());
+      ExprScope scope(*k.expander);
+      emitRows(lanes, arith::MulIOp::create(b, loc, loop.getInductionVar(), rowsInBlock), rows,
+               nullptr);
+      return;
+    }
+    // Inner-outer: the rows in chunks of consecutive rows (outerChunks), a
+    // block's chunks one after another; each chunk's column partials add its
+    // rows in row order, so they are the same for every launch shape.
+    unsigned slots = persistent ? slotsOf(lanes) : 0;
+    OuterAccs state;
+    state.shared = sharedAccs;
+    state.tx = tx;
+    state.ty = ty;
+    state.threads = threads;
+    state.slots = slots;
+    state.stage = stage;
+    state.rowsInBlock = rowsInBlock;
+    state.staticRows = stage.empty() ? 1 : blockRows;
+    if (!stage.empty() && !blockRows)
+      state.staged = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, rowsInBlock,
+                                           k.constant(1));
+    // Accumulators in registers: with staged rows, those of the slots a
+    // thread owns (k*R + ty).
+    unsigned ownedSlots = outerInShared ? 0
+                          : state.staticRows > 1
+                              ? (slots + state.staticRows - 1) / state.staticRows
+                              : slots;
+    auto [chunkRows, chunks] = outerChunks(b, loc, rows, k.expander->expand(reducedSize),
+                                           [&](int64_t c) { return k.constant(c); });
+    auto chunkLoop = scf::ForOp::create(b, loc, start, chunks, grid);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(chunkLoop.getBody());
+    ExprScope scope(*k.expander);
+    Value chunk = chunkLoop.getInductionVar();
+    Value chunkFirst = arith::MulIOp::create(b, loc, chunk, chunkRows);
+    Value chunkEnd =
+        arith::MinUIOp::create(b, loc, rows, arith::AddIOp::create(b, loc, chunkFirst, chunkRows));
+    Value steps = arith::CeilDivUIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, chunkEnd, chunkFirst), rowsInBlock);
+    // Every chunk's accumulators start from the reductions' identities.
     SmallVector<Value> init;
-    // Where each thread's slots are (shared memory) or start (registers):
-    // every row block's accumulators start from it.
-    OuterAccs slotState;
-    slotState.shared = sharedAccs;
-    slotState.tx = tx;
-    slotState.threads = threads;
     for (unsigned j = 0; j < slots; ++j) {
       unsigned value = 0;
       for (const Reducer &r : outerReducers)
         for (Value v : r.identity(b, loc, lanes)) {
           if (outerInShared)
-            storeThreadSlot(slotState.shared[value++], tx, threads, j, lanes, v);
-          else
+            storeThreadSlot(sharedAccs[value++], tx, threads, j, lanes, v);
+          else if (j < ownedSlots)
             init.push_back(v);
         }
     }
-    Value start = bid;
-    // Testing only: blocks 2k and 2k+1 both walk block 2k's row blocks.
-    if (hasOuter() && fe.plantBug == "inner-outer-row-map")
-      start = arith::AndIOp::create(b, loc, bid, k.constant(~int64_t(1)));
-    auto loop = scf::ForOp::create(b, loc, start, rowBlocks, grid, init);
+    auto stepLoop = scf::ForOp::create(b, loc, k.constant(0), steps, k.constant(1), init);
     {
-      OpBuilder::InsertionGuard g(b);
-      b.setInsertionPointToStart(loop.getBody());
-      ExprScope scope(*k.expander);
-      Value row = arith::AddIOp::create(
-          b, loc, arith::MulIOp::create(b, loc, loop.getInductionVar(), rowsInBlock), ty);
-      Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row, rows);
-      // Rows past the end compute on the last row and store nothing: every
-      // thread takes part in the shuffles and barriers.
-      row = arith::MinUIOp::create(b, loc, row,
-                                   arith::SubIOp::create(b, loc, rows, k.constant(1)));
-      OuterAccs accs = slotState;
-      accs.values.assign(loop.getRegionIterArgs().begin(), loop.getRegionIterArgs().end());
-      // The rows' shared inputs in shared memory: the first row loads them.
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(stepLoop.getBody());
+      ExprScope scope2(*k.expander);
+      Value step = stepLoop.getInductionVar();
+      Value first = arith::AddIOp::create(b, loc, chunkFirst,
+                                          arith::MulIOp::create(b, loc, step, rowsInBlock));
+      Value firstStep = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, step,
+                                              k.constant(0));
+      OuterAccs accs = state;
+      accs.values.assign(stepLoop.getRegionIterArgs().begin(), stepLoop.getRegionIterArgs().end());
+      // The stage is free again: every owner has added the last step's.
+      if (state.staticRows > 1) {
+        gpu::BarrierOp::create(b, loc);
+      } else if (state.staged) {
+        auto ifStaged = scf::IfOp::create(b, loc, TypeRange{}, state.staged, false);
+        OpBuilder::InsertionGuard g3(b);
+        b.setInsertionPointToStart(&ifStaged.getThenRegion().front());
+        gpu::BarrierOp::create(b, loc);
+      }
+      // The rows' shared inputs in shared memory: the block's first row
+      // loads them.
       if (keepInvariantsInShared && outerInShared && persistent) {
-        invariantFirstRow = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                                  loop.getInductionVar(), start);
+        invariantFirstRow = arith::AndIOp::create(
+            b, loc, firstStep,
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, chunk, start));
         invariantSlots = slots;
       }
-      if (hasOuter() && !persistent) {
-        accs.firstRowBlock = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                                   loop.getInductionVar(), start);
-        accs.partialRow = bid;
+      if (!persistent) {
+        accs.firstRowBlock = firstStep;
+        accs.partialRow = chunk;
       }
-      emitInnerRow(lanes, row, valid, tx, ty, threads, staticThreads, persistent, scratch,
-                   splitIndex, hasOuter() ? &accs : nullptr);
+      emitRows(lanes, first, chunkEnd, &accs);
       invariantFirstRow = Value();
+      if (!stage.empty())
+        foldStagedRows(accs, lanes, first, chunkEnd);
       if (!init.empty())
         scf::YieldOp::create(b, loc, accs.values);
     }
-    if (slots && outerInShared) {
-      SmallVector<Value> values;
+    if (!slots)
+      return;
+    SmallVector<Value> values;
+    if (outerInShared) {
       for (unsigned j = 0; j < slots; ++j) {
         unsigned value = 0;
         for (const Reducer &r : outerReducers)
           for (Type t : r.accTypes)
-            values.push_back(loadThreadSlot(slotState.shared[value++], tx, threads, j, lanes, t));
+            values.push_back(loadThreadSlot(sharedAccs[value++], tx, threads, j, lanes, t));
       }
-      writeOuterPartials(values, lanes, slots, tx, ty, threads, rowsInBlock, 1, {});
-    } else if (slots) {
-      writeOuterPartials(SmallVector<Value>(loop.getResults()), lanes, slots, tx, ty, threads,
-                         rowsInBlock, blockRows, stage);
+    } else {
+      values.assign(stepLoop.getResults().begin(), stepLoop.getResults().end());
     }
+    writeChunkPartials(state, values, lanes, chunk);
   };
   // Vectors on every call: the scalar body would be dead code.
   if (bodies == Bodies::Both && vectorLanes > 1 && vectorsAlwaysOk())
@@ -773,7 +844,9 @@ void ReductionScheduler::emitInner(unsigned indexBits, int64_t staticThreads,
         pb, ploc, fe.planConstant(1),
         arith::DivUIOp::create(pb, ploc, fe.planConstant(innerBlock), threadsPlan));
   }
-  if (hasOuter() && (!persistent || outerInShared))
+  // (One row of threads where the kernel has no stage for more.)
+  if (hasOuter() && (!persistent || outerInShared ||
+                     (!staticThreads && !outerStageFits(rowsPerBlockOf(32) * 32 * perThread))))
     rowsPlan = fe.planConstant(1);
   Value blockThreads = arith::MulIOp::create(pb, ploc, threadsPlan, rowsPlan);
   // At most `reduction.waves` full waves; blocks loop over the rows.
@@ -1532,11 +1605,21 @@ LogicalResult ReductionScheduler::run() {
     Value floor = arith::MinUIOp::create(
         pb, fe.loc, arith::CeilDivUIOp::create(pb, fe.loc, rows, rowsAtOnce),
         fe.planConstant(floorBlocks));
+    // No more blocks than chunks (outerChunks: the partials are a chunk's,
+    // whichever block adds it, so the grid changes no bit of the sums).
+    outerChunkCount = outerChunks(pb, fe.loc, rows, fe.planExpr(reducedSize),
+                                  [&](int64_t c) { return fe.planConstant(c); })
+                          .second;
     outerGrid = arith::MaxUIOp::create(
         pb, fe.loc, fe.planConstant(1),
-        arith::MinUIOp::create(pb, fe.loc, arith::MaxUIOp::create(pb, fe.loc, byRows, floor),
-                               fe.planConstant(capBlocks)));
-    Value size = arith::MulIOp::create(pb, fe.loc, outerGrid, fe.planExpr(reducedSize));
+        arith::MinUIOp::create(
+            pb, fe.loc,
+            arith::MinUIOp::create(pb, fe.loc, arith::MaxUIOp::create(pb, fe.loc, byRows, floor),
+                                   fe.planConstant(capBlocks)),
+            outerChunkCount));
+    Value size = arith::MulIOp::create(
+        pb, fe.loc, arith::MaxUIOp::create(pb, fe.loc, outerChunkCount, fe.planConstant(1)),
+        fe.planExpr(reducedSize));
     for (const Reducer &r : outerReducers)
       for (Type t : r.accTypes)
         outerPartials.push_back(memref::AllocOp::create(

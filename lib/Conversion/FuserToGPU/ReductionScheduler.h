@@ -79,6 +79,20 @@ inline constexpr int64_t kInnerOuterSharedThreads = 512;
 /// layer_norm backward at 256 MB.
 inline constexpr int64_t kCombineColumns = 32;
 inline constexpr int64_t kCombineGroups = 8;
+/// Rows of an inner block of `threads` threads per row (256 threads a
+/// block for short rows).
+inline int64_t rowsPerBlockOf(int64_t threads) { return std::max<int64_t>(1, 256 / threads); }
+/// An inner-outer kernel's column sums add the rows in a fixed order, the
+/// same for every variant, launch shape, schedule and chip: the rows are cut
+/// into chunks of consecutive rows, each chunk's partial adds its rows one
+/// after another from the reduction's identity, and the combine adds the
+/// chunks' partials in its fixed order. Rows per chunk: at least those a
+/// block of 256 threads holds at once at 16 values a thread (1 to 8, from the
+/// row length), and enough that there are at most kInnerOuterMaxChunks
+/// chunks (one wave of two blocks an SM on a 132-SM part: the partials stay
+/// a few percent of the bytes). Both are functions of the sizes alone
+/// (outerChunks).
+inline constexpr int64_t kInnerOuterMaxChunks = 256;
 /// Those blocks keep this many of a thread's values of the row in
 /// registers and the rest in shared memory beside the accumulators, where
 /// it has room (RowInShared.cpp): with all 32 in registers, rms_norm
@@ -286,27 +300,50 @@ private:
     /// Accumulators in shared memory (outerInShared): one buffer per
     /// accumulator value; slot j's lane l of thread tx at (j*T + tx)*lanes + l.
     ArrayRef<Value> shared;
-    Value tx, threads;
-    Value firstRowBlock; ///< i1: the block's first row block (read again)
-    Value partialRow;    ///< the block's partial row (read again)
+    Value tx, ty, threads;
+    Value firstRowBlock; ///< i1: the chunk's first row (read again)
+    Value partialRow;    ///< the chunk's partial row (read again)
+    /// Registers, more than one row of threads a block: each step's values
+    /// go through `stage` (a buffer per outer reducer, laid out
+    /// [row of threads][slot][lane][thread]) and the owner of each slot
+    /// (foldStagedRows) adds them in row order. `staged`: i1, true in such a
+    /// block (null: never staged); `rowsInBlock`: rows of threads; R when
+    /// known at emission (0 when not, 1 for never staged), `slots`: S.
+    ArrayRef<Value> stage;
+    Value staged, rowsInBlock;
+    int64_t staticRows = 1;
+    unsigned slots = 0;
   };
+  /// Rows per chunk and chunks of an inner-outer kernel (kInnerOuterMaxChunks)
+  /// for `rows` rows of `length`, in the kernel or the plan: one formula.
+  std::pair<Value, Value> outerChunks(OpBuilder &b, Location loc, Value rows, Value length,
+                                      function_ref<Value(int64_t)> constant);
+  /// Values of the outer reducers a slot holds (all their accumulators).
+  unsigned outerValuesPerSlot() const;
+  /// Whether a block's rows of threads can stage `rowValues` values per
+  /// outer reducer in static shared memory beside the row reductions'
+  /// scratch (else an inner-outer kernel takes one row of threads a block).
+  bool outerStageFits(int64_t rowValues) const;
   /// Adds row `row`'s values at unit `unit` (lanes wide, `inRange` or null)
-  /// to the slot accumulators at `slot`.
+  /// to the slot accumulators at `slot`, or stages them (OuterAccs::stage).
   void accumulateOuter(OuterAccs &accs, unsigned slot, unsigned lanes, Value valid,
                        Value inRange);
+  /// After a step of staged rows `first` + (0 .. R-1), those below `end`:
+  /// each thread adds the staged values of the slots it owns (slot
+  /// k*R + ty, its k-th accumulator) in row order.
+  void foldStagedRows(OuterAccs &accs, unsigned lanes, Value first, Value end);
   /// Read-again rows: adds the values at the current unit into the
-  /// block's partial row.
+  /// chunk's partial row.
   void accumulateOuterInMemory(const OuterAccs &accs, Value unit, unsigned lanes,
                                Value valid);
-  /// After the row loop of a persistent kernel: combines the block's rows
-  /// of threads (shared memory, fixed order) and writes the block's
-  /// partials.
+  /// After a chunk's rows: each thread writes the partials of the slots it
+  /// owns (k*R + ty; every slot of its own with one row of threads) to the
+  /// chunk's partial row.
+  void writeChunkPartials(const OuterAccs &accs, ArrayRef<Value> values, unsigned lanes,
+                          Value chunk);
   /// The kernels of an inner-outer group at index width `w`: the row
   /// kernel's variants (rows on chip, rows read again) and the combine.
   void emitInnerOuter(unsigned w);
-  void writeOuterPartials(ArrayRef<Value> accs, unsigned lanes, unsigned slots, Value tx,
-                          Value ty, Value threads, Value rowsInBlock, int64_t staticRows,
-                          ArrayRef<Value> stage);
 
   GroupInfo info;
   std::vector<Reducer> reducers;
@@ -337,12 +374,12 @@ private:
   /// row.
   Value splitCounters;
   /// Inner-outer: the column domain's reducers and outputs, the partial
-  /// buffers ([block][column] per accumulator value) and the plan's block
-  /// count (the same for every variant).
+  /// buffers ([chunk][column] per accumulator value), the plan's block
+  /// count and chunk count (the same for every variant).
   std::vector<Reducer> outerReducers;
   SmallVector<Value> oOutputs;
   SmallVector<Value> outerPartials;
-  Value outerGrid;
+  Value outerGrid, outerChunkCount;
   /// The variant being emitted, when its row stays on chip and its length
   /// is known only at launch: the values of the row a thread holds (0: the
   /// default of its index width).

@@ -28,9 +28,6 @@
 using namespace mlir;
 using namespace mlir::fuser;
 
-/// Static shared memory a block may hold (without the dynamic opt-in).
-static constexpr int64_t kStaticSharedBytes = 48 * 1024;
-
 
 bool PointwiseScheduler::planTranspose() {
   if (numIterDims < 2)

@@ -1,8 +1,9 @@
 // fuser-schedule's schedule option on an inner-outer kernel (a row
 // normalization and a column sum of one tensor): the innerouter.* keys move
-// the grid's bounds, and with it the partials' size and the combine's
-// count; the values stay the same (test/tools/fuserc/schedule.test runs
-// them). A bad value is an error naming the key.
+// the grid's bounds, never the chunks of rows whose partials the combine
+// adds (their size and the combine's count stay), so the values stay the
+// same to the bit (test/tools/fuserc/schedule.test runs them). A bad value
+// is an error naming the key.
 // RUN: fuser-opt %s --fuser-decompose --fuser-segment --fuser-emit-kernels --canonicalize --cse | FileCheck %s --check-prefix=DEFAULT
 // RUN: fuser-opt %s --fuser-decompose --fuser-segment '--fuser-schedule=schedule="innerouter.min_blocks_per_sm=0,innerouter.rows=32"' --fuser-emit-kernels --canonicalize --cse | FileCheck %s --check-prefix=NOFLOOR
 // RUN: fuser-opt %s --fuser-decompose --fuser-segment '--fuser-schedule=schedule="innerouter.min_blocks_per_sm=0,innerouter.rows=16"' --fuser-emit-kernels --canonicalize --cse | FileCheck %s --check-prefix=ROWS16
@@ -15,21 +16,23 @@
 
 // 256 rows of 512 f32, 8 rows a block at once. The default: a block per 8
 // rows (32 blocks), and the floor of one block per SM as far as the rows
-// go (256 / 8 = 32 blocks) agrees. 32 rows of partials.
+// go (256 / 8 = 32 blocks) agrees. 32 chunks of 8 rows (8 rows a block of
+// 256 threads holds at once), 32 rows of partials.
 // DEFAULT-LABEL: func.func @dxdw(
 // DEFAULT: memref.alloc() : memref<16384xf32>
 // DEFAULT: fuser.launch @dxdw_kernels::@dxdw_0 grid(%c32, %c1, %c1) block(%c32, %c8, %c1)
 // DEFAULT: fuser.launch @dxdw_kernels::@dxdw_2 {{.*}} args(%arg0, %arg1, %arg3, %{{.*}}, %c32 :
 
-// No floor and a block per 32 rows: 8 blocks of 32 rows each (4 row
-// steps; the rule before the H200 measured it, bench/results/variants-io.md).
+// No floor and a block per 32 rows: 8 blocks of 4 chunks each (the rule
+// before the H200 measured it, bench/results/variants-io.md); the same 32
+// chunks' partials and the same combine.
 // NOFLOOR-LABEL: func.func @dxdw(
-// NOFLOOR: memref.alloc() : memref<4096xf32>
+// NOFLOOR: memref.alloc() : memref<16384xf32>
 // NOFLOOR: fuser.launch @dxdw_kernels::@dxdw_0 grid(%c8, %c1, %c1) block(%c32, %c8, %c1)
-// NOFLOOR: fuser.launch @dxdw_kernels::@dxdw_2 {{.*}} args(%arg0, %arg1, %arg3, %{{.*}}, %c8 :
+// NOFLOOR: fuser.launch @dxdw_kernels::@dxdw_2 {{.*}} args(%arg0, %arg1, %arg3, %{{.*}}, %c32 :
 
 // ROWS16-LABEL: func.func @dxdw(
-// ROWS16: memref.alloc() : memref<8192xf32>
+// ROWS16: memref.alloc() : memref<16384xf32>
 // ROWS16: fuser.launch @dxdw_kernels::@dxdw_0 grid(%c16, %c1, %c1)
 // At least 128 threads a row: 4 values a thread where 32 threads held 16,
 // two rows a block at once (256 threads); the row kernel's registers

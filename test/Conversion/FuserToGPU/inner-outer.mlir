@@ -5,28 +5,35 @@
 
 // 256 rows of 512 f32: 32 threads a row (4 slots of 4 lanes, 16 values a
 // thread), 8 rows a block, 32 blocks (a block per 32 rows would leave SMs
-// idle: at least one block per SM while each has rows). The column
-// accumulators ride along the loop over row blocks as loop-carried vectors;
-// after it, rows of threads 1..7 hand their slots to row 0 through shared
-// memory (one column per element), and row 0 writes the block's partials.
-// A misaligned buffer takes a kernel that holds the row in scalars (8
-// slots a thread: 64 threads a row, 4 rows a block). The combine: blocks of
-// 32 columns by 8 groups; group g adds the partials of blocks g, g + 8, ...
+// idle: at least one block per SM while each has rows). The column sums
+// add the rows in chunks of 8 consecutive rows (32 chunks), each chunk's
+// rows in row order, whatever the block: each step, every row of threads
+// stages its row's values in shared memory ([row of threads][slot][lane]
+// [thread]: a warp's stores hit 32 banks), and the thread that owns a slot (slot ty: 4 of the 8 rows of
+// threads own one) adds the 8 rows' values to its one accumulator in row
+// order, masked past the chunk; after the chunk it writes the chunk's
+// partials. A misaligned buffer takes a kernel that holds the row in
+// scalars (8 slots a thread: 64 threads a row, 4 rows a block, 2 slots a
+// thread owns), whose partials are the same bits. The combine: blocks of
+// 32 columns by 8 groups; group g adds the partials of chunks g, g + 8, ...
 // of its column, then group 0 adds the 8 groups' sums in group order.
 // CHECK-LABEL: gpu.func @dxdw_0(
-// CHECK-SAME: workgroup(%[[STAGE:.*]] : memref<512xf32, #gpu.address_space<workgroup>>)
-// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>)
-// CHECK: gpu.shuffle xor
-// CHECK: arith.select {{.*}} : vector<4xf32>
-// CHECK: scf.yield {{.*}} : vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>
+// CHECK-SAME: workgroup(%[[STAGE:.*]] : memref<4096xf32, #gpu.address_space<workgroup>>)
+// CHECK: scf.for %[[CHUNK:.*]] = %{{.*}} to %c32_i32 step
+// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<4xf32>)
 // CHECK: gpu.barrier
+// CHECK: gpu.shuffle xor
 // CHECK: memref.store {{.*}}, %[[STAGE]]
 // CHECK: gpu.barrier
-// CHECK: memref.load %[[STAGE]]
+// CHECK: scf.if {{.*}} -> (vector<4xf32>)
+// CHECK-COUNT-32: memref.load %[[STAGE]]
+// CHECK: arith.select {{.*}} : vector<4xf32>
+// CHECK: scf.yield {{.*}} : vector<4xf32>
+// CHECK: arith.muli %[[CHUNK]], %c512_i32
 // CHECK: llvm.store {{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr
 // CHECK-LABEL: gpu.func @dxdw_1(
-// CHECK-SAME: workgroup(%{{.*}} : memref<512xf32, #gpu.address_space<workgroup>>)
-// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32)
+// CHECK-SAME: workgroup(%{{.*}} : memref<16x32xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<2048xf32, #gpu.address_space<workgroup>>)
+// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (f32, f32)
 // CHECK: llvm.load {{.*}} : !llvm.ptr -> f32
 // CHECK-LABEL: gpu.func @dxdw_2(
 // CHECK-SAME: workgroup(%[[GROUPS:.*]] : memref<8x32xf32, #gpu.address_space<workgroup>>)
@@ -64,23 +71,35 @@ func.func @dxdw(%x: tensor<256x512xf32>, %s: tensor<256x1xf32>) -> (tensor<256x5
 // 2 KiB of the row reduction's scratch, and the row's values past 8 a
 // thread, 48 KiB); other rows of up to 4096 in scalars, up to 8192 in
 // scalars with the accumulators (32 KiB) and the row past 8 values (16
-// KiB) in shared memory; longer ones are read again (one row a block). The
-// combine's partial count is 0 when there are no rows (the sums are then
-// 0), and it runs whenever there are columns.
+// KiB) in shared memory; longer ones are read again (one row a block).
+// Every variant adds the same chunks of rows (rows per chunk: those 256
+// threads hold at once, 1 to 8, and at least rows / 256): the grid is at
+// most the chunk count, the combine adds the chunks' partials (none when
+// there are no rows: the sums are then 0), and it runs whenever there are
+// columns. The kernels whose rows of threads the plan chooses stage them
+// (dynamic_0, dynamic_2: R*T = 256 threads' values).
+// CHECK-LABEL: gpu.func @dynamic_0(
+// CHECK-SAME: workgroup(%{{.*}} : memref<16x32xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<4096xf32, #gpu.address_space<workgroup>>)
 // CHECK-LABEL: gpu.func @dynamic_1(
 // CHECK-SAME: workgroup(%{{.*}} : memref<16x32xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<16384xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<12288xf32, #gpu.address_space<workgroup>>)
 // CHECK-SAME: fuser.dynamic_shared
+// CHECK-LABEL: gpu.func @dynamic_2(
+// CHECK-SAME: workgroup(%{{.*}} : memref<16x32xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<2048xf32, #gpu.address_space<workgroup>>)
 // CHECK-LABEL: gpu.func @dynamic_3(
 // CHECK-SAME: workgroup(%{{.*}} : memref<16x32xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<8192xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<4096xf32, #gpu.address_space<workgroup>>)
 // CHECK-SAME: fuser.dynamic_shared
 // CHECK-LABEL: func.func @dynamic(
+// CHECK: %[[BY256:.*]] = arith.ceildivui %dim, %c256 : index
+// CHECK: %[[PER:.*]] = arith.maxui %{{.*}}, %[[BY256]] : index
+// CHECK: %[[CHUNKS:.*]] = arith.ceildivui %dim, %[[PER]] : index
+// CHECK: %[[CAPPED:.*]] = arith.minui %{{.*}}, %[[CHUNKS]] : index
 // CHECK: %[[HAS:.*]] = arith.cmpi sgt, %dim, %c0 : index
 // CHECK: fuser.launch @dynamic_kernels::@dynamic_0 grid(%[[G:.*]], %c1, %c1) block(%[[T:.*]], %[[R:.*]], %c1) smem(%c0)
 // CHECK: fuser.launch @dynamic_kernels::@dynamic_1 grid(%[[G]], %c1, %c1) block(%{{.*}}, %c1, %c1) smem(%c116736)
 // CHECK: fuser.launch @dynamic_kernels::@dynamic_2 grid(%[[G]], %c1, %c1) block(%{{.*}}, %{{.*}}, %c1) smem(%c0)
 // CHECK: fuser.launch @dynamic_kernels::@dynamic_3 grid(%[[G]], %c1, %c1) block(%{{.*}}, %c1, %c1) smem(%c51200)
 // CHECK: fuser.launch @dynamic_kernels::@dynamic_4 grid(%[[G]], %c1, %c1) block(%{{.*}}, %c1, %c1) smem(%c0)
-// CHECK: %[[SPLITS:.*]] = arith.select %[[HAS]], %[[G]], %c0 : index
+// CHECK: %[[SPLITS:.*]] = arith.select %[[HAS]], %[[CHUNKS]], %c0 : index
 // CHECK: fuser.launch @dynamic_kernels::@dynamic_5 {{.*}} args({{.*}}, %[[SPLITS]] :
 func.func @dynamic(%x: tensor<?x?xf32>) -> (tensor<?x?xf32>, tensor<?xf32>) {
   %m = fuser.max %x dims = [1] keepdim = true : tensor<?x?xf32> -> tensor<?x1xf32>

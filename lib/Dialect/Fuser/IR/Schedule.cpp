@@ -27,7 +27,6 @@ constexpr int64_t kTryReductionWaves[] = {2, 4};
 constexpr int64_t kTryRows[] = {1, 2, 4, 16, 32};
 constexpr int64_t kTryMinBlocks[] = {0, 2};
 constexpr int64_t kTryMaxBlocks[] = {1, 4};
-constexpr int64_t kTryMinThreads[] = {64, 128, 256};
 constexpr int64_t kTryMaxRegisters[] = {64, 128};
 
 // The defaults are measured, not guessed: the H200 runs of
@@ -78,7 +77,8 @@ const ScheduleKeyInfo kKeys[kNumScheduleKeys] = {
     {ScheduleKey::InnerOuterMinThreads, "innerouter.min_threads", 32, 512, true, std::nullopt,
      "threads along each register-held row of an inner-outer kernel, at least",
      "the fewest threads that hold the row at 16 values each, chosen at emission (static "
-     "rows) or at launch (dynamic rows)", kTryMinThreads},
+     "rows) or at launch (dynamic rows)",
+     /*tryValues: none; the row reductions' tree, so dx's last bits, change with it*/ {}},
     {ScheduleKey::InnerOuterMaxRegisters, "innerouter.max_registers", 32, 255, false,
      std::nullopt, "registers a thread of an inner-outer row kernel may use, at most",
      "no cap: 65536 / threads in the block, as ptxas allocates", kTryMaxRegisters},
