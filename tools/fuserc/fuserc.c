@@ -33,7 +33,8 @@ static void usage(FILE *out) {
         "                 [compile options]\n"
         "  fuserc tune IN.mlir [--fusion NAME] [--dims D,D,...] [--random SEED]\n"
         "                 [-o TUNING] [--ptxas PATH | --no-ptxas] [--try SCHEDULE]...\n"
-        "                 [--model-only] [--bandwidth GBPS] [compile options]\n"
+        "                 [--device cuda|cpu|auto] [--runs N] [--model-only]\n"
+        "                 [--bandwidth GBPS] [compile options]\n"
         "  fuserc --help | --version\n",
         out);
 }

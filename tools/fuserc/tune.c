@@ -7,17 +7,20 @@
 |*     table entry lists to try (fuser-c/Tuning.h);                          *|
 |*  2. drops a candidate whose bundle is byte for byte one seen before (a    *|
 |*     key none of the fusion's kernels reads);                              *|
-|*  3. runs each remaining one on the CPU emulator with the same seeded      *|
-|*     inputs and checks that its results are the default's bits: a         *|
-|*     mismatch is a bug in fuser, reported, and the exit status is 1;       *|
-|*  4. ranks them by the cost model below, from the launches the plan makes  *|
+|*  3. runs each remaining one with the same seeded inputs, on the GPU when  *|
+|*     there is one (--device), else on the CPU emulator, and checks that    *|
+|*     its results are the default's bits: a mismatch is a bug in fuser,    *|
+|*     reported, and the exit status is 1;                                   *|
+|*  4. ranks them: on the GPU by their time (the median of --runs samples,   *|
+|*     each 10 back-to-back runs and one synchronize, after 3 warm-up runs); *|
+|*     without one by the cost model below, from the launches the plan makes *|
 |*     for the sizes given (a recording runtime), the bytes the kernels      *|
 |*     move (the emulator's traffic counter) and what ptxas reports;         *|
 |*  5. tries the best value of every key that helped, together;              *|
 |*  6. writes an entry for each fusion whose best schedule the model puts    *|
 |*     at least 2% ahead of the default's.                                   *|
 |*                                                                            *|
-|* No GPU is used: the ranking is the model's, checked against the H200's   *|
+|* Without a GPU the ranking is the model's, checked against the H200's     *|
 |* timings of schedule variants by `make model-check` (docs/tuning.md says  *|
 |* where it ranks well and what it does not see).                           *|
 |*                                                                            *|
@@ -36,6 +39,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +55,8 @@ typedef struct {
    * sizes), for sizes too large to emulate. */
   bool modelOnly;
   unsigned bandwidthGBps; /* --bandwidth: instead of the chip table's part */
+  const char *device;     /* --device: cuda, cpu or auto (cuda where there is one) */
+  unsigned runs;          /* --runs: timed samples a candidate on the GPU */
   FusercCompileFlags compile;
 } TuneFlags;
 
@@ -60,6 +66,7 @@ typedef struct {
   char *bundle;       /* owned */
   size_t bundleSize;
   double seconds;     /* modelled; INFINITY when a kernel cannot launch */
+  double measured;    /* on the GPU: the median run's seconds; 0 without one */
   size_t launches;
   uint64_t blocks, bytes; /* of the widest launch; bytes of them all */
   unsigned threads;
@@ -73,12 +80,16 @@ typedef struct {
 static void usage(FILE *out) {
   fputs("usage: fuserc tune IN.mlir [--fusion NAME] [--dims D,D,...] [--random SEED]\n"
         "                 [-o TUNING] [--ptxas PATH | --no-ptxas] [--try SCHEDULE]...\n"
-        "                 [--model-only] [--bandwidth GBPS] [compile options]\n"
+        "                 [--device cuda|cpu|auto] [--runs N] [--model-only]\n"
+        "                 [--bandwidth GBPS] [compile options]\n"
         "  For each fusion (or the one --fusion names): compiles the schedules around\n"
-        "  the heuristic's, checks that each computes the default's bits on the CPU\n"
-        "  emulator (inputs from SEED, default 1, at the sizes --dims gives), ranks\n"
-        "  them by fuser's cost model (docs/tuning.md) and, with -o, writes a tuning\n"
-        "  file for `fuserc compile --tuning TUNING` and fuserCompileOptionsSetTuning.\n"
+        "  the heuristic's, checks that each computes the default's bits (inputs from\n"
+        "  SEED, default 1, at the sizes --dims gives) and ranks them: on the GPU\n"
+        "  (--device cuda, or auto where there is one) by their time, the median of\n"
+        "  --runs samples (default 20) of 10 runs each; on the CPU emulator (--device\n"
+        "  cpu, or auto without a GPU) by fuser's cost model (docs/tuning.md). With -o,\n"
+        "  writes a tuning file for `fuserc compile --tuning TUNING` and\n"
+        "  fuserCompileOptionsSetTuning.\n"
         "  --try: rank exactly these schedules (KEY=VALUE,...) against the heuristic's.\n"
         "  --model-only: no emulator run (sizes too large to emulate): no bit check, and\n"
         "  the bytes are the tensors' sizes. --bandwidth: the part's DRAM GB/s (default:\n"
@@ -90,6 +101,8 @@ static bool parseFlags(int argc, char **argv, TuneFlags *f) {
   memset(f, 0, sizeof *f);
   fusercDefaultFlags(&f->compile);
   f->seed = 1;
+  f->device = "auto";
+  f->runs = 20;
   for (int i = 0; i < argc; ++i) {
     const char *a = argv[i];
     int c = fusercParseCompileFlag(argc, argv, &i, &f->compile);
@@ -107,7 +120,7 @@ static bool parseFlags(int argc, char **argv, TuneFlags *f) {
       f->modelOnly = true;
     } else if (!strcmp(a, "--try") || !strcmp(a, "--bandwidth") || !strcmp(a, "--fusion") ||
                !strcmp(a, "--dims") || !strcmp(a, "--ptxas") || !strcmp(a, "-o") ||
-               !strcmp(a, "--random")) {
+               !strcmp(a, "--random") || !strcmp(a, "--device") || !strcmp(a, "--runs")) {
       if (i + 1 >= argc) {
         fprintf(stderr, "fuserc: error: %s needs a value\n", a);
         return false;
@@ -122,6 +135,25 @@ static bool parseFlags(int argc, char **argv, TuneFlags *f) {
           return false;
         }
         f->bandwidthGBps = (unsigned)n;
+        continue;
+      }
+      if (!strcmp(a, "--device")) {
+        if (strcmp(v, "cuda") && strcmp(v, "cpu") && strcmp(v, "auto")) {
+          fprintf(stderr, "fuserc: error: --device expects cuda, cpu or auto, got '%s'\n", v);
+          return false;
+        }
+        f->device = v;
+        continue;
+      }
+      if (!strcmp(a, "--runs")) {
+        char *end;
+        unsigned long n = strtoul(v, &end, 10);
+        if (end == v || *end || !n || n > 10000) {
+          fprintf(stderr, "fuserc: error: --runs expects a number from 1 to 10000, got '%s'\n",
+                  v);
+          return false;
+        }
+        f->runs = (unsigned)n;
         continue;
       }
       if (!strcmp(a, "--try")) {
@@ -179,6 +211,11 @@ static bool parseFlags(int argc, char **argv, TuneFlags *f) {
             : !strcmp(clash, "--vjp")
                 ? "tunes the fusions of its input (write the gradient fusion out first)"
                 : "chooses the schedules itself (--try names some)");
+    return false;
+  }
+  if (f->modelOnly && !strcmp(f->device, "cuda")) {
+    fprintf(stderr, "fuserc: error: --model-only runs nothing: it does not take --device "
+                    "cuda\n");
     return false;
   }
   /* Without the emulator, no emulation data is needed. */
@@ -273,9 +310,26 @@ static void freeOutputs(Outputs *o) {
   memset(o, 0, sizeof *o);
 }
 
-/* Runs `fusion` at `dims` with inputs from `seed`; false after reporting. */
-static bool runOnEmulator(fuser_rt *rt, const fuser_fusion *fusion, const int64_t *dims,
-                          size_t nd, uint64_t seed, Outputs *out) {
+static double nowSeconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int bySeconds(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Back-to-back runs a timed sample takes, and untimed runs before them. */
+enum { kRunsPerSample = 10, kWarmUpRuns = 3 };
+
+/* Runs `fusion` at `dims` with inputs from `seed` (results start zeroed);
+ * the emulator's traffic when `traffic`; with `samples`, then times it:
+ * *median is the median sample's seconds a run. False after reporting. */
+static bool runFusion(fuser_rt *rt, const fuser_fusion *fusion, const int64_t *dims, size_t nd,
+                      uint64_t seed, bool traffic, unsigned samples, double *median,
+                      Outputs *out) {
   size_t na = fuser_fusion_num_args(fusion), nr = fuser_fusion_num_results(fusion);
   const char *name = fuser_fusion_name(fusion);
   uint64_t *alloc = calloc(na + nr, sizeof *alloc);
@@ -298,6 +352,12 @@ static bool runOnEmulator(fuser_rt *rt, const fuser_fusion *fusion, const int64_
       goto done;
     if (i >= na) {
       out->sizes[i - na] = bytes;
+      /* Zeros: a result the kernels leave alone compares equal. */
+      void *zeros = calloc(1, bytes + 1);
+      fuser_error *e = zeros && bytes ? fuser_mem_copy_h2d(rt, alloc[i], zeros, bytes) : NULL;
+      free(zeros);
+      if (fusercReportError(e, "copying"))
+        goto done;
       continue;
     }
     const fuser_tensor_info *t = fuser_fusion_arg(fusion, i);
@@ -324,7 +384,30 @@ static bool runOnEmulator(fuser_rt *rt, const fuser_fusion *fusion, const int64_
   if (fusercReportError(fuser_run(fusion, alloc, alloc + na, dims, nd, NULL, NULL), name) ||
       fusercReportError(fuser_device_synchronize(rt), name))
     goto done;
-  for (size_t i = 0; i < na + nr; ++i) {
+  if (samples) {
+    double *t = calloc(samples, sizeof *t);
+    bool timed = t != NULL;
+    for (unsigned w = 0; timed && w < kWarmUpRuns; ++w)
+      timed = !fusercReportError(fuser_run(fusion, alloc, alloc + na, dims, nd, NULL, NULL),
+                                 name);
+    timed = timed && !fusercReportError(fuser_device_synchronize(rt), name);
+    for (unsigned k = 0; timed && k < samples; ++k) {
+      double start = nowSeconds();
+      for (unsigned r = 0; timed && r < kRunsPerSample; ++r)
+        timed = !fusercReportError(fuser_run(fusion, alloc, alloc + na, dims, nd, NULL, NULL),
+                                   name);
+      timed = timed && !fusercReportError(fuser_device_synchronize(rt), name);
+      t[k] = (nowSeconds() - start) / kRunsPerSample;
+    }
+    if (timed) {
+      qsort(t, samples, sizeof *t, bySeconds);
+      *median = samples % 2 ? t[samples / 2] : (t[samples / 2 - 1] + t[samples / 2]) / 2;
+    }
+    free(t);
+    if (!timed)
+      goto done;
+  }
+  for (size_t i = 0; i < na + nr && traffic; ++i) {
     uint64_t loaded, stored;
     if (fusercReportError(fuserEmulatorGetTraffic(rt, alloc[i], &loaded, &stored), name))
       goto done;
@@ -505,6 +588,7 @@ typedef struct {
   FuserChipInfo chip;
   const char *ptxas;
   fuser_rt *emulator;
+  fuser_rt *gpu; /* runs and times the candidates where there is one */
   int64_t dims[256];
   size_t nd;
   Outputs reference; /* the default's results */
@@ -583,13 +667,14 @@ static Candidate *evaluate(Search *s, const char *schedule) {
   }
   fuserCompileResultDestroy(r);
 
-  /* The results, on the emulator. */
+  /* The results, on the GPU (and its time) or the emulator. */
   fuser_bundle *bundle = NULL;
   if (s->flags->modelOnly) {
     c->sameBits = true;
     goto launches;
   }
-  if (fusercReportError(fuser_bundle_load(s->emulator, c->bundle, c->bundleSize, &bundle),
+  fuser_rt *runtime = s->gpu ? s->gpu : s->emulator;
+  if (fusercReportError(fuser_bundle_load(runtime, c->bundle, c->bundleSize, &bundle),
                         s->flags->source)) {
     free(c->bundle);
     free(ptxText);
@@ -597,7 +682,8 @@ static Candidate *evaluate(Search *s, const char *schedule) {
   }
   const fuser_fusion *f = fuser_bundle_get_fusion(bundle, 0);
   Outputs out = {0};
-  bool ran = runOnEmulator(s->emulator, f, s->dims, s->nd, s->flags->seed, &out);
+  bool ran = runFusion(runtime, f, s->dims, s->nd, s->flags->seed, !s->gpu,
+                       s->gpu ? s->flags->runs : 0, &c->measured, &out);
   fuser_bundle_destroy(bundle);
   if (!ran) {
     /* The heuristic's failing to run is an error; a candidate failing
@@ -653,7 +739,7 @@ launches:;
             !fusercReportError(fuser_bundle_load(rt, c->bundle, c->bundleSize, &bundle),
                                s->flags->source) &&
             fusercRecordLaunches(rt, rec, fuser_bundle_get_fusion(bundle, 0), s->dims, s->nd);
-  if (ok && s->flags->modelOnly) {
+  if (ok && (s->flags->modelOnly || s->gpu)) {
     /* Each tensor read or written once. */
     const fuser_fusion *f = fuser_bundle_get_fusion(bundle, 0);
     for (size_t i = 0; ok && i < fuser_fusion_num_args(f) + fuser_fusion_num_results(f); ++i) {
@@ -679,10 +765,22 @@ launches:;
   return c;
 }
 
+/* What ranks a candidate: its time on the GPU, else the modelled one. */
+static double cost(const Search *s, const Candidate *c) {
+  return s->gpu ? c->measured : c->seconds;
+}
+
 static int byModelledTime(const void *a, const void *b) {
   const Candidate *x = a, *y = b;
   if (x->seconds != y->seconds)
     return x->seconds < y->seconds ? -1 : 1;
+  return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static int byMeasuredTime(const void *a, const void *b) {
+  const Candidate *x = a, *y = b;
+  if (x->measured != y->measured)
+    return x->measured < y->measured ? -1 : 1;
   return x->order < y->order ? -1 : x->order > y->order;
 }
 
@@ -705,7 +803,7 @@ static bool tunable(const fuser_fusion *f) {
 /* Tunes one fusion; appends its entry to `entries`. Returns 0; 1 after an
  * error; 2 when a schedule computed other bits than the heuristic's. */
 static int tuneFusion(const TuneFlags *flags, MlirModule module, MlirOperation fusion,
-                      const char *name, fuser_rt *emulator, FILE *entries) {
+                      const char *name, fuser_rt *emulator, fuser_rt *gpu, FILE *entries) {
   /* A failure below leaves a comment in the file, not a missing fusion. */
   char hash[64] = "";
   if (!fuserPrintFusionTuningHash(module, mlirStringRefCreateFromCString(name), copyString,
@@ -719,6 +817,7 @@ static int tuneFusion(const TuneFlags *flags, MlirModule module, MlirOperation f
   s.module = module;
   s.name = name;
   s.emulator = emulator;
+  s.gpu = gpu;
   s.ptxas = flags->noPtxas ? NULL : fusercFindPtxas(flags->ptxas);
   fuserGetChipInfo(mlirStringRefCreateFromCString(flags->compile.chip), &s.chip);
   if (flags->bandwidthGBps)
@@ -784,8 +883,8 @@ static int tuneFusion(const TuneFlags *flags, MlirModule module, MlirOperation f
       char schedule[128];
       snprintf(schedule, sizeof schedule, "%s=%" PRId64, key.name, key.tryValues[v]);
       Candidate *c = evaluate(&s, schedule);
-      if (c && c->sameBits && c->seconds < s.candidates[0].seconds &&
-          (!bestOfKey[k] || c->seconds < s.candidates[bestOfKey[k]].seconds))
+      if (c && c->sameBits && cost(&s, c) < cost(&s, &s.candidates[0]) &&
+          (!bestOfKey[k] || cost(&s, c) < cost(&s, &s.candidates[bestOfKey[k]])))
         bestOfKey[k] = (size_t)(c - s.candidates);
     }
   }
@@ -805,7 +904,8 @@ static int tuneFusion(const TuneFlags *flags, MlirModule module, MlirOperation f
 
 report:;
   /* The report. */
-  double reference = s.candidates[0].seconds;
+  double reference = s.candidates[0].seconds, measuredReference = s.candidates[0].measured;
+  const char *where = s.gpu ? "the GPU" : "the CPU emulator";
   size_t distinct = s.num;
   if (s.rejected)
     printf("  %zu schedule%s not a candidate (the fusion cannot take %s: above)\n", s.rejected,
@@ -819,45 +919,57 @@ report:;
     printf("  no schedule key reaches this fusion's kernels (outer reductions, scans, threads "
            "per row and splits are not keys yet: docs/tuning.md)\n");
   if (s.mismatch) {
-    printf("  MISMATCH: schedules compute other bits than the heuristic's on the CPU emulator "
-           "(a bug in fuser: the results must not depend on the schedule; please report it "
-           "with this input); none of them is chosen:\n");
+    printf("  MISMATCH: schedules compute other bits than the heuristic's on %s (a bug in "
+           "fuser: the results must not depend on the schedule; please report it with this "
+           "input); none of them is chosen:\n", where);
     for (size_t i = 0; i < s.num; ++i)
       if (!s.candidates[i].sameBits)
         printf("    %s: %s\n", s.candidates[i].schedule, s.candidates[i].mismatch);
   } else if (flags->modelOnly)
     printf("  (--model-only: results not checked; bytes are the tensors' sizes)\n");
   else
-    printf("  every one computes the heuristic's bits on the CPU emulator (seed %" PRIu64
-           ")\n", flags->seed);
+    printf("  every one computes the heuristic's bits on %s (seed %" PRIu64 ")\n", where,
+           flags->seed);
+  if (s.gpu)
+    printf("  timed on the GPU (%s): the median of %u samples, each %d runs back to back "
+           "and a synchronize, after %d warm-up runs; the model beside it (bytes: the "
+           "tensors' sizes)\n", fuser_rt_driver_name(s.gpu), flags->runs, kRunsPerSample,
+           kWarmUpRuns);
   if (!s.ptxas)
     printf("  (%s: occupancy assumes 32 registers a thread)\n",
            flags->noPtxas ? "--no-ptxas" : "ptxas not found");
-  qsort(s.candidates, s.num, sizeof *s.candidates, byModelledTime);
-  printf("  rank  modelled     vs default  kernels  widest launch       regs  occupancy  "
-         "schedule\n");
+  qsort(s.candidates, s.num, sizeof *s.candidates, s.gpu ? byMeasuredTime : byModelledTime);
+  printf("  rank  %smodelled     vs default  kernels  widest launch       regs  occupancy  "
+         "schedule\n", s.gpu ? "measured     vs default  " : "");
   for (size_t i = 0; i < s.num; ++i) {
     const Candidate *c = &s.candidates[i];
     char launch[64];
     snprintf(launch, sizeof launch, "%" PRIu64 " x %u", c->blocks, c->threads);
     char regs[16];
     snprintf(regs, sizeof regs, c->registers ? "%lu" : "-", c->registers);
-    printf("  %4zu  %9.2f us  %9.2fx  %7zu  %-18s %5s  %8.0f%%  %s%s\n", i + 1,
-           c->seconds * 1e6, c->seconds > 0 ? reference / c->seconds : 0.0, c->launches,
+    if (s.gpu)
+      printf("  %4zu  %9.2f us  %9.2fx  ", i + 1, c->measured * 1e6,
+             c->measured > 0 ? measuredReference / c->measured : 0.0);
+    else
+      printf("  %4zu  ", i + 1);
+    printf("%9.2f us  %9.2fx  %7zu  %-18s %5s  %8.0f%%  %s%s\n", c->seconds * 1e6, c->seconds > 0 ? reference / c->seconds : 0.0, c->launches,
            launch, regs, c->occupancy * 100, c->schedule[0] ? c->schedule : "(heuristic's)",
            c->sameBits ? "" : "  MISMATCH");
   }
   const Candidate *best = &s.candidates[0];
   for (size_t i = 0; i < s.num && !best->sameBits; ++i)
     best = &s.candidates[i];
-  if (best->schedule[0] && best->sameBits && best->seconds < 0.98 * reference) {
-    printf("  best: %s, %.2fx the heuristic's by the cost model (docs/tuning.md: where "
-           "it ranks well)\n", best->schedule, reference / best->seconds);
-    fprintf(entries, "# %s, tuned at dims %s: %.2fx the heuristic's by the cost model\n", name,
-            s.nd ? flags->dims : "(static)", reference / best->seconds);
+  const char *by = s.gpu ? "timed on the GPU" : "by the cost model";
+  double referenceCost = s.gpu ? measuredReference : reference, bestCost = cost(&s, best);
+  if (best->schedule[0] && best->sameBits && bestCost < 0.98 * referenceCost) {
+    printf("  best: %s, %.2fx the heuristic's %s%s\n", best->schedule,
+           referenceCost / bestCost, by,
+           s.gpu ? "" : " (docs/tuning.md: where it ranks well)");
+    fprintf(entries, "# %s, tuned at dims %s: %.2fx the heuristic's %s\n", name,
+            s.nd ? flags->dims : "(static)", referenceCost / bestCost, by);
     fprintf(entries, "%s %s %s\n", hash, flags->compile.chip, best->schedule);
   } else {
-    printf("  best: the heuristic's schedule (nothing is 2%% ahead of it by the cost model)\n");
+    printf("  best: the heuristic's schedule (nothing is 2%% ahead of it %s)\n", by);
     fprintf(entries, "# %s, tuned at dims %s: the heuristic's schedule is best\n", name,
             s.nd ? flags->dims : "(static)");
   }
@@ -896,12 +1008,25 @@ static int tuneAll(const TuneFlags *given) {
     mlirContextDestroy(ctx);
     return 1;
   }
+  /* The GPU where there is one (and one is asked for), else the emulator. */
+  fuser_rt *gpu = NULL, *emulator = NULL;
+  if (strcmp(flags.device, "cpu") && !flags.modelOnly) {
+    fuser_rt_options ro;
+    fuser_rt_options_init(&ro);
+    fuser_error *e = fuser_rt_create(&ro, &gpu);
+    if (e && !strcmp(flags.device, "cuda")) {
+      fusercReportError(e, "cannot use the GPU");
+      mlirModuleDestroy(module);
+      mlirContextDestroy(ctx);
+      return 1;
+    }
+    fuser_error_destroy(e); /* auto: the emulator and the model */
+  }
   FuserEmulatorOptions eo;
   fuserEmulatorOptionsInit(&eo);
   eo.countTraffic = true;
-  fuser_rt *emulator = NULL;
   int status = 0;
-  if (fusercReportError(fuserEmulatorRuntimeCreate(&eo, &emulator), "tune")) {
+  if (!gpu && fusercReportError(fuserEmulatorRuntimeCreate(&eo, &emulator), "tune")) {
     mlirModuleDestroy(module);
     mlirContextDestroy(ctx);
     return 1;
@@ -927,7 +1052,7 @@ static int tuneAll(const TuneFlags *given) {
       continue;
     }
     found = true;
-    int r = tuneFusion(&flags, module, op, fname, emulator, entries);
+    int r = tuneFusion(&flags, module, op, fname, emulator, gpu, entries);
     free(fname);
     failed |= r == 1;
     mismatch |= r == 2;
@@ -945,6 +1070,7 @@ static int tuneAll(const TuneFlags *given) {
     status = 1;
   free(text);
   fuser_rt_destroy(emulator);
+  fuser_rt_destroy(gpu);
   mlirModuleDestroy(module);
   mlirContextDestroy(ctx);
   return status;
