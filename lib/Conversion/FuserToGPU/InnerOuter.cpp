@@ -134,8 +134,10 @@ void ReductionScheduler::accumulateOuter(OuterAccs &accs, unsigned slot, unsigne
     return out;
   };
   if (!accs.staged) {
+    // (Accumulators in shared memory: stored there, nothing to copy.)
     SmallVector<Value> next = foldOwn();
-    llvm::copy(next, accs.values.begin() + slot * perSlot);
+    if (!next.empty())
+      llvm::copy(next, accs.values.begin() + slot * perSlot);
     return;
   }
   // Rows of threads known at launch: staged or not, as the block has them.
