@@ -765,6 +765,38 @@ launches:;
   return c;
 }
 
+/* The ranks of x[0..n) (1 for the smallest; ties share their mean rank). */
+static void ranksOf(const double *x, size_t n, double *rank) {
+  for (size_t i = 0; i < n; ++i) {
+    size_t less = 0, equal = 0;
+    for (size_t j = 0; j < n; ++j) {
+      less += x[j] < x[i];
+      equal += x[j] == x[i];
+    }
+    rank[i] = (double)less + (double)(equal + 1) / 2;
+  }
+}
+
+/* Spearman's rho of a and b (NAN when either is constant): as
+ * bench/gpu/model_check.py computes it from the GPU runs' tables. */
+static double spearman(const double *a, const double *b, size_t n) {
+  double *ra = calloc(2 * n + 1, sizeof *ra), *rb = ra + n;
+  ranksOf(a, n, ra);
+  ranksOf(b, n, rb);
+  double ma = 0, mb = 0, cov = 0, va = 0, vb = 0;
+  for (size_t i = 0; i < n; ++i) {
+    ma += ra[i] / (double)n;
+    mb += rb[i] / (double)n;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    cov += (ra[i] - ma) * (rb[i] - mb);
+    va += (ra[i] - ma) * (ra[i] - ma);
+    vb += (rb[i] - mb) * (rb[i] - mb);
+  }
+  free(ra);
+  return va > 0 && vb > 0 ? cov / sqrt(va * vb) : NAN;
+}
+
 /* What ranks a candidate: its time on the GPU, else the modelled one. */
 static double cost(const Search *s, const Candidate *c) {
   return s->gpu ? c->measured : c->seconds;
@@ -955,6 +987,24 @@ report:;
     printf("%9.2f us  %9.2fx  %7zu  %-18s %5s  %8.0f%%  %s%s\n", c->seconds * 1e6, c->seconds > 0 ? reference / c->seconds : 0.0, c->launches,
            launch, regs, c->occupancy * 100, c->schedule[0] ? c->schedule : "(heuristic's)",
            c->sameBits ? "" : "  MISMATCH");
+  }
+  if (s.gpu && s.num > 2) {
+    /* How well the model ranks what the GPU measured (docs/tuning.md). */
+    double *modelled = calloc(2 * s.num + 1, sizeof *modelled), *measured = modelled + s.num;
+    size_t n = 0;
+    for (size_t i = 0; i < s.num; ++i)
+      if (isfinite(s.candidates[i].seconds) && s.candidates[i].measured > 0) {
+        modelled[n] = s.candidates[i].seconds;
+        measured[n++] = s.candidates[i].measured;
+      }
+    double rho = n > 2 ? spearman(modelled, measured, n) : NAN;
+    if (isnan(rho))
+      printf("  model vs measured: no rank agreement to compute (%zu candidates, or one of "
+             "them ranks all alike)\n", n);
+    else
+      printf("  model vs measured: Spearman's rho %.2f over %zu candidates (1: the model ranks "
+             "them as the GPU does)\n", rho, n);
+    free(modelled);
   }
   const Candidate *best = &s.candidates[0];
   for (size_t i = 0; i < s.num && !best->sameBits; ++i)
