@@ -430,8 +430,19 @@ void ReductionScheduler::emitInnerOuter(unsigned w) {
           pb, ploc, vecOk,
           arith::CmpIOp::create(pb, ploc, arith::CmpIPredicate::ule, length,
                                 fe.planConstant(inRegisters)));
-      variantCondition = withCond(keep);
+      // Rows of up to 128 threads' values: rows of threads staged, blocks of
+      // 256 threads; longer ones: one row of threads a block, no stage.
+      Value isShort = arith::CmpIOp::create(
+          pb, ploc, arith::CmpIPredicate::ule, length,
+          fe.planConstant(128 * capacity));
+      variantCondition = withCond(arith::AndIOp::create(pb, ploc, keep, isShort));
+      outerBlockLimit = 256;
       emitOnChip(0, /*inShared=*/false, Bodies::VectorOnly);
+      outerBlockLimit = 0;
+      variantCondition = withCond(arith::AndIOp::create(pb, ploc, keep, negate(isShort)));
+      outerNoStage = true;
+      emitOnChip(0, /*inShared=*/false, Bodies::VectorOnly);
+      outerNoStage = false;
       if (sharedFits(kInnerOuterSharedValuesPerThread)) {
         Value longer = arith::AndIOp::create(
             pb, ploc, vecOk,

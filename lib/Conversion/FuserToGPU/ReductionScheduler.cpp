@@ -585,7 +585,9 @@ void ReductionScheduler::emitInner(unsigned indexBits, int64_t staticThreads,
   // Threads per row times rows per block when the plan chooses them: up to
   // 1024 to hold a row in registers, else up to 512 (leaving a thread up to
   // 128 registers for its accumulators).
-  int64_t maxDynamicThreads = outerInShared ? kInnerOuterSharedThreads : kMaxDynamicThreads;
+  int64_t maxDynamicThreads = outerInShared     ? kInnerOuterSharedThreads
+                              : outerBlockLimit ? outerBlockLimit
+                                                : kMaxDynamicThreads;
   k.setMaxThreadsPerBlock(staticThreads ? staticThreads * blockRows : maxDynamicThreads);
   if (hasOuter() && persistent && fe.schedule.get(ScheduleKey::InnerOuterMaxRegisters))
     k.capRegisters(*fe.schedule.get(ScheduleKey::InnerOuterMaxRegisters));
@@ -627,7 +629,7 @@ void ReductionScheduler::emitInner(unsigned indexBits, int64_t staticThreads,
         sharedAccs.push_back(k.func.addWorkgroupAttribution(
             MemRefType::get({columns}, t, MemRefLayoutAttrInterface(), workgroup), loc));
     k.func->setAttr(kDynamicSharedAttr, UnitAttr::get(ctx));
-  } else if (hasOuter() && persistent && blockRows != 1 &&
+  } else if (hasOuter() && persistent && blockRows != 1 && !outerNoStage &&
              (blockRows || outerStageFits(rowsPerBlockOf(32) * 32 * perThread))) {
     // Where a block's rows of threads meet (foldStagedRows): a buffer per
     // outer reducer, [row of threads][slot][lane][thread]. At a length
@@ -716,30 +718,57 @@ void ReductionScheduler::emitInner(unsigned indexBits, int64_t staticThreads,
     Value chunkFirst = arith::MulIOp::create(b, loc, chunk, chunkRows);
     Value chunkEnd =
         arith::MinUIOp::create(b, loc, rows, arith::AddIOp::create(b, loc, chunkFirst, chunkRows));
-    Value steps = arith::CeilDivUIOp::create(
-        b, loc, arith::SubIOp::create(b, loc, chunkEnd, chunkFirst), rowsInBlock);
     // Every chunk's accumulators start from the reductions' identities.
+    // (In shared memory: a loop over the slots, as the chunk's partials
+    // below, not one unrolled per slot, whose addresses LLVM hoisted out of
+    // the chunk loop: the scalar kernel spilled 60 bytes.)
+    auto sharedSlotIndex = [&](Value j, unsigned l) {
+      return asIndex(arith::AddIOp::create(
+          b, loc,
+          arith::MulIOp::create(
+              b, loc,
+              arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, j, threads), tx),
+              k.constant(lanes)),
+          k.constant(l)));
+    };
+    auto forEachSharedSlot = [&](function_ref<void(Value)> fn) {
+      auto slotLoop = scf::ForOp::create(b, loc, k.constant(0), k.constant(slots), k.constant(1));
+      OpBuilder::InsertionGuard gs(b);
+      b.setInsertionPointToStart(slotLoop.getBody());
+      ExprScope scopeS(*k.expander);
+      fn(slotLoop.getInductionVar());
+    };
     SmallVector<Value> init;
-    for (unsigned j = 0; j < slots; ++j) {
-      unsigned value = 0;
-      for (const Reducer &r : outerReducers)
-        for (Value v : r.identity(b, loc, lanes)) {
-          if (outerInShared)
-            storeThreadSlot(sharedAccs[value++], tx, threads, j, lanes, v);
-          else if (j < ownedSlots)
-            init.push_back(v);
-        }
+    if (outerInShared && slots) {
+      forEachSharedSlot([&](Value j) {
+        unsigned value = 0;
+        for (const Reducer &r : outerReducers)
+          for (Value v : r.identity(b, loc, lanes)) {
+            for (unsigned l = 0; l < lanes; ++l)
+              memref::StoreOp::create(
+                  b, loc,
+                  lanes > 1 ? vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{(int64_t)l})
+                                  .getResult()
+                            : v,
+                  sharedAccs[value], ValueRange{sharedSlotIndex(j, l)});
+            ++value;
+          }
+      });
     }
-    auto stepLoop = scf::ForOp::create(b, loc, k.constant(0), steps, k.constant(1), init);
+    for (unsigned j = 0; j < ownedSlots; ++j)
+      for (const Reducer &r : outerReducers)
+        for (Value v : r.identity(b, loc, lanes))
+          init.push_back(v);
+    // (A step's first row is the loop's value: fewer live registers than a
+    // step count and a multiply, which the kernels at 128 registers felt.)
+    auto stepLoop = scf::ForOp::create(b, loc, chunkFirst, chunkEnd, rowsInBlock, init);
     {
       OpBuilder::InsertionGuard g2(b);
       b.setInsertionPointToStart(stepLoop.getBody());
       ExprScope scope2(*k.expander);
-      Value step = stepLoop.getInductionVar();
-      Value first = arith::AddIOp::create(b, loc, chunkFirst,
-                                          arith::MulIOp::create(b, loc, step, rowsInBlock));
-      Value firstStep = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, step,
-                                              k.constant(0));
+      Value first = stepLoop.getInductionVar();
+      Value firstStep = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, first,
+                                              chunkFirst);
       OuterAccs accs = state;
       accs.values.assign(stepLoop.getRegionIterArgs().begin(), stepLoop.getRegionIterArgs().end());
       // The stage is free again: every owner has added the last step's.
@@ -772,18 +801,37 @@ void ReductionScheduler::emitInner(unsigned indexBits, int64_t staticThreads,
     }
     if (!slots)
       return;
-    SmallVector<Value> values;
-    if (outerInShared) {
-      for (unsigned j = 0; j < slots; ++j) {
-        unsigned value = 0;
-        for (const Reducer &r : outerReducers)
-          for (Type t : r.accTypes)
-            values.push_back(loadThreadSlot(sharedAccs[value++], tx, threads, j, lanes, t));
-      }
-    } else {
-      values.assign(stepLoop.getResults().begin(), stepLoop.getResults().end());
+    if (!outerInShared) {
+      writeChunkPartials(state, SmallVector<Value>(stepLoop.getResults()), lanes, chunk);
+      return;
     }
-    writeChunkPartials(state, values, lanes, chunk);
+    // The chunk's partials from shared memory: each thread its own slots.
+    Value length = k.expander->expand(reducedSize);
+    Value units = arith::DivUIOp::create(b, loc, length, k.constant(lanes));
+    Value at0 = arith::MulIOp::create(b, loc, chunk, length);
+    forEachSharedSlot([&](Value j) {
+      Value unit = arith::AddIOp::create(b, loc, tx, arith::MulIOp::create(b, loc, j, threads));
+      auto store = scf::IfOp::create(
+          b, loc, TypeRange{},
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, unit, units), false);
+      OpBuilder::InsertionGuard gw(b);
+      b.setInsertionPointToStart(&store.getThenRegion().front());
+      Value at = arith::AddIOp::create(b, loc, at0,
+                                       arith::MulIOp::create(b, loc, unit, k.constant(lanes)));
+      unsigned value = 0;
+      for (const Reducer &r : outerReducers)
+        for (Type t : r.accTypes) {
+          SmallVector<Value> elems;
+          for (unsigned l = 0; l < lanes; ++l)
+            elems.push_back(memref::LoadOp::create(b, loc, sharedAccs[value],
+                                                   ValueRange{sharedSlotIndex(j, l)}));
+          Value v = lanes > 1 ? vector::FromElementsOp::create(
+                                    b, loc, VectorType::get({lanes}, t), elems)
+                                    .getResult()
+                              : elems[0];
+          k.store(k.extraPointer(value++), v, at);
+        }
+    });
   };
   // Vectors on every call: the scalar body would be dead code.
   if (bodies == Bodies::Both && vectorLanes > 1 && vectorsAlwaysOk())
@@ -845,7 +893,7 @@ void ReductionScheduler::emitInner(unsigned indexBits, int64_t staticThreads,
         arith::DivUIOp::create(pb, ploc, fe.planConstant(innerBlock), threadsPlan));
   }
   // (One row of threads where the kernel has no stage for more.)
-  if (hasOuter() && (!persistent || outerInShared ||
+  if (hasOuter() && (!persistent || outerInShared || outerNoStage ||
                      (!staticThreads && !outerStageFits(rowsPerBlockOf(32) * 32 * perThread))))
     rowsPlan = fe.planConstant(1);
   Value blockThreads = arith::MulIOp::create(pb, ploc, threadsPlan, rowsPlan);

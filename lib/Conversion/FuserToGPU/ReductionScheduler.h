@@ -387,6 +387,12 @@ private:
   /// Inner-outer: whether the column accumulators live in shared memory
   /// (dynamic: more than 48 KiB) rather than registers.
   bool outerInShared = false;
+  /// Inner-outer, rows in registers, length known at launch: the short rows'
+  /// kernel (rows of threads staged, at most 256 threads a block, so up to
+  /// 255 registers: with 512 allowed, 128, the stage's fold spilled 96
+  /// bytes) and the long rows' one (one row of threads a block, no stage).
+  int64_t outerBlockLimit = 0;
+  bool outerNoStage = false;
   /// Persistent rows longer than the registers hold: the values of the row
   /// a thread keeps in registers (-1: all of them); its later units keep
   /// their loads in shared memory between passes (RowInShared.cpp).

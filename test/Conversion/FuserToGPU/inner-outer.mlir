@@ -66,26 +66,31 @@ func.func @dxdw(%x: tensor<256x512xf32>, %s: tensor<256x1xf32>) -> (tensor<256x5
 
 // Dynamic sizes: rows of whole aligned vectors of up to 8192 elements stay
 // on chip (16 values a thread, threads and rows a block chosen by the
-// plan); up to 16384 with the column accumulators in dynamic shared memory
-// (one row of 512 threads a block, 32 values each: 64 KiB of accumulators,
-// 2 KiB of the row reduction's scratch, and the row's values past 8 a
-// thread, 48 KiB); other rows of up to 4096 in scalars, up to 8192 in
-// scalars with the accumulators (32 KiB) and the row past 8 values (16
-// KiB) in shared memory; longer ones are read again (one row a block).
-// Every variant adds the same chunks of rows (rows per chunk: those 256
-// threads hold at once, 1 to 8, and at least rows / 256): the grid is at
-// most the chunk count, the combine adds the chunks' partials (none when
-// there are no rows: the sums are then 0), and it runs whenever there are
-// columns. The kernels whose rows of threads the plan chooses stage them
-// (dynamic_0, dynamic_2: R*T = 256 threads' values).
+// plan): up to 2048 in blocks of 256 threads whose rows of threads stage
+// their rows for the column sums (dynamic_0: R*T = 256 threads' values;
+// no register cap below 255, where 128 spilled), longer ones one row of
+// threads a block without a stage (dynamic_1); up to 16384 with the column
+// accumulators in dynamic shared memory (one row of 512 threads a block,
+// 32 values each: 64 KiB of accumulators, 2 KiB of the row reduction's
+// scratch, and the row's values past 8 a thread, 48 KiB); other rows of up
+// to 4096 in scalars (staged when the plan gives more than one row of
+// threads), up to 8192 in scalars with the accumulators (32 KiB) and the
+// row past 8 values (16 KiB) in shared memory; longer ones are read again
+// (one row a block). Every variant adds the same chunks of rows (rows per
+// chunk: those 256 threads hold at once, 1 to 8, and at least rows / 256):
+// the grid is at most the chunk count, the combine adds the chunks'
+// partials (none when there are no rows: the sums are then 0), and it runs
+// whenever there are columns.
 // CHECK-LABEL: gpu.func @dynamic_0(
-// CHECK-SAME: workgroup(%{{.*}} : memref<16x32xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<4096xf32, #gpu.address_space<workgroup>>)
+// CHECK-SAME: workgroup(%{{.*}} : memref<16x32xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<4096xf32, #gpu.address_space<workgroup>>) kernel {
 // CHECK-LABEL: gpu.func @dynamic_1(
+// CHECK-SAME: workgroup(%{{.*}} : memref<16x32xf32, #gpu.address_space<workgroup>>) kernel attributes {nvvm.maxnreg = 128 : i32}
+// CHECK-LABEL: gpu.func @dynamic_2(
 // CHECK-SAME: workgroup(%{{.*}} : memref<16x32xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<16384xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<12288xf32, #gpu.address_space<workgroup>>)
 // CHECK-SAME: fuser.dynamic_shared
-// CHECK-LABEL: gpu.func @dynamic_2(
-// CHECK-SAME: workgroup(%{{.*}} : memref<16x32xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<2048xf32, #gpu.address_space<workgroup>>)
 // CHECK-LABEL: gpu.func @dynamic_3(
+// CHECK-SAME: workgroup(%{{.*}} : memref<16x32xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<2048xf32, #gpu.address_space<workgroup>>)
+// CHECK-LABEL: gpu.func @dynamic_4(
 // CHECK-SAME: workgroup(%{{.*}} : memref<16x32xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<8192xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<4096xf32, #gpu.address_space<workgroup>>)
 // CHECK-SAME: fuser.dynamic_shared
 // CHECK-LABEL: func.func @dynamic(
@@ -95,12 +100,13 @@ func.func @dxdw(%x: tensor<256x512xf32>, %s: tensor<256x1xf32>) -> (tensor<256x5
 // CHECK: %[[CAPPED:.*]] = arith.minui %{{.*}}, %[[CHUNKS]] : index
 // CHECK: %[[HAS:.*]] = arith.cmpi sgt, %dim, %c0 : index
 // CHECK: fuser.launch @dynamic_kernels::@dynamic_0 grid(%[[G:.*]], %c1, %c1) block(%[[T:.*]], %[[R:.*]], %c1) smem(%c0)
-// CHECK: fuser.launch @dynamic_kernels::@dynamic_1 grid(%[[G]], %c1, %c1) block(%{{.*}}, %c1, %c1) smem(%c116736)
-// CHECK: fuser.launch @dynamic_kernels::@dynamic_2 grid(%[[G]], %c1, %c1) block(%{{.*}}, %{{.*}}, %c1) smem(%c0)
-// CHECK: fuser.launch @dynamic_kernels::@dynamic_3 grid(%[[G]], %c1, %c1) block(%{{.*}}, %c1, %c1) smem(%c51200)
-// CHECK: fuser.launch @dynamic_kernels::@dynamic_4 grid(%[[G]], %c1, %c1) block(%{{.*}}, %c1, %c1) smem(%c0)
+// CHECK: fuser.launch @dynamic_kernels::@dynamic_1 grid(%[[G]], %c1, %c1) block(%{{.*}}, %c1, %c1) smem(%c0)
+// CHECK: fuser.launch @dynamic_kernels::@dynamic_2 grid(%[[G]], %c1, %c1) block(%{{.*}}, %c1, %c1) smem(%c116736)
+// CHECK: fuser.launch @dynamic_kernels::@dynamic_3 grid(%[[G]], %c1, %c1) block(%{{.*}}, %{{.*}}, %c1) smem(%c0)
+// CHECK: fuser.launch @dynamic_kernels::@dynamic_4 grid(%[[G]], %c1, %c1) block(%{{.*}}, %c1, %c1) smem(%c51200)
+// CHECK: fuser.launch @dynamic_kernels::@dynamic_5 grid(%[[G]], %c1, %c1) block(%{{.*}}, %c1, %c1) smem(%c0)
 // CHECK: %[[SPLITS:.*]] = arith.select %[[HAS]], %[[CHUNKS]], %c0 : index
-// CHECK: fuser.launch @dynamic_kernels::@dynamic_5 {{.*}} args({{.*}}, %[[SPLITS]] :
+// CHECK: fuser.launch @dynamic_kernels::@dynamic_6 {{.*}} args({{.*}}, %[[SPLITS]] :
 func.func @dynamic(%x: tensor<?x?xf32>) -> (tensor<?x?xf32>, tensor<?xf32>) {
   %m = fuser.max %x dims = [1] keepdim = true : tensor<?x?xf32> -> tensor<?x1xf32>
   %mb = fuser.broadcast %m dims = [0, 1] : tensor<?x1xf32> -> tensor<?x?xf32>
