@@ -1605,7 +1605,10 @@ LogicalResult ReductionScheduler::run() {
   std::optional<int64_t> staticK = ShapeAnalysis::constantValue(reducedSize);
   std::optional<int64_t> staticRows = ShapeAnalysis::constantValue(keptSize);
   OpBuilder &pb = fe.planBuilder;
-  int64_t tilesTarget = fe.target.smCount * 2;
+  // Blocks a split reduction aims at, and the rows below which an inner one
+  // splits: constants, not the chip's SM count (2 x 132 on sm_90 before),
+  // so that a split sum adds its partials in the same order on every chip.
+  int64_t tilesTarget = kSplitBlocksTarget;
   // A narrow kept dim (a channels-last norm's 32 channels are 4 units of 8
   // bf16) would leave most of 32 threads along it without a column: they
   // would repeat the last column's loads. The block then has as many
@@ -1752,7 +1755,7 @@ LogicalResult ReductionScheduler::run() {
       // Fewer rows than SMs (a block of 1024 threads per row would leave
       // SMs idle): each row splits across blocks; the last block of a row
       // to finish combines the partials in split order.
-      int64_t fewRows = fe.target.smCount;
+      int64_t fewRows = kSplitBlocksTarget / 2;
       bool maySplit = info.kind == GroupKind::Reduction && numLevels == 1 &&
                       (!staticRows || *staticRows < fewRows) &&
                       (!staticK || *staticK >= kInnerSplitMinLength);

@@ -79,6 +79,11 @@ inline constexpr int64_t kInnerOuterSharedThreads = 512;
 /// layer_norm backward at 256 MB.
 inline constexpr int64_t kCombineColumns = 32;
 inline constexpr int64_t kCombineGroups = 8;
+/// A split reduction's target in blocks (two waves of a 128-SM part), and
+/// twice the rows below which an inner reduction splits its rows: the same
+/// on every chip, so the split count, and a sum's order, do not depend on
+/// the SM count (docs/schedulers.md).
+inline constexpr int64_t kSplitBlocksTarget = 256;
 /// Rows of an inner block of `threads` threads per row (256 threads a
 /// block for short rows).
 inline int64_t rowsPerBlockOf(int64_t threads) { return std::max<int64_t>(1, 256 / threads); }

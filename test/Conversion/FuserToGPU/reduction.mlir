@@ -76,12 +76,12 @@ func.func @softmax(%x: tensor<256x128xf32>) -> tensor<256x128xf32> {
 // CHECK: llvm.store {{.*}} : vector<4xf32>, !llvm.ptr
 // CHECK-NOT: gpu.func @colsum_1(
 // CHECK-LABEL: func.func @colsum(
-// CHECK: %[[BUF:.*]] = memref.alloc() : memref<33792xf32>
+// CHECK: %[[BUF:.*]] = memref.alloc() : memref<32768xf32>
 // CHECK: %[[CAST:.*]] = memref.cast %[[BUF]]
 // CHECK: %[[CNT:.*]] = memref.alloc() : memref<8xi32>
 // CHECK: %[[CCAST:.*]] = memref.cast %[[CNT]]
 // CHECK: fuser.zeroed %[[CCAST]]
-// CHECK: fuser.launch @colsum_kernels::@colsum_0 grid(%c2, %c132, %c1) block(%c32, %c8, %c1) {{.*}}args(%arg0, %arg1, %[[CAST]], %[[CCAST]]
+// CHECK: fuser.launch @colsum_kernels::@colsum_0 grid(%c2, %c128, %c1) block(%c32, %c8, %c1) {{.*}}args(%arg0, %arg1, %[[CAST]], %[[CCAST]]
 // CHECK-NOT: fuser.launch
 func.func @colsum(%x: tensor<65536x256xf32>) -> tensor<256xf32> {
   %0 = fuser.sum %x dims = [0] : tensor<65536x256xf32> -> tensor<256xf32>
@@ -136,9 +136,9 @@ func.func @total(%x: tensor<1000000xf32>) -> tensor<f32> {
 // empty when unused.
 // CHECK-LABEL: func.func @rowsum_dyn(
 // CHECK: %[[ROWS:.*]] = memref.dim %arg0, %c0
-// CHECK: %[[FEW:.*]] = arith.cmpi ult, %[[ROWS]], %c132
+// CHECK: %[[FEW:.*]] = arith.cmpi ult, %[[ROWS]], %c128
 // CHECK: %[[ATLEAST1:.*]] = arith.maxui %[[ROWS]], %c1
-// CHECK: %[[WANTED:.*]] = arith.ceildivui %c264, %[[ATLEAST1]]
+// CHECK: %[[WANTED:.*]] = arith.ceildivui %c256, %[[ATLEAST1]]
 // CHECK: %[[MOST:.*]] = arith.minui %[[WANTED]], %c4
 // CHECK: %[[SPLITS:.*]] = arith.select %[[FEW]], %[[MOST]], %c1
 // CHECK: %[[N:.*]] = arith.muli %[[SPLITS]], %[[ROWS]]
@@ -148,7 +148,7 @@ func.func @total(%x: tensor<1000000xf32>) -> tensor<f32> {
 // CHECK: %[[CNT:.*]] = memref.alloc(%[[NCNT]]) : memref<?xi32>
 // CHECK: fuser.zeroed %[[CNT]]
 // CHECK: fuser.launch @rowsum_dyn_kernels::@rowsum_dyn_0 grid(%{{.*}}, %[[SPLITS]], %c1) block(%c512, %c1, %c1) {{.*}} if(%{{.*}}) args(%arg0, %arg1, %[[BUF]], %[[CNT]], %[[ROWS]],
-// CHECK: %[[MANY:.*]] = arith.cmpi uge, %[[ROWS]], %c132
+// CHECK: %[[MANY:.*]] = arith.cmpi uge, %[[ROWS]], %c128
 // CHECK: fuser.launch @rowsum_dyn_kernels::@rowsum_dyn_1 grid({{.*}}) block(%c1024, %c1, %c1)
 // CHECK: fuser.launch @rowsum_dyn_kernels::@rowsum_dyn_2 {{.*}} index_bits [64, 32]
 // CHECK: fuser.launch @rowsum_dyn_kernels::@rowsum_dyn_3 {{.*}} index_bits [64, 32]
