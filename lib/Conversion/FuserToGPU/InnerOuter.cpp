@@ -154,6 +154,21 @@ void ReductionScheduler::accumulateOuter(OuterAccs &accs, unsigned slot, unsigne
   llvm::copy(ifStaged.getResults(), accs.values.begin() + slot * perSlot);
 }
 
+ReductionScheduler::OwnedSlot ReductionScheduler::ownedSlot(const OuterAccs &accs, unsigned k,
+                                                            Value units) {
+  OpBuilder &b = kb->b;
+  Location loc = kb->loc;
+  Value j = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, kb->constant(k), accs.rowsInBlock), accs.ty);
+  Value unit =
+      arith::AddIOp::create(b, loc, accs.tx, arith::MulIOp::create(b, loc, j, accs.threads));
+  Value owns = arith::AndIOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, j, kb->constant(accs.slots)),
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, unit, units));
+  return {j, unit, owns};
+}
+
 void ReductionScheduler::foldStagedRows(OuterAccs &accs, unsigned lanes, Value first,
                                         Value end) {
   OpBuilder &b = kb->b;
@@ -168,13 +183,7 @@ void ReductionScheduler::foldStagedRows(OuterAccs &accs, unsigned lanes, Value f
     SmallVector<Value> values(accs.values);
     unsigned owned = values.size() / perSlot;
     for (unsigned k = 0; k < owned; ++k) {
-      Value j = arith::AddIOp::create(
-          b, loc, arith::MulIOp::create(b, loc, kb->constant(k), rowsInBlock), accs.ty);
-      Value unit = arith::AddIOp::create(b, loc, accs.tx, arith::MulIOp::create(b, loc, j, accs.threads));
-      Value owns = arith::AndIOp::create(
-          b, loc,
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, j, kb->constant(accs.slots)),
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, unit, units));
+      auto [j, unit, owns] = ownedSlot(accs, k, units);
       ValueRange cur(ArrayRef<Value>(values).slice(k * perSlot, perSlot));
       auto ifOwns = scf::IfOp::create(b, loc, cur.getTypes(), owns, true);
       OpBuilder::InsertionGuard g(b);
@@ -288,13 +297,7 @@ void ReductionScheduler::writeChunkPartials(const OuterAccs &accs, ArrayRef<Valu
   Value units = arith::DivUIOp::create(b, loc, kb->expander->expand(reducedSize), lanesV);
   Value at0 = arith::MulIOp::create(b, loc, chunk, kb->expander->expand(reducedSize));
   for (unsigned k = 0, owned = values.size() / perSlot; k < owned; ++k) {
-    // The k-th slot this thread owns: k*R + ty (k with one row of threads).
-    Value j = arith::AddIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, kb->constant(k), accs.rowsInBlock), accs.ty);
-    Value unit = arith::AddIOp::create(b, loc, accs.tx, arith::MulIOp::create(b, loc, j, accs.threads));
-    Value guard = arith::AndIOp::create(
-        b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, j, kb->constant(accs.slots)),
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, unit, units));
+    auto [j, unit, guard] = ownedSlot(accs, k, units);
     Value at = arith::AddIOp::create(b, loc, at0, arith::MulIOp::create(b, loc, unit, lanesV));
     auto store = scf::IfOp::create(b, loc, TypeRange{}, guard, false);
     OpBuilder::InsertionGuard g(b);

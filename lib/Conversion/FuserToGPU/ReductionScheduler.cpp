@@ -723,13 +723,7 @@ void ReductionScheduler::emitInner(unsigned indexBits, int64_t staticThreads,
     // below, not one unrolled per slot, whose addresses LLVM hoisted out of
     // the chunk loop: the scalar kernel spilled 60 bytes.)
     auto sharedSlotIndex = [&](Value j, unsigned l) {
-      return asIndex(arith::AddIOp::create(
-          b, loc,
-          arith::MulIOp::create(
-              b, loc,
-              arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, j, threads), tx),
-              k.constant(lanes)),
-          k.constant(l)));
+      return asIndex(threadSlotIndex(k, tx, threads, j, lanes, l));
     };
     auto forEachSharedSlot = [&](function_ref<void(Value)> fn) {
       auto slotLoop = scf::ForOp::create(b, loc, k.constant(0), k.constant(slots), k.constant(1));

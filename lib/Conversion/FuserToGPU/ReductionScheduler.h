@@ -84,6 +84,10 @@ inline constexpr int64_t kCombineGroups = 8;
 /// on every chip, so the split count, and a sum's order, do not depend on
 /// the SM count (docs/schedulers.md).
 inline constexpr int64_t kSplitBlocksTarget = 256;
+/// Thread tx's lane `lane` of slot `slot` in a buffer laid out
+/// [slot][thread][lane]: (tx + threads * slot) * lanes + lane.
+Value threadSlotIndex(KernelBuilder &k, Value tx, Value threads, Value slot, unsigned lanes,
+                      unsigned lane);
 /// Rows of an inner block of `threads` threads per row (256 threads a
 /// block for short rows).
 inline int64_t rowsPerBlockOf(int64_t threads) { return std::max<int64_t>(1, 256 / threads); }
@@ -333,6 +337,12 @@ private:
   /// to the slot accumulators at `slot`, or stages them (OuterAccs::stage).
   void accumulateOuter(OuterAccs &accs, unsigned slot, unsigned lanes, Value valid,
                        Value inRange);
+  /// The k-th slot a thread owns (k*R + ty; k with one row of threads),
+  /// its unit, and whether it is one (a slot of the row, a unit in range).
+  struct OwnedSlot {
+    Value slot, unit, owns;
+  };
+  OwnedSlot ownedSlot(const OuterAccs &accs, unsigned k, Value units);
   /// After a step of staged rows `first` + (0 .. R-1), those below `end`:
   /// each thread adds the staged values of the slots it owns (slot
   /// k*R + ty, its k-th accumulator) in row order.

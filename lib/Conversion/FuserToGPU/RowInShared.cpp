@@ -150,14 +150,13 @@ void ReductionScheduler::forgetPass(Unit &u, bool keepComputed) {
   });
 }
 
-/// Thread tx's lane `lane` of slot `slot`: (tx + threads * slot) * lanes + lane.
-static Value threadSlotIndex(KernelBuilder &k, Value tx, Value threads, int64_t slot,
-                             unsigned lanes, unsigned lane) {
-  Value u = arith::AddIOp::create(k.b, k.loc, tx,
-                                  arith::MulIOp::create(k.b, k.loc, threads, k.constant(slot)));
+Value mlir::fuser::threadSlotIndex(KernelBuilder &k, Value tx, Value threads, Value slot,
+                                   unsigned lanes, unsigned lane) {
+  Value u = arith::AddIOp::create(k.b, k.loc, tx, arith::MulIOp::create(k.b, k.loc, threads, slot));
   return arith::AddIOp::create(k.b, k.loc, arith::MulIOp::create(k.b, k.loc, u, k.constant(lanes)),
                                k.constant(lane));
 }
+
 
 Value ReductionScheduler::loadThreadSlot(Value memref, Value tx, Value threads, int64_t slot,
                                          unsigned lanes, Type t) {
@@ -165,7 +164,7 @@ Value ReductionScheduler::loadThreadSlot(Value memref, Value tx, Value threads, 
   SmallVector<Value> elems;
   for (unsigned l = 0; l < lanes; ++l)
     elems.push_back(memref::LoadOp::create(
-        b, kb->loc, memref, ValueRange{asIndex(threadSlotIndex(*kb, tx, threads, slot, lanes, l))}));
+        b, kb->loc, memref, ValueRange{asIndex(threadSlotIndex(*kb, tx, threads, kb->constant(slot), lanes, l))}));
   if (lanes == 1)
     return elems[0];
   return vector::FromElementsOp::create(b, kb->loc, VectorType::get({lanes}, t), elems);
@@ -180,6 +179,6 @@ void ReductionScheduler::storeThreadSlot(Value memref, Value tx, Value threads, 
                         : v;
     memref::StoreOp::create(
         b, kb->loc, e, memref,
-        ValueRange{asIndex(threadSlotIndex(*kb, tx, threads, slot, lanes, l))});
+        ValueRange{asIndex(threadSlotIndex(*kb, tx, threads, kb->constant(slot), lanes, l))});
   }
 }
