@@ -175,6 +175,35 @@ protected:
   /// plan's condition for that width (null for the only one).
   void forEachIndexWidth(AffineExpr maxElements, function_ref<void(unsigned)> emitVariant);
 
+  // -- vector accesses (VectorAccesses.cpp: one definition for every
+  //    scheduler) -------------------------------------------------------------
+  /// Chooses vectorLanes, at most `lanes`, and what the plan checks at launch
+  /// before the vector body may run (divisibility, alignment): with
+  /// `wholeRows`, rows of the innermost iteration dim hold whole units (a
+  /// static size halves the lanes until they divide it, a dynamic one is
+  /// checked); each `contiguous` access (a value and its iteration-space
+  /// offset, lane stride 1) starts a unit where every other term of its
+  /// offset, and each of `moreTerms`, is a multiple of the lanes (checked at
+  /// launch where not known), and its buffer is aligned to the unit's bytes.
+  /// A term known not to be a multiple, or an access that is not linear,
+  /// leaves one lane and no checks.
+  void planLanes(unsigned lanes, bool wholeRows,
+                 ArrayRef<std::pair<Value, AffineExpr>> contiguous,
+                 ArrayRef<AffineExpr> moreTerms = {});
+  /// The plan's i1: every check planLanes chose holds (true with one lane).
+  Value planVectorOk();
+  /// Whether planVectorOk() holds on every call, known now: every size the
+  /// vectors need divisible at compile time, and alignment promised
+  /// (assume-aligned) or not needed. Then no scalar body or misaligned
+  /// fallback is needed.
+  bool vectorsAlwaysOk() const;
+  /// In the kernel: i1, whether the plan's vector flag (the kernel's flag 0)
+  /// is set.
+  Value vectorFlagSet(KernelBuilder &k);
+  /// body(vectorLanes) where the kernel's flag says the vector accesses are
+  /// aligned and whole, body(1) elsewhere (only body(1) without lanes).
+  void emitVectorOrScalar(function_ref<void(unsigned)> body);
+
   /// Gives `k` an expander whose dims are the iteration dims' current
   /// values (iterValues) and whose symbols are its size parameters, with
   /// expressions of symbols alone built once at the kernel's start.

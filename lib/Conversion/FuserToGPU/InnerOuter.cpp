@@ -307,6 +307,59 @@ void ReductionScheduler::writeChunkPartials(const OuterAccs &accs, ArrayRef<Valu
   }
 }
 
+void ReductionScheduler::planInnerOuter() {
+  OpBuilder &pb = fe.planBuilder;
+  // Blocks of an inner-outer kernel: one per 8 rows, so that a block's
+  // row of partials (written once, read once) stays small beside the
+  // rows it reads; at most two per SM (the register-held rows allow no
+  // more resident). But at least one per SM while there are rows for
+  // them: with fewer, a block walks its rows one after another while SMs
+  // idle (41 rows of 4096 in 2 blocks took 32 us on an H200, 2.8x the
+  // floor's time), and the extra partials cost at most SMs x columns x
+  // accumulators, read once and written once. "Rows for them": a block
+  // of the register variant holds 256 x 16 values, so as many rows at
+  // once as fit (1 to 8); the floor leaves none of its blocks without a
+  // row. The same grid for every variant, so the partials and their
+  // combine are too. The defaults (Schedule.h) are measured;
+  // `innerouter.*` schedule keys override each.
+  int64_t perBlock = fe.schedule.valueOr(ScheduleKey::InnerOuterRows);
+  int64_t floorBlocks =
+      fe.target.smCount * fe.schedule.valueOr(ScheduleKey::InnerOuterMinBlocksPerSM);
+  int64_t capBlocks =
+      fe.target.smCount * fe.schedule.valueOr(ScheduleKey::InnerOuterMaxBlocksPerSM);
+  Value rows = fe.planExpr(keptSize);
+  Value byRows = arith::CeilDivUIOp::create(pb, fe.loc, rows, fe.planConstant(perBlock));
+  Value rowsAtOnce = arith::MaxUIOp::create(
+      pb, fe.loc, fe.planConstant(1),
+      arith::MinUIOp::create(
+          pb, fe.loc, fe.planConstant(rowsPerBlockOf(32)),
+          arith::DivUIOp::create(
+              pb, fe.loc, fe.planConstant(256 * kInnerOuterValuesPerThread),
+              arith::MaxUIOp::create(pb, fe.loc, fe.planExpr(reducedSize), fe.planConstant(1)))));
+  Value floor = arith::MinUIOp::create(
+      pb, fe.loc, arith::CeilDivUIOp::create(pb, fe.loc, rows, rowsAtOnce),
+      fe.planConstant(floorBlocks));
+  // No more blocks than chunks (outerChunks: the partials are a chunk's,
+  // whichever block adds it, so the grid changes no bit of the sums).
+  outerChunkCount = outerChunks(pb, fe.loc, rows, fe.planExpr(reducedSize),
+                                [&](int64_t c) { return fe.planConstant(c); })
+                        .second;
+  outerGrid = arith::MaxUIOp::create(
+      pb, fe.loc, fe.planConstant(1),
+      arith::MinUIOp::create(
+          pb, fe.loc,
+          arith::MinUIOp::create(pb, fe.loc, arith::MaxUIOp::create(pb, fe.loc, byRows, floor),
+                                 fe.planConstant(capBlocks)),
+          outerChunkCount));
+  Value size = arith::MulIOp::create(
+      pb, fe.loc, arith::MaxUIOp::create(pb, fe.loc, outerChunkCount, fe.planConstant(1)),
+      fe.planExpr(reducedSize));
+  for (const Reducer &r : outerReducers)
+    for (Type t : r.accTypes)
+      outerPartials.push_back(memref::AllocOp::create(
+          pb, fe.loc, MemRefType::get({ShapedType::kDynamic}, t), ValueRange{size}));
+}
+
 void ReductionScheduler::emitInnerOuter(unsigned w) {
   OpBuilder &pb = fe.planBuilder;
   Location ploc = fe.loc;

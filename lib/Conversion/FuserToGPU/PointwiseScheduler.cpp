@@ -35,7 +35,6 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -116,8 +115,7 @@ void PointwiseScheduler::emitKernel(unsigned indexBits) {
   // segment's scalar code would double the scalar part of LLVM's work
   // for code that almost never runs (docs/compile-speed.md).
   if (vectorLanes > 1) {
-    Value isVector = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
-                                           k.flag(0), arith::ConstantIntOp::create(b, loc, 0, 32));
+    Value isVector = vectorFlagSet(k);
     Value lanesV = k.constant(vectorLanes);
     Value units = arith::DivUIOp::create(b, loc, n, lanesV);
     auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, isVector, false);
@@ -180,22 +178,7 @@ void PointwiseScheduler::emitKernel(unsigned indexBits) {
   // The plan: vector flag, grid size, launch condition.
   OpBuilder &pb = fe.planBuilder;
   Value planN = fe.planExpr(total);
-  Value vecOk;
-  if (vectorLanes > 1) {
-    vecOk = arith::ConstantIntOp::create(pb, fe.loc, 1, 1);
-    for (AffineExpr e : divisibility) {
-      Value rem = arith::RemUIOp::create(pb, fe.loc, fe.planExpr(e),
-                                         fe.planConstant(vectorLanes));
-      vecOk = arith::AndIOp::create(
-          pb, fe.loc, vecOk,
-          arith::CmpIOp::create(pb, fe.loc, arith::CmpIPredicate::eq, rem,
-                                fe.planConstant(0)));
-    }
-    for (auto &[buf, bytes] : alignment)
-      vecOk = arith::AndIOp::create(
-          pb, fe.loc, vecOk,
-          fe.planAligned(fe.buffers.lookup(buf), bytes));
-  }
+  Value vecOk = vectorLanes > 1 ? planVectorOk() : Value();
   Value units = planN;
   if (vecOk)
     units = arith::SelectOp::create(
@@ -264,51 +247,14 @@ LogicalResult PointwiseScheduler::run() {
     tableStrides.push_back(r.stride);
   }
   // As wide as the schedule allows (16 bytes by default), in lanes of the
-  // narrowest contiguous element.
-  vectorLanes = numIterDims == 0 ? 1
-                                 : std::max<int64_t>(1, fe.schedule.valueOr(
-                                                            ScheduleKey::PointwiseVectorBytes) /
-                                                            narrowest);
-  // Rows of a multi-dim space must hold whole units; a static inner size
-  // picks the widest lane count that divides it.
-  if (numIterDims > 1) {
-    AffineExpr inner = iterSizes.back();
-    if (auto c = ShapeAnalysis::constantValue(inner)) {
-      while (vectorLanes > 1 && *c % vectorLanes)
-        vectorLanes /= 2;
-    } else {
-      divisibility.push_back(inner);
-    }
-  }
-  // Each contiguous access starts a unit at offset c0 + sum c_j m_j with the
-  // lane dim a multiple of `lanes`: the other terms must be multiples too.
-  for (auto &[v, off] : contiguous) {
-    auto c = linearCoefficients(off, numIterDims);
-    assert(c && "contiguous access has linear coefficients");
-    for (unsigned j = 0; j < numIterDims; ++j) {
-      AffineExpr term = simplify((*c)[j], 0, numSymbols);
-      if (!isMultipleOf(term, vectorLanes))
-        divisibility.push_back(term);
-    }
-    alignment.push_back({v, std::min(16u, vectorLanes * byteSize(elementTypeOf(v)))});
-  }
-  for (AffineExpr stride : tableStrides)
-    if (!isMultipleOf(stride, vectorLanes))
-      divisibility.push_back(stride);
-  // A term that is a constant and not a multiple rules the vector path out.
-  for (AffineExpr e : divisibility)
-    if (ShapeAnalysis::constantValue(e))
-      vectorLanes = 1;
-  if (vectorLanes == 1) {
-    divisibility.clear();
-    alignment.clear();
-  }
+  // narrowest contiguous element; rows of a multi-dim space hold whole
+  // units (a flat space's tail takes the scalar loop).
+  planLanes(numIterDims == 0 ? 1
+                             : std::max<int64_t>(1, fe.schedule.valueOr(
+                                                        ScheduleKey::PointwiseVectorBytes) /
+                                                        narrowest),
+            /*wholeRows=*/numIterDims > 1, contiguous, tableStrides);
   vectorTables = vectorLanes > 1 && !tableStrides.empty();
-  // Deduplicate alignment checks per buffer, in a deterministic order.
-  llvm::MapVector<Value, unsigned> align;
-  for (auto &[v, bytes] : alignment)
-    align[v] = std::max(align[v], bytes);
-  alignment.assign(align.begin(), align.end());
 
   bool transpose = planTranspose();
   LogicalResult result = success();

@@ -43,6 +43,11 @@
 // to run (no value is accumulated with atomics; an atomic counter only
 // elects the last block).
 //
+// Files: ReductionHeuristics.h (the decisions, no IR), ReductionScheduler.cpp
+// (analysis and driver), InnerReduction.cpp, OuterReduction.cpp,
+// OuterNormalization.cpp, InnerOuter.cpp, RowInShared.cpp,
+// CombinePartials.cpp (partials, by the last block or a combine kernel).
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef FUSER_CONVERSION_FUSERTOGPU_REDUCTIONSCHEDULER_H
@@ -50,14 +55,12 @@
 
 #include "GroupEmitter.h"
 #include "Reducer.h"
+#include "ReductionHeuristics.h"
 
 #include "fuser/Analysis/GroupAnalysis.h"
 
 namespace mlir::fuser {
 
-/// Threads per row of an inner kernel whose row length is known at launch
-/// and that does not keep the row in registers.
-inline constexpr int64_t kMaxDynamicThreads = 512;
 /// An inner-outer kernel's threads hold at most this many values of a row
 /// and as many column accumulators per column reduction in registers: a
 /// layer_norm backward (x and dy, dw and db) takes 125 registers of the 128
@@ -79,11 +82,6 @@ inline constexpr int64_t kInnerOuterSharedThreads = 512;
 /// layer_norm backward at 256 MB.
 inline constexpr int64_t kCombineColumns = 32;
 inline constexpr int64_t kCombineGroups = 8;
-/// A split reduction's target in blocks (two waves of a 128-SM part), and
-/// twice the rows below which an inner reduction splits its rows: the same
-/// on every chip, so the split count, and a sum's order, do not depend on
-/// the SM count (docs/schedulers.md).
-inline constexpr int64_t kSplitBlocksTarget = 256;
 /// Thread tx's lane `lane` of slot `slot` in a buffer laid out
 /// [slot][thread][lane]: (tx + threads * slot) * lanes + lane.
 Value threadSlotIndex(KernelBuilder &k, Value tx, Value threads, Value slot, unsigned lanes,
@@ -116,11 +114,6 @@ inline constexpr int64_t kInnerOuterRowValuesInRegisters = 8;
 inline constexpr int64_t kInnerOuterScalarValuesPerThread = 8;
 inline constexpr int64_t kInnerOuterSharedScalarValuesPerThread = 16;
 
-/// The outer kernel's block: 32 threads along the kept dim, 8 along the
-/// reduced ones (fewer along the kept dim when it has fewer units: see
-/// outerX; more along the reduced ones for an outer normalization).
-inline constexpr int64_t kOuterX = 32, kOuterY = 8;
-
 class ReductionScheduler : public GroupEmitter {
 public:
   ReductionScheduler(FusionEmitter &fe, const Segment &seg, GroupInfo info);
@@ -148,13 +141,6 @@ private:
     SmallVector<std::pair<Value, AffineExpr>> invariants;
   };
 
-  /// Plan condition: vector accesses are aligned and whole.
-  Value planVectorOk();
-  /// Whether planVectorOk() holds on every call, known now: every size the
-  /// vectors need divisible at compile time, and alignment promised
-  /// (assume-aligned) or not needed. Then no scalar body or misaligned
-  /// fallback is emitted.
-  bool vectorsAlwaysOk() const;
   Index sIndex();
   Index rIndex(Value v);
   /// The index of an output of S's element count: sIndex(), or for a view
@@ -217,6 +203,18 @@ private:
   enum class Bodies { Both, VectorOnly, ScalarOnly };
   void emitInner(unsigned indexBits, int64_t staticThreads, bool persistent,
                  bool split = false, Bodies bodies = Bodies::Both);
+  /// What ReductionHeuristics.h reads about this group at index width
+  /// `indexBits`.
+  InnerFacts innerFacts(unsigned indexBits);
+  /// The plan's side of an inner split: its condition, the split count, the
+  /// partial buffers and the rows' arrival counters (once a segment).
+  void planInnerSplit();
+  /// An inner group's kernels at index width `w`, as the heuristics choose
+  /// them, each with its launch condition.
+  void emitInnerKernels(unsigned w);
+  /// An outer group's kernel at index width `w`: split or not, or an outer
+  /// normalization's.
+  void emitOuterKernels(unsigned w, bool split, bool normalization);
   /// One row of an inner kernel; `split` (the block's y index, or null)
   /// restricts it to that block's chunk of the row.
   void emitInnerRow(unsigned lanes, Value row, Value valid, Value tx, Value ty,
@@ -282,9 +280,6 @@ private:
   /// Every row of threads' partials at `slot`, combined in row order.
   SmallVector<Value> combineRowPartials(const Reducer &r, ArrayRef<Value> scratch, Value slot,
                                         unsigned lanes);
-  /// body(vectorLanes) where the kernel's flag says the vector accesses are
-  /// aligned and whole, body(1) elsewhere (only body(1) without lanes).
-  void emitVectorOrScalar(function_ref<void(unsigned)> body);
 
   // -- outer normalization (OuterNormalization.cpp) -------------------------
   /// The block and lanes of an outer normalization over `depth` reduced
@@ -359,6 +354,10 @@ private:
   /// The kernels of an inner-outer group at index width `w`: the row
   /// kernel's variants (rows on chip, rows read again) and the combine.
   void emitInnerOuter(unsigned w);
+  /// The plan's side of an inner-outer group, the same for every kernel of
+  /// it: the row kernels' grid (innerouter.* keys), the chunk count and the
+  /// partial buffers.
+  void planInnerOuter();
 
   GroupInfo info;
   std::vector<Reducer> reducers;

@@ -1,0 +1,123 @@
+//===- VectorAccesses.cpp - lanes, their launch checks, the body switch ---===//
+//
+// Every scheduler reads and writes contiguous accesses `vectorLanes` elements
+// at a time where the plan finds, at launch, that the sizes divide and the
+// buffers are aligned, and one element at a time otherwise. The lanes, the
+// plan's checks and the kernel's switch between the two bodies are defined
+// here once (GroupEmitter.h), for the pointwise, reduction, normalization
+// and inner-outer kernels alike.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GroupEmitter.h"
+#include "IndexMath.h"
+#include "KernelBuilder.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/MapVector.h"
+
+using namespace mlir;
+using namespace mlir::fuser;
+
+void GroupEmitter::planLanes(unsigned lanes, bool wholeRows,
+                             ArrayRef<std::pair<Value, AffineExpr>> contiguous,
+                             ArrayRef<AffineExpr> moreTerms) {
+  vectorLanes = lanes;
+  // Rows of a multi-dim space must hold whole units; a static inner size
+  // picks the widest lane count that divides it.
+  if (wholeRows && numIterDims > 0) {
+    AffineExpr inner = iterSizes.back();
+    if (auto c = ShapeAnalysis::constantValue(inner)) {
+      while (vectorLanes > 1 && *c % vectorLanes)
+        vectorLanes /= 2;
+    } else {
+      divisibility.push_back(inner);
+    }
+  }
+  // Each contiguous access starts a unit at offset c0 + sum c_j m_j with the
+  // lane dim a multiple of the lanes: the other terms must be multiples too.
+  for (auto &[v, off] : contiguous) {
+    auto c = linearCoefficients(off, numIterDims);
+    if (!c) {
+      vectorLanes = 1;
+      break;
+    }
+    for (unsigned j = 0; j < numIterDims; ++j) {
+      AffineExpr term = simplify((*c)[j], 0, numSymbols);
+      if (!isMultipleOf(term, vectorLanes))
+        divisibility.push_back(term);
+    }
+    alignment.push_back({v, std::min(16u, vectorLanes * byteSize(elementTypeOf(v)))});
+  }
+  for (AffineExpr term : moreTerms)
+    if (!isMultipleOf(term, vectorLanes))
+      divisibility.push_back(term);
+  // A term that is a constant and not a multiple rules the vector path out.
+  for (AffineExpr e : divisibility)
+    if (ShapeAnalysis::constantValue(e))
+      vectorLanes = 1;
+  if (vectorLanes == 1) {
+    divisibility.clear();
+    alignment.clear();
+  }
+  // One alignment check per buffer, in a deterministic order.
+  llvm::MapVector<Value, unsigned> align;
+  for (auto &[v, bytes] : alignment)
+    align[v] = std::max(align[v], bytes);
+  alignment.assign(align.begin(), align.end());
+}
+
+Value GroupEmitter::planVectorOk() {
+  OpBuilder &pb = fe.planBuilder;
+  Value ok = arith::ConstantIntOp::create(pb, fe.loc, 1, 1);
+  if (vectorLanes == 1)
+    return ok;
+  for (AffineExpr e : divisibility) {
+    Value rem = arith::RemUIOp::create(pb, fe.loc, fe.planExpr(e), fe.planConstant(vectorLanes));
+    ok = arith::AndIOp::create(
+        pb, fe.loc, ok,
+        arith::CmpIOp::create(pb, fe.loc, arith::CmpIPredicate::eq, rem, fe.planConstant(0)));
+  }
+  for (auto &[buf, bytes] : alignment)
+    ok = arith::AndIOp::create(pb, fe.loc, ok, fe.planAligned(fe.buffers.lookup(buf), bytes));
+  return ok;
+}
+
+bool GroupEmitter::vectorsAlwaysOk() const {
+  for (auto &[buf, bytes] : alignment)
+    if (!fe.alignmentPromised(fe.buffers.lookup(buf)))
+      return false;
+  for (AffineExpr e : divisibility) {
+    std::optional<int64_t> n = ShapeAnalysis::constantValue(e);
+    if (!n || *n % vectorLanes != 0)
+      return false;
+  }
+  return true;
+}
+
+Value GroupEmitter::vectorFlagSet(KernelBuilder &k) {
+  return arith::CmpIOp::create(k.b, k.loc, arith::CmpIPredicate::ne, k.flag(0),
+                               arith::ConstantIntOp::create(k.b, k.loc, 0, 32));
+}
+
+void GroupEmitter::emitVectorOrScalar(function_ref<void(unsigned)> body) {
+  KernelBuilder &k = *kb;
+  OpBuilder &b = k.b;
+  if (vectorLanes == 1) {
+    body(1);
+    return;
+  }
+  auto ifOp = scf::IfOp::create(b, k.loc, TypeRange{}, vectorFlagSet(k), true);
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+  {
+    ExprScope scope(*k.expander);
+    body(vectorLanes);
+  }
+  b.setInsertionPointToStart(&ifOp.getElseRegion().front());
+  {
+    ExprScope scope(*k.expander);
+    body(1);
+  }
+}
