@@ -30,8 +30,8 @@ typedef struct {
   int64_t defaultValue;
   /* Values a tuner tries besides the default, one key at a time: a few
    * steps either side of it, within what the key accepts. None for a key
-   * that changes the order of a sum (innerouter.min_threads: the row
-   * reductions' tree), whose results would differ in their last bits. */
+   * that changes the order of a sum (innerouter.min_threads,
+   * reduction.threads: the row reductions' tree), whose results would differ in their last bits. */
   int64_t tryValues[8];
   unsigned numTryValues;
 } FuserScheduleKeyInfo;

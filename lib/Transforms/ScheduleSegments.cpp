@@ -85,10 +85,11 @@ void explainRules(llvm::raw_ostream &os, GroupKind kind, const ChipInfo &chip) {
        << chip.smCount << " SMs x " << chip.maxThreadsPerSM
        << " / block); the keys do not apply to outer (column) reductions, nor to a row split "
           "across blocks\n"
-          "  at emission: inner or outer reduction, threads per row (which fix each row's "
-          "order of accumulation, so no key changes them), split across blocks with a "
-          "last-block combine, row held in registers or shared memory or re-read "
-          "(ReductionScheduler.cpp, docs/schedulers.md)\n";
+          "  at emission: inner or outer reduction, threads per row where the schedule has no "
+          "reduction.threads or the row's length is known only at launch (they fix each "
+          "row's order of accumulation: tune does not try that key), split across blocks "
+          "with a last-block combine, row held in registers or shared memory or re-read "
+          "(ReductionHeuristics.cpp, docs/schedulers.md)\n";
     return;
   case GroupKind::Scan:
     os << "  no decision of this scheduler is a schedule key yet; at emission: a block per "

@@ -79,6 +79,7 @@ inline GroupKind schedulerOfKey(ScheduleKey key) {
     return GroupKind::Pointwise;
   case ScheduleKey::ReductionBlock:
   case ScheduleKey::ReductionWaves:
+  case ScheduleKey::ReductionThreads:
     return GroupKind::Reduction;
   case ScheduleKey::InnerOuterRows:
   case ScheduleKey::InnerOuterMinBlocksPerSM:

@@ -45,6 +45,7 @@ InnerFacts ReductionScheduler::innerFacts(unsigned indexBits) {
   for (const Reducer &r : reducers)
     f.reducerValues += r.accTypes.size();
   f.sharedMemoryPerBlock = fe.target.sharedMemoryPerBlock;
+  f.threads = fe.schedule.get(ScheduleKey::ReductionThreads).value_or(0);
   return f;
 }
 

@@ -28,33 +28,44 @@ InnerRow mlir::fuser::chooseInnerRow(const InnerFacts &f) {
   InnerRow row;
   // Threads per row: at least 4 units each, a power of two in [32, 1024];
   // a normalization keeps the row in registers when each thread's share
-  // fits, raising the thread count if needed.
+  // fits, raising the thread count if needed. A count the schedule gives
+  // (reduction.threads) is taken as it is: the row stays in registers where
+  // its share fits them, else it is read again per pass.
   int64_t units = std::max<int64_t>(1, *f.length / f.lanes);
-  row.threads = 32;
-  while (row.threads < 1024 && row.threads * 4 < units)
-    row.threads *= 2;
+  auto share = [&](int64_t threads) { return (units + threads - 1) / threads * f.lanes; };
+  row.threads = f.threads;
+  if (!f.threads) {
+    row.threads = 32;
+    while (row.threads < 1024 && row.threads * 4 < units)
+      row.threads *= 2;
+  }
   if (!f.normalization)
     return row;
-  int64_t perThread = (units + row.threads - 1) / row.threads * f.lanes;
-  while (row.threads < 1024 && perThread > kPersistentValuesPerThread) {
+  int64_t perThread = share(row.threads);
+  while (!f.threads && row.threads < 1024 && perThread > kPersistentValuesPerThread) {
     row.threads *= 2;
-    perThread = (units + row.threads - 1) / row.threads * f.lanes;
+    perThread = share(row.threads);
   }
   row.persistent = perThread <= kPersistentValuesPerThread;
+  // Two-byte rows: 512 threads (or the schedule's, if fewer: more registers
+  // each) hold up to halfRowLimit values each.
   int64_t halfLimit = halfRowLimit(f);
-  int64_t halfPerThread = (units + 511) / 512 * f.lanes;
-  if (!row.persistent && f.halfRow && f.indexBits == 32 && halfPerThread <= halfLimit) {
-    row.threads = 512;
+  int64_t halfThreads = f.threads ? f.threads : 512;
+  int64_t halfPerThread = share(halfThreads);
+  if (!row.persistent && f.halfRow && f.indexBits == 32 && halfThreads <= 512 &&
+      halfPerThread <= halfLimit) {
+    row.threads = halfThreads;
     perThread = halfPerThread;
     row.persistent = true;
   }
-  // Longer ones, up to 65536 elements: the values past 64 a thread (40
-  // beside a weight and a bias) in shared memory, 64 KB for softmax's 65536
-  // (88 KB for layer_norm's), stored by the first pass and read by the later
-  // ones (RowInShared.cpp), beside the block reductions' scratch.
+  // Longer ones, up to 65536 elements, in 512 threads: the values past 64 a
+  // thread (40 beside a weight and a bias) in shared memory, 64 KB for
+  // softmax's 65536 (88 KB for layer_norm's), stored by the first pass and
+  // read by the later ones (RowInShared.cpp), beside the block reductions'
+  // scratch.
   int64_t inRegisters = halfLimit - kRowInSharedRegisterRelief;
   int64_t sharedBytes = 512 * (halfPerThread - inRegisters) * 2 + 16 * 32 * 4 * f.reducerValues;
-  if (!row.persistent && f.halfRow && f.indexBits == 32 &&
+  if (!row.persistent && f.halfRow && f.indexBits == 32 && halfThreads == 512 &&
       halfPerThread <= kPersistentHalfRowValuesPerThread &&
       sharedBytes <= f.sharedMemoryPerBlock) {
     row.threads = 512;

@@ -77,6 +77,9 @@ struct InnerFacts {
   unsigned inputs = 0;        ///< the group's inputs
   unsigned reducerValues = 0; ///< accumulator values of all its reductions
   int64_t sharedMemoryPerBlock = 0; ///< the chip's, in bytes
+  /// Threads along a row of static length the schedule gives
+  /// (`reduction.threads`), or 0: the heuristic's.
+  int64_t threads = 0;
 };
 
 /// A row of a length known at compile time.
@@ -87,7 +90,8 @@ struct InnerRow {
   /// memory (RowInShared.cpp).
   int64_t rowValuesInRegisters = -1;
 };
-/// Threads along a row of static length `*f.length` and where it lives.
+/// Threads along a row of static length `*f.length` (`f.threads` when
+/// given) and where it lives.
 InnerRow chooseInnerRow(const InnerFacts &f);
 
 /// Whether few long rows split across blocks (the last block of a row to

@@ -65,6 +65,14 @@ const ScheduleKeyInfo kKeys[kNumScheduleKeys] = {
      "an inner reduction or normalization kernel's grid cap in full waves; blocks then loop "
      "over the rows",
      "1: one full wave, each block looping over rows", kTryReductionWaves},
+    {ScheduleKey::ReductionThreads, "reduction.threads", 32, 1024, true, std::nullopt,
+     "threads along each row of an inner reduction or normalization kernel whose row length "
+     "is known at compile time (not a row split across blocks); a normalization whose row "
+     "does not fit their registers reads it again per pass",
+     "the fewest that leave each thread at least 4 vector units, more until a "
+     "normalization's row fits the registers (ReductionHeuristics.cpp); a row's length known "
+     "only at launch is decided by the plan",
+     /*tryValues: none; the row sums' tree, so the results' last bits, change with it*/ {}},
     {ScheduleKey::InnerOuterRows, "innerouter.rows", 1, 4096, false, 8,
      "rows each block of an inner-outer kernel walks before the grid grows",
      "measured: 13-20% faster than 32 at 2603 rows of 4096", kTryRows},

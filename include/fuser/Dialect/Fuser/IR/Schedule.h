@@ -39,13 +39,14 @@ enum class ScheduleKey : unsigned {
   TransposeWaves,
   ReductionBlock,
   ReductionWaves,
+  ReductionThreads,
   InnerOuterRows,
   InnerOuterMinBlocksPerSM,
   InnerOuterMaxBlocksPerSM,
   InnerOuterMinThreads,
   InnerOuterMaxRegisters,
 };
-inline constexpr unsigned kNumScheduleKeys = 14;
+inline constexpr unsigned kNumScheduleKeys = 15;
 
 struct ScheduleKeyInfo {
   ScheduleKey key;
