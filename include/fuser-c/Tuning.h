@@ -31,7 +31,7 @@ typedef struct {
   /* Values a tuner tries besides the default, one key at a time: a few
    * steps either side of it, within what the key accepts. None for a key
    * that changes the order of a sum (innerouter.min_threads,
-   * reduction.threads: the row reductions' tree), whose results would differ in their last bits. */
+   * reduction.threads, reduction.splits), whose results would differ in their last bits. */
   int64_t tryValues[8];
   unsigned numTryValues;
 } FuserScheduleKeyInfo;

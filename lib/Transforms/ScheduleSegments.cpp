@@ -83,13 +83,13 @@ void explainRules(llvm::raw_ostream &os, GroupKind kind, const ChipInfo &chip) {
     os << "  launch (inner kernels): block = threads per row x max(1, reduction.block / "
           "threads per row) rows, grid = min(ceil(rows / rows per block), reduction.waves x "
        << chip.smCount << " SMs x " << chip.maxThreadsPerSM
-       << " / block); the keys do not apply to outer (column) reductions, nor to a row split "
-          "across blocks\n"
+       << " / block); reduction.block and reduction.waves do not apply to outer (column) "
+          "reductions, nor to a row split across blocks\n"
           "  at emission: inner or outer reduction, threads per row where the schedule has no "
-          "reduction.threads or the row's length is known only at launch (they fix each "
-          "row's order of accumulation: tune does not try that key), split across blocks "
-          "with a last-block combine, row held in registers or shared memory or re-read "
-          "(ReductionHeuristics.cpp, docs/schedulers.md)\n";
+          "reduction.threads or the row's length is known only at launch, the split across "
+          "blocks where it has no reduction.splits (each fixes a sum's order of "
+          "accumulation: tune tries neither), row held in registers or shared memory or "
+          "re-read, the outer kernel's block (ReductionHeuristics.cpp, docs/schedulers.md)\n";
     return;
   case GroupKind::Scan:
     os << "  no decision of this scheduler is a schedule key yet; at emission: a block per "

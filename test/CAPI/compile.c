@@ -434,7 +434,8 @@ static void testTuning(MlirContext ctx) {
     FuserScheduleKeyInfo key;
     EXPECT(fuserGetScheduleKey(k, &key));
     EXPECT((key.numTryValues > 0) == (strcmp(key.name, "innerouter.min_threads") != 0 &&
-                                     strcmp(key.name, "reduction.threads") != 0));
+                                     strcmp(key.name, "reduction.threads") != 0 &&
+                                     strcmp(key.name, "reduction.splits") != 0));
     for (unsigned v = 0; v < key.numTryValues; ++v) {
       int64_t x = key.tryValues[v];
       EXPECT(x >= key.lo && x <= key.hi);

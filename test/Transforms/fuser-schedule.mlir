@@ -91,8 +91,9 @@ func.func @by_hand(%x: tensor<1000xf32>) -> tensor<1000xf32>
 // EXPLAIN-NEXT: reduction.block = 256: threads per block of an inner reduction or normalization kernel whose rows take fewer threads: rows per block = this / threads per row (a row never splits differently); the heuristic's default, 256: 8 rows of 32 threads, 4 of 64, ...
 // EXPLAIN-NEXT: reduction.waves = 1: {{.*}}; the heuristic's default, 1: one full wave, each block looping over rows
 // EXPLAIN-NEXT: reduction.threads = (heuristic): threads along each row of an inner reduction or normalization kernel whose row length is known at compile time {{.*}}; the fewest that leave each thread at least 4 vector units, more until a normalization's row fits the registers (ReductionHeuristics.cpp)
-// EXPLAIN-NEXT: launch (inner kernels): block = threads per row x max(1, reduction.block / threads per row) rows, grid = min(ceil(rows / rows per block), reduction.waves x 132 SMs x 2048 / block); the keys do not apply to outer (column) reductions, nor to a row split across blocks
-// EXPLAIN-NEXT: at emission: inner or outer reduction, threads per row where the schedule has no reduction.threads or the row's length is known only at launch
+// EXPLAIN-NEXT: reduction.splits = (heuristic): blocks that share each row {{.*}}(ReductionHeuristics.cpp)
+// EXPLAIN-NEXT: launch (inner kernels): block = threads per row x max(1, reduction.block / threads per row) rows, grid = min(ceil(rows / rows per block), reduction.waves x 132 SMs x 2048 / block); reduction.block and reduction.waves do not apply to outer (column) reductions, nor to a row split across blocks
+// EXPLAIN-NEXT: at emission: inner or outer reduction, threads per row where the schedule has no reduction.threads or the row's length is known only at launch, the split across blocks where it has no reduction.splits
 func.func @rows(%x: tensor<8x128xf32>) -> tensor<8x128xf32> {
   %m = fuser.max %x dims = [1] : tensor<8x128xf32> -> tensor<8xf32>
   %mb = fuser.broadcast %m dims = [0] : tensor<8xf32> -> tensor<8x128xf32>

@@ -147,7 +147,7 @@ def SchedulePass : Pass<"fuser-schedule", "ModuleOp"> {
            "Decisions forced for every segment, as comma-separated KEY=VALUE: "
            "pointwise.block, pointwise.units, pointwise.waves, pointwise.vector_bytes, "
            "transpose.tile, transpose.rows, transpose.waves, "
-           "reduction.block, reduction.waves, reduction.threads, innerouter.rows, "
+           "reduction.block, reduction.waves, reduction.threads, reduction.splits, innerouter.rows, "
            "innerouter.min_blocks_per_sm, innerouter.max_blocks_per_sm, "
            "innerouter.min_threads, innerouter.max_registers "
            "(docs/schedulers.md)">,

@@ -80,6 +80,7 @@ inline GroupKind schedulerOfKey(ScheduleKey key) {
   case ScheduleKey::ReductionBlock:
   case ScheduleKey::ReductionWaves:
   case ScheduleKey::ReductionThreads:
+  case ScheduleKey::ReductionSplits:
     return GroupKind::Reduction;
   case ScheduleKey::InnerOuterRows:
   case ScheduleKey::InnerOuterMinBlocksPerSM:

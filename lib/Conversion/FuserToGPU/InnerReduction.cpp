@@ -46,12 +46,43 @@ InnerFacts ReductionScheduler::innerFacts(unsigned indexBits) {
     f.reducerValues += r.accTypes.size();
   f.sharedMemoryPerBlock = fe.target.sharedMemoryPerBlock;
   f.threads = fe.schedule.get(ScheduleKey::ReductionThreads).value_or(0);
+  f.splits = fe.schedule.get(ScheduleKey::ReductionSplits).value_or(0);
   return f;
+}
+
+void ReductionScheduler::planSplitBuffers(Value splits, Value rows, Value splitCond) {
+  OpBuilder &pb = fe.planBuilder;
+  splitsValue = splits;
+  // Partials [split][row] per accumulator value, and one arrival counter
+  // per row, zero at launch; none where the split variant is not taken.
+  Value size = arith::MulIOp::create(pb, fe.loc, splitsValue, rows);
+  if (splitCond)
+    size = arith::SelectOp::create(pb, fe.loc, splitCond, size, fe.planConstant(0));
+  for (const Reducer &r : reducers)
+    for (Type t : r.accTypes)
+      partials.push_back(memref::AllocOp::create(
+          pb, fe.loc, MemRefType::get({ShapedType::kDynamic}, t), ValueRange{size}));
+  Value counterCount =
+      splitCond ? arith::SelectOp::create(pb, fe.loc, splitCond, rows, fe.planConstant(0))
+                      .getResult()
+                : rows;
+  auto counters = memref::AllocOp::create(
+      pb, fe.loc, MemRefType::get({ShapedType::kDynamic}, pb.getI32Type()),
+      ValueRange{counterCount});
+  ZeroedOp::create(pb, fe.loc, counters);
+  splitCounters = counters;
+  innerSplitCond = splitCond;
 }
 
 void ReductionScheduler::planInnerSplit() {
   OpBuilder &pb = fe.planBuilder;
-  Value rows = fe.planExpr(keptSize), length = fe.planExpr(reducedSize);
+  Value rows = fe.planExpr(keptSize);
+  if (std::optional<int64_t> forced = fe.schedule.get(ScheduleKey::ReductionSplits)) {
+    // The schedule's count (a split kernel is then the only one).
+    planSplitBuffers(fe.planConstant(*forced), rows, Value());
+    return;
+  }
+  Value length = fe.planExpr(reducedSize);
   Value splitCond = arith::AndIOp::create(
       pb, fe.loc,
       arith::CmpIOp::create(pb, fe.loc, arith::CmpIPredicate::ult, rows,
@@ -70,21 +101,7 @@ void ReductionScheduler::planInnerSplit() {
   splitsValue = arith::SelectOp::create(pb, fe.loc, splitCond,
                                         arith::MinUIOp::create(pb, fe.loc, wanted, most),
                                         fe.planConstant(1));
-  Value size = arith::SelectOp::create(pb, fe.loc, splitCond,
-                                       arith::MulIOp::create(pb, fe.loc, splitsValue, rows),
-                                       fe.planConstant(0));
-  for (const Reducer &r : reducers)
-    for (Type t : r.accTypes)
-      partials.push_back(memref::AllocOp::create(
-          pb, fe.loc, MemRefType::get({ShapedType::kDynamic}, t), ValueRange{size}));
-  // One arrival counter per row, zero at launch.
-  Value counterCount = arith::SelectOp::create(pb, fe.loc, splitCond, rows, fe.planConstant(0));
-  auto counters = memref::AllocOp::create(
-      pb, fe.loc, MemRefType::get({ShapedType::kDynamic}, pb.getI32Type()),
-      ValueRange{counterCount});
-  ZeroedOp::create(pb, fe.loc, counters);
-  splitCounters = counters;
-  innerSplitCond = splitCond;
+  planSplitBuffers(splitsValue, rows, splitCond);
 }
 
 void ReductionScheduler::emitInnerKernels(unsigned w) {

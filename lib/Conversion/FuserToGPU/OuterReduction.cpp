@@ -53,14 +53,19 @@ void ReductionScheduler::emitOuterKernels(unsigned w, bool split, bool normaliza
     // Splits: enough blocks for two waves, at least 8 steps of the reduced
     // extent per thread row in each.
     // (gridX is 0 when nothing is kept: no launch, but no division by 0)
-    Value wanted = arith::CeilDivUIOp::create(
-        pb, fe.loc, fe.planConstant(kSplitBlocksTarget),
-        arith::MaxUIOp::create(pb, fe.loc, gridX, fe.planConstant(1)));
-    Value most = arith::MaxUIOp::create(
-        pb, fe.loc, fe.planConstant(1),
-        arith::CeilDivUIOp::create(pb, fe.loc, fe.planExpr(reducedSize),
-                                   fe.planConstant(8 * outerY)));
-    splitsValue = arith::MinUIOp::create(pb, fe.loc, wanted, most);
+    // The schedule's count where it has one (reduction.splits).
+    if (std::optional<int64_t> forced = fe.schedule.get(ScheduleKey::ReductionSplits)) {
+      splitsValue = fe.planConstant(*forced);
+    } else {
+      Value wanted = arith::CeilDivUIOp::create(
+          pb, fe.loc, fe.planConstant(kSplitBlocksTarget),
+          arith::MaxUIOp::create(pb, fe.loc, gridX, fe.planConstant(1)));
+      Value most = arith::MaxUIOp::create(
+          pb, fe.loc, fe.planConstant(1),
+          arith::CeilDivUIOp::create(pb, fe.loc, fe.planExpr(reducedSize),
+                                     fe.planConstant(8 * outerY)));
+      splitsValue = arith::MinUIOp::create(pb, fe.loc, wanted, most);
+    }
     for (const Reducer &r : reducers)
       for (Type t : r.accTypes) {
         Value size = arith::MulIOp::create(pb, fe.loc, splitsValue, planRows);

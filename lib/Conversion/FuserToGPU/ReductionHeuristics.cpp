@@ -88,6 +88,10 @@ InnerSplit mlir::fuser::chooseInnerSplit(const InnerFacts &f) {
   // a row to finish combines the partials in split order. Only a single
   // pass: a normalization's later passes need the whole row's result.
   InnerSplit s;
+  if (f.splits) {
+    s.may = s.must = f.splits > 1 && f.reduction && f.passes == 1;
+    return s;
+  }
   s.may = f.reduction && f.passes == 1 && (!f.rows || *f.rows < kSplitBlocksTarget / 2) &&
           (!f.length || *f.length >= kInnerSplitMinLength);
   s.must = s.may && f.rows && f.length;
@@ -133,7 +137,7 @@ llvm::SmallVector<DynamicRowKernel> mlir::fuser::dynamicRowKernels(const InnerFa
 
 OuterBlock mlir::fuser::chooseOuterBlock(std::optional<int64_t> columns,
                                          std::optional<int64_t> depth, unsigned lanes,
-                                         bool normalization) {
+                                         bool normalization, int64_t splits) {
   OuterBlock block;
   // A narrow kept dim (a channels-last norm's 32 channels are 4 units of 8
   // bf16) would leave most of 32 threads along it without a column: they
@@ -149,6 +153,10 @@ OuterBlock mlir::fuser::chooseOuterBlock(std::optional<int64_t> columns,
   // would leave most SMs idle and each split still has work (8 steps of
   // the block's rows of threads at least); sizes known only at launch
   // decide in the plan.
+  if (splits) {
+    block.split = !normalization && splits > 1;
+    return block;
+  }
   block.split = !normalization &&
                 (!columns || !depth ||
                  ((*columns / lanes + block.x - 1) / block.x < kSplitBlocksTarget &&

@@ -80,6 +80,9 @@ struct InnerFacts {
   /// Threads along a row of static length the schedule gives
   /// (`reduction.threads`), or 0: the heuristic's.
   int64_t threads = 0;
+  /// Blocks a row splits across (`reduction.splits`; 1: none), or 0: the
+  /// heuristic's.
+  int64_t splits = 0;
 };
 
 /// A row of a length known at compile time.
@@ -96,7 +99,7 @@ InnerRow chooseInnerRow(const InnerFacts &f);
 
 /// Whether few long rows split across blocks (the last block of a row to
 /// finish combines them): `may` where the sizes could ask for it at launch,
-/// `must` where static sizes always do.
+/// `must` where static sizes, or the schedule's `f.splits` > 1, always do.
 struct InnerSplit {
   bool may = false, must = false;
 };
@@ -124,9 +127,10 @@ struct OuterBlock {
   bool split = false;
 };
 /// For `columns` kept and `depth` reduced elements (each when static),
-/// `lanes` columns a thread; an outer normalization never splits.
+/// `lanes` columns a thread; an outer normalization never splits. `splits`:
+/// the schedule's (`reduction.splits`), or 0.
 OuterBlock chooseOuterBlock(std::optional<int64_t> columns, std::optional<int64_t> depth,
-                            unsigned lanes, bool normalization);
+                            unsigned lanes, bool normalization, int64_t splits = 0);
 
 } // namespace mlir::fuser
 

@@ -408,7 +408,9 @@ LogicalResult ReductionScheduler::run() {
   std::optional<int64_t> staticRows = ShapeAnalysis::constantValue(keptSize);
   bool split = false;
   if (!innerStyle) {
-    OuterBlock block = chooseOuterBlock(staticRows, staticK, vectorLanes, outerNormalization);
+    OuterBlock block =
+        chooseOuterBlock(staticRows, staticK, vectorLanes, outerNormalization,
+                         fe.schedule.get(ScheduleKey::ReductionSplits).value_or(0));
     outerX = block.x;
     outerY = block.y;
     split = block.split;

@@ -209,6 +209,10 @@ private:
   /// The plan's side of an inner split: its condition, the split count, the
   /// partial buffers and the rows' arrival counters (once a segment).
   void planInnerSplit();
+  /// Sets splitsValue to `splits` and allocates the split's partials and
+  /// row counters for `rows` rows (empty where `splitCond`, when given, is
+  /// false).
+  void planSplitBuffers(Value splits, Value rows, Value splitCond);
   /// An inner group's kernels at index width `w`, as the heuristics choose
   /// them, each with its launch condition.
   void emitInnerKernels(unsigned w);

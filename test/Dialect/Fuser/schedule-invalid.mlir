@@ -3,7 +3,7 @@
 // attribute) and says what it accepts.
 // RUN: fuser-opt %s -split-input-file -verify-diagnostics
 
-// expected-error @+1 {{#fuser.schedule: unknown key 'pointwise.unroll'; known: pointwise.block, pointwise.units, pointwise.waves, pointwise.vector_bytes, transpose.tile, transpose.rows, transpose.waves, reduction.block, reduction.waves, reduction.threads, innerouter.rows, innerouter.min_blocks_per_sm, innerouter.max_blocks_per_sm, innerouter.min_threads or innerouter.max_registers}}
+// expected-error @+1 {{#fuser.schedule: unknown key 'pointwise.unroll'; known: pointwise.block, pointwise.units, pointwise.waves, pointwise.vector_bytes, transpose.tile, transpose.rows, transpose.waves, reduction.block, reduction.waves, reduction.threads, reduction.splits, innerouter.rows, innerouter.min_blocks_per_sm, innerouter.max_blocks_per_sm, innerouter.min_threads or innerouter.max_registers}}
 func.func @unknown() attributes {fuser.schedule = #fuser.schedule<pointwise.unroll = 2>} {
   return
 }

@@ -73,6 +73,15 @@ const ScheduleKeyInfo kKeys[kNumScheduleKeys] = {
      "normalization's row fits the registers (ReductionHeuristics.cpp); a row's length known "
      "only at launch is decided by the plan",
      /*tryValues: none; the row sums' tree, so the results' last bits, change with it*/ {}},
+    {ScheduleKey::ReductionSplits, "reduction.splits", 1, 1024, false, std::nullopt,
+     "blocks that share each row of a one-pass inner reduction, or the reduced extent of an "
+     "outer (column) reduction, each writing partials that the last block to finish adds in "
+     "split order; 1: never split (not a normalization, which cannot split)",
+     "inner: fewer than 128 rows of at least 32768 elements split in ceil(256 / rows), at "
+     "most length / 16384; outer: fewer than 256 column tiles with 8 steps a split split in "
+     "ceil(256 / tiles), at most depth / (8 x rows of threads); sizes known only at launch "
+     "decide in the plan (ReductionHeuristics.cpp)",
+     /*tryValues: none; the partials' order, so the results' last bits, change with it*/ {}},
     {ScheduleKey::InnerOuterRows, "innerouter.rows", 1, 4096, false, 8,
      "rows each block of an inner-outer kernel walks before the grid grows",
      "measured: 13-20% faster than 32 at 2603 rows of 4096", kTryRows},

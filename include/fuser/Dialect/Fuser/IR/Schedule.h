@@ -40,13 +40,14 @@ enum class ScheduleKey : unsigned {
   ReductionBlock,
   ReductionWaves,
   ReductionThreads,
+  ReductionSplits,
   InnerOuterRows,
   InnerOuterMinBlocksPerSM,
   InnerOuterMaxBlocksPerSM,
   InnerOuterMinThreads,
   InnerOuterMaxRegisters,
 };
-inline constexpr unsigned kNumScheduleKeys = 15;
+inline constexpr unsigned kNumScheduleKeys = 16;
 
 struct ScheduleKeyInfo {
   ScheduleKey key;

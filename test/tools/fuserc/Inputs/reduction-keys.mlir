@@ -55,3 +55,25 @@ func.func @sum100(%x: tensor<?x100xf32>) -> tensor<?xf32> {
   %0 = fuser.sum %xi dims = [1] : tensor<?x100xf32> -> tensor<?xf32>
   return %0 : tensor<?xf32>
 }
+
+// A column sum (an outer reduction) of exact values: reduction.splits cuts
+// its rows among blocks whose partials the last one adds.
+func.func @colsum(%x: tensor<?x96xf32>) -> tensor<96xf32> {
+  %four = fuser.constant 4.0 : tensor<f32>
+  %fourb = fuser.broadcast %four dims = [] : tensor<f32> -> tensor<?x96xf32>
+  %x4 = fuser.mul %x, %fourb : tensor<?x96xf32>
+  %xi = fuser.floor %x4 : tensor<?x96xf32>
+  %0 = fuser.sum %xi dims = [0] : tensor<?x96xf32> -> tensor<96xf32>
+  return %0 : tensor<96xf32>
+}
+
+// A whole-tensor sum of a length known at launch: one row, split by the
+// plan when it is long.
+func.func @total(%x: tensor<?xf32>) -> tensor<f32> {
+  %four = fuser.constant 4.0 : tensor<f32>
+  %fourb = fuser.broadcast %four dims = [] : tensor<f32> -> tensor<?xf32>
+  %x4 = fuser.mul %x, %fourb : tensor<?xf32>
+  %xi = fuser.floor %x4 : tensor<?xf32>
+  %0 = fuser.sum %xi dims = [0] : tensor<?xf32> -> tensor<f32>
+  return %0 : tensor<f32>
+}
