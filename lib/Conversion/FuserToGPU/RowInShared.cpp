@@ -1,7 +1,7 @@
 //===- RowInShared.cpp - persistent rows held partly in shared memory -----===//
 //
 // A normalization keeps its row on chip between its passes. The registers
-// of 512 threads hold up to 49152 two-byte values (ReductionScheduler.cpp);
+// of 512 threads hold up to 49152 two-byte values (ReductionHeuristics.cpp);
 // a longer row (up to 65536 bf16 elements, its length static or known at
 // launch) keeps the loads of each thread's later units in shared memory
 // instead (64 values a thread stay in registers, 40 beside a weight and a
