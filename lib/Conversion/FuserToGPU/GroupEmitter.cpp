@@ -224,13 +224,19 @@ AffineExpr GroupEmitter::maxElementsWith(AffineExpr own) {
   return maxElements;
 }
 
-void GroupEmitter::forEachIndexWidth(AffineExpr maxElements,
+GroupEmitter::IndexWidths GroupEmitter::planIndexWidths(AffineExpr maxElements) {
+  IndexWidths iw;
+  iw.widths = fe.indexWidths(maxElements);
+  if (iw.widths.size() > 1)
+    iw.fits32 = fe.planFitsIn32Bits(maxElements);
+  return iw;
+}
+
+void GroupEmitter::forEachIndexWidth(const IndexWidths &iw,
                                      function_ref<void(unsigned)> emitVariant) {
-  SmallVector<unsigned> widths = fe.indexWidths(maxElements);
-  Value fits32 = widths.size() > 1 ? fe.planFitsIn32Bits(maxElements) : Value();
-  for (unsigned w : widths) {
+  for (unsigned w : iw.widths) {
     variantCondition = Value();
-    if (fits32)
+    if (Value fits32 = iw.fits32)
       variantCondition = w == 32 ? fits32
                                  : arith::XOrIOp::create(
                                        fe.planBuilder, fe.loc, fits32,

@@ -170,10 +170,19 @@ protected:
   /// iteration space) and the segment's inputs; where they are not all
   /// constants, their sum (a bound of each).
   AffineExpr maxElementsWith(AffineExpr own);
-  /// Calls `emitVariant(width)` for each index width a kernel touching at
-  /// most `maxElements` elements needs, with variantCondition set to the
-  /// plan's condition for that width (null for the only one).
-  void forEachIndexWidth(AffineExpr maxElements, function_ref<void(unsigned)> emitVariant);
+  /// The index widths a kernel touching at most `maxElements` elements
+  /// needs and, where it needs both, the plan's i1 that 32 bits suffice.
+  struct IndexWidths {
+    SmallVector<unsigned> widths;
+    Value fits32;
+  };
+  IndexWidths planIndexWidths(AffineExpr maxElements);
+  /// Calls `emitVariant(width)` for each of `widths`, with variantCondition
+  /// set to the plan's condition for that width (null for the only one).
+  void forEachIndexWidth(const IndexWidths &widths, function_ref<void(unsigned)> emitVariant);
+  void forEachIndexWidth(AffineExpr maxElements, function_ref<void(unsigned)> emitVariant) {
+    forEachIndexWidth(planIndexWidths(maxElements), emitVariant);
+  }
 
   // -- vector accesses (VectorAccesses.cpp: one definition for every
   //    scheduler) -------------------------------------------------------------

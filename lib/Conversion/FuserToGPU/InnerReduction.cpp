@@ -11,8 +11,6 @@
 
 #include "ReductionScheduler.h"
 
-#include "ElementwiseEmitter.h"
-#include "IndexMath.h"
 
 #include "fuser/Dialect/Fuser/IR/FuserAttrNames.h"
 #include "fuser/Dialect/Fuser/IR/FuserOps.h"

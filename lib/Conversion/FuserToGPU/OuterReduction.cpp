@@ -11,10 +11,7 @@
 
 #include "ReductionScheduler.h"
 
-#include "ElementwiseEmitter.h"
-#include "IndexMath.h"
 
-#include "fuser/Dialect/Fuser/IR/FuserAttrNames.h"
 #include "fuser/Dialect/Fuser/IR/FuserOps.h"
 #include "fuser/Transforms/Segments.h"
 

@@ -11,7 +11,6 @@
 
 #include "ReductionScheduler.h"
 
-#include "ElementwiseEmitter.h"
 #include "IndexMath.h"
 
 #include "fuser/Dialect/Fuser/IR/FuserOps.h"
@@ -20,7 +19,6 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
 using namespace mlir::fuser;
@@ -401,8 +399,9 @@ LogicalResult ReductionScheduler::run() {
             /*wholeRows=*/true, contiguous);
 
   AffineExpr maxElements = maxElementsWith(getAffineConstantExpr(1, ctx) * keptSize * reducedSize);
-  SmallVector<unsigned> widths = fe.indexWidths(maxElements);
-  Value fits32 = widths.size() > 1 ? fe.planFitsIn32Bits(maxElements) : Value();
+  // Planned here, before the grid and partials below, so the plan reads
+  // in the order the kernels need it.
+  IndexWidths widths = planIndexWidths(maxElements);
 
   std::optional<int64_t> staticK = ShapeAnalysis::constantValue(reducedSize);
   std::optional<int64_t> staticRows = ShapeAnalysis::constantValue(keptSize);
@@ -419,22 +418,15 @@ LogicalResult ReductionScheduler::run() {
     return failure();
   if (hasOuter())
     planInnerOuter();
-  for (unsigned w : widths) {
-    variantCondition = Value();
+  forEachIndexWidth(widths, [&](unsigned w) {
     rowValuesInRegisters = -1;
-    if (fits32)
-      variantCondition = w == 32 ? fits32
-                                 : arith::XOrIOp::create(fe.planBuilder, fe.loc, fits32,
-                                                         arith::ConstantIntOp::create(
-                                                             fe.planBuilder, fe.loc, 1, 1))
-                                       .getResult();
     if (hasOuter())
       emitInnerOuter(w);
     else if (innerStyle)
       emitInnerKernels(w);
     else
       emitOuterKernels(w, split, outerNormalization);
-  }
+  });
   return success();
 }
 
