@@ -85,15 +85,25 @@ void explainRules(llvm::raw_ostream &os, GroupKind kind, const ChipInfo &chip) {
        << chip.smCount << " SMs x " << chip.maxThreadsPerSM
        << " / block); reduction.block and reduction.waves do not apply to outer (column) "
           "reductions, nor to a row split across blocks\n"
+          "  launch (outer kernels): block = reduction.column_threads x "
+          "reduction.column_rows, grid = min(column tiles, "
+       << chip.smCount << " SMs x " << chip.maxThreadsPerSM
+       << " / block) x splits\n"
           "  at emission: inner or outer reduction, threads per row where the schedule has no "
           "reduction.threads or the row's length is known only at launch, the split across "
-          "blocks where it has no reduction.splits (each fixes a sum's order of "
-          "accumulation: tune tries neither), row held in registers or shared memory or "
-          "re-read, the outer kernel's block (ReductionHeuristics.cpp, docs/schedulers.md)\n";
+          "blocks where it has no reduction.splits, the outer kernel's block where it has no "
+          "reduction.column_threads or reduction.column_rows (each fixes a sum's order of "
+          "accumulation: tune tries none of them), row held in registers or shared memory or "
+          "re-read, index width (ReductionHeuristics.cpp, docs/schedulers.md)\n";
     return;
   case GroupKind::Scan:
-    os << "  no decision of this scheduler is a schedule key yet; at emission: a block per "
-          "row, a fixed order of accumulation (ScanScheduler.cpp)\n";
+    os << "  launch: block = scan.block threads, a warp per line along the contiguous dim "
+          "else a thread per line; grid = min(ceil(lines / lines per block), scan.waves x "
+       << chip.smCount << " SMs x " << chip.maxThreadsPerSM
+       << " / block)\n"
+          "  at emission: warp or thread per line (the scanned dim contiguous or not), index "
+          "width; the order of accumulation follows the position only, the same under every "
+          "key (ScanScheduler.cpp)\n";
     return;
   case GroupKind::Matmul:
     os << "  no decision of this scheduler is a schedule key yet: the library's (cuBLASLt) "

@@ -92,8 +92,11 @@ func.func @by_hand(%x: tensor<1000xf32>) -> tensor<1000xf32>
 // EXPLAIN-NEXT: reduction.waves = 1: {{.*}}; the heuristic's default, 1: one full wave, each block looping over rows
 // EXPLAIN-NEXT: reduction.threads = (heuristic): threads along each row of an inner reduction or normalization kernel whose row length is known at compile time {{.*}}; the fewest that leave each thread at least 4 vector units, more until a normalization's row fits the registers (ReductionHeuristics.cpp)
 // EXPLAIN-NEXT: reduction.splits = (heuristic): blocks that share each row {{.*}}(ReductionHeuristics.cpp)
+// EXPLAIN-NEXT: reduction.column_threads = (heuristic): threads along the kept dim in a block of an outer (column) reduction or normalization kernel{{.*}}; as many as the columns have vector units, at most 32
+// EXPLAIN-NEXT: reduction.column_rows = (heuristic): rows of threads along the reduced dims {{.*}}; 256 threads / reduction.column_threads, at most 32
 // EXPLAIN-NEXT: launch (inner kernels): block = threads per row x max(1, reduction.block / threads per row) rows, grid = min(ceil(rows / rows per block), reduction.waves x 132 SMs x 2048 / block); reduction.block and reduction.waves do not apply to outer (column) reductions, nor to a row split across blocks
-// EXPLAIN-NEXT: at emission: inner or outer reduction, threads per row where the schedule has no reduction.threads or the row's length is known only at launch, the split across blocks where it has no reduction.splits
+// EXPLAIN-NEXT: launch (outer kernels): block = reduction.column_threads x reduction.column_rows, grid = min(column tiles, 132 SMs x 2048 / block) x splits
+// EXPLAIN-NEXT: at emission: inner or outer reduction, threads per row where the schedule has no reduction.threads or the row's length is known only at launch, the split across blocks where it has no reduction.splits, the outer kernel's block where it has no reduction.column_threads or reduction.column_rows
 func.func @rows(%x: tensor<8x128xf32>) -> tensor<8x128xf32> {
   %m = fuser.max %x dims = [1] : tensor<8x128xf32> -> tensor<8xf32>
   %mb = fuser.broadcast %m dims = [0] : tensor<8xf32> -> tensor<8x128xf32>
@@ -107,12 +110,15 @@ func.func @rows(%x: tensor<8x128xf32>) -> tensor<8x128xf32> {
 
 // -----
 
-// A scheduler without schedule keys yet gets an empty schedule, and explain
-// says what it decides at emission.
+// A scan takes the scan scheduler's keys (the order of its sums is the
+// same under each).
 // DEFAULT-LABEL: func.func @scan
-// DEFAULT-SAME: fuser.schedules = [#fuser.schedule<>]
+// DEFAULT-SAME: fuser.schedules = [#fuser.schedule<scan.block = 256, scan.waves = 1>]
 // EXPLAIN: remark: schedule of @scan segment 0: scan scheduler
-// EXPLAIN-NEXT: no decision of this scheduler is a schedule key yet; at emission: a block per row
+// EXPLAIN-NEXT: scan.block = 256: threads per block of a scan kernel {{.*}}; the heuristic's default, 256: 8 warps; a scan's order of accumulation depends on the position only, never on the block
+// EXPLAIN-NEXT: scan.waves = 1: a scan kernel's grid cap in full waves; blocks then loop over the lines; the heuristic's default, 1: one full wave, each block looping over lines
+// EXPLAIN-NEXT: launch: block = scan.block threads, a warp per line along the contiguous dim else a thread per line; grid = min(ceil(lines / lines per block), scan.waves x 132 SMs x 2048 / block)
+// EXPLAIN-NEXT: at emission: warp or thread per line (the scanned dim contiguous or not), index width; the order of accumulation follows the position only
 func.func @scan(%x: tensor<8x100xf32>) -> tensor<8x100xf32> {
   %c = fuser.cumsum %x dim = 1 : tensor<8x100xf32>
   return %c : tensor<8x100xf32>

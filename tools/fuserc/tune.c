@@ -948,8 +948,9 @@ report:;
     printf("  %zu schedules compiled: %zu distinct (%zu gave a bundle already seen: keys the "
            "fusion's kernels do not read)\n", s.compiled, distinct, s.duplicates);
   if (distinct == 1 && !flags->numTries)
-    printf("  no schedule key reaches this fusion's kernels (outer reductions, scans, threads "
-           "per row and splits are not keys yet: docs/tuning.md)\n");
+    printf("  no schedule key tune tries reaches this fusion's kernels (threads per row, "
+           "splits and outer kernels' blocks order a sum: tune does not try them, "
+           "docs/tuning.md)\n");
   if (s.mismatch) {
     printf("  MISMATCH: schedules compute other bits than the heuristic's on %s (a bug in "
            "fuser: the results must not depend on the schedule; please report it with this "

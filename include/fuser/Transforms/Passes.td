@@ -147,9 +147,10 @@ def SchedulePass : Pass<"fuser-schedule", "ModuleOp"> {
            "Decisions forced for every segment, as comma-separated KEY=VALUE: "
            "pointwise.block, pointwise.units, pointwise.waves, pointwise.vector_bytes, "
            "transpose.tile, transpose.rows, transpose.waves, "
-           "reduction.block, reduction.waves, reduction.threads, reduction.splits, innerouter.rows, "
+           "reduction.block, reduction.waves, reduction.threads, reduction.splits, "
+           "reduction.column_threads, reduction.column_rows, innerouter.rows, "
            "innerouter.min_blocks_per_sm, innerouter.max_blocks_per_sm, "
-           "innerouter.min_threads, innerouter.max_registers "
+           "innerouter.min_threads, innerouter.max_registers, scan.block, scan.waves "
            "(docs/schedulers.md)">,
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
            "Target GPU, for explain's launch rules (its SM count)">,

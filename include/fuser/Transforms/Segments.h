@@ -81,6 +81,8 @@ inline GroupKind schedulerOfKey(ScheduleKey key) {
   case ScheduleKey::ReductionWaves:
   case ScheduleKey::ReductionThreads:
   case ScheduleKey::ReductionSplits:
+  case ScheduleKey::ReductionColumnThreads:
+  case ScheduleKey::ReductionColumnRows:
     return GroupKind::Reduction;
   case ScheduleKey::InnerOuterRows:
   case ScheduleKey::InnerOuterMinBlocksPerSM:
@@ -88,6 +90,9 @@ inline GroupKind schedulerOfKey(ScheduleKey key) {
   case ScheduleKey::InnerOuterMinThreads:
   case ScheduleKey::InnerOuterMaxRegisters:
     return GroupKind::InnerOuter;
+  case ScheduleKey::ScanBlock:
+  case ScheduleKey::ScanWaves:
+    return GroupKind::Scan;
   }
   return GroupKind::Pointwise;
 }

@@ -58,16 +58,28 @@ LogicalResult ReductionScheduler::planOuterNormalization(int64_t depth,
   struct Choice {
     int64_t x, y, lanes, tiles;
   };
+  // The schedule's threads along the kept dim (reduction.column_threads)
+  // are the only ones tried; its rows of threads (reduction.column_rows)
+  // must leave a thread at most kOuterValuesPerThread values, with the
+  // lanes narrowed until they do.
+  OuterKeys keys = outerKeys();
   std::optional<Choice> best;
   for (int64_t lanes = vectorLanes; lanes >= 1; lanes /= 2) {
     int64_t units = columns ? std::max<int64_t>(1, (*columns + lanes - 1) / lanes) : 0;
     int64_t widest = columns ? std::min<int64_t>(kOuterX, (int64_t)llvm::PowerOf2Ceil(units))
                              : kOuterX;
     int64_t fewest = std::max<int64_t>(kOuterMinX, kOuterMinRowBytes / (lanes * narrowestBytes));
+    if (keys.threads)
+      widest = fewest = keys.threads;
     for (int64_t x = widest; x >= std::min(widest, fewest); x /= 2) {
       int64_t share = (depth * lanes + kOuterValuesPerThread - 1) / kOuterValuesPerThread;
       int64_t y = std::min<int64_t>((int64_t)llvm::PowerOf2Ceil(depth),
                                     std::max<int64_t>(kOuterY, (int64_t)llvm::PowerOf2Ceil(share)));
+      if (keys.rows) {
+        y = keys.rows;
+        if ((depth + y - 1) / y * lanes > kOuterValuesPerThread)
+          continue;
+      }
       if (x * y > 1024 || x * y * lanes * accBytes > kOuterScratchBytes ||
           (y * lanes > kOuterCombineLoads && lanes > 1))
         continue;
@@ -82,6 +94,16 @@ LogicalResult ReductionScheduler::planOuterNormalization(int64_t depth,
   }
   // (a group of at most kMaxReductionsPerKernel reductions of f32 over
   // at most kOuterNormalizationMaxDepth positions always fits one lane)
+  if (!best && (keys.threads || keys.rows))
+    return reducers.front().op->emitOpError("the schedule's block for this normalization along "
+                                        "non-trailing dims (reduction.column_threads = ")
+           << (keys.threads ? std::to_string(keys.threads) : "the heuristic's")
+           << ", reduction.column_rows = "
+           << (keys.rows ? std::to_string(keys.rows) : "the heuristic's") << ") cannot hold its "
+           << depth << " positions a column: a thread holds at most " << kOuterValuesPerThread
+           << " values (at least " << (depth + kOuterValuesPerThread - 1) / kOuterValuesPerThread
+           << " rows of threads), a block at most 1024 threads and " << kOuterScratchBytes
+           << " bytes of partials";
   if (!best)
     return seg.ops.front()->emitOpError(
         "the partials of this normalization along non-trailing dims do not fit "

@@ -84,6 +84,31 @@ void ReductionScheduler::emitOuterKernels(unsigned w, bool split, bool normaliza
   emitOuter(w, true, gridX, splitsValue, flag, cond);
 }
 
+OuterKeys ReductionScheduler::outerKeys() const {
+  return {fe.schedule.get(ScheduleKey::ReductionSplits).value_or(0),
+          fe.schedule.get(ScheduleKey::ReductionColumnThreads).value_or(0),
+          fe.schedule.get(ScheduleKey::ReductionColumnRows).value_or(0)};
+}
+
+LogicalResult ReductionScheduler::checkOuterScratch(bool split) {
+  // A split kernel also holds its last-block flag (an i32).
+  int64_t bytes = split ? 4 : 0;
+  for (const Reducer &r : reducers)
+    for (Type t : r.accTypes)
+      bytes += outerY * outerX * (int64_t)vectorLanes * byteSize(t);
+  // 48 KiB: what a block may declare statically on every chip. The
+  // heuristic's blocks of 256 threads stay far below it; a schedule's
+  // block of 1024 threads with wide lanes may not.
+  if (bytes <= kStaticSharedBytes)
+    return success();
+  return reducers.front().op->emitOpError("the outer (column) kernel's block of ")
+         << outerX << " x " << outerY << " threads (reduction.column_threads x "
+         << "reduction.column_rows) and " << vectorLanes << " lanes needs " << bytes
+         << " bytes of shared memory (the rows' partials"
+         << (split ? " and the split's flag" : "") << "), over the " << kStaticSharedBytes
+         << " a block may declare: fewer threads";
+}
+
 SmallVector<SmallVector<Value>> ReductionScheduler::outerScratch() {
   KernelBuilder &k = *kb;
   auto workgroup = gpu::AddressSpaceAttr::get(k.b.getContext(),

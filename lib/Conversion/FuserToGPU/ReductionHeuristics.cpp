@@ -137,7 +137,7 @@ llvm::SmallVector<DynamicRowKernel> mlir::fuser::dynamicRowKernels(const InnerFa
 
 OuterBlock mlir::fuser::chooseOuterBlock(std::optional<int64_t> columns,
                                          std::optional<int64_t> depth, unsigned lanes,
-                                         bool normalization, int64_t splits) {
+                                         bool normalization, OuterKeys keys) {
   OuterBlock block;
   // A narrow kept dim (a channels-last norm's 32 channels are 4 units of 8
   // bf16) would leave most of 32 threads along it without a column: they
@@ -149,12 +149,21 @@ OuterBlock mlir::fuser::chooseOuterBlock(std::optional<int64_t> columns,
     block.x = std::min<int64_t>(kOuterX, (int64_t)llvm::PowerOf2Ceil(units));
     block.y = std::min<int64_t>(32, kOuterX * kOuterY / block.x);
   }
+  // The schedule's block (Schedule.cpp has checked it is at most 1024
+  // threads when both are given, and rows alone at most 32); rows follow
+  // the threads it gives as above, at least one.
+  if (keys.threads) {
+    block.x = keys.threads;
+    block.y = std::max<int64_t>(1, std::min<int64_t>(32, kOuterX * kOuterY / block.x));
+  }
+  if (keys.rows)
+    block.y = keys.rows;
   // Split the reduced extent across blocks when the column tiles alone
   // would leave most SMs idle and each split still has work (8 steps of
   // the block's rows of threads at least); sizes known only at launch
   // decide in the plan.
-  if (splits) {
-    block.split = !normalization && splits > 1;
+  if (keys.splits) {
+    block.split = !normalization && keys.splits > 1;
     return block;
   }
   block.split = !normalization &&

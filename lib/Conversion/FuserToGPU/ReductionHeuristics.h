@@ -126,11 +126,17 @@ struct OuterBlock {
   int64_t x = kOuterX, y = kOuterY;
   bool split = false;
 };
+/// What the schedule gives of an outer kernel (`reduction.splits`,
+/// `reduction.column_threads`, `reduction.column_rows`), 0 where it leaves
+/// the decision to the heuristic.
+struct OuterKeys {
+  int64_t splits = 0, threads = 0, rows = 0;
+};
 /// For `columns` kept and `depth` reduced elements (each when static),
-/// `lanes` columns a thread; an outer normalization never splits. `splits`:
-/// the schedule's (`reduction.splits`), or 0.
+/// `lanes` columns a thread; an outer normalization never splits (its block
+/// is chosen by planOuterNormalization, which takes the keys too).
 OuterBlock chooseOuterBlock(std::optional<int64_t> columns, std::optional<int64_t> depth,
-                            unsigned lanes, bool normalization, int64_t splits = 0);
+                            unsigned lanes, bool normalization, OuterKeys keys = {});
 
 } // namespace mlir::fuser
 

@@ -407,12 +407,13 @@ LogicalResult ReductionScheduler::run() {
   std::optional<int64_t> staticRows = ShapeAnalysis::constantValue(keptSize);
   bool split = false;
   if (!innerStyle) {
-    OuterBlock block =
-        chooseOuterBlock(staticRows, staticK, vectorLanes, outerNormalization,
-                         fe.schedule.get(ScheduleKey::ReductionSplits).value_or(0));
+    OuterBlock block = chooseOuterBlock(staticRows, staticK, vectorLanes, outerNormalization,
+                                        outerKeys());
     outerX = block.x;
     outerY = block.y;
     split = block.split;
+    if (!outerNormalization && failed(checkOuterScratch(split)))
+      return failure();
   }
   if (outerNormalization && failed(planOuterNormalization(*staticK, staticRows)))
     return failure();

@@ -267,6 +267,12 @@ private:
                    Value cond);
 
   // -- outer kernels' rows of threads ---------------------------------------
+  /// The outer kernel's keys the segment's schedule gives.
+  OuterKeys outerKeys() const;
+  /// Whether the outer kernel's scratch (below) fits a block's static shared
+  /// memory (with a `split` kernel's flag); a diagnostic naming the block's
+  /// keys where it does not.
+  LogicalResult checkOuterScratch(bool split);
   /// Shared scratch of an outer kernel: [outerY][outerX * lanes] per
   /// accumulator value of each reducer.
   SmallVector<SmallVector<Value>> outerScratch();

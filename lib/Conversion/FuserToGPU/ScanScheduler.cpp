@@ -14,14 +14,16 @@
 //    32 values are combined by a Hillis-Steele scan over warp shuffles (5
 //    steps: lane i combines with lane i - 1, i - 2, i - 4, i - 8, i - 16),
 //    the chunks before are combined in, and lane 31's total carries to the
-//    next chunk. 8 warps a block, blocks grid-strided over the lines.
+//    next chunk. Blocks of scan.block threads (8 warps by default),
+//    grid-strided over the lines.
 //  - otherwise: a thread per (outer, inner) line, combining along n in order;
 //    consecutive threads take consecutive inner positions, so every step
 //    reads and writes coalesced.
 //
 // Either way the order of the additions depends only on the position, never
-// on the launch shape: the same bits on every run (docs/schedulers.md,
-// "Scans"). 16-bit floats accumulate in f32, as PyTorch does (cummax and
+// on the launch shape: the same bits on every run and under every
+// scan.block and scan.waves (Schedule.h), so `fuserc tune` tries both
+// (docs/schedulers.md, "Scans"). 16-bit floats accumulate in f32, as PyTorch does (cummax and
 // cummin carry their bits and compare them as f32, which is exact).
 //
 //===----------------------------------------------------------------------===//
@@ -43,7 +45,6 @@ using namespace mlir::fuser;
 
 namespace {
 
-constexpr int64_t kScanBlock = 256;
 constexpr int64_t kWarp = 32;
 
 /// The running state of a scan: the accumulated value, and for cummax and
@@ -58,7 +59,8 @@ public:
              : isa<CumprodOp>(scan) ? Kind::Product
              : isa<CummaxOp>(scan)  ? Kind::Max
                                     : Kind::Min),
-        dim(cast<IntegerAttr>(scan->getAttr("dim")).getInt()) {}
+        dim(cast<IntegerAttr>(scan->getAttr("dim")).getInt()),
+        block(fe.schedule.valueOr(ScheduleKey::ScanBlock)) {}
   LogicalResult run();
 
 private:
@@ -89,6 +91,8 @@ private:
   Operation *scan;
   Kind kind;
   int64_t dim;
+  /// Threads per block (scan.block).
+  int64_t block;
   Type accType;
   /// cummax and cummin of f16 or bf16: the values travel as their bits (in
   /// the low half of an i32) and compare as f32, so that each result is
@@ -278,7 +282,7 @@ void ScanScheduler::emitKernel(unsigned indexBits) {
   SmallVector<Value> inputs = orderedInputs(seg);
   SmallVector<Value> outputs(seg.outputs.begin(), seg.outputs.end());
   KernelBuilder k(fe, fe.newKernelName(), indexBits, inputs, outputs, symbols,
-                  /*numFlags=*/0, {kScanBlock});
+                  /*numFlags=*/0, {block});
   kb = &k;
   OpBuilder &b = k.b;
   Location loc = k.loc;
@@ -293,7 +297,7 @@ void ScanScheduler::emitKernel(unsigned indexBits) {
 
   if (warpPerLine) {
     // Lines grid-strided by warps; within a line, chunks of 32.
-    Value warpsPerBlock = k.constant(kScanBlock / kWarp);
+    Value warpsPerBlock = k.constant(block / kWarp);
     Value lane = arith::RemUIOp::create(b, loc, tid, k.constant(kWarp));
     Value warp = arith::DivUIOp::create(b, loc, tid, k.constant(kWarp));
     Value first = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, bid, warpsPerBlock),
@@ -337,8 +341,8 @@ void ScanScheduler::emitKernel(unsigned indexBits) {
   } else {
     // A thread per line, in order along n.
     Value first = arith::AddIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, bid, k.constant(kScanBlock)), tid);
-    Value stride = arith::MulIOp::create(b, loc, gdim, k.constant(kScanBlock));
+        b, loc, arith::MulIOp::create(b, loc, bid, k.constant(block)), tid);
+    Value stride = arith::MulIOp::create(b, loc, gdim, k.constant(block));
     auto lineLoop = scf::ForOp::create(b, loc, first, lines, stride);
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(lineLoop.getBody());
@@ -355,11 +359,12 @@ void ScanScheduler::emitKernel(unsigned indexBits) {
   k.finish();
 
   // The plan: enough blocks for every line (a warp or a thread each), at
-  // most one full wave; none when there is nothing to scan.
+  // most scan.waves full waves; none when there is nothing to scan.
   OpBuilder &pb = fe.planBuilder;
   Value planLines = fe.planExpr(simplify(outerCount * innerCount, 0, numSymbols));
-  Value perBlock = fe.planConstant(warpPerLine ? kScanBlock / kWarp : kScanBlock);
-  int64_t maxBlocks = fe.target.smCount * (fe.target.maxThreadsPerSM / kScanBlock);
+  Value perBlock = fe.planConstant(warpPerLine ? block / kWarp : block);
+  int64_t maxBlocks = fe.schedule.valueOr(ScheduleKey::ScanWaves) * fe.target.smCount *
+                      std::max<int64_t>(1, fe.target.maxThreadsPerSM / block);
   Value blocks = arith::MinUIOp::create(
       pb, fe.loc, arith::CeilDivUIOp::create(pb, fe.loc, planLines, perBlock),
       fe.planConstant(maxBlocks));
@@ -370,7 +375,7 @@ void ScanScheduler::emitKernel(unsigned indexBits) {
                             fe.planExpr(refShape[dim]), fe.planConstant(0)));
   if (variantCondition)
     cond = arith::AndIOp::create(pb, fe.loc, cond, variantCondition);
-  k.launch({blocks}, {kScanBlock}, Value(), cond, {});
+  k.launch({blocks}, {block}, Value(), cond, {});
   kb = nullptr;
 }
 

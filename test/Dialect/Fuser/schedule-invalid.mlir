@@ -3,7 +3,7 @@
 // attribute) and says what it accepts.
 // RUN: fuser-opt %s -split-input-file -verify-diagnostics
 
-// expected-error @+1 {{#fuser.schedule: unknown key 'pointwise.unroll'; known: pointwise.block, pointwise.units, pointwise.waves, pointwise.vector_bytes, transpose.tile, transpose.rows, transpose.waves, reduction.block, reduction.waves, reduction.threads, reduction.splits, innerouter.rows, innerouter.min_blocks_per_sm, innerouter.max_blocks_per_sm, innerouter.min_threads or innerouter.max_registers}}
+// expected-error @+1 {{#fuser.schedule: unknown key 'pointwise.unroll'; known: pointwise.block, pointwise.units, pointwise.waves, pointwise.vector_bytes, transpose.tile, transpose.rows, transpose.waves, reduction.block, reduction.waves, reduction.threads, reduction.splits, reduction.column_threads, reduction.column_rows, innerouter.rows, innerouter.min_blocks_per_sm, innerouter.max_blocks_per_sm, innerouter.min_threads, innerouter.max_registers, scan.block or scan.waves}}
 func.func @unknown() attributes {fuser.schedule = #fuser.schedule<pointwise.unroll = 2>} {
   return
 }
@@ -113,5 +113,26 @@ func.func @transpose_tile_not_power_of_two() attributes {fuser.schedule = #fuser
 
 // expected-error @+1 {{key 'reduction.block' (threads per block of an inner reduction or normalization kernel whose rows take fewer threads: rows per block = this / threads per row (a row never splits differently)) must be a power of two from 64 to 512, got 1024}}
 func.func @reduction_block_too_large() attributes {fuser.schedule = #fuser.schedule<reduction.block = 1024>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{#fuser.schedule: reduction.column_threads (128) x reduction.column_rows (16) is a block of more than 1024 threads}}
+func.func @column_block_too_large() attributes {fuser.schedule = #fuser.schedule<reduction.column_threads = 128, reduction.column_rows = 16>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{#fuser.schedule: reduction.column_rows (64) above 32 needs reduction.column_threads beside it (the heuristic takes up to 32 threads along the kept dim, and a block holds at most 1024)}}
+func.func @column_rows_alone() attributes {fuser.schedule = #fuser.schedule<reduction.column_rows = 64>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{key 'scan.block' (threads per block of a scan kernel (a warp per line along the contiguous dim, else a thread per line)) must be a power of two from 32 to 1024, got 96}}
+func.func @scan_block_not_power_of_two() attributes {fuser.schedule = #fuser.schedule<scan.block = 96>} {
   return
 }

@@ -28,6 +28,8 @@ constexpr int64_t kTryRows[] = {1, 2, 4, 16, 32};
 constexpr int64_t kTryMinBlocks[] = {0, 2};
 constexpr int64_t kTryMaxBlocks[] = {1, 4};
 constexpr int64_t kTryMaxRegisters[] = {64, 128};
+constexpr int64_t kTryScanBlock[] = {128, 512, 1024};
+constexpr int64_t kTryScanWaves[] = {2, 4};
 
 // The defaults are measured, not guessed: the H200 runs of
 // bench/gpu/variants.py (bench/results/variants.md, variants-io.md).
@@ -82,6 +84,22 @@ const ScheduleKeyInfo kKeys[kNumScheduleKeys] = {
      "ceil(256 / tiles), at most depth / (8 x rows of threads); sizes known only at launch "
      "decide in the plan (ReductionHeuristics.cpp)",
      /*tryValues: none; the partials' order, so the results' last bits, change with it*/ {}},
+    {ScheduleKey::ReductionColumnThreads, "reduction.column_threads", 1, 1024, true,
+     std::nullopt,
+     "threads along the kept dim in a block of an outer (column) reduction or normalization "
+     "kernel, each taking one vector unit of adjacent columns",
+     "as many as the columns have vector units, at most 32 (a warp reads 32 adjacent units); "
+     "an outer normalization takes fewer where a thread's share of the column would not fit "
+     "(ReductionHeuristics.cpp, OuterNormalization.cpp)",
+     /*tryValues: none; with the split count it follows, a sum's order changes*/ {}},
+    {ScheduleKey::ReductionColumnRows, "reduction.column_rows", 1, 64, true, std::nullopt,
+     "rows of threads along the reduced dims in a block of an outer (column) reduction or "
+     "normalization kernel: row r adds positions r, r + rows, ... and the rows' partials are "
+     "added in row order",
+     "256 threads / reduction.column_threads, at most 32; an outer normalization takes enough "
+     "that a thread holds at most 16 values of its column (ReductionHeuristics.cpp, "
+     "OuterNormalization.cpp)",
+     /*tryValues: none; a column sum's order changes with it*/ {}},
     {ScheduleKey::InnerOuterRows, "innerouter.rows", 1, 4096, false, 8,
      "rows each block of an inner-outer kernel walks before the grid grows",
      "measured: 13-20% faster than 32 at 2603 rows of 4096", kTryRows},
@@ -99,6 +117,14 @@ const ScheduleKeyInfo kKeys[kNumScheduleKeys] = {
     {ScheduleKey::InnerOuterMaxRegisters, "innerouter.max_registers", 32, 255, false,
      std::nullopt, "registers a thread of an inner-outer row kernel may use, at most",
      "no cap: 65536 / threads in the block, as ptxas allocates", kTryMaxRegisters},
+    {ScheduleKey::ScanBlock, "scan.block", 32, 1024, true, 256,
+     "threads per block of a scan kernel (a warp per line along the contiguous dim, else a "
+     "thread per line)",
+     "256: 8 warps; a scan's order of accumulation depends on the position only, never on "
+     "the block", kTryScanBlock},
+    {ScheduleKey::ScanWaves, "scan.waves", 1, 64, false, 1,
+     "a scan kernel's grid cap in full waves; blocks then loop over the lines",
+     "1: one full wave, each block looping over lines", kTryScanWaves},
 };
 } // namespace
 
@@ -151,6 +177,18 @@ std::string mlir::fuser::checkScheduleConsistency(const Schedule &s) {
   if (s.valueOr(ScheduleKey::TransposeRows) * s.valueOr(ScheduleKey::TransposeTile) > 1024)
     return "transpose.tile (" + shown(ScheduleKey::TransposeTile) + ") x transpose.rows (" +
            shown(ScheduleKey::TransposeRows) + ") is a block of more than 1024 threads";
+  // An outer kernel's block: both given, at most 1024 threads; rows given
+  // alone beside the heuristic's up to 32 threads along the kept dim.
+  std::optional<int64_t> columnThreads = s.get(ScheduleKey::ReductionColumnThreads),
+                         columnRows = s.get(ScheduleKey::ReductionColumnRows);
+  if (columnThreads && columnRows && *columnThreads * *columnRows > 1024)
+    return "reduction.column_threads (" + std::to_string(*columnThreads) +
+           ") x reduction.column_rows (" + std::to_string(*columnRows) +
+           ") is a block of more than 1024 threads";
+  if (!columnThreads && columnRows && *columnRows > 32)
+    return "reduction.column_rows (" + std::to_string(*columnRows) +
+           ") above 32 needs reduction.column_threads beside it (the heuristic takes up to "
+           "32 threads along the kept dim, and a block holds at most 1024)";
   if (s.valueOr(ScheduleKey::InnerOuterMinBlocksPerSM) >
       s.valueOr(ScheduleKey::InnerOuterMaxBlocksPerSM))
     return "innerouter.min_blocks_per_sm (" + shown(ScheduleKey::InnerOuterMinBlocksPerSM) +

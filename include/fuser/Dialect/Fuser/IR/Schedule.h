@@ -41,18 +41,22 @@ enum class ScheduleKey : unsigned {
   ReductionWaves,
   ReductionThreads,
   ReductionSplits,
+  ReductionColumnThreads,
+  ReductionColumnRows,
   InnerOuterRows,
   InnerOuterMinBlocksPerSM,
   InnerOuterMaxBlocksPerSM,
   InnerOuterMinThreads,
   InnerOuterMaxRegisters,
+  ScanBlock,
+  ScanWaves,
 };
-inline constexpr unsigned kNumScheduleKeys = 16;
+inline constexpr unsigned kNumScheduleKeys = 20;
 
 struct ScheduleKeyInfo {
   ScheduleKey key;
   /// `<scheduler>.<decision>`; the prefix names the scheduler that reads it
-  /// (`pointwise`, `innerouter`).
+  /// (`pointwise`, `transpose`, `reduction`, `innerouter`, `scan`).
   const char *name;
   int64_t lo, hi;
   bool powerOfTwo;
