@@ -133,8 +133,9 @@ MLIR_CAPI_EXPORTED void fuserCompileOptionsSetTuning(FuserCompileOptions options
 /// Report, as remarks in the result's diagnostics, each segment's schedule
 /// decisions, where each came from (the heuristic's default and why, the
 /// schedule option, the fusion's `fuser.schedule`) and the launch rule they
-/// feed (docs/schedulers.md, "Schedules as IR"). Such a compile bypasses the
-/// compile cache. Default false.
+/// feed, then each kernel built with its block and the decisions its
+/// scheduler took at emission (docs/schedulers.md, "Schedules as IR"). Such
+/// a compile bypasses the compile cache. Default false.
 MLIR_CAPI_EXPORTED void fuserCompileOptionsSetExplainSchedule(FuserCompileOptions options,
                                                               bool explain);
 /// Put the kernels' MLIR in the bundle so that it also runs on the CPU

@@ -62,6 +62,7 @@ void mlir::fuser::buildKernelsStage(OpPassManager &pm, const CompileOptions &opt
   emit.math = options.math;
   emit.assumeAligned = options.assumeAligned;
   emit.allowTf32 = options.allowTf32;
+  emit.explain = options.explainSchedule;
   emit.plantBug = plantBug.str();
   pm.addPass(createEmitKernelsPass(emit));
   pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());

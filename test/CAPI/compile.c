@@ -385,6 +385,10 @@ static void testExplainSchedule(MlirContext ctx) {
                        "heuristic's default"));
     EXPECT(contains(d, "pointwise.units = 2: vector units per thread per loop step of a "
                        "pointwise kernel; from the schedule option"));
+    /* Then the kernels, with what was decided at emission. */
+    EXPECT(contains(d, "remark: kernels of @"));
+    EXPECT(contains(d, "32-bit index, block 256 x 1 x 1; pointwise, "));
+    EXPECT(contains(d, "2 unit(s) a thread a step"));
     fuserCompileResultDestroy(r);
   }
   /* A schedule for one named fusion: MLIR's own C API puts a

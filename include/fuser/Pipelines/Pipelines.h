@@ -54,7 +54,9 @@ struct CompileOptions : public PassPipelineOptions<CompileOptions> {
   PassOptions::Option<bool> explainSchedule{
       *this, "explain-schedule",
       llvm::cl::desc("Print each segment's schedule decisions and the facts "
-                     "behind them (fuser-schedule's explain)"),
+                     "behind them (fuser-schedule's explain), then its kernels "
+                     "and what their scheduler decided at emission "
+                     "(fuser-emit-kernels's explain)"),
       llvm::cl::init(false)};
   PassOptions::Option<unsigned> optLevel{
       *this, "opt-level", llvm::cl::desc("LLVM optimization level for kernels"),

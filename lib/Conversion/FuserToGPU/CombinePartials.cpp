@@ -261,6 +261,11 @@ void ReductionScheduler::emitCombine(const CombineSpec &spec, unsigned indexBits
     gpu::BarrierOp::create(b, loc);
   }
   k.finish();
+  if (fe.explain)
+    fe.kernelNote = "combine kernel: adds the column partials of every block in a fixed "
+                    "order, " +
+                    std::to_string(kCombineGroups) + " groups of rows a column tile of " +
+                    std::to_string(kCombineColumns);
   k.launch({gridPlan}, {kCombineColumns, kCombineGroups}, Value(), condPlan, {splitsPlan});
   kb = nullptr;
 }

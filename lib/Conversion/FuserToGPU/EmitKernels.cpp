@@ -73,7 +73,7 @@ static void emitChecks(FusionEmitter &fe, func::FuncOp plan, unsigned numArgs) {
 static LogicalResult emitFusion(func::FuncOp fusion, gpu::GPUModuleOp module,
                                 TargetInfo target, unsigned indexBits,
                                 StringRef plantBug, MathAccuracy math, bool assumeAligned,
-                                bool allowTf32) {
+                                bool allowTf32, bool explain) {
   FailureOr<ShapeAnalysis> shapes = ShapeAnalysis::analyze(fusion);
   if (failed(shapes))
     return failure();
@@ -150,6 +150,7 @@ static LogicalResult emitFusion(func::FuncOp fusion, gpu::GPUModuleOp module,
   fe.math = math;
   fe.assumeAligned = assumeAligned;
   fe.allowTf32 = allowTf32;
+  fe.explain = explain;
   fe.planBuilder.setInsertionPoint(body->getTerminator());
   for (unsigned i = 0; i < numArgs; ++i)
     fe.buffers[fusion.getArgument(i)] = plan.getArgument(i);
@@ -223,6 +224,7 @@ static LogicalResult emitFusion(func::FuncOp fusion, gpu::GPUModuleOp module,
     if (s.outputs.empty())
       continue;
     LogicalResult r = failure();
+    fe.explained.clear();
     fe.segmentReportsIndexErrors = llvm::any_of(s.ops, isIndexingOp);
     // The segment's schedule is the only one its kernels read.
     fe.schedule = Schedule::fromAttr(dyn_cast_or_null<ScheduleAttr>(s.schedule));
@@ -270,6 +272,10 @@ static LogicalResult emitFusion(func::FuncOp fusion, gpu::GPUModuleOp module,
     }
     if (failed(r))
       return failure();
+    if (explain && !fe.explained.empty())
+      emitRemark(fusion.getLoc())
+          << "kernels of @" << fusion.getSymName() << " segment " << s.index << " ("
+          << groupKindName(s.scheduler) << " scheduler):" << fe.explained;
   }
   // After every launch: an index out of range fails the call.
   if (!fe.indexSites().empty())
@@ -330,7 +336,7 @@ struct EmitKernelsPass : fuser::impl::EmitKernelsPassBase<EmitKernelsPass> {
       auto module = gpu::GPUModuleOp::create(b, f.getLoc(),
                                              (f.getSymName() + "_kernels").str());
       if (failed(emitFusion(f, module, *target, indexBits, plantBug, accuracy, assumeAligned,
-                            allowTf32)))
+                            allowTf32, explain)))
         return signalPassFailure();
     }
     // A pass that succeeds but leaves IR that does not verify: the driver,

@@ -800,9 +800,62 @@ void ReductionScheduler::emitInner(unsigned indexBits, int64_t staticThreads,
   if (variantCondition)
     cond = arith::AndIOp::create(pb, ploc, cond, variantCondition);
   Value flag = arith::IndexCastUIOp::create(pb, ploc, pb.getIndexType(), vecOk);
+  if (fe.explain)
+    fe.kernelNote = describeInner(indexBits, staticThreads, persistent, split, bodies);
   if (split)
     k.launch({blocks, splitsValue}, {threadsPlan, rowsPlan}, Value(), cond, {flag});
   else
     k.launch({blocks}, {threadsPlan, rowsPlan}, Value(), cond, {flag});
   kb = nullptr;
+}
+
+std::string ReductionScheduler::describeInner(unsigned indexBits, int64_t staticThreads,
+                                              bool persistent, bool split, Bodies bodies) {
+  InnerFacts facts = innerFacts(indexBits);
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << (hasOuter()              ? "inner-outer row kernel (column partials combined after)"
+         : facts.normalization ? "inner normalization"
+                               : "inner reduction")
+     << ", rows of ";
+  if (facts.length)
+    os << *facts.length;
+  else
+    os << "a length known at launch";
+  os << ", " << vectorLanes << (vectorLanes == 1 ? " lane" : " lanes") << "; ";
+  if (split)
+    os << staticThreads << " threads a row, the row split across blocks ("
+       << (fe.schedule.get(ScheduleKey::ReductionSplits) ? "reduction.splits"
+                                                          : "the split count chosen in the plan")
+       << "), the last block of a row adding the partials in split order";
+  else if (staticThreads && facts.length && !hasOuter())
+    os << staticThreads << " threads a row ("
+       << (fe.schedule.get(ScheduleKey::ReductionThreads)
+               ? "reduction.threads"
+               : "the heuristic: the fewest that leave a thread 4 vector units, more until a "
+                 "normalization's row fits the registers")
+       << ")";
+  else if (staticThreads)
+    os << staticThreads << " threads a row";
+  else
+    os << "threads a row chosen at launch from the length";
+  if (facts.normalization || hasOuter()) {
+    if (!persistent)
+      os << "; the row read again per pass";
+    else if (rowValuesInRegisters >= 0)
+      os << "; " << rowValuesInRegisters
+         << " of a thread's row values in registers, the rest in shared memory";
+    else if (valuesPerThread || !facts.length)
+      os << "; the row on chip, up to "
+         << (valuesPerThread ? valuesPerThread : dynamicValuesPerThread(indexBits))
+         << " values a thread";
+    else
+      os << "; the row in registers between passes";
+  }
+  if (vectorLanes > 1)
+    os << (bodies == Bodies::VectorOnly   ? "; vector accesses only"
+           : bodies == Bodies::ScalarOnly ? "; scalar accesses only"
+                                          : "; vector accesses where the plan's checks hold, "
+                                            "else scalar");
+  return text;
 }

@@ -14,6 +14,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/SmallBitVector.h"
 
@@ -485,6 +486,22 @@ void KernelBuilder::launch(ArrayRef<Value> grid, ArrayRef<Value> block,
   LaunchOp::create(pb, fe.loc, ref, g[0], g[1], g[2], bl[0], bl[1], bl[2],
                    sharedBytes ? sharedBytes : c(0), condition, operands,
                    pb.getDenseI32ArrayAttr(widths));
+  if (fe.explain) {
+    llvm::raw_string_ostream os(fe.explained);
+    os << "\n  " << func.getName() << ": " << idxTy.getIntOrFloatBitWidth()
+       << "-bit index, block ";
+    for (auto [i, v] : llvm::enumerate(bl)) {
+      if (i)
+        os << " x ";
+      if (std::optional<int64_t> n = getConstantIntValue(v))
+        os << *n;
+      else
+        os << "(at launch)";
+    }
+    if (!fe.kernelNote.empty())
+      os << "; " << fe.kernelNote;
+  }
+  fe.kernelNote.clear();
 }
 
 SmallVector<Value> mlir::fuser::orderedInputs(const Segment &segment) {

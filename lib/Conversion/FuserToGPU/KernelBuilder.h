@@ -95,6 +95,15 @@ public:
   /// The schedule of the segment being emitted (its `fuser.schedules`
   /// entry); the heuristic decides what it leaves out.
   Schedule schedule;
+  /// EmitKernelsPass's explain: a remark a segment naming each kernel, its
+  /// index width, block and launch condition, and what its scheduler decided
+  /// at emission (`kernelNote`).
+  bool explain = false;
+  /// The scheduler's words for the kernel it launches next (the decision and
+  /// the rule or key behind it); KernelBuilder::launch takes and clears it.
+  std::string kernelNote;
+  /// The current segment's kernel lines (explain).
+  std::string explained;
   gpu::GPUModuleOp module;
   func::FuncOp plan;
   OpBuilder planBuilder;

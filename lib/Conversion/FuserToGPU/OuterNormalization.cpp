@@ -233,6 +233,18 @@ void ReductionScheduler::emitOuterNormalization(unsigned indexBits, Value gridPl
   };
   emitVectorOrScalar(body);
   k.finish();
+  if (fe.explain) {
+    OuterKeys keys = outerKeys();
+    fe.kernelNote =
+        "outer normalization, columns of " + std::to_string(staticDepth) + ", " +
+        std::to_string(vectorLanes) + (vectorLanes == 1 ? " lane" : " lanes") + ", " +
+        std::to_string(outerX) + " threads along the kept dim" +
+        (keys.threads ? " (reduction.column_threads)" : "") + ", " + std::to_string(outerY) +
+        " rows of threads" + (keys.rows ? " (reduction.column_rows)" : "") + ", each thread " +
+        "holding " + std::to_string((staticDepth + outerY - 1) / outerY * vectorLanes) +
+        " values of its column on chip (at most " + std::to_string(kOuterValuesPerThread) +
+        "; the heuristic: the most lanes and threads that still give a column tile per SM)";
+  }
   k.launch({gridPlan}, {outerX, outerY}, Value(), condPlan, {flagPlan});
   kb = nullptr;
 }

@@ -316,6 +316,21 @@ void ReductionScheduler::emitOuter(unsigned indexBits, bool split, Value gridPla
   };
   emitVectorOrScalar(body);
   k.finish();
+  if (fe.explain) {
+    OuterKeys keys = outerKeys();
+    fe.kernelNote =
+        "outer reduction, " + std::to_string(vectorLanes) +
+        (vectorLanes == 1 ? " lane" : " lanes") + ", " + std::to_string(outerX) +
+        " threads along the kept dim (" +
+        (keys.threads ? "reduction.column_threads" : "the heuristic: its units, at most 32") +
+        "), " + std::to_string(outerY) + " rows of threads (" +
+        (keys.rows ? "reduction.column_rows" : "the heuristic: 256 threads, at most 32 rows") +
+        ") adding positions in row order" +
+        (split ? std::string("; the reduced extent split across blocks (") +
+                     (keys.splits ? "reduction.splits" : "the count chosen in the plan") +
+                     "), the last block of a column tile adding the partials in split order"
+               : std::string("; no split"));
+  }
   k.launch({gridPlan, splitsPlan}, {outerX, outerY}, Value(), condPlan, {flagPlan});
   kb = nullptr;
 }

@@ -199,6 +199,14 @@ void PointwiseScheduler::emitKernel(unsigned indexBits) {
     cond = arith::AndIOp::create(pb, fe.loc, cond, variantCondition);
   Value flag = vecOk ? arith::IndexCastUIOp::create(pb, fe.loc, pb.getIndexType(), vecOk).getResult()
                      : fe.planConstant(0);
+  if (fe.explain)
+    fe.kernelNote = "pointwise, " + std::to_string(vectorLanes) +
+                    (vectorLanes == 1 ? " lane" : " lanes") +
+                    (vecOk ? " where the plan's size and alignment checks hold, else 1" : "") +
+                    " (pointwise.vector_bytes / the narrowest element that moves with the "
+                    "innermost dim), " +
+                    std::to_string(unitsPerThread) + " unit(s) a thread a step, grid at most " +
+                    (gridWaves > 0 ? std::to_string(gridWaves) + " waves" : "uncapped");
   k.launch({blocks}, {block}, Value(), cond, {flag});
   kb = nullptr;
 }

@@ -206,6 +206,10 @@ private:
   /// What ReductionHeuristics.h reads about this group at index width
   /// `indexBits`.
   InnerFacts innerFacts(unsigned indexBits);
+  /// emitInner's kernel in words, with the key or rule behind each
+  /// decision (EmitKernelsPass's explain).
+  std::string describeInner(unsigned indexBits, int64_t staticThreads, bool persistent,
+                            bool split, Bodies bodies);
   /// The plan's side of an inner split: its condition, the split count, the
   /// partial buffers and the rows' arrival counters (once a segment).
   void planInnerSplit();

@@ -375,6 +375,13 @@ void ScanScheduler::emitKernel(unsigned indexBits) {
                             fe.planExpr(refShape[dim]), fe.planConstant(0)));
   if (variantCondition)
     cond = arith::AndIOp::create(pb, fe.loc, cond, variantCondition);
+  if (fe.explain)
+    fe.kernelNote = std::string(warpPerLine ? "scan, a warp a line (the scanned dim is the "
+                                              "contiguous one)"
+                                            : "scan, a thread a line (the scanned dim is not "
+                                              "the contiguous one)") +
+                    ", grid at most " + std::to_string(fe.schedule.valueOr(ScheduleKey::ScanWaves)) +
+                    " waves (scan.block, scan.waves)";
   k.launch({blocks}, {block}, Value(), cond, {});
   kb = nullptr;
 }

@@ -242,6 +242,12 @@ LogicalResult PointwiseScheduler::emitTransposeKernel(unsigned indexBits) {
                                      fe.planConstant(0));
   if (variantCondition)
     cond = arith::AndIOp::create(pb, fe.loc, cond, variantCondition);
+  if (fe.explain)
+    fe.kernelNote = "transpose, " + std::to_string(kTile) + " x " + std::to_string(kTile) +
+                    " tiles staged in shared memory (transpose.tile), " + std::to_string(kRows) +
+                    " rows of threads (transpose.rows), grid at most " +
+                    std::to_string(fe.schedule.valueOr(ScheduleKey::TransposeWaves)) +
+                    " waves (transpose.waves)";
   k.launch({blocks}, {kTile, kRows}, Value(), cond, {fe.planConstant(0)});
   kb = nullptr;
   return success();
