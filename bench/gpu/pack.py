@@ -15,9 +15,10 @@ Built here, with the compiler and the CPU emulator:
   variants/     schedule variants of the pointwise fusions for variants.py:
                 FUSION@VARIANT.bundle, each compiled with one entry of
                 SCHEDULE_VARIANTS as `fuserc compile --schedule`
-  variants-io/  the inner-outer (backward) fusions in each of INNER_OUTER_VARIANTS
-  variants-rt/  short-row reductions and a transpose in each of REDUCTION_VARIANTS
-                and TRANSPOSE_VARIANTS
+  variants-io/  the inner-outer (backward) fusions in each of INNER_OUTER_VARIANTS,
+                a column sum in each of COLUMN_VARIANTS (sums reordered)
+  variants-rt/  short-row reductions, a transpose and scans in each of
+                REDUCTION_VARIANTS, TRANSPOSE_VARIANTS and SCAN_VARIANTS
   runtime/      the plain-C runtime's sources (built there with cc)
   npy/          the .npy reader (tools/fuserc/npy.c)
   check.sh, check_runner.c, harness.py, variants.py, run-all.sh, README.txt,
@@ -77,8 +78,21 @@ INNER_OUTER_VARIANTS = [
     ("r64b4", "innerouter.max_registers=64,innerouter.max_blocks_per_sm=4"),
     ("b4", "innerouter.max_blocks_per_sm=4"),
 ]
-INNER_OUTER_FUSIONS = [os.path.join(HERE, "fusions", n + ".mlir")
-                       for n in ("layer_norm_backward", "rms_norm_backward")]
+# An outer (column) sum's block (reduction.column_threads and column_rows)
+# and split (reduction.splits): not timed on a GPU yet. They reorder the
+# column sums, so they run with the inner-outer variants (sums reordered
+# within 1e-3 pass).
+COLUMN_VARIANTS = [
+    ("base", ""),
+    ("ct16", "reduction.column_threads=16"),
+    ("cr32", "reduction.column_rows=32"),
+    ("ct64cr16", "reduction.column_threads=64,reduction.column_rows=16"),
+    ("sp1", "reduction.splits=1"),
+]
+INNER_OUTER_FUSIONS = [(os.path.join(HERE, d, n + ".mlir"), v)
+                       for d, n, v in (("fusions", "layer_norm_backward", INNER_OUTER_VARIANTS),
+                                       ("fusions", "rms_norm_backward", INNER_OUTER_VARIANTS),
+                                       ("variants-rt", "column_sum_1024", COLUMN_VARIANTS))]
 # Row reductions with short rows (several a block) and a transpose, under
 # the reduction.* and transpose.* keys: not timed on a GPU yet; the first
 # run says whether the defaults stand and how well fuserc tune's cost
@@ -90,6 +104,12 @@ REDUCTION_VARIANTS = [
     ("rw2", "reduction.waves=2"),
     ("rw4", "reduction.waves=4"),
 ]
+SCAN_VARIANTS = [
+    ("base", ""),
+    ("sb64", "scan.block=64"),
+    ("sb1024", "scan.block=1024"),
+    ("sw4", "scan.waves=4"),
+]
 TRANSPOSE_VARIANTS = [
     ("base", ""),
     ("t16", "transpose.tile=16"),
@@ -100,7 +120,9 @@ TRANSPOSE_VARIANTS = [
 RT_FUSIONS = [(os.path.join(HERE, "variants-rt", n + ".mlir"), v)
               for n, v in (("softmax_128", REDUCTION_VARIANTS),
                            ("layer_norm_256_bf16", REDUCTION_VARIANTS),
-                           ("permute_add", TRANSPOSE_VARIANTS))]
+                           ("permute_add", TRANSPOSE_VARIANTS),
+                           ("cumsum_rows", SCAN_VARIANTS),
+                           ("cumsum_cols", SCAN_VARIANTS))]
 SEED = 20261129
 
 # Shrinking the examples whose inputs are too large to carry: the row
@@ -298,19 +320,14 @@ def main():
                  "-o", os.path.join(out, "variants", "%s@%s.bundle" % (name, vname))])
     sys.stderr.write("pack.py: variants/: %d fusions x %d schedules\n"
                      % (len(VARIANT_FUSIONS) + len(extra), len(SCHEDULE_VARIANTS)))
-    for src in INNER_OUTER_FUSIONS:
-        name = os.path.basename(src)[:-5]
-        for vname, schedule in INNER_OUTER_VARIANTS:
-            run([fuserc, "compile", src, "--schedule", schedule,
-                 "-o", os.path.join(out, "variants-io", "%s@%s.bundle" % (name, vname))])
-    sys.stderr.write("pack.py: variants-io/: %d fusions x %d schedules\n"
-                     % (len(INNER_OUTER_FUSIONS), len(INNER_OUTER_VARIANTS)))
-    for src, table in RT_FUSIONS:
-        name = os.path.basename(src)[:-5]
-        for vname, schedule in table:
-            run([fuserc, "compile", src, "--schedule", schedule,
-                 "-o", os.path.join(out, "variants-rt", "%s@%s.bundle" % (name, vname))])
-    sys.stderr.write("pack.py: variants-rt/: %d fusions x 5 schedules\n" % len(RT_FUSIONS))
+    for folder, fusions in (("variants-io", INNER_OUTER_FUSIONS), ("variants-rt", RT_FUSIONS)):
+        for src, table in fusions:
+            name = os.path.basename(src)[:-5]
+            for vname, schedule in table:
+                run([fuserc, "compile", src, "--schedule", schedule,
+                     "-o", os.path.join(out, folder, "%s@%s.bundle" % (name, vname))])
+        sys.stderr.write("pack.py: %s/: %d fusions, %d schedules\n"
+                         % (folder, len(fusions), sum(len(t) for _, t in fusions)))
 
     # Every example, shrunk where needed.
     examples = sorted(f[:-5] for f in os.listdir(os.path.join(ROOT, "examples"))
