@@ -32,7 +32,8 @@ typedef struct {
    * steps either side of it, within what the key accepts. None for a key
    * that changes the order of a sum (innerouter.min_threads,
    * reduction.threads, reduction.splits, reduction.column_threads,
-   * reduction.column_rows), whose results would differ in their last bits. */
+   * reduction.column_rows, reduction.vector_bytes), whose results would
+   * differ in their last bits. */
   int64_t tryValues[8];
   unsigned numTryValues;
 } FuserScheduleKeyInfo;

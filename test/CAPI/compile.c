@@ -441,7 +441,8 @@ static void testTuning(MlirContext ctx) {
                                      strcmp(key.name, "reduction.threads") != 0 &&
                                      strcmp(key.name, "reduction.splits") != 0 &&
                                      strcmp(key.name, "reduction.column_threads") != 0 &&
-                                     strcmp(key.name, "reduction.column_rows") != 0));
+                                     strcmp(key.name, "reduction.column_rows") != 0 &&
+                                     strcmp(key.name, "reduction.vector_bytes") != 0));
     for (unsigned v = 0; v < key.numTryValues; ++v) {
       int64_t x = key.tryValues[v];
       EXPECT(x >= key.lo && x <= key.hi);

@@ -84,9 +84,9 @@ func.func @by_hand(%x: tensor<1000xf32>) -> tensor<1000xf32>
 // A normalization (softmax from primitives) takes the reduction
 // scheduler's keys, and explain says what it still decides at emission.
 // DEFAULT-LABEL: func.func @rows
-// DEFAULT-SAME: fuser.schedules = [#fuser.schedule<reduction.block = 256, reduction.waves = 1>]
+// DEFAULT-SAME: fuser.schedules = [#fuser.schedule<reduction.block = 256, reduction.waves = 1, reduction.vector_bytes = 16>]
 // OPTION-LABEL: func.func @rows
-// OPTION-SAME: fuser.schedules = [#fuser.schedule<reduction.block = 256, reduction.waves = 1>]
+// OPTION-SAME: fuser.schedules = [#fuser.schedule<reduction.block = 256, reduction.waves = 1, reduction.vector_bytes = 16>]
 // EXPLAIN: remark: schedule of @rows segment 0: normalization scheduler, 7 ops
 // EXPLAIN-NEXT: reduction.block = 256: threads per block of an inner reduction or normalization kernel whose rows take fewer threads: rows per block = this / threads per row (a row never splits differently); the heuristic's default, 256: 8 rows of 32 threads, 4 of 64, ...
 // EXPLAIN-NEXT: reduction.waves = 1: {{.*}}; the heuristic's default, 1: one full wave, each block looping over rows
@@ -94,6 +94,7 @@ func.func @by_hand(%x: tensor<1000xf32>) -> tensor<1000xf32>
 // EXPLAIN-NEXT: reduction.splits = (heuristic): blocks that share each row {{.*}}(ReductionHeuristics.cpp)
 // EXPLAIN-NEXT: reduction.column_threads = (heuristic): threads along the kept dim in a block of an outer (column) reduction or normalization kernel{{.*}}; as many as the columns have vector units, at most 32
 // EXPLAIN-NEXT: reduction.column_rows = (heuristic): rows of threads along the reduced dims {{.*}}; 256 threads / reduction.column_threads, at most 32
+// EXPLAIN-NEXT: reduction.vector_bytes = 16: the widest access of a reduction or normalization kernel in bytes{{.*}}; the heuristic's default, 16, the widest load or store a thread issues{{.*}}
 // EXPLAIN-NEXT: launch (inner kernels): block = threads per row x max(1, reduction.block / threads per row) rows, grid = min(ceil(rows / rows per block), reduction.waves x 132 SMs x 2048 / block); reduction.block and reduction.waves do not apply to outer (column) reductions, nor to a row split across blocks
 // EXPLAIN-NEXT: launch (outer kernels): block = reduction.column_threads x reduction.column_rows, grid = min(column tiles, 132 SMs x 2048 / block) x splits
 // EXPLAIN-NEXT: at emission: inner or outer reduction, threads per row where the schedule has no reduction.threads or the row's length is known only at launch, the split across blocks where it has no reduction.splits, the outer kernel's block where it has no reduction.column_threads or reduction.column_rows

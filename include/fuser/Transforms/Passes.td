@@ -148,7 +148,7 @@ def SchedulePass : Pass<"fuser-schedule", "ModuleOp"> {
            "pointwise.block, pointwise.units, pointwise.waves, pointwise.vector_bytes, "
            "transpose.tile, transpose.rows, transpose.waves, "
            "reduction.block, reduction.waves, reduction.threads, reduction.splits, "
-           "reduction.column_threads, reduction.column_rows, innerouter.rows, "
+           "reduction.column_threads, reduction.column_rows, reduction.vector_bytes, innerouter.rows, "
            "innerouter.min_blocks_per_sm, innerouter.max_blocks_per_sm, "
            "innerouter.min_threads, innerouter.max_registers, scan.block, scan.waves "
            "(docs/schedulers.md)">,

@@ -83,6 +83,7 @@ inline GroupKind schedulerOfKey(ScheduleKey key) {
   case ScheduleKey::ReductionSplits:
   case ScheduleKey::ReductionColumnThreads:
   case ScheduleKey::ReductionColumnRows:
+  case ScheduleKey::ReductionVectorBytes:
     return GroupKind::Reduction;
   case ScheduleKey::InnerOuterRows:
   case ScheduleKey::InnerOuterMinBlocksPerSM:

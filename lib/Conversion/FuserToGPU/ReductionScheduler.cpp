@@ -394,8 +394,12 @@ LogicalResult ReductionScheduler::run() {
     narrowest = std::min(narrowest, byteSize(elementTypeOf(v)));
   narrowestBytes = narrowest;
   // Rows without a reduced iteration dim (reduced dims all of size 1) take
-  // no lanes.
-  planLanes(numIterDims == 0 || reducedIter.empty() ? 1 : std::min(16u / narrowest, 8u),
+  // no lanes. The widest access is reduction.vector_bytes (16 unless the
+  // schedule says otherwise), at most 8 lanes.
+  unsigned vectorBytes = fe.schedule.get(ScheduleKey::ReductionVectorBytes).value_or(16);
+  planLanes(numIterDims == 0 || reducedIter.empty()
+                ? 1
+                : std::max(1u, std::min(vectorBytes / narrowest, 8u)),
             /*wholeRows=*/true, contiguous);
 
   AffineExpr maxElements = maxElementsWith(getAffineConstantExpr(1, ctx) * keptSize * reducedSize);

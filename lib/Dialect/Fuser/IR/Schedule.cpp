@@ -100,6 +100,12 @@ const ScheduleKeyInfo kKeys[kNumScheduleKeys] = {
      "that a thread holds at most 16 values of its column (ReductionHeuristics.cpp, "
      "OuterNormalization.cpp)",
      /*tryValues: none; a column sum's order changes with it*/ {}},
+    {ScheduleKey::ReductionVectorBytes, "reduction.vector_bytes", 1, 16, true, 16,
+     "the widest access of a reduction or normalization kernel in bytes: lanes = this / the "
+     "narrowest element that moves with the innermost dim, at most 8",
+     "16, the widest load or store a thread issues; fewer lanes where a static inner size "
+     "needs, and the scalar body where the plan's checks fail at launch",
+     /*tryValues: none; the units along a row, so the row sums' tree, change with it*/ {}},
     {ScheduleKey::InnerOuterRows, "innerouter.rows", 1, 4096, false, 8,
      "rows each block of an inner-outer kernel walks before the grid grows",
      "measured: 13-20% faster than 32 at 2603 rows of 4096", kTryRows},

@@ -43,6 +43,7 @@ enum class ScheduleKey : unsigned {
   ReductionSplits,
   ReductionColumnThreads,
   ReductionColumnRows,
+  ReductionVectorBytes,
   InnerOuterRows,
   InnerOuterMinBlocksPerSM,
   InnerOuterMaxBlocksPerSM,
@@ -51,7 +52,7 @@ enum class ScheduleKey : unsigned {
   ScanBlock,
   ScanWaves,
 };
-inline constexpr unsigned kNumScheduleKeys = 20;
+inline constexpr unsigned kNumScheduleKeys = 21;
 
 struct ScheduleKeyInfo {
   ScheduleKey key;
