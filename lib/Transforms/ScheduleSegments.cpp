@@ -93,8 +93,10 @@ void explainRules(llvm::raw_ostream &os, GroupKind kind, const ChipInfo &chip) {
           "reduction.threads or the row's length is known only at launch, the split across "
           "blocks where it has no reduction.splits, the outer kernel's block where it has no "
           "reduction.column_threads or reduction.column_rows (each fixes a sum's order of "
-          "accumulation: tune tries none of them), row held in registers or shared memory or "
-          "re-read, index width (ReductionHeuristics.cpp, docs/schedulers.md)\n";
+          "accumulation: tune tries none of them), lanes (reduction.vector_bytes, fewer where "
+          "a static inner size needs), row held in registers or shared memory or re-read, "
+          "index width; fuser-emit-kernels=explain names each kernel's (ReductionHeuristics.cpp, "
+          "docs/schedulers.md)\n";
     return;
   case GroupKind::Scan:
     os << "  launch: block = scan.block threads, a warp per line along the contiguous dim "
