@@ -75,11 +75,14 @@ LogicalResult ReductionScheduler::planOuterNormalization(int64_t depth,
       int64_t share = (depth * lanes + kOuterValuesPerThread - 1) / kOuterValuesPerThread;
       int64_t y = std::min<int64_t>((int64_t)llvm::PowerOf2Ceil(depth),
                                     std::max<int64_t>(kOuterY, (int64_t)llvm::PowerOf2Ceil(share)));
-      if (keys.rows) {
+      // Given threads alone: as many rows of threads as fit 1024 threads
+      // beside them, if that still holds the column.
+      if (keys.threads && !keys.rows)
+        y = std::min<int64_t>(y, std::max<int64_t>(1, 1024 / x));
+      if (keys.rows)
         y = keys.rows;
-        if ((depth + y - 1) / y * lanes > kOuterValuesPerThread)
-          continue;
-      }
+      if ((keys.threads || keys.rows) && (depth + y - 1) / y * lanes > kOuterValuesPerThread)
+        continue;
       if (x * y > 1024 || x * y * lanes * accBytes > kOuterScratchBytes ||
           (y * lanes > kOuterCombineLoads && lanes > 1))
         continue;

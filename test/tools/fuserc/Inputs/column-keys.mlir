@@ -16,6 +16,20 @@ func.func @colsum(%x: tensor<?x96xf32>) -> tensor<96xf32> {
   return %0 : tensor<96xf32>
 }
 
+// An outer normalization of columns of 7 (exact): 8 rows of threads by
+// default; with 256 threads along the kept dim given alone, 4 (a block of
+// 1024), each thread holding 2 positions.
+func.func @colnorm7(%x: tensor<7x?xf32>) -> tensor<7x?xf32> {
+  %four = fuser.constant 4.0 : tensor<f32>
+  %fourb = fuser.broadcast %four dims = [] : tensor<f32> -> tensor<7x?xf32>
+  %x4 = fuser.mul %x, %fourb : tensor<7x?xf32>
+  %xi = fuser.floor %x4 : tensor<7x?xf32>
+  %s = fuser.sum %xi dims = [0] keepdim = true : tensor<7x?xf32> -> tensor<1x?xf32>
+  %sb = fuser.broadcast %s dims = [0, 1] : tensor<1x?xf32> -> tensor<7x?xf32>
+  %0 = fuser.sub %xi, %sb : tensor<7x?xf32>
+  return %0 : tensor<7x?xf32>
+}
+
 // Scans along the contiguous dim (a warp per line) and across it (a thread
 // per line), on the random inputs as they are.
 func.func @scanrow(%x: tensor<?x300xf32>) -> tensor<?x300xf32> {
