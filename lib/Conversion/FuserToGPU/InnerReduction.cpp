@@ -76,8 +76,15 @@ void ReductionScheduler::planInnerSplit() {
   OpBuilder &pb = fe.planBuilder;
   Value rows = fe.planExpr(keptSize);
   if (std::optional<int64_t> forced = fe.schedule.get(ScheduleKey::ReductionSplits)) {
-    // The schedule's count (a split kernel is then the only one).
-    planSplitBuffers(fe.planConstant(*forced), rows, Value());
+    // The schedule's count (a split kernel is then the only one), at most
+    // one split per vector unit of each of a block's threads: more would
+    // launch blocks without an element (1024 splits of a row of 100).
+    Value work = arith::MaxUIOp::create(
+        pb, fe.loc, fe.planConstant(1),
+        arith::CeilDivUIOp::create(pb, fe.loc, fe.planExpr(reducedSize),
+                                   fe.planConstant(kInnerSplitThreads * vectorLanes)));
+    splitsValue = arith::MinUIOp::create(pb, fe.loc, fe.planConstant(*forced), work);
+    planSplitBuffers(splitsValue, rows, Value());
     return;
   }
   Value length = fe.planExpr(reducedSize);

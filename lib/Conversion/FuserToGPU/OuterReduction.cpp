@@ -51,8 +51,14 @@ void ReductionScheduler::emitOuterKernels(unsigned w, bool split, bool normaliza
     // extent per thread row in each.
     // (gridX is 0 when nothing is kept: no launch, but no division by 0)
     // The schedule's count where it has one (reduction.splits).
+    // (at most one split per position of each row of threads: more would
+    // launch blocks without a position, 1024 splits of an extent of 1)
     if (std::optional<int64_t> forced = fe.schedule.get(ScheduleKey::ReductionSplits)) {
-      splitsValue = fe.planConstant(*forced);
+      Value work = arith::MaxUIOp::create(
+          pb, fe.loc, fe.planConstant(1),
+          arith::CeilDivUIOp::create(pb, fe.loc, fe.planExpr(reducedSize),
+                                     fe.planConstant(outerY)));
+      splitsValue = arith::MinUIOp::create(pb, fe.loc, fe.planConstant(*forced), work);
     } else {
       Value wanted = arith::CeilDivUIOp::create(
           pb, fe.loc, fe.planConstant(kSplitBlocksTarget),
