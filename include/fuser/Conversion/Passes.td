@@ -47,8 +47,8 @@ def EmitKernelsPass : Pass<"fuser-emit-kernels", "ModuleOp"> {
            "torch.backends.cuda.matmul.allow_tf32 does (docs/matmul.md)">,
     Option<"explain", "explain", "bool", /*default=*/"false",
            "Print, per segment, a remark naming each kernel with its index "
-           "width, block, launch condition and the decisions its scheduler "
-           "took at emission (fuser-schedule's explain prints the keys)">,
+           "width, block and the decisions its scheduler took at emission "
+           "(fuser-schedule's explain prints the keys)">,
     Option<"plantBug", "plant-bug", "std::string", /*default=*/"\"\"",
            "For testing the CPU emulation only: emit a known schedule bug "
            "(missing-barrier, wrong-tail, wrong-index, inner-outer-drop-partial, "

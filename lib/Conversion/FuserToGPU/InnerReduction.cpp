@@ -11,7 +11,6 @@
 
 #include "ReductionScheduler.h"
 
-
 #include "fuser/Dialect/Fuser/IR/FuserAttrNames.h"
 #include "fuser/Dialect/Fuser/IR/FuserOps.h"
 #include "fuser/Transforms/Segments.h"

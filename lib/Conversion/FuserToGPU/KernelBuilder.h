@@ -96,8 +96,8 @@ public:
   /// entry); the heuristic decides what it leaves out.
   Schedule schedule;
   /// EmitKernelsPass's explain: a remark a segment naming each kernel, its
-  /// index width, block and launch condition, and what its scheduler decided
-  /// at emission (`kernelNote`).
+  /// index width and block, and what its scheduler decided at emission
+  /// (`kernelNote`).
   bool explain = false;
   /// The scheduler's words for the kernel it launches next (the decision and
   /// the rule or key behind it); KernelBuilder::launch takes and clears it.

@@ -11,7 +11,6 @@
 
 #include "ReductionScheduler.h"
 
-
 #include "fuser/Dialect/Fuser/IR/FuserOps.h"
 #include "fuser/Transforms/Segments.h"
 
@@ -50,9 +49,9 @@ void ReductionScheduler::emitOuterKernels(unsigned w, bool split, bool normaliza
     // Splits: enough blocks for two waves, at least 8 steps of the reduced
     // extent per thread row in each.
     // (gridX is 0 when nothing is kept: no launch, but no division by 0)
-    // The schedule's count where it has one (reduction.splits).
-    // (at most one split per position of each row of threads: more would
-    // launch blocks without a position, 1024 splits of an extent of 1)
+    // The schedule's count where it has one (reduction.splits), at most
+    // one split per position of each row of threads: more would launch
+    // blocks without a position (1024 splits of an extent of 1).
     if (std::optional<int64_t> forced = fe.schedule.get(ScheduleKey::ReductionSplits)) {
       Value work = arith::MaxUIOp::create(
           pb, fe.loc, fe.planConstant(1),

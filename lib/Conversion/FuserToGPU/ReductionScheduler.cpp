@@ -394,9 +394,8 @@ LogicalResult ReductionScheduler::run() {
     narrowest = std::min(narrowest, byteSize(elementTypeOf(v)));
   narrowestBytes = narrowest;
   // Rows without a reduced iteration dim (reduced dims all of size 1) take
-  // no lanes. The widest access is reduction.vector_bytes (16 unless the
-  // schedule says otherwise), at most 8 lanes.
-  unsigned vectorBytes = fe.schedule.get(ScheduleKey::ReductionVectorBytes).value_or(16);
+  // no lanes. The widest access is reduction.vector_bytes, at most 8 lanes.
+  unsigned vectorBytes = fe.schedule.valueOr(ScheduleKey::ReductionVectorBytes);
   planLanes(numIterDims == 0 || reducedIter.empty()
                 ? 1
                 : std::max(1u, std::min(vectorBytes / narrowest, 8u)),
