@@ -162,6 +162,32 @@ static LogicalResult emitFusion(func::FuncOp fusion, gpu::GPUModuleOp module,
                      "copy buffers yet";
     fe.buffers[v] = plan.getArgument(numArgs + i);
   }
+  // Forced 32-bit index math on a tensor too large for it: an error here,
+  // never a kernel whose offsets wrap (sizes known only at launch: the
+  // plan checks them, FusionEmitter::indexWidths).
+  if (indexBits == 32) {
+    auto check = [&](Value v, Location at) -> LogicalResult {
+      auto t = dyn_cast<RankedTensorType>(v.getType());
+      if (!t || !t.hasStaticShape() || t.getNumElements() < FusionEmitter::max32BitElements())
+        return success();
+      return emitError(at, "index-bits 32: ")
+             << t << " has " << t.getNumElements()
+             << " elements; 32-bit index math holds below "
+             << FusionEmitter::max32BitElements()
+             << " (2^31 - 2^24): compile with index-bits 0 (per kernel) or 64";
+    };
+    for (Value a : fusion.getArguments())
+      if (failed(check(a, fusion.getLoc())))
+        return failure();
+    WalkResult walk = fusion.walk([&](Operation *op) {
+      for (Value r : op->getResults())
+        if (failed(check(r, op->getLoc())))
+          return WalkResult::interrupt();
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      return failure();
+  }
   emitChecks(fe, plan, numArgs);
   // fuser.size into an integer narrower than the extent may be: checked.
   fusion.walk([&](SizeOp size) {

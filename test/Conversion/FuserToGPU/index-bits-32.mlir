@@ -1,0 +1,34 @@
+// index-bits 32 forces 32-bit index math, which holds below 2^31 - 2^24
+// elements: a static tensor above that fails the compile, and sizes known
+// only at launch are checked by the plan before any launch, never a kernel
+// whose offsets wrap.
+// RUN: fuser-opt %s -split-input-file --fuser-segment --fuser-schedule --fuser-emit-kernels=index-bits=32 -verify-diagnostics | FileCheck %s
+// (The plan's check at launch: test/tools/fuserc/index-bits.test.)
+
+// CHECK-LABEL: func.func @dynamic
+// CHECK: fuser.check %{{.*}}, "a kernel compiled for 32-bit index math (index-bits 32) may address {} elements (a bound: its tensors' sizes, summed where known only at launch); 32-bit index math holds below {}: compile with index-bits 0 or 64"
+// CHECK: fuser.launch @dynamic_kernels::@dynamic_0
+// CHECK-NOT: fuser.launch
+func.func @dynamic(%x: tensor<?xi8>) -> tensor<?xi8> {
+  %0 = fuser.neg %x : tensor<?xi8>
+  return %0 : tensor<?xi8>
+}
+
+// -----
+
+// expected-error @+1 {{index-bits 32: 'tensor<3000000000xi8>' has 3000000000 elements; 32-bit index math holds below 2130706432 (2^31 - 2^24): compile with index-bits 0 (per kernel) or 64}}
+func.func @too_large(%x: tensor<3000000000xi8>) -> tensor<3000000000xi8> {
+  %0 = fuser.neg %x : tensor<3000000000xi8>
+  return %0 : tensor<3000000000xi8>
+}
+
+// -----
+
+// Below the bound: no check, one 32-bit kernel.
+// CHECK-LABEL: func.func @fits
+// CHECK-NOT: fuser.check
+// CHECK: fuser.launch @fits_kernels::@fits_0
+func.func @fits(%x: tensor<2000000000xi8>) -> tensor<2000000000xi8> {
+  %0 = fuser.neg %x : tensor<2000000000xi8>
+  return %0 : tensor<2000000000xi8>
+}
