@@ -5,10 +5,12 @@
 #include "fuser/Dialect/Fuser/IR/Schedule.h"
 #include "fuser/Driver/Tuning.h"
 #include "fuser/Target/Chips.h"
+#include "fuser/Transforms/Segments.h"
 
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Support.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Diagnostics.h"
 
 using namespace mlir;
 using namespace mlir::fuser;
@@ -59,4 +61,29 @@ bool fuserPrintFusionTuningHash(MlirModule module, MlirStringRef fusion,
       return true;
     }
   return false;
+}
+
+intptr_t fuserPrintFusionSegments(MlirModule module, MlirStringRef fusion,
+                                  MlirStringCallback callback, void *userData) {
+  if (mlirModuleIsNull(module) || !fusion.data || !callback)
+    return -1;
+  for (auto f : unwrap(module).getOps<func::FuncOp>()) {
+    if (f.getSymName() != unwrap(fusion) || f.isExternal())
+      continue;
+    // Quiet: a compile of the fusion reports what is wrong with it.
+    ScopedDiagnosticHandler quiet(f.getContext(), [](Diagnostic &) { return success(); });
+    FailureOr<std::vector<std::string>> schedulers = fusionSegmentSchedulers(f);
+    if (failed(schedulers))
+      return -1;
+    for (const std::string &name : *schedulers)
+      callback(mlirStringRefCreate(name.data(), name.size()), userData);
+    return intptr_t(schedulers->size());
+  }
+  return -1;
+}
+
+bool fuserScheduleKeyAppliesTo(unsigned pos, MlirStringRef scheduler) {
+  std::optional<GroupKind> kind =
+      scheduler.data ? parseGroupKind(unwrap(scheduler)) : std::nullopt;
+  return kind && pos < kNumScheduleKeys && keyAppliesTo(scheduleKeys()[pos].key, *kind);
 }

@@ -109,8 +109,11 @@ MLIR_CAPI_EXPORTED void fuserCompileOptionsSetAssumeAligned(FuserCompileOptions 
 MLIR_CAPI_EXPORTED void fuserCompileOptionsSetAllowTf32(FuserCompileOptions options,
                                                         bool allowTf32);
 /// Forces schedule decisions instead of the heuristic's: comma-separated
-/// KEY=VALUE, for example "pointwise.units=2,pointwise.block=128"
-/// (docs/schedulers.md, "Schedules as IR"). A bad key or value fails
+/// KEY=VALUE, for example "pointwise.units=2,pointwise.block=128", for
+/// every segment that reads the key, or KEY[SEGMENT]=VALUE for one segment
+/// alone ("reduction.block[1]=128"; fuserPrintFusionSegments lists them)
+/// (docs/schedulers.md, "Schedules as IR"). A bad key or value, or a
+/// segment the fusion lacks or whose scheduler does not read the key, fails
 /// the compile with a diagnostic naming it. The results are the same bits
 /// whatever the schedule; only speed changes. Empty (the default): the
 /// heuristic's decisions. For one fusion only, put the decisions on its

@@ -66,6 +66,22 @@ MLIR_CAPI_EXPORTED bool fuserPrintFusionTuningHash(MlirModule module, MlirString
                                                    MlirStringCallback callback,
                                                    void *userData);
 
+/// The segments fuser-segment cuts the fusion named `fusion` into, in
+/// order: calls `callback` once a segment with the name of its scheduler
+/// ("pointwise", "reduction", "inner-outer", ...: the names of
+/// `fuser.schedulers`). A schedule decides for one segment alone with
+/// `KEY[SEGMENT]=VALUE` (docs/tuning.md). Returns the number of segments,
+/// or -1 (and calls nothing) when `module` has no such fusion or it does
+/// not check or segment (compile it to see why).
+MLIR_CAPI_EXPORTED intptr_t fuserPrintFusionSegments(MlirModule module, MlirStringRef fusion,
+                                                     MlirStringCallback callback,
+                                                     void *userData);
+
+/// Whether a segment of scheduler `scheduler` (a name
+/// fuserPrintFusionSegments gives) reads schedule key `pos`; false for an
+/// unknown scheduler or key.
+MLIR_CAPI_EXPORTED bool fuserScheduleKeyAppliesTo(unsigned pos, MlirStringRef scheduler);
+
 #ifdef __cplusplus
 }
 #endif

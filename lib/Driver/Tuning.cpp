@@ -17,9 +17,13 @@
 #include "fuser/Dialect/Fuser/IR/FuserAttrNames.h"
 #include "fuser/Dialect/Fuser/IR/FuserOps.h"
 #include "fuser/Dialect/Fuser/IR/Schedule.h"
+#include "fuser/Pipelines/Pipelines.h"
 #include "fuser/Target/Chips.h"
+#include "fuser/Transforms/Passes.h"
+#include "fuser/Transforms/Segments.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/SHA256.h"
@@ -87,4 +91,24 @@ LogicalResult mlir::fuser::applyTuning(ModuleOp module, StringRef tuning, String
       f->setAttr(kScheduleAttr, it->second);
   }
   return success();
+}
+
+FailureOr<std::vector<std::string>> mlir::fuser::fusionSegmentSchedulers(func::FuncOp fusion) {
+  // The compile's own stages up to segmentation (lib/Pipelines), on a copy.
+  OwningOpRef<ModuleOp> module = ModuleOp::create(fusion.getLoc());
+  module->push_back(fusion.clone());
+  PassManager pm(fusion.getContext());
+  buildCheckStage(pm);
+  buildDecomposeStage(pm);
+  pm.addPass(createSegmentPass());
+  if (failed(pm.run(*module)))
+    return failure();
+  auto segmented = *module->getOps<func::FuncOp>().begin();
+  auto names = segmented->getAttrOfType<ArrayAttr>(kSchedulersAttr);
+  if (!names)
+    return segmented.emitError("fuser-segment left no ") << kSchedulersAttr;
+  std::vector<std::string> result;
+  for (Attribute n : names)
+    result.push_back(cast<StringAttr>(n).getValue().str());
+  return result;
 }

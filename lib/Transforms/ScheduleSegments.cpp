@@ -4,7 +4,8 @@
 // `fuser.schedules` on each segmented fusion: per segment, every decision of
 // its scheduler that is a schedule key (Schedule.h), taken from the fusion's
 // own `fuser.schedule`, else the `schedule` option, else the heuristic's
-// default. The emitters read only that entry, so the IR after this pass
+// default; in each, an entry for the segment alone (`KEY[SEGMENT]`) before
+// the key for every segment. The emitters read only that entry, so the IR after this pass
 // says how each kernel will be launched, a user can change it, and the
 // same entry always gives the same kernels. `explain` prints the decisions
 // and the facts behind them.
@@ -33,7 +34,7 @@ using namespace mlir::fuser;
 namespace {
 
 /// Where a decision came from, for explain.
-enum class Source { Default, Option, Fusion, Given };
+enum class Source { Default, Option, OptionSegment, Fusion, FusionSegment, Given };
 
 const char *sourceName(Source s) {
   switch (s) {
@@ -41,8 +42,13 @@ const char *sourceName(Source s) {
     return "the heuristic's default";
   case Source::Option:
     return "the schedule option";
+  case Source::OptionSegment:
+    return "the schedule option's entry for this segment";
   case Source::Fusion:
     return "the fusion's fuser.schedule (the input's, or a tuning file's entry)";
+  case Source::FusionSegment:
+    return "the fusion's fuser.schedule's entry for this segment (the input's, or a tuning "
+           "file's)";
   case Source::Given:
     return "the input's fuser.schedules";
   }
@@ -152,9 +158,16 @@ struct SchedulePass : fuser::impl::SchedulePassBase<SchedulePass> {
       return failure();
     Schedule ofFusion =
         Schedule::fromAttr(fusion->getAttrOfType<ScheduleAttr>(kScheduleAttr));
+    if (!given && (failed(checkSegmentEntries(fusion, *segments, ofFusion,
+                                              "its " + kScheduleAttr.str())) ||
+                   failed(checkSegmentEntries(fusion, *segments, forced, "the schedule option"))))
+      return failure();
     SmallVector<Attribute> entries(segments->size());
     for (const Segment &s : *segments) {
       Schedule written = Schedule::fromAttr(dyn_cast_or_null<ScheduleAttr>(s.schedule));
+      // A segment's own entry wins over every segment's, the fusion's
+      // over the option's.
+      Schedule fusionHere = ofFusion.forSegment(s.index), forcedHere = forced.forSegment(s.index);
       Schedule chosen;
       Source source[kNumScheduleKeys] = {};
       for (const ScheduleKeyInfo &k : scheduleKeys()) {
@@ -164,12 +177,13 @@ struct SchedulePass : fuser::impl::SchedulePassBase<SchedulePass> {
         if (given) {
           chosen.values[i] = written.values[i];
           source[i] = Source::Given;
-        } else if (ofFusion.values[i]) {
-          chosen.values[i] = ofFusion.values[i];
-          source[i] = Source::Fusion;
-        } else if (forced.values[i]) {
-          chosen.values[i] = forced.values[i];
-          source[i] = Source::Option;
+        } else if (fusionHere.values[i]) {
+          chosen.values[i] = fusionHere.values[i];
+          source[i] =
+              setForSegment(ofFusion, s.index, i) ? Source::FusionSegment : Source::Fusion;
+        } else if (forcedHere.values[i]) {
+          chosen.values[i] = forcedHere.values[i];
+          source[i] = setForSegment(forced, s.index, i) ? Source::OptionSegment : Source::Option;
         } else {
           chosen.values[i] = k.defaultValue;
           source[i] = Source::Default;
@@ -186,6 +200,40 @@ struct SchedulePass : fuser::impl::SchedulePassBase<SchedulePass> {
     }
     if (!given)
       fusion->setAttr(kSchedulesAttr, ArrayAttr::get(fusion.getContext(), entries));
+    return success();
+  }
+
+  /// Whether `schedule` has an entry of segment `segment` for key `i`.
+  static bool setForSegment(const Schedule &schedule, unsigned segment, unsigned i) {
+    for (const Schedule::OfSegment &entry : schedule.segments)
+      if (entry.segment == segment)
+        return entry.values[i].has_value();
+    return false;
+  }
+
+  /// Every decision `schedule` makes for one segment names a segment of
+  /// `fusion` whose scheduler takes it: a decision that would be dropped
+  /// is an error, not a silent no-op.
+  static LogicalResult checkSegmentEntries(func::FuncOp fusion, ArrayRef<Segment> segments,
+                                           const Schedule &schedule, const std::string &where) {
+    for (const Schedule::OfSegment &entry : schedule.segments)
+      for (const ScheduleKeyInfo &k : scheduleKeys()) {
+        if (!entry.values[unsigned(k.key)])
+          continue;
+        if (entry.segment >= segments.size())
+          return fusion.emitError() << where << " sets " << k.name << "[" << entry.segment
+                                    << "], but @" << fusion.getSymName() << " has "
+                                    << segments.size() << " segment"
+                                    << (segments.size() == 1 ? "" : "s")
+                                    << " (--fuser-segment=dump lists them)";
+        GroupKind kind = segments[entry.segment].scheduler;
+        if (!keyAppliesTo(k.key, kind))
+          return fusion.emitError()
+                 << where << " sets " << k.name << "[" << entry.segment << "], but segment "
+                 << entry.segment << " of @" << fusion.getSymName() << " is a "
+                 << groupKindName(kind) << " segment and " << k.name << " is a decision of the "
+                 << groupKindName(schedulerOfKey(k.key)) << " scheduler";
+      }
     return success();
   }
 

@@ -504,12 +504,62 @@ static void testTuning(MlirContext ctx) {
   bad = fuserCompile(m, o);
   printDiagnostics(bad);
   fuserCompileResultDestroy(bad);
+  mlirModuleDestroy(m);
+
+  /* Segments: their schedulers, the keys each reads, and a decision for
+   * one of them alone (KEY[SEGMENT]). */
+  const char *two =
+      "func.func @two(%x: tensor<64x512xf32>, %y: tensor<512x100xf32>) -> (tensor<64xf32>, "
+      "tensor<512xf32>) {\n"
+      "  %e = fuser.exp %x : tensor<64x512xf32>\n"
+      "  %s = fuser.sum %e dims = [1] : tensor<64x512xf32> -> tensor<64xf32>\n"
+      "  %t = fuser.sum %y dims = [1] : tensor<512x100xf32> -> tensor<512xf32>\n"
+      "  return %s, %t : tensor<64xf32>, tensor<512xf32>\n}\n";
+  m = fuserParseSourceString(ctx, S(two), S("two.mlir"), NULL, NULL);
+  EXPECT(!mlirModuleIsNull(m));
+  char schedulers[128] = "";
+  EXPECT(fuserPrintFusionSegments(m, S("two"), appendString, schedulers) == 2);
+  EXPECT(!strcmp(schedulers, "reductionreduction"));
+  EXPECT(fuserPrintFusionSegments(m, S("nope"), appendString, schedulers) == -1);
+  EXPECT(fuserPrintFusionSegments((MlirModule){NULL}, S("two"), appendString, NULL) == -1);
+  for (unsigned k = 0; k < numKeys; ++k) {
+    fuserGetScheduleKey(k, &key);
+    EXPECT(fuserScheduleKeyAppliesTo(k, S("reduction")) == !strncmp(key.name, "reduction.", 10));
+    EXPECT(fuserScheduleKeyAppliesTo(k, S("normalization")) ==
+           !strncmp(key.name, "reduction.", 10));
+    EXPECT(!fuserScheduleKeyAppliesTo(k, S("nonsense")));
+  }
+  EXPECT(!fuserScheduleKeyAppliesTo(numKeys, S("reduction")));
+  /* reduction.block[1]: the default's value (256) gives the plain bundle,
+   * another one another bundle (segment 1's blocks: fuserc's
+   * segment-schedule.test shows the launch). */
+  fuserCompileOptionsSetTuning(o, S(""), S("my.tuning"));
+  plain = fuserCompile(m, o);
+  fuserCompileOptionsSetSchedule(o, S("reduction.block[1]=256"));
+  FuserCompileResult same = fuserCompile(m, o);
+  fuserCompileOptionsSetSchedule(o, S("reduction.block[1]=512"));
+  FuserCompileResult other = fuserCompile(m, o);
+  EXPECT(fuserCompileResultIsSuccess(plain) && fuserCompileResultIsSuccess(same) &&
+         fuserCompileResultIsSuccess(other));
+  MlirStringRef p = fuserCompileResultGetBundle(plain), q = fuserCompileResultGetBundle(same),
+                r = fuserCompileResultGetBundle(other);
+  EXPECT(p.length == q.length && !memcmp(p.data, q.data, p.length));
+  EXPECT(p.length != r.length || memcmp(p.data, r.data, p.length));
+  fuserCompileResultDestroy(plain);
+  fuserCompileResultDestroy(same);
+  fuserCompileResultDestroy(other);
+  fuserCompileOptionsSetSchedule(o, S("reduction.block[2]=512"));
+  bad = fuserCompile(m, o);
+  EXPECT(!fuserCompileResultIsSuccess(bad));
+  printDiagnostics(bad);
+  fuserCompileResultDestroy(bad);
   fuserCompileOptionsDestroy(o);
   mlirModuleDestroy(m);
 }
 // CHECK-LABEL: @testTuning
 // CHECK-NEXT: my.tuning:2:1: error: the fusion hash must be 16 hex digits, got 'not-a-hash'
 // CHECK-NEXT: tuning:1:1: error: a tuning entry is 'HASH CHIP SCHEDULE' (three fields separated by spaces), got 'x y'
+// CHECK-NEXT: two.mlir:1:1: error: the schedule option sets reduction.block[2], but @two has 2 segments (--fuser-segment=dump lists them)
 
 static void testCompileFailures(MlirContext ctx) {
   fprintf(stderr, "@testCompileFailures\n");

@@ -23,7 +23,7 @@ typedef struct {
   bool explainSchedule; /* --explain-schedule: each segment's decisions, as remarks */
   const char *math;     /* "fast" or "precise" */
   const char *plantBug; /* testing only */
-  const char *schedule; /* --schedule KEY=VALUE,...: forced schedule decisions */
+  const char *schedule; /* --schedule KEY[[SEGMENT]]=VALUE,...: forced schedule decisions */
   const char *tuning;   /* --tuning FILE: a tuning file's schedules (docs/tuning.md) */
   const char *vjp;      /* fuserDifferentiate this fusion first, or NULL */
   int64_t wrt[64];      /* --wrt: positions of the inputs to differentiate */

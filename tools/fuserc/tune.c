@@ -90,7 +90,7 @@ static void usage(FILE *out) {
         "  cpu, or auto without a GPU) by fuser's cost model (docs/tuning.md). With -o,\n"
         "  writes a tuning file for `fuserc compile --tuning TUNING` and\n"
         "  fuserCompileOptionsSetTuning.\n"
-        "  --try: rank exactly these schedules (KEY=VALUE,...) against the heuristic's.\n"
+        "  --try: rank exactly these schedules (KEY=VALUE or KEY[SEGMENT]=VALUE,...) against the heuristic's.\n"
         "  --model-only: no emulator run (sizes too large to emulate): no bit check, and\n"
         "  the bytes are the tensors' sizes. --bandwidth: the part's DRAM GB/s (default:\n"
         "  the chip table's, H100 SXM for sm_90; 4800 for an H200).\n",
@@ -834,6 +834,30 @@ static bool tunable(const fuser_fusion *f) {
 
 /* Tunes one fusion; appends its entry to `entries`. Returns 0; 1 after an
  * error; 2 when a schedule computed other bits than the heuristic's. */
+/* The segments of a fusion, from fuserPrintFusionSegments: their
+ * schedulers' names. A fusion of more segments than this is tuned a key at
+ * a time on all of them at once. */
+enum { kMaxSegments = 16 };
+typedef struct {
+  char names[kMaxSegments][32];
+  int num;
+} Segments;
+
+static void addSegment(MlirStringRef name, void *userData) {
+  Segments *s = userData;
+  if (s->num < kMaxSegments)
+    snprintf(s->names[s->num], sizeof s->names[0], "%.*s", (int)name.length, name.data);
+  ++s->num;
+}
+
+static void printSegments(const Segments *s) {
+  printf("  %d segments:", s->num);
+  for (int g = 0; g < s->num && g < kMaxSegments; ++g)
+    printf("%s %d %s", g ? "," : "", g, s->names[g]);
+  printf("%s; a key two of them read is tried on each alone (KEY[SEGMENT]=VALUE)\n",
+         s->num > kMaxSegments ? ", ..." : "");
+}
+
 static int tuneFusion(const TuneFlags *flags, MlirModule module, MlirOperation fusion,
                       const char *name, fuser_rt *emulator, fuser_rt *gpu, FILE *entries) {
   /* A failure below leaves a comment in the file, not a missing fusion. */
@@ -905,32 +929,65 @@ static int tuneFusion(const TuneFlags *flags, MlirModule module, MlirOperation f
     goto report;
   }
 
-  /* One key at a time. */
+  /* One key at a time: on every segment that reads it, or, where two or
+   * more segments do, on each of them alone (KEY[SEGMENT]). */
+  Segments segments = {0};
+  intptr_t numSegments =
+      fuserPrintFusionSegments(module, mlirStringRefCreateFromCString(name), addSegment,
+                               &segments);
+  if (numSegments > 1)
+    printSegments(&segments);
   unsigned numKeys = fuserGetNumScheduleKeys();
-  size_t *bestOfKey = calloc(numKeys, sizeof *bestOfKey); /* 0: none better */
+  /* What to try: a key, and the segment it is tried on (-1: every one). */
+  typedef struct {
+    unsigned key;
+    int segment;
+    size_t best; /* the best candidate ahead of the heuristic's; 0: none */
+  } Axis;
+  Axis *axes = calloc((size_t)numKeys * (kMaxSegments + 1), sizeof *axes);
+  size_t numAxes = 0;
+  /* Segments past kMaxSegments (or none known): every key on all at once. */
+  int perSegment = numSegments > 1 && numSegments <= kMaxSegments ? (int)numSegments : 0;
   for (unsigned k = 0; k < numKeys; ++k) {
+    unsigned readers = 0;
+    for (int g = 0; g < perSegment; ++g)
+      readers += fuserScheduleKeyAppliesTo(k, mlirStringRefCreateFromCString(segments.names[g]));
+    if (readers < 2) {
+      axes[numAxes++] = (Axis){k, -1, 0};
+      continue;
+    }
+    for (int g = 0; g < perSegment; ++g)
+      if (fuserScheduleKeyAppliesTo(k, mlirStringRefCreateFromCString(segments.names[g])))
+        axes[numAxes++] = (Axis){k, g, 0};
+  }
+  for (size_t a = 0; a < numAxes; ++a) {
     FuserScheduleKeyInfo key;
-    fuserGetScheduleKey(k, &key);
+    fuserGetScheduleKey(axes[a].key, &key);
     for (unsigned v = 0; v < key.numTryValues; ++v) {
-      char schedule[128];
-      snprintf(schedule, sizeof schedule, "%s=%" PRId64, key.name, key.tryValues[v]);
+      char schedule[128], segment[16] = "";
+      if (axes[a].segment >= 0)
+        snprintf(segment, sizeof segment, "[%d]", axes[a].segment);
+      snprintf(schedule, sizeof schedule, "%s%s=%" PRId64, key.name, segment, key.tryValues[v]);
       Candidate *c = evaluate(&s, schedule);
       if (c && c->sameBits && cost(&s, c) < cost(&s, &s.candidates[0]) &&
-          (!bestOfKey[k] || cost(&s, c) < cost(&s, &s.candidates[bestOfKey[k]])))
-        bestOfKey[k] = (size_t)(c - s.candidates);
+          (!axes[a].best || cost(&s, c) < cost(&s, &s.candidates[axes[a].best])))
+        axes[a].best = (size_t)(c - s.candidates);
     }
   }
-  /* The best of each key that helped, together. */
-  char combined[512] = "";
+  /* The best of each key (and segment) that helped, together, as long as
+   * the schedule's text holds them. */
+  char combined[sizeof s.candidates[0].schedule] = "";
   unsigned helped = 0;
-  for (unsigned k = 0; k < numKeys; ++k)
-    if (bestOfKey[k]) {
+  for (size_t a = 0; a < numAxes; ++a)
+    if (axes[a].best) {
+      const char *one = s.candidates[axes[a].best].schedule;
       size_t n = strlen(combined);
-      snprintf(combined + n, sizeof combined - n, "%s%.100s", n ? "," : "",
-               s.candidates[bestOfKey[k]].schedule);
+      if (n + 1 + strlen(one) >= sizeof combined)
+        break;
+      snprintf(combined + n, sizeof combined - n, "%s%s", n ? "," : "", one);
       ++helped;
     }
-  free(bestOfKey);
+  free(axes);
   if (helped > 1)
     evaluate(&s, combined);
 

@@ -33,7 +33,7 @@ struct DriverOptions {
   /// f32 matrix products may multiply as TF32 (docs/matmul.md).
   bool allowTf32 = false;
   /// Schedule decisions forced instead of the heuristic's: comma-separated
-  /// KEY=VALUE (fuser-schedule's schedule option, docs/schedulers.md).
+  /// KEY=VALUE or KEY[SEGMENT]=VALUE (fuser-schedule's schedule option, docs/schedulers.md).
   std::string schedule;
   /// Report each segment's schedule decisions and the facts behind them as
   /// remarks (fuser-schedule's explain); such a compile bypasses the cache,

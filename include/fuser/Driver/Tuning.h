@@ -16,6 +16,7 @@
 #include "mlir/IR/BuiltinOps.h"
 
 #include <string>
+#include <vector>
 
 namespace mlir::fuser {
 
@@ -36,6 +37,13 @@ std::string fusionTuningHash(func::FuncOp fusion);
 /// line; nothing is applied then.
 LogicalResult applyTuning(ModuleOp module, llvm::StringRef tuning, llvm::StringRef chip,
                           llvm::StringRef source = "tuning");
+
+/// The segments fuser-segment cuts `fusion` into, in order: each one's
+/// scheduler name, as `fuser.schedulers` writes it. A tuner needs them to
+/// try a key on one segment alone (`KEY[SEGMENT]=VALUE`). Segments a copy
+/// of the fusion; failure (with the diagnostics) where it does not check
+/// or segment.
+FailureOr<std::vector<std::string>> fusionSegmentSchedulers(func::FuncOp fusion);
 
 } // namespace mlir::fuser
 

@@ -48,7 +48,7 @@ struct CompileOptions : public PassPipelineOptions<CompileOptions> {
   PassOptions::Option<std::string> schedule{
       *this, "schedule",
       llvm::cl::desc("Schedule decisions forced instead of the heuristic's: "
-                     "comma-separated KEY=VALUE (fuser-schedule's schedule "
+                     "comma-separated KEY=VALUE or KEY[SEGMENT]=VALUE (fuser-schedule's schedule "
                      "option, docs/schedulers.md)"),
       llvm::cl::init("")};
   PassOptions::Option<bool> explainSchedule{

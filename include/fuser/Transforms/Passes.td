@@ -144,7 +144,9 @@ def SchedulePass : Pass<"fuser-schedule", "ModuleOp"> {
   }];
   let options = [
     Option<"schedule", "schedule", "std::string", /*default=*/"\"\"",
-           "Decisions forced for every segment, as comma-separated KEY=VALUE: "
+           "Decisions forced, as comma-separated KEY=VALUE (every segment that "
+           "reads the key) or KEY[SEGMENT]=VALUE (that segment alone, which must "
+           "read it): "
            "pointwise.block, pointwise.units, pointwise.waves, pointwise.vector_bytes, "
            "transpose.tile, transpose.rows, transpose.waves, "
            "reduction.block, reduction.waves, reduction.threads, reduction.splits, "

@@ -136,3 +136,69 @@ func.func @column_rows_alone() attributes {fuser.schedule = #fuser.schedule<redu
 func.func @scan_block_not_power_of_two() attributes {fuser.schedule = #fuser.schedule<scan.block = 96>} {
   return
 }
+
+// -----
+
+// A segment's decision is checked with every segment's under it: the
+// tile for all, the rows for segment 1.
+// expected-error @+1 {{#fuser.schedule: segment 1: transpose.rows (32) is above transpose.tile (16): a thread would have no tile row to move}}
+func.func @segment_disagrees() attributes {fuser.schedule = #fuser.schedule<transpose.tile = 16, transpose.rows[1] = 32>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{#fuser.schedule: key 'pointwise.block[3]' (threads per block of a pointwise kernel) must be a power of two from 32 to 1024, got 100}}
+func.func @segment_bad_value() attributes {fuser.schedule = #fuser.schedule<pointwise.block[3] = 100>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{#fuser.schedule: key 'pointwise.block[1]' is given twice}}
+func.func @segment_twice() attributes {fuser.schedule = #fuser.schedule<pointwise.block[1] = 64, pointwise.block[1] = 128>} {
+  return
+}
+
+// -----
+
+// The same key for every segment and for one is not twice.
+func.func @segment_and_all() attributes {fuser.schedule = #fuser.schedule<pointwise.block = 64, pointwise.block[1] = 128>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{#fuser.schedule: 'pointwise.block[-1]' must be KEY or KEY[SEGMENT], SEGMENT from 0 to 65535}}
+func.func @segment_negative() attributes {fuser.schedule = #fuser.schedule<pointwise.block[-1] = 64>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{#fuser.schedule: 'pointwise.block[65536]' must be KEY or KEY[SEGMENT], SEGMENT from 0 to 65535}}
+func.func @segment_too_large() attributes {fuser.schedule = #fuser.schedule<pointwise.block[65536] = 64>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{#fuser.schedule: unknown key 'pointwise.blocks'; known:}}
+func.func @segment_unknown_key() attributes {fuser.schedule = #fuser.schedule<pointwise.blocks[0] = 64>} {
+  return
+}
+
+// -----
+
+// A fuser.schedules entry is its segment's already.
+// expected-error @+1 {{'fuser.schedules' entry 1 is segment 1's schedule; a decision for one segment (KEY[SEGMENT]) belongs in 'fuser.schedule', got #fuser.schedule<pointwise.block[0] = 64>}}
+func.func @segment_in_schedules() attributes {fuser.schedules = [#fuser.schedule<>, #fuser.schedule<pointwise.block[0] = 64>]} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{expected integer value}}
+func.func @segment_not_integer() attributes {fuser.schedule = #fuser.schedule<pointwise.block[one] = 64>} {
+  return
+}

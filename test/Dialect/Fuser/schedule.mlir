@@ -19,3 +19,13 @@ func.func @per_segment(%a: tensor<8xf32>) -> tensor<8xf32>
   %0 = fuser.exp %a : tensor<8xf32>
   return %0 : tensor<8xf32>
 }
+
+// A decision for one segment alone (KEY[SEGMENT]) prints after every
+// segment's, by segment (numerically), each in the table's order.
+// CHECK-LABEL: func.func @one_segment
+// CHECK-SAME: fuser.schedule = #fuser.schedule<reduction.block = 128, pointwise.block[2] = 64, reduction.block[2] = 512, reduction.waves[10] = 2>
+func.func @one_segment(%a: tensor<8xf32>) -> tensor<8xf32>
+    attributes {fuser.schedule = #fuser.schedule<reduction.waves[10] = 2, reduction.block[2] = 512, reduction.block = 128, pointwise.block[2] = 64>} {
+  %0 = fuser.exp %a : tensor<8xf32>
+  return %0 : tensor<8xf32>
+}

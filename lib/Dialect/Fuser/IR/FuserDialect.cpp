@@ -3,6 +3,7 @@
 #include "fuser/Dialect/Fuser/IR/FuserDialect.h"
 #include "fuser/Dialect/Fuser/IR/FuserAttrNames.h"
 #include "fuser/Dialect/Fuser/IR/FuserOps.h"
+#include "fuser/Dialect/Fuser/IR/Schedule.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
@@ -59,6 +60,14 @@ LogicalResult FuserDialect::verifyOperationAttribute(Operation *op, NamedAttribu
                                 << "' must be an array of #fuser.schedule on a fusion, one "
                                    "per segment, got "
                                 << attr.getValue();
+    // An entry is its segment's already: `KEY[SEGMENT]` belongs on the
+    // fusion's fuser.schedule or the schedule option.
+    for (auto [i, entry] : llvm::enumerate(list))
+      if (!Schedule::fromAttr(cast<ScheduleAttr>(entry)).segments.empty())
+        return op->emitError("'")
+               << kSchedulesAttr << "' entry " << i << " is segment " << i
+               << "'s schedule; a decision for one segment (KEY[SEGMENT]) belongs in '"
+               << kScheduleAttr << "', got " << entry;
   }
   return success();
 }

@@ -5,6 +5,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MathExtras.h"
@@ -169,7 +170,8 @@ std::string mlir::fuser::checkScheduleValue(const ScheduleKeyInfo &key, int64_t 
   return legalValues(key);
 }
 
-std::string mlir::fuser::checkScheduleConsistency(const Schedule &s) {
+/// checkScheduleConsistency for `s.values` alone.
+static std::string checkOneSchedule(const Schedule &s) {
   // With the defaults for what `s` leaves out: a schedule is what its
   // kernels will take, so a floor of 4 is wrong under the default cap of 2
   // as much as under a cap of 2 written beside it.
@@ -204,6 +206,66 @@ std::string mlir::fuser::checkScheduleConsistency(const Schedule &s) {
   return "";
 }
 
+std::string mlir::fuser::checkScheduleConsistency(const Schedule &s) {
+  std::string error = checkOneSchedule(s);
+  if (!error.empty())
+    return error;
+  for (const Schedule::OfSegment &entry : s.segments) {
+    error = checkOneSchedule(s.forSegment(entry.segment));
+    if (!error.empty())
+      return "segment " + std::to_string(entry.segment) + ": " + error;
+  }
+  return "";
+}
+
+ScheduleKeyName mlir::fuser::parseScheduleKeyName(llvm::StringRef text, std::string &error) {
+  ScheduleKeyName result;
+  llvm::StringRef name = text.trim();
+  if (name.contains('[') || name.contains(']')) {
+    if (!name.consume_back("]")) {
+      error = "'" + text.trim().str() + "' must be KEY or KEY[SEGMENT], SEGMENT from 0 to " +
+              std::to_string(kMaxScheduleSegment);
+      return result;
+    }
+    auto [base, index] = name.rsplit('[');
+    unsigned segment = 0;
+    if (!name.contains('[') || index.getAsInteger(10, segment) ||
+        segment > kMaxScheduleSegment) {
+      error = "'" + text.trim().str() + "' must be KEY or KEY[SEGMENT], SEGMENT from 0 to " +
+              std::to_string(kMaxScheduleSegment);
+      return result;
+    }
+    result.segment = segment;
+    name = base;
+  }
+  result.key = lookupScheduleKey(name);
+  if (!result.key)
+    error = "unknown key '" + name.str() + "'; known: " + scheduleKeyNames();
+  return result;
+}
+
+Schedule::OfSegment &Schedule::ofSegment(unsigned segment) {
+  auto it = llvm::lower_bound(
+      segments, segment, [](const OfSegment &e, unsigned s) { return e.segment < s; });
+  if (it == segments.end() || it->segment != segment) {
+    OfSegment entry{};
+    entry.segment = segment;
+    it = segments.insert(it, entry);
+  }
+  return *it;
+}
+
+Schedule Schedule::forSegment(unsigned segment) const {
+  Schedule result;
+  std::copy(std::begin(values), std::end(values), std::begin(result.values));
+  for (const OfSegment &entry : segments)
+    if (entry.segment == segment)
+      for (unsigned i = 0; i < kNumScheduleKeys; ++i)
+        if (entry.values[i])
+          result.values[i] = entry.values[i];
+  return result;
+}
+
 int64_t Schedule::valueOr(ScheduleKey key) const {
   if (std::optional<int64_t> v = get(key))
     return *v;
@@ -220,11 +282,10 @@ std::optional<Schedule> Schedule::parse(llvm::StringRef text, std::string &error
     auto [name, value] = entry.split('=');
     name = name.trim();
     value = value.trim();
-    const ScheduleKeyInfo *key = lookupScheduleKey(name);
-    if (!key) {
-      error = "unknown key '" + name.str() + "'; known: " + scheduleKeyNames();
+    ScheduleKeyName named = parseScheduleKeyName(name, error);
+    if (!named.key)
       return std::nullopt;
-    }
+    const ScheduleKeyInfo *key = named.key;
     int64_t v = 0;
     if (!entry.contains('=') || value.getAsInteger(10, v) ||
         !checkScheduleValue(*key, v).empty()) {
@@ -232,11 +293,14 @@ std::optional<Schedule> Schedule::parse(llvm::StringRef text, std::string &error
               ", got '" + value.str() + "'";
       return std::nullopt;
     }
-    if (result.get(key->key)) {
+    std::optional<int64_t> &slot =
+        named.segment ? result.ofSegment(*named.segment).values[unsigned(key->key)]
+                      : result.values[unsigned(key->key)];
+    if (slot) {
       error = "key '" + name.str() + "' is given twice";
       return std::nullopt;
     }
-    result.set(key->key, v);
+    slot = v;
   }
   error = checkScheduleConsistency(result);
   if (!error.empty())
@@ -249,9 +313,17 @@ Schedule Schedule::fromAttr(ScheduleAttr attr) {
   if (!attr)
     return s;
   // The verifier has checked every entry.
-  for (NamedAttribute e : attr.getEntries())
-    if (const ScheduleKeyInfo *key = lookupScheduleKey(e.getName().getValue()))
-      s.set(key->key, cast<IntegerAttr>(e.getValue()).getInt());
+  std::string error;
+  for (NamedAttribute e : attr.getEntries()) {
+    ScheduleKeyName named = parseScheduleKeyName(e.getName().getValue(), error);
+    if (!named.key)
+      continue;
+    int64_t v = cast<IntegerAttr>(e.getValue()).getInt();
+    if (named.segment)
+      s.ofSegment(*named.segment).values[unsigned(named.key->key)] = v;
+    else
+      s.set(named.key->key, v);
+  }
   return s;
 }
 
@@ -261,6 +333,12 @@ ScheduleAttr Schedule::toAttr(MLIRContext *context) const {
   for (const ScheduleKeyInfo &k : kKeys)
     if (std::optional<int64_t> v = get(k.key))
       entries.push_back(b.getNamedAttr(k.name, b.getI64IntegerAttr(*v)));
+  for (const OfSegment &entry : segments)
+    for (const ScheduleKeyInfo &k : kKeys)
+      if (std::optional<int64_t> v = entry.values[unsigned(k.key)])
+        entries.push_back(b.getNamedAttr(
+            std::string(k.name) + "[" + std::to_string(entry.segment) + "]",
+            b.getI64IntegerAttr(*v)));
   return ScheduleAttr::get(context, b.getDictionaryAttr(entries));
 }
 
@@ -273,10 +351,11 @@ LogicalResult ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   Schedule s;
   for (NamedAttribute e : entries) {
     StringRef name = e.getName().getValue();
-    const ScheduleKeyInfo *key = lookupScheduleKey(name);
-    if (!key)
-      return emitError() << "#fuser.schedule: unknown key '" << name << "'; known: "
-                         << scheduleKeyNames();
+    std::string error;
+    ScheduleKeyName named = parseScheduleKeyName(name, error);
+    if (!named.key)
+      return emitError() << "#fuser.schedule: " << error;
+    const ScheduleKeyInfo *key = named.key;
     auto value = dyn_cast<IntegerAttr>(e.getValue());
     if (!value || !value.getType().isSignlessInteger(64))
       return emitError() << "#fuser.schedule: key '" << name << "' must be an i64 integer";
@@ -284,7 +363,10 @@ LogicalResult ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     if (!must.empty())
       return emitError() << "#fuser.schedule: key '" << name << "' (" << key->meaning
                          << ") must be " << must << ", got " << value.getInt();
-    s.set(key->key, value.getInt());
+    if (named.segment)
+      s.ofSegment(*named.segment).values[unsigned(key->key)] = value.getInt();
+    else
+      s.set(key->key, value.getInt());
   }
   std::string disagree = checkScheduleConsistency(s);
   if (!disagree.empty())
@@ -304,7 +386,16 @@ Attribute ScheduleAttr::parse(AsmParser &parser, Type) {
       std::string name;
       int64_t value = 0;
       SMLoc at = parser.getCurrentLocation();
-      if (parser.parseKeywordOrString(&name) || parser.parseEqual())
+      if (parser.parseKeywordOrString(&name))
+        return {};
+      // `KEY[SEGMENT]`: the decision of one segment alone.
+      if (succeeded(parser.parseOptionalLSquare())) {
+        int64_t segment = 0;
+        if (parser.parseInteger(segment) || parser.parseRSquare())
+          return {};
+        name += "[" + std::to_string(segment) + "]";
+      }
+      if (parser.parseEqual())
         return {};
       // parseInteger would take `true` and `false` as 1-bit integers.
       StringRef word;
@@ -332,13 +423,22 @@ Attribute ScheduleAttr::parse(AsmParser &parser, Type) {
 
 void ScheduleAttr::print(AsmPrinter &printer) const {
   printer << "<";
-  // In the table's order, the order a reader expects.
+  // In the table's order, the order a reader expects; one segment's after
+  // every segment's, by segment.
   Schedule s = Schedule::fromAttr(*this);
   bool first = true;
-  for (const ScheduleKeyInfo &k : scheduleKeys())
-    if (std::optional<int64_t> v = s.get(k.key)) {
-      printer << (first ? "" : ", ") << k.name << " = " << *v;
-      first = false;
-    }
+  auto show = [&](const std::optional<int64_t> *values, std::optional<unsigned> segment) {
+    for (const ScheduleKeyInfo &k : scheduleKeys())
+      if (std::optional<int64_t> v = values[unsigned(k.key)]) {
+        printer << (first ? "" : ", ") << k.name;
+        if (segment)
+          printer << "[" << *segment << "]";
+        printer << " = " << *v;
+        first = false;
+      }
+  };
+  show(s.values, std::nullopt);
+  for (const Schedule::OfSegment &entry : s.segments)
+    show(entry.values, entry.segment);
   printer << ">";
 }

@@ -45,7 +45,8 @@ inline constexpr llvm::StringLiteral kDimsFromUsesAttr = "fuser.dims_from_uses";
 /// is still checked against the input's.
 inline constexpr llvm::StringLiteral kSizesAttr = "fuser.sizes";
 /// On a fusion: a #fuser.schedule whose decisions every segment of the
-/// fusion takes (written in the input; wins over the `schedule` option).
+/// fusion takes, and with `KEY[SEGMENT]` one segment alone (written in the
+/// input or by a tuning file; wins over the `schedule` option).
 inline constexpr llvm::StringLiteral kScheduleAttr = "fuser.schedule";
 /// On a segmented fusion: an array of #fuser.schedule, one per segment in
 /// the order of `fuser.schedulers`, written by fuser-schedule (or by hand);

@@ -129,7 +129,9 @@ def Fuser_ScheduleAttr : AttrDef<Fuser_Dialect, "Schedule"> {
     docs/schedulers.md); an unknown key, a value out of range or values that
     disagree (a grid floor above its cap) are errors that name the key.
 
-    On a fusion as `fuser.schedule`: forced for every segment of the fusion.
+    On a fusion as `fuser.schedule`: forced for every segment of the fusion
+    that reads the key, and with `KEY[SEGMENT] = VALUE` for one segment
+    alone (winning there over the key without a segment).
     On a segmented fusion as `fuser.schedules`, one per segment in the order
     of `fuser.schedulers`: what fuser-schedule decided (or a user wrote), the
     only schedule fuser-emit-kernels reads.

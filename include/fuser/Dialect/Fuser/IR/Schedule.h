@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace mlir {
 class MLIRContext;
@@ -82,26 +83,53 @@ std::string scheduleKeyNames();
 /// Empty when `value` is legal for `key`; otherwise what it must be
 /// ("a power of two from 32 to 1024").
 std::string checkScheduleValue(const ScheduleKeyInfo &key, int64_t value);
-/// A set of decisions, each present or left to the heuristic.
+/// The largest segment index a decision may name (`KEY[SEGMENT]`).
+inline constexpr unsigned kMaxScheduleSegment = 65535;
+
+/// A key's name with the segment it is for: "reduction.block" (every
+/// segment) or "reduction.block[1]" (segment 1 alone). Null `key` and
+/// `error` set when `text` is neither.
+struct ScheduleKeyName {
+  const ScheduleKeyInfo *key = nullptr;
+  std::optional<unsigned> segment;
+};
+ScheduleKeyName parseScheduleKeyName(llvm::StringRef text, std::string &error);
+
+/// A set of decisions, each present or left to the heuristic: for every
+/// segment of a fusion (`values`) and for one segment alone (`segments`,
+/// written `KEY[SEGMENT]=VALUE`), the latter winning for its segment.
 struct Schedule {
   std::optional<int64_t> values[kNumScheduleKeys];
+
+  struct OfSegment {
+    unsigned segment;
+    std::optional<int64_t> values[kNumScheduleKeys];
+  };
+  /// Sorted by segment, one entry a segment.
+  std::vector<OfSegment> segments;
 
   std::optional<int64_t> get(ScheduleKey key) const { return values[unsigned(key)]; }
   void set(ScheduleKey key, int64_t value) { values[unsigned(key)] = value; }
   /// The value if present, else the key's default (the key must have one).
   int64_t valueOr(ScheduleKey key) const;
+  /// The entry of segment `segment`, made empty where there is none.
+  OfSegment &ofSegment(unsigned segment);
+  /// What segment `segment` takes: `values`, its own entries over them;
+  /// no per-segment entries.
+  Schedule forSegment(unsigned segment) const;
 
-  /// Parses the `schedule` option's text, comma-separated KEY=VALUE; on a
-  /// bad entry returns nullopt and sets `error` to a message naming it and
-  /// what it accepts.
+  /// Parses the `schedule` option's text, comma-separated KEY=VALUE or
+  /// KEY[SEGMENT]=VALUE; on a bad entry returns nullopt and sets `error` to
+  /// a message naming it and what it accepts.
   static std::optional<Schedule> parse(llvm::StringRef text, std::string &error);
   static Schedule fromAttr(ScheduleAttr attr);
   ScheduleAttr toAttr(MLIRContext *context) const;
 };
 
 /// Empty when the values, each legal, also agree with each other and with
-/// the defaults of the keys `schedule` leaves out; otherwise which keys
-/// disagree and why.
+/// the defaults of the keys `schedule` leaves out, for every segment and
+/// for each segment an entry names; otherwise which keys disagree and why
+/// (and for which segment).
 std::string checkScheduleConsistency(const Schedule &schedule);
 
 } // namespace fuser
