@@ -33,7 +33,8 @@ typedef struct {
    * that changes the order of a sum (innerouter.min_threads,
    * reduction.threads, reduction.splits, reduction.column_threads,
    * reduction.column_rows, reduction.vector_bytes), whose results would
-   * differ in their last bits. */
+   * differ in their last bits, nor for kernel.index_bits (64 bits is never
+   * faster; 32 is already chosen where it holds). */
   int64_t tryValues[8];
   unsigned numTryValues;
 } FuserScheduleKeyInfo;

@@ -65,9 +65,8 @@ void explainRules(llvm::raw_ostream &os, GroupKind kind, const ChipInfo &chip) {
        << " / block), at least 1; a unit is `lanes` elements along the innermost dim\n"
           "  at emission: lanes (pointwise.vector_bytes of the narrowest element that moves "
           "with the innermost dim, fewer where a static inner size needs; the plan checks "
-          "sizes and alignment at launch and takes the scalar loop otherwise), index width "
-          "(32 bits when every tensor has fewer than 2^31 elements, both variants for "
-          "dynamic sizes), and whether an input read across its contiguous dim makes it a "
+          "sizes and alignment at launch and takes the scalar loop otherwise), the index "
+          "width where kernel.index_bits leaves it, and whether an input read across its contiguous dim makes it a "
           "transpose: then the transpose.* keys apply and the pointwise.* keys do not (a "
           "transpose.tile x (transpose.tile + 1) tile in shared memory per input read "
           "across, blocks of transpose.tile x transpose.rows, grid = min(tiles, "
@@ -82,7 +81,8 @@ void explainRules(llvm::raw_ostream &os, GroupKind kind, const ChipInfo &chip) {
        << " SMs x innerouter.max_blocks_per_sm), at least 1; the column partials of each "
           "block are combined in a fixed order by the last block (or a combine kernel)\n"
           "  at emission: where the row lives (registers up to 16 values a thread, else "
-          "shared memory, else re-read), threads along the row, index width\n";
+          "shared memory, else re-read), threads along the row, the index width where "
+          "kernel.index_bits leaves it\n";
     return;
   case GroupKind::Reduction:
   case GroupKind::Normalization:
@@ -101,7 +101,7 @@ void explainRules(llvm::raw_ostream &os, GroupKind kind, const ChipInfo &chip) {
           "reduction.column_threads or reduction.column_rows (each fixes a sum's order of "
           "accumulation: tune tries none of them), lanes (reduction.vector_bytes, fewer where "
           "a static inner size needs), row held in registers or shared memory or re-read, "
-          "index width; fuser-emit-kernels=explain names each kernel's (ReductionHeuristics.cpp, "
+          "the index width where kernel.index_bits leaves it; fuser-emit-kernels=explain names each kernel's (ReductionHeuristics.cpp, "
           "docs/schedulers.md)\n";
     return;
   case GroupKind::Scan:
@@ -109,8 +109,8 @@ void explainRules(llvm::raw_ostream &os, GroupKind kind, const ChipInfo &chip) {
           "else a thread per line; grid = min(ceil(lines / lines per block), scan.waves x "
        << chip.smCount << " SMs x " << chip.maxThreadsPerSM
        << " / block)\n"
-          "  at emission: warp or thread per line (the scanned dim contiguous or not), index "
-          "width; the order of accumulation follows the position only, the same under every "
+          "  at emission: warp or thread per line (the scanned dim contiguous or not), the "
+          "index width where kernel.index_bits leaves it; the order of accumulation follows the position only, the same under every "
           "key (ScanScheduler.cpp)\n";
     return;
   case GroupKind::Matmul:
@@ -231,8 +231,8 @@ struct SchedulePass : fuser::impl::SchedulePassBase<SchedulePass> {
           return fusion.emitError()
                  << where << " sets " << k.name << "[" << entry.segment << "], but segment "
                  << entry.segment << " of @" << fusion.getSymName() << " is a "
-                 << groupKindName(kind) << " segment and " << k.name << " is a decision of the "
-                 << groupKindName(schedulerOfKey(k.key)) << " scheduler";
+                 << groupKindName(kind) << " segment and " << k.name << " is a decision of "
+                 << keyOwnerText(k.key);
       }
     return success();
   }

@@ -959,6 +959,13 @@ struct SegmentPass : fuser::impl::SegmentPassBase<SegmentPass> {
 };
 } // namespace
 
+std::string mlir::fuser::keyOwnerText(ScheduleKey key) {
+  if (isKernelKey(key))
+    return "every scheduler that emits kernels (a matmul or collective segment is a library "
+           "call)";
+  return ("the " + groupKindName(schedulerOfKey(key)) + " scheduler").str();
+}
+
 FailureOr<SmallVector<Segment>> mlir::fuser::getSegments(func::FuncOp fusion) {
   auto names = fusion->getAttrOfType<ArrayAttr>(kSchedulersAttr);
   if (!names)
@@ -989,8 +996,8 @@ FailureOr<SmallVector<Segment>> mlir::fuser::getSegments(func::FuncOp fusion) {
         if (decisions.get(k.key) && !keyAppliesTo(k.key, s.scheduler))
           return fusion.emitError("segment ")
                  << i << " is a " << groupKindName(s.scheduler) << " segment, but its "
-                 << kSchedulesAttr << " entry sets " << k.name << ", a decision of the "
-                 << groupKindName(schedulerOfKey(k.key)) << " scheduler";
+                 << kSchedulesAttr << " entry sets " << k.name << ", a decision of "
+                 << keyOwnerText(k.key);
     }
   }
   Block &body = fusion.getBody().front();

@@ -442,7 +442,8 @@ static void testTuning(MlirContext ctx) {
                                      strcmp(key.name, "reduction.splits") != 0 &&
                                      strcmp(key.name, "reduction.column_threads") != 0 &&
                                      strcmp(key.name, "reduction.column_rows") != 0 &&
-                                     strcmp(key.name, "reduction.vector_bytes") != 0));
+                                     strcmp(key.name, "reduction.vector_bytes") != 0 &&
+                                     strcmp(key.name, "kernel.index_bits") != 0));
     for (unsigned v = 0; v < key.numTryValues; ++v) {
       int64_t x = key.tryValues[v];
       EXPECT(x >= key.lo && x <= key.hi);
@@ -524,9 +525,12 @@ static void testTuning(MlirContext ctx) {
   EXPECT(fuserPrintFusionSegments((MlirModule){NULL}, S("two"), appendString, NULL) == -1);
   for (unsigned k = 0; k < numKeys; ++k) {
     fuserGetScheduleKey(k, &key);
-    EXPECT(fuserScheduleKeyAppliesTo(k, S("reduction")) == !strncmp(key.name, "reduction.", 10));
+    bool everyKernel = !strncmp(key.name, "kernel.", 7);
+    EXPECT(fuserScheduleKeyAppliesTo(k, S("reduction")) ==
+           (everyKernel || !strncmp(key.name, "reduction.", 10)));
     EXPECT(fuserScheduleKeyAppliesTo(k, S("normalization")) ==
-           !strncmp(key.name, "reduction.", 10));
+           (everyKernel || !strncmp(key.name, "reduction.", 10)));
+    EXPECT(fuserScheduleKeyAppliesTo(k, S("matmul")) == false);
     EXPECT(!fuserScheduleKeyAppliesTo(k, S("nonsense")));
   }
   EXPECT(!fuserScheduleKeyAppliesTo(numKeys, S("reduction")));

@@ -17,3 +17,16 @@ func.func @not_read(%x: tensor<8x512xf32>) -> tensor<8xf32>
   %s = fuser.sum %x dims = [1] : tensor<8x512xf32> -> tensor<8xf32>
   return %s : tensor<8xf32>
 }
+
+// -----
+
+// kernel.* keys are read by every segment fuser emits kernels for, not by a
+// library call: segment 1 is the matmul.
+// expected-error @+1 {{its fuser.schedule sets kernel.index_bits[1], but segment 1 of @library is a matmul segment and kernel.index_bits is a decision of every scheduler that emits kernels (a matmul or collective segment is a library call)}}
+func.func @library(%a: tensor<8x16xf32>, %b: tensor<16x4xf32>) -> tensor<8x4xf32>
+    attributes {fuser.schedule = #fuser.schedule<kernel.index_bits[0] = 64, kernel.index_bits[1] = 64>} {
+  %0 = fuser.exp %a : tensor<8x16xf32>
+  %1 = fuser.matmul %0, %b : (tensor<8x16xf32>, tensor<16x4xf32>) -> tensor<8x4xf32>
+  %2 = fuser.tanh %1 : tensor<8x4xf32>
+  return %2 : tensor<8x4xf32>
+}

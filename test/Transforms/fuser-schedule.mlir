@@ -20,6 +20,7 @@
 // EXPLAIN-NEXT: innerouter.max_blocks_per_sm = 2: {{.*}}; the heuristic's default, measured: 4 was 4-40% slower from 256 MB
 // EXPLAIN-NEXT: innerouter.min_threads = (heuristic): {{.*}}; the fewest threads that hold the row at 16 values each, chosen at emission (static rows) or at launch (dynamic rows)
 // EXPLAIN-NEXT: innerouter.max_registers = (heuristic): {{.*}}; no cap: 65536 / threads in the block, as ptxas allocates
+// EXPLAIN-NEXT: kernel.index_bits = (heuristic): the width of the segment's index math in bits {{.*}}; the index-bits compile option where it forces one, else per kernel{{.*}}
 // EXPLAIN-NEXT: launch: row kernel grid = min(max(ceil(rows / innerouter.rows), min(ceil(rows / rows a block holds at once), 132 SMs x innerouter.min_blocks_per_sm)), 132 SMs x innerouter.max_blocks_per_sm), at least 1;
 // EXPLAIN-NEXT: at emission: where the row lives
 // EXPLAIN: remark: schedule of @two segment 1: pointwise scheduler, 2 ops, outputs tensor<?x512xf32>; sm_90, 132 SMs, 2048 threads an SM
@@ -30,6 +31,7 @@
 // EXPLAIN-NEXT: transpose.tile = 32: the square tile a block of a transpose kernel stages in shared memory, in elements a side (padded by one column against bank conflicts); the heuristic's default, 32: a warp reads one tile row of 4-byte elements in one 128-byte line
 // EXPLAIN-NEXT: transpose.rows = 8: {{.*}}; the heuristic's default, 8: 32 x 8 blocks on the default tile, 4 tile rows a thread
 // EXPLAIN-NEXT: transpose.waves = 1: {{.*}}; the heuristic's default, 1: one full wave, each block looping over tiles
+// EXPLAIN-NEXT: kernel.index_bits = (heuristic): the width of the segment's index math in bits {{.*}}; the index-bits compile option where it forces one, else per kernel{{.*}}
 // EXPLAIN-NEXT: launch: grid = min(ceil(units / (block x units per step)), waves x 132 SMs x 2048 / block), at least 1
 // EXPLAIN-NEXT: at emission: lanes {{.*}} transpose: then the transpose.* keys apply and the pointwise.* keys do not (a transpose.tile x (transpose.tile + 1) tile in shared memory per input read across, blocks of transpose.tile x transpose.rows, grid = min(tiles, transpose.waves x 132 SMs x 2048 / block))
 func.func @two(%x: tensor<?x512xf32>, %dy: tensor<?x512xf32>) -> (tensor<?x512xf32>, tensor<?x512xf32>) {
@@ -95,6 +97,7 @@ func.func @by_hand(%x: tensor<1000xf32>) -> tensor<1000xf32>
 // EXPLAIN-NEXT: reduction.column_threads = (heuristic): threads along the kept dim in a block of an outer (column) reduction or normalization kernel{{.*}}; as many as the columns have vector units, at most 32
 // EXPLAIN-NEXT: reduction.column_rows = (heuristic): rows of threads along the reduced dims {{.*}}; 256 threads / reduction.column_threads, at most 32
 // EXPLAIN-NEXT: reduction.vector_bytes = 16: the widest access of a reduction or normalization kernel in bytes{{.*}}; the heuristic's default, 16, the widest load or store a thread issues{{.*}}
+// EXPLAIN-NEXT: kernel.index_bits = (heuristic): the width of the segment's index math in bits {{.*}}; the index-bits compile option where it forces one, else per kernel{{.*}}
 // EXPLAIN-NEXT: launch (inner kernels): block = threads per row x max(1, reduction.block / threads per row) rows, grid = min(ceil(rows / rows per block), reduction.waves x 132 SMs x 2048 / block); reduction.block and reduction.waves do not apply to outer (column) reductions, nor to a row split across blocks
 // EXPLAIN-NEXT: launch (outer kernels): block = reduction.column_threads x reduction.column_rows, grid = min(column tiles, 132 SMs x 2048 / block) x splits
 // EXPLAIN-NEXT: at emission: inner or outer reduction, threads per row where the schedule has no reduction.threads or the row's length is known only at launch, the split across blocks where it has no reduction.splits, the outer kernel's block where it has no reduction.column_threads or reduction.column_rows
@@ -118,8 +121,9 @@ func.func @rows(%x: tensor<8x128xf32>) -> tensor<8x128xf32> {
 // EXPLAIN: remark: schedule of @scan segment 0: scan scheduler
 // EXPLAIN-NEXT: scan.block = 256: threads per block of a scan kernel {{.*}}; the heuristic's default, 256: 8 warps; a scan's order of accumulation depends on the position only, never on the block
 // EXPLAIN-NEXT: scan.waves = 1: a scan kernel's grid cap in full waves; blocks then loop over the lines; the heuristic's default, 1: one full wave, each block looping over lines
+// EXPLAIN-NEXT: kernel.index_bits = (heuristic): the width of the segment's index math in bits {{.*}}; the index-bits compile option where it forces one, else per kernel{{.*}}
 // EXPLAIN-NEXT: launch: block = scan.block threads, a warp per line along the contiguous dim else a thread per line; grid = min(ceil(lines / lines per block), scan.waves x 132 SMs x 2048 / block)
-// EXPLAIN-NEXT: at emission: warp or thread per line (the scanned dim contiguous or not), index width; the order of accumulation follows the position only
+// EXPLAIN-NEXT: at emission: warp or thread per line (the scanned dim contiguous or not), the index width where kernel.index_bits leaves it; the order of accumulation follows the position only
 func.func @scan(%x: tensor<8x100xf32>) -> tensor<8x100xf32> {
   %c = fuser.cumsum %x dim = 1 : tensor<8x100xf32>
   return %c : tensor<8x100xf32>

@@ -152,7 +152,8 @@ def SchedulePass : Pass<"fuser-schedule", "ModuleOp"> {
            "reduction.block, reduction.waves, reduction.threads, reduction.splits, "
            "reduction.column_threads, reduction.column_rows, reduction.vector_bytes, innerouter.rows, "
            "innerouter.min_blocks_per_sm, innerouter.max_blocks_per_sm, "
-           "innerouter.min_threads, innerouter.max_registers, scan.block, scan.waves "
+           "innerouter.min_threads, innerouter.max_registers, scan.block, scan.waves, "
+           "kernel.index_bits "
            "(docs/schedulers.md)">,
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
            "Target GPU, for explain's launch rules (its SM count)">,

@@ -55,16 +55,28 @@ struct Segment {
   llvm::SetVector<Value> outputs;
 };
 
+/// Whether `key` is a decision of every scheduler that emits kernels
+/// (`kernel.*`), not of one.
+inline bool isKernelKey(ScheduleKey key) { return key == ScheduleKey::KernelIndexBits; }
+
 /// Whether a segment of `kind` takes `key`: its scheduler's keys; the
 /// reduction scheduler's for a normalization too (the same scheduler, the
-/// row held on chip).
+/// row held on chip); the `kernel.*` keys for every segment fuser emits
+/// kernels for (a matmul or collective segment is a library call).
 inline GroupKind schedulerOfKey(ScheduleKey key);
 inline bool keyAppliesTo(ScheduleKey key, GroupKind kind) {
+  if (isKernelKey(key))
+    return kind != GroupKind::Matmul && kind != GroupKind::Collective;
   GroupKind owner = schedulerOfKey(key);
   return owner == kind || (owner == GroupKind::Reduction && kind == GroupKind::Normalization);
 }
 
-/// The scheduler whose decision `key` is.
+/// Who decides `key`, for a message: "the pointwise scheduler", or "every
+/// scheduler that emits kernels".
+std::string keyOwnerText(ScheduleKey key);
+
+/// The scheduler whose decision `key` is (for a `kernel.*` key, which every
+/// kernel-emitting scheduler takes, the pointwise one).
 inline GroupKind schedulerOfKey(ScheduleKey key) {
   switch (key) {
   case ScheduleKey::PointwiseBlock:
@@ -94,6 +106,8 @@ inline GroupKind schedulerOfKey(ScheduleKey key) {
   case ScheduleKey::ScanBlock:
   case ScheduleKey::ScanWaves:
     return GroupKind::Scan;
+  case ScheduleKey::KernelIndexBits:
+    return GroupKind::Pointwise;
   }
   return GroupKind::Pointwise;
 }

@@ -70,6 +70,30 @@ static void emitChecks(FusionEmitter &fe, func::FuncOp plan, unsigned numArgs) {
   }
 }
 
+/// Forced 32-bit index math on a static tensor too large for it: an error
+/// here, never a kernel whose offsets wrap (sizes known only at launch: the
+/// plan checks them, FusionEmitter::indexWidths).
+static LogicalResult checkFits32Bits(func::FuncOp fusion, const Segment &s) {
+  auto check = [&](Value v, Location at) -> LogicalResult {
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    if (!t || !t.hasStaticShape() || t.getNumElements() < FusionEmitter::max32BitElements())
+      return success();
+    return emitError(at, "segment ")
+           << s.index << " takes 32-bit index math (index-bits 32 or kernel.index_bits = 32), "
+           << "but " << t << " has " << t.getNumElements()
+           << " elements; 32-bit index math holds below " << FusionEmitter::max32BitElements()
+           << " (2^31 - 2^24): compile with index-bits 0 (per kernel) or 64";
+  };
+  for (Value in : s.inputs)
+    if (failed(check(in, fusion.getLoc())))
+      return failure();
+  for (Operation *op : s.ops)
+    for (Value r : op->getResults())
+      if (failed(check(r, op->getLoc())))
+        return failure();
+  return success();
+}
+
 static LogicalResult emitFusion(func::FuncOp fusion, gpu::GPUModuleOp module,
                                 TargetInfo target, unsigned indexBits,
                                 StringRef plantBug, MathAccuracy math, bool assumeAligned,
@@ -162,32 +186,6 @@ static LogicalResult emitFusion(func::FuncOp fusion, gpu::GPUModuleOp module,
                      "copy buffers yet";
     fe.buffers[v] = plan.getArgument(numArgs + i);
   }
-  // Forced 32-bit index math on a tensor too large for it: an error here,
-  // never a kernel whose offsets wrap (sizes known only at launch: the
-  // plan checks them, FusionEmitter::indexWidths).
-  if (indexBits == 32) {
-    auto check = [&](Value v, Location at) -> LogicalResult {
-      auto t = dyn_cast<RankedTensorType>(v.getType());
-      if (!t || !t.hasStaticShape() || t.getNumElements() < FusionEmitter::max32BitElements())
-        return success();
-      return emitError(at, "index-bits 32: ")
-             << t << " has " << t.getNumElements()
-             << " elements; 32-bit index math holds below "
-             << FusionEmitter::max32BitElements()
-             << " (2^31 - 2^24): compile with index-bits 0 (per kernel) or 64";
-    };
-    for (Value a : fusion.getArguments())
-      if (failed(check(a, fusion.getLoc())))
-        return failure();
-    WalkResult walk = fusion.walk([&](Operation *op) {
-      for (Value r : op->getResults())
-        if (failed(check(r, op->getLoc())))
-          return WalkResult::interrupt();
-      return WalkResult::advance();
-    });
-    if (walk.wasInterrupted())
-      return failure();
-  }
   emitChecks(fe, plan, numArgs);
   // fuser.size into an integer narrower than the extent may be: checked.
   fusion.walk([&](SizeOp size) {
@@ -254,6 +252,8 @@ static LogicalResult emitFusion(func::FuncOp fusion, gpu::GPUModuleOp module,
     fe.segmentReportsIndexErrors = llvm::any_of(s.ops, isIndexingOp);
     // The segment's schedule is the only one its kernels read.
     fe.schedule = Schedule::fromAttr(dyn_cast_or_null<ScheduleAttr>(s.schedule));
+    if (fe.forcedIndexBits() == 32 && failed(checkFits32Bits(fusion, s)))
+      return failure();
     // The scheduler fuser-segment named must be one that takes the ops: a
     // segmented fusion written by hand (fuser-opt) may name another, and
     // emitting a reduction's ops as pointwise ones, or the reverse, would

@@ -219,21 +219,27 @@ static constexpr int64_t kMax32BitElements = (int64_t(1) << 31) - (int64_t(1) <<
 
 int64_t FusionEmitter::max32BitElements() { return kMax32BitElements; }
 
+unsigned FusionEmitter::forcedIndexBits() const {
+  return schedule.get(ScheduleKey::KernelIndexBits).value_or(indexBits);
+}
+
 SmallVector<unsigned> FusionEmitter::indexWidths(AffineExpr maxElements) {
   std::optional<int64_t> known = ShapeAnalysis::constantValue(maxElements);
-  if (indexBits == 32 && !(known && *known < kMax32BitElements)) {
+  unsigned forced = forcedIndexBits();
+  if (forced == 32 && !(known && *known < kMax32BitElements)) {
     // Forced 32 bits where the sizes may not fit: the plan checks them, as
     // it picks the 64-bit variant when it has one. (A static type too large
     // fails the compile first: emitFusion.)
     Value n = planExpr(maxElements);
     CheckOp::create(planBuilder, loc, planFitsIn32Bits(maxElements),
-                    "a kernel compiled for 32-bit index math (index-bits 32) may address {} "
+                    "a kernel compiled for 32-bit index math (index-bits 32 or "
+                    "kernel.index_bits = 32) may address {} "
                     "elements (a bound: its tensors' sizes, summed where known only at "
                     "launch); 32-bit index math holds below {}: compile with index-bits 0 or 64",
                     ValueRange{n, planConstant(kMax32BitElements)});
   }
-  if (indexBits)
-    return {indexBits};
+  if (forced)
+    return {forced};
   if (known)
     return {*known < kMax32BitElements ? 32u : 64u};
   return {32, 64};

@@ -130,6 +130,9 @@ public:
   /// The index widths to emit for a kernel touching tensors of at most
   /// `maxElements` elements: {32}, {64}, or {32, 64} (chosen at launch).
   SmallVector<unsigned> indexWidths(AffineExpr maxElements);
+  /// The width the segment's schedule (kernel.index_bits) or else the
+  /// index-bits option forces; 0: chosen per kernel.
+  unsigned forcedIndexBits() const;
   /// The most elements a 32-bit kernel addresses (its offsets and
   /// grid-stride steps stay below 2^31).
   static int64_t max32BitElements();

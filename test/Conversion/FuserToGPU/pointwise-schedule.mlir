@@ -73,7 +73,7 @@
 
 // BLOCK: error: schedule option: key 'pointwise.block' (threads per block of a pointwise kernel) must be a power of two from 32 to 1024, got '100'
 // UNITS: error: schedule option: key 'pointwise.units' (vector units per thread per loop step of a pointwise kernel) must be an integer from 1 to 8, got '9'
-// UNKNOWN: error: schedule option: unknown key 'pointwise.unroll'; known: pointwise.block, pointwise.units, pointwise.waves, pointwise.vector_bytes, transpose.tile, transpose.rows, transpose.waves, reduction.block, reduction.waves, reduction.threads, reduction.splits, reduction.column_threads, reduction.column_rows, reduction.vector_bytes, innerouter.rows, innerouter.min_blocks_per_sm, innerouter.max_blocks_per_sm, innerouter.min_threads, innerouter.max_registers, scan.block or scan.waves
+// UNKNOWN: error: schedule option: unknown key 'pointwise.unroll'; known: pointwise.block, pointwise.units, pointwise.waves, pointwise.vector_bytes, transpose.tile, transpose.rows, transpose.waves, reduction.block, reduction.waves, reduction.threads, reduction.splits, reduction.column_threads, reduction.column_rows, reduction.vector_bytes, innerouter.rows, innerouter.min_blocks_per_sm, innerouter.max_blocks_per_sm, innerouter.min_threads, innerouter.max_registers, scan.block, scan.waves or kernel.index_bits
 // TWICE: error: schedule option: key 'pointwise.units' is given twice
 // NOVALUE: error: schedule option: key 'pointwise.waves' (a pointwise kernel's grid cap in full waves (0: no cap)) must be an integer from 0 to 64, got ''
 func.func @flat(%x: tensor<4003xf32>, %y: tensor<4003xf32>) -> tensor<4003xf32> {

@@ -3,7 +3,7 @@
 // attribute) and says what it accepts.
 // RUN: fuser-opt %s -split-input-file -verify-diagnostics
 
-// expected-error @+1 {{#fuser.schedule: unknown key 'pointwise.unroll'; known: pointwise.block, pointwise.units, pointwise.waves, pointwise.vector_bytes, transpose.tile, transpose.rows, transpose.waves, reduction.block, reduction.waves, reduction.threads, reduction.splits, reduction.column_threads, reduction.column_rows, reduction.vector_bytes, innerouter.rows, innerouter.min_blocks_per_sm, innerouter.max_blocks_per_sm, innerouter.min_threads, innerouter.max_registers, scan.block or scan.waves}}
+// expected-error @+1 {{#fuser.schedule: unknown key 'pointwise.unroll'; known: pointwise.block, pointwise.units, pointwise.waves, pointwise.vector_bytes, transpose.tile, transpose.rows, transpose.waves, reduction.block, reduction.waves, reduction.threads, reduction.splits, reduction.column_threads, reduction.column_rows, reduction.vector_bytes, innerouter.rows, innerouter.min_blocks_per_sm, innerouter.max_blocks_per_sm, innerouter.min_threads, innerouter.max_registers, scan.block, scan.waves or kernel.index_bits}}
 func.func @unknown() attributes {fuser.schedule = #fuser.schedule<pointwise.unroll = 2>} {
   return
 }

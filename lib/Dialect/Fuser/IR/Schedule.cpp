@@ -132,6 +132,14 @@ const ScheduleKeyInfo kKeys[kNumScheduleKeys] = {
     {ScheduleKey::ScanWaves, "scan.waves", 1, 64, false, 1,
      "a scan kernel's grid cap in full waves; blocks then loop over the lines",
      "1: one full wave, each block looping over lines", kTryScanWaves},
+    {ScheduleKey::KernelIndexBits, "kernel.index_bits", 32, 64, true, std::nullopt,
+     "the width of the segment's index math in bits (offsets, loop counters, sizes passed "
+     "at launch)",
+     "the index-bits compile option where it forces one, else per kernel: 32 bits when every "
+     "tensor it touches has fewer than 2^31 - 2^24 elements, 64 otherwise, and both variants "
+     "where sizes are known only at launch, the plan choosing; 32 on sizes that may not fit "
+     "fails the compile (static) or the launch (dynamic), never wraps",
+     /*tryValues: none; 64 bits is never faster, 32 is already chosen where it holds*/ {}},
 };
 } // namespace
 

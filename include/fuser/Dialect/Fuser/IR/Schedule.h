@@ -52,13 +52,15 @@ enum class ScheduleKey : unsigned {
   InnerOuterMaxRegisters,
   ScanBlock,
   ScanWaves,
+  KernelIndexBits,
 };
-inline constexpr unsigned kNumScheduleKeys = 21;
+inline constexpr unsigned kNumScheduleKeys = 22;
 
 struct ScheduleKeyInfo {
   ScheduleKey key;
   /// `<scheduler>.<decision>`; the prefix names the scheduler that reads it
-  /// (`pointwise`, `transpose`, `reduction`, `innerouter`, `scan`).
+  /// (`pointwise`, `transpose`, `reduction`, `innerouter`, `scan`), or
+  /// `kernel` for every scheduler that emits kernels (not a library call).
   const char *name;
   int64_t lo, hi;
   bool powerOfTwo;
