@@ -202,3 +202,11 @@ func.func @segment_in_schedules() attributes {fuser.schedules = [#fuser.schedule
 func.func @segment_not_integer() attributes {fuser.schedule = #fuser.schedule<pointwise.block[one] = 64>} {
   return
 }
+
+// -----
+
+// Two spellings of one segment's decision, written as strings.
+// expected-error @+1 {{#fuser.schedule: key 'pointwise.block[1]' is given twice}}
+func.func @segment_spelled_twice() attributes {fuser.schedule = #fuser.schedule<"pointwise.block[01]" = 64, "pointwise.block[1]" = 128>} {
+  return
+}

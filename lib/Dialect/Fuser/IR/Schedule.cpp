@@ -371,10 +371,14 @@ LogicalResult ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     if (!must.empty())
       return emitError() << "#fuser.schedule: key '" << name << "' (" << key->meaning
                          << ") must be " << must << ", got " << value.getInt();
-    if (named.segment)
-      s.ofSegment(*named.segment).values[unsigned(key->key)] = value.getInt();
-    else
-      s.set(key->key, value.getInt());
+    // Two spellings of one decision ("reduction.block[1]" and
+    // "reduction.block[01]", as strings) are one key given twice.
+    std::optional<int64_t> &slot = named.segment
+                                       ? s.ofSegment(*named.segment).values[unsigned(key->key)]
+                                       : s.values[unsigned(key->key)];
+    if (slot)
+      return emitError() << "#fuser.schedule: key '" << name << "' is given twice";
+    slot = value.getInt();
   }
   std::string disagree = checkScheduleConsistency(s);
   if (!disagree.empty())
