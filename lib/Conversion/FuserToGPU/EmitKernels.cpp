@@ -73,16 +73,19 @@ static void emitChecks(FusionEmitter &fe, func::FuncOp plan, unsigned numArgs) {
 /// Forced 32-bit index math on a static tensor too large for it: an error
 /// here, never a kernel whose offsets wrap (sizes known only at launch: the
 /// plan checks them, FusionEmitter::indexWidths).
-static LogicalResult checkFits32Bits(func::FuncOp fusion, const Segment &s) {
+static LogicalResult checkFits32Bits(func::FuncOp fusion, const Segment &s,
+                                     int64_t max32) {
   auto check = [&](Value v, Location at) -> LogicalResult {
     auto t = dyn_cast<RankedTensorType>(v.getType());
-    if (!t || !t.hasStaticShape() || t.getNumElements() < FusionEmitter::max32BitElements())
+    if (!t || !t.hasStaticShape() || t.getNumElements() < max32)
       return success();
     return emitError(at, "segment ")
            << s.index << " takes 32-bit index math (index-bits 32 or kernel.index_bits = 32), "
            << "but " << t << " has " << t.getNumElements()
-           << " elements; 32-bit index math holds below " << FusionEmitter::max32BitElements()
-           << " (2^31 - 2^24): compile with index-bits 0 (per kernel) or 64";
+           << " elements; 32-bit index math holds below " << max32
+           << " here (2^31 less twice the threads of the largest grid the segment's schedule "
+              "launches, at least 2^24; about a third of 2^31 where the grid grows with the "
+              "size, pointwise.waves = 0): compile with index-bits 0 (per kernel) or 64";
   };
   for (Value in : s.inputs)
     if (failed(check(in, fusion.getLoc())))
@@ -252,7 +255,9 @@ static LogicalResult emitFusion(func::FuncOp fusion, gpu::GPUModuleOp module,
     fe.segmentReportsIndexErrors = llvm::any_of(s.ops, isIndexingOp);
     // The segment's schedule is the only one its kernels read.
     fe.schedule = Schedule::fromAttr(dyn_cast_or_null<ScheduleAttr>(s.schedule));
-    if (fe.forcedIndexBits() == 32 && failed(checkFits32Bits(fusion, s)))
+    if (fe.forcedIndexBits() == 32 && s.scheduler != GroupKind::Matmul &&
+        s.scheduler != GroupKind::Collective &&
+        failed(checkFits32Bits(fusion, s, fe.max32BitElements())))
       return failure();
     // The scheduler fuser-segment named must be one that takes the ops: a
     // segmented fusion written by hand (fuser-opt) may name another, and

@@ -78,7 +78,7 @@ Value ExprExpander::build(AffineExpr e) {
   Value l = expand(bin.getLHS()), r = expand(bin.getRHS());
   // Sizes and offsets are never negative: unsigned division is exact. They
   // never overflow either (the index width is chosen so; see
-  // kMax32BitElements): `nsw` lets LLVM split a sign-extended offset into a
+  // FusionEmitter::max32BitElements): `nsw` lets LLVM split a sign-extended offset into a
   // register plus a constant, so that the units of a thread share one
   // address register.
   auto nsw = arith::IntegerOverflowFlags::nsw;
@@ -214,10 +214,29 @@ std::string FusionEmitter::newKernelName() {
 }
 
 /// 32-bit index math holds while every offset and every grid-stride loop
-/// step stays below 2^31; the margin covers the largest grid stride.
+/// value stays below 2^31: a loop's start and its next value each add up to
+/// the grid's threads to an element index (the pointwise tail loop starts
+/// at `units x lanes + thread`), so the margin is twice the most threads a
+/// launch can have, at least 2^24 (the default schedules' grids: 8 waves of
+/// 132 SMs x 2048 threads take 4.3M).
 static constexpr int64_t kMax32BitElements = (int64_t(1) << 31) - (int64_t(1) << 24);
 
-int64_t FusionEmitter::max32BitElements() { return kMax32BitElements; }
+int64_t FusionEmitter::max32BitElements() const {
+  // The grids are capped at `waves` full waves (the largest of the waves
+  // keys, defaults included; pointwise.waves = 0 lets the grid grow with
+  // the size: a thread per vector unit, so at most as many threads as
+  // elements plus a block).
+  int64_t waves = 0;
+  for (ScheduleKey key : {ScheduleKey::PointwiseWaves, ScheduleKey::TransposeWaves,
+                          ScheduleKey::ReductionWaves, ScheduleKey::ScanWaves}) {
+    int64_t v = schedule.valueOr(key);
+    if (v == 0)
+      return (kMax32BitElements - 2048) / 3;
+    waves = std::max(waves, v);
+  }
+  int64_t threads = waves * target.smCount * target.maxThreadsPerSM;
+  return std::min(kMax32BitElements, (int64_t(1) << 31) - 2 * threads);
+}
 
 unsigned FusionEmitter::forcedIndexBits() const {
   return schedule.get(ScheduleKey::KernelIndexBits).value_or(indexBits);
@@ -226,7 +245,8 @@ unsigned FusionEmitter::forcedIndexBits() const {
 SmallVector<unsigned> FusionEmitter::indexWidths(AffineExpr maxElements) {
   std::optional<int64_t> known = ShapeAnalysis::constantValue(maxElements);
   unsigned forced = forcedIndexBits();
-  if (forced == 32 && !(known && *known < kMax32BitElements)) {
+  int64_t max32 = max32BitElements();
+  if (forced == 32 && !(known && *known < max32)) {
     // Forced 32 bits where the sizes may not fit: the plan checks them, as
     // it picks the 64-bit variant when it has one. (A static type too large
     // fails the compile first: emitFusion.)
@@ -236,19 +256,19 @@ SmallVector<unsigned> FusionEmitter::indexWidths(AffineExpr maxElements) {
                     "kernel.index_bits = 32) may address {} "
                     "elements (a bound: its tensors' sizes, summed where known only at "
                     "launch); 32-bit index math holds below {}: compile with index-bits 0 or 64",
-                    ValueRange{n, planConstant(kMax32BitElements)});
+                    ValueRange{n, planConstant(max32)});
   }
   if (forced)
     return {forced};
   if (known)
-    return {*known < kMax32BitElements ? 32u : 64u};
+    return {*known < max32 ? 32u : 64u};
   return {32, 64};
 }
 
 Value FusionEmitter::planFitsIn32Bits(AffineExpr maxElements) {
   return arith::CmpIOp::create(planBuilder, loc, arith::CmpIPredicate::slt,
                                planExpr(maxElements),
-                               planConstant(kMax32BitElements));
+                               planConstant(max32BitElements()));
 }
 
 //===----------------------------------------------------------------------===//

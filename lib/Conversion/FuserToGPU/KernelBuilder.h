@@ -133,9 +133,10 @@ public:
   /// The width the segment's schedule (kernel.index_bits) or else the
   /// index-bits option forces; 0: chosen per kernel.
   unsigned forcedIndexBits() const;
-  /// The most elements a 32-bit kernel addresses (its offsets and
-  /// grid-stride steps stay below 2^31).
-  static int64_t max32BitElements();
+  /// The most elements a 32-bit kernel of the segment being emitted may
+  /// address: its offsets and grid-stride loop values stay below 2^31 for
+  /// the largest grid its schedule (`schedule`) can launch.
+  int64_t max32BitElements() const;
   /// The plan condition under which the 32-bit variant runs.
   Value planFitsIn32Bits(AffineExpr maxElements);
 

@@ -17,7 +17,7 @@ func.func @dynamic(%x: tensor<?xi8>) -> tensor<?xi8> {
 
 // -----
 
-// expected-error @+1 {{segment 0 takes 32-bit index math (index-bits 32 or kernel.index_bits = 32), but 'tensor<3000000000xi8>' has 3000000000 elements; 32-bit index math holds below 2130706432 (2^31 - 2^24): compile with index-bits 0 (per kernel) or 64}}
+// expected-error @+1 {{segment 0 takes 32-bit index math (index-bits 32 or kernel.index_bits = 32), but 'tensor<3000000000xi8>' has 3000000000 elements; 32-bit index math holds below 2130706432 here (2^31 less twice the threads of the largest grid the segment's schedule launches, at least 2^24; about a third of 2^31 where the grid grows with the size, pointwise.waves = 0): compile with index-bits 0 (per kernel) or 64}}
 func.func @too_large(%x: tensor<3000000000xi8>) -> tensor<3000000000xi8> {
   %0 = fuser.neg %x : tensor<3000000000xi8>
   return %0 : tensor<3000000000xi8>
