@@ -53,7 +53,11 @@ std::string mlir::fuser::fusionTuningHash(func::FuncOp fusion) {
 LogicalResult mlir::fuser::applyTuning(ModuleOp module, StringRef tuning, StringRef chip,
                                        StringRef source) {
   MLIRContext *ctx = module.getContext();
-  llvm::StringMap<ScheduleAttr> entries; // HASH -> schedule, for `chip`
+  struct Entry {
+    Schedule schedule;
+    unsigned line;
+  };
+  llvm::StringMap<Entry> entries; // HASH -> schedule, for `chip`
   SmallVector<StringRef> lines;
   tuning.split(lines, '\n');
   auto fail = [&](unsigned line, const Twine &message) {
@@ -79,16 +83,33 @@ LogicalResult mlir::fuser::applyTuning(ModuleOp module, StringRef tuning, String
     if (!schedule)
       return fail(lineNo, "bad schedule: " + error);
     if (entryChip == chip)
-      entries[hash.lower()] = schedule->toAttr(ctx);
+      entries[hash.lower()] = Entry{*schedule, lineNo};
   }
   if (entries.empty())
     return success();
   for (auto f : module.getOps<func::FuncOp>()) {
-    if (f.isExternal() || f->hasAttr(kScheduleAttr))
+    if (f.isExternal())
       continue;
     auto it = entries.find(fusionTuningHash(f));
-    if (it != entries.end())
-      f->setAttr(kScheduleAttr, it->second);
+    if (it == entries.end())
+      continue;
+    // The fusion's own decisions win key by key (and segment by segment);
+    // the entry fills in the rest.
+    Schedule merged = it->second.schedule;
+    Schedule own = Schedule::fromAttr(f->getAttrOfType<ScheduleAttr>(kScheduleAttr));
+    for (unsigned i = 0; i < kNumScheduleKeys; ++i)
+      if (own.values[i])
+        merged.values[i] = own.values[i];
+    for (const Schedule::OfSegment &entry : own.segments)
+      for (unsigned i = 0; i < kNumScheduleKeys; ++i)
+        if (entry.values[i])
+          merged.ofSegment(entry.segment).values[i] = entry.values[i];
+    std::string disagree = checkScheduleConsistency(merged);
+    if (!disagree.empty())
+      return fail(it->second.line, "the entry for '" + f.getSymName() +
+                                       "' and the fusion's own " + kScheduleAttr +
+                                       " disagree: " + disagree);
+    f->setAttr(kScheduleAttr, merged.toAttr(ctx));
   }
   return success();
 }

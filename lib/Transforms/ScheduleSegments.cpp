@@ -33,6 +33,11 @@ using namespace mlir::fuser;
 
 namespace {
 
+/// "a pointwise", "an inner-outer".
+std::string withArticle(StringRef word) {
+  return (StringRef("aeiou").contains(word.take_front(1)) ? "an " : "a ") + word.str();
+}
+
 /// Where a decision came from, for explain.
 enum class Source { Default, Option, OptionSegment, Fusion, FusionSegment, Given };
 
@@ -140,16 +145,56 @@ struct SchedulePass : fuser::impl::SchedulePassBase<SchedulePass> {
       m.emitError("schedule option: ") << error;
       return signalPassFailure();
     }
-    for (auto fusion : m.getOps<func::FuncOp>()) {
-      if (!fusion->hasAttr(kSchedulersAttr))
-        continue;
-      if (failed(scheduleFusion(fusion, *forced, *chipInfo)))
+    SmallVector<func::FuncOp> fusions;
+    for (auto fusion : m.getOps<func::FuncOp>())
+      if (fusion->hasAttr(kSchedulersAttr))
+        fusions.push_back(fusion);
+    // The option's decisions for one segment: with one fusion, each must
+    // fit it (scheduleFusion); with several (a file of fusions compiled
+    // together), each fusion takes those that fit it, and one that fits
+    // none is an error.
+    std::vector<Schedule::OfSegment> usedBySegment;
+    for (const Schedule::OfSegment &entry : forced->segments) {
+      Schedule::OfSegment none{};
+      none.segment = entry.segment;
+      usedBySegment.push_back(none);
+    }
+    for (func::FuncOp fusion : fusions) {
+      Schedule forcedHere = *forced;
+      bool strict = fusions.size() == 1;
+      if (!strict) {
+        FailureOr<SmallVector<Segment>> segments = getSegments(fusion);
+        if (failed(segments))
+          return signalPassFailure();
+        for (auto [e, entry] : llvm::enumerate(forcedHere.segments))
+          for (const ScheduleKeyInfo &k : scheduleKeys()) {
+            std::optional<int64_t> &v = entry.values[unsigned(k.key)];
+            if (!v)
+              continue;
+            if (entry.segment < segments->size() &&
+                keyAppliesTo(k.key, (*segments)[entry.segment].scheduler))
+              usedBySegment[e].values[unsigned(k.key)] = *v;
+            else
+              v.reset();
+          }
+      }
+      if (failed(scheduleFusion(fusion, forcedHere, *chipInfo, strict)))
         return signalPassFailure();
     }
+    if (fusions.size() > 1)
+      for (auto [e, entry] : llvm::enumerate(forced->segments))
+        for (const ScheduleKeyInfo &k : scheduleKeys())
+          if (entry.values[unsigned(k.key)] && !usedBySegment[e].values[unsigned(k.key)]) {
+            m.emitError("the schedule option sets ")
+                << k.name << "[" << entry.segment << "], but no fusion of the module has a "
+                << "segment " << entry.segment << " that reads it (--fuser-segment=dump "
+                << "lists each fusion's segments)";
+            return signalPassFailure();
+          }
   }
 
   LogicalResult scheduleFusion(func::FuncOp fusion, const Schedule &forced,
-                               const ChipInfo &chipInfo) {
+                               const ChipInfo &chipInfo, bool strictOption) {
     // A schedule already there (written by hand, or an earlier run) is
     // used as it is; getSegments checks it against the segments.
     bool given = fusion->hasAttr(kSchedulesAttr);
@@ -159,8 +204,10 @@ struct SchedulePass : fuser::impl::SchedulePassBase<SchedulePass> {
     Schedule ofFusion =
         Schedule::fromAttr(fusion->getAttrOfType<ScheduleAttr>(kScheduleAttr));
     if (!given && (failed(checkSegmentEntries(fusion, *segments, ofFusion,
-                                              "its " + kScheduleAttr.str())) ||
-                   failed(checkSegmentEntries(fusion, *segments, forced, "the schedule option"))))
+                                              "its " + kScheduleAttr.str() +
+                                                  " (the input's, or a tuning file's entry)")) ||
+                   (strictOption &&
+                    failed(checkSegmentEntries(fusion, *segments, forced, "the schedule option")))))
       return failure();
     SmallVector<Attribute> entries(segments->size());
     for (const Segment &s : *segments) {
@@ -230,8 +277,9 @@ struct SchedulePass : fuser::impl::SchedulePassBase<SchedulePass> {
         if (!keyAppliesTo(k.key, kind))
           return fusion.emitError()
                  << where << " sets " << k.name << "[" << entry.segment << "], but segment "
-                 << entry.segment << " of @" << fusion.getSymName() << " is a "
-                 << groupKindName(kind) << " segment and " << k.name << " is a decision of "
+                 << entry.segment << " of @" << fusion.getSymName() << " is "
+                 << withArticle(groupKindName(kind)) << " segment and " << k.name
+                 << " is a decision of "
                  << keyOwnerText(k.key);
       }
     return success();

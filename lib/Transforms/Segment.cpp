@@ -995,7 +995,10 @@ FailureOr<SmallVector<Segment>> mlir::fuser::getSegments(func::FuncOp fusion) {
       for (const ScheduleKeyInfo &k : scheduleKeys())
         if (decisions.get(k.key) && !keyAppliesTo(k.key, s.scheduler))
           return fusion.emitError("segment ")
-                 << i << " is a " << groupKindName(s.scheduler) << " segment, but its "
+                 << i << " is "
+                 << (StringRef("aeiou").contains(groupKindName(s.scheduler).take_front(1)) ? "an "
+                                                                                            : "a ")
+                 << groupKindName(s.scheduler) << " segment, but its "
                  << kSchedulesAttr << " entry sets " << k.name << ", a decision of "
                  << keyOwnerText(k.key);
     }

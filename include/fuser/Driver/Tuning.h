@@ -31,9 +31,11 @@ namespace mlir::fuser {
 std::string fusionTuningHash(func::FuncOp fusion);
 
 /// Sets `fuser.schedule` on each fusion of `module` that the tuning file
-/// text `tuning` has an entry for (its hash and `chip`) and that carries no
-/// `fuser.schedule` of its own, which wins. A malformed line, or an entry
-/// whose schedule does not verify, is an error naming `source` and the
+/// text `tuning` has an entry for (its hash and `chip`); where the fusion
+/// carries a `fuser.schedule` of its own, its decisions win key by key (and
+/// segment by segment) and the entry fills in the rest. A malformed line,
+/// an entry whose schedule does not verify, or one that disagrees with the
+/// fusion's own (a floor above a cap) is an error naming `source` and the
 /// line; nothing is applied then.
 LogicalResult applyTuning(ModuleOp module, llvm::StringRef tuning, llvm::StringRef chip,
                           llvm::StringRef source = "tuning");

@@ -244,7 +244,7 @@ ScheduleKeyName mlir::fuser::parseScheduleKeyName(llvm::StringRef text, std::str
       return result;
     }
     result.segment = segment;
-    name = base;
+    name = base.trim();
   }
   result.key = lookupScheduleKey(name);
   if (!result.key)
