@@ -5,10 +5,10 @@
 // its scheduler that is a schedule key (Schedule.h), taken from the fusion's
 // own `fuser.schedule`, else the `schedule` option, else the heuristic's
 // default; in each, an entry for the segment alone (`KEY[SEGMENT]`) before
-// the key for every segment. The emitters read only that entry, so the IR after this pass
-// says how each kernel will be launched, a user can change it, and the
-// same entry always gives the same kernels. `explain` prints the decisions
-// and the facts behind them.
+// the key for every segment. The emitters read only that entry, so the IR
+// after this pass says how each kernel will be launched, a user can change
+// it, and the same entry always gives the same kernels. `explain` prints the
+// decisions and the facts behind them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -71,11 +71,11 @@ void explainRules(llvm::raw_ostream &os, GroupKind kind, const ChipInfo &chip) {
           "  at emission: lanes (pointwise.vector_bytes of the narrowest element that moves "
           "with the innermost dim, fewer where a static inner size needs; the plan checks "
           "sizes and alignment at launch and takes the scalar loop otherwise), the index "
-          "width where kernel.index_bits leaves it, and whether an input read across its contiguous dim makes it a "
-          "transpose: then the transpose.* keys apply and the pointwise.* keys do not (a "
-          "transpose.tile x (transpose.tile + 1) tile in shared memory per input read "
-          "across, blocks of transpose.tile x transpose.rows, grid = min(tiles, "
-          "transpose.waves x "
+          "width where kernel.index_bits leaves it, and whether an input read across its "
+          "contiguous dim makes it a transpose: then the transpose.* keys apply and the "
+          "pointwise.* keys do not (a transpose.tile x (transpose.tile + 1) tile in shared "
+          "memory per input read across, blocks of transpose.tile x transpose.rows, grid = "
+          "min(tiles, transpose.waves x "
        << chip.smCount << " SMs x " << chip.maxThreadsPerSM
        << " / block))\n";
     return;
@@ -106,8 +106,8 @@ void explainRules(llvm::raw_ostream &os, GroupKind kind, const ChipInfo &chip) {
           "reduction.column_threads or reduction.column_rows (each fixes a sum's order of "
           "accumulation: tune tries none of them), lanes (reduction.vector_bytes, fewer where "
           "a static inner size needs), row held in registers or shared memory or re-read, "
-          "the index width where kernel.index_bits leaves it; fuser-emit-kernels=explain names each kernel's (ReductionHeuristics.cpp, "
-          "docs/schedulers.md)\n";
+          "the index width where kernel.index_bits leaves it; fuser-emit-kernels=explain "
+          "names each kernel's (ReductionHeuristics.cpp, docs/schedulers.md)\n";
     return;
   case GroupKind::Scan:
     os << "  launch: block = scan.block threads, a warp per line along the contiguous dim "
@@ -115,8 +115,8 @@ void explainRules(llvm::raw_ostream &os, GroupKind kind, const ChipInfo &chip) {
        << chip.smCount << " SMs x " << chip.maxThreadsPerSM
        << " / block)\n"
           "  at emission: warp or thread per line (the scanned dim contiguous or not), the "
-          "index width where kernel.index_bits leaves it; the order of accumulation follows the position only, the same under every "
-          "key (ScanScheduler.cpp)\n";
+          "index width where kernel.index_bits leaves it; the order of accumulation follows "
+          "the position only, the same under every key (ScanScheduler.cpp)\n";
     return;
   case GroupKind::Matmul:
     os << "  no decision of this scheduler is a schedule key yet: the library's (cuBLASLt) "

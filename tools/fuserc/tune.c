@@ -90,7 +90,8 @@ static void usage(FILE *out) {
         "  cpu, or auto without a GPU) by fuser's cost model (docs/tuning.md). With -o,\n"
         "  writes a tuning file for `fuserc compile --tuning TUNING` and\n"
         "  fuserCompileOptionsSetTuning.\n"
-        "  --try: rank exactly these schedules (KEY=VALUE or KEY[SEGMENT]=VALUE,...) against the heuristic's.\n"
+        "  --try: rank exactly these schedules (KEY=VALUE or KEY[SEGMENT]=VALUE,...)\n"
+        "         against the heuristic's.\n"
         "  --model-only: no emulator run (sizes too large to emulate): no bit check, and\n"
         "  the bytes are the tensors' sizes. --bandwidth: the part's DRAM GB/s (default:\n"
         "  the chip table's, H100 SXM for sm_90; 4800 for an H200).\n",
