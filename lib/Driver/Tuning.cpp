@@ -93,13 +93,18 @@ LogicalResult mlir::fuser::applyTuning(ModuleOp module, StringRef tuning, String
     auto it = entries.find(fusionTuningHash(f));
     if (it == entries.end())
       continue;
-    // The fusion's own decisions win key by key (and segment by segment);
-    // the entry fills in the rest.
+    // The fusion's own decisions win key by key: a key it sets for every
+    // segment overrides the entry's for every segment and for each one; the
+    // entry fills in the rest.
     Schedule merged = it->second.schedule;
     Schedule own = Schedule::fromAttr(f->getAttrOfType<ScheduleAttr>(kScheduleAttr));
-    for (unsigned i = 0; i < kNumScheduleKeys; ++i)
-      if (own.values[i])
-        merged.values[i] = own.values[i];
+    for (unsigned i = 0; i < kNumScheduleKeys; ++i) {
+      if (!own.values[i])
+        continue;
+      merged.values[i] = own.values[i];
+      for (Schedule::OfSegment &entry : merged.segments)
+        entry.values[i].reset();
+    }
     for (const Schedule::OfSegment &entry : own.segments)
       for (unsigned i = 0; i < kNumScheduleKeys; ++i)
         if (entry.values[i])
