@@ -33,11 +33,6 @@ using namespace mlir::fuser;
 
 namespace {
 
-/// "a pointwise", "an inner-outer".
-std::string withArticle(StringRef word) {
-  return (StringRef("aeiou").contains(word.take_front(1)) ? "an " : "a ") + word.str();
-}
-
 /// Where a decision came from, for explain.
 enum class Source { Default, Option, OptionSegment, Fusion, FusionSegment, Given };
 
@@ -278,7 +273,7 @@ struct SchedulePass : fuser::impl::SchedulePassBase<SchedulePass> {
           return fusion.emitError()
                  << where << " sets " << k.name << "[" << entry.segment << "], but segment "
                  << entry.segment << " of @" << fusion.getSymName() << " is "
-                 << withArticle(groupKindName(kind)) << " segment and " << k.name
+                 << groupKindWithArticle(kind) << " segment and " << k.name
                  << " is a decision of "
                  << keyOwnerText(k.key);
       }

@@ -966,6 +966,11 @@ std::string mlir::fuser::keyOwnerText(ScheduleKey key) {
   return ("the " + groupKindName(schedulerOfKey(key)) + " scheduler").str();
 }
 
+std::string mlir::fuser::groupKindWithArticle(GroupKind kind) {
+  StringRef name = groupKindName(kind);
+  return (StringRef("aeiou").contains(name.take_front(1)) ? "an " : "a ") + name.str();
+}
+
 FailureOr<SmallVector<Segment>> mlir::fuser::getSegments(func::FuncOp fusion) {
   auto names = fusion->getAttrOfType<ArrayAttr>(kSchedulersAttr);
   if (!names)
@@ -995,10 +1000,7 @@ FailureOr<SmallVector<Segment>> mlir::fuser::getSegments(func::FuncOp fusion) {
       for (const ScheduleKeyInfo &k : scheduleKeys())
         if (decisions.get(k.key) && !keyAppliesTo(k.key, s.scheduler))
           return fusion.emitError("segment ")
-                 << i << " is "
-                 << (StringRef("aeiou").contains(groupKindName(s.scheduler).take_front(1)) ? "an "
-                                                                                            : "a ")
-                 << groupKindName(s.scheduler) << " segment, but its "
+                 << i << " is " << groupKindWithArticle(s.scheduler) << " segment, but its "
                  << kSchedulesAttr << " entry sets " << k.name << ", a decision of "
                  << keyOwnerText(k.key);
     }

@@ -74,6 +74,9 @@ inline bool keyAppliesTo(ScheduleKey key, GroupKind kind) {
 /// Who decides `key`, for a message: "the pointwise scheduler", or "every
 /// scheduler that emits kernels".
 std::string keyOwnerText(ScheduleKey key);
+/// A segment kind with its article, for a message: "a pointwise", "an
+/// inner-outer".
+std::string groupKindWithArticle(GroupKind kind);
 
 /// The scheduler whose decision `key` is (for a `kernel.*` key, which every
 /// kernel-emitting scheduler takes, the pointwise one).

@@ -255,8 +255,9 @@ static LogicalResult emitFusion(func::FuncOp fusion, gpu::GPUModuleOp module,
     fe.segmentReportsIndexErrors = llvm::any_of(s.ops, isIndexingOp);
     // The segment's schedule is the only one its kernels read.
     fe.schedule = Schedule::fromAttr(dyn_cast_or_null<ScheduleAttr>(s.schedule));
-    if (fe.forcedIndexBits() == 32 && s.scheduler != GroupKind::Matmul &&
-        s.scheduler != GroupKind::Collective &&
+    // (A library call's segment, a matmul's or collective's, does its own
+    // indexing: the index width is not its decision.)
+    if (fe.forcedIndexBits() == 32 && keyAppliesTo(ScheduleKey::KernelIndexBits, s.scheduler) &&
         failed(checkFits32Bits(fusion, s, fe.max32BitElements())))
       return failure();
     // The scheduler fuser-segment named must be one that takes the ops: a

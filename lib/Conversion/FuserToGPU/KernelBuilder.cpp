@@ -78,9 +78,9 @@ Value ExprExpander::build(AffineExpr e) {
   Value l = expand(bin.getLHS()), r = expand(bin.getRHS());
   // Sizes and offsets are never negative: unsigned division is exact. They
   // never overflow either (the index width is chosen so; see
-  // FusionEmitter::max32BitElements): `nsw` lets LLVM split a sign-extended offset into a
-  // register plus a constant, so that the units of a thread share one
-  // address register.
+  // FusionEmitter::max32BitElements): `nsw` lets LLVM split a sign-extended
+  // offset into a register plus a constant, so that the units of a thread
+  // share one address register.
   auto nsw = arith::IntegerOverflowFlags::nsw;
   switch (e.getKind()) {
   case AffineExprKind::Add:

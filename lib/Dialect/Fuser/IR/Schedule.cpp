@@ -230,14 +230,10 @@ ScheduleKeyName mlir::fuser::parseScheduleKeyName(llvm::StringRef text, std::str
   ScheduleKeyName result;
   llvm::StringRef name = text.trim();
   if (name.contains('[') || name.contains(']')) {
-    if (!name.consume_back("]")) {
-      error = "'" + text.trim().str() + "' must be KEY or KEY[SEGMENT], SEGMENT from 0 to " +
-              std::to_string(kMaxScheduleSegment);
-      return result;
-    }
-    auto [base, index] = name.rsplit('[');
     unsigned segment = 0;
-    if (!name.contains('[') || index.getAsInteger(10, segment) ||
+    bool closed = name.consume_back("]");
+    auto [base, index] = name.rsplit('[');
+    if (!closed || !name.contains('[') || index.getAsInteger(10, segment) ||
         segment > kMaxScheduleSegment) {
       error = "'" + text.trim().str() + "' must be KEY or KEY[SEGMENT], SEGMENT from 0 to " +
               std::to_string(kMaxScheduleSegment);
@@ -301,9 +297,7 @@ std::optional<Schedule> Schedule::parse(llvm::StringRef text, std::string &error
               ", got '" + value.str() + "'";
       return std::nullopt;
     }
-    std::optional<int64_t> &slot =
-        named.segment ? result.ofSegment(*named.segment).values[unsigned(key->key)]
-                      : result.values[unsigned(key->key)];
+    std::optional<int64_t> &slot = result.at(key->key, named.segment);
     if (slot) {
       error = "key '" + name.str() + "' is given twice";
       return std::nullopt;
@@ -326,11 +320,7 @@ Schedule Schedule::fromAttr(ScheduleAttr attr) {
     ScheduleKeyName named = parseScheduleKeyName(e.getName().getValue(), error);
     if (!named.key)
       continue;
-    int64_t v = cast<IntegerAttr>(e.getValue()).getInt();
-    if (named.segment)
-      s.ofSegment(*named.segment).values[unsigned(named.key->key)] = v;
-    else
-      s.set(named.key->key, v);
+    s.at(named.key->key, named.segment) = cast<IntegerAttr>(e.getValue()).getInt();
   }
   return s;
 }
@@ -373,9 +363,7 @@ LogicalResult ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                          << ") must be " << must << ", got " << value.getInt();
     // Two spellings of one decision ("reduction.block[1]" and
     // "reduction.block[01]", as strings) are one key given twice.
-    std::optional<int64_t> &slot = named.segment
-                                       ? s.ofSegment(*named.segment).values[unsigned(key->key)]
-                                       : s.values[unsigned(key->key)];
+    std::optional<int64_t> &slot = s.at(key->key, named.segment);
     if (slot)
       return emitError() << "#fuser.schedule: key '" << name << "' is given twice";
     slot = value.getInt();

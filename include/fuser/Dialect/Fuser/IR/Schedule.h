@@ -116,6 +116,10 @@ struct Schedule {
   int64_t valueOr(ScheduleKey key) const;
   /// The entry of segment `segment`, made empty where there is none.
   OfSegment &ofSegment(unsigned segment);
+  /// Where `key`'s value for `segment` (every segment: nullopt) is kept.
+  std::optional<int64_t> &at(ScheduleKey key, std::optional<unsigned> segment) {
+    return segment ? ofSegment(*segment).values[unsigned(key)] : values[unsigned(key)];
+  }
   /// What segment `segment` takes: `values`, its own entries over them;
   /// no per-segment entries.
   Schedule forSegment(unsigned segment) const;
