@@ -534,6 +534,13 @@ def measured_indexing(fuserc, work):
          lambda: ix._rope_part(rng, 2, 128, 8, 64, 64, 4096),
          "3 per tensor (6 for q and k, Llama-2: NVIDIA/Fuser#2599, 2024); 2 with the "
          "resize scheduler (Llama-3: NVIDIA/Fuser#3830, 2025)"),
+        ("RoPE, GPT-NeoX partial rotary (32 of 64 channels), q bf16 2x128x8x64 -> "
+         "2x8x128x64, 4096 positions",
+         lambda: ix._rope_part(rng, 2, 128, 8, 64, 32, 4096), "-"),
+        ("RoPE, GPT-J interleaved pairs, q f32 2x128x8x64, 4096 positions",
+         lambda: ix._rope_gptj_part(rng, 2, 128, 8, 64, 4096), "-"),
+        ("RoPE backward (Llama), dy bf16 2x8x128x64 -> dq 2x128x8x64, 4096 positions",
+         lambda: ix._rope_backward_part(rng, 2, 128, 8, 64, 4096), "-"),
         ("embedding backward: index_add of dy rows into a zero table, f32 2000x64, 256 ids",
          lambda: sc._embedding_backward_part(rng, "f32", 2000, 64, 256), "-"),
     ]

@@ -114,6 +114,14 @@ void GroupEmitter::analyze(Value root, const Index &rootIdx) {
       continue;
     if (isa<IotaOp, PadOp, ConcatOp>(op))
       mergeable = false;
+    if (isa<ConcatOp>(op)) {
+      concatAccesses.push_back({op, idx});
+      // Within a piece of a split dim, one operand: read unguarded.
+      if (std::optional<unsigned> k = concatOperandOfPiece(op, idx)) {
+        work.push_back({op->getOperand(*k), operandIndex(op, *k, idx), guarded});
+        continue;
+      }
+    }
     if (isScatterOp(op)) {
       // self is read at the result's position; the index and the source
       // along whole lines, through their pointers (no affine offset to
@@ -179,7 +187,10 @@ void GroupEmitter::planIterationSpace(ArrayRef<int> dimClass, ArrayRef<unsigned>
   // has coeff(a) == coeff(b) * size(b), i.e. treats them as one row-major dim.
   SmallVector<SmallVector<unsigned>> groups;
   for (unsigned k : live) {
-    if (mergeable && !groups.empty() &&
+    // A dim split into pieces iterates over one piece: it merges with none.
+    bool split = pieces.count > 1 && ((int)k == pieces.dim ||
+                                      (!groups.empty() && (int)groups.back().back() == pieces.dim));
+    if (mergeable && !split && !groups.empty() &&
         (dimClass.empty() || dimClass[groups.back().back()] == dimClass[k])) {
       unsigned a = groups.back().back();
       bool ok = llvm::all_of(coeffs, [&](ArrayRef<AffineExpr> c) {
@@ -200,7 +211,9 @@ void GroupEmitter::planIterationSpace(ArrayRef<int> dimClass, ArrayRef<unsigned>
   for (auto [g, dims] : llvm::enumerate(groups)) {
     AffineExpr size = getAffineConstantExpr(1, ctx);
     for (unsigned k : dims)
-      size = size * refShape[k];
+      size = size * ((int)k == pieces.dim && pieces.count > 1
+                         ? getAffineConstantExpr(pieces.size, ctx)
+                         : refShape[k]);
     iterSizes.push_back(simplify(size, 0, numSymbols));
     dimSubstitution[dims.back()] = getAffineDimExpr(g, ctx);
   }
@@ -453,6 +466,10 @@ Lanes GroupEmitter::emitOp(Operation *op, const Index &idx,
     }
     return {emitRandom(b, loc, op, index, seed, offset, p, fe.math, aligned), uniform};
   }
+
+  // Within a piece of a split dim, a concat is its one operand there.
+  if (std::optional<unsigned> k = concatOperandOfPiece(op, idx))
+    return emit(op->getOperand(*k), operandIndex(op, *k, idx), lanes);
 
   if (isa<PadOp, ConcatOp>(op)) {
     // Which operand (or the padding) an element comes from depends on the

@@ -235,6 +235,23 @@ protected:
       return k.getValue();
     return std::nullopt;
   }
+  // -- concat pieces (ConcatPieces.cpp) ---------------------------------------
+  /// Splits the ref dim that the analyzed concats run along into pieces
+  /// that each concat takes from one operand alone (sets `pieces`); false
+  /// when no such split exists, it would take more than a few pieces, or
+  /// pieces along the lane dim would not hold whole units of `unitLanes`.
+  /// Call after planIterationSpace (it reads laneDim).
+  bool planConcatPieces(unsigned unitLanes);
+  /// `idx` (d-space) at piece `p` of the split dim: that dim moved by
+  /// p * pieces.size; `idx` itself without a split.
+  Index pieceIndex(const Index &idx, unsigned p);
+  /// The operand a concat takes its elements at `idx` from, where the split
+  /// into pieces makes it the same operand for the whole unit; none
+  /// otherwise (and for any other op).
+  std::optional<unsigned> concatOperandOfPiece(Operation *op, const Index &idx);
+  /// Forgets the analysis and the lanes' plan, to plan again.
+  void resetAnalysis();
+
   /// Chooses the iteration space: drops dims of size 1 and merges adjacent
   /// dims that every access treats as one row-major dim. With `dimClass`,
   /// only dims of the same class merge (a reduction keeps its reduced dims
@@ -330,6 +347,17 @@ protected:
   SmallVector<TableRead> tableReads;
   bool vectorTables = false;
   DenseSet<MemoKey, MemoKeyInfo> visited; ///< (value, index) pairs analyzed
+  /// The concats analyzed, each at the index it was reached at (d-space).
+  SmallVector<std::pair<Operation *, Index>> concatAccesses;
+  /// A ref dim split into `count` pieces of `size` elements (ConcatPieces.cpp):
+  /// the iteration space covers one piece along `dim`, and a unit computes
+  /// its elements in every piece. No split when count is 1.
+  struct ConcatPieces {
+    int dim = -1;
+    int64_t size = 0;
+    unsigned count = 1;
+  };
+  ConcatPieces pieces;
 
   // The iteration space: merged dims m_0..m_{q-1} with sizes iterSizes.
   SmallVector<AffineExpr> dimSubstitution; // d_k -> m-space

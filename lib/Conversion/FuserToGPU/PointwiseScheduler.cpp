@@ -20,7 +20,9 @@
 //  - the vector path needs the inner size to divide by the lane count and
 //    the vector accesses to be aligned; what cannot be proven at compile time
 //    is checked by the launch plan, which passes a flag choosing the vector
-//    loop or the scalar loop.
+//    loop or the scalar loop;
+//  - the dim a concat runs along may be split into the pieces it picks
+//    from (ConcatPieces.cpp): a unit then computes every piece.
 //
 //===----------------------------------------------------------------------===//
 
@@ -60,15 +62,19 @@ void PointwiseScheduler::emitUnit(Value linear, unsigned lanes,
   SmallVector<AffineExpr> dIdx;
   for (unsigned k = 0; k < refRank; ++k)
     dIdx.push_back(getAffineDimExpr(k, ctx));
-  for (Value out : seg.outputs) {
-    Index idx{false, dIdx};
-    Lanes v = emit(out, idx, lanes);
-    AffineExpr off = toIteration(linearIndex(out, idx));
-    PendingStore st{kb->pointer(out), materialize(v, lanes), kb->expander->expand(off)};
-    if (pending)
-      pending->push_back(st);
-    else
-      kb->store(st.ptr, st.value, st.offset);
+  // Each piece of a dim split by a concat (ConcatPieces.cpp), all under
+  // one memo: a piece's reads serve the others.
+  for (unsigned p = 0; p < pieces.count; ++p) {
+    for (Value out : seg.outputs) {
+      Index idx = pieceIndex(Index{false, dIdx}, p);
+      Lanes v = emit(out, idx, lanes);
+      AffineExpr off = toIteration(linearIndex(out, idx));
+      PendingStore st{kb->pointer(out), materialize(v, lanes), kb->expander->expand(off)};
+      if (pending)
+        pending->push_back(st);
+      else
+        kb->store(st.ptr, st.value, st.offset);
+    }
   }
 }
 
@@ -205,7 +211,13 @@ void PointwiseScheduler::emitKernel(unsigned indexBits) {
                     (vecOk ? " where the plan's size and alignment checks hold, else 1" : "") +
                     " (pointwise.vector_bytes / the narrowest element that moves with the "
                     "innermost dim), " +
-                    std::to_string(unitsPerThread) + " unit(s) a thread a step, grid at most " +
+                    std::to_string(unitsPerThread) + " unit(s) a thread a step" +
+                    (pieces.count > 1 ? ", each in " + std::to_string(pieces.count) +
+                                            " pieces of " + std::to_string(pieces.size) +
+                                            " along dim " + std::to_string(pieces.dim) +
+                                            " (a concat's operands)"
+                                      : std::string()) +
+                    ", grid at most " +
                     (gridWaves > 0 ? std::to_string(gridWaves) + " waves" : "uncapped");
   k.launch({blocks}, {block}, Value(), cond, {flag});
   kb = nullptr;
@@ -219,20 +231,43 @@ LogicalResult PointwiseScheduler::run() {
     if (ArrayRef<AffineExpr>(shapeOf(out)) != ArrayRef<AffineExpr>(refShape))
       return out.getDefiningOp()->emitOpError(
           "is an output of a pointwise segment whose outputs differ in shape");
+  planSpaceAndLanes();
+  bool transpose = planTranspose();
+  // A concat along a ref dim: split the dim into the pieces the concat
+  // picks from and plan again (ConcatPieces.cpp). Not with the transpose
+  // shape, whose tiles cover the whole dim.
+  if (!transpose && planConcatPieces(widestLanes)) {
+    resetAnalysis();
+    planSpaceAndLanes();
+  }
+  LogicalResult result = success();
+  forEachIndexWidth(maxElementsWith(fe.shapes.numElements(ref)), [&](unsigned w) {
+    if (!transpose)
+      emitKernel(w);
+    else if (succeeded(result))
+      result = emitTransposeKernel(w);
+  });
+  return result;
+}
+
+void PointwiseScheduler::planSpaceAndLanes() {
   SmallVector<AffineExpr> dIdx;
   for (unsigned k = 0; k < refRank; ++k)
     dIdx.push_back(getAffineDimExpr(k, ctx));
-  for (Value out : seg.outputs)
-    analyze(out, Index{false, dIdx});
+  for (unsigned p = 0; p < pieces.count; ++p)
+    for (Value out : seg.outputs)
+      analyze(out, pieceIndex(Index{false, dIdx}, p));
   planIterationSpace();
 
   // Lanes: pointwise.vector_bytes (16 by default) of the narrowest type
   // accessed contiguously.
   unsigned narrowest = 16;
   SmallVector<std::pair<Value, AffineExpr>> contiguous;
-  for (Value out : seg.outputs) {
-    narrowest = std::min(narrowest, byteSize(elementTypeOf(out)));
-    contiguous.push_back({out, toIteration(linearIndex(out, Index{false, dIdx}))});
+  for (unsigned p = 0; p < pieces.count; ++p) {
+    for (Value out : seg.outputs) {
+      narrowest = std::min(narrowest, byteSize(elementTypeOf(out)));
+      contiguous.push_back({out, toIteration(linearIndex(out, pieceIndex(Index{false, dIdx}, p)))});
+    }
   }
   for (auto &[v, off] : leafOffsets) {
     AffineExpr o = toIteration(off);
@@ -257,22 +292,12 @@ LogicalResult PointwiseScheduler::run() {
   // As wide as the schedule allows (16 bytes by default), in lanes of the
   // narrowest contiguous element; rows of a multi-dim space hold whole
   // units (a flat space's tail takes the scalar loop).
-  planLanes(numIterDims == 0 ? 1
-                             : std::max<int64_t>(1, fe.schedule.valueOr(
-                                                        ScheduleKey::PointwiseVectorBytes) /
-                                                        narrowest),
-            /*wholeRows=*/numIterDims > 1, contiguous, tableStrides);
+  widestLanes =
+      numIterDims == 0
+          ? 1
+          : std::max<int64_t>(1, fe.schedule.valueOr(ScheduleKey::PointwiseVectorBytes) / narrowest);
+  planLanes(widestLanes, /*wholeRows=*/numIterDims > 1, contiguous, tableStrides);
   vectorTables = vectorLanes > 1 && !tableStrides.empty();
-
-  bool transpose = planTranspose();
-  LogicalResult result = success();
-  forEachIndexWidth(maxElementsWith(fe.shapes.numElements(ref)), [&](unsigned w) {
-    if (!transpose)
-      emitKernel(w);
-    else if (succeeded(result))
-      result = emitTransposeKernel(w);
-  });
-  return result;
 }
 
 LogicalResult mlir::fuser::emitPointwiseSegment(FusionEmitter &fe,

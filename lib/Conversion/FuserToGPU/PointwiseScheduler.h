@@ -31,6 +31,13 @@ private:
   void emitUnit(Value linear, unsigned lanes,
                 SmallVectorImpl<PendingStore> *pending = nullptr);
   void emitKernel(unsigned indexBits);
+  /// Analyzes the outputs (at every piece of a split dim), chooses the
+  /// iteration space and the lanes.
+  void planSpaceAndLanes();
+  /// The lanes the schedule's widest access holds (pointwise.vector_bytes
+  /// of the narrowest contiguous element), before the sizes and offsets
+  /// narrow them to vectorLanes.
+  unsigned widestLanes = 1;
   /// Vector units each thread computes per step of the grid-stride loop.
   int64_t unitsPerThread = 1;
   /// The grid's cap in full waves at full occupancy (0: a block per

@@ -1,0 +1,110 @@
+// The pointwise scheduler splits the dim a concat runs along into the
+// pieces it picks from (ConcatPieces.cpp): a unit computes its elements in
+// every piece, each piece takes its operand without a branch, and the
+// pieces share their reads.
+// RUN: fuser-opt %s -split-input-file --fuser-segment --fuser-emit-kernels --canonicalize --cse | FileCheck %s
+
+// rotate_half: concat(-x[:, 32:], x[:, :32]) beside x. Two pieces of 32
+// along the lane dim: the vector body loads x twice (its two halves, each
+// once: the pieces share them) and stores twice, with no branch; the scalar
+// loop does the same one lane at a time, over half as many elements.
+// CHECK-LABEL: gpu.func @rotate_half_0(
+// CHECK: scf.if
+// CHECK: scf.for
+// CHECK-NOT: scf.if
+// CHECK-COUNT-2: llvm.load {{.*}} -> vector<4xf32>
+// CHECK-NOT: llvm.load
+// CHECK: arith.negf {{.*}} : vector<4xf32>
+// CHECK-COUNT-2: llvm.store {{.*}} : vector<4xf32>
+// CHECK-NOT: llvm.store
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c512_i32
+// CHECK-NOT: scf.if
+// CHECK-COUNT-2: llvm.load {{.*}} -> f32
+// CHECK-NOT: llvm.load
+// CHECK: gpu.return
+func.func @rotate_half(%x: tensor<16x64xf32>) -> tensor<16x64xf32> {
+  %x1 = fuser.slice %x start = [0, 0] limit = [16, 32] step = [1, 1] : tensor<16x64xf32> -> tensor<16x32xf32>
+  %x2 = fuser.slice %x start = [0, 32] limit = [16, 64] step = [1, 1] : tensor<16x64xf32> -> tensor<16x32xf32>
+  %n2 = fuser.neg %x2 : tensor<16x32xf32>
+  %r = fuser.concat %n2, %x1 dim = 1 : tensor<16x32xf32>, tensor<16x32xf32> -> tensor<16x64xf32>
+  %0 = fuser.add %x, %r : tensor<16x64xf32>
+  return %0 : tensor<16x64xf32>
+}
+
+// -----
+
+// Two concats along one dim (GPT-NeoX's partial rotary: the first 32
+// channels rotate, the last 32 pass): four pieces of 16, from the gcd of the
+// boundaries at 16 and 32. Each of x's four quarters is loaded once.
+// CHECK-LABEL: gpu.func @partial_rotary_0(
+// CHECK: scf.for
+// CHECK-NOT: scf.if
+// CHECK: %[[Q0:.*]] = llvm.load {{.*}} -> vector<4xf32>
+// CHECK: %[[Q1:.*]] = llvm.load {{.*}} -> vector<4xf32>
+// CHECK: %[[N1:.*]] = arith.negf %[[Q1]]
+// CHECK: %[[O0:.*]] = arith.addf %[[Q0]], %[[N1]]
+// CHECK: llvm.store %[[O0]]
+// CHECK: %[[O1:.*]] = arith.addf %[[Q1]], %[[Q0]]
+// CHECK: llvm.store %[[O1]]
+// CHECK: %[[Q2:.*]] = llvm.load {{.*}} -> vector<4xf32>
+// CHECK: llvm.store %[[Q2]]
+// CHECK: %[[Q3:.*]] = llvm.load {{.*}} -> vector<4xf32>
+// CHECK: llvm.store %[[Q3]]
+// CHECK-NOT: llvm.load {{.*}} -> vector
+// CHECK: scf.for
+func.func @partial_rotary(%x: tensor<16x64xf32>) -> tensor<16x64xf32> {
+  %xr = fuser.slice %x start = [0, 0] limit = [16, 32] step = [1, 1] : tensor<16x64xf32> -> tensor<16x32xf32>
+  %xp = fuser.slice %x start = [0, 32] limit = [16, 64] step = [1, 1] : tensor<16x64xf32> -> tensor<16x32xf32>
+  %x1 = fuser.slice %xr start = [0, 0] limit = [16, 16] step = [1, 1] : tensor<16x32xf32> -> tensor<16x16xf32>
+  %x2 = fuser.slice %xr start = [0, 16] limit = [16, 32] step = [1, 1] : tensor<16x32xf32> -> tensor<16x16xf32>
+  %n2 = fuser.neg %x2 : tensor<16x16xf32>
+  %r = fuser.concat %n2, %x1 dim = 1 : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x32xf32>
+  %o = fuser.add %xr, %r : tensor<16x32xf32>
+  %0 = fuser.concat %o, %xp dim = 1 : tensor<16x32xf32>, tensor<16x32xf32> -> tensor<16x64xf32>
+  return %0 : tensor<16x64xf32>
+}
+
+// -----
+
+// A concat along an outer dim: two pieces of 2 rows, each a branch-free
+// vector copy of its operand; 8 units of 4 lanes cover one piece.
+// CHECK-LABEL: gpu.func @rows_0(
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c8_i32
+// CHECK-NOT: scf.if
+// CHECK: llvm.load %{{.*}} -> vector<4xf32>
+// CHECK: llvm.load %{{.*}} -> vector<4xf32>
+// CHECK-NOT: llvm.load {{.*}} -> vector
+// CHECK: scf.for
+func.func @rows(%a: tensor<2x16xf32>, %b: tensor<2x16xf32>) -> tensor<4x16xf32> {
+  %0 = fuser.concat %a, %b dim = 0 : tensor<2x16xf32>, tensor<2x16xf32> -> tensor<4x16xf32>
+  return %0 : tensor<4x16xf32>
+}
+
+// -----
+
+// No split where the concat's sizes are known only at launch: the branch
+// picks the operand.
+// CHECK-LABEL: gpu.func @dynamic_0(
+// CHECK: arith.cmpi slt
+// CHECK: scf.if
+func.func @dynamic(%a: tensor<4x?xf32>, %b: tensor<4x?xf32>) -> tensor<4x?xf32> {
+  %0 = fuser.concat %a, %b dim = 1 : tensor<4x?xf32>, tensor<4x?xf32> -> tensor<4x?xf32>
+  return %0 : tensor<4x?xf32>
+}
+
+// -----
+
+// Nor where the pieces would be narrower than a vector unit (a boundary at
+// 2 of 16 f32: pieces of 2, units of 4), or more than 8 (17 pieces of 1).
+// CHECK-LABEL: gpu.func @narrow_0(
+// CHECK: scf.if
+// CHECK-LABEL: gpu.func @many_0(
+// CHECK: scf.if
+func.func @narrow(%a: tensor<4x2xf32>, %b: tensor<4x14xf32>) -> tensor<4x16xf32> {
+  %0 = fuser.concat %a, %b dim = 1 : tensor<4x2xf32>, tensor<4x14xf32> -> tensor<4x16xf32>
+  return %0 : tensor<4x16xf32>
+}
+func.func @many(%a: tensor<17x4xf32>, %b: tensor<16x4xf32>) -> tensor<33x4xf32> {
+  %0 = fuser.concat %a, %b dim = 0 : tensor<17x4xf32>, tensor<16x4xf32> -> tensor<33x4xf32>
+  return %0 : tensor<33x4xf32>
+}
