@@ -358,6 +358,10 @@ Lanes GroupEmitter::emit(Value v, const Index &idx, unsigned lanes) {
   return *lookup(v, idx, lanes);
 }
 
+/// Marks a memo key's lanes as a load memoized by its offset (the key's
+/// index the iteration-space offset), apart from values by their index.
+static constexpr unsigned kLoadByOffset = 1u << 30;
+
 Lanes GroupEmitter::emitOne(Value v, const Index &idx, unsigned lanes) {
   Lanes result;
   if (isInput(v)) {
@@ -367,6 +371,16 @@ Lanes GroupEmitter::emitOne(Value v, const Index &idx, unsigned lanes) {
       memo.insert({v, idx, lanes}, *s);
       return *s;
     }
+    // With a dim split into pieces, one element is often reached by two
+    // paths with different indices (through a reshape and directly): the
+    // loads are also memoized by offset, so that it is read once.
+    MemoKey byOffset{v, Index{true, {off}}, lanes | kLoadByOffset};
+    if (pieces.count > 1) {
+      if (std::optional<Lanes> hit = memo.lookup(byOffset)) {
+        memo.insert({v, idx, lanes}, *hit);
+        return *hit;
+      }
+    }
     std::optional<int64_t> stride = laneStride(off);
     if (lanes > 1 && stride && *stride == 1) {
       result = {maskedLoad(v, elem, off, lanes), false};
@@ -375,6 +389,8 @@ Lanes GroupEmitter::emitOne(Value v, const Index &idx, unsigned lanes) {
     } else {
       result = emitScalarized(v, idx, lanes);
     }
+    if (pieces.count > 1)
+      memo.insert(byOffset, result);
   } else {
     result = emitOp(v.getDefiningOp(), idx, lanes);
   }

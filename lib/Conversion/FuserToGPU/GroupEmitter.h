@@ -240,10 +240,15 @@ protected:
   /// that each concat takes from one operand alone (sets `pieces`); false
   /// when no such split exists, it would take more than a few pieces, or
   /// pieces along the lane dim would not hold whole units of `unitLanes`.
-  /// Call after planIterationSpace (it reads laneDim).
-  bool planConcatPieces(unsigned unitLanes);
-  /// `idx` (d-space) at piece `p` of the split dim: that dim moved by
-  /// p * pieces.size; `idx` itself without a split.
+  /// Interleaved pieces along the lane dim only where the kernel has
+  /// `lanesNow` 1 (no vector units to lose). Call after planIterationSpace
+  /// (it reads laneDim).
+  bool planConcatPieces(unsigned unitLanes, unsigned lanesNow);
+  /// The blocked split alone (pieces of consecutive positions).
+  bool planBlockedPieces(unsigned unitLanes);
+  /// `idx` (d-space) at piece `p` of the split dim: that dim d becomes
+  /// d + p * pieces.size (blocked) or d * pieces.count + p (interleaved);
+  /// `idx` itself without a split.
   Index pieceIndex(const Index &idx, unsigned p);
   /// The operand a concat takes its elements at `idx` from, where the split
   /// into pieces makes it the same operand for the whole unit; none
@@ -351,11 +356,14 @@ protected:
   SmallVector<std::pair<Operation *, Index>> concatAccesses;
   /// A ref dim split into `count` pieces of `size` elements (ConcatPieces.cpp):
   /// the iteration space covers one piece along `dim`, and a unit computes
-  /// its elements in every piece. No split when count is 1.
+  /// its elements in every piece. Blocked pieces are runs of consecutive
+  /// positions; interleaved ones take every count-th. No split when count
+  /// is 1.
   struct ConcatPieces {
     int dim = -1;
     int64_t size = 0;
     unsigned count = 1;
+    bool interleaved = false;
   };
   ConcatPieces pieces;
 

@@ -213,6 +213,7 @@ void PointwiseScheduler::emitKernel(unsigned indexBits) {
                     "innermost dim), " +
                     std::to_string(unitsPerThread) + " unit(s) a thread a step" +
                     (pieces.count > 1 ? ", each in " + std::to_string(pieces.count) +
+                                            (pieces.interleaved ? " interleaved" : "") +
                                             " pieces of " + std::to_string(pieces.size) +
                                             " along dim " + std::to_string(pieces.dim) +
                                             " (a concat's operands)"
@@ -236,7 +237,7 @@ LogicalResult PointwiseScheduler::run() {
   // A concat along a ref dim: split the dim into the pieces the concat
   // picks from and plan again (ConcatPieces.cpp). Not with the transpose
   // shape, whose tiles cover the whole dim.
-  if (!transpose && planConcatPieces(widestLanes)) {
+  if (!transpose && planConcatPieces(widestLanes, vectorLanes)) {
     resetAnalysis();
     planSpaceAndLanes();
   }
@@ -296,6 +297,10 @@ void PointwiseScheduler::planSpaceAndLanes() {
       numIterDims == 0
           ? 1
           : std::max<int64_t>(1, fe.schedule.valueOr(ScheduleKey::PointwiseVectorBytes) / narrowest);
+  // Interleaved pieces along the lane dim: a unit's elements are count
+  // apart, never one vector.
+  if (pieces.interleaved && pieces.dim == laneDim)
+    widestLanes = 1;
   planLanes(widestLanes, /*wholeRows=*/numIterDims > 1, contiguous, tableStrides);
   vectorTables = vectorLanes > 1 && !tableStrides.empty();
 }

@@ -108,3 +108,35 @@ func.func @many(%a: tensor<17x4xf32>, %b: tensor<16x4xf32>) -> tensor<33x4xf32> 
   %0 = fuser.concat %a, %b dim = 0 : tensor<17x4xf32>, tensor<16x4xf32> -> tensor<33x4xf32>
   return %0 : tensor<33x4xf32>
 }
+
+// -----
+
+// GPT-J's interleaved pairs: x viewed as [.., 8, 2], concat(-odd, even)
+// along the 2, viewed back. The concat's position is the channel mod 2, so
+// the channel dim splits two ways interleaved (piece p at 2 d + p): each
+// piece takes its operand without a branch, and the pair's two elements,
+// reached through the reshape and directly, are loaded once each (the
+// loads memoized by offset). Interleaved pieces move by 2 per unit: one
+// lane.
+// CHECK-LABEL: gpu.func @interleaved_0(
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c16_i32
+// CHECK-NOT: scf.if
+// CHECK: %[[E:.*]] = llvm.load {{.*}} -> f32
+// CHECK: %[[O:.*]] = llvm.load {{.*}} -> f32
+// CHECK: %[[N:.*]] = arith.negf %[[O]]
+// CHECK: %[[R0:.*]] = arith.addf %[[E]], %[[N]]
+// CHECK: llvm.store %[[R0]]
+// CHECK: %[[R1:.*]] = arith.addf %[[O]], %[[E]]
+// CHECK: llvm.store %[[R1]]
+// CHECK-NOT: llvm.load
+// CHECK: gpu.return
+func.func @interleaved(%x: tensor<2x16xf32>) -> tensor<2x16xf32> {
+  %p = fuser.reshape %x : tensor<2x16xf32> -> tensor<2x8x2xf32>
+  %ev = fuser.slice %p start = [0, 0, 0] limit = [2, 8, 1] step = [1, 1, 1] : tensor<2x8x2xf32> -> tensor<2x8x1xf32>
+  %od = fuser.slice %p start = [0, 0, 1] limit = [2, 8, 2] step = [1, 1, 1] : tensor<2x8x2xf32> -> tensor<2x8x1xf32>
+  %no = fuser.neg %od : tensor<2x8x1xf32>
+  %rp = fuser.concat %no, %ev dim = 2 : tensor<2x8x1xf32>, tensor<2x8x1xf32> -> tensor<2x8x2xf32>
+  %r = fuser.reshape %rp : tensor<2x8x2xf32> -> tensor<2x16xf32>
+  %0 = fuser.add %x, %r : tensor<2x16xf32>
+  return %0 : tensor<2x16xf32>
+}

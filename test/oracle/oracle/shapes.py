@@ -349,7 +349,11 @@ def _pad_parts(t, name, rng_for):
 
 
 CONCATS = [([(4, 3), (4, 5)], 1), ([(2, 3), (0, 3), (1, 3)], 0), ([(2, 3, 4), (2, 1, 4), (2, 7, 4)], 1),
-           ([(5,), (1031,)], 0), ([(2, 2, 2, 2, 1), (2, 2, 2, 2, 3)], 4)]
+           ([(5,), (1031,)], 0), ([(2, 2, 2, 2, 1), (2, 2, 2, 2, 3)], 4),
+           # split into pieces (docs/schedulers.md, "Concats: the dim in
+           # pieces"): along the lane dim, an outer dim, three operands, flat
+           ([(3, 32), (3, 32)], 1), ([(2, 16, 8), (2, 48, 8)], 1), ([(5, 16), (5, 48), (5, 16)], 1),
+           ([(64,), (64,)], 0)]
 
 
 def _concat_parts(t, name, rng_for):
@@ -365,6 +369,25 @@ def _concat_parts(t, name, rng_for):
         pb.line("%%c = fuser.concat %s dim = %d : %s -> %s" % (
             ", ".join("%%x%d" % i for i in range(len(xs))), dim, ", ".join(tys), to))
         pb.line("%%0 = fuser.%s %%c : %s" % (uop, to))
+        pb.result("0", want.shape, t, uref(want), EXACT)
+        parts.append(pb.part())
+    # each pair of x [.., 2k] swapped by a view as [.., k, 2] and a concat
+    # along the 2, then an op on the whole (GPT-J's interleaved form):
+    # interleaved pieces
+    for rows, k in [(3, 4), (2, 9)]:
+        x = _data(t, (rows, 2 * k), rng)
+        want = x.reshape(rows, k, 2)[:, :, ::-1].reshape(rows, 2 * k)
+        pb = PartBuilder("%dx%d pairs swapped" % (rows, 2 * k))
+        tx = pb.arg("x", x, t)
+        tp, th = mlir_type((rows, k, 2), t), mlir_type((rows, k, 1), t)
+        pb.line("%%p = fuser.reshape %%x : %s -> %s" % (tx, tp))
+        pb.line("%%e = fuser.slice %%p start = [0, 0, 0] limit = [%d, %d, 1] step = [1, 1, 1] "
+                ": %s -> %s" % (rows, k, tp, th))
+        pb.line("%%o = fuser.slice %%p start = [0, 0, 1] limit = [%d, %d, 2] step = [1, 1, 1] "
+                ": %s -> %s" % (rows, k, tp, th))
+        pb.line("%%c = fuser.concat %%o, %%e dim = 2 : %s, %s -> %s" % (th, th, tp))
+        pb.line("%%r = fuser.reshape %%c : %s -> %s" % (tp, tx))
+        pb.line("%%0 = fuser.%s %%r : %s" % (uop, tx))
         pb.result("0", want.shape, t, uref(want), EXACT)
         parts.append(pb.part())
     # dynamic: ?x3 ++ ?x3 along 0
