@@ -166,7 +166,7 @@ MLIR_CAPI_EXPORTED void fuserCompileCacheClearMemory(void);
 
 /// Testing only: emit a known schedule bug ("missing-barrier", "wrong-tail",
 /// "wrong-index", "inner-outer-drop-partial", "inner-outer-row-map",
-/// "last-block-no-fence", or ""
+/// "last-block-no-fence", "concat-piece-position", or ""
 /// for none) so that a test can check that the CPU
 /// emulation catches it; "silent-failure" makes kernel emission fail
 /// without a diagnostic (the driver must still name the stage). Never use it to produce kernels.

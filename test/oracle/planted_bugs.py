@@ -5,8 +5,10 @@ fuserc's --plant-bug (testing only) makes the compiler emit a known schedule
 bug. For a softmax (block reduction), a softmax along dim 0 (an outer
 normalization: rows of threads meet in shared memory), a transpose
 (shared-memory tile), a
-flat pointwise fusion and an inner-outer fusion (row means, then column sums
-of the centred rows) (test/oracle/planted/*.mlir), each run with fuserc's
+flat pointwise fusion, an inner-outer fusion (row means, then column sums
+of the centred rows), column and long-row sums finished by their last
+block, and rotate_half (a concat's dim in pieces) (test/oracle/planted/*.mlir),
+each run with fuserc's
 --random inputs, this checks:
 
   - without a bug, forward, --reverse-threads and --race-check runs match
@@ -15,7 +17,8 @@ of the centred rows) (test/oracle/planted/*.mlir), each run with fuserc's
     reverse-order runs give wrong results (a missing barrier: NaN read from
     the poisoned shared memory; a wrong tile index: wrong elements; a wrong
     tail bound: the last element is never written; a dropped block of
-    column partials or a wrong row-block mapping: wrong column sums), and
+    column partials or a wrong row-block mapping: wrong column sums; a
+    piece's values stored at the next piece's place: wrong elements), and
     --race-check either stops with an error naming the race (missing
     barrier, wrong index) or, for a bug that is not a race, gives the wrong
     result too;
@@ -93,6 +96,12 @@ def ref_pointwise(inputs):
     return from_f64((torch.exp(x) * y).numpy(), "f32"), Ulps(2)
 
 
+def ref_rotate_half(inputs):
+    x = to_torch(inputs[0], "f32")
+    h = x.shape[1] // 2
+    return from_torch(x + torch.cat([-x[:, h:], x[:, :h]], 1), "f32"), Exact()
+
+
 # fusion -> (argument shapes, reference, the bugs that apply to its schedule)
 FUSIONS = {
     "softmax": ([(64, 1000)], ref_softmax, ["missing-barrier"]),
@@ -103,9 +112,10 @@ FUSIONS = {
                     ["inner-outer-drop-partial", "inner-outer-row-map"]),
     "column_sum": ([(2048, 96)], ref_column_sum, ["last-block-no-fence"]),
     "long_rows": ([(4, 40000)], ref_row_sum, ["missing-barrier", "last-block-no-fence"]),
+    "concat_pieces": ([(16, 64)], ref_rotate_half, ["concat-piece-position"]),
 }
 BUGS = ["missing-barrier", "wrong-tail", "wrong-index", "inner-outer-drop-partial",
-        "inner-outer-row-map", "last-block-no-fence"]
+        "inner-outer-row-map", "last-block-no-fence", "concat-piece-position"]
 # Bugs that are shared-memory races (the race check names them); the others
 # only give wrong results.
 RACES = ["missing-barrier", "wrong-index"]

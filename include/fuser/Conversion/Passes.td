@@ -52,7 +52,7 @@ def EmitKernelsPass : Pass<"fuser-emit-kernels", "ModuleOp"> {
     Option<"plantBug", "plant-bug", "std::string", /*default=*/"\"\"",
            "For testing the CPU emulation only: emit a known schedule bug "
            "(missing-barrier, wrong-tail, wrong-index, inner-outer-drop-partial, "
-           "inner-outer-row-map, last-block-no-fence) that it must catch, "
+           "inner-outer-row-map, last-block-no-fence, concat-piece-position) that it must catch, "
            "fail without a diagnostic (silent-failure), or succeed with IR "
            "that does not verify (invalid-ir)">,
   ];

@@ -335,10 +335,11 @@ struct EmitKernelsPass : fuser::impl::EmitKernelsPassBase<EmitKernelsPass> {
     if (!plantBug.empty() && plantBug != "missing-barrier" && plantBug != "wrong-tail" &&
         plantBug != "wrong-index" && plantBug != "inner-outer-drop-partial" &&
         plantBug != "inner-outer-row-map" && plantBug != "last-block-no-fence" &&
-        plantBug != "silent-failure" && plantBug != "invalid-ir") {
+        plantBug != "concat-piece-position" && plantBug != "silent-failure" &&
+        plantBug != "invalid-ir") {
       m.emitError("plant-bug must be missing-barrier, wrong-tail, wrong-index, "
                   "inner-outer-drop-partial, inner-outer-row-map, last-block-no-fence, "
-                  "silent-failure or invalid-ir, got '")
+                  "concat-piece-position, silent-failure or invalid-ir, got '")
           << plantBug << "'";
       return signalPassFailure();
     }

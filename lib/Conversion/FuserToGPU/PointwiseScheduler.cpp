@@ -68,7 +68,11 @@ void PointwiseScheduler::emitUnit(Value linear, unsigned lanes,
     for (Value out : seg.outputs) {
       Index idx = pieceIndex(Index{false, dIdx}, p);
       Lanes v = emit(out, idx, lanes);
-      AffineExpr off = toIteration(linearIndex(out, idx));
+      // Testing only: each piece's values stored at the next piece's place.
+      Index at = fe.plantBug == "concat-piece-position"
+                     ? pieceIndex(Index{false, dIdx}, (p + 1) % pieces.count)
+                     : idx;
+      AffineExpr off = toIteration(linearIndex(out, at));
       PendingStore st{kb->pointer(out), materialize(v, lanes), kb->expander->expand(off)};
       if (pending)
         pending->push_back(st);
