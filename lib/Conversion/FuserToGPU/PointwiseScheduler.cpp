@@ -239,11 +239,14 @@ LogicalResult PointwiseScheduler::run() {
   planSpaceAndLanes();
   bool transpose = planTranspose();
   // A concat along a ref dim: split the dim into the pieces the concat
-  // picks from and plan again (ConcatPieces.cpp). Not with the transpose
-  // shape, whose tiles cover the whole dim.
+  // picks from and plan again (ConcatPieces.cpp). The pieces' operands are
+  // read unguarded, so a permute of a concat now finds its inputs read
+  // across their contiguous dim and takes the transpose shape, whose tiles
+  // then cover one piece and compute every piece.
   if (!transpose && planConcatPieces(widestLanes, vectorLanes)) {
     resetAnalysis();
     planSpaceAndLanes();
+    transpose = planTranspose();
   }
   LogicalResult result = success();
   forEachIndexWidth(maxElementsWith(fe.shapes.numElements(ref)), [&](unsigned w) {

@@ -211,11 +211,16 @@ LogicalResult PointwiseScheduler::emitTransposeKernel(unsigned indexBits) {
               SmallVector<AffineExpr> dIdx;
               for (unsigned d = 0; d < refRank; ++d)
                 dIdx.push_back(getAffineDimExpr(d, ctx));
-              for (Value out : seg.outputs) {
-                Index idx{false, dIdx};
-                Lanes v = emit(out, idx, 1);
-                AffineExpr off = toIteration(linearIndex(out, idx));
-                k.store(k.pointer(out), v.value, k.expander->expand(off));
+              // Every piece of a dim a concat split (ConcatPieces.cpp): the
+              // tile covers one piece, and each piece's inputs have their
+              // own staged tiles.
+              for (unsigned p = 0; p < pieces.count; ++p) {
+                for (Value out : seg.outputs) {
+                  Index idx = pieceIndex(Index{false, dIdx}, p);
+                  Lanes v = emit(out, idx, 1);
+                  AffineExpr off = toIteration(linearIndex(out, idx));
+                  k.store(k.pointer(out), v.value, k.expander->expand(off));
+                }
               }
               tileRow = tileCol = Value();
             });
@@ -245,7 +250,14 @@ LogicalResult PointwiseScheduler::emitTransposeKernel(unsigned indexBits) {
   if (fe.explain)
     fe.kernelNote = "transpose, " + std::to_string(kTile) + " x " + std::to_string(kTile) +
                     " tiles staged in shared memory (transpose.tile), " + std::to_string(kRows) +
-                    " rows of threads (transpose.rows), grid at most " +
+                    " rows of threads (transpose.rows), " +
+                    (pieces.count > 1 ? "each tile in " + std::to_string(pieces.count) +
+                                            (pieces.interleaved ? " interleaved" : "") +
+                                            " pieces of " + std::to_string(pieces.size) +
+                                            " along dim " + std::to_string(pieces.dim) +
+                                            " (a concat's operands), "
+                                      : std::string()) +
+                    "grid at most " +
                     std::to_string(fe.schedule.valueOr(ScheduleKey::TransposeWaves)) +
                     " waves (transpose.waves)";
   k.launch({blocks}, {kTile, kRows}, Value(), cond, {fe.planConstant(0)});

@@ -140,3 +140,23 @@ func.func @interleaved(%x: tensor<2x16xf32>) -> tensor<2x16xf32> {
   %0 = fuser.add %x, %r : tensor<2x16xf32>
   return %0 : tensor<2x16xf32>
 }
+
+// -----
+
+// A permute of a concat: split into pieces, the operands are read across
+// their contiguous dim, so the kernel takes the transpose shape; each tile
+// covers one piece and stages both operands.
+// CHECK-LABEL: gpu.func @permuted_0(
+// CHECK-SAME: workgroup(%[[TA:.*]] : memref<32x33xf32, #gpu.address_space<workgroup>>, %[[TB:.*]] : memref<32x33xf32, #gpu.address_space<workgroup>>)
+// CHECK: memref.store %{{.*}}, %[[TA]]
+// CHECK: memref.store %{{.*}}, %[[TB]]
+// CHECK: gpu.barrier
+// CHECK: memref.load %[[TA]]
+// CHECK: llvm.store
+// CHECK: memref.load %[[TB]]
+// CHECK: llvm.store
+func.func @permuted(%a: tensor<256x64xf32>, %b: tensor<256x64xf32>) -> tensor<128x256xf32> {
+  %c = fuser.concat %a, %b dim = 1 : tensor<256x64xf32>, tensor<256x64xf32> -> tensor<256x128xf32>
+  %0 = fuser.permute %c perm = [1, 0] : tensor<256x128xf32> -> tensor<128x256xf32>
+  return %0 : tensor<128x256xf32>
+}

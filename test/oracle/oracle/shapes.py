@@ -371,6 +371,18 @@ def _concat_parts(t, name, rng_for):
         pb.line("%%0 = fuser.%s %%c : %s" % (uop, to))
         pb.result("0", want.shape, t, uref(want), EXACT)
         parts.append(pb.part())
+    # a permute of a concat: pieces, then the transpose shape's tiles, each
+    # computing both pieces (the operands read along their contiguous dim)
+    for rows, cols in [(40, 32), (33, 64)]:
+        xs = [_data(t, (rows, cols), rng), _data(t, (rows, cols), rng)]
+        want = np.concatenate(xs, axis=1).T.copy()
+        pb = PartBuilder("(%dx%d ++ %dx%d along 1) transposed" % (rows, cols, rows, cols))
+        tys = [pb.arg("x%d" % i, x, t) for i, x in enumerate(xs)]
+        tc = mlir_type((rows, 2 * cols), t)
+        pb.line("%%c = fuser.concat %%x0, %%x1 dim = 1 : %s, %s -> %s" % (tys[0], tys[1], tc))
+        pb.line("%%0 = fuser.permute %%c perm = [1, 0] : %s -> %s" % (tc, mlir_type(want.shape, t)))
+        pb.result("0", want.shape, t, want, EXACT)
+        parts.append(pb.part())
     # each pair of x [.., 2k] swapped by a view as [.., k, 2] and a concat
     # along the 2, then an op on the whole (GPT-J's interleaved form):
     # interleaved pieces
