@@ -247,6 +247,14 @@ LogicalResult PointwiseScheduler::run() {
     resetAnalysis();
     planSpaceAndLanes();
     transpose = planTranspose();
+    // Every piece's operands staged at once must fit a block's shared
+    // memory; where they do not, the pieces take the plain pointwise shape
+    // (as the fusion did without them) rather than become an error.
+    if (transpose && stagedTileBytes() > kStaticSharedBytes) {
+      transpose = false;
+      staged.clear();
+      transposeDim = -1;
+    }
   }
   LogicalResult result = success();
   forEachIndexWidth(maxElementsWith(fe.shapes.numElements(ref)), [&](unsigned w) {

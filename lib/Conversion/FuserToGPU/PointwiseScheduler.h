@@ -47,6 +47,8 @@ private:
   /// contiguous dim; false when the vectorized loop serves better.
   bool planTranspose();
   LogicalResult emitTransposeKernel(unsigned indexBits);
+  /// The shared memory the staged tiles take at the schedule's tile size.
+  int64_t stagedTileBytes();
   /// The staged copy of an input access, when the transpose shape reads it
   /// from shared memory.
   Value stagedLoad(Value input, AffineExpr offset);

@@ -70,6 +70,16 @@ bool PointwiseScheduler::planTranspose() {
   return true;
 }
 
+int64_t PointwiseScheduler::stagedTileBytes() {
+  const int64_t kTile = fe.schedule.valueOr(ScheduleKey::TransposeTile);
+  int64_t bytes = 0;
+  for (Staged &s : staged)
+    bytes += kTile * (kTile + 1) *
+             ((KernelBuilder::memoryType(elementTypeOf(s.input)).getIntOrFloatBitWidth() + 7) /
+              8);
+  return bytes;
+}
+
 Value PointwiseScheduler::stagedLoad(Value input, AffineExpr offset) {
   if (transposeDim < 0 || !tileRow)
     return {};
@@ -89,11 +99,7 @@ LogicalResult PointwiseScheduler::emitTransposeKernel(unsigned indexBits) {
   // The staged tiles are static shared memory: a large tile of several
   // wide inputs may not fit, which is the schedule's error, not a kernel
   // that fails to load.
-  int64_t stagedBytes = 0;
-  for (Staged &s : staged)
-    stagedBytes += kTile * (kTile + 1) *
-                   ((KernelBuilder::memoryType(elementTypeOf(s.input)).getIntOrFloatBitWidth() +
-                     7) / 8);
+  int64_t stagedBytes = stagedTileBytes();
   if (stagedBytes > kStaticSharedBytes)
     return fe.fusion.emitError("transpose.tile = ")
            << kTile << " stages " << staged.size() << " input tile"

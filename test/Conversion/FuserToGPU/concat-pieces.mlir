@@ -160,3 +160,19 @@ func.func @permuted(%a: tensor<256x64xf32>, %b: tensor<256x64xf32>) -> tensor<12
   %0 = fuser.permute %c perm = [1, 0] : tensor<256x128xf32> -> tensor<128x256xf32>
   return %0 : tensor<128x256xf32>
 }
+
+// -----
+
+// A permute of a concat of 8 f64 operands: staging every piece's operand
+// would take 8 tiles of 32 x 33 f64 (67584 bytes, more than a block's 48
+// KB), so the pieces keep the plain pointwise shape instead of becoming an
+// error.
+// CHECK-LABEL: gpu.func @wide_0(
+// CHECK-NOT: workgroup
+// CHECK-NOT: scf.if {{.*}} -> (f64)
+// CHECK: gpu.return
+func.func @wide(%a: tensor<64x8xf64>, %b: tensor<64x8xf64>, %c: tensor<64x8xf64>, %d: tensor<64x8xf64>, %e: tensor<64x8xf64>, %f: tensor<64x8xf64>, %g: tensor<64x8xf64>, %h: tensor<64x8xf64>) -> tensor<64x64xf64> {
+  %0 = fuser.concat %a, %b, %c, %d, %e, %f, %g, %h dim = 1 : tensor<64x8xf64>, tensor<64x8xf64>, tensor<64x8xf64>, tensor<64x8xf64>, tensor<64x8xf64>, tensor<64x8xf64>, tensor<64x8xf64>, tensor<64x8xf64> -> tensor<64x64xf64>
+  %1 = fuser.permute %0 perm = [1, 0] : tensor<64x64xf64> -> tensor<64x64xf64>
+  return %1 : tensor<64x64xf64>
+}
