@@ -538,11 +538,14 @@ def _fusion_parts(name, rng_for):
     for t in ("bf16", "f32"):
         parts.append(_embedding_part(rng, t, 50, 64, 12, False))
         parts.append(_embedding_part(rng, t, 33, 40, 7, True))
-    for n, v, dyn in [(4, 100, False), (3, 1031, False), (5, 4097, True), (2, 32000, False)]:
+    # the vocabularies of Llama-2 (32000), GPT-2 (50257) and Llama-3 (128256)
+    for n, v, dyn in [(4, 100, False), (3, 1031, False), (5, 4097, True), (2, 32000, False),
+                      (2, 50257, False), (2, 128256, True)]:
         parts.append(_cross_entropy_part(rng, n, v, dyn))
-    for n, v, dyn in [(4, 100, False), (3, 4097, True), (2, 32000, False)]:
+    for n, v, dyn in [(4, 100, False), (3, 4097, True), (2, 32000, False), (2, 50257, True),
+                      (2, 128256, False)]:
         parts.append(_cross_entropy_backward_part(rng, n, v, dyn))
-    for n, v, dyn in [(8, 100, False), (6, 4097, True), (4, 32000, False)]:
+    for n, v, dyn in [(8, 100, False), (6, 4097, True), (4, 32000, False), (2, 128256, False)]:
         parts.append(_cross_entropy_mean_part(rng, n, v, dyn))
         parts.append(_cross_entropy_mean_backward_part(rng, n, v, dyn))
     parts.append(_cross_entropy_mean_part(rng, 3, 50, False, all_ignored=True))
