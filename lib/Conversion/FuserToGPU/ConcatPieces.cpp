@@ -197,6 +197,12 @@ std::optional<unsigned> GroupEmitter::concatOperandOfPiece(Operation *op, const 
   return std::nullopt;
 }
 
+std::string GroupEmitter::piecesNote() const {
+  return std::to_string(pieces.count) + (pieces.interleaved ? " interleaved" : "") +
+         " pieces of " + std::to_string(pieces.size) + " along dim " +
+         std::to_string(pieces.dim) + " (a concat's operands)";
+}
+
 void GroupEmitter::resetAnalysis() {
   mergeable = true;
   leafOffsets.clear();

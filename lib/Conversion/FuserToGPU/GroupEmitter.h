@@ -254,6 +254,9 @@ protected:
   /// into pieces makes it the same operand for the whole unit; none
   /// otherwise (and for any other op).
   std::optional<unsigned> concatOperandOfPiece(Operation *op, const Index &idx);
+  /// The split for a kernel's explain note: "2 pieces of 32 along dim 3
+  /// (a concat's operands)".
+  std::string piecesNote() const;
   /// Forgets the analysis and the lanes' plan, to plan again.
   void resetAnalysis();
 

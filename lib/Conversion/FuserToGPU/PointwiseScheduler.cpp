@@ -216,12 +216,7 @@ void PointwiseScheduler::emitKernel(unsigned indexBits) {
                     " (pointwise.vector_bytes / the narrowest element that moves with the "
                     "innermost dim), " +
                     std::to_string(unitsPerThread) + " unit(s) a thread a step" +
-                    (pieces.count > 1 ? ", each in " + std::to_string(pieces.count) +
-                                            (pieces.interleaved ? " interleaved" : "") +
-                                            " pieces of " + std::to_string(pieces.size) +
-                                            " along dim " + std::to_string(pieces.dim) +
-                                            " (a concat's operands)"
-                                      : std::string()) +
+                    (pieces.count > 1 ? ", each in " + piecesNote() : std::string()) +
                     ", grid at most " +
                     (gridWaves > 0 ? std::to_string(gridWaves) + " waves" : "uncapped");
   k.launch({blocks}, {block}, Value(), cond, {flag});

@@ -257,12 +257,7 @@ LogicalResult PointwiseScheduler::emitTransposeKernel(unsigned indexBits) {
     fe.kernelNote = "transpose, " + std::to_string(kTile) + " x " + std::to_string(kTile) +
                     " tiles staged in shared memory (transpose.tile), " + std::to_string(kRows) +
                     " rows of threads (transpose.rows), " +
-                    (pieces.count > 1 ? "each tile in " + std::to_string(pieces.count) +
-                                            (pieces.interleaved ? " interleaved" : "") +
-                                            " pieces of " + std::to_string(pieces.size) +
-                                            " along dim " + std::to_string(pieces.dim) +
-                                            " (a concat's operands), "
-                                      : std::string()) +
+                    (pieces.count > 1 ? "each tile in " + piecesNote() + ", " : std::string()) +
                     "grid at most " +
                     std::to_string(fe.schedule.valueOr(ScheduleKey::TransposeWaves)) +
                     " waves (transpose.waves)";
