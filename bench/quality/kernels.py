@@ -543,6 +543,9 @@ def measured_indexing(fuserc, work):
          lambda: ix._rope_backward_part(rng, 2, 128, 8, 64, 4096), "-"),
         ("embedding backward: index_add of dy rows into a zero table, f32 2000x64, 256 ids",
          lambda: sc._embedding_backward_part(rng, "f32", 2000, 64, 256), "-"),
+        ("embedding backward: index_add of dy rows into a zero table, bf16 32000x256, "
+         "4096 ids",
+         lambda: sc._embedding_backward_part(rng, "bf16", 32000, 256, 4096), "-"),
     ]
     rows = _measure_parts(fuserc, work, "indexing", fusions)
     sys.stderr.write("kernels.py: measured the indexing fusions\n")
@@ -880,7 +883,8 @@ def main():
                    "broadcast along a row, is one request per warp on a GPU, and a table "
                    "row picked by several positions is an L2 hit after the first). A table "
                    "reads below 1.00 when only some of its rows are picked; a scatter's "
-                   "index is read once per element of its line (docs/schedulers.md, "
+                   "index is read once per element of its line, an index_add's of more "
+                   "than 32 positions once per tile of rows (docs/schedulers.md, "
                    "\"Scatters\"). *nvFuser* gives its published segment counts for the "
                    "same fusion where its issues state them.\n")
         out.append("| fusion | launches | bytes asked / size, per tensor | nvFuser |")

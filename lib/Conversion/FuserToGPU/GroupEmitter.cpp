@@ -761,19 +761,7 @@ Lanes GroupEmitter::emitScatter(Operation *op, const Index &idx, unsigned lanes)
       Value off = arith::AddIOp::create(b, loc, sourceBase,
                                         arith::MulIOp::create(b, loc, j, sourceStride));
       Value s = kb->load(kb->pointer(source), elem, off, 1);
-      Value sum;
-      if (elem.isF16() || elem.isBF16()) {
-        Type f32 = b.getF32Type();
-        sum = arith::TruncFOp::create(
-            b, loc, elem,
-            arith::AddFOp::create(b, loc, arith::ExtFOp::create(b, loc, f32, acc),
-                                  arith::ExtFOp::create(b, loc, f32, s)));
-      } else if (isa<FloatType>(elem)) {
-        sum = arith::AddFOp::create(b, loc, acc, s);
-      } else {
-        sum = arith::AddIOp::create(b, loc, acc, s);
-      }
-      scf::YieldOp::create(b, loc, sum);
+      scf::YieldOp::create(b, loc, scatterAccumulate(b, loc, acc, s));
       b.setInsertionPointToStart(&ifMatch.getElseRegion().front());
       scf::YieldOp::create(b, loc, acc);
     }
@@ -790,6 +778,20 @@ Lanes GroupEmitter::emitScatter(Operation *op, const Index &idx, unsigned lanes)
     scf::YieldOp::create(b, loc, ifMatch.getResult(0));
   }
   return {loop.getResult(0), true};
+}
+
+Value mlir::fuser::scatterAccumulate(OpBuilder &b, Location loc, Value acc, Value s) {
+  Type elem = acc.getType();
+  if (elem.isF16() || elem.isBF16()) {
+    Type f32 = b.getF32Type();
+    return arith::TruncFOp::create(
+        b, loc, elem,
+        arith::AddFOp::create(b, loc, arith::ExtFOp::create(b, loc, f32, acc),
+                              arith::ExtFOp::create(b, loc, f32, s)));
+  }
+  if (isa<FloatType>(elem))
+    return arith::AddFOp::create(b, loc, acc, s);
+  return arith::AddIOp::create(b, loc, acc, s);
 }
 
 Value GroupEmitter::asIndex(Value v) {

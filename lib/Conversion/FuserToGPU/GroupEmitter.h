@@ -116,6 +116,12 @@ inline Type elementTypeOf(Value v) {
   return cast<RankedTensorType>(v.getType()).getElementType();
 }
 
+/// One contribution of a scatter (scatter_add, index_add) added into its
+/// element: `acc + s` in the element type, rounded after the addition
+/// (16-bit floats through f32, as c10::Half does; integers wrap), which is
+/// PyTorch's CPU order of rounding.
+Value scatterAccumulate(OpBuilder &b, Location loc, Value acc, Value s);
+
 class GroupEmitter {
 public:
   GroupEmitter(FusionEmitter &fe, const Segment &seg)

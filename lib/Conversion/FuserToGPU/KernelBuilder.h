@@ -268,6 +268,10 @@ SmallVector<unsigned> segmentSymbols(const ShapeAnalysis &shapes, const Segment 
 
 /// Builds the kernel(s) and plan launches of one segment.
 LogicalResult emitPointwiseSegment(FusionEmitter &fe, const Segment &segment);
+/// A pointwise segment whose index_add reads a long index: the kernel of
+/// tiles of rows (IndexAddScheduler.cpp). False, having emitted nothing,
+/// where the segment does not take it.
+bool emitIndexAddSegment(FusionEmitter &fe, const Segment &segment);
 /// The same for a scan segment (ScanScheduler.cpp): `scan` is its cumsum.
 LogicalResult emitScanSegment(FusionEmitter &fe, const Segment &segment, Operation *scan);
 /// A matmul or linear segment: a fuser.gemm in the plan, no kernel.

@@ -317,5 +317,7 @@ void PointwiseScheduler::planSpaceAndLanes() {
 
 LogicalResult mlir::fuser::emitPointwiseSegment(FusionEmitter &fe,
                                                 const Segment &segment) {
+  if (emitIndexAddSegment(fe, segment))
+    return success();
   return PointwiseScheduler(fe, segment).run();
 }

@@ -67,7 +67,13 @@ SCATTERS = [((10,), 0, (4,), (4,)), ((10,), 0, (0,), (3,)), ((10,), 0, (25,), (2
 # (self shape, dim, index length)
 INDEX_ADDS = [((10,), 0, 4), ((10,), 0, 0), ((10,), 0, 40), ((7, 5), 0, 3), ((7, 5), 1, 8),
               ((3, 4, 5), 1, 6), ((3, 4, 5), 2, 1), ((0, 3), 1, 2), ((100, 64), 0, 16),
-              ((5, 2, 130), 0, 9)]
+              ((5, 2, 130), 0, 9),
+              # longer indices take the tiled kernel (IndexAddScheduler.cpp):
+              # many row tiles, two column tiles, narrow inner extents with
+              # idle threads, an index_add along the last dim, and an index
+              # of several chunks of 1024 positions
+              ((1000, 70), 0, 300), ((600, 300), 0, 100), ((4, 300, 6), 1, 500),
+              ((3, 5000), 1, 700), ((20000,), 0, 100), ((50, 40), 0, 2500)]
 
 
 def _scatter_parts(t, it, name, rng_for):

@@ -61,3 +61,10 @@ func.func @scatter_into_empty(%x: tensor<?x?xf32>, %i: tensor<?x?xi64>, %s: tens
   %0 = fuser.scatter_add %x, %i, %s dim = 1 : tensor<?x?xf32>, tensor<?x?xi64>, tensor<?x?xf32>
   return %0 : tensor<?x?xf32>
 }
+
+// The same with the index's length known only at launch: the tiled
+// index_add kernel (IndexAddScheduler.cpp) reports the same element.
+func.func @index_add_tiles(%x: tensor<5x3xbf16>, %ids: tensor<?xi32>, %s: tensor<?x3xbf16>) -> tensor<5x3xbf16> {
+  %0 = fuser.index_add %x, %ids, %s dim = 0 : tensor<5x3xbf16>, tensor<?xi32>, tensor<?x3xbf16>
+  return %0 : tensor<5x3xbf16>
+}

@@ -794,9 +794,10 @@ def Fuser_IndexAddOp : Fuser_ScatterOp<"index_add",
     `index_add(zeros, 0, ids, grad)`); `alpha` is a `fuser.mul` of the
     source before it. Index values must lie in `[0, self.size(dim))`; one
     outside adds nothing and the call fails naming this op and the value.
-    The order, rounding and cost are those of `fuser.scatter_add`: each
-    result element reads the whole index, so a large index into a large
-    tensor is slow (docs/schedulers.md, "Scatters").
+    The order and rounding are those of `fuser.scatter_add`. An index of
+    more than 32 positions (or of a length known only at launch) is read
+    once per tile of result rows rather than once per element
+    (docs/schedulers.md, "index_add by tiles of rows").
 
     ```mlir
     %0 = fuser.index_add %table, %ids, %grad dim = 0
