@@ -311,7 +311,7 @@ void IndexAddScheduler::emitKernel(unsigned indexBits) {
     Value isFirstTile = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tile, cst(0));
     Value trueV = arith::ConstantOp::create(b, loc, b.getBoolAttr(true));
     Value rowsV = arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(rows));
-    SmallVector<Value> positions, hits, rowsInTile, ids, outOfRange;
+    SmallVector<Value> positions, hits, rowsInTile;
     for (int64_t j = 0; j < perThread; ++j) {
       Value pos = add(firstPos, cst(j));
       Value valid = lt(pos, indexLength);
@@ -329,28 +329,19 @@ void IndexAddScheduler::emitKernel(unsigned indexBits) {
       Value id = load.getResult(0);
       // Unsigned: a negative id is out of range too.
       Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, id, extent64);
-      outOfRange.push_back(both(valid, arith::XOrIOp::create(b, loc, inRange, trueV)));
-      ids.push_back(id);
       Value rowInTile = arith::SubIOp::create(b, loc, id, toI64(firstRow, false));
       positions.push_back(pos);
       rowsInTile.push_back(rowInTile);
-      hits.push_back(both(inRange, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                                         rowInTile, rowsV)));
-    }
-    // Out of range: nothing added; the thread's first such position
-    // reported, with its id, by the first tile's block (every tile meets
-    // it).
-    Value bad = outOfRange.back(), badPos = positions.back(), badId = ids.back();
-    for (int64_t j = perThread - 1; j-- > 0;) {
-      badPos = arith::SelectOp::create(b, loc, outOfRange[j], positions[j], badPos);
-      badId = arith::SelectOp::create(b, loc, outOfRange[j], ids[j], badId);
-      bad = arith::OrIOp::create(b, loc, outOfRange[j], bad);
-    }
-    auto reportIf = scf::IfOp::create(b, loc, both(bad, isFirstTile), /*withElseRegion=*/false);
-    {
-      OpBuilder::InsertionGuard g2(b);
-      b.setInsertionPointToStart(&reportIf.getThenRegion().front());
-      k.recordIndexError(fe.indexSite(op), badPos, badId, extent);
+      Value hit = both(inRange, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                                      rowInTile, rowsV));
+      // Out of range: nothing added. The first tile lists such positions
+      // too, as row -1, so that the first one in index order is reported
+      // (by its thread 0, walking the list), whatever order threads run in.
+      Value bad = both(both(valid, arith::XOrIOp::create(b, loc, inRange, trueV)), isFirstTile);
+      hits.push_back(arith::OrIOp::create(b, loc, hit, bad));
+      rowsInTile.back() = arith::SelectOp::create(
+          b, loc, bad, arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(-1)),
+          rowsInTile.back());
     }
     // The thread's hits, then those up to its own in its warp (an inclusive
     // prefix sum over shuffles), then the warps before it.
@@ -406,7 +397,23 @@ void IndexAddScheduler::emitKernel(unsigned indexBits) {
       b.setInsertionPointToStart(walk.getBody());
       ExprScope walkScope(*k.expander);
       Value h = asIndex(walk.getInductionVar());
-      Value r = toIdx(memref::LoadOp::create(b, loc, hitRow, ValueRange{h}));
+      Value row = memref::LoadOp::create(b, loc, hitRow, ValueRange{h});
+      auto ifBad = scf::IfOp::create(
+          b, loc, TypeRange{},
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, row, c32(-1)), true);
+      b.setInsertionPointToStart(&ifBad.getThenRegion().front());
+      auto ifReporter = scf::IfOp::create(
+          b, loc, TypeRange{}, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, cst(0)),
+          false);
+      {
+        OpBuilder::InsertionGuard g3(b);
+        b.setInsertionPointToStart(&ifReporter.getThenRegion().front());
+        Value p = memref::LoadOp::create(b, loc, hitPos, ValueRange{h});
+        Value id = k.load(k.pointer(index), indexElem, mul(p, indexStride), 1);
+        k.recordIndexError(fe.indexSite(op), p, toI64(id, true), extent);
+      }
+      b.setInsertionPointToStart(&ifBad.getElseRegion().front());
+      Value r = toIdx(row);
       Value mine = columnOk;
       if (groups > 1)
         mine = both(mine, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,

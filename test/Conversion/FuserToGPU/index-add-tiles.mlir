@@ -15,22 +15,26 @@
 // CHECK: scf.for %{{.*}} = %{{.*}} to %c250_i32
 // CHECK: memref.store %cst, %arg4
 // The index in chunks of 1024 (three), 4 consecutive ids a thread, the
-// thread's first id out of range reported, the warp scan of the hits.
+// warp scan of the hits.
 // CHECK: scf.for %{{.*}} = %c0_i32 to %c3_i32
 // CHECK-COUNT-4: llvm.load {{.*}} -> i64
 // CHECK-NOT: llvm.load
-// CHECK: fuser.index_error
-// CHECK-NOT: fuser.index_error
 // CHECK-COUNT-5: gpu.shuffle  up
 // CHECK: gpu.barrier
 // CHECK-COUNT-8: memref.load %arg7
-// The thread's hits in order from its first slot.
+// The thread's hits in order from its first slot (an id out of range too,
+// in the first tile, as row -1).
 // CHECK-COUNT-4: memref.store {{.*}}, %arg6
 // CHECK: gpu.barrier
-// The walk: each hit's source row, added into the running sum.
+// The walk: an id out of range reported by thread 0 (its id read again);
+// else the hit's source row, added into the running sum.
 // CHECK: scf.for
 // CHECK: memref.load %arg6
+// CHECK: cmpi eq, %{{.*}}, %c-1_i32
 // CHECK: memref.load %arg5
+// CHECK: llvm.load {{.*}} -> i64
+// CHECK: fuser.index_error
+// CHECK: } else {
 // CHECK: llvm.load {{.*}} -> f32
 // CHECK: memref.load %arg4
 // CHECK: arith.addf
