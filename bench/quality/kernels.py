@@ -546,6 +546,10 @@ def measured_indexing(fuserc, work):
         ("embedding backward: index_add of dy rows into a zero table, bf16 32000x256, "
          "4096 ids",
          lambda: sc._embedding_backward_part(rng, "bf16", 32000, 256, 4096), "-"),
+        ("RoPE on q and k, grouped-query (32 query heads, 8 key heads), bf16 "
+         "2x128x{32,8}x64 -> permuted, 4096 positions",
+         lambda: ix._rope_part(rng, 2, 128, 32, 64, 64, 4096, kv_heads=8),
+         "see the Llama row"),
     ]
     rows = _measure_parts(fuserc, work, "indexing", fusions)
     sys.stderr.write("kernels.py: measured the indexing fusions\n")

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "KernelBuilder.h"
+#include "PointwiseScheduler.h"
 #include "ReductionScheduler.h"
 
 #include "fuser/Analysis/GroupAnalysis.h"
@@ -247,8 +248,38 @@ static LogicalResult emitFusion(func::FuncOp fusion, gpu::GPUModuleOp module,
     return k == GroupKind::Reduction || k == GroupKind::Normalization ||
            k == GroupKind::InnerOuter;
   };
+  // Values computed by the segments emitted so far (the fusion's arguments
+  // are ready from the start), and the segments a horizontal kernel has
+  // already taken.
+  DenseSet<Value> ready(fusion.getArguments().begin(), fusion.getArguments().end());
+  DenseSet<unsigned> emitted;
+  // The pointwise segments after `first` that can share its launch: every
+  // value they read is ready when `first` launches, and they are what the
+  // pointwise scheduler takes (HorizontalPointwise.cpp). At most
+  // kHorizontalSegments in one kernel.
+  constexpr size_t kHorizontalSegments = 8;
+  auto horizontalCandidates = [&](const Segment &first) {
+    SmallVector<const Segment *> c{&first};
+    for (const Segment &t : *segments) {
+      if (c.size() == kHorizontalSegments)
+        break;
+      if (t.index <= first.index || emitted.contains(t.index) || t.outputs.empty() ||
+          t.scheduler != GroupKind::Pointwise || llvm::any_of(t.ops, llvm::IsaPred<IndexAddOp>) ||
+          !llvm::all_of(t.inputs, [&](Value v) { return ready.contains(v); }))
+        continue;
+      SmallVector<Value> outs(t.outputs.begin(), t.outputs.end());
+      FailureOr<GroupInfo> info = classifyGroup(t.ops, outs, *shapes);
+      if (failed(info) || info->kind != GroupKind::Pointwise)
+        continue;
+      if (fe.forcedIndexBits() == 32 &&
+          failed(checkFits32Bits(fusion, t, fe.max32BitElements())))
+        continue;
+      c.push_back(&t);
+    }
+    return c;
+  };
   for (const Segment &s : *segments) {
-    if (s.outputs.empty())
+    if (s.outputs.empty() || emitted.contains(s.index))
       continue;
     LogicalResult r = failure();
     fe.explained.clear();
@@ -279,9 +310,15 @@ static LogicalResult emitFusion(func::FuncOp fusion, gpu::GPUModuleOp module,
                << kSchedulersAttr << " names the " << groupKindName(s.scheduler)
                << " scheduler for it";
     }
+    SmallVector<const Segment *> together;
     switch (s.scheduler) {
     case GroupKind::Pointwise:
-      r = emitPointwiseSegment(fe, s);
+      if (!llvm::any_of(s.ops, llvm::IsaPred<IndexAddOp>)) {
+        SmallVector<const Segment *> candidates = horizontalCandidates(s);
+        if (candidates.size() > 1)
+          together = PointwiseScheduler::emitHorizontal(fe, candidates);
+      }
+      r = together.empty() ? emitPointwiseSegment(fe, s) : success();
       break;
     case GroupKind::Matmul:
       r = emitMatmulSegment(fe, s);
@@ -304,10 +341,20 @@ static LogicalResult emitFusion(func::FuncOp fusion, gpu::GPUModuleOp module,
     }
     if (failed(r))
       return failure();
+    if (together.empty())
+      together.push_back(&s);
+    std::string which;
+    for (const Segment *t : together) {
+      emitted.insert(t->index);
+      ready.insert(t->outputs.begin(), t->outputs.end());
+      which += (which.empty() ? "" : ", ") + std::to_string(t->index);
+    }
     if (explain && !fe.explained.empty())
       emitRemark(fusion.getLoc())
-          << "kernels of @" << fusion.getSymName() << " segment " << s.index << " ("
-          << groupKindName(s.scheduler) << " scheduler):" << fe.explained;
+          << "kernels of @" << fusion.getSymName()
+          << (together.size() > 1 ? " segments " : " segment ") << which << " ("
+          << groupKindName(s.scheduler) << " scheduler"
+          << (together.size() > 1 ? ", one horizontal kernel" : "") << "):" << fe.explained;
   }
   // After every launch: an index out of range fails the call.
   if (!fe.indexSites().empty())

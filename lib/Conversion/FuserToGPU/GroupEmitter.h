@@ -212,8 +212,8 @@ protected:
   /// (assume-aligned) or not needed. Then no scalar body or misaligned
   /// fallback is needed.
   bool vectorsAlwaysOk() const;
-  /// In the kernel: i1, whether the plan's vector flag (the kernel's flag 0)
-  /// is set.
+  /// In the kernel: i1, whether the plan's vector flag (the kernel's flag
+  /// `vectorFlag`) is set.
   Value vectorFlagSet(KernelBuilder &k);
   /// body(vectorLanes) where the kernel's flag says the vector accesses are
   /// aligned and whole, body(1) elsewhere (only body(1) without lanes).
@@ -398,6 +398,10 @@ protected:
   Value loadMask, rowMask;
   /// Launch condition of the index-width variant being emitted (or null).
   Value variantCondition;
+  /// The kernel flag that holds the plan's vector decision: 0, or another
+  /// where several segments share the kernel (a horizontal pointwise
+  /// kernel, PointwiseScheduler.cpp).
+  unsigned vectorFlag = 0;
 
   // Transpose shape: the iteration dim inputs are staged along (or -1), the
   // staged accesses and their shared-memory tiles, and where in the tile the

@@ -82,31 +82,45 @@ void PointwiseScheduler::emitUnit(Value linear, unsigned lanes,
   }
 }
 
-void PointwiseScheduler::emitKernel(unsigned indexBits) {
+void PointwiseScheduler::readSchedule() {
   // The segment's schedule (fuser-schedule), or the heuristic's defaults
   // where it leaves a decision out (Schedule.h).
-  const int64_t block = fe.schedule.valueOr(ScheduleKey::PointwiseBlock);
+  block = fe.schedule.valueOr(ScheduleKey::PointwiseBlock);
   unitsPerThread = fe.schedule.valueOr(ScheduleKey::PointwiseUnits);
   gridWaves = fe.schedule.valueOr(ScheduleKey::PointwiseWaves);
+}
+
+void PointwiseScheduler::emitKernel(unsigned indexBits) {
   SmallVector<unsigned> symbols = segmentSymbols(fe.shapes, seg);
   SmallVector<Value> inputs = orderedInputs(seg);
   SmallVector<Value> outputs(seg.outputs.begin(), seg.outputs.end());
-  std::string name = fe.newKernelName();
-  KernelBuilder k(fe, name, indexBits, inputs, outputs, symbols,
+  KernelBuilder k(fe, fe.newKernelName(), indexBits, inputs, outputs, symbols,
                   /*numFlags=*/1, {block});
   kb = &k;
+  indexByIteration(k);
+  emitBody(Value(), Value());
+  k.finish();
+  Grid grid = planGrid();
+  if (fe.explain)
+    fe.kernelNote = grid.note;
+  k.launch({grid.blocks}, {block}, Value(), grid.cond, {grid.flag});
+  kb = nullptr;
+}
+
+void PointwiseScheduler::emitBody(Value bid, Value gdim) {
+  KernelBuilder &k = *kb;
   OpBuilder &b = k.b;
   Location loc = k.loc;
-  indexByIteration(k);
-
   AffineExpr total = getAffineConstantExpr(1, ctx);
   for (AffineExpr s : iterSizes)
     total = total * s;
   total = simplify(total, 0, numSymbols);
   Value n = k.expander->expand(total);
   Value tid = k.threadId(gpu::Dimension::x);
-  Value bid = k.blockId(gpu::Dimension::x);
-  Value gdim = k.gridDim(gpu::Dimension::x);
+  if (!bid) {
+    bid = k.blockId(gpu::Dimension::x);
+    gdim = k.gridDim(gpu::Dimension::x);
+  }
   Value blockV = k.constant(block);
   Value first = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, bid, blockV), tid);
   Value stride = arith::MulIOp::create(b, loc, gdim, blockV);
@@ -183,9 +197,14 @@ void PointwiseScheduler::emitKernel(unsigned indexBits) {
   } else {
     scalarLoop(first, n);
   }
-  k.finish();
+}
 
+PointwiseScheduler::Grid PointwiseScheduler::planGrid() {
   // The plan: vector flag, grid size, launch condition.
+  AffineExpr total = getAffineConstantExpr(1, ctx);
+  for (AffineExpr s : iterSizes)
+    total = total * s;
+  total = simplify(total, 0, numSymbols);
   OpBuilder &pb = fe.planBuilder;
   Value planN = fe.planExpr(total);
   Value vecOk = vectorLanes > 1 ? planVectorOk() : Value();
@@ -209,21 +228,35 @@ void PointwiseScheduler::emitKernel(unsigned indexBits) {
     cond = arith::AndIOp::create(pb, fe.loc, cond, variantCondition);
   Value flag = vecOk ? arith::IndexCastUIOp::create(pb, fe.loc, pb.getIndexType(), vecOk).getResult()
                      : fe.planConstant(0);
+  std::string note;
   if (fe.explain)
-    fe.kernelNote = "pointwise, " + std::to_string(vectorLanes) +
-                    (vectorLanes == 1 ? " lane" : " lanes") +
-                    (vecOk ? " where the plan's size and alignment checks hold, else 1" : "") +
-                    " (pointwise.vector_bytes / the narrowest element that moves with the "
-                    "innermost dim), " +
-                    std::to_string(unitsPerThread) + " unit(s) a thread a step" +
-                    (pieces.count > 1 ? ", each in " + piecesNote() : std::string()) +
-                    ", grid at most " +
-                    (gridWaves > 0 ? std::to_string(gridWaves) + " waves" : "uncapped");
-  k.launch({blocks}, {block}, Value(), cond, {flag});
-  kb = nullptr;
+    note = "pointwise, " + std::to_string(vectorLanes) +
+           (vectorLanes == 1 ? " lane" : " lanes") +
+           (vecOk ? " where the plan's size and alignment checks hold, else 1" : "") +
+           " (pointwise.vector_bytes / the narrowest element that moves with the "
+           "innermost dim), " +
+           std::to_string(unitsPerThread) + " unit(s) a thread a step" +
+           (pieces.count > 1 ? ", each in " + piecesNote() : std::string()) +
+           ", grid at most " +
+           (gridWaves > 0 ? std::to_string(gridWaves) + " waves" : "uncapped");
+  return {blocks, cond, flag, note};
 }
 
 LogicalResult PointwiseScheduler::run() {
+  if (failed(plan()))
+    return failure();
+  readSchedule();
+  LogicalResult result = success();
+  forEachIndexWidth(maxElementsWith(fe.shapes.numElements(ref)), [&](unsigned w) {
+    if (!transposeShape)
+      emitKernel(w);
+    else if (succeeded(result))
+      result = emitTransposeKernel(w);
+  });
+  return result;
+}
+
+LogicalResult PointwiseScheduler::plan() {
   ref = seg.outputs.front();
   refShape = llvm::to_vector(shapeOf(ref));
   refRank = refShape.size();
@@ -251,14 +284,8 @@ LogicalResult PointwiseScheduler::run() {
       transposeDim = -1;
     }
   }
-  LogicalResult result = success();
-  forEachIndexWidth(maxElementsWith(fe.shapes.numElements(ref)), [&](unsigned w) {
-    if (!transpose)
-      emitKernel(w);
-    else if (succeeded(result))
-      result = emitTransposeKernel(w);
-  });
-  return result;
+  transposeShape = transpose;
+  return success();
 }
 
 void PointwiseScheduler::planSpaceAndLanes() {

@@ -20,8 +20,21 @@ class PointwiseScheduler : public GroupEmitter {
 public:
   using GroupEmitter::GroupEmitter;
   LogicalResult run();
+  /// Emits `segments` (pointwise, each reading only values computed before
+  /// the first) as one horizontal kernel: blocks [0, B0) run the first
+  /// segment's grid-stride loop, [B0, B0 + B1) the second's, and so on.
+  /// Those that take another shape (the transpose) or another block size
+  /// stay out. Returns the segments emitted; none, having emitted nothing,
+  /// when the first stays out or no other joins it.
+  static SmallVector<const Segment *> emitHorizontal(FusionEmitter &fe,
+                                                     ArrayRef<const Segment *> segments);
 
 private:
+  /// Analyzes the segment and chooses its shape (plain loop or transpose,
+  /// concat pieces), without emitting anything.
+  LogicalResult plan();
+  /// Whether plan() chose the transpose shape.
+  bool transposeShape = false;
   /// A result of a unit, stored after every unit of a step is computed.
   struct PendingStore {
     Value ptr, value, offset;
@@ -31,6 +44,20 @@ private:
   void emitUnit(Value linear, unsigned lanes,
                 SmallVectorImpl<PendingStore> *pending = nullptr);
   void emitKernel(unsigned indexBits);
+  /// The pointwise.* keys of the segment's schedule (fe.schedule).
+  void readSchedule();
+  /// The grid-stride loops, for the blocks `bid` of `gdim` (the kernel's own
+  /// block id and grid where null).
+  void emitBody(Value bid, Value gdim);
+  /// The plan's side of a launch: the grid, its condition, the vector flag,
+  /// and the explain note.
+  struct Grid {
+    Value blocks, cond, flag;
+    std::string note;
+  };
+  Grid planGrid();
+  /// Threads per block (pointwise.block).
+  int64_t block = 256;
   /// Analyzes the outputs (at every piece of a split dim), chooses the
   /// iteration space and the lanes.
   void planSpaceAndLanes();

@@ -97,7 +97,7 @@ bool GroupEmitter::vectorsAlwaysOk() const {
 }
 
 Value GroupEmitter::vectorFlagSet(KernelBuilder &k) {
-  return arith::CmpIOp::create(k.b, k.loc, arith::CmpIPredicate::ne, k.flag(0),
+  return arith::CmpIOp::create(k.b, k.loc, arith::CmpIPredicate::ne, k.flag(vectorFlag),
                                arith::ConstantIntOp::create(k.b, k.loc, 0, 32));
 }
 

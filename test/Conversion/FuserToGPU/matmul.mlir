@@ -54,12 +54,13 @@ func.func @linear(%x: tensor<?x?xbf16>, %w: tensor<?x?xbf16>, %b: tensor<?xbf16>
 // -----
 
 // Batch dims broadcast along some dims only: fuser-decompose broadcasts
-// both operands to the whole batch, kernels write them, and the GEMM reads
-// one matrix of each per batch element.
+// both operands to the whole batch, one kernel writes them (the two
+// broadcasts side by side: HorizontalPointwise.cpp), and the GEMM reads one
+// matrix of each per batch element.
 // CHECK-LABEL: func.func @mixed
-// CHECK: fuser.launch
-// CHECK: fuser.launch
-// CHECK: fuser.gemm %{{.*}}, %{{.*}} -> %arg2 sizes(%c3, %c2, %c4, %c10) ld(%c4, %c2, %c2) batch_strides(%c12, %c8, %c6)
+// CHECK: fuser.launch @mixed_kernels::@mixed_0 {{.*}} args(%arg0, %arg1, %[[A:.*]], %[[B:.*]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} :
+// CHECK-NOT: fuser.launch
+// CHECK: fuser.gemm %[[A]], %[[B]] -> %arg2 sizes(%c3, %c2, %c4, %c10) ld(%c4, %c2, %c2) batch_strides(%c12, %c8, %c6)
 func.func @mixed(%a: tensor<2x1x3x4xf32>, %b: tensor<1x5x4x2xf32>) -> tensor<2x5x3x2xf32> {
   %0 = fuser.matmul %a, %b : (tensor<2x1x3x4xf32>, tensor<1x5x4x2xf32>) -> tensor<2x5x3x2xf32>
   return %0 : tensor<2x5x3x2xf32>

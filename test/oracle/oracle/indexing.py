@@ -238,69 +238,90 @@ def _gather_of_computed_part(rng):
     return pb.part()
 
 
-def _rope_part(rng, b, seq, heads, d, rot, maxpos):
+def _rope_part(rng, b, seq, heads, d, rot, maxpos, kv_heads=None):
     """RoPE as Llama / Hugging Face write it on q [B, S, H, D] (bf16), cos
     and sin rows picked by position ids, rotate_half by slices, neg and
     concat, f32 compute, then permuted to [B, H, S, D]; with rot < d the
-    GPT-NeoX partial form (only the first rot channels rotate)."""
+    GPT-NeoX partial form (only the first rot channels rotate). With
+    kv_heads, on k [B, S, kv_heads, D] too, as grouped-query attention has
+    it (fewer key heads than query heads: a second result of another
+    shape)."""
     q = from_f64(rng.standard_normal((b, seq, heads, d)), "bf16")
     ang = rng.standard_normal((maxpos, rot)) * 3
     cos = from_f64(np.cos(ang), "bf16")
     sin = from_f64(np.sin(ang), "bf16")
     pos = _indices(rng, maxpos, (seq,), "i64")
+    k = from_f64(rng.standard_normal((b, seq, kv_heads, d)), "bf16") if kv_heads else None
     h = rot // 2
-    pb = PartBuilder("rope %dx%dx%dx%d rot %d" % (b, seq, heads, d, rot))
+    pb = PartBuilder("rope %dx%dx%dx%d rot %d%s" % (
+        b, seq, heads, d, rot, " with k of %d heads" % kv_heads if kv_heads else ""))
     tq = pb.arg("q", q, "bf16")
     tc = pb.arg("cos", cos, "bf16")
     ts = pb.arg("sin", sin, "bf16")
     tp = pb.arg("pos", pos, "i64")
-    full = (b, seq, heads, rot)
     T = lambda shape, t="bf16": mlir_type(shape, t)
     pb.line("%%c = fuser.index_select %%cos, %%pos dim = 0 : %s, %s -> %s" % (tc, tp, T((seq, rot))))
     pb.line("%%s = fuser.index_select %%sin, %%pos dim = 0 : %s, %s -> %s" % (ts, tp, T((seq, rot))))
-    pb.line("%%cb = fuser.broadcast %%c dims = [1, 3] : %s -> %s" % (T((seq, rot)), T(full)))
-    pb.line("%%sb = fuser.broadcast %%s dims = [1, 3] : %s -> %s" % (T((seq, rot)), T(full)))
-    src = "%q"
-    if rot < d:
-        pb.line("%%qr = fuser.slice %%q start = [0, 0, 0, 0] limit = [%d, %d, %d, %d] "
-                "step = [1, 1, 1, 1] : %s -> %s" % (b, seq, heads, rot, tq, T(full)))
-        pb.line("%%qp = fuser.slice %%q start = [0, 0, 0, %d] limit = [%d, %d, %d, %d] "
-                "step = [1, 1, 1, 1] : %s -> %s" % (rot, b, seq, heads, d, tq,
-                                                     T((b, seq, heads, d - rot))))
-        src = "%qr"
-    half = (b, seq, heads, h)
-    pb.line("%%x1 = fuser.slice %s start = [0, 0, 0, 0] limit = [%d, %d, %d, %d] "
-            "step = [1, 1, 1, 1] : %s -> %s" % (src, b, seq, heads, h, T(full), T(half)))
-    pb.line("%%x2 = fuser.slice %s start = [0, 0, 0, %d] limit = [%d, %d, %d, %d] "
-            "step = [1, 1, 1, 1] : %s -> %s" % (src, h, b, seq, heads, rot, T(full), T(half)))
-    pb.line("%%n2 = fuser.neg %%x2 : %s" % T(half))
-    pb.line("%%rot = fuser.concat %%n2, %%x1 dim = 3 : %s, %s -> %s" % (T(half), T(half), T(full)))
-    for v in ("src", "rot", "cb", "sb"):
-        name = src[1:] if v == "src" else v
-        pb.line("%%%sf = fuser.cast %%%s : %s to %s" % (v, name, T(full), T(full, "f32")))
-    pb.line("%%a = fuser.mul %%srcf, %%cbf : %s" % T(full, "f32"))
-    pb.line("%%bb = fuser.mul %%rotf, %%sbf : %s" % T(full, "f32"))
-    pb.line("%%o = fuser.add %%a, %%bb : %s" % T(full, "f32"))
-    pb.line("%%ob = fuser.cast %%o : %s to %s" % (T(full, "f32"), T(full)))
-    out = "%ob"
-    if rot < d:
-        pb.line("%%oc = fuser.concat %%ob, %%qp dim = 3 : %s, %s -> %s" % (
-            T(full), T((b, seq, heads, d - rot)), tq))
-        out = "%oc"
-    pb.line("%%0 = fuser.permute %s perm = [0, 2, 1, 3] : %s -> %s" % (
-        out, tq, T((b, heads, seq, d))))
-    q64 = to_f64(q, "bf16")
-    c64 = to_f64(cos, "bf16")[pos][None, :, None, :]
-    s64 = to_f64(sin, "bf16")[pos][None, :, None, :]
-    qr = q64[..., :rot]
-    rotated = np.concatenate([-qr[..., h:], qr[..., :h]], axis=-1)
-    o = from_f64(qr * c64 + rotated * s64, "bf16")
-    if rot < d:
-        o = np.concatenate([o, q[..., rot:]], axis=-1)
+
+    def rope(x, n, p, result):
+        """The lines of RoPE on %x (n heads), names prefixed with p, as
+        result `result`; its expected value."""
+        tx = T((b, seq, n, d))
+        full = (b, seq, n, rot)
+        pb.line("%%%scb = fuser.broadcast %%c dims = [1, 3] : %s -> %s" % (p, T((seq, rot)), T(full)))
+        pb.line("%%%ssb = fuser.broadcast %%s dims = [1, 3] : %s -> %s" % (p, T((seq, rot)), T(full)))
+        src = "%" + x
+        if rot < d:
+            pb.line("%%%sr = fuser.slice %%%s start = [0, 0, 0, 0] limit = [%d, %d, %d, %d] "
+                    "step = [1, 1, 1, 1] : %s -> %s" % (x, x, b, seq, n, rot, tx, T(full)))
+            pb.line("%%%sp = fuser.slice %%%s start = [0, 0, 0, %d] limit = [%d, %d, %d, %d] "
+                    "step = [1, 1, 1, 1] : %s -> %s" % (x, x, rot, b, seq, n, d, tx,
+                                                         T((b, seq, n, d - rot))))
+            src = "%%%sr" % x
+        half = (b, seq, n, h)
+        pb.line("%%%sx1 = fuser.slice %s start = [0, 0, 0, 0] limit = [%d, %d, %d, %d] "
+                "step = [1, 1, 1, 1] : %s -> %s" % (p, src, b, seq, n, h, T(full), T(half)))
+        pb.line("%%%sx2 = fuser.slice %s start = [0, 0, 0, %d] limit = [%d, %d, %d, %d] "
+                "step = [1, 1, 1, 1] : %s -> %s" % (p, src, h, b, seq, n, rot, T(full), T(half)))
+        pb.line("%%%sn2 = fuser.neg %%%sx2 : %s" % (p, p, T(half)))
+        pb.line("%%%srot = fuser.concat %%%sn2, %%%sx1 dim = 3 : %s, %s -> %s" % (
+            p, p, p, T(half), T(half), T(full)))
+        for v in ("src", "rot", "cb", "sb"):
+            name = src[1:] if v == "src" else p + v
+            pb.line("%%%s%sf = fuser.cast %%%s : %s to %s" % (p, v, name, T(full), T(full, "f32")))
+        pb.line("%%%sa = fuser.mul %%%ssrcf, %%%scbf : %s" % (p, p, p, T(full, "f32")))
+        pb.line("%%%sbb = fuser.mul %%%srotf, %%%ssbf : %s" % (p, p, p, T(full, "f32")))
+        pb.line("%%%so = fuser.add %%%sa, %%%sbb : %s" % (p, p, p, T(full, "f32")))
+        pb.line("%%%sob = fuser.cast %%%so : %s to %s" % (p, p, T(full, "f32"), T(full)))
+        out = "%%%sob" % p
+        if rot < d:
+            pb.line("%%%soc = fuser.concat %%%sob, %%%sp dim = 3 : %s, %s -> %s" % (
+                p, p, x, T(full), T((b, seq, n, d - rot)), tx))
+            out = "%%%soc" % p
+        pb.line("%%%s = fuser.permute %s perm = [0, 2, 1, 3] : %s -> %s" % (
+            result, out, tx, T((b, n, seq, d))))
+
+    rope("q", heads, "", "0")
+    if kv_heads:
+        pb.arg("k", k, "bf16")
+        rope("k", kv_heads, "k", "1")
+
+    def want(x):
+        x64 = to_f64(x, "bf16")
+        c64 = to_f64(cos, "bf16")[pos][None, :, None, :]
+        s64 = to_f64(sin, "bf16")[pos][None, :, None, :]
+        xr = x64[..., :rot]
+        rotated = np.concatenate([-xr[..., h:], xr[..., :h]], axis=-1)
+        o = from_f64(xr * c64 + rotated * s64, "bf16")
+        if rot < d:
+            o = np.concatenate([o, x[..., rot:]], axis=-1)
+        return np.ascontiguousarray(o.transpose(0, 2, 1, 3))
+
     # f32 products and one f32 sum, rounded once to bf16: within 1 ulp of
     # the rounded exact value
-    pb.result("0", (b, heads, seq, d), "bf16", np.ascontiguousarray(o.transpose(0, 2, 1, 3)),
-              Ulps(1))
+    pb.result("0", (b, heads, seq, d), "bf16", want(q), Ulps(1))
+    if kv_heads:
+        pb.result("1", (b, kv_heads, seq, d), "bf16", want(k), Ulps(1))
     return pb.part()
 
 
@@ -551,6 +572,9 @@ def _fusion_parts(name, rng_for):
     parts.append(_cross_entropy_mean_part(rng, 3, 50, False, all_ignored=True))
     parts.append(_rope_part(rng, 2, 16, 4, 64, 64, 100))
     parts.append(_rope_part(rng, 1, 7, 3, 32, 16, 9))
+    # grouped-query attention: q and k of 8 and 2 heads, one horizontal kernel
+    parts.append(_rope_part(rng, 2, 16, 8, 64, 64, 100, kv_heads=2))
+    parts.append(_rope_part(rng, 1, 7, 6, 32, 16, 9, kv_heads=3))
     parts.append(_rope_gptj_part(rng, 2, 16, 4, 64, 100))
     parts.append(_rope_backward_part(rng, 2, 16, 4, 64, 100))
     parts.append(_computed_index_part(rng))
