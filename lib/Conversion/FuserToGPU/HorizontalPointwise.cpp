@@ -14,7 +14,9 @@
 // chosen) gets no blocks.
 //
 // Segments join when they take the plain pointwise loop with the same
-// block size; one in the transpose shape keeps its own kernel.
+// block size and index widths; one in the transpose shape keeps its own
+// kernel. EmitKernels.cpp offers only light segments (kHorizontalOps):
+// LLVM compiles a fusion's kernels in parallel, one kernel it does not.
 //
 //===----------------------------------------------------------------------===//
 

@@ -32,7 +32,12 @@
 // (g, l) owns the rows g, g + G, ... of column l. L is the extent after
 // `dim` (C) up to the block; a narrow C (an index_add along the last dim)
 // leaves many row groups, each taking the hits of its own rows. R fills
-// kAccumulatorBytes of shared memory.
+// kAccumulatorBytes of shared memory, less where the sizes are known and
+// the tiles would not fill the chip (kTilesPerSM).
+//
+// An id out of range adds nothing. The first tile lists such positions
+// too, as row -1, and its thread 0 reports the first one in index order
+// while walking the list: the same report in every thread order.
 //
 //===----------------------------------------------------------------------===//
 

@@ -70,3 +70,82 @@ func.func @apart(%x: tensor<256x128xf32>, %y: tensor<3x7xf32>, %z: tensor<?xf32>
   %2 = fuser.neg %z : tensor<?xf32>
   return %0, %1, %2 : tensor<128x256xf32>, tensor<3x7xf32>, tensor<?xf32>
 }
+
+// -----
+
+// Heavy segments stay apart: two chains of 33 ops would make a kernel of
+// more than 64 ops (kHorizontalOps), which LLVM compiles slower than two
+// kernels in parallel.
+// CHECK-LABEL: func.func @heavy(
+// CHECK: fuser.launch @heavy_kernels::@heavy_0 {{.*}} args(%arg0, %arg2,
+// CHECK: fuser.launch @heavy_kernels::@heavy_1 {{.*}} args(%arg1, %arg3,
+// CHECK-NOT: fuser.launch
+func.func @heavy(%x: tensor<64x100xf32>, %y: tensor<3x7xf32>) -> (tensor<64x100xf32>, tensor<3x7xf32>) {
+  %x0 = fuser.exp %x : tensor<64x100xf32>
+  %x1 = fuser.tanh %x0 : tensor<64x100xf32>
+  %x2 = fuser.sin %x1 : tensor<64x100xf32>
+  %x3 = fuser.exp %x2 : tensor<64x100xf32>
+  %x4 = fuser.tanh %x3 : tensor<64x100xf32>
+  %x5 = fuser.sin %x4 : tensor<64x100xf32>
+  %x6 = fuser.exp %x5 : tensor<64x100xf32>
+  %x7 = fuser.tanh %x6 : tensor<64x100xf32>
+  %x8 = fuser.sin %x7 : tensor<64x100xf32>
+  %x9 = fuser.exp %x8 : tensor<64x100xf32>
+  %x10 = fuser.tanh %x9 : tensor<64x100xf32>
+  %x11 = fuser.sin %x10 : tensor<64x100xf32>
+  %x12 = fuser.exp %x11 : tensor<64x100xf32>
+  %x13 = fuser.tanh %x12 : tensor<64x100xf32>
+  %x14 = fuser.sin %x13 : tensor<64x100xf32>
+  %x15 = fuser.exp %x14 : tensor<64x100xf32>
+  %x16 = fuser.tanh %x15 : tensor<64x100xf32>
+  %x17 = fuser.sin %x16 : tensor<64x100xf32>
+  %x18 = fuser.exp %x17 : tensor<64x100xf32>
+  %x19 = fuser.tanh %x18 : tensor<64x100xf32>
+  %x20 = fuser.sin %x19 : tensor<64x100xf32>
+  %x21 = fuser.exp %x20 : tensor<64x100xf32>
+  %x22 = fuser.tanh %x21 : tensor<64x100xf32>
+  %x23 = fuser.sin %x22 : tensor<64x100xf32>
+  %x24 = fuser.exp %x23 : tensor<64x100xf32>
+  %x25 = fuser.tanh %x24 : tensor<64x100xf32>
+  %x26 = fuser.sin %x25 : tensor<64x100xf32>
+  %x27 = fuser.exp %x26 : tensor<64x100xf32>
+  %x28 = fuser.tanh %x27 : tensor<64x100xf32>
+  %x29 = fuser.sin %x28 : tensor<64x100xf32>
+  %x30 = fuser.exp %x29 : tensor<64x100xf32>
+  %x31 = fuser.tanh %x30 : tensor<64x100xf32>
+  %x32 = fuser.sin %x31 : tensor<64x100xf32>
+  %y0 = fuser.exp %y : tensor<3x7xf32>
+  %y1 = fuser.tanh %y0 : tensor<3x7xf32>
+  %y2 = fuser.sin %y1 : tensor<3x7xf32>
+  %y3 = fuser.exp %y2 : tensor<3x7xf32>
+  %y4 = fuser.tanh %y3 : tensor<3x7xf32>
+  %y5 = fuser.sin %y4 : tensor<3x7xf32>
+  %y6 = fuser.exp %y5 : tensor<3x7xf32>
+  %y7 = fuser.tanh %y6 : tensor<3x7xf32>
+  %y8 = fuser.sin %y7 : tensor<3x7xf32>
+  %y9 = fuser.exp %y8 : tensor<3x7xf32>
+  %y10 = fuser.tanh %y9 : tensor<3x7xf32>
+  %y11 = fuser.sin %y10 : tensor<3x7xf32>
+  %y12 = fuser.exp %y11 : tensor<3x7xf32>
+  %y13 = fuser.tanh %y12 : tensor<3x7xf32>
+  %y14 = fuser.sin %y13 : tensor<3x7xf32>
+  %y15 = fuser.exp %y14 : tensor<3x7xf32>
+  %y16 = fuser.tanh %y15 : tensor<3x7xf32>
+  %y17 = fuser.sin %y16 : tensor<3x7xf32>
+  %y18 = fuser.exp %y17 : tensor<3x7xf32>
+  %y19 = fuser.tanh %y18 : tensor<3x7xf32>
+  %y20 = fuser.sin %y19 : tensor<3x7xf32>
+  %y21 = fuser.exp %y20 : tensor<3x7xf32>
+  %y22 = fuser.tanh %y21 : tensor<3x7xf32>
+  %y23 = fuser.sin %y22 : tensor<3x7xf32>
+  %y24 = fuser.exp %y23 : tensor<3x7xf32>
+  %y25 = fuser.tanh %y24 : tensor<3x7xf32>
+  %y26 = fuser.sin %y25 : tensor<3x7xf32>
+  %y27 = fuser.exp %y26 : tensor<3x7xf32>
+  %y28 = fuser.tanh %y27 : tensor<3x7xf32>
+  %y29 = fuser.sin %y28 : tensor<3x7xf32>
+  %y30 = fuser.exp %y29 : tensor<3x7xf32>
+  %y31 = fuser.tanh %y30 : tensor<3x7xf32>
+  %y32 = fuser.sin %y31 : tensor<3x7xf32>
+  return %x32, %y32 : tensor<64x100xf32>, tensor<3x7xf32>
+}
