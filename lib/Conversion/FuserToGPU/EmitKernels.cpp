@@ -277,8 +277,17 @@ static LogicalResult emitFusion(func::FuncOp fusion, gpu::GPUModuleOp module,
       FailureOr<GroupInfo> info = classifyGroup(t.ops, outs, *shapes);
       if (failed(info) || info->kind != GroupKind::Pointwise)
         continue;
-      if (fe.forcedIndexBits() == 32 &&
-          failed(checkFits32Bits(fusion, t, fe.max32BitElements())))
+      // Forced 32-bit index math that `t` (under its own schedule) cannot
+      // take is `t`'s error at its own turn; here it only keeps `t` out.
+      Schedule first = fe.schedule;
+      fe.schedule = Schedule::fromAttr(dyn_cast_or_null<ScheduleAttr>(t.schedule));
+      bool fits = true;
+      if (fe.forcedIndexBits() == 32) {
+        ScopedDiagnosticHandler quiet(fusion.getContext(), [](Diagnostic &) { return success(); });
+        fits = succeeded(checkFits32Bits(fusion, t, fe.max32BitElements()));
+      }
+      fe.schedule = first;
+      if (!fits)
         continue;
       c.push_back(&t);
       ops += t.ops.size();

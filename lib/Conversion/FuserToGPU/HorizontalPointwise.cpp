@@ -29,6 +29,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
@@ -44,6 +45,11 @@ void enterSegment(FusionEmitter &fe, const Segment &segment) {
 
 SmallVector<const Segment *>
 PointwiseScheduler::emitHorizontal(FusionEmitter &fe, ArrayRef<const Segment *> segments) {
+  // Planning reads each segment's schedule; the caller's (the first
+  // segment's) is back on return, so that a first segment left alone is
+  // emitted under its own.
+  Schedule entry = fe.schedule;
+  auto restore = llvm::make_scope_exit([&] { fe.schedule = entry; });
   std::vector<std::unique_ptr<PointwiseScheduler>> subs;
   SmallVector<const Segment *> joined;
   for (const Segment *s : segments) {
