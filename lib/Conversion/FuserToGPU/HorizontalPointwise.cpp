@@ -49,7 +49,7 @@ PointwiseScheduler::emitHorizontal(FusionEmitter &fe, ArrayRef<const Segment *> 
   // segment's) is back on return, so that a first segment left alone is
   // emitted under its own.
   Schedule entry = fe.schedule;
-  auto restore = llvm::make_scope_exit([&] { fe.schedule = entry; });
+  llvm::scope_exit restore([&] { fe.schedule = entry; });
   std::vector<std::unique_ptr<PointwiseScheduler>> subs;
   SmallVector<const Segment *> joined;
   for (const Segment *s : segments) {

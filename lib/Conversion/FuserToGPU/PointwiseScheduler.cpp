@@ -82,6 +82,13 @@ void PointwiseScheduler::emitUnit(Value linear, unsigned lanes,
   }
 }
 
+AffineExpr PointwiseScheduler::iterationCount() {
+  AffineExpr total = getAffineConstantExpr(1, ctx);
+  for (AffineExpr s : iterSizes)
+    total = total * s;
+  return simplify(total, 0, numSymbols);
+}
+
 void PointwiseScheduler::readSchedule() {
   // The segment's schedule (fuser-schedule), or the heuristic's defaults
   // where it leaves a decision out (Schedule.h).
@@ -111,10 +118,7 @@ void PointwiseScheduler::emitBody(Value bid, Value gdim) {
   KernelBuilder &k = *kb;
   OpBuilder &b = k.b;
   Location loc = k.loc;
-  AffineExpr total = getAffineConstantExpr(1, ctx);
-  for (AffineExpr s : iterSizes)
-    total = total * s;
-  total = simplify(total, 0, numSymbols);
+  AffineExpr total = iterationCount();
   Value n = k.expander->expand(total);
   Value tid = k.threadId(gpu::Dimension::x);
   if (!bid) {
@@ -201,10 +205,7 @@ void PointwiseScheduler::emitBody(Value bid, Value gdim) {
 
 PointwiseScheduler::Grid PointwiseScheduler::planGrid() {
   // The plan: vector flag, grid size, launch condition.
-  AffineExpr total = getAffineConstantExpr(1, ctx);
-  for (AffineExpr s : iterSizes)
-    total = total * s;
-  total = simplify(total, 0, numSymbols);
+  AffineExpr total = iterationCount();
   OpBuilder &pb = fe.planBuilder;
   Value planN = fe.planExpr(total);
   Value vecOk = vectorLanes > 1 ? planVectorOk() : Value();

@@ -44,6 +44,8 @@ private:
   void emitUnit(Value linear, unsigned lanes,
                 SmallVectorImpl<PendingStore> *pending = nullptr);
   void emitKernel(unsigned indexBits);
+  /// The elements of the iteration space (one piece of a split dim).
+  AffineExpr iterationCount();
   /// The pointwise.* keys of the segment's schedule (fe.schedule).
   void readSchedule();
   /// The grid-stride loops, for the blocks `bid` of `gdim` (the kernel's own
