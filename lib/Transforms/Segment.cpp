@@ -6,6 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "SplitReductions.h"
+
 #include "fuser/Analysis/GroupAnalysis.h"
 #include "fuser/Dialect/Fuser/IR/FuserAttrNames.h"
 #include "fuser/Dialect/Fuser/IR/FuserOps.h"
@@ -863,6 +865,33 @@ LogicalResult Segmenter::run(bool dump, StringRef dot) {
   return success();
 }
 
+/// Segments `fusion` once its results are values (the pass below): with
+/// `split`, splits reductions beside rows first, and when there is none to
+/// split returns 0 without segmenting. Returns the number split.
+static FailureOr<unsigned> segmentFusion(func::FuncOp fusion, bool split, bool dump,
+                                         StringRef dot) {
+  splitValuesSizedByUse(fusion);
+  unsigned splits = 0;
+  if (split) {
+    FailureOr<ShapeAnalysis> before = ShapeAnalysis::analyze(fusion);
+    if (failed(before))
+      return failure();
+    splits = splitReductionsBesideRows(fusion, *before);
+    if (!splits)
+      return 0u;
+  }
+  markResultViews(fusion);
+  markOperandViews(fusion);
+  markTransposedOperands(fusion);
+  FailureOr<ShapeAnalysis> shapes = ShapeAnalysis::analyze(fusion);
+  if (failed(shapes))
+    return failure();
+  recordSizesFromUses(fusion, *shapes);
+  if (failed(Segmenter(fusion, *shapes).run(dump, dot)))
+    return failure();
+  return splits;
+}
+
 namespace {
 struct SegmentPass : fuser::impl::SegmentPassBase<SegmentPass> {
   using SegmentPassBase::SegmentPassBase;
@@ -944,16 +973,35 @@ struct SegmentPass : fuser::impl::SegmentPassBase<SegmentPass> {
         }
         operand.set(CastOp::create(b, ret->getLoc(), v.getType(), v));
       }
-      splitValuesSizedByUse(fusion);
-      markResultViews(fusion);
-      markOperandViews(fusion);
-      markTransposedOperands(fusion);
-      FailureOr<ShapeAnalysis> shapes = ShapeAnalysis::analyze(fusion);
-      if (failed(shapes))
+      // A reduction over more dims than a row reduction beside it is split
+      // in two where that makes no more kernels (SplitReductions.h): tried
+      // on copies, quietly, and only where a fusion has two reductions.
+      bool split = false;
+      if (llvm::count_if(fusion.getBody().front(), [](Operation &op) {
+            return isReductionOp(&op);
+          }) > 1) {
+        ScopedDiagnosticHandler quiet(&getContext(), [](Diagnostic &) { return success(); });
+        auto segments = [](func::FuncOp f) {
+          return f->getAttrOfType<ArrayAttr>(kSchedulersAttr).size();
+        };
+        func::FuncOp withSplit = fusion.clone();
+        FailureOr<unsigned> n = segmentFusion(withSplit, /*split=*/true, false, "");
+        if (succeeded(n) && *n) {
+          func::FuncOp whole = fusion.clone();
+          split = succeeded(segmentFusion(whole, /*split=*/false, false, "")) &&
+                  segments(withSplit) <= segments(whole);
+          whole.erase();
+        }
+        withSplit.erase();
+      }
+      FailureOr<unsigned> n = segmentFusion(fusion, split, dump, dot);
+      if (failed(n))
         return signalPassFailure();
-      recordSizesFromUses(fusion, *shapes);
-      if (failed(Segmenter(fusion, *shapes).run(dump, dot)))
-        return signalPassFailure();
+      if (dump && *n)
+        llvm::errs() << "  " << *n << (*n == 1 ? " reduction" : " reductions")
+                     << " over more dims than a row reduction beside it split in two: the "
+                        "row's dims in the row's kernel, then the rest (as many kernels, "
+                        "fewer bytes)\n";
     }
   }
 };

@@ -1,0 +1,29 @@
+//===- SplitReductions.h - reduce in two steps beside a row reduction -*- C++ -*-===//
+//
+// Part of fuser-segment (lib/Transforms/Segment.cpp), before the groups form.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FUSER_LIB_TRANSFORMS_SPLITREDUCTIONS_H
+#define FUSER_LIB_TRANSFORMS_SPLITREDUCTIONS_H
+
+namespace mlir {
+namespace func {
+class FuncOp;
+}
+namespace fuser {
+class ShapeAnalysis;
+
+/// Rewrites each sum, mean, max or min over dims D of a tensor of shape S,
+/// where `fusion` also reduces a tensor of shape S over a strict subset D2
+/// of D and the reduced value depends on no other reduction, as the same
+/// reduction over D2 (keepdim) followed by one over D: the first step joins
+/// the row reduction's kernel. A sum or mean of a float narrower than f32
+/// is computed in f32 through both steps and rounded once. Returns the
+/// number of reductions split; `shapes` must be re-analyzed after a split.
+unsigned splitReductionsBesideRows(func::FuncOp fusion, const ShapeAnalysis &shapes);
+
+} // namespace fuser
+} // namespace mlir
+
+#endif // FUSER_LIB_TRANSFORMS_SPLITREDUCTIONS_H

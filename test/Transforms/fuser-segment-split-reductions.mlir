@@ -1,0 +1,118 @@
+// RUN: fuser-opt %s -split-input-file --fuser-segment | FileCheck %s
+// RUN: fuser-opt %s -split-input-file --fuser-segment=dump 2>&1 >/dev/null | FileCheck %s --check-prefix=DUMP
+
+// A reduction over more dims than a row reduction of the same shape beside
+// it is two steps (lib/Transforms/SplitReductions.cpp): the row's dims in
+// the row's kernel, which reads x once, then the rest over the small
+// reduced tensor. (Whole, the sum over [0, 1] read x a second time.)
+// CHECK-LABEL: func.func @beside_rows
+// CHECK-SAME: fuser.schedulers = ["normalization", "reduction"]
+// CHECK: %[[SQ:.*]] = fuser.mul %arg0, %arg0 {fuser.segment = 0 : i64}
+// CHECK: %[[ROWS:.*]] = fuser.sum %[[SQ]] dims = [1] keepdim = true {fuser.segment = 0 : i64} : tensor<64x256xf32> -> tensor<64x1xf32>
+// CHECK: %[[T:.*]] = fuser.sum %[[ROWS]] dims = [0, 1] {fuser.segment = 1 : i64} : tensor<64x1xf32> -> tensor<f32>
+// CHECK: return %{{.*}}, %[[T]]
+// DUMP: fusion @beside_rows: 2 segments
+// DUMP-NEXT: segment 0: normalization, 5 ops (mean broadcast sub mul sum)
+// DUMP-NEXT: segment 1: reduction, 1 ops (sum)
+// DUMP: 1 reduction over more dims than a row reduction beside it split in two: the row's dims in the row's kernel, then the rest (as many kernels, fewer bytes)
+func.func @beside_rows(%x: tensor<64x256xf32>) -> (tensor<64x256xf32>, tensor<f32>) {
+  %m = fuser.mean %x dims = [1] keepdim = true : tensor<64x256xf32> -> tensor<64x1xf32>
+  %mb = fuser.broadcast %m dims = [0, 1] : tensor<64x1xf32> -> tensor<64x256xf32>
+  %y = fuser.sub %x, %mb : tensor<64x256xf32>
+  %sq = fuser.mul %x, %x : tensor<64x256xf32>
+  %t = fuser.sum %sq dims = [0, 1] : tensor<64x256xf32> -> tensor<f32>
+  return %y, %t : tensor<64x256xf32>, tensor<f32>
+}
+
+// -----
+
+// instance_norm's layout: rows of H x W per (n, c), and sums over N, H and
+// W per channel. A sum or mean of bf16 adds in f32 through both steps and
+// rounds once at the end; a max needs no widening. keepdim and the order of
+// the dims are the original's.
+// CHECK-LABEL: func.func @narrow
+// CHECK-SAME: fuser.schedulers = ["normalization", "reduction"]
+// CHECK: %[[W:.*]] = fuser.cast %arg0 {fuser.segment = 0 : i64} : tensor<8x32x16x16xbf16> to tensor<8x32x16x16xf32>
+// CHECK: %[[S1:.*]] = fuser.sum %[[W]] dims = [2, 3] keepdim = true {fuser.segment = 0 : i64} : tensor<8x32x16x16xf32> -> tensor<8x32x1x1xf32>
+// CHECK: %[[S2:.*]] = fuser.sum %[[S1]] dims = [0, 2, 3] {fuser.segment = 1 : i64} : tensor<8x32x1x1xf32> -> tensor<32xf32>
+// CHECK: %[[S:.*]] = fuser.cast %[[S2]] {fuser.segment = 1 : i64} : tensor<32xf32> to tensor<32xbf16>
+// CHECK: %[[M1:.*]] = fuser.mean %{{.*}} dims = [2, 3] keepdim = true {fuser.segment = 0 : i64} : tensor<8x32x16x16xf32> -> tensor<8x32x1x1xf32>
+// CHECK: %[[M2:.*]] = fuser.mean %[[M1]] dims = [0, 2, 3] keepdim = true {fuser.segment = 1 : i64} : tensor<8x32x1x1xf32> -> tensor<1x32x1x1xf32>
+// CHECK: %[[M:.*]] = fuser.cast %[[M2]] {fuser.segment = 1 : i64} : tensor<1x32x1x1xf32> to tensor<1x32x1x1xbf16>
+// CHECK: %[[X1:.*]] = fuser.max %arg0 dims = [2, 3] keepdim = true {fuser.segment = 0 : i64} : tensor<8x32x16x16xbf16> -> tensor<8x32x1x1xbf16>
+// CHECK: %[[X:.*]] = fuser.max %[[X1]] dims = [0, 2, 3] {fuser.segment = 1 : i64} : tensor<8x32x1x1xbf16> -> tensor<32xbf16>
+// CHECK: return %{{.*}}, %[[S]], %[[M]], %[[X]]
+// DUMP: fusion @narrow: 2 segments
+// DUMP: 3 reductions over more dims than a row reduction beside it split in two
+func.func @narrow(%x: tensor<8x32x16x16xbf16>) -> (tensor<8x32x16x16xbf16>, tensor<32xbf16>, tensor<1x32x1x1xbf16>, tensor<32xbf16>) {
+  %m = fuser.mean %x dims = [2, 3] keepdim = true : tensor<8x32x16x16xbf16> -> tensor<8x32x1x1xbf16>
+  %mb = fuser.broadcast %m dims = [0, 1, 2, 3] : tensor<8x32x1x1xbf16> -> tensor<8x32x16x16xbf16>
+  %y = fuser.sub %x, %mb : tensor<8x32x16x16xbf16>
+  %s = fuser.sum %x dims = [0, 2, 3] : tensor<8x32x16x16xbf16> -> tensor<32xbf16>
+  %a = fuser.mean %x dims = [0, 3, 2] keepdim = true : tensor<8x32x16x16xbf16> -> tensor<1x32x1x1xbf16>
+  %b = fuser.max %x dims = [0, 2, 3] : tensor<8x32x16x16xbf16> -> tensor<32xbf16>
+  return %y, %s, %a, %b : tensor<8x32x16x16xbf16>, tensor<32xbf16>, tensor<1x32x1x1xbf16>, tensor<32xbf16>
+}
+
+// -----
+
+// Dynamic sizes: the two reductions read tensors of provably the same shape.
+// CHECK-LABEL: func.func @same_dynamic_shape
+// CHECK-SAME: fuser.schedulers = ["reduction", "reduction"]
+// CHECK: fuser.sum %{{.*}} dims = [1] keepdim = true {fuser.segment = 0 : i64} : tensor<?x?xf32> -> tensor<?x1xf32>
+// CHECK: fuser.sum %{{.*}} dims = [0, 1] {fuser.segment = 1 : i64} : tensor<?x1xf32> -> tensor<f32>
+func.func @same_dynamic_shape(%x: tensor<?x?xf32>) -> (tensor<?xf32>, tensor<f32>) {
+  %r = fuser.sum %x dims = [1] : tensor<?x?xf32> -> tensor<?xf32>
+  %e = fuser.exp %x : tensor<?x?xf32>
+  %t = fuser.sum %e dims = [0, 1] : tensor<?x?xf32> -> tensor<f32>
+  return %r, %t : tensor<?xf32>, tensor<f32>
+}
+
+// -----
+
+// Kept whole: tensors whose sizes may differ at launch.
+// CHECK-LABEL: func.func @other_shape
+// CHECK: fuser.sum %arg1 dims = [0, 1] {fuser.segment = {{.}} : i64} : tensor<?x?xf32> -> tensor<f32>
+// DUMP: fusion @other_shape: 2 segments
+// DUMP-NOT: split in two
+func.func @other_shape(%x: tensor<?x?xf32>, %z: tensor<?x?xf32>) -> (tensor<?xf32>, tensor<f32>) {
+  %r = fuser.sum %x dims = [1] : tensor<?x?xf32> -> tensor<?xf32>
+  %t = fuser.sum %z dims = [0, 1] : tensor<?x?xf32> -> tensor<f32>
+  return %r, %t : tensor<?xf32>, tensor<f32>
+}
+
+// -----
+
+// Kept whole: the summed value depends on a column mean, so its row sums
+// could not join the row kernel.
+// CHECK-LABEL: func.func @other_reduction_upstream
+// CHECK: fuser.sum %{{.*}} dims = [0, 1] {fuser.segment = 1 : i64} : tensor<64x256xf32> -> tensor<f32>
+// DUMP: fusion @other_reduction_upstream: 2 segments
+// DUMP-NOT: split in two
+func.func @other_reduction_upstream(%x: tensor<64x256xf32>) -> (tensor<64xf32>, tensor<f32>) {
+  %r = fuser.sum %x dims = [1] : tensor<64x256xf32> -> tensor<64xf32>
+  %c = fuser.mean %x dims = [0] keepdim = true : tensor<64x256xf32> -> tensor<1x256xf32>
+  %cb = fuser.broadcast %c dims = [0, 1] : tensor<1x256xf32> -> tensor<64x256xf32>
+  %d = fuser.sub %x, %cb : tensor<64x256xf32>
+  %t = fuser.sum %d dims = [0, 1] : tensor<64x256xf32> -> tensor<f32>
+  return %r, %t : tensor<64xf32>, tensor<f32>
+}
+
+// -----
+
+// Kept whole: split, it would be three kernels. A mean over 1024 rows of
+// the middle dim is a reduction kernel, not a normalization
+// (kOuterNormalizationMaxDepth), so `y` is computed in a second kernel,
+// where the whole sum joins it; split, its second step would be a third.
+// CHECK-LABEL: func.func @more_kernels
+// CHECK-SAME: fuser.schedulers = ["reduction", "reduction"]
+// CHECK: fuser.sum %arg0 dims = [0, 1] {fuser.segment = 1 : i64} : tensor<4x1024x16xf32> -> tensor<16xf32>
+// DUMP: fusion @more_kernels: 2 segments
+// DUMP-NOT: split in two
+func.func @more_kernels(%x: tensor<4x1024x16xf32>) -> (tensor<4x1024x16xf32>, tensor<16xf32>) {
+  %m = fuser.mean %x dims = [1] keepdim = true : tensor<4x1024x16xf32> -> tensor<4x1x16xf32>
+  %mb = fuser.broadcast %m dims = [0, 1, 2] : tensor<4x1x16xf32> -> tensor<4x1024x16xf32>
+  %y = fuser.sub %x, %mb : tensor<4x1024x16xf32>
+  %t = fuser.sum %x dims = [0, 1] : tensor<4x1024x16xf32> -> tensor<16xf32>
+  return %y, %t : tensor<4x1024x16xf32>, tensor<16xf32>
+}
