@@ -871,7 +871,12 @@ def main():
                    "(`fuserc run --traffic`). nvFuser's figure for each of these is 1 launch "
                    "(its grid-persistent kernels synchronize the whole grid); fuser has no "
                    "grid-wide barrier, so a statistic over the batch (batch_norm, and every "
-                   "column reduction) is one kernel and its use another.\n"
+                   "column reduction) is one kernel and its use another. A backward's dw "
+                   "and db sum over every dim but C: instance_norm's normalization kernel "
+                   "also sums them over its (n, c) rows and a second kernel adds those over "
+                   "N (docs/schedulers.md, \"Reductions split beside a row reduction\"); "
+                   "group_norm's channels are parts of a group's row, so its dw and db "
+                   "re-read x and dy in their own kernel.\n"
                    % ("x".join(map(str, NORM_FAMILY_SHAPE)), NORM_FAMILY_GROUPS))
         out.append("| norm | layout | forward launches | forward x / y | backward launches | "
                    "backward x / dy / dx |")
