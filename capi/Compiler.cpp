@@ -210,6 +210,11 @@ void fuserCompileOptionsSetAllowTf32(FuserCompileOptions o, bool v) {
     return;
   unwrap(o)->allowTf32 = v;
 }
+void fuserCompileOptionsSetCubin(FuserCompileOptions o, bool v) {
+  if (!o.ptr)
+    return;
+  unwrap(o)->cubin = v;
+}
 void fuserCompileOptionsSetSchedule(FuserCompileOptions o, MlirStringRef schedule) {
   if (!o.ptr)
     return;

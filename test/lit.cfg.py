@@ -33,6 +33,14 @@ if ptxas:
     llvm_config.with_environment("PATH", os.path.dirname(ptxas), append_path=True)
 llvm_config.with_environment("PATH", config.fuser_tools_dir, append_path=True)
 
+# nvJitLink from the CUDA toolkit, which `--cubin` opens (lib/Target/PTX/
+# Cubin.cpp looks in the same places): tests that make cubins declare
+# `REQUIRES: nvjitlink`.
+_homes = [os.environ.get(v) for v in ("CUDA_HOME", "CUDA_PATH")] + ["/usr/local/cuda"]
+if any(h and os.path.exists(os.path.join(h, "lib64", "libnvJitLink.so")) for h in _homes):
+    config.available_features.add("nvjitlink")
+llvm_config.with_system_environment(["CUDA_HOME", "CUDA_PATH"])
+
 # Hosts that can run code compiled for skylake-avx512 (its AVX-512 subsets
 # in /proc/cpuinfo): tests that JIT the CPU emulation for that CPU
 # (--emulator-cpu skylake-avx512) declare `REQUIRES: avx512-host`; on other

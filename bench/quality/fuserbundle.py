@@ -214,7 +214,11 @@ def load(path_or_bytes):
     modules = []
     for i in range(nmod):
         name, kind, doff, dsize, target, ptxv = struct.unpack_from(_MODULE, data, moff + F["MODULE_SIZE"] * i)
-        modules.append((string(name), kind, data[doff:doff + dsize - 1].decode(), target, ptxv))
+        payload = data[doff:doff + dsize - 1]
+        # A cubin is machine code (bytes); PTX and the emulator's MLIR are text.
+        modules.append((string(name), kind,
+                        payload if kind == FORMAT["MODULE_CUBIN"] else payload.decode(),
+                        target, ptxv))
     fusions = []
     for i in range(nfus):
         (name, na, nr, nd, nregs, ninst, nl, ni, toff, ioff, loff, pmod,

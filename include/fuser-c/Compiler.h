@@ -108,6 +108,15 @@ MLIR_CAPI_EXPORTED void fuserCompileOptionsSetAssumeAligned(FuserCompileOptions 
 /// exact. Default false: full f32 (docs/matmul.md).
 MLIR_CAPI_EXPORTED void fuserCompileOptionsSetAllowTf32(FuserCompileOptions options,
                                                         bool allowTf32);
+/// Put beside each fusion's PTX its cubin (machine code) for the chip,
+/// made in process by nvJitLink, the CUDA toolkit's in-process ptxas,
+/// opened with dlopen (libnvJitLink.so: the loader's path, then lib64
+/// under $CUDA_HOME, $CUDA_PATH and /usr/local/cuda; $FUSER_NVJITLINK names
+/// it exactly). The runtime loads the cubin on a device of exactly that
+/// compute capability, with no PTX JIT in the driver, and the PTX
+/// elsewhere. The compile fails, saying where it looked, when nvJitLink is
+/// not found. Default false (docs/compile-speed.md, "Cubins").
+MLIR_CAPI_EXPORTED void fuserCompileOptionsSetCubin(FuserCompileOptions options, bool cubin);
 /// Forces schedule decisions instead of the heuristic's: comma-separated
 /// KEY=VALUE, for example "pointwise.units=2,pointwise.block=128", for
 /// every segment that reads the key, or KEY[SEGMENT]=VALUE for one segment

@@ -20,6 +20,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fuser/Driver/CompileCache.h"
+#include "fuser/Target/Cubin.h"
 
 #include "mlir/IR/OperationSupport.h"
 #include "mlir/IR/OwningOpRef.h"
@@ -301,7 +302,8 @@ std::string mlir::fuser::compileCacheKey(ModuleOp module, const DriverOptions &o
      << "\nchip " << o.chip << " ptx " << o.ptx << " fast-math " << o.fastMath
      << " index-bits " << o.indexBits << " math " << o.math << " opt " << o.optLevel
      << " assume-aligned " << o.assumeAligned << " allow-tf32 " << o.allowTf32
-     << " emulation " << o.emulation << " plant-bug " << o.plantBug << "\nschedule "
+     << " emulation " << o.emulation << " plant-bug " << o.plantBug
+     << (o.cubin ? " cubin nvJitLink " + nvJitLinkVersion() : std::string()) << "\nschedule "
      << o.schedule << "\ntuning " << o.tuning.size() << "\n"
      << o.tuning << "\n";
   module->print(os, OpPrintingFlags().printGenericOpForm().enableDebugInfo(false));

@@ -8,10 +8,12 @@
 #include "fuser/Pipelines/Pipelines.h"
 #include "fuser/Target/Bundle.h"
 #include "fuser/Target/Chips.h"
+#include "fuser/Target/Cubin.h"
 #include "fuser/Target/PtxCodegen.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Threading.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/ScopeExit.h"
@@ -236,6 +238,26 @@ static LogicalResult compileOnThisStack(ModuleOp module, const DriverOptions &op
   for (int i = 0; i < 3; ++i)
     out.timings.emplace_back(llvmSteps[i], llvmUs[i] / 1000.0);
   bundle.ptxByModule = &ptxByModule;
+  // The cubins, one nvJitLink job per fusion on the context's threads.
+  llvm::StringMap<std::string> cubinByModule;
+  if (options.cubin) {
+    start = Clock::now();
+    std::vector<std::pair<std::string, std::string>> jobs; // (module, PTX)
+    for (auto &entry : ptxByModule)
+      jobs.emplace_back(entry.getKey().str(), entry.getValue().ptx);
+    std::vector<std::string> cubins(jobs.size()), errors(jobs.size());
+    std::vector<char> ok(jobs.size());
+    mlir::parallelFor(ctx, 0, jobs.size(), [&](size_t i) {
+      ok[i] = ptxToCubin(jobs[i].second, options.chip, cubins[i], errors[i]);
+    });
+    for (size_t i = 0; i < jobs.size(); ++i) {
+      if (!ok[i])
+        return emitError(module.getLoc(), "cubin of '") << jobs[i].first << "': " << errors[i];
+      cubinByModule[jobs[i].first] = std::move(cubins[i]);
+    }
+    bundle.cubinByModule = &cubinByModule;
+    record("cubin", start);
+  }
   start = Clock::now();
   FailureOr<std::string> bytes = writeBundle(module, bundle);
   if (failed(bytes))

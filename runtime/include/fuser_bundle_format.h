@@ -32,11 +32,12 @@
  * 1 for one with a GEMM instruction (matmul through cuBLASLt), 2 for one
  * whose GEMM also writes its pre-activation (EPILOGUE_AUX), 3 for one
  * sharded over a device grid (GRID and COLLECTIVE instructions), 4 for one
- * whose GEMM also writes a bias gradient (EPILOGUE_BGRAD_A/B). A reader
+ * whose GEMM also writes a bias gradient (EPILOGUE_BGRAD_A/B), 5 for one
+ * that carries cubins (MODULE_CUBIN). A reader
  * takes every minor version up to its own and refuses a newer one by
  * name; a reader from before minor versions refuses a minor 1 bundle as
  * "the reserved header field at offset 68 is not 0". */
-#define FUSER_BUNDLE_FORMAT_MINOR 4
+#define FUSER_BUNDLE_FORMAT_MINOR 5
 /* Every record starts at a multiple of this. */
 #define FUSER_BUNDLE_ALIGN 8
 /* "none" for optional registers, predicates and module indices. */
@@ -63,11 +64,17 @@
 #define FUSER_BUNDLE_M_KIND 4   /* u32 FUSER_BUNDLE_MODULE_* */
 #define FUSER_BUNDLE_M_DATA 8   /* u64 offset */
 #define FUSER_BUNDLE_M_SIZE 16  /* u64, including the terminating NUL */
-#define FUSER_BUNDLE_M_TARGET 24 /* u32: SM version for PTX, else 0 */
+#define FUSER_BUNDLE_M_TARGET 24 /* u32: SM version for PTX and cubin, else 0 */
 #define FUSER_BUNDLE_M_ISA 28   /* u32: PTX ISA version * 10, else 0 */
 
 #define FUSER_BUNDLE_MODULE_PTX 1      /* PTX text */
 #define FUSER_BUNDLE_MODULE_EMULATOR 2 /* MLIR text for the CPU emulator */
+/* The machine code (an ELF cubin, then the NUL every module ends with) of
+ * the PTX module whose name it carries with this suffix, for the SM in
+ * its target field: the runtime loads it instead of the PTX on a device of
+ * exactly that compute capability (minor version 5). */
+#define FUSER_BUNDLE_MODULE_CUBIN 3
+#define FUSER_BUNDLE_CUBIN_SUFFIX ".cubin"
 
 /* ---- fusion record -------------------------------------------------------- */
 #define FUSER_BUNDLE_FUSION_SIZE 64

@@ -116,6 +116,9 @@ typedef enum fuser_module_kind {
   FUSER_MODULE_PTX = FUSER_BUNDLE_MODULE_PTX,
   /* MLIR text of the kernels, for a CPU emulator */
   FUSER_MODULE_EMULATOR = FUSER_BUNDLE_MODULE_EMULATOR,
+  /* A PTX module's cubin for one SM (no driver takes it as its kind: the
+   * CUDA backend loads it in place of the PTX on a device of that SM) */
+  FUSER_MODULE_CUBIN = FUSER_BUNDLE_MODULE_CUBIN,
 } fuser_module_kind;
 
 /* Grid, block and dynamic shared memory of one launch. */

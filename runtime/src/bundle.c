@@ -243,8 +243,16 @@ static fuser_error *parse_modules(reader *r, fuser_bundle *b, uint64_t tab) {
     m->kind = u32_at(r, o + FUSER_BUNDLE_M_KIND);
     uint64_t off = u64_at(r, o + FUSER_BUNDLE_M_DATA),
              size = u64_at(r, o + FUSER_BUNDLE_M_SIZE);
-    if (m->kind != FUSER_MODULE_PTX && m->kind != FUSER_MODULE_EMULATOR)
+    if (m->kind != FUSER_MODULE_PTX && m->kind != FUSER_MODULE_EMULATOR &&
+        m->kind != FUSER_BUNDLE_MODULE_CUBIN)
       return bad(r, "unknown module kind %u", m->kind);
+    if (m->kind == FUSER_BUNDLE_MODULE_CUBIN && r->minor < 5)
+      return bad(r,
+                 "a cubin (module kind %u) needs bundle format version %d.5 "
+                 "or later, but the header says minor version %u",
+                 m->kind, FUSER_BUNDLE_FORMAT_VERSION, r->minor);
+    m->target = u32_at(r, o + FUSER_BUNDLE_M_TARGET);
+    m->cubin_of = FR_NONE;
     if (off > r->size || size > r->size - off)
       return bad(r,
                  "data at offset %llu of %llu bytes runs past the end of the "
@@ -259,6 +267,38 @@ static fuser_error *parse_modules(reader *r, fuser_bundle *b, uint64_t tab) {
     m->data = (const char *)r->d + off;
     m->size = size;
     atomic_init(&m->ready, 0);
+    if (m->kind == FUSER_BUNDLE_MODULE_CUBIN) {
+      static const char elf[4] = {0x7f, 'E', 'L', 'F'};
+      if (size < sizeof elf + 1 || memcmp(m->data, elf, sizeof elf) != 0)
+        return bad(r, "a cubin must be an ELF image (starting \\x7fELF)");
+      if (m->target == 0)
+        return bad(r, "a cubin must name its SM version (target 0)");
+    }
+  }
+  /* Each cubin belongs to the PTX module it is named after, one per SM. */
+  size_t suffix = strlen(FUSER_BUNDLE_CUBIN_SUFFIX);
+  for (uint32_t i = 0; i < b->num_modules; i++) {
+    fr_module *m = &b->modules[i];
+    if (m->kind != FUSER_BUNDLE_MODULE_CUBIN) continue;
+    set_loc(r, "module %u '%s'", i, m->name);
+    size_t n = strlen(m->name);
+    if (n <= suffix || strcmp(m->name + n - suffix, FUSER_BUNDLE_CUBIN_SUFFIX) != 0)
+      return bad(r, "a cubin's name must be its PTX module's with '%s' after it",
+                 FUSER_BUNDLE_CUBIN_SUFFIX);
+    for (uint32_t j = 0; j < b->num_modules; j++) {
+      const fr_module *p = &b->modules[j];
+      if (p->kind == FUSER_MODULE_PTX && strlen(p->name) == n - suffix &&
+          memcmp(p->name, m->name, n - suffix) == 0)
+        m->cubin_of = j;
+    }
+    if (m->cubin_of == FR_NONE)
+      return bad(r, "no PTX module '%.*s' for this cubin", (int)(n - suffix),
+                 m->name);
+    for (uint32_t j = 0; j < i; j++)
+      if (b->modules[j].kind == FUSER_BUNDLE_MODULE_CUBIN &&
+          b->modules[j].cubin_of == m->cubin_of && b->modules[j].target == m->target)
+        return bad(r, "a second cubin for sm_%u of PTX module '%s'", m->target,
+                   b->modules[m->cubin_of].name);
   }
   r->loc[0] = 0;
   return NULL;
@@ -1713,7 +1753,34 @@ fuser_error *fr_module_ensure_slow(const fuser_fusion *f, bool entered) {
   if (atomic_load_explicit(&m->ready, memory_order_relaxed) == 1) goto done;
   if (!entered && (e = fr_enter(rt))) goto done;
   void *handle = NULL;
-  e = rt->drv->module_load(rt->dctx, m->data, m->size, m->name, &handle);
+  /* The cubin for this device's SM first, when the bundle has one: no PTX
+   * JIT. Should the driver refuse it (a cubin newer than the driver), the
+   * PTX is loaded instead, and only if that fails too is the call failed,
+   * with both reasons. */
+  const fr_module *cubin = NULL;
+  const fuser_bundle *b = f->bundle;
+  if (rt->device_sm && m->kind == FUSER_MODULE_PTX)
+    for (uint32_t i = 0; i < b->num_modules && !cubin; i++)
+      if (b->modules[i].kind == FUSER_BUNDLE_MODULE_CUBIN &&
+          b->modules[i].target == rt->device_sm &&
+          &b->modules[b->modules[i].cubin_of] == m)
+        cubin = &b->modules[i];
+  fuser_error *cubin_error = NULL;
+  if (cubin &&
+      (cubin_error = rt->drv->module_load(rt->dctx, cubin->data, cubin->size,
+                                          cubin->name, &handle)) == NULL) {
+    e = NULL;
+  } else {
+    e = rt->drv->module_load(rt->dctx, m->data, m->size, m->name, &handle);
+    if (e && cubin_error) {
+      fuser_error *both = fuser_error_create(
+          fuser_error_code_of(e), "%s (its cubin '%s' failed first: %s)",
+          fuser_error_message(e), cubin->name, fuser_error_message(cubin_error));
+      fuser_error_destroy(e);
+      e = both;
+    }
+  }
+  fuser_error_destroy(cubin_error);
   if (e) {
     e = fr_error_wrap(e, "fusion '%s': loading module '%s'", f->name, m->name);
   } else {

@@ -576,5 +576,17 @@ fuser_error *fr_cuda_open(const fuser_rt_options *options, fuser_rt *rt) {
   t->copy_d2d = cu_d2d;
   rt->dctx = cu;
   rt->gemm_workspace_bytes = FUSER_GEMM_WORKSPACE_BYTES;
+  /* The compute capability picks a bundle's cubin for this device
+   * (docs/runtime.md, "Cubins"). Optional: a driver without the query, or
+   * one that fails it, loads PTX as before. */
+  typedef CUresult (*pfn_attr)(int *, int, CUdevice);
+  pfn_attr attr;
+  void *p = dlsym(cu->lib, "cuDeviceGetAttribute");
+  memcpy(&attr, &p, sizeof p);
+  int major = 0, minor = 0;
+  if (attr && !attr(&major, 75 /* COMPUTE_CAPABILITY_MAJOR */, cu->device) &&
+      !attr(&minor, 76 /* COMPUTE_CAPABILITY_MINOR */, cu->device) &&
+      major > 0 && minor >= 0 && minor < 10)
+    rt->device_sm = (uint32_t)(major * 10 + minor);
   return NULL;
 }

@@ -94,6 +94,10 @@ struct fuser_rt {
    * FUSER_GEMM_WORKSPACE_BYTES for the CUDA backend (cuBLASLt's), 0 for a
    * pluggable driver. */
   uint64_t gemm_workspace_bytes;
+  /* The device's compute capability * 10 (90 for 9.0), which picks a
+   * bundle's cubin over its PTX; 0 (PTX always) for a pluggable driver or
+   * a CUDA driver that does not say. */
+  uint32_t device_sm;
   /* NCCL, opened when the runtime's first communicator is made (nccl.c);
    * NULL until then. Under nccl_lock. */
   struct fr_nccl *nccl;
@@ -309,6 +313,11 @@ typedef struct fr_module {
   void *handle;
   fr_kernel *kernels;
   uint32_t num_kernels;
+  /* SM version (compute capability * 10) of a PTX or cubin module. */
+  uint32_t target;
+  /* A cubin module: the index of the PTX module it was made from (named
+   * like it, plus FUSER_BUNDLE_CUBIN_SUFFIX); FR_NONE for other kinds. */
+  uint32_t cubin_of;
 } fr_module;
 
 typedef struct fr_launch {

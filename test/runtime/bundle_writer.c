@@ -245,9 +245,10 @@ unsigned char *bw_write(const bw_bundle *bb, size_t *size, bw_layout *L) {
   }
   for (uint32_t m = 0; m < bb->num_modules; m++) {
     const bw_module *M = &bb->modules[m];
-    size_t n = strlen(M->text) + 1;
+    size_t n = (bb->module_sizes[m] ? bb->module_sizes[m] : strlen(M->text)) + 1;
     L->module_data[m] = take(&o, n);
-    memcpy(o.d + L->module_data[m], M->text, n);
+    memcpy(o.d + L->module_data[m], M->text, n - 1);
+    o.d[L->module_data[m] + n - 1] = 0;
     size_t at = L->module_table + FUSER_BUNDLE_MODULE_SIZE * (size_t)m;
     bw_put_u32(o.d, at + FUSER_BUNDLE_M_NAME, intern(&st, M->name));
     bw_put_u32(o.d, at + FUSER_BUNDLE_M_KIND, M->kind);
@@ -271,6 +272,8 @@ unsigned char *bw_write(const bw_bundle *bb, size_t *size, bw_layout *L) {
   bw_put_u64(o.d, FUSER_BUNDLE_H_MODULE_TABLE, L->module_table);
   bw_put_u64(o.d, FUSER_BUNDLE_H_STRING_TABLE, L->strtab);
   bw_put_u64(o.d, FUSER_BUNDLE_H_STRING_TABLE_SIZE, L->strtab_size);
+  for (uint32_t m = 0; m < bb->num_modules; m++)
+    if (bb->modules[m].kind == FUSER_BUNDLE_MODULE_CUBIN) minor_needed = 5;
   bw_put_u32(o.d, FUSER_BUNDLE_H_MINOR, bb->minor ? bb->minor : minor_needed);
   bw_fix_checksum(o.d, o.len);
   *size = o.len;

@@ -144,9 +144,14 @@ typedef struct bw_module {
 typedef struct bw_bundle {
   uint32_t num_modules;
   bw_module modules[BW_MAX_MODULES];
+  /* Bytes of module i's text (which may hold NULs: a cubin); 0:
+   * strlen(text). A NUL follows them in the file either way. (Not in
+   * bw_module, whose positional initializers every test uses.) */
+  size_t module_sizes[BW_MAX_MODULES];
   uint32_t num_fusions;
   bw_fusion fusions[BW_MAX_FUSIONS];
-  /* The header's minor version; 0: the least the bundle needs (4 with a
+  /* The header's minor version; 0: the least the bundle needs (5 with a
+   * cubin module, 4 with a
    * GEMM writing a bias gradient, 3 with a GRID or COLLECTIVE, 2 with a
    * GEMM keeping its pre-activation, 1 with another GEMM, else 0). A test
    * that wants less patches the header. */

@@ -31,6 +31,14 @@
  *                             a kernel that met an index out of range does
  *   FUSER_FAKE_DEVICES=n      number of devices (default 1)
  *   FUSER_FAKE_LOAD_DELAY_MS=n  cuModuleLoadDataEx sleeps (races in tests)
+ *   FUSER_FAKE_CC=M.m         the compute capability cuDeviceGetAttribute
+ *                             reports (unset: the query fails, as on a
+ *                             driver that has none)
+ *
+ * cuModuleLoadDataEx takes an ELF image (a cubin) as well as PTX text: its
+ * entries are the names of its `.text.NAME` sections (NAME not starting
+ * with "__cuda"), with unknown parameters; FUSER_FAKE_FAIL=cubin_load makes
+ * such a load fail with CUDA_ERROR_NO_BINARY_FOR_GPU.
  *
  * Built with -DFAKE_OMIT_LAUNCH it does not export cuLaunchKernel (for the
  * missing-symbol test).
@@ -67,6 +75,7 @@ enum {
   CUDA_ERROR_NO_DEVICE = 100,
   CUDA_ERROR_INVALID_DEVICE = 101,
   CUDA_ERROR_INVALID_CONTEXT = 201,
+  CUDA_ERROR_NO_BINARY_FOR_GPU = 209,
   CUDA_ERROR_INVALID_PTX = 218,
   CUDA_ERROR_INVALID_HANDLE = 400,
   CUDA_ERROR_NOT_FOUND = 500,
@@ -89,6 +98,8 @@ static const struct {
      "invalid device ordinal"},
     {CUDA_ERROR_INVALID_CONTEXT, "CUDA_ERROR_INVALID_CONTEXT",
      "invalid device context"},
+    {CUDA_ERROR_NO_BINARY_FOR_GPU, "CUDA_ERROR_NO_BINARY_FOR_GPU",
+     "no kernel image is available for execution on the device"},
     {CUDA_ERROR_INVALID_PTX, "CUDA_ERROR_INVALID_PTX",
      "a PTX JIT compilation failed"},
     {CUDA_ERROR_INVALID_HANDLE, "CUDA_ERROR_INVALID_HANDLE",
@@ -132,6 +143,7 @@ static int index_error_param = -1;
 static int64_t index_error[5] = {1};
 static int num_devices = 1;
 static int load_delay_ms;
+static int cc_major = -1, cc_minor = -1; /* FUSER_FAKE_CC */
 static int initialized;
 static long launch_count, oom_live = -1, oom_above = -1, fail_launch_n = -1;
 static unsigned next_buf_id, next_module_id;
@@ -263,6 +275,9 @@ EXPORT CUresult cuInit(unsigned flags) {
   num_devices = d ? atoi(d) : 1;
   const char *ld = getenv("FUSER_FAKE_LOAD_DELAY_MS");
   load_delay_ms = ld ? atoi(ld) : 0;
+  const char *cc = getenv("FUSER_FAKE_CC");
+  cc_major = cc_minor = -1;
+  if (cc && sscanf(cc, "%d.%d", &cc_major, &cc_minor) != 2) cc_major = -1;
   oom_live = fail_number("oom_live");
   oom_above = fail_number("oom_above");
   fail_launch_n = fail_number("launch");
@@ -306,6 +321,60 @@ EXPORT CUresult cuDeviceGet(CUdevice *dev, int ordinal) {
     *dev = ordinal;
   pthread_mutex_unlock(&lock);
   return r;
+}
+
+/* Not logged: the runtime asks once at creation, and only FUSER_FAKE_CC
+ * makes it answer. */
+EXPORT CUresult cuDeviceGetAttribute(int *value, int attribute, CUdevice dev) {
+  pthread_mutex_lock(&lock);
+  CUresult r = CUDA_ERROR_INVALID_VALUE;
+  if (cc_major >= 0 && dev >= 0 && dev < num_devices &&
+      (attribute == 75 || attribute == 76)) {
+    *value = attribute == 75 ? cc_major : cc_minor;
+    r = CUDA_SUCCESS;
+  }
+  pthread_mutex_unlock(&lock);
+  return r;
+}
+
+/* An ELF image's size, from its header: where its section or program
+ * header table ends, whichever is last (a cubin ends with them). */
+static size_t elf_size(const unsigned char *p) {
+  uint64_t shoff, phoff;
+  uint16_t phentsize, phnum, shentsize, shnum;
+  memcpy(&phoff, p + 0x20, 8);
+  memcpy(&shoff, p + 0x28, 8);
+  memcpy(&phentsize, p + 0x36, 2);
+  memcpy(&phnum, p + 0x38, 2);
+  memcpy(&shentsize, p + 0x3A, 2);
+  memcpy(&shnum, p + 0x3C, 2);
+  uint64_t a = shoff + (uint64_t)shentsize * shnum;
+  uint64_t b = phoff + (uint64_t)phentsize * phnum;
+  return (size_t)(a > b ? a : b);
+}
+
+/* The kernels of a cubin: its ".text.NAME" strings, once each. */
+static int cubin_entries(const char *image, size_t size, fr_ptx_entry **out) {
+  int n = 0;
+  fr_ptx_entry *e = NULL;
+  for (size_t i = 0; i + 6 < size; i++) {
+    if ((i && image[i - 1]) || memcmp(image + i, ".text.", 6) != 0) continue;
+    const char *name = image + i + 6;
+    size_t len = strnlen(name, size - i - 6);
+    if (!len || strncmp(name, "__cuda", 6) == 0) continue;
+    bool seen = false;
+    for (int k = 0; k < n; k++)
+      if (e[k].name_len == len && memcmp(e[k].name, name, len) == 0) seen = true;
+    if (seen) continue;
+    e = realloc(e, sizeof *e * (size_t)(n + 1));
+    memset(&e[n], 0, sizeof *e);
+    e[n].name = name;
+    e[n].name_len = len;
+    e[n].num_params = -1;
+    n++;
+  }
+  *out = e;
+  return n;
 }
 
 EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice dev) {
@@ -379,7 +448,8 @@ EXPORT CUresult cuModuleLoadDataEx(CUmodule *out, const void *image,
   CUresult r = need_context("cuModuleLoadDataEx");
   if (r) goto done;
   const char *text = image;
-  size_t len = strlen(text);
+  bool cubin = memcmp(image, "\x7f" "ELF", 4) == 0;
+  size_t len = cubin ? elf_size(image) : strlen(text);
   char *err_log = NULL, *info_log = NULL;
   size_t err_cap = 0, info_cap = 0;
   for (unsigned i = 0; i < num_options; i++) {
@@ -390,6 +460,12 @@ EXPORT CUresult cuModuleLoadDataEx(CUmodule *out, const void *image,
     case 6: err_cap = (size_t)(uintptr_t)values[i]; break;
     default: break;
     }
+  }
+  if (cubin && failing("cubin_load")) {
+    logf_locked("cuModuleLoadDataEx cubin bytes=%zu fnv=%08x -> %s", len,
+                fnv1a(image, len), err_name(CUDA_ERROR_NO_BINARY_FOR_GPU));
+    r = CUDA_ERROR_NO_BINARY_FOR_GPU;
+    goto done;
   }
   if (failing("module_load")) {
     if (err_log && err_cap)
@@ -405,8 +481,10 @@ EXPORT CUresult cuModuleLoadDataEx(CUmodule *out, const void *image,
   }
   fake_module *m = calloc(1, sizeof *m);
   m->text = malloc(len + 1);
-  memcpy(m->text, text, len + 1);
-  m->num_entries = fr_ptx_scan(m->text, len, &m->entries);
+  memcpy(m->text, text, len);
+  m->text[len] = 0;
+  m->num_entries = cubin ? cubin_entries(m->text, len, &m->entries)
+                         : fr_ptx_scan(m->text, len, &m->entries);
   m->id = next_module_id++;
   m->live = 1;
   modules = realloc(modules, sizeof *modules * (num_modules + 1));
@@ -418,8 +496,13 @@ EXPORT CUresult cuModuleLoadDataEx(CUmodule *out, const void *image,
     n += (size_t)snprintf(names + n, sizeof names - n, "%s%.*s",
                           i ? "," : "", (int)m->entries[i].name_len,
                           m->entries[i].name);
-  logf_locked("cuModuleLoadDataEx module=m%u bytes=%zu fnv=%08x entries=%s",
-              m->id, len + 1, fnv1a(image, len + 1), names);
+  if (cubin)
+    logf_locked("cuModuleLoadDataEx module=m%u cubin bytes=%zu fnv=%08x "
+                "entries=%s",
+                m->id, len, fnv1a(image, len), names);
+  else
+    logf_locked("cuModuleLoadDataEx module=m%u bytes=%zu fnv=%08x entries=%s",
+                m->id, len + 1, fnv1a(image, len + 1), names);
   if (info_log && info_cap) info_log[0] = 0;
   if (err_log && err_cap) err_log[0] = 0;
   *out = m;

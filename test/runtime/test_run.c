@@ -777,6 +777,117 @@ static void test_misc(void) {
   EXPECT_LOG("cuModuleUnload module=m0");
 }
 
+/* A cubin as far as the fake driver reads one: an ELF header whose section
+ * header table (empty) ends the image, then the kernels' `.text.NAME`
+ * strings. Returns its size. */
+static size_t fake_cubin(unsigned char *out, size_t cap) {
+  static const char names[] =
+      "\0.text.softmax_max\0.text.softmax_vec4\0.text.softmax_norm\0"
+      ".text.__cuda_sm20_rcp_rn_f32_slowpath\0.text.add_kernel\0";
+  size_t size = 64 + sizeof names;
+  CHECK(size <= cap);
+  memset(out, 0, 64);
+  memcpy(out, "\x7f" "ELF", 4);
+  out[4] = 2; /* 64-bit */
+  uint64_t shoff = size;
+  memcpy(out + 0x28, &shoff, 8);
+  out[0x3A] = 64; /* e_shentsize; e_shnum 0 */
+  memcpy(out + 64, names, sizeof names);
+  return size;
+}
+
+/* A bundle with a cubin beside its PTX (docs/runtime.md, "Cubins"): loaded
+ * instead of the PTX on a device of its SM, the PTX elsewhere, and the PTX
+ * when the driver refuses the cubin. */
+static void test_cubin(void) {
+  unsigned char cubin[256];
+  size_t cubin_size = fake_cubin(cubin, sizeof cubin);
+  bw_bundle bb;
+  tl_sample_bundle(&bb, false);
+  bb.module_sizes[bb.num_modules] = cubin_size;
+  bb.modules[bb.num_modules++] =
+      (bw_module){"kernels_ptx.cubin", FUSER_BUNDLE_MODULE_CUBIN,
+                  (const char *)cubin, 90, 0};
+  size_t size;
+  unsigned char *bytes = bw_write(&bb, &size, NULL);
+  CHECK(bytes[FUSER_BUNDLE_H_MINOR] == 5);
+  char cubin_line[160];
+  snprintf(cubin_line, sizeof cubin_line,
+           "cuModuleLoadDataEx module=m0 cubin bytes=%zu fnv=%08x "
+           "entries=softmax_max,softmax_vec4,softmax_norm,add_kernel",
+           cubin_size, fnv1a((const char *)cubin, cubin_size));
+  struct {
+    const char *cc, *fail;
+    bool cubin_loads, cubin_tried;
+  } cases[] = {
+      {"9.0", "", true, true},           /* the device's SM: the cubin */
+      {"9.0", "cubin_load", false, true}, /* refused: the PTX */
+      {"8.0", "", false, false},         /* another SM: the PTX */
+      {NULL, "", false, false},          /* a driver that does not say */
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    if (cases[c].cc)
+      setenv("FUSER_FAKE_CC", cases[c].cc, 1);
+    else
+      unsetenv("FUSER_FAKE_CC");
+    setenv("FUSER_FAKE_FAIL", cases[c].fail, 1);
+    fuser_rt *rt = tl_fake_rt(fake);
+    if (!rt) break;
+    fuser_bundle *b = NULL;
+    EXPECT_OK(fuser_bundle_load(rt, bytes, size, &b));
+    if (b) {
+      EXPECT_OK(fuser_fusion_prepare(fuser_bundle_find_fusion(b, "add")));
+      const char *first = cases[c].cubin_loads ? cubin_line : load_line;
+      char refused[160];
+      snprintf(refused, sizeof refused,
+               "cuModuleLoadDataEx cubin bytes=%zu fnv=%08x -> "
+               "CUDA_ERROR_NO_BINARY_FOR_GPU",
+               cubin_size, fnv1a((const char *)cubin, cubin_size));
+      if (cases[c].cubin_tried && !cases[c].cubin_loads)
+        EXPECT_LOG(refused, load_line,
+                   "cuModuleGetFunction module=m0 name=softmax_max",
+                   "cuModuleGetFunction module=m0 name=softmax_vec4",
+                   "cuModuleGetFunction module=m0 name=softmax_norm",
+                   "cuModuleGetFunction module=m0 name=add_kernel");
+      else
+        EXPECT_LOG(first, "cuModuleGetFunction module=m0 name=softmax_max",
+                   "cuModuleGetFunction module=m0 name=softmax_vec4",
+                   "cuModuleGetFunction module=m0 name=softmax_norm",
+                   "cuModuleGetFunction module=m0 name=add_kernel");
+      fuser_bundle_destroy(b);
+    }
+    fuser_rt_destroy(rt);
+    EXPECT_LOG("cuModuleUnload module=m0");
+  }
+  /* The PTX refused as well: both reasons. */
+  setenv("FUSER_FAKE_CC", "9.0", 1);
+  setenv("FUSER_FAKE_FAIL", "cubin_load,module_load", 1);
+  fuser_rt *rt = tl_fake_rt(fake);
+  fuser_bundle *b = NULL;
+  if (rt && EXPECT_OK(fuser_bundle_load(rt, bytes, size, &b)) && b) {
+    EXPECT_ERR(fuser_fusion_prepare(fuser_bundle_find_fusion(b, "add")),
+               FUSER_ERROR_DRIVER, "fusion 'add': loading module 'kernels_ptx'",
+               "CUDA_ERROR_INVALID_PTX",
+               "(its cubin 'kernels_ptx.cubin' failed first: cuModuleLoadDataEx "
+               "failed: CUDA_ERROR_NO_BINARY_FOR_GPU");
+    char refused[160], ptx_refused[160];
+    snprintf(refused, sizeof refused,
+             "cuModuleLoadDataEx cubin bytes=%zu fnv=%08x -> "
+             "CUDA_ERROR_NO_BINARY_FOR_GPU",
+             cubin_size, fnv1a((const char *)cubin, cubin_size));
+    snprintf(ptx_refused, sizeof ptx_refused,
+             "cuModuleLoadDataEx bytes=%zu fnv=%08x -> CUDA_ERROR_INVALID_PTX",
+             strlen(tl_sample_ptx) + 1,
+             fnv1a(tl_sample_ptx, strlen(tl_sample_ptx) + 1));
+    EXPECT_LOG(refused, ptx_refused);
+    fuser_bundle_destroy(b);
+  }
+  if (rt) fuser_rt_destroy(rt);
+  unsetenv("FUSER_FAKE_CC");
+  unsetenv("FUSER_FAKE_FAIL");
+  free(bytes);
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: test_run FAKE_DRIVER_PATH\n");
@@ -797,5 +908,6 @@ int main(int argc, char **argv) {
   test_misc();
   test_buffers();
   test_views();
+  test_cubin();
   return tl_finish("test_run");
 }

@@ -219,7 +219,10 @@ static void test_checksum(void) {
 static void test_modules(void) {
   BAD(bw_put_u32(d, MOD(0), (uint32_t)L.strtab_size),
       "module 0: name: string reference", "outside the string table");
-  BAD(bw_put_u32(d, MOD(0) + 4, 3), "module 0 'kernels_ptx': unknown module kind 3");
+  BAD(bw_put_u32(d, MOD(0) + 4, 4), "module 0 'kernels_ptx': unknown module kind 4");
+  BAD(bw_put_u32(d, MOD(0) + 4, 3),
+      "module 0 'kernels_ptx': a cubin (module kind 3) needs bundle format "
+      "version 2.5 or later, but the header says minor version 0");
   BAD(bw_put_u64(d, MOD(0) + 8, n - 2), "module 0 'kernels_ptx': data at offset",
       "runs past the end");
   BAD(bw_put_u64(d, MOD(0) + 16, strlen(tl_sample_ptx)),
@@ -235,6 +238,43 @@ static void test_modules(void) {
       "fusion 0 'softmax': emulation module index 7 out of range");
   BAD(bw_put_u32(d, FUS(0) + 60, 0),
       "emulation module index 0 names module 'kernels_ptx' of kind 1");
+}
+
+/* A cubin module (kind 3): an ELF image named after a PTX module of the
+ * bundle, for an SM, one per SM. */
+#define ADD_CUBIN(name, text, target)                                        \
+  (b.modules[b.num_modules++] = (bw_module){                                 \
+       name, FUSER_BUNDLE_MODULE_CUBIN, text, target, 0})
+static void test_cubins(void) {
+  static const char elf[] = "\x7f" "ELF fake";
+  {
+    bw_bundle b;
+    tl_sample_bundle(&b, true);
+    ADD_CUBIN("kernels_ptx.cubin", elf, 90);
+    ADD_CUBIN("kernels_ptx.cubin", elf, 100);
+    size_t n;
+    unsigned char *d = bw_write(&b, &n, NULL);
+    EXPECT_OK(load(d, n));
+    free(d);
+  }
+  BAD_B(false, ADD_CUBIN("kernels_ptx.cubin", "PK not an ELF", 90),
+        "module 1 'kernels_ptx.cubin': a cubin must be an ELF image (starting "
+        "\\x7fELF)");
+  BAD_B(false, ADD_CUBIN("kernels_ptx.cubin", elf, 0),
+        "module 1 'kernels_ptx.cubin': a cubin must name its SM version "
+        "(target 0)");
+  BAD_B(false, ADD_CUBIN("kernels.cubin", elf, 90),
+        "module 1 'kernels.cubin': no PTX module 'kernels' for this cubin");
+  BAD_B(true, ADD_CUBIN("kernels_mlir.cubin", elf, 90),
+        "module 2 'kernels_mlir.cubin': no PTX module 'kernels_mlir' for this "
+        "cubin");
+  BAD_B(false, ADD_CUBIN("kernels_ptx", elf, 90),
+        "a cubin's name must be its PTX module's with '.cubin' after it");
+  BAD_B(false,
+        (ADD_CUBIN("kernels_ptx.cubin", elf, 90),
+         ADD_CUBIN("kernels_ptx.cubin", elf, 90)),
+        "module 2 'kernels_ptx.cubin': a second cubin for sm_90 of PTX module "
+        "'kernels_ptx'");
 }
 
 static void test_fusions(void) {
@@ -757,6 +797,7 @@ int main(int argc, char **argv) {
   test_header();
   test_checksum();
   test_modules();
+  test_cubins();
   test_fusions();
   test_names();
   test_instructions();

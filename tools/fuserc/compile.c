@@ -17,6 +17,7 @@ void fusercDefaultFlags(FusercCompileFlags *f) {
   f->emulation = true;
   f->assumeAligned = false;
   f->allowTf32 = false;
+  f->cubin = false;
   f->explainSchedule = false;
   f->math = "fast";
   f->plantBug = "";
@@ -120,6 +121,10 @@ int fusercParseCompileFlag(int argc, char **argv, int *i, FusercCompileFlags *f)
     f->allowTf32 = true;
     return 1;
   }
+  if (!strcmp(a, "--cubin")) {
+    f->cubin = true;
+    return 1;
+  }
   if (!strcmp(a, "--assume-aligned")) {
     f->assumeAligned = true;
     return 1;
@@ -218,6 +223,7 @@ FuserCompileOptions fusercCreateOptions(const FusercCompileFlags *f, bool keepSt
   fuserCompileOptionsSetFastMath(o, f->fastMath);
   fuserCompileOptionsSetAssumeAligned(o, f->assumeAligned);
   fuserCompileOptionsSetAllowTf32(o, f->allowTf32);
+  fuserCompileOptionsSetCubin(o, f->cubin);
   fuserCompileOptionsSetSchedule(o, mlirStringRefCreateFromCString(f->schedule));
   fuserCompileOptionsSetExplainSchedule(o, f->explainSchedule);
   fuserCompileOptionsSetEmulation(o, f->emulation);

@@ -19,7 +19,7 @@ static void usage(FILE *out) {
   fputs("usage:\n"
         "  fuserc compile IN.mlir -o OUT [--chip sm_80|sm_89|sm_90|sm_100] [--ptx N]\n"
         "                 [--fast-math] [--index-bits 0|32|64] [--opt-level N] [--assume-aligned]\n"
-        "                 [--allow-tf32] [--schedule KEY[[SEGMENT]]=VALUE,...] [--explain-schedule]\n"
+        "                 [--allow-tf32] [--cubin] [--schedule KEY[[SEGMENT]]=VALUE,...] [--explain-schedule]\n"
         "                 [--tuning FILE]\n"
         "                 [--math fast|precise] [--vjp FUSION [--wrt I,J,...] [--residuals]]\n"
         "                 [--emit bundle|ptx|mlir] [--no-emulation] [--dump-stages DIR] [--time]\n"

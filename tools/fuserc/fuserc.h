@@ -20,6 +20,7 @@ typedef struct {
   const char *chip;
   unsigned ptx, indexBits, optLevel;
   bool fastMath, emulation, assumeAligned, allowTf32;
+  bool cubin; /* --cubin: each fusion's cubin beside its PTX (nvJitLink) */
   bool explainSchedule; /* --explain-schedule: each segment's decisions, as remarks */
   const char *math;     /* "fast" or "precise" */
   const char *plantBug; /* testing only */

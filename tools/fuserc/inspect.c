@@ -331,6 +331,15 @@ int fusercInspect(int argc, char **argv) {
       printf("%s%s", k ? ", " : "", kernels[k]);
     printf("), %zu launch record%s\n", fuser_fusion_num_launch_records(f),
            fuser_fusion_num_launch_records(f) == 1 ? "" : "s");
+    // Its cubins (--cubin): named after it.
+    for (size_t c = 0; c < nm; ++c) {
+      fuser_module_info cm;
+      size_t n = strlen(m.name);
+      if (fuser_bundle_module(bundle, c, &cm) && cm.kind == FUSER_MODULE_CUBIN &&
+          !strncmp(cm.name, m.name, n) && !strcmp(cm.name + n, ".cubin"))
+        printf("  cubin %s: %.1f KB, loaded instead of the PTX on a device of its SM\n",
+               cm.name, (cm.size - 1) / 1024.0);
+    }
     if (flags.plan) {
       size_t n = fuser_fusion_plan_text(f, NULL, 0);
       char *text = malloc(n + 1);

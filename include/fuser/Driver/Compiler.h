@@ -48,6 +48,11 @@ struct DriverOptions {
   bool keepStages = false;
   /// Put the kernels' MLIR into the bundle so that it also runs on the CPU.
   bool emulation = true;
+  /// Put beside each fusion's PTX its cubin for `chip`, made in process by
+  /// nvJitLink (fuser/Target/Cubin.h): the runtime loads it on a device of
+  /// that compute capability with no PTX JIT. Fails the compile when
+  /// nvJitLink is not found.
+  bool cubin = false;
   /// Testing only: a schedule bug the emulation must catch (see
   /// fuser-emit-kernels' plant-bug option).
   std::string plantBug;

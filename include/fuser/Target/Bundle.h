@@ -27,6 +27,9 @@ struct BundleOptions {
   /// Per gpu.module name, its PTX, where the driver kept it out of the IR
   /// (PtxByModule, fuser/Target/PtxCodegen.h); else the gpu.object's text.
   const llvm::StringMap<PtxCodegenResult> *ptxByModule = nullptr;
+  /// Per gpu.module name, the cubin of its PTX for `sm`, written as a
+  /// module of kind cubin beside the PTX; null or no entry: none.
+  const llvm::StringMap<std::string> *cubinByModule = nullptr;
 };
 
 /// Serializes every plan of `module` (and the PTX of its kernels). Fails with

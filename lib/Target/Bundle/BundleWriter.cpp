@@ -606,6 +606,12 @@ FailureOr<std::string> mlir::fuser::writeBundle(ModuleOp module,
     f->ptxModule = modules.size();
     modules.push_back({strings.get(binaryName), FUSER_BUNDLE_MODULE_PTX, std::move(ptx),
                        options.sm, options.ptx});
+    // Its cubin, named after it: the runtime finds it by that name.
+    if (options.cubinByModule)
+      if (auto cubin = options.cubinByModule->find(binaryName);
+          cubin != options.cubinByModule->end())
+        modules.push_back({strings.get(binaryName + FUSER_BUNDLE_CUBIN_SUFFIX),
+                           FUSER_BUNDLE_MODULE_CUBIN, cubin->second, options.sm, 0});
     auto emu = options.emulation.find(plan.getSymName());
     if (emu != options.emulation.end()) {
       f->emulationModule = modules.size();
@@ -686,9 +692,10 @@ FailureOr<std::string> mlir::fuser::writeBundle(ModuleOp module,
   w.bytes(FUSER_BUNDLE_H_MAGIC, FUSER_BUNDLE_MAGIC, FUSER_BUNDLE_MAGIC_SIZE);
   w.u32(FUSER_BUNDLE_H_VERSION, FUSER_BUNDLE_FORMAT_VERSION);
   w.u32(FUSER_BUNDLE_H_HEADER_SIZE, FUSER_BUNDLE_HEADER_SIZE);
-  // The least minor version a reader needs: 4 for a GEMM that writes a bias
-  // gradient, 3 for a sharded fusion (GRID, COLLECTIVE), 2 for a GEMM that
-  // writes its pre-activation, 1 for any other GEMM, else 0.
+  // The least minor version a reader needs: 5 for a cubin, 4 for a GEMM
+  // that writes a bias gradient, 3 for a sharded fusion (GRID, COLLECTIVE),
+  // 2 for a GEMM that writes its pre-activation, 1 for any other GEMM, else
+  // 0.
   auto anyEpilogue = [&](uint8_t bits) {
     return llvm::any_of(fusions, [&](const Fusion &f) {
       return llvm::any_of(f.gemms, [&](const Gemm &g) { return (g.epilogue & bits) != 0; });
@@ -698,8 +705,10 @@ FailureOr<std::string> mlir::fuser::writeBundle(ModuleOp module,
   bool anyBiasGrad =
       anyEpilogue(FUSER_BUNDLE_GEMM_EPILOGUE_BGRAD_A | FUSER_BUNDLE_GEMM_EPILOGUE_BGRAD_B);
   bool anyGrid = llvm::any_of(fusions, [](const Fusion &f) { return !f.grid.empty(); });
+  bool anyCubin = llvm::any_of(
+      modules, [](const Module &m) { return m.kind == FUSER_BUNDLE_MODULE_CUBIN; });
   w.u32(FUSER_BUNDLE_H_MINOR,
-        anyBiasGrad ? 4 : anyGrid ? 3 : anyAux ? 2 : anyGemm ? 1 : 0);
+        anyCubin ? 5 : anyBiasGrad ? 4 : anyGrid ? 3 : anyAux ? 2 : anyGemm ? 1 : 0);
   w.u64(FUSER_BUNDLE_H_FILE_SIZE, size);
   w.u32(FUSER_BUNDLE_H_NUM_FUSIONS, fusions.size());
   w.u32(FUSER_BUNDLE_H_NUM_MODULES, modules.size());
