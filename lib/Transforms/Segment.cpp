@@ -866,19 +866,16 @@ LogicalResult Segmenter::run(bool dump, StringRef dot) {
 }
 
 /// Segments `fusion` once its results are values (the pass below): with
-/// `split`, splits reductions beside rows first, and when there is none to
-/// split returns 0 without segmenting. Returns the number split.
+/// `split`, splits reductions beside rows first. Returns the number split.
 static FailureOr<unsigned> segmentFusion(func::FuncOp fusion, bool split, bool dump,
                                          StringRef dot) {
   splitValuesSizedByUse(fusion);
   unsigned splits = 0;
   if (split) {
-    FailureOr<ShapeAnalysis> before = ShapeAnalysis::analyze(fusion);
-    if (failed(before))
+    FailureOr<unsigned> n = splitReductionsBesideRows(fusion);
+    if (failed(n))
       return failure();
-    splits = splitReductionsBesideRows(fusion, *before);
-    if (!splits)
-      return 0u;
+    splits = *n;
   }
   markResultViews(fusion);
   markOperandViews(fusion);
@@ -984,9 +981,12 @@ struct SegmentPass : fuser::impl::SegmentPassBase<SegmentPass> {
         auto segments = [](func::FuncOp f) {
           return f->getAttrOfType<ArrayAttr>(kSchedulersAttr).size();
         };
+        // Segmenting is tried only where there is something to split.
         func::FuncOp withSplit = fusion.clone();
-        FailureOr<unsigned> n = segmentFusion(withSplit, /*split=*/true, false, "");
-        if (succeeded(n) && *n) {
+        splitValuesSizedByUse(withSplit);
+        FailureOr<unsigned> n = splitReductionsBesideRows(withSplit);
+        if (succeeded(n) && *n &&
+            succeeded(segmentFusion(withSplit, /*split=*/false, false, ""))) {
           func::FuncOp whole = fusion.clone();
           split = succeeded(segmentFusion(whole, /*split=*/false, false, "")) &&
                   segments(withSplit) <= segments(whole);

@@ -82,23 +82,24 @@ static bool onlyRowReductionsUpstream(Value v, ArrayRef<AffineExpr> shape,
   return true;
 }
 
-unsigned mlir::fuser::splitReductionsBesideRows(func::FuncOp fusion,
-                                                const ShapeAnalysis &shapes) {
+/// Splits the first reduction of `fusion` that qualifies (not one in
+/// `made`, the ops earlier splits created); returns whether it split one.
+/// `shapes` describes the fusion as it is.
+static bool splitOne(func::FuncOp fusion, const ShapeAnalysis &shapes,
+                     llvm::SmallPtrSetImpl<Operation *> &made) {
   SmallVector<Reduced> reductions;
   fusion.walk([&](Operation *op) {
     if (std::optional<Reduced> r = reducedOf(op))
       reductions.push_back(*r);
   });
-  unsigned split = 0;
-  llvm::SmallPtrSet<Operation *, 8> erased;
   for (const Reduced &r : reductions) {
-    if (!isSplittable(r.op))
+    if (!isSplittable(r.op) || made.contains(r.op))
       continue;
     ArrayRef<AffineExpr> shape = shapes.shape(r.input);
-    // The row reduction beside it that reduces the most dims of D.
+    // The reduction beside it that reduces the most dims of D.
     const Reduced *row = nullptr;
     for (const Reduced &o : reductions) {
-      if (o.op == r.op || erased.contains(o.op) || o.dims.size() >= r.dims.size() ||
+      if (o.op == r.op || o.dims.size() >= r.dims.size() ||
           (row && row->dims.size() >= o.dims.size()) ||
           !llvm::includes(r.dims, o.dims) || shapes.shape(o.input) != shape)
         continue;
@@ -127,20 +128,40 @@ unsigned mlir::fuser::splitReductionsBesideRows(func::FuncOp fusion,
     if (widen) {
       auto inType = cast<RankedTensorType>(in.getType());
       in = CastOp::create(b, loc, inType.clone(b.getF32Type()), in);
+      made.insert(in.getDefiningOp());
     }
-    bool keepdim = r.op->getAttrOfType<BoolAttr>("keepdim").getValue();
     Value out = llvm::TypeSwitch<Operation *, Value>(r.op)
                     .Case<SumOp, MeanOp, MaxOp, MinOp>([&](auto red) -> Value {
                       using Op = decltype(red);
-                      Value first = Op::create(b, loc, in, row->dims, /*keepdim=*/true);
-                      return Op::create(b, loc, first, r.dims, keepdim);
+                      auto first = Op::create(b, loc, in, row->dims, /*keepdim=*/true);
+                      auto second = Op::create(b, loc, first, r.dims, red.getKeepdim());
+                      made.insert(first);
+                      made.insert(second);
+                      return second;
                     });
-    if (widen)
+    if (widen) {
       out = CastOp::create(b, loc, resultType, out);
+      made.insert(out.getDefiningOp());
+    }
     r.op->getResult(0).replaceAllUsesWith(out);
-    erased.insert(r.op);
     r.op->erase();
+    return true;
+  }
+  return false;
+}
+
+FailureOr<unsigned> mlir::fuser::splitReductionsBesideRows(func::FuncOp fusion) {
+  // One split at a time, each on a fresh analysis: a split erases an op
+  // that later candidates may read, and makes values the last analysis
+  // never saw. The ops a split makes are never split again, so this ends.
+  llvm::SmallPtrSet<Operation *, 16> made;
+  unsigned split = 0;
+  while (true) {
+    FailureOr<ShapeAnalysis> shapes = ShapeAnalysis::analyze(fusion);
+    if (failed(shapes))
+      return failure();
+    if (!splitOne(fusion, *shapes, made))
+      return split;
     ++split;
   }
-  return split;
 }

@@ -7,12 +7,13 @@
 #ifndef FUSER_LIB_TRANSFORMS_SPLITREDUCTIONS_H
 #define FUSER_LIB_TRANSFORMS_SPLITREDUCTIONS_H
 
+#include "mlir/Support/LLVM.h"
+
 namespace mlir {
 namespace func {
 class FuncOp;
 }
 namespace fuser {
-class ShapeAnalysis;
 
 /// Rewrites each sum, mean, max or min over dims D of a tensor of shape S,
 /// where `fusion` also reduces a tensor of shape S over a strict subset D2
@@ -20,8 +21,9 @@ class ShapeAnalysis;
 /// reduction over D2 (keepdim) followed by one over D: the first step joins
 /// the row reduction's kernel. A sum or mean of a float narrower than f32
 /// is computed in f32 through both steps and rounded once. Returns the
-/// number of reductions split; `shapes` must be re-analyzed after a split.
-unsigned splitReductionsBesideRows(func::FuncOp fusion, const ShapeAnalysis &shapes);
+/// number of reductions split; fails (with ShapeAnalysis's diagnostic) where
+/// the fusion's shapes cannot be analyzed.
+FailureOr<unsigned> splitReductionsBesideRows(func::FuncOp fusion);
 
 } // namespace fuser
 } // namespace mlir

@@ -484,7 +484,9 @@ FUSER_API fuser_error *fuser_fusion_prepare(const fuser_fusion *fusion);
 typedef struct fuser_module_info {
   const char *name;
   fuser_module_kind kind;
-  const char *data; /* `size` bytes, the last one NUL; owned by the bundle */
+  /* `size` bytes, the last one NUL; owned by the bundle. Text for PTX and
+   * the emulator's MLIR; a cubin's ELF image (binary) before the NUL. */
+  const char *data;
   uint64_t size;
 } fuser_module_info;
 

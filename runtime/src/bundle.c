@@ -223,6 +223,168 @@ static size_t align16(size_t x) { return (x + 15) & ~(size_t)15; }
 
 static bool is_reg(uint32_t x, uint32_t nregs) { return x < nregs; }
 
+/* ---- cubins ------------------------------------------------------------ */
+
+static uint64_t le64(const unsigned char *p) {
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; i--) v = v << 8 | p[i];
+  return v;
+}
+static uint32_t le32(const unsigned char *p) {
+  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+         (uint32_t)p[3] << 24;
+}
+static uint16_t le16(const unsigned char *p) {
+  return (uint16_t)(p[0] | p[1] << 8);
+}
+
+/* A cubin is handed to the driver, which takes no size and reads the ELF
+ * image by its own headers: every header and section it could read must
+ * lie inside the module's `n` bytes. A little-endian ELF64 image (what
+ * ptxas writes): the header, the program and section header tables, and
+ * every section but NOBITS ones, within n; the section names' index in
+ * range. */
+static fuser_error *check_elf(const reader *r, const unsigned char *p,
+                              uint64_t n) {
+  if (n < 64 || memcmp(p, "\x7f" "ELF", 4) != 0)
+    return bad(r, "a cubin must be an ELF image (starting \\x7fELF, at least "
+                  "64 bytes)");
+  if (p[4] != 2 || p[5] != 1)
+    return bad(r, "a cubin must be a little-endian 64-bit ELF image (class "
+                  "%u, data %u)",
+               p[4], p[5]);
+  uint64_t phoff = le64(p + 0x20), shoff = le64(p + 0x28);
+  uint16_t ehsize = le16(p + 0x34), phentsize = le16(p + 0x36),
+           phnum = le16(p + 0x38), shentsize = le16(p + 0x3A),
+           shnum = le16(p + 0x3C), shstrndx = le16(p + 0x3E);
+  if (ehsize < 64 || ehsize > n)
+    return bad(r, "a cubin's ELF header size %u is not 64 to %llu", ehsize,
+               (unsigned long long)n);
+  if (phnum && (phentsize < 56 || phoff > n ||
+                (uint64_t)phentsize * phnum > n - phoff))
+    return bad(r, "a cubin's program headers (%u of %u bytes at %llu) run "
+                  "past its %llu bytes",
+               phnum, phentsize, (unsigned long long)phoff,
+               (unsigned long long)n);
+  if (shnum && (shentsize < 64 || shoff > n ||
+                (uint64_t)shentsize * shnum > n - shoff))
+    return bad(r, "a cubin's section headers (%u of %u bytes at %llu) run "
+                  "past its %llu bytes",
+               shnum, shentsize, (unsigned long long)shoff,
+               (unsigned long long)n);
+  if (shnum && shstrndx >= shnum)
+    return bad(r, "a cubin's section name index %u is not below its %u "
+                  "sections",
+               shstrndx, shnum);
+  for (uint16_t i = 0; i < shnum; i++) {
+    const unsigned char *sh = p + shoff + (uint64_t)i * shentsize;
+    uint64_t off = le64(sh + 0x18), size = le64(sh + 0x20);
+    if (le32(sh + 4) != 8 /* SHT_NOBITS */ && (off > n || size > n - off))
+      return bad(r, "a cubin's section %u (%llu bytes at %llu) runs past its "
+                    "%llu bytes",
+                 i, (unsigned long long)size, (unsigned long long)off,
+                 (unsigned long long)n);
+  }
+  for (uint16_t i = 0; i < phnum; i++) {
+    const unsigned char *ph = p + phoff + (uint64_t)i * phentsize;
+    uint64_t off = le64(ph + 0x08), size = le64(ph + 0x20);
+    if (off > n || size > n - off)
+      return bad(r, "a cubin's segment %u (%llu bytes at %llu) runs past its "
+                    "%llu bytes",
+                 i, (unsigned long long)size, (unsigned long long)off,
+                 (unsigned long long)n);
+  }
+  return NULL;
+}
+
+typedef struct module_ref {
+  const char *name;
+  size_t len; /* of the name, or of a cubin's name without its suffix */
+  uint32_t index, target;
+} module_ref;
+
+static int by_ref_name(const void *a, const void *b) {
+  const module_ref *x = a, *y = b;
+  size_t n = x->len < y->len ? x->len : y->len;
+  int c = memcmp(x->name, y->name, n);
+  if (c) return c;
+  if (x->len != y->len) return x->len < y->len ? -1 : 1;
+  return (x->target > y->target) - (x->target < y->target);
+}
+/* The same order, then the module's index: a sort that ties nothing. */
+static int by_ref_name_index(const void *a, const void *b) {
+  int c = by_ref_name(a, b);
+  if (c) return c;
+  const module_ref *x = a, *y = b;
+  return (x->index > y->index) - (x->index < y->index);
+}
+
+/* Ties each cubin to the PTX module it is named after (its name with the
+ * suffix), one cubin per PTX module and SM; names compared in sorted
+ * order, so a crafted bundle of many modules costs n log n. */
+static fuser_error *link_cubins(reader *r, fuser_bundle *b) {
+  size_t suffix = strlen(FUSER_BUNDLE_CUBIN_SUFFIX);
+  uint32_t np = 0, nc = 0;
+  for (uint32_t i = 0; i < b->num_modules; i++) {
+    if (b->modules[i].kind == FUSER_MODULE_PTX) np++;
+    if (b->modules[i].kind == FUSER_BUNDLE_MODULE_CUBIN) nc++;
+  }
+  if (!nc) return NULL;
+  module_ref *ptx = calloc(np ? np : 1, sizeof *ptx);
+  module_ref *cub = calloc(nc, sizeof *cub);
+  fuser_error *e = NULL;
+  if (!ptx || !cub) {
+    e = oom();
+    goto done;
+  }
+  np = nc = 0;
+  for (uint32_t i = 0; i < b->num_modules; i++) {
+    const fr_module *m = &b->modules[i];
+    size_t n = strlen(m->name);
+    if (m->kind == FUSER_MODULE_PTX)
+      ptx[np++] = (module_ref){m->name, n, i, 0};
+    if (m->kind != FUSER_BUNDLE_MODULE_CUBIN) continue;
+    if (n <= suffix ||
+        strcmp(m->name + n - suffix, FUSER_BUNDLE_CUBIN_SUFFIX) != 0) {
+      set_loc(r, "module %u '%s'", i, m->name);
+      e = bad(r, "a cubin's name must be its PTX module's with '%s' after it",
+              FUSER_BUNDLE_CUBIN_SUFFIX);
+      goto done;
+    }
+    cub[nc++] = (module_ref){m->name, n - suffix, i, m->target};
+  }
+  qsort(ptx, np, sizeof *ptx, by_ref_name_index);
+  qsort(cub, nc, sizeof *cub, by_ref_name_index);
+  for (uint32_t c = 0, p = 0; c < nc; c++) {
+    fr_module *m = &b->modules[cub[c].index];
+    set_loc(r, "module %u '%s'", cub[c].index, m->name);
+    module_ref key = cub[c];
+    key.target = 0;
+    while (p < np && by_ref_name(&ptx[p], &key) < 0) p++;
+    if (p == np || by_ref_name(&ptx[p], &key) != 0) {
+      e = bad(r, "no PTX module '%.*s' for this cubin", (int)key.len, m->name);
+      goto done;
+    }
+    if (p + 1 < np && by_ref_name(&ptx[p + 1], &key) == 0) {
+      e = bad(r, "two PTX modules are named '%.*s': which one this cubin is "
+                 "of is ambiguous",
+              (int)key.len, m->name);
+      goto done;
+    }
+    if (c && by_ref_name(&cub[c - 1], &cub[c]) == 0) {
+      e = bad(r, "a second cubin for sm_%u of PTX module '%.*s'", m->target,
+              (int)key.len, m->name);
+      goto done;
+    }
+    m->cubin_of = ptx[p].index;
+  }
+done:
+  r->loc[0] = 0;
+  free(ptx);
+  free(cub);
+  return e;
+}
+
 static fuser_error *parse_modules(reader *r, fuser_bundle *b, uint64_t tab) {
   for (uint32_t i = 0; i < b->num_modules; i++) {
     uint64_t o = tab + (uint64_t)i * MODULE_REC;
@@ -252,7 +414,7 @@ static fuser_error *parse_modules(reader *r, fuser_bundle *b, uint64_t tab) {
                  "or later, but the header says minor version %u",
                  m->kind, FUSER_BUNDLE_FORMAT_VERSION, r->minor);
     m->target = u32_at(r, o + FUSER_BUNDLE_M_TARGET);
-    m->cubin_of = FR_NONE;
+    m->cubin_of = m->cubin = FR_NONE;
     if (off > r->size || size > r->size - off)
       return bad(r,
                  "data at offset %llu of %llu bytes runs past the end of the "
@@ -268,40 +430,14 @@ static fuser_error *parse_modules(reader *r, fuser_bundle *b, uint64_t tab) {
     m->size = size;
     atomic_init(&m->ready, 0);
     if (m->kind == FUSER_BUNDLE_MODULE_CUBIN) {
-      static const char elf[4] = {0x7f, 'E', 'L', 'F'};
-      if (size < sizeof elf + 1 || memcmp(m->data, elf, sizeof elf) != 0)
-        return bad(r, "a cubin must be an ELF image (starting \\x7fELF)");
       if (m->target == 0)
         return bad(r, "a cubin must name its SM version (target 0)");
+      e = check_elf(r, (const unsigned char *)m->data, size - 1);
+      if (e) return e;
     }
-  }
-  /* Each cubin belongs to the PTX module it is named after, one per SM. */
-  size_t suffix = strlen(FUSER_BUNDLE_CUBIN_SUFFIX);
-  for (uint32_t i = 0; i < b->num_modules; i++) {
-    fr_module *m = &b->modules[i];
-    if (m->kind != FUSER_BUNDLE_MODULE_CUBIN) continue;
-    set_loc(r, "module %u '%s'", i, m->name);
-    size_t n = strlen(m->name);
-    if (n <= suffix || strcmp(m->name + n - suffix, FUSER_BUNDLE_CUBIN_SUFFIX) != 0)
-      return bad(r, "a cubin's name must be its PTX module's with '%s' after it",
-                 FUSER_BUNDLE_CUBIN_SUFFIX);
-    for (uint32_t j = 0; j < b->num_modules; j++) {
-      const fr_module *p = &b->modules[j];
-      if (p->kind == FUSER_MODULE_PTX && strlen(p->name) == n - suffix &&
-          memcmp(p->name, m->name, n - suffix) == 0)
-        m->cubin_of = j;
-    }
-    if (m->cubin_of == FR_NONE)
-      return bad(r, "no PTX module '%.*s' for this cubin", (int)(n - suffix),
-                 m->name);
-    for (uint32_t j = 0; j < i; j++)
-      if (b->modules[j].kind == FUSER_BUNDLE_MODULE_CUBIN &&
-          b->modules[j].cubin_of == m->cubin_of && b->modules[j].target == m->target)
-        return bad(r, "a second cubin for sm_%u of PTX module '%s'", m->target,
-                   b->modules[m->cubin_of].name);
   }
   r->loc[0] = 0;
-  return NULL;
+  return link_cubins(r, b);
 }
 
 /* Per-module scan results used to check kernel names and signatures. */
@@ -1600,6 +1736,8 @@ static fuser_error *link_kernels(fuser_bundle *b, uint32_t kind) {
         m->num_kernels = k + 1;
         m->kernels[k].name = L->kernel_name;
         m->kernels[k].function = NULL;
+        m->kernels[k].param_sizes = L->param_sizes;
+        m->kernels[k].num_params = L->num_params;
         atomic_init(&m->kernels[k].max_dynamic_shared, 48u * 1024u);
       }
       L->kernel = &m->kernels[k];
@@ -1733,11 +1871,44 @@ fuser_error *fr_bundle_parse(fuser_rt *rt, const void *data, size_t size,
     fr_bundle_free(b);
     return e;
   }
+  /* The cubins this runtime's device loads in place of their PTX. */
+  if (rt->device_sm)
+    for (uint32_t i = 0; i < nm; i++)
+      if (b->modules[i].kind == FUSER_BUNDLE_MODULE_CUBIN &&
+          b->modules[i].target == rt->device_sm)
+        b->modules[b->modules[i].cubin_of].cubin = i;
   *out = b;
   return NULL;
 }
 
 /* ---- the module cache -------------------------------------------------- */
+
+/* Loads `image` (module m's PTX, or its cubin) and resolves m's kernels in
+ * it; a cubin's kernels must take the parameters m's launches pass. On
+ * failure nothing stays loaded and m's functions are cleared. */
+static fuser_error *load_kernels(fuser_rt *rt, const fr_module *image,
+                                 fr_module *m, void **out) {
+  void *handle = NULL;
+  fuser_error *e =
+      rt->drv->module_load(rt->dctx, image->data, image->size, image->name, &handle);
+  if (e) return fr_error_wrap(e, "loading module '%s'", image->name);
+  bool is_cubin = image->kind == FUSER_BUNDLE_MODULE_CUBIN;
+  for (uint32_t k = 0; k < m->num_kernels && !e; k++) {
+    fr_kernel *K = &m->kernels[k];
+    e = rt->drv->function_get(rt->dctx, handle, K->name, &K->function);
+    if (!e && is_cubin)
+      e = rt->cubin_params(rt->dctx, K->function, K->param_sizes, K->num_params);
+    if (e)
+      e = fr_error_wrap(e, "kernel '%s' of module '%s'", K->name, image->name);
+  }
+  if (e) {
+    for (uint32_t k = 0; k < m->num_kernels; k++) m->kernels[k].function = NULL;
+    rt->drv->module_unload(rt->dctx, handle);
+    return e;
+  }
+  *out = handle;
+  return NULL;
+}
 
 fuser_error *fr_module_ensure_slow(const fuser_fusion *f, bool entered) {
   fuser_rt *rt = f->bundle->rt;
@@ -1754,24 +1925,15 @@ fuser_error *fr_module_ensure_slow(const fuser_fusion *f, bool entered) {
   if (!entered && (e = fr_enter(rt))) goto done;
   void *handle = NULL;
   /* The cubin for this device's SM first, when the bundle has one: no PTX
-   * JIT. Should the driver refuse it (a cubin newer than the driver), the
-   * PTX is loaded instead, and only if that fails too is the call failed,
-   * with both reasons. */
-  const fr_module *cubin = NULL;
-  const fuser_bundle *b = f->bundle;
-  if (rt->device_sm && m->kind == FUSER_MODULE_PTX)
-    for (uint32_t i = 0; i < b->num_modules && !cubin; i++)
-      if (b->modules[i].kind == FUSER_BUNDLE_MODULE_CUBIN &&
-          b->modules[i].target == rt->device_sm &&
-          &b->modules[b->modules[i].cubin_of] == m)
-        cubin = &b->modules[i];
-  fuser_error *cubin_error = NULL;
-  if (cubin &&
-      (cubin_error = rt->drv->module_load(rt->dctx, cubin->data, cubin->size,
-                                          cubin->name, &handle)) == NULL) {
-    e = NULL;
-  } else {
-    e = rt->drv->module_load(rt->dctx, m->data, m->size, m->name, &handle);
+   * JIT. Should the driver refuse it (a cubin newer than the driver), or
+   * a kernel of it take other parameters than the PTX's, the PTX is
+   * loaded instead, and only if that fails too is the call failed, with
+   * both reasons. */
+  const fr_module *cubin =
+      m->cubin != FR_NONE ? &f->bundle->modules[m->cubin] : NULL;
+  fuser_error *cubin_error = cubin ? load_kernels(rt, cubin, m, &handle) : NULL;
+  if (!cubin || cubin_error) {
+    e = load_kernels(rt, m, m, &handle);
     if (e && cubin_error) {
       fuser_error *both = fuser_error_create(
           fuser_error_code_of(e), "%s (its cubin '%s' failed first: %s)",
@@ -1782,21 +1944,10 @@ fuser_error *fr_module_ensure_slow(const fuser_fusion *f, bool entered) {
   }
   fuser_error_destroy(cubin_error);
   if (e) {
-    e = fr_error_wrap(e, "fusion '%s': loading module '%s'", f->name, m->name);
+    e = fr_error_wrap(e, "fusion '%s'", f->name);
   } else {
-    for (uint32_t k = 0; k < m->num_kernels && !e; k++) {
-      e = rt->drv->function_get(rt->dctx, handle, m->kernels[k].name,
-                                &m->kernels[k].function);
-      if (e)
-        e = fr_error_wrap(e, "fusion '%s': kernel '%s' of module '%s'",
-                          f->name, m->kernels[k].name, m->name);
-    }
-    if (e) {
-      rt->drv->module_unload(rt->dctx, handle);
-    } else {
-      m->handle = handle;
-      atomic_store_explicit(&m->ready, 1, memory_order_release);
-    }
+    m->handle = handle;
+    atomic_store_explicit(&m->ready, 1, memory_order_release);
   }
   if (!entered) fr_leave(rt);
 done:

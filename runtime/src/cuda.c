@@ -123,6 +123,8 @@ typedef struct cuda {
   CUcontext ctx;
   bool ctx_retained;
   fr_cublaslt *lt; /* GEMMs; its library is opened on the first one */
+  /* Optional (CUDA 12.4): checks a cubin's kernels' parameters. */
+  CUresult (*cuFuncGetParamInfo)(CUfunction, size_t, size_t *, size_t *);
 #define DECLARE(name, sym) pfn_##name name;
   CU_FUNCTIONS(DECLARE)
 #undef DECLARE
@@ -204,6 +206,38 @@ static fuser_error *cu_module_load(void *ctx, const void *image, size_t size,
   }
   free(logs);
   return e;
+}
+
+/* A kernel loaded from a cubin takes exactly the parameters its launches
+ * pass: cuLaunchKernel reads as many values from the parameter array as
+ * the kernel declares, of the sizes it declares, so a cubin that
+ * disagreed with its PTX would read past the array. */
+static fuser_error *cu_cubin_params(void *ctx, void *function,
+                                    const uint32_t *sizes, uint32_t n) {
+  cuda *cu = ctx;
+  for (uint32_t i = 0; i <= n; i++) {
+    size_t offset = 0, size = 0;
+    CUresult r = cu->cuFuncGetParamInfo((CUfunction)function, i, &offset, &size);
+    if (i == n) {
+      if (r == CUDA_SUCCESS)
+        return fuser_error_create(FUSER_ERROR_INVALID_BUNDLE,
+                                  "the cubin's kernel takes more than the %u "
+                                  "parameters of its PTX",
+                                  n);
+      break;
+    }
+    if (r) {
+      char detail[64];
+      snprintf(detail, sizeof detail, " (parameter %u)", i);
+      return cu_error(cu, r, "cuFuncGetParamInfo", detail);
+    }
+    if (size != sizes[i])
+      return fuser_error_create(FUSER_ERROR_INVALID_BUNDLE,
+                                "the cubin's kernel takes %zu bytes as "
+                                "parameter %u, its PTX %u",
+                                size, i, sizes[i]);
+  }
+  return NULL;
 }
 
 static void cu_module_unload(void *ctx, void *module) {
@@ -577,16 +611,22 @@ fuser_error *fr_cuda_open(const fuser_rt_options *options, fuser_rt *rt) {
   rt->dctx = cu;
   rt->gemm_workspace_bytes = FUSER_GEMM_WORKSPACE_BYTES;
   /* The compute capability picks a bundle's cubin for this device
-   * (docs/runtime.md, "Cubins"). Optional: a driver without the query, or
-   * one that fails it, loads PTX as before. */
+   * (docs/runtime.md, "Cubins"), whose kernels' parameters
+   * cuFuncGetParamInfo (CUDA 12.4) lets the runtime check. Optional: a
+   * driver without both loads PTX, as before. */
   typedef CUresult (*pfn_attr)(int *, int, CUdevice);
   pfn_attr attr;
   void *p = dlsym(cu->lib, "cuDeviceGetAttribute");
   memcpy(&attr, &p, sizeof p);
+  p = dlsym(cu->lib, "cuFuncGetParamInfo");
+  memcpy(&cu->cuFuncGetParamInfo, &p, sizeof p);
   int major = 0, minor = 0;
-  if (attr && !attr(&major, 75 /* COMPUTE_CAPABILITY_MAJOR */, cu->device) &&
+  if (attr && cu->cuFuncGetParamInfo &&
+      !attr(&major, 75 /* COMPUTE_CAPABILITY_MAJOR */, cu->device) &&
       !attr(&minor, 76 /* COMPUTE_CAPABILITY_MINOR */, cu->device) &&
-      major > 0 && minor >= 0 && minor < 10)
+      major > 0 && minor >= 0 && minor < 10) {
     rt->device_sm = (uint32_t)(major * 10 + minor);
+    rt->cubin_params = cu_cubin_params;
+  }
   return NULL;
 }

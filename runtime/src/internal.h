@@ -98,6 +98,12 @@ struct fuser_rt {
    * bundle's cubin over its PTX; 0 (PTX always) for a pluggable driver or
    * a CUDA driver that does not say. */
   uint32_t device_sm;
+  /* Where device_sm is set: checks that `function`, loaded from a cubin,
+   * takes exactly `n` parameters of `sizes` bytes (the driver reads that
+   * many from a launch's parameter array); NULL when they match, else why
+   * not. A cubin is trusted no further than its PTX. */
+  fuser_error *(*cubin_params)(void *dctx, void *function,
+                               const uint32_t *sizes, uint32_t n);
   /* NCCL, opened when the runtime's first communicator is made (nccl.c);
    * NULL until then. Under nccl_lock. */
   struct fr_nccl *nccl;
@@ -302,6 +308,10 @@ typedef struct fr_kernel {
   const char *name;
   void *function;
   atomic_uint max_dynamic_shared; /* what the driver was last told */
+  /* The parameters its launches pass (checked against the PTX .entry at
+   * load): a kernel loaded from a cubin must take exactly these. */
+  const uint32_t *param_sizes;
+  uint32_t num_params;
 } fr_kernel;
 
 typedef struct fr_module {
@@ -318,6 +328,9 @@ typedef struct fr_module {
   /* A cubin module: the index of the PTX module it was made from (named
    * like it, plus FUSER_BUNDLE_CUBIN_SUFFIX); FR_NONE for other kinds. */
   uint32_t cubin_of;
+  /* A PTX module: the index of its cubin for the runtime's device, loaded
+   * in its place (docs/runtime.md, "Cubins"); FR_NONE when there is none. */
+  uint32_t cubin;
 } fr_module;
 
 typedef struct fr_launch {

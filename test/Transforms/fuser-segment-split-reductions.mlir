@@ -28,8 +28,8 @@ func.func @beside_rows(%x: tensor<64x256xf32>) -> (tensor<64x256xf32>, tensor<f3
 
 // instance_norm's layout: rows of H x W per (n, c), and sums over N, H and
 // W per channel. A sum or mean of bf16 adds in f32 through both steps and
-// rounds once at the end; a max needs no widening. keepdim and the order of
-// the dims are the original's.
+// rounds once at the end; a max needs no widening. keepdim is the
+// original's (the dims are written in order).
 // CHECK-LABEL: func.func @narrow
 // CHECK-SAME: fuser.schedulers = ["normalization", "reduction"]
 // CHECK: %[[W:.*]] = fuser.cast %arg0 {fuser.segment = 0 : i64} : tensor<8x32x16x16xbf16> to tensor<8x32x16x16xf32>
@@ -115,4 +115,26 @@ func.func @more_kernels(%x: tensor<4x1024x16xf32>) -> (tensor<4x1024x16xf32>, te
   %y = fuser.sub %x, %mb : tensor<4x1024x16xf32>
   %t = fuser.sum %x dims = [0, 1] : tensor<4x1024x16xf32> -> tensor<16xf32>
   return %y, %t : tensor<4x1024x16xf32>, tensor<16xf32>
+}
+
+// -----
+
+// Chained: `t` splits beside `m`; `u` (over [0, 1] of `t`, beside `w` over
+// [1]) is then computed from `t`'s second step, a reduction of another
+// shape, so it stays whole. (A split that erased `t` once left `u`'s
+// recorded input dangling: each split now re-analyzes the fusion.)
+// CHECK-LABEL: func.func @chained
+// CHECK-SAME: fuser.schedulers = ["reduction", "reduction", "reduction", "reduction"]
+// CHECK: fuser.sum %arg0 dims = [3] {fuser.segment = 0 : i64}
+// CHECK: %[[T1:.*]] = fuser.sum %arg0 dims = [3] keepdim = true {fuser.segment = 0 : i64} : tensor<8x32x16x16xf32> -> tensor<8x32x16x1xf32>
+// CHECK: %[[T:.*]] = fuser.sum %[[T1]] dims = [2, 3] {fuser.segment = 1 : i64} : tensor<8x32x16x1xf32> -> tensor<8x32xf32>
+// CHECK: fuser.sum %[[T]] dims = [0, 1] {fuser.segment = {{.}} : i64} : tensor<8x32xf32> -> tensor<f32>
+// DUMP: fusion @chained: 4 segments
+// DUMP: 1 reduction over more dims than a row reduction beside it split in two
+func.func @chained(%x: tensor<8x32x16x16xf32>) -> (tensor<8x32x16xf32>, tensor<8xf32>, tensor<f32>) {
+  %m = fuser.sum %x dims = [3] : tensor<8x32x16x16xf32> -> tensor<8x32x16xf32>
+  %t = fuser.sum %x dims = [2, 3] : tensor<8x32x16x16xf32> -> tensor<8x32xf32>
+  %w = fuser.max %t dims = [1] : tensor<8x32xf32> -> tensor<8xf32>
+  %u = fuser.sum %t dims = [0, 1] : tensor<8x32xf32> -> tensor<f32>
+  return %m, %w, %u : tensor<8x32x16xf32>, tensor<8xf32>, tensor<f32>
 }

@@ -75,6 +75,8 @@ enum {
   CUDA_ERROR_NO_DEVICE = 100,
   CUDA_ERROR_INVALID_DEVICE = 101,
   CUDA_ERROR_INVALID_CONTEXT = 201,
+  CUDA_ERROR_INVALID_IMAGE = 200,
+  CUDA_ERROR_NOT_SUPPORTED = 801,
   CUDA_ERROR_NO_BINARY_FOR_GPU = 209,
   CUDA_ERROR_INVALID_PTX = 218,
   CUDA_ERROR_INVALID_HANDLE = 400,
@@ -98,6 +100,10 @@ static const struct {
      "invalid device ordinal"},
     {CUDA_ERROR_INVALID_CONTEXT, "CUDA_ERROR_INVALID_CONTEXT",
      "invalid device context"},
+    {CUDA_ERROR_NOT_SUPPORTED, "CUDA_ERROR_NOT_SUPPORTED",
+     "operation not supported"},
+    {CUDA_ERROR_INVALID_IMAGE, "CUDA_ERROR_INVALID_IMAGE",
+     "device kernel image is invalid"},
     {CUDA_ERROR_NO_BINARY_FOR_GPU, "CUDA_ERROR_NO_BINARY_FOR_GPU",
      "no kernel image is available for execution on the device"},
     {CUDA_ERROR_INVALID_PTX, "CUDA_ERROR_INVALID_PTX",
@@ -353,6 +359,97 @@ static size_t elf_size(const unsigned char *p) {
   return (size_t)(a > b ? a : b);
 }
 
+static void set_params(fr_ptx_entry *e, const uint32_t *sizes, int n) {
+  e->param_sizes = malloc((size_t)n * 5 + 1);
+  if (!e->param_sizes) return;
+  e->param_is_ptr = (unsigned char *)(e->param_sizes + n);
+  for (int j = 0; j < n; j++) {
+    e->param_sizes[j] = sizes[j];
+    e->param_is_ptr[j] = sizes[j] == 8;
+  }
+  e->num_params = n;
+}
+
+/* A real cubin's parameter sizes for kernel e: the EIATTR_KPARAM_INFO
+ * records (attribute 0x17, 12 bytes: index, ordinal, offset, and the size
+ * in bits 18-31 of the last word) of its section ".nv.info.NAME", as
+ * ptxas writes them. Bounds are checked against the image's `size`. */
+static void nv_info_params(const unsigned char *p, size_t size, fr_ptx_entry *e) {
+  uint64_t shoff;
+  uint16_t shentsize, shnum, shstrndx;
+  memcpy(&shoff, p + 0x28, 8);
+  memcpy(&shentsize, p + 0x3A, 2);
+  memcpy(&shnum, p + 0x3C, 2);
+  memcpy(&shstrndx, p + 0x3E, 2);
+  if (shentsize < 64 || shstrndx >= shnum || shoff > size ||
+      (uint64_t)shnum * shentsize > size - shoff)
+    return;
+  uint64_t strtab;
+  memcpy(&strtab, p + shoff + (uint64_t)shstrndx * shentsize + 0x18, 8);
+  char want[300];
+  snprintf(want, sizeof want, ".nv.info.%.*s", (int)e->name_len, e->name);
+  for (uint16_t i = 0; i < shnum; i++) {
+    const unsigned char *sh = p + shoff + (uint64_t)i * shentsize;
+    uint32_t name;
+    uint64_t off, len;
+    memcpy(&name, sh, 4);
+    memcpy(&off, sh + 0x18, 8);
+    memcpy(&len, sh + 0x20, 8);
+    if (strtab + name >= size || off > size || len > size - off ||
+        strncmp((const char *)p + strtab + name, want, size - strtab - name) != 0)
+      continue;
+    uint32_t sizes[64];
+    int n = 0;
+    for (uint64_t at = 0; at + 4 <= len;) {
+      uint8_t fmt = p[off + at], attr = p[off + at + 1];
+      uint16_t vlen;
+      memcpy(&vlen, p + off + at + 2, 2);
+      if (fmt != 4) { /* EIFMT_SVAL has a payload; the others are 4 bytes */
+        at += 4;
+        continue;
+      }
+      if (attr == 0x17 && vlen >= 12 && at + 4 + vlen <= len) {
+        uint16_t ordinal;
+        uint32_t word;
+        memcpy(&ordinal, p + off + at + 8, 2);
+        memcpy(&word, p + off + at + 12, 4);
+        if (ordinal < 64) {
+          sizes[ordinal] = (word >> 18) & 0x3fff;
+          if (ordinal + 1 > n) n = ordinal + 1;
+        }
+      }
+      at += 4 + (uint64_t)vlen;
+    }
+    set_params(e, sizes, n);
+    return;
+  }
+}
+
+/* The sizes a "fake.params.NAME=S,S,..." string of a fake cubin gives
+ * kernel NAME, else those of a real cubin's .nv.info section; a kernel
+ * with neither has unknown parameters (cuFuncGetParamInfo says it is not
+ * supported). */
+static void cubin_params(const char *image, size_t size, fr_ptx_entry *e) {
+  char key[300];
+  int k = snprintf(key, sizeof key, "fake.params.%.*s=", (int)e->name_len, e->name);
+  if (k <= 0 || (size_t)k >= sizeof key) return;
+  for (size_t i = 0; i + (size_t)k < size; i++) {
+    if (memcmp(image + i, key, (size_t)k) != 0) continue;
+    const char *p = image + i + k;
+    int n = 0;
+    uint32_t sizes[64];
+    while (n < 64 && *p >= '0' && *p <= '9') {
+      uint32_t v = 0;
+      while (*p >= '0' && *p <= '9') v = v * 10 + (uint32_t)(*p++ - '0');
+      sizes[n++] = v;
+      if (*p == ',') p++;
+    }
+    set_params(e, sizes, n);
+    return;
+  }
+  nv_info_params((const unsigned char *)image, size, e);
+}
+
 /* The kernels of a cubin: its ".text.NAME" strings, once each. */
 static int cubin_entries(const char *image, size_t size, fr_ptx_entry **out) {
   int n = 0;
@@ -366,11 +463,14 @@ static int cubin_entries(const char *image, size_t size, fr_ptx_entry **out) {
     for (int k = 0; k < n; k++)
       if (e[k].name_len == len && memcmp(e[k].name, name, len) == 0) seen = true;
     if (seen) continue;
-    e = realloc(e, sizeof *e * (size_t)(n + 1));
+    fr_ptx_entry *grown = realloc(e, sizeof *e * (size_t)(n + 1));
+    if (!grown) break;
+    e = grown;
     memset(&e[n], 0, sizeof *e);
     e[n].name = name;
     e[n].name_len = len;
     e[n].num_params = -1;
+    cubin_params(image, size, &e[n]);
     n++;
   }
   *out = e;
@@ -448,8 +548,17 @@ EXPORT CUresult cuModuleLoadDataEx(CUmodule *out, const void *image,
   CUresult r = need_context("cuModuleLoadDataEx");
   if (r) goto done;
   const char *text = image;
-  bool cubin = memcmp(image, "\x7f" "ELF", 4) == 0;
+  /* Byte by byte: a PTX image may be shorter than the magic. */
+  const unsigned char *u = image;
+  bool cubin = u[0] == 0x7f && u[1] == 'E' && u[2] == 'L' && u[3] == 'F' &&
+               u[4] == 2 /* 64-bit */;
   size_t len = cubin ? elf_size(image) : strlen(text);
+  if (cubin && (len < 64 || len > ((size_t)64 << 20))) {
+    logf_locked("cuModuleLoadDataEx cubin bytes=%zu -> %s", len,
+                err_name(CUDA_ERROR_INVALID_IMAGE));
+    r = CUDA_ERROR_INVALID_IMAGE;
+    goto done;
+  }
   char *err_log = NULL, *info_log = NULL;
   size_t err_cap = 0, info_cap = 0;
   for (unsigned i = 0; i < num_options; i++) {
@@ -481,6 +590,7 @@ EXPORT CUresult cuModuleLoadDataEx(CUmodule *out, const void *image,
   }
   fake_module *m = calloc(1, sizeof *m);
   m->text = malloc(len + 1);
+  if (!m->text) abort();
   memcpy(m->text, text, len);
   m->text[len] = 0;
   m->num_entries = cubin ? cubin_entries(m->text, len, &m->entries)
@@ -525,6 +635,34 @@ EXPORT CUresult cuModuleUnload(CUmodule h) {
   if (!r) {
     logf_locked("cuModuleUnload module=m%u", m->id);
     m->live = 0;
+  }
+  pthread_mutex_unlock(&lock);
+  return r;
+}
+
+/* Parameter i of a function: its size from the PTX's .entry, or from a
+ * fake cubin's "fake.params.NAME=..." string; not logged. A kernel whose
+ * parameters are unknown (a real cubin's) answers
+ * CUDA_ERROR_NOT_SUPPORTED; past the last one, CUDA_ERROR_INVALID_VALUE. */
+EXPORT CUresult cuFuncGetParamInfo(CUfunction fn, size_t i, size_t *offset,
+                                   size_t *size) {
+  pthread_mutex_lock(&lock);
+  fake_function *f = fn;
+  const fr_ptx_entry *e = &f->module->entries[f->entry];
+  CUresult r = CUDA_SUCCESS;
+  if (e->num_params < 0) {
+    r = CUDA_ERROR_NOT_SUPPORTED;
+  } else if (i >= (size_t)e->num_params) {
+    r = CUDA_ERROR_INVALID_VALUE;
+  } else {
+    size_t at = 0;
+    for (size_t k = 0; k <= i; k++) {
+      size_t s = e->param_sizes[k];
+      at = (at + s - 1) / s * s;
+      if (k < i) at += s;
+    }
+    *offset = at;
+    *size = e->param_sizes[i];
   }
   pthread_mutex_unlock(&lock);
   return r;

@@ -779,20 +779,30 @@ static void test_misc(void) {
 
 /* A cubin as far as the fake driver reads one: an ELF header whose section
  * header table (empty) ends the image, then the kernels' `.text.NAME`
- * strings. Returns its size. */
-static size_t fake_cubin(unsigned char *out, size_t cap) {
-  static const char names[] =
-      "\0.text.softmax_max\0.text.softmax_vec4\0.text.softmax_norm\0"
-      ".text.__cuda_sm20_rcp_rn_f32_slowpath\0.text.add_kernel\0";
-  size_t size = 64 + sizeof names;
+ * strings and their parameter sizes (the sample PTX's, unless
+ * `add_kernel_params` says otherwise). Returns its size. */
+static size_t fake_cubin(unsigned char *out, size_t cap,
+                         const char *add_kernel_params) {
+  char names[512];
+  int n = snprintf(names, sizeof names,
+                   "%c.text.softmax_max%c.text.softmax_vec4%c.text.softmax_norm%c"
+                   ".text.__cuda_sm20_rcp_rn_f32_slowpath%c.text.add_kernel%c"
+                   "fake.params.softmax_max=8,8,4,8%c"
+                   "fake.params.softmax_vec4=8,8,8,4%c"
+                   "fake.params.softmax_norm=8,8,8,4,8%c"
+                   "fake.params.add_kernel=%s%c",
+                   0, 0, 0, 0, 0, 0, 0, 0, 0, add_kernel_params, 0);
+  size_t size = 64 + (size_t)n;
   CHECK(size <= cap);
   memset(out, 0, 64);
   memcpy(out, "\x7f" "ELF", 4);
   out[4] = 2; /* 64-bit */
+  out[5] = 1; /* little-endian */
+  out[0x34] = 64; /* e_ehsize */
   uint64_t shoff = size;
   memcpy(out + 0x28, &shoff, 8);
   out[0x3A] = 64; /* e_shentsize; e_shnum 0 */
-  memcpy(out + 64, names, sizeof names);
+  memcpy(out + 64, names, (size_t)n);
   return size;
 }
 
@@ -800,8 +810,8 @@ static size_t fake_cubin(unsigned char *out, size_t cap) {
  * instead of the PTX on a device of its SM, the PTX elsewhere, and the PTX
  * when the driver refuses the cubin. */
 static void test_cubin(void) {
-  unsigned char cubin[256];
-  size_t cubin_size = fake_cubin(cubin, sizeof cubin);
+  unsigned char cubin[512];
+  size_t cubin_size = fake_cubin(cubin, sizeof cubin, "8,8,8,4");
   bw_bundle bb;
   tl_sample_bundle(&bb, false);
   bb.module_sizes[bb.num_modules] = cubin_size;
@@ -868,8 +878,9 @@ static void test_cubin(void) {
     EXPECT_ERR(fuser_fusion_prepare(fuser_bundle_find_fusion(b, "add")),
                FUSER_ERROR_DRIVER, "fusion 'add': loading module 'kernels_ptx'",
                "CUDA_ERROR_INVALID_PTX",
-               "(its cubin 'kernels_ptx.cubin' failed first: cuModuleLoadDataEx "
-               "failed: CUDA_ERROR_NO_BINARY_FOR_GPU");
+               "(its cubin 'kernels_ptx.cubin' failed first: loading module "
+               "'kernels_ptx.cubin': cuModuleLoadDataEx failed: "
+               "CUDA_ERROR_NO_BINARY_FOR_GPU");
     char refused[160], ptx_refused[160];
     snprintf(refused, sizeof refused,
              "cuModuleLoadDataEx cubin bytes=%zu fnv=%08x -> "
@@ -883,8 +894,43 @@ static void test_cubin(void) {
     fuser_bundle_destroy(b);
   }
   if (rt) fuser_rt_destroy(rt);
-  unsetenv("FUSER_FAKE_CC");
+
+  /* A cubin whose kernel takes other parameters than its PTX's (a crafted
+   * bundle: the driver would read past the launch's parameter array) is
+   * unloaded, and the PTX loaded instead. */
   unsetenv("FUSER_FAKE_FAIL");
+  cubin_size = fake_cubin(cubin, sizeof cubin, "8,8,8,8");
+  bb.module_sizes[bb.num_modules - 1] = cubin_size;
+  free(bytes);
+  bytes = bw_write(&bb, &size, NULL);
+  rt = tl_fake_rt(fake);
+  b = NULL;
+  if (rt && EXPECT_OK(fuser_bundle_load(rt, bytes, size, &b)) && b) {
+    EXPECT_OK(fuser_fusion_prepare(fuser_bundle_find_fusion(b, "add")));
+    char other[160], ptx_m1[200];
+    snprintf(other, sizeof other,
+             "cuModuleLoadDataEx module=m0 cubin bytes=%zu fnv=%08x "
+             "entries=softmax_max,softmax_vec4,softmax_norm,add_kernel",
+             cubin_size, fnv1a((const char *)cubin, cubin_size));
+    snprintf(ptx_m1, sizeof ptx_m1,
+             "cuModuleLoadDataEx module=m1 bytes=%zu fnv=%08x "
+             "entries=softmax_max,softmax_vec4,softmax_norm,add_kernel",
+             strlen(tl_sample_ptx) + 1,
+             fnv1a(tl_sample_ptx, strlen(tl_sample_ptx) + 1));
+    EXPECT_LOG(other, "cuModuleGetFunction module=m0 name=softmax_max",
+               "cuModuleGetFunction module=m0 name=softmax_vec4",
+               "cuModuleGetFunction module=m0 name=softmax_norm",
+               "cuModuleGetFunction module=m0 name=add_kernel",
+               "cuModuleUnload module=m0", ptx_m1,
+               "cuModuleGetFunction module=m1 name=softmax_max",
+               "cuModuleGetFunction module=m1 name=softmax_vec4",
+               "cuModuleGetFunction module=m1 name=softmax_norm",
+               "cuModuleGetFunction module=m1 name=add_kernel");
+    fuser_bundle_destroy(b);
+  }
+  if (rt) fuser_rt_destroy(rt);
+  EXPECT_LOG("cuModuleUnload module=m1");
+  unsetenv("FUSER_FAKE_CC");
   free(bytes);
 }
 

@@ -241,40 +241,92 @@ static void test_modules(void) {
 }
 
 /* A cubin module (kind 3): an ELF image named after a PTX module of the
- * bundle, for an SM, one per SM. */
-#define ADD_CUBIN(name, text, target)                                        \
-  (b.modules[b.num_modules++] = (bw_module){                                 \
-       name, FUSER_BUNDLE_MODULE_CUBIN, text, target, 0})
+ * bundle, for an SM, one per SM; its headers and sections inside its
+ * bytes. `elf` is a minimal one: a header, one section of 16 bytes after
+ * it, and the section header table (2 entries, the first null). */
+static unsigned char elf[64 + 16 + 2 * 64];
+static void make_elf(void) {
+  memset(elf, 0, sizeof elf);
+  memcpy(elf, "\x7f" "ELF", 4);
+  elf[4] = 2;                 /* ELFCLASS64 */
+  elf[5] = 1;                 /* little-endian */
+  elf[0x34] = 64;             /* e_ehsize */
+  bw_put_u64(elf, 0x28, 80);  /* e_shoff */
+  elf[0x3A] = 64;             /* e_shentsize */
+  elf[0x3C] = 2;              /* e_shnum */
+  elf[0x3E] = 1;              /* e_shstrndx */
+  unsigned char *sh = elf + 80 + 64;
+  bw_put_u32(sh, 4, 1);       /* SHT_PROGBITS */
+  bw_put_u64(sh, 0x18, 64);   /* sh_offset */
+  bw_put_u64(sh, 0x20, 16);   /* sh_size */
+}
+#define ADD_CUBIN(name, text, size, target)                                  \
+  (b.module_sizes[b.num_modules] = (size),                                   \
+   b.modules[b.num_modules++] = (bw_module){                                 \
+       name, FUSER_BUNDLE_MODULE_CUBIN, (const char *)(text), target, 0})
+/* `elf` with one change. */
+#define ELF_WITH(stmt)                                                       \
+  (make_elf(), (stmt), (const char *)elf)
 static void test_cubins(void) {
-  static const char elf[] = "\x7f" "ELF fake";
+  make_elf();
   {
     bw_bundle b;
     tl_sample_bundle(&b, true);
-    ADD_CUBIN("kernels_ptx.cubin", elf, 90);
-    ADD_CUBIN("kernels_ptx.cubin", elf, 100);
+    ADD_CUBIN("kernels_ptx.cubin", elf, sizeof elf, 90);
+    ADD_CUBIN("kernels_ptx.cubin", elf, sizeof elf, 100);
     size_t n;
     unsigned char *d = bw_write(&b, &n, NULL);
     EXPECT_OK(load(d, n));
     free(d);
   }
-  BAD_B(false, ADD_CUBIN("kernels_ptx.cubin", "PK not an ELF", 90),
+  BAD_B(false, ADD_CUBIN("kernels_ptx.cubin", "PK not an ELF", 13, 90),
         "module 1 'kernels_ptx.cubin': a cubin must be an ELF image (starting "
-        "\\x7fELF)");
-  BAD_B(false, ADD_CUBIN("kernels_ptx.cubin", elf, 0),
+        "\\x7fELF, at least 64 bytes)");
+  BAD_B(false, ADD_CUBIN("kernels_ptx.cubin", elf, 63, 90),
+        "a cubin must be an ELF image (starting \\x7fELF, at least 64 bytes)");
+  BAD_B(false, ADD_CUBIN("kernels_ptx.cubin", ELF_WITH(elf[4] = 1), sizeof elf, 90),
+        "a cubin must be a little-endian 64-bit ELF image (class 1, data 1)");
+  BAD_B(false, ADD_CUBIN("kernels_ptx.cubin", ELF_WITH(elf[0x34] = 40), sizeof elf, 90),
+        "a cubin's ELF header size 40 is not 64 to 208");
+  BAD_B(false, ADD_CUBIN("kernels_ptx.cubin", ELF_WITH(elf[0x3C] = 3), sizeof elf, 90),
+        "a cubin's section headers (3 of 64 bytes at 80) run past its 208 bytes");
+  BAD_B(false,
+        ADD_CUBIN("kernels_ptx.cubin", ELF_WITH(bw_put_u64(elf, 0x28, ~0ull - 8)),
+                  sizeof elf, 90),
+        "a cubin's section headers (2 of 64 bytes at 18446744073709551607) run "
+        "past its 208 bytes");
+  BAD_B(false, ADD_CUBIN("kernels_ptx.cubin", ELF_WITH(elf[0x3E] = 2), sizeof elf, 90),
+        "a cubin's section name index 2 is not below its 2 sections");
+  BAD_B(false,
+        ADD_CUBIN("kernels_ptx.cubin", ELF_WITH(bw_put_u64(elf + 144, 0x20, 200)),
+                  sizeof elf, 90),
+        "a cubin's section 1 (200 bytes at 64) runs past its 208 bytes");
+  BAD_B(false,
+        ADD_CUBIN("kernels_ptx.cubin",
+                  ELF_WITH((bw_put_u64(elf, 0x20, 200), elf[0x36] = 56, elf[0x38] = 1)),
+                  sizeof elf, 90),
+        "a cubin's program headers (1 of 56 bytes at 200) run past its 208 bytes");
+  make_elf();
+  BAD_B(false, ADD_CUBIN("kernels_ptx.cubin", elf, sizeof elf, 0),
         "module 1 'kernels_ptx.cubin': a cubin must name its SM version "
         "(target 0)");
-  BAD_B(false, ADD_CUBIN("kernels.cubin", elf, 90),
+  BAD_B(false, ADD_CUBIN("kernels.cubin", elf, sizeof elf, 90),
         "module 1 'kernels.cubin': no PTX module 'kernels' for this cubin");
-  BAD_B(true, ADD_CUBIN("kernels_mlir.cubin", elf, 90),
+  BAD_B(true, ADD_CUBIN("kernels_mlir.cubin", elf, sizeof elf, 90),
         "module 2 'kernels_mlir.cubin': no PTX module 'kernels_mlir' for this "
         "cubin");
-  BAD_B(false, ADD_CUBIN("kernels_ptx", elf, 90),
+  BAD_B(false, ADD_CUBIN("kernels_ptx", elf, sizeof elf, 90),
         "a cubin's name must be its PTX module's with '.cubin' after it");
   BAD_B(false,
-        (ADD_CUBIN("kernels_ptx.cubin", elf, 90),
-         ADD_CUBIN("kernels_ptx.cubin", elf, 90)),
+        (ADD_CUBIN("kernels_ptx.cubin", elf, sizeof elf, 90),
+         ADD_CUBIN("kernels_ptx.cubin", elf, sizeof elf, 90)),
         "module 2 'kernels_ptx.cubin': a second cubin for sm_90 of PTX module "
         "'kernels_ptx'");
+  BAD_B(false,
+        (b.modules[b.num_modules++] = b.modules[0],
+         ADD_CUBIN("kernels_ptx.cubin", elf, sizeof elf, 90)),
+        "module 2 'kernels_ptx.cubin': two PTX modules are named 'kernels_ptx': "
+        "which one this cubin is of is ambiguous");
 }
 
 static void test_fusions(void) {
