@@ -1000,8 +1000,8 @@ struct SegmentPass : fuser::impl::SegmentPassBase<SegmentPass> {
       if (dump && *n)
         llvm::errs() << "  " << *n << (*n == 1 ? " reduction" : " reductions")
                      << " over more dims than a row reduction beside it split in two: the "
-                        "row's dims in the row's kernel, then the rest (as many kernels, "
-                        "fewer bytes)\n";
+                        "row's dims in the row's kernel, then the rest, if a dim of it holds "
+                        "more than one element (no more kernels, fewer bytes)\n";
     }
   }
 };

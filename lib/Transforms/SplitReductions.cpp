@@ -107,18 +107,35 @@ static bool splitOne(func::FuncOp fusion, const ShapeAnalysis &shapes,
     }
     if (!row)
       continue;
-    // The dims left for the second step must hold more than one element,
-    // else the first step is the whole reduction (and the same as the row's).
+    if (!onlyRowReductionsUpstream(r.input, shape, row->dims, shapes))
+      continue;
+    // Where the dims left for a second step all have static size 1 (a
+    // batch of one), there is no second step: the reduction is the row's
+    // dims' (keepdim), reshaped to its type, index arithmetic.
     bool rest = llvm::any_of(r.dims, [&](int64_t d) {
       std::optional<int64_t> n = ShapeAnalysis::constantValue(shape[d]);
       return !llvm::is_contained(row->dims, d) && (!n || *n != 1);
     });
-    if (!rest || !onlyRowReductionsUpstream(r.input, shape, row->dims, shapes))
-      continue;
-
     OpBuilder b(r.op);
     Location loc = r.op->getLoc();
     auto resultType = cast<RankedTensorType>(r.op->getResult(0).getType());
+    if (!rest) {
+      Value out = llvm::TypeSwitch<Operation *, Value>(r.op)
+                      .Case<SumOp, MeanOp, MaxOp, MinOp>([&](auto red) -> Value {
+                        using Op = decltype(red);
+                        auto rows = Op::create(b, loc, r.input, row->dims, /*keepdim=*/true);
+                        made.insert(rows);
+                        return rows;
+                      });
+      if (out.getType() != resultType) {
+        out = ReshapeOp::create(b, loc, resultType, out);
+        made.insert(out.getDefiningOp());
+      }
+      r.op->getResult(0).replaceAllUsesWith(out);
+      r.op->erase();
+      return true;
+    }
+
     Value in = r.input;
     // A sum or mean of f16, bf16 or fp8 accumulates in f32 and rounds once:
     // both steps stay in f32 and the result is rounded at the end.

@@ -14,7 +14,7 @@
 // DUMP: fusion @beside_rows: 2 segments
 // DUMP-NEXT: segment 0: normalization, 5 ops (mean broadcast sub mul sum)
 // DUMP-NEXT: segment 1: reduction, 1 ops (sum)
-// DUMP: 1 reduction over more dims than a row reduction beside it split in two: the row's dims in the row's kernel, then the rest (as many kernels, fewer bytes)
+// DUMP: 1 reduction over more dims than a row reduction beside it split in two: the row's dims in the row's kernel, then the rest, if a dim of it holds more than one element (no more kernels, fewer bytes)
 func.func @beside_rows(%x: tensor<64x256xf32>) -> (tensor<64x256xf32>, tensor<f32>) {
   %m = fuser.mean %x dims = [1] keepdim = true : tensor<64x256xf32> -> tensor<64x1xf32>
   %mb = fuser.broadcast %m dims = [0, 1] : tensor<64x1xf32> -> tensor<64x256xf32>
@@ -137,4 +137,26 @@ func.func @chained(%x: tensor<8x32x16x16xf32>) -> (tensor<8x32x16xf32>, tensor<8
   %w = fuser.max %t dims = [1] : tensor<8x32xf32> -> tensor<8xf32>
   %u = fuser.sum %t dims = [0, 1] : tensor<8x32xf32> -> tensor<f32>
   return %m, %w, %u : tensor<8x32x16xf32>, tensor<8xf32>, tensor<f32>
+}
+
+// -----
+
+// A batch of one: the dims left after the row's are all of size 1, so the
+// reduction is the row's dims' in the row's kernel, reshaped (index
+// arithmetic, here a view of the result): instance_norm's backward is one
+// kernel. (Before: the sum over [0, 2, 3] was not the rows' [2, 3], and a
+// kernel of its own.)
+// CHECK-LABEL: func.func @batch_of_one
+// CHECK-SAME: fuser.schedulers = ["normalization"]
+// CHECK: %[[S:.*]] = fuser.sum %{{.*}} dims = [2, 3] keepdim = true {fuser.segment = 0 : i64} : tensor<1x32x16x16xf32> -> tensor<1x32x1x1xf32>
+// CHECK: %[[R:.*]] = fuser.reshape %[[S]] {fuser.result_view} : tensor<1x32x1x1xf32> -> tensor<32xf32>
+// CHECK: return %{{.*}}, %[[R]]
+// DUMP: fusion @batch_of_one: 1 segment
+// DUMP: 1 reduction over more dims than a row reduction beside it split in two
+func.func @batch_of_one(%x: tensor<1x32x16x16xf32>) -> (tensor<1x32x16x16xf32>, tensor<32xf32>) {
+  %m = fuser.mean %x dims = [2, 3] keepdim = true : tensor<1x32x16x16xf32> -> tensor<1x32x1x1xf32>
+  %mb = fuser.broadcast %m dims = [0, 1, 2, 3] : tensor<1x32x1x1xf32> -> tensor<1x32x16x16xf32>
+  %y = fuser.sub %x, %mb : tensor<1x32x16x16xf32>
+  %s = fuser.sum %x dims = [0, 2, 3] : tensor<1x32x16x16xf32> -> tensor<32xf32>
+  return %y, %s : tensor<1x32x16x16xf32>, tensor<32xf32>
 }
