@@ -985,6 +985,7 @@ struct SegmentPass : fuser::impl::SegmentPassBase<SegmentPass> {
         func::FuncOp withSplit = fusion.clone();
         splitValuesSizedByUse(withSplit);
         FailureOr<unsigned> n = splitReductionsBesideRows(withSplit);
+        // (segmentFusion's own splitValuesSizedByUse finds nothing left.)
         if (succeeded(n) && *n &&
             succeeded(segmentFusion(withSplit, /*split=*/false, false, ""))) {
           func::FuncOp whole = fusion.clone();

@@ -835,6 +835,12 @@ static void test_cubin(void) {
       {"8.0", "", false, false},         /* another SM: the PTX */
       {NULL, "", false, false},          /* a driver that does not say */
   };
+  /* The fake's line for this cubin refused (FUSER_FAKE_FAIL=cubin_load). */
+  char refused[160];
+  snprintf(refused, sizeof refused,
+           "cuModuleLoadDataEx cubin bytes=%zu fnv=%08x -> "
+           "CUDA_ERROR_NO_BINARY_FOR_GPU",
+           cubin_size, fnv1a((const char *)cubin, cubin_size));
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
     if (cases[c].cc)
       setenv("FUSER_FAKE_CC", cases[c].cc, 1);
@@ -848,11 +854,6 @@ static void test_cubin(void) {
     if (b) {
       EXPECT_OK(fuser_fusion_prepare(fuser_bundle_find_fusion(b, "add")));
       const char *first = cases[c].cubin_loads ? cubin_line : load_line;
-      char refused[160];
-      snprintf(refused, sizeof refused,
-               "cuModuleLoadDataEx cubin bytes=%zu fnv=%08x -> "
-               "CUDA_ERROR_NO_BINARY_FOR_GPU",
-               cubin_size, fnv1a((const char *)cubin, cubin_size));
       if (cases[c].cubin_tried && !cases[c].cubin_loads)
         EXPECT_LOG(refused, load_line,
                    "cuModuleGetFunction module=m0 name=softmax_max",
@@ -881,11 +882,7 @@ static void test_cubin(void) {
                "(its cubin 'kernels_ptx.cubin' failed first: loading module "
                "'kernels_ptx.cubin': cuModuleLoadDataEx failed: "
                "CUDA_ERROR_NO_BINARY_FOR_GPU");
-    char refused[160], ptx_refused[160];
-    snprintf(refused, sizeof refused,
-             "cuModuleLoadDataEx cubin bytes=%zu fnv=%08x -> "
-             "CUDA_ERROR_NO_BINARY_FOR_GPU",
-             cubin_size, fnv1a((const char *)cubin, cubin_size));
+    char ptx_refused[160];
     snprintf(ptx_refused, sizeof ptx_refused,
              "cuModuleLoadDataEx bytes=%zu fnv=%08x -> CUDA_ERROR_INVALID_PTX",
              strlen(tl_sample_ptx) + 1,
