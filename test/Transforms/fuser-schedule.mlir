@@ -11,9 +11,9 @@
 // pointwise one (the column sum broadcast back needs every row first).
 // DEFAULT-LABEL: func.func @two
 // DEFAULT-SAME: fuser.schedulers = ["inner-outer", "pointwise"]
-// DEFAULT-SAME: fuser.schedules = [#fuser.schedule<innerouter.rows = 8, innerouter.min_blocks_per_sm = 1, innerouter.max_blocks_per_sm = 2>, #fuser.schedule<pointwise.block = 256, pointwise.units = 1, pointwise.waves = 8, pointwise.vector_bytes = 16, transpose.tile = 32, transpose.rows = 8, transpose.waves = 1>]
+// DEFAULT-SAME: fuser.schedules = [#fuser.schedule<innerouter.rows = 8, innerouter.min_blocks_per_sm = 1, innerouter.max_blocks_per_sm = 2>, #fuser.schedule<pointwise.block = 256, pointwise.units = 1, pointwise.waves = 8, transpose.tile = 32, transpose.rows = 8, transpose.waves = 1>]
 // OPTION-LABEL: func.func @two
-// OPTION-SAME: fuser.schedules = [#fuser.schedule<innerouter.rows = 32, innerouter.min_blocks_per_sm = 1, innerouter.max_blocks_per_sm = 2>, #fuser.schedule<pointwise.block = 256, pointwise.units = 1, pointwise.waves = 2, pointwise.vector_bytes = 16, transpose.tile = 32, transpose.rows = 8, transpose.waves = 1>]
+// OPTION-SAME: fuser.schedules = [#fuser.schedule<innerouter.rows = 32, innerouter.min_blocks_per_sm = 1, innerouter.max_blocks_per_sm = 2>, #fuser.schedule<pointwise.block = 256, pointwise.units = 1, pointwise.waves = 2, transpose.tile = 32, transpose.rows = 8, transpose.waves = 1>]
 // EXPLAIN: remark: schedule of @two segment 0: inner-outer scheduler, 5 ops, outputs tensor<?x512xf32> tensor<512xf32>; sm_90, 132 SMs, 2048 threads an SM
 // EXPLAIN-NEXT: innerouter.rows = 8: rows each block of an inner-outer kernel walks before the grid grows; the heuristic's default, measured: 13-20% faster than 32 at 2603 rows of 4096
 // EXPLAIN-NEXT: innerouter.min_blocks_per_sm = 1: {{.*}}; the heuristic's default, measured: 2-3x faster than no floor below 1000 rows
@@ -27,7 +27,7 @@
 // EXPLAIN-NEXT: pointwise.block = 256: threads per block of a pointwise kernel; the heuristic's default, measured: 128-thread blocks were slower everywhere
 // EXPLAIN-NEXT: pointwise.units = 1:
 // EXPLAIN-NEXT: pointwise.waves = 8:
-// EXPLAIN-NEXT: pointwise.vector_bytes = 16: the widest access of a pointwise kernel in bytes: lanes = this / the narrowest contiguous element's bytes; the heuristic's default, 16, the widest load or store a thread issues
+// EXPLAIN-NEXT: pointwise.vector_bytes = (heuristic): the widest access of a pointwise kernel in bytes: lanes = this / the narrowest contiguous element's bytes; 16, the widest load or store a thread issues; one lane (the narrowest element's bytes) where an element's arithmetic is estimated at 512 instructions or more{{.*}}
 // EXPLAIN-NEXT: transpose.tile = 32: the square tile a block of a transpose kernel stages in shared memory, in elements a side (padded by one column against bank conflicts); the heuristic's default, 32: a warp reads one tile row of 4-byte elements in one 128-byte line
 // EXPLAIN-NEXT: transpose.rows = 8: {{.*}}; the heuristic's default, 8: 32 x 8 blocks on the default tile, 4 tile rows a thread
 // EXPLAIN-NEXT: transpose.waves = 1: {{.*}}; the heuristic's default, 1: one full wave, each block looping over tiles
@@ -50,9 +50,9 @@ func.func @two(%x: tensor<?x512xf32>, %dy: tensor<?x512xf32>) -> (tensor<?x512xf
 // The fusion's own fuser.schedule wins over the option, key by key; keys
 // of a scheduler the fusion has no segment of are not written.
 // DEFAULT-LABEL: func.func @own
-// DEFAULT-SAME: fuser.schedules = [#fuser.schedule<pointwise.block = 64, pointwise.units = 1, pointwise.waves = 0, pointwise.vector_bytes = 16, transpose.tile = 32, transpose.rows = 8, transpose.waves = 1>]
+// DEFAULT-SAME: fuser.schedules = [#fuser.schedule<pointwise.block = 64, pointwise.units = 1, pointwise.waves = 0, transpose.tile = 32, transpose.rows = 8, transpose.waves = 1>]
 // OPTION-LABEL: func.func @own
-// OPTION-SAME: fuser.schedules = [#fuser.schedule<pointwise.block = 64, pointwise.units = 1, pointwise.waves = 0, pointwise.vector_bytes = 16, transpose.tile = 32, transpose.rows = 8, transpose.waves = 1>]
+// OPTION-SAME: fuser.schedules = [#fuser.schedule<pointwise.block = 64, pointwise.units = 1, pointwise.waves = 0, transpose.tile = 32, transpose.rows = 8, transpose.waves = 1>]
 // EXPLAIN: remark: schedule of @own segment 0: pointwise scheduler
 // EXPLAIN-NEXT: pointwise.block = 64: threads per block of a pointwise kernel; from the fusion's fuser.schedule
 // EXPLAIN-NEXT: pointwise.units = 1: {{.*}}; the heuristic's default

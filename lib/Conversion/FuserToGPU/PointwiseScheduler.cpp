@@ -82,6 +82,25 @@ void PointwiseScheduler::emitUnit(Value linear, unsigned lanes,
   }
 }
 
+/// Instructions an element of `seg` takes, roughly: an expanded math
+/// function (MathBuilder: a polynomial, its range reduction and special
+/// cases) about 32, a division or square root about 8, anything else 1. An
+/// estimate to tell a memory-bound kernel from one compute-bound many times
+/// over, not a cost model.
+static int64_t estimatedInstructionsPerElement(const Segment &seg) {
+  int64_t total = 0;
+  for (Operation *op : seg.ops)
+    total += TypeSwitch<Operation *, int64_t>(op)
+                 .Case<ExpOp, Exp2Op, Expm1Op, LogOp, Log2Op, Log10Op, Log1pOp, SinOp, CosOp,
+                       TanOp, TanhOp, SigmoidOp, ErfOp, AsinOp, AcosOp, AtanOp, SinhOp, CoshOp,
+                       AsinhOp, AcoshOp, AtanhOp, GeluOp, SiluOp, PowOp, Atan2Op>(
+                     [](auto) { return 32; })
+                 .Case<DivOp, SqrtOp, RsqrtOp, ReciprocalOp, RemainderOp, FmodOp>(
+                     [](auto) { return 8; })
+                 .Default([](Operation *) { return 1; });
+  return total;
+}
+
 AffineExpr PointwiseScheduler::iterationCount() {
   AffineExpr total = getAffineConstantExpr(1, ctx);
   for (AffineExpr s : iterSizes)
@@ -234,8 +253,12 @@ PointwiseScheduler::Grid PointwiseScheduler::planGrid() {
     note = "pointwise, " + std::to_string(vectorLanes) +
            (vectorLanes == 1 ? " lane" : " lanes") +
            (vecOk ? " where the plan's size and alignment checks hold, else 1" : "") +
-           " (pointwise.vector_bytes / the narrowest element that moves with the "
-           "innermost dim), " +
+           (computeBound ? " (the element's arithmetic, estimated at " +
+                               std::to_string(kComputeBoundInstructions) +
+                               " instructions or more, is compute-bound: one lane, one copy "
+                               "of the code; pointwise.vector_bytes overrides), "
+                         : " (pointwise.vector_bytes / the narrowest element that moves with "
+                           "the innermost dim), ") +
            std::to_string(unitsPerThread) + " unit(s) a thread a step" +
            (pieces.count > 1 ? ", each in " + piecesNote() : std::string()) +
            ", grid at most " +
@@ -328,13 +351,22 @@ void PointwiseScheduler::planSpaceAndLanes() {
     contiguous.push_back({table, o});
     tableStrides.push_back(r.stride);
   }
-  // As wide as the schedule allows (16 bytes by default), in lanes of the
-  // narrowest contiguous element; rows of a multi-dim space hold whole
-  // units (a flat space's tail takes the scalar loop).
-  widestLanes =
-      numIterDims == 0
-          ? 1
-          : std::max<int64_t>(1, fe.schedule.valueOr(ScheduleKey::PointwiseVectorBytes) / narrowest);
+  // As wide as the schedule allows, in lanes of the narrowest contiguous
+  // element; rows of a multi-dim space hold whole units (a flat space's tail
+  // takes the scalar loop). Without a schedule: 16 bytes, or one lane where
+  // an element's arithmetic makes the kernel compute-bound many times over.
+  // There a wide access saves a load instruction in hundreds, while each
+  // lane is one more copy of the whole arithmetic for LLVM to compile (the
+  // vector body beside the scalar loop: 5 copies of every op at 4 lanes, 1
+  // at one; a chain of 100 sins compiled 3.4x faster, docs/compile-speed.md)
+  // and more registers. At 512 instructions an f32 element's arithmetic
+  // takes about 9 times its 8 bytes' time on an H200 (33 T lane
+  // instructions/s against 4.8 TB/s).
+  std::optional<int64_t> vectorBytes = fe.schedule.get(ScheduleKey::PointwiseVectorBytes);
+  computeBound = !vectorBytes && estimatedInstructionsPerElement(seg) >= kComputeBoundInstructions;
+  if (!vectorBytes)
+    vectorBytes = computeBound ? narrowest : 16;
+  widestLanes = numIterDims == 0 ? 1 : std::max<int64_t>(1, *vectorBytes / narrowest);
   // Interleaved pieces along the lane dim: a unit's elements are count
   // apart, never one vector.
   if (pieces.interleaved && pieces.dim == laneDim)

@@ -45,10 +45,14 @@ const ScheduleKeyInfo kKeys[kNumScheduleKeys] = {
      "a pointwise kernel's grid cap in full waves (0: no cap)",
      "measured: 3-15% faster than one wave on transcendental fusions from 256 MB",
      kTryWaves},
-    {ScheduleKey::PointwiseVectorBytes, "pointwise.vector_bytes", 1, 16, true, 16,
+    {ScheduleKey::PointwiseVectorBytes, "pointwise.vector_bytes", 1, 16, true, std::nullopt,
      "the widest access of a pointwise kernel in bytes: lanes = this / the narrowest "
      "contiguous element's bytes",
-     "16, the widest load or store a thread issues", kTryVectorBytes},
+     "16, the widest load or store a thread issues; one lane (the narrowest element's "
+     "bytes) where an element's arithmetic is estimated at 512 instructions or more, "
+     "compute-bound many times over, where lanes only multiply the code LLVM compiles "
+     "(PointwiseScheduler.cpp)",
+     kTryVectorBytes},
     {ScheduleKey::TransposeTile, "transpose.tile", 16, 64, true, 32,
      "the square tile a block of a transpose kernel stages in shared memory, in elements a "
      "side (padded by one column against bank conflicts)",

@@ -1,0 +1,71 @@
+// A pointwise segment whose element's arithmetic is estimated at 512
+// instructions or more (16 expanded math functions at 32 each) takes one
+// lane: the kernel is compute-bound many times over, so a vector access
+// saves nothing, and every lane is one more copy of the arithmetic for
+// LLVM (the vector body beside the scalar loop). 15 sins keep 4 lanes;
+// pointwise.vector_bytes, when given, decides either way.
+// RUN: fuser-opt %s --fuser-segment --fuser-schedule --fuser-emit-kernels --canonicalize --cse | FileCheck %s
+// RUN: fuser-opt %s --fuser-segment '--fuser-schedule=schedule="pointwise.vector_bytes=16"' --fuser-emit-kernels --canonicalize --cse | FileCheck %s --check-prefix=GIVEN
+// RUN: fuser-opt %s --fuser-segment --fuser-schedule --fuser-emit-kernels=explain 2>&1 >/dev/null | FileCheck %s --check-prefix=EXPLAIN
+
+// The heuristic: one scalar loop, no vector flag in the plan.
+// CHECK-LABEL: gpu.func @heavy_0
+// CHECK-NOT: vector<
+// CHECK: llvm.load {{.*}} -> f32
+// CHECK-NOT: vector<
+// CHECK: llvm.store {{.*}} : f32, !llvm.ptr
+// CHECK-NOT: vector<
+// CHECK-LABEL: func.func @heavy
+// CHECK: fuser.launch @heavy_kernels::@heavy_0 grid(%c4, %c1, %c1) block(%c256, %c1, %c1)
+// CHECK-LABEL: gpu.func @light_0
+// CHECK: llvm.load {{.*}} -> vector<4xf32>
+// CHECK: llvm.store {{.*}} : vector<4xf32>, !llvm.ptr
+// CHECK: llvm.load {{.*}} -> f32
+
+// Given 16 bytes, the heavy chain takes 4 lanes too.
+// GIVEN-LABEL: gpu.func @heavy_0
+// GIVEN: llvm.load {{.*}} -> vector<4xf32>
+// GIVEN-LABEL: gpu.func @light_0
+// GIVEN: llvm.load {{.*}} -> vector<4xf32>
+
+// EXPLAIN: heavy_0: 32-bit index, block 256 x 1 x 1; pointwise, 1 lane (the element's arithmetic, estimated at 512 instructions or more, is compute-bound: one lane, one copy of the code; pointwise.vector_bytes overrides), 1 unit(s) a thread a step
+// EXPLAIN: light_0: 32-bit index, block 256 x 1 x 1; pointwise, 4 lanes where the plan's size and alignment checks hold, else 1 (pointwise.vector_bytes / the narrowest element that moves with the innermost dim)
+
+func.func @heavy(%x: tensor<1000xf32>) -> tensor<1000xf32> {
+  %v0 = fuser.sin %x : tensor<1000xf32>
+  %v1 = fuser.sin %v0 : tensor<1000xf32>
+  %v2 = fuser.sin %v1 : tensor<1000xf32>
+  %v3 = fuser.sin %v2 : tensor<1000xf32>
+  %v4 = fuser.sin %v3 : tensor<1000xf32>
+  %v5 = fuser.sin %v4 : tensor<1000xf32>
+  %v6 = fuser.sin %v5 : tensor<1000xf32>
+  %v7 = fuser.sin %v6 : tensor<1000xf32>
+  %v8 = fuser.sin %v7 : tensor<1000xf32>
+  %v9 = fuser.sin %v8 : tensor<1000xf32>
+  %v10 = fuser.sin %v9 : tensor<1000xf32>
+  %v11 = fuser.sin %v10 : tensor<1000xf32>
+  %v12 = fuser.sin %v11 : tensor<1000xf32>
+  %v13 = fuser.sin %v12 : tensor<1000xf32>
+  %v14 = fuser.sin %v13 : tensor<1000xf32>
+  %v15 = fuser.sin %v14 : tensor<1000xf32>
+  return %v15 : tensor<1000xf32>
+}
+
+func.func @light(%x: tensor<1000xf32>) -> tensor<1000xf32> {
+  %v0 = fuser.sin %x : tensor<1000xf32>
+  %v1 = fuser.sin %v0 : tensor<1000xf32>
+  %v2 = fuser.sin %v1 : tensor<1000xf32>
+  %v3 = fuser.sin %v2 : tensor<1000xf32>
+  %v4 = fuser.sin %v3 : tensor<1000xf32>
+  %v5 = fuser.sin %v4 : tensor<1000xf32>
+  %v6 = fuser.sin %v5 : tensor<1000xf32>
+  %v7 = fuser.sin %v6 : tensor<1000xf32>
+  %v8 = fuser.sin %v7 : tensor<1000xf32>
+  %v9 = fuser.sin %v8 : tensor<1000xf32>
+  %v10 = fuser.sin %v9 : tensor<1000xf32>
+  %v11 = fuser.sin %v10 : tensor<1000xf32>
+  %v12 = fuser.sin %v11 : tensor<1000xf32>
+  %v13 = fuser.sin %v12 : tensor<1000xf32>
+  %v14 = fuser.sin %v13 : tensor<1000xf32>
+  return %v14 : tensor<1000xf32>
+}
