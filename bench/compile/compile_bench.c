@@ -27,7 +27,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <spawn.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -46,6 +48,8 @@ typedef struct {
   nvrtcResult (*CompileProgram)(nvrtcProgram, int, const char *const *);
   nvrtcResult (*GetPTXSize)(nvrtcProgram, size_t *);
   nvrtcResult (*GetPTX)(nvrtcProgram, char *);
+  nvrtcResult (*GetCUBINSize)(nvrtcProgram, size_t *); /* optional: NULL if absent */
+  nvrtcResult (*GetCUBIN)(nvrtcProgram, char *);
   nvrtcResult (*GetProgramLogSize)(nvrtcProgram, size_t *);
   nvrtcResult (*GetProgramLog)(nvrtcProgram, char *);
   nvrtcResult (*DestroyProgram)(nvrtcProgram *);
@@ -97,6 +101,8 @@ static int loadNvrtc(Nvrtc *n, const char *explicitPath, char *why, size_t whyLe
   SYM(GetProgramLog, "nvrtcGetProgramLog");
   SYM(DestroyProgram, "nvrtcDestroyProgram");
 #undef SYM
+  *(void **)&n->GetCUBINSize = dlsym(n->lib, "nvrtcGetCUBINSize");
+  *(void **)&n->GetCUBIN = dlsym(n->lib, "nvrtcGetCUBIN");
   n->Version(&n->major, &n->minor);
   return 0;
 }
@@ -106,17 +112,33 @@ static const char *const kNvrtcOptions[] = {"--gpu-architecture=compute_90", "--
                                             "-default-device", "-DNDEBUG"};
 #define NUM_NVRTC_OPTIONS (int)(sizeof kNvrtcOptions / sizeof kNvrtcOptions[0])
 
-/* One NVRTC compile of `src` to PTX; returns the PTX size (0 on failure,
- * with the log printed). */
-static size_t nvrtcOnce(const Nvrtc *n, const char *src, const char *name, char **ptxOut) {
+/* The same for machine code: what nvFuser passes when the driver takes
+ * the chip's cubin (NVRTC runs ptxas in process). */
+static const char *const kNvrtcCubinOptions[] = {"--gpu-architecture=sm_90", "--std=c++17",
+                                                 "-default-device", "-DNDEBUG"};
+
+/* One NVRTC compile of `src` to PTX, or with `cubin` to an sm_90 cubin;
+ * returns the output's size (0 on failure, with the log printed). */
+static size_t nvrtcOnce(const Nvrtc *n, const char *src, const char *name, char **ptxOut,
+                        int cubin) {
   nvrtcProgram prog = NULL;
   nvrtcResult r = n->CreateProgram(&prog, src, name, 0, NULL, NULL);
   if (r) {
     fprintf(stderr, "%s: nvrtcCreateProgram: %s\n", name, n->GetErrorString(r));
     return 0;
   }
-  r = n->CompileProgram(prog, NUM_NVRTC_OPTIONS, kNvrtcOptions);
+  r = n->CompileProgram(prog, NUM_NVRTC_OPTIONS, cubin ? kNvrtcCubinOptions : kNvrtcOptions);
   size_t size = 0;
+  if (!r && cubin) {
+    if (!n->GetCUBINSize(prog, &size) && size) {
+      char *bin = malloc(size);
+      if (!bin || n->GetCUBIN(prog, bin))
+        size = 0;
+      free(bin);
+    }
+    n->DestroyProgram(&prog);
+    return size;
+  }
   if (r) {
     size_t logSize = 0;
     n->GetProgramLogSize(prog, &logSize);
@@ -220,15 +242,23 @@ typedef struct {
   int fuserKernels, cudaKernels, fusions;
   size_t fuserPtxBytes, nvrtcPtxBytes;
   int haveCuda, nvrtcOk;
+  /* Loadable code: fuser with its cubin, NVRTC to a cubin (0: not measured). */
+  double fuserCubinMs, nvrtcCubinMs;
+  /* The compile cache: a memory hit, a directory hit in this process, a
+   * corrupt entry (found, compiled again, stored), and a new process's
+   * compile with a directory hit and without the cache (0: not measured). */
+  double memoryHitMs, dirHitMs, corruptMs, processHitMs, processMissMs;
 } Row;
 
 static unsigned optLevel = 3; /* --opt-level */
 static bool assumeAligned = false; /* --assume-aligned */
 
-static FuserCompileOptions makeOptions(void) {
+static FuserCompileOptions makeOptions(int cubin) {
   /* Defaults (sm_90, -O3, index width per kernel) without the emulation
-   * data, which a PTX-only comparison does not need. */
+   * data, which a PTX-only comparison does not need; with `cubin`, the
+   * bundle also carries the sm_90 cubin (nvJitLink in process). */
   FuserCompileOptions o = fuserCompileOptionsCreate();
+  fuserCompileOptionsSetCubin(o, cubin != 0);
   fuserCompileOptionsSetOptLevel(o, optLevel);
   fuserCompileOptionsSetAssumeAligned(o, assumeAligned);
   fuserCompileOptionsSetChip(o, mlirStringRefCreateFromCString("sm_90"));
@@ -239,13 +269,13 @@ static FuserCompileOptions makeOptions(void) {
 
 /* Parses and compiles once; returns the number of PTX .entry kernels, or -1. */
 static int fuserOnce(MlirContext ctx, const char *src, const char *name, int *numFusions,
-                     size_t *ptxBytes) {
+                     size_t *ptxBytes, int cubin) {
   MlirModule m = fuserParseSourceString(ctx, mlirStringRefCreateFromCString(src),
                                         mlirStringRefCreateFromCString(name),
                                         printDiagnostics, NULL);
   if (mlirModuleIsNull(m))
     return -1;
-  FuserCompileOptions o = makeOptions();
+  FuserCompileOptions o = makeOptions(cubin);
   FuserCompileResult r = fuserCompile(m, o);
   int kernels = -1;
   if (fuserCompileResultIsSuccess(r)) {
@@ -271,6 +301,155 @@ static int fuserOnce(MlirContext ctx, const char *src, const char *name, int *nu
   return kernels;
 }
 
+static int cubinAvailable = 1; /* until a cubin compile fails */
+
+/* The compile cache in a fresh directory: its first compile stores the
+ * entry; then memory hits, directory hits (the memory emptied before
+ * each), a corrupt entry (one byte of the file changed before each: found,
+ * compiled again, stored again), and new processes (this program, exec'ed
+ * with --cache-probe) that compile with a directory hit or with no cache.
+ * `t` holds `runs` values. */
+static int cacheProbe(const char *mlirPath, const char *dir);
+static double spawnProbe(const char *mlirPath, const char *dir, int wantHit);
+
+static void measureCache(Row *row, MlirContext ctx, const char *src, const char *mlirPath,
+                         int runs, double *t) {
+  char dir[] = "/tmp/fuser-compile-bench-XXXXXX";
+  if (!mkdtemp(dir)) {
+    fprintf(stderr, "%s: no temporary directory: the cache columns are skipped\n", mlirPath);
+    return;
+  }
+  char entry[1200] = "";
+  MlirModule m = fuserParseSourceString(ctx, mlirStringRefCreateFromCString(src),
+                                        mlirStringRefCreateFromCString(mlirPath),
+                                        printDiagnostics, NULL);
+  FuserCompileOptions o = makeOptions(0);
+  fuserCompileOptionsSetCache(o, true);
+  fuserCompileOptionsSetCacheDir(o, mlirStringRefCreateFromCString(dir), 0);
+  fuserCompileCacheClearMemory();
+  FuserCompileResult r = fuserCompile(m, o);
+  int ok = fuserCompileResultIsSuccess(r) && !fuserCompileResultIsCacheHit(r);
+  fuserCompileResultDestroy(r);
+  DIR *d = ok ? opendir(dir) : NULL;
+  for (struct dirent *e; d && (e = readdir(d));) {
+    size_t len = strlen(e->d_name);
+    if (len > 4 && !strcmp(e->d_name + len - 4, ".fcc"))
+      snprintf(entry, sizeof entry, "%s/%s", dir, e->d_name);
+  }
+  if (d)
+    closedir(d);
+  if (!entry[0]) {
+    fprintf(stderr, "%s: the compile stored no cache entry: the cache columns are skipped\n",
+            mlirPath);
+    ok = 0;
+  }
+  /* A result that is not what the column says spoils it: 0, not a figure. */
+  double *columns[] = {&row->memoryHitMs, &row->dirHitMs, &row->corruptMs};
+  for (int kind = 0; ok && kind < 3; ++kind) {
+    int good = 1;
+    for (int i = 0; i < runs + 1; ++i) {
+      if (kind > 0)
+        fuserCompileCacheClearMemory();
+      if (kind == 2) {
+        /* Change one byte of the payload (past the 48-byte header). */
+        FILE *f = fopen(entry, "r+b");
+        int c = f && !fseek(f, 64, SEEK_SET) ? fgetc(f) : EOF;
+        if (c == EOF || fseek(f, 64, SEEK_SET) || fputc(c ^ 0x5a, f) == EOF)
+          good = 0;
+        if (f)
+          fclose(f);
+      }
+      double t0 = nowMs();
+      FuserCompileResult h = fuserCompile(m, o);
+      double dt = nowMs() - t0;
+      /* A corrupt entry must be a miss, the others hits. */
+      if (!fuserCompileResultIsSuccess(h) || fuserCompileResultIsCacheHit(h) != (kind < 2))
+        good = 0;
+      fuserCompileResultDestroy(h);
+      if (i > 0)
+        t[i - 1] = dt;
+    }
+    if (good)
+      *columns[kind] = median(t, runs);
+    else
+      fprintf(stderr, "%s: cache column %d not as expected: skipped\n", mlirPath, kind);
+  }
+  fuserCompileOptionsDestroy(o);
+  mlirModuleDestroy(m);
+  fuserCompileCacheClearMemory();
+  /* New processes: with the directory (a hit) and with no cache. */
+  int processRuns = runs < 9 ? runs : 9;
+  for (int want = 1; ok && want >= 0; --want) {
+    int good = 1;
+    for (int i = 0; i < processRuns; ++i) {
+      t[i] = spawnProbe(mlirPath, want ? dir : "-", want);
+      good &= t[i] >= 0;
+    }
+    if (good)
+      *(want ? &row->processHitMs : &row->processMissMs) = median(t, processRuns);
+  }
+  d = opendir(dir);
+  for (struct dirent *e; d && (e = readdir(d));) {
+    char path[1200];
+    if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+      snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+      unlink(path);
+    }
+  }
+  if (d)
+    closedir(d);
+  rmdir(dir);
+}
+
+/* Runs this program as `--cache-probe FILE DIR` and waits: its wall time
+ * in ms (process start, loading the libraries, the compile), or -1 when it
+ * failed or its cache result was not `wantHit`. */
+static double spawnProbe(const char *mlirPath, const char *dir, int wantHit) {
+  char *args[] = {"compile_bench", "--cache-probe", (char *)mlirPath, (char *)dir, NULL};
+  extern char **environ;
+  pid_t pid;
+  double t0 = nowMs();
+  if (posix_spawn(&pid, "/proc/self/exe", NULL, NULL, args, environ))
+    return -1;
+  int status = 0;
+  if (waitpid(pid, &status, 0) != pid)
+    return -1;
+  double ms = nowMs() - t0;
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != (wantHit ? 0 : 3))
+    return -1;
+  return ms;
+}
+
+/* The probe's side: one compile of `mlirPath` with the cache directory
+ * `dir` ("-": no cache). Exit status 0 for a hit, 3 for a compile, 1 for a
+ * failure. */
+static int cacheProbe(const char *mlirPath, const char *dir) {
+  char *src = readFile(mlirPath);
+  if (!src)
+    return 1;
+  MlirContext ctx = fuserContextCreate();
+  MlirModule m = fuserParseSourceString(ctx, mlirStringRefCreateFromCString(src),
+                                        mlirStringRefCreateFromCString(mlirPath),
+                                        printDiagnostics, NULL);
+  int status = 1;
+  if (!mlirModuleIsNull(m)) {
+    FuserCompileOptions o = makeOptions(0);
+    if (strcmp(dir, "-")) {
+      fuserCompileOptionsSetCache(o, true);
+      fuserCompileOptionsSetCacheDir(o, mlirStringRefCreateFromCString(dir), 0);
+    }
+    FuserCompileResult r = fuserCompile(m, o);
+    if (fuserCompileResultIsSuccess(r))
+      status = fuserCompileResultIsCacheHit(r) ? 0 : 3;
+    fuserCompileResultDestroy(r);
+    fuserCompileOptionsDestroy(o);
+    mlirModuleDestroy(m);
+  }
+  mlirContextDestroy(ctx);
+  free(src);
+  return status;
+}
+
 static void measure(Row *row, const char *mlirPath, const char *cuPath, const Nvrtc *nvrtc,
                     int runs) {
   double *t = calloc((size_t)runs, sizeof(double));
@@ -287,7 +466,7 @@ static void measure(Row *row, const char *mlirPath, const char *cuPath, const Nv
   /* fuser: source -> PTX; 2 warm-up runs (the first also loads dialects). */
   int kernels = 0;
   for (int i = 0; i < 2 && kernels >= 0; ++i)
-    kernels = fuserOnce(ctx, src, mlirPath, &row->fusions, &row->fuserPtxBytes);
+    kernels = fuserOnce(ctx, src, mlirPath, &row->fusions, &row->fuserPtxBytes, 0);
   if (kernels < 0) {
     fprintf(stderr, "%s: fuser failed to compile it\n", mlirPath);
     goto done;
@@ -295,7 +474,7 @@ static void measure(Row *row, const char *mlirPath, const char *cuPath, const Nv
   row->fuserKernels = kernels;
   for (int i = 0; i < runs; ++i) {
     double t0 = nowMs(), c0 = cpuMs();
-    fuserOnce(ctx, src, mlirPath, NULL, NULL);
+    fuserOnce(ctx, src, mlirPath, NULL, NULL, 0);
     t[i] = nowMs() - t0;
     c[i] = cpuMs() - c0;
   }
@@ -317,7 +496,7 @@ static void measure(Row *row, const char *mlirPath, const char *cuPath, const Nv
     MlirModule m = fuserParseSourceString(ctx, mlirStringRefCreateFromCString(src),
                                           mlirStringRefCreateFromCString(mlirPath),
                                           printDiagnostics, NULL);
-    FuserCompileOptions o = makeOptions();
+    FuserCompileOptions o = makeOptions(0);
     double *steps = calloc((size_t)runs * kMaxSteps, sizeof(double));
     for (int i = 0; i < runs + 2; ++i) {
       double t0 = nowMs();
@@ -351,24 +530,50 @@ static void measure(Row *row, const char *mlirPath, const char *cuPath, const Nv
     row->cudaKernels = countOccurrences(cu, strlen(cu), "__global__");
     if (nvrtc->lib) {
       char *ptx = NULL;
-      size_t size = nvrtcOnce(nvrtc, cu, cuPath, &ptx);
+      size_t size = nvrtcOnce(nvrtc, cu, cuPath, &ptx, 0);
       if (size) {
         row->nvrtcPtxBytes = size;
-        nvrtcOnce(nvrtc, cu, cuPath, NULL);
+        nvrtcOnce(nvrtc, cu, cuPath, NULL, 0);
         for (int i = 0; i < runs; ++i) {
           double t0 = nowMs(), c0 = cpuMs();
-          nvrtcOnce(nvrtc, cu, cuPath, NULL);
+          nvrtcOnce(nvrtc, cu, cuPath, NULL, 0);
           t[i] = nowMs() - t0;
           c[i] = cpuMs() - c0;
         }
         row->nvrtcMs = median(t, runs);
         row->nvrtcCpuMs = median(c, runs);
         row->nvrtcOk = 1;
+        /* NVRTC to an sm_90 cubin, where this NVRTC hands one out. */
+        if (nvrtc->GetCUBIN && nvrtcOnce(nvrtc, cu, cuPath, NULL, 1)) {
+          nvrtcOnce(nvrtc, cu, cuPath, NULL, 1);
+          for (int i = 0; i < runs; ++i) {
+            double t0 = nowMs();
+            nvrtcOnce(nvrtc, cu, cuPath, NULL, 1);
+            t[i] = nowMs() - t0;
+          }
+          row->nvrtcCubinMs = median(t, runs);
+        }
       }
       free(ptx);
     }
     free(cu);
   }
+  /* fuser to a bundle with the sm_90 cubin (source to loadable code), where
+   * nvJitLink is found: the first compile says, quietly. */
+  if (cubinAvailable && fuserOnce(ctx, src, mlirPath, NULL, NULL, 1) >= 0) {
+    fuserOnce(ctx, src, mlirPath, NULL, NULL, 1);
+    for (int i = 0; i < runs; ++i) {
+      double t0 = nowMs();
+      fuserOnce(ctx, src, mlirPath, NULL, NULL, 1);
+      t[i] = nowMs() - t0;
+    }
+    row->fuserCubinMs = median(t, runs);
+  } else if (cubinAvailable) {
+    fprintf(stderr, "%s: no cubin (nvJitLink not found?): the cubin columns are skipped\n",
+            mlirPath);
+    cubinAvailable = 0;
+  }
+  measureCache(row, ctx, src, mlirPath, runs, t);
 done:
   mlirContextDestroy(ctx);
   free(src);
@@ -447,6 +652,78 @@ static void writeBreakdown(FILE *o, const Row *rows, int n) {
             100 * median(shares, numShares));
 }
 
+/* Time to loadable code: each side's source to an sm_90 cubin, in process. */
+static void writeLoadable(FILE *o, const Row *rows, int n) {
+  int any = 0;
+  for (int i = 0; i < n; ++i)
+    any |= rows[i].ok && rows[i].fuserCubinMs > 0;
+  if (!any) {
+    fprintf(o, "\n### Time to loadable code\n\nNot measured: no nvJitLink (fuser's cubins "
+               "need the CUDA toolkit).\n");
+    return;
+  }
+  fprintf(o, "\n### Time to loadable code (ms, medians): source to an sm_90 cubin\n\n"
+             "| example | fuser to PTX | fuser to PTX and cubin | the cubin's share | NVRTC to "
+             "PTX | NVRTC to cubin | NVRTC / fuser (cubin) |\n"
+             "|---|---:|---:|---:|---:|---:|---:|\n");
+  double logRatio = 0, minRatio = 1e30;
+  int nRatio = 0;
+  for (int i = 0; i < n; ++i) {
+    const Row *r = &rows[i];
+    if (!r->ok || r->fuserCubinMs <= 0)
+      continue;
+    fprintf(o, "| %s | %.1f | %.1f | %.0f%% |", r->name, r->fuserMs, r->fuserCubinMs,
+            100 * (r->fuserCubinMs - r->fuserMs) / r->fuserCubinMs);
+    if (r->nvrtcOk && r->nvrtcCubinMs > 0) {
+      double ratio = r->nvrtcCubinMs / r->fuserCubinMs;
+      logRatio += log(ratio);
+      if (ratio < minRatio)
+        minRatio = ratio;
+      ++nRatio;
+      fprintf(o, " %.1f | %.1f | %.2fx |\n", r->nvrtcMs, r->nvrtcCubinMs, ratio);
+    } else {
+      fprintf(o, " | | |\n");
+    }
+  }
+  if (nRatio)
+    fprintf(o, "\n- NVRTC / fuser to a cubin: geometric mean %.2fx, lowest %.2fx (below 1: "
+               "NVRTC is faster)\n",
+            exp(logRatio / nRatio), minRatio);
+}
+
+/* The compile cache's latencies. */
+static void writeCache(FILE *o, const Row *rows, int n) {
+  fprintf(o, "\n### The compile cache (ms, medians)\n\n"
+             "| example | compile, no cache | memory hit | directory hit, in process | "
+             "corrupt entry (found, compiled, stored) | new process, directory hit | new "
+             "process, no cache |\n|---|---:|---:|---:|---:|---:|---:|\n");
+  double hits[256], worst = 0;
+  int numHits = 0;
+  for (int i = 0; i < n; ++i) {
+    const Row *r = &rows[i];
+    if (!r->ok)
+      continue;
+    fprintf(o, "| %s | %.1f |", r->name, r->fuserCompileMs);
+    const double v[] = {r->memoryHitMs, r->dirHitMs, r->corruptMs, r->processHitMs,
+                        r->processMissMs};
+    for (int k = 0; k < 5; ++k) {
+      if (v[k] <= 0)
+        fprintf(o, " failed |");
+      else
+        fprintf(o, k < 2 ? " %.3f |" : " %.1f |", v[k]);
+    }
+    fprintf(o, "\n");
+    if (r->memoryHitMs > 0 && numHits < 256) {
+      hits[numHits++] = r->memoryHitMs;
+      if (r->memoryHitMs > worst)
+        worst = r->memoryHitMs;
+    }
+  }
+  if (numHits)
+    fprintf(o, "\n- memory hit: median %.3f ms, worst %.3f ms (goal: under 0.1 ms: %s)\n",
+            median(hits, numHits), worst, worst < 0.1 ? "met" : "not met");
+}
+
 static void writeReport(FILE *o, const Row *rows, int n, const Nvrtc *nvrtc,
                         const char *nvrtcWhy, int runs, int forFile) {
   char cpu[256];
@@ -480,7 +757,8 @@ static void writeReport(FILE *o, const Row *rows, int n, const Nvrtc *nvrtc,
              "NVRTC PTX KB | NVRTC ms | NVRTC CPU ms | NVRTC / fuser (fusion) | "
              "NVRTC / fuser (per kernel) |\n");
   fprintf(o, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-  double logRatio = 0, logRatioK = 0, logRatioCpu = 0, maxPerKernel = 0, minRatioK = 1e30;
+  double logRatio = 0, logRatioK = 0, logRatioCpu = 0, maxPerKernel = 0, minRatioK = 1e30,
+         minRatio = 1e30;
   double maxPerKernelCpu = 0;
   int nRatio = 0, nOk = 0;
   double *perKernel = calloc((size_t)n + 1, sizeof(double));
@@ -507,6 +785,8 @@ static void writeReport(FILE *o, const Row *rows, int n, const Nvrtc *nvrtc,
       logRatioCpu += log(r->nvrtcCpuMs / r->fuserCpuMs);
       if (ratioK < minRatioK)
         minRatioK = ratioK;
+      if (ratio < minRatio)
+        minRatio = ratio;
       ++nRatio;
       fprintf(o, " %d | %.0f | %.1f | %.1f | %.2fx | %.2fx |\n", r->cudaKernels,
               r->nvrtcPtxBytes / 1024.0, r->nvrtcMs, r->nvrtcCpuMs, ratio, ratioK);
@@ -520,19 +800,24 @@ static void writeReport(FILE *o, const Row *rows, int n, const Nvrtc *nvrtc,
   if (nOk) {
     double med = median(perKernel, nOk);
     fprintf(o, "- fuser per kernel: median %.1f ms, worst %.1f ms (%.1f ms by CPU time) "
-               "(goal: at most 10 ms per kernel on this machine: %s)\n",
-            med, maxPerKernel, maxPerKernelCpu, maxPerKernel <= 10.0 ? "met" : "not met");
+               "(issue 20's goal: a median of at most 5 ms per kernel on this machine: %s, "
+               "%.1fx away)\n",
+            med, maxPerKernel, maxPerKernelCpu, med <= 5.0 ? "met" : "not met", med / 5.0);
   }
-  if (nRatio)
-    fprintf(o, "- NVRTC / fuser: geometric mean %.2fx per fusion (%.2fx by CPU time), %.2fx "
-               "per kernel, lowest %.2fx per kernel (goal: fuser at least 10x faster per "
-               "kernel: %s)\n",
-            exp(logRatio / nRatio), exp(logRatioCpu / nRatio), exp(logRatioK / nRatio),
-            minRatioK, minRatioK >= 10.0 ? "met" : "not met");
+  if (nRatio) {
+    double meanRatio = exp(logRatio / nRatio);
+    fprintf(o, "- NVRTC / fuser: geometric mean %.2fx per fusion (%.2fx by CPU time), lowest "
+               "%.2fx per fusion; %.2fx per kernel, lowest %.2fx per kernel (issue 20's goal: "
+               "a geometric mean of at least 10x per fusion and no example below 5x: %s)\n",
+            meanRatio, exp(logRatioCpu / nRatio), minRatio, exp(logRatioK / nRatio), minRatioK,
+            meanRatio >= 10.0 && minRatio >= 5.0 ? "met" : "not met");
+  }
   else
     fprintf(o, "- NVRTC / fuser ratio: not measured (no NVRTC)\n");
   free(perKernel);
   writeBreakdown(o, rows, n);
+  writeLoadable(o, rows, n);
+  writeCache(o, rows, n);
   if (!forFile)
     return;
   fprintf(o, "\n## Method\n\n"
@@ -562,20 +847,44 @@ static void writeReport(FILE *o, const Row *rows, int n, const Nvrtc *nvrtc,
              "figure when they disagree.\n"
              "- *PTX KB*: the size of the PTX produced; fuser's persistent normalizations "
              "unroll whole rows into registers, and LLVM's time grows with that code.\n"
-             "- Goals (issues 3 and 8): at most 10 ms per kernel on these 2-core machines; "
-             "fuser at least 10x faster than NVRTC per kernel.\n"
+             "- Goals (issue 20): at most 5 ms per kernel (median) on these 2-core "
+             "machines; fuser at least 10x faster than NVRTC per fusion (geometric mean), "
+             "no example below 5x. (Issues 3 and 8 asked 10 ms and 10x per kernel.) "
+             "Tables before 2026-12-06 were measured on an AMD EPYC of the same kind, "
+             "where NVRTC took 7-70%% longer and fuser about as long; compare within one "
+             "table.\n"
              "- *Where fuser's time goes*: *parse* is `fuserParseSourceString` alone; the "
              "other columns are the steps `fuserCompile` reports "
              "(`fuserCompileResultGetTimingMs`, docs/compile-speed.md) for the compile-only "
              "runs: its stages in wall time, and inside *ptx* LLVM's three steps in thread "
              "time summed over the kernels it compiles in parallel (so they can exceed "
              "*ptx*). *LLVM share*: LLVM's thread time over all the work (the stages but "
-             "*ptx*, plus LLVM's thread time).\n");
+             "*ptx*, plus LLVM's thread time).\n"
+             "- *Time to loadable code*: what a GPU runs without the driver's JIT. *fuser to "
+             "PTX and cubin*: the source-to-PTX run above with "
+             "`fuserCompileOptionsSetCubin` (nvJitLink, the toolkit's in-process ptxas, "
+             "-arch=sm_90, one job per fusion); *NVRTC to cubin*: the same NVRTC calls with "
+             "`--gpu-architecture=sm_90` and `nvrtcGetCUBIN` (NVRTC runs ptxas in "
+             "process), as nvFuser does where the driver takes the chip's cubin. Without "
+             "a cubin the driver JIT-compiles the PTX at its first load on each machine "
+             "without a JIT cache; both sides pay that alike.\n"
+             "- *The compile cache* (docs/compile-cache.md), each in a fresh directory: "
+             "*memory hit*: `fuserCompile` of a module compiled before in the process "
+             "(print, hash, lookup, copy); *directory hit, in process*: the same after "
+             "`fuserCompileCacheClearMemory` (read, checksum, copy); *corrupt entry*: one "
+             "byte of the entry's payload changed before each run: found by the "
+             "checksum, compiled again, stored again; *new process*: this program exec'ed "
+             "to parse and compile the example once (process start, loading libMLIR and "
+             "LLVM, parse, then a directory hit, or a compile without the cache), median "
+             "of up to 9. A result that is not what its column says (a hit where a "
+             "compile was due, or the reverse) fails the column.\n");
 }
 
 /*===-- main ---------------------------------------------------------------===*/
 
 int main(int argc, char **argv) {
+  if (argc == 4 && !strcmp(argv[1], "--cache-probe"))
+    return cacheProbe(argv[2], argv[3]);
   const char *examples = "examples", *cuda = "bench/cuda", *out = NULL, *nvrtcPath = NULL;
   const char *only[64];
   int numOnly = 0, runs = 21;
