@@ -259,6 +259,29 @@ func.func @reduce_unit_dims(%x: tensor<64x1x128xf32>, %d: tensor<?x1x128xbf16>, 
 
 // -----
 
+// With keepdim, reduced dims of static size 1 beside others drop out of the
+// dims: a mean over [0, 2, 3] of [1, C, 1, W] is a row reduction over W
+// (one normalization kernel, not a column statistic and a second kernel).
+// Without keepdim they stay: dropping them would leave them in the result,
+// and the reshape that removes them would split a normalization that
+// broadcasts the statistic back. A dynamic dim stays: it may not be 1.
+// CHECK-LABEL: func.func @reduce_some_unit_dims
+// CHECK-DAG: %[[M:.*]] = fuser.mean %arg0 dims = [3] keepdim = true : tensor<1x64x1x1024xf32> -> tensor<1x64x1x1xf32>
+// CHECK-DAG: %[[X:.*]] = fuser.max %arg1 dims = [1] keepdim = true : tensor<8x128x1xbf16> -> tensor<8x1x1xbf16>
+// CHECK-DAG: %[[S:.*]] = fuser.sum %arg0 dims = [0, 3] : tensor<1x64x1x1024xf32> -> tensor<64x1xf32>
+// CHECK-DAG: %[[D:.*]] = fuser.sum %arg2 dims = [0] keepdim = true : tensor<?x1x16xf32> -> tensor<1x1x16xf32>
+// CHECK: return %[[M]], %[[X]], %[[S]], %[[D]]
+func.func @reduce_some_unit_dims(%x: tensor<1x64x1x1024xf32>, %y: tensor<8x128x1xbf16>, %z: tensor<?x1x16xf32>)
+    -> (tensor<1x64x1x1xf32>, tensor<8x1x1xbf16>, tensor<64x1xf32>, tensor<1x1x16xf32>) {
+  %m = fuser.mean %x dims = [0, 2, 3] keepdim = true : tensor<1x64x1x1024xf32> -> tensor<1x64x1x1xf32>
+  %mx = fuser.max %y dims = [1, 2] keepdim = true : tensor<8x128x1xbf16> -> tensor<8x1x1xbf16>
+  %s = fuser.sum %x dims = [0, 3] : tensor<1x64x1x1024xf32> -> tensor<64x1xf32>
+  %d = fuser.sum %z dims = [0, 1] keepdim = true : tensor<?x1x16xf32> -> tensor<1x1x16xf32>
+  return %m, %mx, %s, %d : tensor<1x64x1x1xf32>, tensor<8x1x1xbf16>, tensor<64x1xf32>, tensor<1x1x16xf32>
+}
+
+// -----
+
 // A static extent folds to a constant of the result type; a dynamic one stays.
 // CHECK-LABEL: func.func @size_folds
 // CHECK-DAG: %[[F:.*]] = fuser.constant 1.280000e+02 : tensor<bf16>

@@ -90,7 +90,16 @@ def _torch_norm(lay, x, w, b, c, groups):
     if lay.norm == "batch_norm":
         y = F.batch_norm(xn, None, None, w, b, training=True, eps=EPS)
     elif lay.norm == "instance_norm":
-        y = F.instance_norm(xn, None, None, w, b, use_input_stats=True, eps=EPS)
+        # instance_norm as PyTorch defines it, batch_norm over the (n, c)
+        # sets as channels of one sample: this PyTorch's (1.13)
+        # F.instance_norm backward is wrong for a batch of one whose
+        # gradient arrives channels-last (dx off by O(1) against autograd of
+        # the explicit formula), while its batch_norm is right.
+        n, c = xn.shape[0], xn.shape[1]
+        y = F.batch_norm(xn.reshape(1, n * c, *xn.shape[2:]), None, None,
+                         None if w is None else w.repeat(n),
+                         None if b is None else b.repeat(n),
+                         training=True, eps=EPS).reshape(xn.shape)
     else:
         y = F.group_norm(xn, groups, w, b, EPS)
     return y.permute(*lay.back)
@@ -359,8 +368,10 @@ def _backward_part(rng, norm, last, shape, groups, t, dynamic, nan=False):
 # (N, C, H, W), groups: odd sizes, a channel count that is not a multiple of
 # the vector width, a single sample, sets of one element, and one large
 # enough that batch_norm's sets (576 elements) split across blocks
+# (1, 6, 5, 7): a batch of one, whose batch_norm statistics are row
+# reductions once the size-1 batch dim drops out of them (one kernel).
 SHAPES = (((4, 6, 5, 7), 3, False), ((3, 5, 9, 11), 5, True), ((1, 8, 1, 1), 4, False),
-          ((2, 12, 4, 4), 4, True), ((4, 16, 12, 12), 8, False))
+          ((2, 12, 4, 4), 4, True), ((4, 16, 12, 12), 8, False), ((1, 6, 5, 7), 3, False))
 
 
 def _parts(norm, direction, t, name, rng_for):

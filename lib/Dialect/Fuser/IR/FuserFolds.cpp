@@ -427,11 +427,41 @@ struct ReductionOverUnitDims : OpRewritePattern<OpTy> {
     return success();
   }
 };
+
+/// A reduction over some dims of static size 1 and others reduces the same
+/// elements over the others alone: those size-1 dims move nothing and only
+/// hide the reduction's shape from the segmenter (a mean over [0, 2, 3] of
+/// a [1, C, 1, W] tensor is a row reduction over W, not a column reduction
+/// over three dims). Only with keepdim, whose result type stays the same:
+/// without it the size-1 dims would stay in the result, and the reshape
+/// that drops them, of a reduced value, would keep a normalization that
+/// uses it from being one kernel (a reshaped statistic broadcast back is
+/// not a normalization the segmenter accepts). The same elements in the
+/// same order: exact for every op and type.
+template <typename OpTy>
+struct ReductionDropUnitDims : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op, PatternRewriter &rewriter) const override {
+    if (!op.getKeepdim())
+      return rewriter.notifyMatchFailure(op, "the result drops the reduced dims");
+    RankedTensorType in = op.getInput().getType();
+    SmallVector<int64_t> kept;
+    for (int64_t d : op.getDims())
+      if (in.getDimSize(d) != 1)
+        kept.push_back(d);
+    if (kept.empty() || kept.size() == op.getDims().size())
+      return rewriter.notifyMatchFailure(op, "no reduced dim of static size 1 beside others");
+    llvm::sort(kept);
+    rewriter.replaceOpWithNewOp<OpTy>(op, op.getType(), op.getInput(),
+                                      rewriter.getDenseI64ArrayAttr(kept), op.getKeepdimAttr());
+    return success();
+  }
+};
 } // namespace
 
 #define FUSER_UNIT_REDUCTION_CANONICALIZER(Op)                                             \
   void Op::getCanonicalizationPatterns(RewritePatternSet &results, MLIRContext *context) { \
-    results.add<ReductionOverUnitDims<Op>>(context);                                       \
+    results.add<ReductionOverUnitDims<Op>, ReductionDropUnitDims<Op>>(context);            \
   }
 FUSER_UNIT_REDUCTION_CANONICALIZER(SumOp)
 FUSER_UNIT_REDUCTION_CANONICALIZER(ProdOp)
