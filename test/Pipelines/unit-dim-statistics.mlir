@@ -33,3 +33,21 @@ func.func @middle_unit_dim(%x: tensor<64x1x1024xbf16>) -> tensor<64x1x1024xbf16>
   %y = fuser.cast %d : tensor<64x1x1024xf32> to tensor<64x1x1024xbf16>
   return %y : tensor<64x1x1024xbf16>
 }
+
+// The same through var_mean, as test/oracle's norm family writes it.
+// CHECK-LABEL: fusion @var_mean_batch_of_one: 1 segment
+// CHECK-NEXT: segment 0: normalization
+func.func @var_mean_batch_of_one(%x: tensor<1x32x32x32xbf16>) -> (tensor<1x32x32x32xbf16>, tensor<32xf32>) {
+  %xf = fuser.cast %x : tensor<1x32x32x32xbf16> to tensor<1x32x32x32xf32>
+  %var, %mean = fuser.var_mean %xf dims = [0, 2, 3] correction = 0 keepdim = true : tensor<1x32x32x32xf32> -> tensor<1x32x1x1xf32>, tensor<1x32x1x1xf32>
+  %eps = fuser.constant 1.0e-5 : tensor<f32>
+  %ve = fuser.add %var, %eps : tensor<1x32x1x1xf32>, tensor<f32>
+  %rstd = fuser.rsqrt %ve : tensor<1x32x1x1xf32>
+  %mb = fuser.broadcast %mean dims = [0, 1, 2, 3] : tensor<1x32x1x1xf32> -> tensor<1x32x32x32xf32>
+  %rb = fuser.broadcast %rstd dims = [0, 1, 2, 3] : tensor<1x32x1x1xf32> -> tensor<1x32x32x32xf32>
+  %zc = fuser.sub %xf, %mb : tensor<1x32x32x32xf32>
+  %zh = fuser.mul %zc, %rb : tensor<1x32x32x32xf32>
+  %y = fuser.cast %zh : tensor<1x32x32x32xf32> to tensor<1x32x32x32xbf16>
+  %m = fuser.reshape %mean : tensor<1x32x1x1xf32> -> tensor<32xf32>
+  return %y, %m : tensor<1x32x32x32xbf16>, tensor<32xf32>
+}

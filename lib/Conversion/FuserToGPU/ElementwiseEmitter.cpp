@@ -23,6 +23,7 @@
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::fuser;
@@ -93,7 +94,81 @@ struct Emitter {
   Value div(Value x, Value y) { return arith::DivFOp::create(b, loc, x, y); }
   Value fabs(Value x) { return LLVM::FAbsOp::create(b, loc, x); }
   Value floor(Value x) { return LLVM::FFloorOp::create(b, loc, x); }
-  Value fmod(Value x, Value y) { return arith::RemFOp::create(b, loc, x, y); }
+  Value fmod(Value x, Value y) { return exactFmod(x, y); }
+
+  /// C's fmod of f32 or f64 (halves come widened), exact, as CUDA's fmodf
+  /// and so PyTorch's: |x| reduced by |y|, with x's sign. Not arith.remf,
+  /// which the GPU lowering turns into a call of libdevice's __nv_fmodf,
+  /// which fuser never links (the PTX would not load).
+  ///
+  /// In steps, each a handful of ops on every lane (no loop, so vector
+  /// lanes work alike): Y = |y| * 2^k with k the most that keeps r / Y
+  /// below 2^(p-3) (p: the significand's bits); q = trunc(r / Y), one too
+  /// large at worst (the quotient's rounding error is below 1/2 there, even
+  /// for a fast-math division); d = fma(-q, Y, r) is exact, a multiple of
+  /// Y's ulp in (-Y, Y); adding Y back to a negative d is exact too. A step
+  /// takes p - 3 bits off the exponents' difference, which is at most
+  /// emax - (the smallest subnormal's exponent): 15 steps for f32, 43 for
+  /// f64. Lanes already below |y| keep r.
+  Value exactFmod(Value x, Value y) {
+    Type t = x.getType();
+    auto ft = cast<FloatType>(elementOf(t));
+    unsigned width = ft.getWidth();
+    int p = ft.getFPMantissaWidth();                // 24, 53
+    int emax = width == 64 ? 1023 : 127, bias = emax;
+    int emin = 1 - emax;                            // the smallest normal's
+    int maxDiff = emax - (emin - (p - 1));          // 276, 2097
+    int bitsPerStep = p - 3;
+    int steps = (maxDiff + bitsPerStep - 1) / bitsPerStep + 1;
+    Type it = withElement(t, b.getIntegerType(width));
+    auto ci = [&](int64_t v) { return splatInt(it, v); };
+    auto bitsOf = [&](Value v) { return arith::BitcastOp::create(b, loc, it, v).getResult(); };
+    // floor(log2 v) of a finite v > 0 (a subnormal through v * 2^p).
+    Value smallest = splat(t, std::ldexp(1.0, emin)), twoP = splat(t, std::ldexp(1.0, p));
+    auto exponent = [&](Value v) {
+      Value sub = cmpf(arith::CmpFPredicate::OLT, v, smallest);
+      Value e = arith::ShRUIOp::create(b, loc, bitsOf(select(sub, mul(v, twoP), v)), ci(p - 1));
+      e = arith::SubIOp::create(b, loc, e, ci(bias));
+      return select(sub, arith::SubIOp::create(b, loc, e, ci(p)).getResult(), e);
+    };
+    // 2^k for 0 <= k <= emax.
+    auto pow2 = [&](Value k) {
+      Value bits = arith::ShLIOp::create(b, loc, arith::AddIOp::create(b, loc, k, ci(bias)),
+                                         ci(p - 1));
+      return arith::BitcastOp::create(b, loc, t, bits).getResult();
+    };
+    Value ax = fabs(x), ay = fabs(y), r = ax;
+    Value ey = exponent(ay);
+    for (int i = 0; i < steps; ++i) {
+      Value active = cmpf(arith::CmpFPredicate::OGE, r, ay);
+      Value e = arith::SubIOp::create(b, loc, exponent(r), ey);
+      Value k = arith::MaxSIOp::create(b, loc, arith::SubIOp::create(b, loc, e, ci(bitsPerStep)),
+                                       ci(0));
+      // Y = |y| * 2^k in exact factors of at most 2^emax (k reaches
+      // maxDiff - bitsPerStep: 255 for f32, 2047 for f64, just past two
+      // factors); Y <= r, so none overflows. (Lanes past the end hold any
+      // k; their Y is unused.)
+      Value Y = ay, rest = k;
+      for (int f = 0; f < 3; ++f) {
+        Value kf = arith::MinSIOp::create(b, loc, rest, ci(emax));
+        Y = mul(Y, pow2(kf));
+        rest = arith::SubIOp::create(b, loc, rest, kf);
+      }
+      Value q = LLVM::FTruncOp::create(b, loc, div(r, Y));
+      Value d = LLVM::FMAOp::create(b, loc, arith::NegFOp::create(b, loc, q), Y, r);
+      d = select(cmpf(arith::CmpFPredicate::OLT, d, zero(t)), add(d, Y), d);
+      r = select(active, d, r);
+    }
+    Value result = LLVM::CopySignOp::create(b, loc, r, x);
+    // NaN for y = 0, x infinite, or either NaN; x itself for an infinite y.
+    Value nan = arith::OrIOp::create(
+        b, loc, cmpf(arith::CmpFPredicate::UEQ, y, zero(t)),
+        arith::OrIOp::create(b, loc,
+                             cmpf(arith::CmpFPredicate::UEQ, ax,
+                                  splat(t, std::numeric_limits<double>::infinity())),
+                             cmpf(arith::CmpFPredicate::UNO, x, y)));
+    return select(nan, splat(t, std::numeric_limits<double>::quiet_NaN()), result);
+  }
   MathBuilder math() { return MathBuilder(b, loc, accuracy); }
 
   bool isBool(Value v) { return elementOf(v.getType()).isInteger(1); }

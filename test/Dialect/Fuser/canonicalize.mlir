@@ -270,14 +270,19 @@ func.func @reduce_unit_dims(%x: tensor<64x1x128xf32>, %d: tensor<?x1x128xbf16>, 
 // CHECK-DAG: %[[X:.*]] = fuser.max %arg1 dims = [1] keepdim = true : tensor<8x128x1xbf16> -> tensor<8x1x1xbf16>
 // CHECK-DAG: %[[S:.*]] = fuser.sum %arg0 dims = [0, 3] : tensor<1x64x1x1024xf32> -> tensor<64x1xf32>
 // CHECK-DAG: %[[D:.*]] = fuser.sum %arg2 dims = [0] keepdim = true : tensor<?x1x16xf32> -> tensor<1x1x16xf32>
-// CHECK: return %[[M]], %[[X]], %[[S]], %[[D]]
+// CHECK-DAG: %[[V:[a-z_0-9]+]], %[[VM:[a-z_0-9]+]] = fuser.var_mean %arg0 dims = [3] correction = 0 keepdim = true : tensor<1x64x1x1024xf32> -> tensor<1x64x1x1xf32>, tensor<1x64x1x1xf32>
+// CHECK-DAG: %[[W:[a-z_0-9]+]], %{{[a-z_0-9]+}} = fuser.var_mean %arg0 dims = [0, 3] : tensor<1x64x1x1024xf32> -> tensor<64x1xf32>, tensor<64x1xf32>
+// CHECK: return %[[M]], %[[X]], %[[S]], %[[D]], %[[V]], %[[VM]], %[[W]]
 func.func @reduce_some_unit_dims(%x: tensor<1x64x1x1024xf32>, %y: tensor<8x128x1xbf16>, %z: tensor<?x1x16xf32>)
-    -> (tensor<1x64x1x1xf32>, tensor<8x1x1xbf16>, tensor<64x1xf32>, tensor<1x1x16xf32>) {
+    -> (tensor<1x64x1x1xf32>, tensor<8x1x1xbf16>, tensor<64x1xf32>, tensor<1x1x16xf32>,
+        tensor<1x64x1x1xf32>, tensor<1x64x1x1xf32>, tensor<64x1xf32>) {
   %m = fuser.mean %x dims = [0, 2, 3] keepdim = true : tensor<1x64x1x1024xf32> -> tensor<1x64x1x1xf32>
   %mx = fuser.max %y dims = [1, 2] keepdim = true : tensor<8x128x1xbf16> -> tensor<8x1x1xbf16>
   %s = fuser.sum %x dims = [0, 3] : tensor<1x64x1x1024xf32> -> tensor<64x1xf32>
   %d = fuser.sum %z dims = [0, 1] keepdim = true : tensor<?x1x16xf32> -> tensor<1x1x16xf32>
-  return %m, %mx, %s, %d : tensor<1x64x1x1xf32>, tensor<8x1x1xbf16>, tensor<64x1xf32>, tensor<1x1x16xf32>
+  %v, %vm = fuser.var_mean %x dims = [0, 2, 3] correction = 0 keepdim = true : tensor<1x64x1x1024xf32> -> tensor<1x64x1x1xf32>, tensor<1x64x1x1xf32>
+  %w, %wm = fuser.var_mean %x dims = [0, 3] : tensor<1x64x1x1024xf32> -> tensor<64x1xf32>, tensor<64x1xf32>
+  return %m, %mx, %s, %d, %v, %vm, %w : tensor<1x64x1x1xf32>, tensor<8x1x1xbf16>, tensor<64x1xf32>, tensor<1x1x16xf32>, tensor<1x64x1x1xf32>, tensor<1x64x1x1xf32>, tensor<64x1xf32>
 }
 
 // -----

@@ -459,6 +459,35 @@ struct ReductionDropUnitDims : OpRewritePattern<OpTy> {
 };
 } // namespace
 
+namespace {
+/// var_mean's form of ReductionDropUnitDims: the same elements in the same
+/// order, so the same Welford steps, and the same count N for `N -
+/// correction`.
+struct VarMeanDropUnitDims : OpRewritePattern<VarMeanOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(VarMeanOp op, PatternRewriter &rewriter) const override {
+    if (!op.getKeepdim())
+      return rewriter.notifyMatchFailure(op, "the results drop the reduced dims");
+    RankedTensorType in = op.getInput().getType();
+    SmallVector<int64_t> kept;
+    for (int64_t d : op.getDims())
+      if (in.getDimSize(d) != 1)
+        kept.push_back(d);
+    if (kept.empty() || kept.size() == op.getDims().size())
+      return rewriter.notifyMatchFailure(op, "no reduced dim of static size 1 beside others");
+    llvm::sort(kept);
+    rewriter.replaceOpWithNewOp<VarMeanOp>(op, op.getVar().getType(), op.getMean().getType(),
+                                           op.getInput(), rewriter.getDenseI64ArrayAttr(kept),
+                                           op.getCorrectionAttr(), op.getKeepdimAttr());
+    return success();
+  }
+};
+} // namespace
+
+void VarMeanOp::getCanonicalizationPatterns(RewritePatternSet &results, MLIRContext *context) {
+  results.add<VarMeanDropUnitDims>(context);
+}
+
 #define FUSER_UNIT_REDUCTION_CANONICALIZER(Op)                                             \
   void Op::getCanonicalizationPatterns(RewritePatternSet &results, MLIRContext *context) { \
     results.add<ReductionOverUnitDims<Op>, ReductionDropUnitDims<Op>>(context);            \

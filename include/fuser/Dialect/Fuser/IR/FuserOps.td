@@ -499,6 +499,9 @@ def Fuser_VarMeanOp : Fuser_Op<"var_mean", [Pure]> {
     attr-dict `:` type($input) `->` type($var) `,` type($mean)
   }];
   let hasVerifier = 1;
+  // With keepdim, reduced dims of static size 1 beside others drop out of
+  // `dims` (as for the other reductions).
+  let hasCanonicalizer = 1;
   let builders = [
     OpBuilder<(ins "::mlir::Value":$input, "::llvm::ArrayRef<int64_t>":$dims,
                    "int64_t":$correction, CArg<"bool", "false">:$keepdim), [{
