@@ -22,6 +22,8 @@
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 
+#include <cctype>
+#include <cstring>
 #include <ctime>
 
 // The NVPTX target's registration functions (llvm/Config/Targets.def names
@@ -78,6 +80,25 @@ void runMiddleEnd(llvm::Module &module, llvm::TargetMachine &tm, llvm::Optimizat
 
 } // namespace
 
+/// The name of the first function `ptx` declares `.extern` (called, never
+/// defined: a libdevice `__nv_` or libm function), or "". fuser's kernels
+/// carry every function they call (the math library's rare paths are
+/// linkonce_odr copies), so any is a lowering that let a library call
+/// through: caught here, at every compile, rather than at a GPU's load.
+static std::string firstExternalFunction(StringRef ptx) {
+  size_t at = ptx.find(".extern .func");
+  if (at == StringRef::npos)
+    return "";
+  StringRef rest = ptx.drop_front(at + strlen(".extern .func")).ltrim();
+  // An optional return parameter list, then the name.
+  if (rest.starts_with("(")) {
+    size_t close = rest.find(')');
+    rest = close == StringRef::npos ? StringRef() : rest.drop_front(close + 1).ltrim();
+  }
+  StringRef name = rest.take_while([](char c) { return isalnum(c) || c == '_' || c == '$'; });
+  return name.empty() ? "(unnamed)" : name.str();
+}
+
 FailureOr<fuser::PtxCodegenResult> mlir::fuser::compileToPtx(gpu::GPUModuleOp module,
                                                              NVVM::NVVMTargetAttr target) {
   initializeNvptxOnce();
@@ -123,5 +144,11 @@ FailureOr<fuser::PtxCodegenResult> mlir::fuser::compileToPtx(gpu::GPUModuleOp mo
     codegen.run(*llvmModule);
   }
   result.backEndUs = threadMicros() - optimized;
+  if (std::string callee = firstExternalFunction(result.ptx); !callee.empty())
+    return module.emitError("internal error: the kernels call `")
+           << callee
+           << "`, which their PTX declares but does not define: fuser links no library "
+              "(libdevice, libm), so ptxas and the driver would refuse the module (a "
+              "lowering let a library call through)";
   return result;
 }

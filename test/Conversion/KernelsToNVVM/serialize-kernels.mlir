@@ -68,3 +68,22 @@ module attributes {gpu.container_module} {
   gpu.module @untargeted {
   }
 }
+
+// -----
+
+// A call of a function the module only declares (libdevice's, which fuser
+// never links) is an internal error at compile time, not a module that
+// ptxas and the driver refuse on a GPU.
+// expected-error @below {{compiling the kernels to PTX failed}}
+module attributes {gpu.container_module} {
+  // expected-error @below {{internal error: the kernels call `__nv_fmodf`, which their PTX declares but does not define: fuser links no library (libdevice, libm)}}
+  gpu.module @libdevice [#nvvm.target<chip = "sm_90", features = "+ptx78">] {
+    llvm.func @__nv_fmodf(f32, f32) -> f32
+    llvm.func @k(%p: !llvm.ptr) attributes {gpu.kernel, nvvm.kernel} {
+      %v = llvm.load %p : !llvm.ptr -> f32
+      %r = llvm.call @__nv_fmodf(%v, %v) : (f32, f32) -> f32
+      llvm.store %r, %p : f32, !llvm.ptr
+      llvm.return
+    }
+  }
+}
