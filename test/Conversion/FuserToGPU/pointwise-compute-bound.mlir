@@ -69,3 +69,20 @@ func.func @light(%x: tensor<1000xf32>) -> tensor<1000xf32> {
   %v14 = fuser.sin %v13 : tensor<1000xf32>
   return %v14 : tensor<1000xf32>
 }
+
+// One float fmod is an exact fmod's 15 steps (ElementwiseEmitter.cpp):
+// estimated at 512 alone, one lane; an integer fmod is one instruction's
+// work, and keeps its lanes.
+// CHECK-LABEL: gpu.func @float_fmod_0
+// CHECK-NOT: vector<
+// CHECK-LABEL: gpu.func @int_fmod_0
+// CHECK: llvm.load {{.*}} -> vector<4xi32>
+func.func @float_fmod(%x: tensor<1000xf32>, %y: tensor<1000xf32>) -> tensor<1000xf32> {
+  %0 = fuser.fmod %x, %y : tensor<1000xf32>
+  return %0 : tensor<1000xf32>
+}
+
+func.func @int_fmod(%x: tensor<1000xi32>, %y: tensor<1000xi32>) -> tensor<1000xi32> {
+  %0 = fuser.fmod %x, %y : tensor<1000xi32>
+  return %0 : tensor<1000xi32>
+}
