@@ -146,8 +146,8 @@ struct Emitter {
                                        ci(0));
       // Y = |y| * 2^k in exact factors of at most 2^emax (k reaches
       // maxDiff - bitsPerStep: 255 for f32, 2047 for f64, just past two
-      // factors); Y <= r, so none overflows. (Lanes past the end hold any
-      // k; their Y is unused.)
+      // factors); Y <= r, so none overflows. (Lanes already below |y|
+      // may hold any k; their Y is unused.)
       Value Y = ay, rest = k;
       for (int f = 0; f < 3; ++f) {
         Value kf = arith::MinSIOp::create(b, loc, rest, ci(emax));

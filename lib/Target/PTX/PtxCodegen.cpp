@@ -13,6 +13,7 @@
 
 #include "mlir/Target/LLVMIR/Export.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
@@ -22,8 +23,6 @@
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 
-#include <cctype>
-#include <cstring>
 #include <ctime>
 
 // The NVPTX target's registration functions (llvm/Config/Targets.def names
@@ -86,16 +85,17 @@ void runMiddleEnd(llvm::Module &module, llvm::TargetMachine &tm, llvm::Optimizat
 /// linkonce_odr copies), so any is a lowering that let a library call
 /// through: caught here, at every compile, rather than at a GPU's load.
 static std::string firstExternalFunction(StringRef ptx) {
-  size_t at = ptx.find(".extern .func");
+  constexpr StringLiteral kExtern = ".extern .func";
+  size_t at = ptx.find(kExtern);
   if (at == StringRef::npos)
     return "";
-  StringRef rest = ptx.drop_front(at + strlen(".extern .func")).ltrim();
+  StringRef rest = ptx.drop_front(at + kExtern.size()).ltrim();
   // An optional return parameter list, then the name.
   if (rest.starts_with("(")) {
     size_t close = rest.find(')');
     rest = close == StringRef::npos ? StringRef() : rest.drop_front(close + 1).ltrim();
   }
-  StringRef name = rest.take_while([](char c) { return isalnum(c) || c == '_' || c == '$'; });
+  StringRef name = rest.take_while([](char c) { return llvm::isAlnum(c) || c == '_' || c == '$'; });
   return name.empty() ? "(unnamed)" : name.str();
 }
 

@@ -438,46 +438,49 @@ struct ReductionOverUnitDims : OpRewritePattern<OpTy> {
 /// uses it from being one kernel (a reshaped statistic broadcast back is
 /// not a normalization the segmenter accepts). The same elements in the
 /// same order: exact for every op and type.
+/// The dims of a keepdim reduction `op` (a sum ... all, or var_mean) left
+/// once its reduced dims of static size 1 drop out, sorted; none when it
+/// drops nothing, drops them all (ReductionOverUnitDims' case), or has no
+/// keepdim.
+template <typename OpTy>
+static std::optional<SmallVector<int64_t>> dimsWithoutUnitDims(OpTy op) {
+  if (!op.getKeepdim())
+    return std::nullopt;
+  RankedTensorType in = op.getInput().getType();
+  SmallVector<int64_t> kept;
+  for (int64_t d : op.getDims())
+    if (in.getDimSize(d) != 1)
+      kept.push_back(d);
+  if (kept.empty() || kept.size() == op.getDims().size())
+    return std::nullopt;
+  llvm::sort(kept);
+  return kept;
+}
+
 template <typename OpTy>
 struct ReductionDropUnitDims : OpRewritePattern<OpTy> {
   using OpRewritePattern<OpTy>::OpRewritePattern;
   LogicalResult matchAndRewrite(OpTy op, PatternRewriter &rewriter) const override {
-    if (!op.getKeepdim())
-      return rewriter.notifyMatchFailure(op, "the result drops the reduced dims");
-    RankedTensorType in = op.getInput().getType();
-    SmallVector<int64_t> kept;
-    for (int64_t d : op.getDims())
-      if (in.getDimSize(d) != 1)
-        kept.push_back(d);
-    if (kept.empty() || kept.size() == op.getDims().size())
-      return rewriter.notifyMatchFailure(op, "no reduced dim of static size 1 beside others");
-    llvm::sort(kept);
+    std::optional<SmallVector<int64_t>> kept = dimsWithoutUnitDims(op);
+    if (!kept)
+      return rewriter.notifyMatchFailure(op, "no keepdim reduced dim of size 1 beside others");
     rewriter.replaceOpWithNewOp<OpTy>(op, op.getType(), op.getInput(),
-                                      rewriter.getDenseI64ArrayAttr(kept), op.getKeepdimAttr());
+                                      rewriter.getDenseI64ArrayAttr(*kept), op.getKeepdimAttr());
     return success();
   }
 };
-} // namespace
 
-namespace {
 /// var_mean's form of ReductionDropUnitDims: the same elements in the same
 /// order, so the same Welford steps, and the same count N for `N -
 /// correction`.
 struct VarMeanDropUnitDims : OpRewritePattern<VarMeanOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(VarMeanOp op, PatternRewriter &rewriter) const override {
-    if (!op.getKeepdim())
-      return rewriter.notifyMatchFailure(op, "the results drop the reduced dims");
-    RankedTensorType in = op.getInput().getType();
-    SmallVector<int64_t> kept;
-    for (int64_t d : op.getDims())
-      if (in.getDimSize(d) != 1)
-        kept.push_back(d);
-    if (kept.empty() || kept.size() == op.getDims().size())
-      return rewriter.notifyMatchFailure(op, "no reduced dim of static size 1 beside others");
-    llvm::sort(kept);
+    std::optional<SmallVector<int64_t>> kept = dimsWithoutUnitDims(op);
+    if (!kept)
+      return rewriter.notifyMatchFailure(op, "no keepdim reduced dim of size 1 beside others");
     rewriter.replaceOpWithNewOp<VarMeanOp>(op, op.getVar().getType(), op.getMean().getType(),
-                                           op.getInput(), rewriter.getDenseI64ArrayAttr(kept),
+                                           op.getInput(), rewriter.getDenseI64ArrayAttr(*kept),
                                            op.getCorrectionAttr(), op.getKeepdimAttr());
     return success();
   }
