@@ -391,9 +391,23 @@ FailureOr<GroupInfo> mlir::fuser::classifyGroup(ArrayRef<Operation *> group,
     return s == ArrayRef(outer) || s == ArrayRef(outerKeep);
   };
   auto isS = [&](Value v) { return ArrayRef(shapes.shape(v)) == ArrayRef(info.space); };
-  auto isR = [&](Value v) {
+  // A reduced-shape value may also add or drop dims of static size 1 (a
+  // keepdim=false statistic whose size-1 dims were reduced too, reshaped):
+  // its elements are the same rows in the same order.
+  auto withoutUnitDims = [](ArrayRef<AffineExpr> shape) {
+    SmallVector<AffineExpr> out;
+    for (AffineExpr e : shape)
+      if (ShapeAnalysis::constantValue(e) != 1)
+        out.push_back(e);
+    return out;
+  };
+  SmallVector<AffineExpr> reducedCore = withoutUnitDims(reduced);
+  auto isExactR = [&](Value v) {
     ArrayRef<AffineExpr> s = shapes.shape(v);
     return s == ArrayRef(reduced) || s == ArrayRef(reducedKeep);
+  };
+  auto isR = [&](Value v) {
+    return isExactR(v) || withoutUnitDims(shapes.shape(v)) == reducedCore;
   };
   bool sAfterReduction = false;
   for (Operation *op : group) {
@@ -471,11 +485,26 @@ FailureOr<GroupInfo> mlir::fuser::classifyGroup(ArrayRef<Operation *> group,
           if (dependsOnReduction.contains(src) && isR(src)) {
             ArrayRef<int64_t> dims = b.getDims();
             bool keepForm = b.getInput().getType().getRank() == (int64_t)rank;
-            SmallVector<int64_t> expected;
-            for (unsigned d = 0; d < rank; ++d)
-              if (keepForm || !llvm::is_contained(info.reducedDims, (int64_t)d))
-                expected.push_back(d);
-            if (ArrayRef(expected) != dims) {
+            SmallVector<int64_t> expected, got;
+            if (isExactR(src)) {
+              for (unsigned d = 0; d < rank; ++d)
+                if (keepForm || !llvm::is_contained(info.reducedDims, (int64_t)d))
+                  expected.push_back(d);
+              got.assign(dims.begin(), dims.end());
+            } else {
+              // Another arrangement of size-1 dims: its other dims map to
+              // the kept dims not of size 1, and its size-1 dims expand
+              // anywhere else (a reduced dim or one of size 1).
+              for (unsigned d = 0; d < rank; ++d)
+                if (!llvm::is_contained(info.reducedDims, (int64_t)d) &&
+                    ShapeAnalysis::constantValue(info.space[d]) != 1)
+                  expected.push_back(d);
+              ArrayRef<AffineExpr> from = shapes.shape(src);
+              for (auto [k, d] : llvm::enumerate(dims))
+                if (ShapeAnalysis::constantValue(from[k]) != 1)
+                  got.push_back(d);
+            }
+            if (ArrayRef(expected) != ArrayRef(got)) {
               fail(whyNot, "a reduced value broadcasts along other dims than the reduced ones");
               return failure();
             }

@@ -51,3 +51,35 @@ func.func @var_mean_batch_of_one(%x: tensor<1x32x32x32xbf16>) -> (tensor<1x32x32
   %m = fuser.reshape %mean : tensor<1x32x1x1xf32> -> tensor<32xf32>
   return %y, %m : tensor<1x32x32x32xbf16>, tensor<32xf32>
 }
+
+// keepdim=false, as nvFuser's batch_norm writes it: the statistic is [C],
+// rsqrt(var + eps) is computed on [C] and broadcast back. The reduction
+// keeps its size-1 dim, the reshape that drops it sinks below add and
+// rsqrt, and the broadcasts fold it away: one kernel, and the saved mean
+// is a reshape of its value.
+// CHECK-LABEL: fusion @batch_norm_keepdim_false: 1 segment
+// CHECK-NEXT: segment 0: normalization
+// CHECK-NEXT: result 1: a reshape of segment 0's value
+func.func @batch_norm_keepdim_false(%x: tensor<1x32x64x64xf32>) -> (tensor<1x32x64x64xf32>, tensor<32xf32>) {
+  %var, %mean = fuser.var_mean %x dims = [0, 2, 3] correction = 0 keepdim = false : tensor<1x32x64x64xf32> -> tensor<32xf32>, tensor<32xf32>
+  %eps = fuser.constant 1.0e-5 : tensor<f32>
+  %ve = fuser.add %var, %eps : tensor<32xf32>, tensor<f32>
+  %rstd = fuser.rsqrt %ve : tensor<32xf32>
+  %mb = fuser.broadcast %mean dims = [1] : tensor<32xf32> -> tensor<1x32x64x64xf32>
+  %rb = fuser.broadcast %rstd dims = [1] : tensor<32xf32> -> tensor<1x32x64x64xf32>
+  %zc = fuser.sub %x, %mb : tensor<1x32x64x64xf32>
+  %y = fuser.mul %zc, %rb : tensor<1x32x64x64xf32>
+  return %y, %mean : tensor<1x32x64x64xf32>, tensor<32xf32>
+}
+
+// The statistic reshaped to [1, C, 1, 1] and broadcast, as a PyTorch
+// decomposition writes it.
+// CHECK-LABEL: fusion @batch_norm_reshaped_statistic: 1 segment
+// CHECK-NEXT: segment 0: normalization
+func.func @batch_norm_reshaped_statistic(%x: tensor<1x32x64x64xf32>) -> tensor<1x32x64x64xf32> {
+  %var, %mean = fuser.var_mean %x dims = [0, 2, 3] correction = 0 keepdim = false : tensor<1x32x64x64xf32> -> tensor<32xf32>, tensor<32xf32>
+  %m4 = fuser.reshape %mean : tensor<32xf32> -> tensor<1x32x1x1xf32>
+  %mb = fuser.broadcast %m4 dims = [0, 1, 2, 3] : tensor<1x32x1x1xf32> -> tensor<1x32x64x64xf32>
+  %zc = fuser.sub %x, %mb : tensor<1x32x64x64xf32>
+  return %zc : tensor<1x32x64x64xf32>
+}

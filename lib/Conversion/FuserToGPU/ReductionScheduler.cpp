@@ -52,17 +52,40 @@ std::optional<Index> ReductionScheduler::viewIndex(Value operand, AffineExpr lin
 }
 
 /// A reduced-shape value's index: the kept dims, with 0 for the reduced ones
-/// when it keeps them.
+/// when it keeps them. A value with another arrangement of size-1 dims
+/// (GroupAnalysis accepts those as reduced-shape values too) takes the kept
+/// dims not of size 1 in order, and 0 on its size-1 dims.
 Index ReductionScheduler::rIndex(Value v) {
-  auto t = cast<RankedTensorType>(v.getType());
-  SmallVector<AffineExpr> e;
-  bool keep = (unsigned)t.getRank() == refRank;
-  for (unsigned k = 0; k < refRank; ++k) {
-    if (!dimClass[k])
-      e.push_back(getAffineDimExpr(k, ctx));
-    else if (keep)
-      e.push_back(getAffineConstantExpr(0, ctx));
+  ArrayRef<AffineExpr> shape = shapeOf(v);
+  bool keep = shape.size() == refRank;
+  bool exact = true;
+  unsigned j = 0;
+  for (unsigned k = 0; k < refRank && exact; ++k) {
+    if (keep)
+      exact = dimClass[k] ? ShapeAnalysis::constantValue(shape[k]) == 1 : shape[k] == refShape[k];
+    else if (!dimClass[k])
+      exact = j < shape.size() && shape[j++] == refShape[k];
   }
+  exact &= keep || j == shape.size();
+  SmallVector<AffineExpr> e;
+  if (exact) {
+    for (unsigned k = 0; k < refRank; ++k) {
+      if (!dimClass[k])
+        e.push_back(getAffineDimExpr(k, ctx));
+      else if (keep)
+        e.push_back(getAffineConstantExpr(0, ctx));
+    }
+    return Index{false, e};
+  }
+  SmallVector<AffineExpr> kept;
+  for (unsigned k = 0; k < refRank; ++k)
+    if (!dimClass[k] && ShapeAnalysis::constantValue(refShape[k]) != 1)
+      kept.push_back(getAffineDimExpr(k, ctx));
+  unsigned next = 0;
+  for (AffineExpr size : shape)
+    e.push_back(ShapeAnalysis::constantValue(size) == 1 || next == kept.size()
+                    ? getAffineConstantExpr(0, ctx)
+                    : kept[next++]);
   return Index{false, e};
 }
 

@@ -238,13 +238,15 @@ func.func @shapes(%x: tensor<4xf32>, %y: tensor<2x3x4xf32>)
 
 // Reductions over dims that all have static size 1 are reshapes (or the
 // input itself with keepdim); any/all of non-i1 inputs compare with zero
-// and stay, as does a reduction over a dim of another size.
+// and stay; a reduction over a dim of another size too reduces over that
+// dim alone.
 // CHECK-LABEL: func.func @reduce_unit_dims
 // CHECK-DAG: %[[S:.*]] = fuser.reshape %arg0 : tensor<64x1x128xf32> -> tensor<64x128xf32>
 // CHECK-DAG: %[[N:.*]] = fuser.reshape %arg1 : tensor<?x1x128xbf16> -> tensor<?x128xbf16>
 // CHECK-DAG: %[[A:.*]] = fuser.reshape %arg2 : tensor<4x1xi1> -> tensor<4xi1>
 // CHECK-DAG: %[[C:.*]] = fuser.any %arg3 dims = [1]
-// CHECK-DAG: %[[T:.*]] = fuser.sum %arg0 dims = [1, 2]
+// CHECK-DAG: %[[T1:.*]] = fuser.sum %arg0 dims = [2] : tensor<64x1x128xf32> -> tensor<64x1xf32>
+// CHECK-DAG: %[[T:.*]] = fuser.reshape %[[T1]] : tensor<64x1xf32> -> tensor<64xf32>
 // CHECK: return %[[S]], %arg0, %[[N]], %[[A]], %[[C]], %[[T]]
 func.func @reduce_unit_dims(%x: tensor<64x1x128xf32>, %d: tensor<?x1x128xbf16>, %b: tensor<4x1xi1>, %i: tensor<4x1xi32>)
     -> (tensor<64x128xf32>, tensor<64x1x128xf32>, tensor<?x128xbf16>, tensor<4xi1>, tensor<4xi1>, tensor<64xf32>) {
@@ -262,16 +264,18 @@ func.func @reduce_unit_dims(%x: tensor<64x1x128xf32>, %d: tensor<?x1x128xbf16>, 
 // With keepdim, reduced dims of static size 1 beside others drop out of the
 // dims: a mean over [0, 2, 3] of [1, C, 1, W] is a row reduction over W
 // (one normalization kernel, not a column statistic and a second kernel).
-// Without keepdim they stay: dropping them would leave them in the result,
-// and the reshape that removes them would split a normalization that
-// broadcasts the statistic back. A dynamic dim stays: it may not be 1.
+// Without keepdim the size-1 dims stay in the new result and a reshape
+// drops them (it sinks toward a broadcast, which folds it away). A dynamic
+// dim stays: it may not be 1.
 // CHECK-LABEL: func.func @reduce_some_unit_dims
 // CHECK-DAG: %[[M:.*]] = fuser.mean %arg0 dims = [3] keepdim = true : tensor<1x64x1x1024xf32> -> tensor<1x64x1x1xf32>
 // CHECK-DAG: %[[X:.*]] = fuser.max %arg1 dims = [1] keepdim = true : tensor<8x128x1xbf16> -> tensor<8x1x1xbf16>
-// CHECK-DAG: %[[S:.*]] = fuser.sum %arg0 dims = [0, 3] : tensor<1x64x1x1024xf32> -> tensor<64x1xf32>
+// CHECK-DAG: %[[S1:.*]] = fuser.sum %arg0 dims = [3] : tensor<1x64x1x1024xf32> -> tensor<1x64x1xf32>
+// CHECK-DAG: %[[S:.*]] = fuser.reshape %[[S1]] : tensor<1x64x1xf32> -> tensor<64x1xf32>
 // CHECK-DAG: %[[D:.*]] = fuser.sum %arg2 dims = [0] keepdim = true : tensor<?x1x16xf32> -> tensor<1x1x16xf32>
 // CHECK-DAG: %[[V:[a-z_0-9]+]], %[[VM:[a-z_0-9]+]] = fuser.var_mean %arg0 dims = [3] correction = 0 keepdim = true : tensor<1x64x1x1024xf32> -> tensor<1x64x1x1xf32>, tensor<1x64x1x1xf32>
-// CHECK-DAG: %[[W:[a-z_0-9]+]], %{{[a-z_0-9]+}} = fuser.var_mean %arg0 dims = [0, 3] : tensor<1x64x1x1024xf32> -> tensor<64x1xf32>, tensor<64x1xf32>
+// CHECK-DAG: %[[W1:[a-z_0-9]+]], %{{[a-z_0-9]+}} = fuser.var_mean %arg0 dims = [3] : tensor<1x64x1x1024xf32> -> tensor<1x64x1xf32>, tensor<1x64x1xf32>
+// CHECK-DAG: %[[W:.*]] = fuser.reshape %[[W1]] : tensor<1x64x1xf32> -> tensor<64x1xf32>
 // CHECK: return %[[M]], %[[X]], %[[S]], %[[D]], %[[V]], %[[VM]], %[[W]]
 func.func @reduce_some_unit_dims(%x: tensor<1x64x1x1024xf32>, %y: tensor<8x128x1xbf16>, %z: tensor<?x1x16xf32>)
     -> (tensor<1x64x1x1xf32>, tensor<8x1x1xbf16>, tensor<64x1xf32>, tensor<1x1x16xf32>,
@@ -283,6 +287,82 @@ func.func @reduce_some_unit_dims(%x: tensor<1x64x1x1024xf32>, %y: tensor<8x128x1
   %v, %vm = fuser.var_mean %x dims = [0, 2, 3] correction = 0 keepdim = true : tensor<1x64x1x1024xf32> -> tensor<1x64x1x1xf32>, tensor<1x64x1x1xf32>
   %w, %wm = fuser.var_mean %x dims = [0, 3] : tensor<1x64x1x1024xf32> -> tensor<64x1xf32>, tensor<64x1xf32>
   return %m, %mx, %s, %d, %v, %vm, %w : tensor<1x64x1x1xf32>, tensor<8x1x1xbf16>, tensor<64x1xf32>, tensor<1x1x16xf32>, tensor<1x64x1x1xf32>, tensor<1x64x1x1xf32>, tensor<64x1xf32>
+}
+
+// -----
+
+// A broadcast of a reshape that only adds or drops size-1 dims broadcasts
+// the reshape's operand; a size-1 dim takes the first free result dim. The
+// reshape stays where it has another use. Left alone: a reshape that moves
+// elements between dims, one whose size-1 dim finds no free result dim,
+// and one that refines a dynamic dim (its launch-time check stays).
+// CHECK-LABEL: func.func @broadcast_through_unit_reshape
+// CHECK-DAG: %[[A:.*]] = fuser.broadcast %arg0 dims = [1] : tensor<32xf32> -> tensor<8x32x4x4xf32>
+// CHECK-DAG: %[[B:.*]] = fuser.broadcast %arg1 dims = [0, 1] : tensor<1x32xf32> -> tensor<1x32x4x4xf32>
+// CHECK-DAG: %[[R:.*]] = fuser.reshape %arg1 : tensor<1x32xf32> -> tensor<32xf32>
+// CHECK-DAG: %[[C:.*]] = fuser.broadcast %[[R]] dims = [0] : tensor<32xf32> -> tensor<32x4xf32>
+// CHECK-DAG: %[[M:.*]] = fuser.reshape %arg2 : tensor<8x4xf32> -> tensor<32xf32>
+// CHECK-DAG: %[[D:.*]] = fuser.broadcast %[[M]] dims = [1] : tensor<32xf32> -> tensor<2x32xf32>
+// CHECK-DAG: %[[F:.*]] = fuser.reshape %arg3 {fuser.refines_shape} : tensor<?xf32> -> tensor<1x32xf32>
+// CHECK-DAG: %[[E:.*]] = fuser.broadcast %[[F]] dims = [0, 1] : tensor<1x32xf32> -> tensor<4x32xf32>
+// CHECK: return %[[A]], %[[B]], %[[C]], %[[R]], %[[D]], %[[E]]
+func.func @broadcast_through_unit_reshape(%a: tensor<32xf32>, %b: tensor<1x32xf32>, %m: tensor<8x4xf32>, %f: tensor<?xf32>)
+    -> (tensor<8x32x4x4xf32>, tensor<1x32x4x4xf32>, tensor<32x4xf32>, tensor<32xf32>, tensor<2x32xf32>, tensor<4x32xf32>) {
+  %a4 = fuser.reshape %a : tensor<32xf32> -> tensor<1x32x1x1xf32>
+  %0 = fuser.broadcast %a4 dims = [0, 1, 2, 3] : tensor<1x32x1x1xf32> -> tensor<8x32x4x4xf32>
+  %b1 = fuser.reshape %b : tensor<1x32xf32> -> tensor<32xf32>
+  %1 = fuser.broadcast %b1 dims = [1] : tensor<32xf32> -> tensor<1x32x4x4xf32>
+  %2 = fuser.broadcast %b1 dims = [0] : tensor<32xf32> -> tensor<32x4xf32>
+  %m1 = fuser.reshape %m : tensor<8x4xf32> -> tensor<32xf32>
+  %3 = fuser.broadcast %m1 dims = [1] : tensor<32xf32> -> tensor<2x32xf32>
+  %f1 = fuser.reshape %f {fuser.refines_shape} : tensor<?xf32> -> tensor<1x32xf32>
+  %4 = fuser.broadcast %f1 dims = [0, 1] : tensor<1x32xf32> -> tensor<4x32xf32>
+  return %0, %1, %2, %b1, %3, %4 : tensor<8x32x4x4xf32>, tensor<1x32x4x4xf32>, tensor<32x4xf32>, tensor<32xf32>, tensor<2x32xf32>, tensor<4x32xf32>
+}
+
+// -----
+
+// An elementwise op of unit-dim reshapes of one shape (and rank-0 scalars)
+// computes on the reshapes' operands and reshapes after: batch_norm's
+// rsqrt(var + eps) of a keepdim=false statistic at a batch of one reaches
+// its broadcast, which folds the reshape away. An operand of the result's
+// shape that is not such a reshape keeps the op where it is.
+// CHECK-LABEL: func.func @sink_unit_reshape
+// CHECK: %[[E:.*]] = fuser.constant 9.99999974E-6 : tensor<f32>
+// CHECK: %[[V:[a-z_0-9]+]], %[[M:[a-z_0-9]+]] = fuser.var_mean %arg0 dims = [2, 3] correction = 0 : tensor<1x32x8x8xf32> -> tensor<1x32xf32>, tensor<1x32xf32>
+// CHECK-DAG: %[[ME:.*]] = fuser.reshape %[[M]] : tensor<1x32xf32> -> tensor<32xf32>
+// CHECK-DAG: %[[VE:.*]] = fuser.add %[[V]], %[[E]] : tensor<1x32xf32>, tensor<f32>
+// CHECK-DAG: %[[R:.*]] = fuser.rsqrt %[[VE]] : tensor<1x32xf32>
+// CHECK-DAG: %[[RB:.*]] = fuser.broadcast %[[R]] dims = [0, 1] : tensor<1x32xf32> -> tensor<1x32x8x8xf32>
+// CHECK-DAG: %[[MB:.*]] = fuser.broadcast %[[M]] dims = [0, 1] : tensor<1x32xf32> -> tensor<1x32x8x8xf32>
+// CHECK-DAG: %[[W:.*]] = fuser.mul %[[ME]], %arg1 : tensor<32xf32>
+// CHECK: return %{{.*}}, %[[ME]], %[[W]]
+func.func @sink_unit_reshape(%x: tensor<1x32x8x8xf32>, %w: tensor<32xf32>) -> (tensor<1x32x8x8xf32>, tensor<32xf32>, tensor<32xf32>) {
+  %var, %mean = fuser.var_mean %x dims = [0, 2, 3] correction = 0 keepdim = false : tensor<1x32x8x8xf32> -> tensor<32xf32>, tensor<32xf32>
+  %eps = fuser.constant 1.0e-5 : tensor<f32>
+  %ve = fuser.add %var, %eps : tensor<32xf32>, tensor<f32>
+  %rstd = fuser.rsqrt %ve : tensor<32xf32>
+  %mb = fuser.broadcast %mean dims = [1] : tensor<32xf32> -> tensor<1x32x8x8xf32>
+  %rb = fuser.broadcast %rstd dims = [1] : tensor<32xf32> -> tensor<1x32x8x8xf32>
+  %zc = fuser.sub %x, %mb : tensor<1x32x8x8xf32>
+  %y = fuser.mul %zc, %rb : tensor<1x32x8x8xf32>
+  %mw = fuser.mul %mean, %w : tensor<32xf32>
+  return %y, %mean, %mw : tensor<1x32x8x8xf32>, tensor<32xf32>, tensor<32xf32>
+}
+
+// -----
+
+// A reshape to rank 0 stays where it is: a rank-0 operand is already a
+// scalar to an elementwise op (taken for one, the sinking never ended).
+// CHECK-LABEL: func.func @rank0_reshape_stays
+// CHECK: %[[R:.*]] = fuser.reshape %arg0 : tensor<1xf32> -> tensor<f32>
+// CHECK: %[[E:.*]] = fuser.exp %[[R]] : tensor<f32>
+// CHECK: fuser.add %[[E]], %arg1 : tensor<f32>
+func.func @rank0_reshape_stays(%x: tensor<1xf32>, %s: tensor<f32>) -> tensor<f32> {
+  %r = fuser.reshape %x : tensor<1xf32> -> tensor<f32>
+  %e = fuser.exp %r : tensor<f32>
+  %a = fuser.add %e, %s : tensor<f32>
+  return %a : tensor<f32>
 }
 
 // -----

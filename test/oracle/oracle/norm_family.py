@@ -192,7 +192,11 @@ def _with_infs(a, t):
     return from_f64(f, t)
 
 
-def _forward_part(rng, norm, last, shape, groups, t, dynamic, nan=False, inf=False):
+def _forward_part(rng, norm, last, shape, groups, t, dynamic, nan=False, inf=False,
+                  keepdim=True):
+    """keepdim=False: the statistics as nvFuser's own batch_norm and
+    group_norm write them, reduced to the stats shape, rsqrt(var + eps) taken
+    there and broadcast back along the kept dims."""
     n, c, h, w = shape
     lay = _Layout(norm, last, n, c, h, w, groups)
     ty = _Text(lay, dynamic, t)
@@ -205,7 +209,8 @@ def _forward_part(rng, norm, last, shape, groups, t, dynamic, nan=False, inf=Fal
     bt = from_f64(rng.standard_normal((c,)), t)
     pb = PartBuilder("%s forward %s %s %s%s%s" % (norm, "NHWC" if last else "NCHW",
                                                  "x".join(map(str, lay.x)), t,
-                                                 " dynamic" if dynamic else "",
+                                                 (" dynamic" if dynamic else "") +
+                                                 ("" if keepdim else " keepdim=false"),
                                                  ", a NaN in x" if nan else
                                                  ", +inf and -inf in x" if inf else ""))
     pb.arg("x", x, t, ty.dx)
@@ -215,13 +220,16 @@ def _forward_part(rng, norm, last, shape, groups, t, dynamic, nan=False, inf=Fal
     rz = len(lay.z)
     L("%%xf = fuser.cast %%x : %s to %s" % (ty.x(), ty.x("f32")))
     _to_z(L, lay, ty, "xf", "z")
-    L("%%var, %%mean = fuser.var_mean %%z dims = [%s] correction = 0 keepdim = true : %s -> %s, %s"
-      % (", ".join(map(str, lay.reduce)), ty.z(), ty.zs(), ty.zs()))
+    ts = ty.zs() if keepdim else ty.stats()
+    bdims = (_rank_dims(rz) if keepdim else
+             ", ".join(str(d) for d in range(rz) if d not in lay.reduce))
+    L("%%var, %%mean = fuser.var_mean %%z dims = [%s] correction = 0 keepdim = %s : %s -> %s, %s"
+      % (", ".join(map(str, lay.reduce)), "true" if keepdim else "false", ty.z(), ts, ts))
     L("%eps = fuser.constant 1.0e-5 : tensor<f32>")
-    L("%%ve = fuser.add %%var, %%eps : %s, tensor<f32>" % ty.zs())
-    L("%%rstd = fuser.rsqrt %%ve : %s" % ty.zs())
-    L("%%mb = fuser.broadcast %%mean dims = [%s] : %s -> %s" % (_rank_dims(rz), ty.zs(), ty.z()))
-    L("%%rb = fuser.broadcast %%rstd dims = [%s] : %s -> %s" % (_rank_dims(rz), ty.zs(), ty.z()))
+    L("%%ve = fuser.add %%var, %%eps : %s, tensor<f32>" % ts)
+    L("%%rstd = fuser.rsqrt %%ve : %s" % ts)
+    L("%%mb = fuser.broadcast %%mean dims = [%s] : %s -> %s" % (bdims, ts, ty.z()))
+    L("%%rb = fuser.broadcast %%rstd dims = [%s] : %s -> %s" % (bdims, ts, ty.z()))
     L("%%zc = fuser.sub %%z, %%mb : %s" % ty.z())
     L("%%zh = fuser.mul %%zc, %%rb : %s" % ty.z())
     _from_z(L, lay, ty, "zh", "xh")
@@ -233,8 +241,8 @@ def _forward_part(rng, norm, last, shape, groups, t, dynamic, nan=False, inf=Fal
     L("%%y1 = fuser.add %%y0, %%bb : %s" % ty.x("f32"))
     L("%%0 = fuser.cast %%y1 : %s to %s" % (ty.x("f32"), ty.x()))
     if not inf:
-        L("%%1 = fuser.reshape %%mean : %s -> %s" % (ty.zs(), ty.stats()))
-    L("%%2 = fuser.reshape %%rstd : %s -> %s" % (ty.zs(), ty.stats()))
+        L("%%1 = fuser.reshape %%mean : %s -> %s" % (ts, ty.stats()))
+    L("%%2 = fuser.reshape %%rstd : %s -> %s" % (ts, ty.stats()))
 
     x64, w64, b64 = (torch.from_numpy(to_f64(a, t)) for a in (x, wt, bt))
     y = _torch_norm(lay, x64, w64, b64, c, groups)
@@ -285,7 +293,8 @@ def _backward_part(rng, norm, last, shape, groups, t, dynamic, nan=False):
 
     pb = PartBuilder("%s backward %s %s %s%s%s" % (norm, "NHWC" if last else "NCHW",
                                                   "x".join(map(str, lay.x)), t,
-                                                  " dynamic" if dynamic else "",
+                                                  (" dynamic" if dynamic else "") +
+                                                 ("" if keepdim else " keepdim=false"),
                                                   ", a NaN in dy" if nan else ""))
     pb.arg("x", x, t, ty.dx)
     pb.arg("dy", dy, t, ty.dx)
@@ -381,11 +390,17 @@ def _parts(norm, direction, t, name, rng_for):
     for last in (False, True):
         # (f32 on two shapes: the bf16 ones check the same kernels, with
         # the cast; the suite must stay well inside ctest's 300 s)
-        for shape, groups, dyn in SHAPES if t == "bf16" else SHAPES[1::3]:
+        # (forward: every other shape takes its statistics keepdim=false)
+        for i, (shape, groups, dyn) in enumerate(SHAPES):
+            if t != "bf16" and i % 3 != 1:
+                continue
             n, c, h, w = shape
             if norm != "group_norm" and (h * w if norm == "instance_norm" else n * h * w) == 1:
                 continue  # PyTorch refuses one value per set in training
-            parts.append(make(rng, norm, last, shape, groups, t, dyn))
+            if direction == "forward":
+                parts.append(make(rng, norm, last, shape, groups, t, dyn, keepdim=i % 2 == 0))
+            else:
+                parts.append(make(rng, norm, last, shape, groups, t, dyn))
         if t == "bf16":
             # NaN propagates through its set's statistics to the set, and
             # through the column sums to its channel's dw and db, and

@@ -186,9 +186,14 @@ def _value_parts(op, t, name, rng_for, computed_i1=False):
         ("empty 4x0 dims [1]", (4, 0), [1], False, None, None),
         ("empty 0x5 dims [0] keepdim", (0, 5), [0], True, None, None),
         ("size-1 dim 9x1 dims [1]", (9, 1), [1], False, None, None),
+        # a size-1 dim beside others (it drops out: a row reduction over
+        # the others, its result reshaped; a column one)
+        ("1x5x37 dims [0, 2]", (1, 5, 37), [0, 2], False, None, 1),
+        ("37x1x5 dims [1, 0]", (37, 1, 5), [1, 0], False, None, 2),
+        ("1x6x1x33 dims [0, 2, 3] keepdim", (1, 6, 1, 33), [0, 2, 3], True, None, 1),
     ]
     if t not in FULL_TYPES:
-        specs = [specs[i] for i in (0, 1, 4, 6, 7, 9)]   # inner, outer, all, 5-D, empty, size 1
+        specs = [specs[i] for i in (0, 1, 4, 6, 7, 9, 10, 11)]  # inner, outer, all, 5-D, empty, size 1
     for label, shape, dims, keepdim, dyn, raxis in specs:
         if raxis is None:
             x = values.random(t, shape, rng, "wide" if not is_float(t) else "normal") \

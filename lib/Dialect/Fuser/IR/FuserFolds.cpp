@@ -10,6 +10,7 @@
 
 #include "fuser/Dialect/Fuser/IR/FuserOps.h"
 #include "fuser/Dialect/Fuser/IR/FuserAttrNames.h"
+#include "fuser/Dialect/Fuser/IR/ElementwiseOps.h"
 
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
@@ -325,6 +326,68 @@ OpFoldResult SizeOp::fold(FoldAdaptor) {
   return IntegerAttr::get(t, APInt(t.getIntOrFloatBitWidth(), extent, /*isSigned=*/true));
 }
 
+/// The dims of `t` that are not of static size 1.
+static SmallVector<int64_t> dimsNotStaticOne(RankedTensorType t) {
+  SmallVector<int64_t> dims;
+  for (int64_t d = 0; d < t.getRank(); ++d)
+    if (t.getDimSize(d) != 1)
+      dims.push_back(d);
+  return dims;
+}
+
+/// True when `reshape` only adds or drops dims of static size 1: every
+/// element keeps its place among the other dims, so a reshape of the
+/// reshape's operand is index arithmetic on one side or the other. A
+/// reshape that refines a dynamic dim to a static size is not: its
+/// launch-time check must stay.
+static bool isUnitDimReshape(ReshapeOp reshape) {
+  if (reshape->hasAttr(kRefinesShapeAttr))
+    return false;
+  RankedTensorType from = reshape.getInput().getType();
+  RankedTensorType to = reshape.getType();
+  SmallVector<int64_t> fromDims = dimsNotStaticOne(from), toDims = dimsNotStaticOne(to);
+  if (fromDims.size() != toDims.size())
+    return false;
+  for (auto [f, t] : llvm::zip(fromDims, toDims)) {
+    int64_t fs = from.getDimSize(f), ts = to.getDimSize(t);
+    // Two dynamic dims are the same dim only when each side has one dim
+    // that is not 1: [?, ?] -> [?, ?] may move elements between them.
+    bool same = ShapedType::isDynamic(fs) ? ShapedType::isDynamic(ts) && fromDims.size() == 1
+                                          : fs == ts;
+    if (!same)
+      return false;
+  }
+  return true;
+}
+
+/// The broadcast dims for the operand of `reshape`, a unit-dim reshape
+/// (above), when `dims` are the broadcast's dims for the reshape's result:
+/// each dim not of size 1 keeps its result dim, and each size-1 dim takes
+/// the first free result dim after the dim before it (a size-1 dim expands
+/// into any result dim). None when a size-1 dim finds no free result dim.
+static std::optional<SmallVector<int64_t>>
+broadcastDimsThroughUnitReshape(ReshapeOp reshape, ArrayRef<int64_t> dims, int64_t resultRank) {
+  if (!isUnitDimReshape(reshape))
+    return std::nullopt;
+  RankedTensorType from = reshape.getInput().getType();
+  SmallVector<int64_t> fromDims = dimsNotStaticOne(from),
+                       toDims = dimsNotStaticOne(reshape.getType());
+  SmallVector<int64_t> mapped;
+  int64_t next = 0; // the first result dim the next source dim may take
+  size_t kept = 0;  // how many of fromDims are placed
+  for (int64_t d = 0; d < from.getRank(); ++d) {
+    int64_t limit = kept < fromDims.size() ? dims[toDims[kept]] : resultRank;
+    int64_t r = next;
+    if (kept < fromDims.size() && fromDims[kept] == d)
+      r = dims[toDims[kept++]];
+    else if (r >= limit)
+      return std::nullopt; // no free result dim left before the next kept one
+    mapped.push_back(r);
+    next = r + 1;
+  }
+  return mapped;
+}
+
 OpFoldResult BroadcastOp::fold(FoldAdaptor adaptor) {
   if (getInput().getType() == getType())
     return getInput(); // equal ranks and strictly increasing dims: identity
@@ -337,6 +400,18 @@ OpFoldResult BroadcastOp::fold(FoldAdaptor adaptor) {
     getInputMutable().assign(inner.getInput());
     setDims(dims);
     return getResult();
+  }
+  // A broadcast of a reshape that only adds or drops size-1 dims broadcasts
+  // the reshape's operand: the segmenter then sees a statistic broadcast
+  // back (`mean.reshape(1, C, 1, 1)` or a keepdim=false mean is batch_norm's
+  // normalization) rather than a reshaped value.
+  if (auto reshape = getInput().getDefiningOp<ReshapeOp>()) {
+    if (std::optional<SmallVector<int64_t>> dims =
+            broadcastDimsThroughUnitReshape(reshape, getDims(), cast<RankedTensorType>(getType()).getRank())) {
+      getInputMutable().assign(reshape.getInput());
+      setDims(*dims);
+      return getResult();
+    }
   }
   return {};
 }
@@ -432,20 +507,27 @@ struct ReductionOverUnitDims : OpRewritePattern<OpTy> {
 /// elements over the others alone: those size-1 dims move nothing and only
 /// hide the reduction's shape from the segmenter (a mean over [0, 2, 3] of
 /// a [1, C, 1, W] tensor is a row reduction over W, not a column reduction
-/// over three dims). Only with keepdim, whose result type stays the same:
-/// without it the size-1 dims would stay in the result, and the reshape
-/// that drops them, of a reduced value, would keep a normalization that
-/// uses it from being one kernel (a reshaped statistic broadcast back is
-/// not a normalization the segmenter accepts). The same elements in the
-/// same order: exact for every op and type.
-/// The dims of a keepdim reduction `op` (a sum ... all, or var_mean) left
-/// once its reduced dims of static size 1 drop out, sorted; none when it
-/// drops nothing, drops them all (ReductionOverUnitDims' case), or has no
-/// keepdim.
+/// over three dims). With keepdim the result type stays the same; without
+/// it the size-1 dims stay in the new result and a reshape drops them,
+/// which the broadcast fold above looks through when the statistic is
+/// broadcast back. The same elements in the same order: exact for every op
+/// and type.
+/// The dims of a reduction `op` (a sum ... all, or var_mean) left once its
+/// reduced dims of static size 1 drop out, sorted; none when it drops
+/// nothing or drops them all (ReductionOverUnitDims' case).
+/// `in` without its `dims` (a keepdim=false reduction's result shape), of
+/// `like`'s element type and encoding.
+static RankedTensorType reducedType(RankedTensorType in, ArrayRef<int64_t> dims,
+                                    RankedTensorType like) {
+  SmallVector<int64_t> shape;
+  for (int64_t d = 0; d < in.getRank(); ++d)
+    if (!llvm::is_contained(dims, d))
+      shape.push_back(in.getDimSize(d));
+  return RankedTensorType::get(shape, like.getElementType(), like.getEncoding());
+}
+
 template <typename OpTy>
 static std::optional<SmallVector<int64_t>> dimsWithoutUnitDims(OpTy op) {
-  if (!op.getKeepdim())
-    return std::nullopt;
   RankedTensorType in = op.getInput().getType();
   SmallVector<int64_t> kept;
   for (int64_t d : op.getDims())
@@ -464,8 +546,17 @@ struct ReductionDropUnitDims : OpRewritePattern<OpTy> {
     std::optional<SmallVector<int64_t>> kept = dimsWithoutUnitDims(op);
     if (!kept)
       return rewriter.notifyMatchFailure(op, "no keepdim reduced dim of size 1 beside others");
-    rewriter.replaceOpWithNewOp<OpTy>(op, op.getType(), op.getInput(),
-                                      rewriter.getDenseI64ArrayAttr(*kept), op.getKeepdimAttr());
+    if (op.getKeepdim()) {
+      rewriter.replaceOpWithNewOp<OpTy>(op, op.getType(), op.getInput(),
+                                        rewriter.getDenseI64ArrayAttr(*kept), op.getKeepdimAttr());
+      return success();
+    }
+    auto out = cast<RankedTensorType>(op.getType());
+    RankedTensorType withUnitDims = reducedType(op.getInput().getType(), *kept, out);
+    Value reduced = rewriter.create<OpTy>(op.getLoc(), withUnitDims, op.getInput(),
+                                          rewriter.getDenseI64ArrayAttr(*kept),
+                                          op.getKeepdimAttr());
+    rewriter.replaceOpWithNewOp<ReshapeOp>(op, out, reduced);
     return success();
   }
 };
@@ -479,9 +570,22 @@ struct VarMeanDropUnitDims : OpRewritePattern<VarMeanOp> {
     std::optional<SmallVector<int64_t>> kept = dimsWithoutUnitDims(op);
     if (!kept)
       return rewriter.notifyMatchFailure(op, "no keepdim reduced dim of size 1 beside others");
-    rewriter.replaceOpWithNewOp<VarMeanOp>(op, op.getVar().getType(), op.getMean().getType(),
-                                           op.getInput(), rewriter.getDenseI64ArrayAttr(*kept),
-                                           op.getCorrectionAttr(), op.getKeepdimAttr());
+    if (op.getKeepdim()) {
+      rewriter.replaceOpWithNewOp<VarMeanOp>(op, op.getVar().getType(), op.getMean().getType(),
+                                             op.getInput(), rewriter.getDenseI64ArrayAttr(*kept),
+                                             op.getCorrectionAttr(), op.getKeepdimAttr());
+      return success();
+    }
+    auto varType = cast<RankedTensorType>(op.getVar().getType());
+    auto meanType = cast<RankedTensorType>(op.getMean().getType());
+    RankedTensorType in = op.getInput().getType();
+    auto reduced = rewriter.create<VarMeanOp>(
+        op.getLoc(), reducedType(in, *kept, varType), reducedType(in, *kept, meanType),
+        op.getInput(), rewriter.getDenseI64ArrayAttr(*kept), op.getCorrectionAttr(),
+        op.getKeepdimAttr());
+    Value var = rewriter.create<ReshapeOp>(op.getLoc(), varType, reduced.getVar());
+    Value mean = rewriter.create<ReshapeOp>(op.getLoc(), meanType, reduced.getMean());
+    rewriter.replaceOp(op, {var, mean});
     return success();
   }
 };
@@ -503,3 +607,58 @@ FUSER_UNIT_REDUCTION_CANONICALIZER(MeanOp)
 FUSER_UNIT_REDUCTION_CANONICALIZER(AnyOp)
 FUSER_UNIT_REDUCTION_CANONICALIZER(AllOp)
 #undef FUSER_UNIT_REDUCTION_CANONICALIZER
+
+//===----------------------------------------------------------------------===//
+// Unit-dim reshapes sink below elementwise ops
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// An elementwise op whose operands are unit-dim reshapes of values of one
+/// shape (or rank-0 scalars) computes on those values and reshapes once,
+/// after it. A keepdim=false statistic whose size-1 dims the reduction
+/// kept (ReductionDropUnitDims) thus reaches its broadcast, which folds the
+/// reshape away: batch_norm's `rsqrt(var + eps)` of a batch of one,
+/// broadcast back, stays one normalization kernel. Rooted at the reshape,
+/// so the canonicalizer tries it only where a reshape is; each step moves a
+/// reshape one op down, so it ends.
+struct SinkUnitDimReshape : OpRewritePattern<ReshapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReshapeOp reshape, PatternRewriter &rewriter) const override {
+    // (A reshape to rank 0 stays: a rank-0 operand is a scalar to every
+    // elementwise op already, and would be taken for one below.)
+    if (!isUnitDimReshape(reshape) || reshape.getType().getRank() == 0)
+      return rewriter.notifyMatchFailure(reshape, "not a reshape of size-1 dims alone");
+    RankedTensorType from = reshape.getInput().getType();
+    for (Operation *user : reshape->getUsers()) {
+      if (!isa<FUSER_ELEMENTWISE_OPS>(user) || user->getNumResults() != 1)
+        continue;
+      SmallVector<Value> operands;
+      for (Value operand : user->getOperands()) {
+        auto type = cast<RankedTensorType>(operand.getType());
+        auto other = operand.getDefiningOp<ReshapeOp>();
+        if (type.getRank() == 0)
+          operands.push_back(operand);
+        else if (other && isUnitDimReshape(other) &&
+                 other.getInput().getType().getShape() == from.getShape())
+          operands.push_back(other.getInput());
+        else
+          break;
+      }
+      if (operands.size() != user->getNumOperands())
+        continue;
+      auto out = cast<RankedTensorType>(user->getResult(0).getType());
+      Operation *moved = rewriter.clone(*user);
+      moved->setOperands(operands);
+      moved->getResult(0).setType(
+          RankedTensorType::get(from.getShape(), out.getElementType(), out.getEncoding()));
+      rewriter.replaceOpWithNewOp<ReshapeOp>(user, out, moved->getResult(0));
+      return success();
+    }
+    return rewriter.notifyMatchFailure(reshape, "no elementwise user of reshapes alone");
+  }
+};
+} // namespace
+
+void ReshapeOp::getCanonicalizationPatterns(RewritePatternSet &results, MLIRContext *context) {
+  results.add<SinkUnitDimReshape>(context);
+}

@@ -531,6 +531,7 @@ def Fuser_ReshapeOp : Fuser_Op<"reshape", [Pure]> {
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
   let hasVerifier = 1;
   let hasFolder = 1;
+  let hasCanonicalizer = 1;
 }
 
 def Fuser_PermuteOp : Fuser_Op<"permute", [Pure]> {
