@@ -367,6 +367,23 @@ func.func @rank0_reshape_stays(%x: tensor<1xf32>, %s: tensor<f32>) -> tensor<f32
 
 // -----
 
+// The sunk op is built at the op it replaces, where all its operands are
+// defined: %b comes after %a, the reshape the pattern starts from.
+// CHECK-LABEL: func.func @sink_after_later_operand
+// CHECK: %[[E:.*]] = fuser.exp %arg1 : tensor<1x8xf32>
+// CHECK: %[[S:.*]] = fuser.add %arg0, %[[E]] : tensor<1x8xf32>
+// CHECK: %[[R:.*]] = fuser.reshape %[[S]] : tensor<1x8xf32> -> tensor<8xf32>
+// CHECK: return %[[R]]
+func.func @sink_after_later_operand(%x: tensor<1x8xf32>, %y: tensor<1x8xf32>) -> tensor<8xf32> {
+  %a = fuser.reshape %x : tensor<1x8xf32> -> tensor<8xf32>
+  %e = fuser.exp %y : tensor<1x8xf32>
+  %b = fuser.reshape %e : tensor<1x8xf32> -> tensor<8xf32>
+  %s = fuser.add %a, %b : tensor<8xf32>
+  return %s : tensor<8xf32>
+}
+
+// -----
+
 // A static extent folds to a constant of the result type; a dynamic one stays.
 // CHECK-LABEL: func.func @size_folds
 // CHECK-DAG: %[[F:.*]] = fuser.constant 1.280000e+02 : tensor<bf16>

@@ -293,8 +293,7 @@ def _backward_part(rng, norm, last, shape, groups, t, dynamic, nan=False):
 
     pb = PartBuilder("%s backward %s %s %s%s%s" % (norm, "NHWC" if last else "NCHW",
                                                   "x".join(map(str, lay.x)), t,
-                                                  (" dynamic" if dynamic else "") +
-                                                 ("" if keepdim else " keepdim=false"),
+                                                  " dynamic" if dynamic else "",
                                                   ", a NaN in dy" if nan else ""))
     pb.arg("x", x, t, ty.dx)
     pb.arg("dy", dy, t, ty.dx)

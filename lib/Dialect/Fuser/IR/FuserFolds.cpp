@@ -647,6 +647,9 @@ struct SinkUnitDimReshape : OpRewritePattern<ReshapeOp> {
       if (operands.size() != user->getNumOperands())
         continue;
       auto out = cast<RankedTensorType>(user->getResult(0).getType());
+      // At the user, where its other operands are defined (the driver's
+      // insertion point is at the reshape, which may come before them).
+      rewriter.setInsertionPoint(user);
       Operation *moved = rewriter.clone(*user);
       moved->setOperands(operands);
       moved->getResult(0).setType(
