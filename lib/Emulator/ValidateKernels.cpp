@@ -25,6 +25,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Pass/Pass.h"
 
 #include "llvm/ADT/StringSet.h"
@@ -90,10 +91,35 @@ bool isHelperType(Type t) {
   return t.isF32() || t.isF64() || isa<IntegerType>(t);
 }
 
+/// The most times a loop in a helper may run (exact fmod's f64 steps: 43).
+constexpr int64_t kMaxHelperLoopTrips = 64;
+
+/// Whether `op`, an scf.for in a helper, runs a constant number of times,
+/// at most kMaxHelperLoopTrips, and holds no other loop: a helper's work
+/// stays bounded, as the emulator's work limit assumes.
+bool isBoundedHelperLoop(Operation *op) {
+  auto constant = [](Value v) -> std::optional<int64_t> {
+    APInt c;
+    if (matchPattern(v, m_ConstantInt(&c)))
+      return c.getSExtValue();
+    return std::nullopt;
+  };
+  std::optional<int64_t> lo = constant(op->getOperand(0)), hi = constant(op->getOperand(1)),
+                         step = constant(op->getOperand(2));
+  if (!lo || !hi || !step || *step <= 0)
+    return false;
+  int64_t trips = *hi > *lo ? (*hi - *lo + *step - 1) / *step : 0;
+  bool nested = false;
+  op->getRegion(0).walk([&](Operation *inner) { nested |= inner->getNumRegions() != 0; });
+  return trips <= kMaxHelperLoopTrips && !nested;
+}
+
 /// A function beside the kernels: the math library's out-of-line rare
-/// paths (MathExpansion.h), `func.func private @__fuser_...`. It computes
-/// on values only: one block of the value ops kernels may hold, no memory,
-/// no loops, no calls (so no recursion), no GPU ops.
+/// paths (MathExpansion.h) and exact fmod's steps (ElementwiseEmitter.cpp),
+/// `func.func private @__fuser_...`. It computes on values only: one block
+/// of the value ops kernels may hold, no memory, no calls (so no
+/// recursion), no GPU ops, and no control flow but `scf.for` loops, as
+/// kernels have.
 LogicalResult validateHelper(func::FuncOp f) {
   if (!f.isPrivate() || !f.getSymName().starts_with("__fuser_") || f.isExternal())
     return f.emitError("a gpu.module of a bundle holds gpu.func kernels and fuser's helper "
@@ -109,7 +135,14 @@ LogicalResult validateHelper(func::FuncOp f) {
   WalkResult r = f.getBody().walk([&](Operation *op) {
     bool memory = isa<LLVM::LoadOp, LLVM::StoreOp, LLVM::GEPOp, LLVM::FenceOp,
                       LLVM::AtomicRMWOp, memref::LoadOp, memref::StoreOp>(op);
-    bool control = op->getNumRegions() != 0 || isa<gpu::GPUDialect>(op->getDialect());
+    bool loop = op->getName().getStringRef() == "scf.for";
+    if (loop && !isBoundedHelperLoop(op)) {
+      op->emitError("a loop in a helper function runs a constant number of times, at most ")
+          << kMaxHelperLoopTrips << ", and holds no loop (a helper's work must stay "
+                                    "bounded for the CPU emulation's work limit)";
+      return WalkResult::interrupt();
+    }
+    bool control = (op->getNumRegions() != 0 && !loop) || isa<gpu::GPUDialect>(op->getDialect());
     if ((!isAllowedInKernel(op) && !isa<func::ReturnOp>(op)) || memory || control) {
       op->emitError("'") << op->getName()
                          << "' is not an op fuser emits in a helper function: the CPU "

@@ -120,14 +120,49 @@ gpu.module @recursive_helper_kernels {
 
 // -----
 
-// A loop in a helper would escape the emulator's work limit.
+// A loop in a helper runs a constant number of times, at most 64 (exact
+// fmod's steps): one whose trips are known only at run time, or more,
+// would escape the emulator's work limit.
 gpu.module @loop_helper_kernels {
+  func.func private @__fuser_h(%x: f32, %n: i32) -> f32 {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    // expected-error @+1 {{a loop in a helper function runs a constant number of times, at most 64, and holds no loop}}
+    %r = scf.for %i = %c0 to %n step %c1 iter_args(%a = %x) -> f32 : i32 {
+      scf.yield %a : f32
+    }
+    return %r : f32
+  }
+}
+
+// -----
+
+gpu.module @long_loop_helper_kernels {
   func.func private @__fuser_h(%x: f32) -> f32 {
     %c0 = arith.constant 0 : i32
     %c1 = arith.constant 1 : i32
-    // expected-error @+1 {{'scf.for' is not an op fuser emits in a helper function}}
-    %r = scf.for %i = %c0 to %c1 step %c1 iter_args(%a = %x) -> f32 : i32 {
+    %c65 = arith.constant 65 : i32
+    // expected-error @+1 {{a loop in a helper function runs a constant number of times, at most 64}}
+    %r = scf.for %i = %c0 to %c65 step %c1 iter_args(%a = %x) -> f32 : i32 {
       scf.yield %a : f32
+    }
+    return %r : f32
+  }
+}
+
+// -----
+
+gpu.module @nested_loop_helper_kernels {
+  func.func private @__fuser_h(%x: f32) -> f32 {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c8 = arith.constant 8 : i32
+    // expected-error @+1 {{a loop in a helper function runs a constant number of times, at most 64, and holds no loop}}
+    %r = scf.for %i = %c0 to %c8 step %c1 iter_args(%a = %x) -> f32 : i32 {
+      %s = scf.for %j = %c0 to %c8 step %c1 iter_args(%b = %a) -> f32 : i32 {
+        scf.yield %b : f32
+      }
+      scf.yield %s : f32
     }
     return %r : f32
   }

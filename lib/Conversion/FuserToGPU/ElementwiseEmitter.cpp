@@ -17,6 +17,8 @@
 #include "fuser/Math/MathExpansion.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -101,63 +103,61 @@ struct Emitter {
   /// which the GPU lowering turns into a call of libdevice's __nv_fmodf,
   /// which fuser never links (the PTX would not load).
   ///
-  /// In steps, each a handful of ops on every lane (no loop, so vector
-  /// lanes work alike): Y = |y| * 2^k with k the most that keeps r / Y
-  /// below 2^(p-3) (p: the significand's bits); q = trunc(r / Y), one too
+  /// In steps (fmodSteps): Y = |y| * 2^k with k the most that keeps r / Y
+  /// below 2^(p-2) (p: the significand's bits); q = trunc(r / Y), one too
   /// large at worst (the quotient's rounding error is below 1/2 there, even
   /// for a fast-math division); d = fma(-q, Y, r) is exact, a multiple of
   /// Y's ulp in (-Y, Y); adding Y back to a negative d is exact too. A step
   /// takes p - 3 bits off the exponents' difference, which is at most
   /// emax - (the smallest subnormal's exponent): 15 steps for f32, 43 for
   /// f64. Lanes already below |y| keep r.
+  ///
+  /// Where |x| / |y| < 2^(p-2) one step with k = 0 finishes: that step is
+  /// inline. A larger quotient (and an infinite x or a zero y, whose
+  /// result is NaN anyway) takes a branch, uniform for a vector, to a loop
+  /// of the steps in a function beside the kernels
+  /// (`__fuser_fmod_rare_f32(|x|, |y|)`, lane by lane), made once per
+  /// module as sin's rare path is (MathExpansion.h). Unrolled at every
+  /// fmod, the steps were about 450 instructions in f32 and 1,300 in f64.
+  /// Each lane goes through the same steps either way, so the bits are the
+  /// same.
   Value exactFmod(Value x, Value y) {
     Type t = x.getType();
     auto ft = cast<FloatType>(elementOf(t));
-    unsigned width = ft.getWidth();
-    int p = ft.getFPMantissaWidth();                // 24, 53
-    int emax = width == 64 ? 1023 : 127, bias = emax;
-    int emin = 1 - emax;                            // the smallest normal's
-    int maxDiff = emax - (emin - (p - 1));          // 276, 2097
-    int bitsPerStep = p - 3;
-    int steps = (maxDiff + bitsPerStep - 1) / bitsPerStep + 1;
-    Type it = withElement(t, b.getIntegerType(width));
-    auto ci = [&](int64_t v) { return splatInt(it, v); };
-    auto bitsOf = [&](Value v) { return arith::BitcastOp::create(b, loc, it, v).getResult(); };
-    // floor(log2 v) of a finite v > 0 (a subnormal through v * 2^p).
-    Value smallest = splat(t, std::ldexp(1.0, emin)), twoP = splat(t, std::ldexp(1.0, p));
-    auto exponent = [&](Value v) {
-      Value sub = cmpf(arith::CmpFPredicate::OLT, v, smallest);
-      Value e = arith::ShRUIOp::create(b, loc, bitsOf(select(sub, mul(v, twoP), v)), ci(p - 1));
-      e = arith::SubIOp::create(b, loc, e, ci(bias));
-      return select(sub, arith::SubIOp::create(b, loc, e, ci(p)).getResult(), e);
-    };
-    // 2^k for 0 <= k <= emax.
-    auto pow2 = [&](Value k) {
-      Value bits = arith::ShLIOp::create(b, loc, arith::AddIOp::create(b, loc, k, ci(bias)),
-                                         ci(p - 1));
-      return arith::BitcastOp::create(b, loc, t, bits).getResult();
-    };
+    FmodParams fp(ft);
     Value ax = fabs(x), ay = fabs(y), r = ax;
-    Value ey = exponent(ay);
-    for (int i = 0; i < steps; ++i) {
-      Value active = cmpf(arith::CmpFPredicate::OGE, r, ay);
-      Value e = arith::SubIOp::create(b, loc, exponent(r), ey);
-      Value k = arith::MaxSIOp::create(b, loc, arith::SubIOp::create(b, loc, e, ci(bitsPerStep)),
-                                       ci(0));
-      // Y = |y| * 2^k in exact factors of at most 2^emax (k reaches
-      // maxDiff - bitsPerStep: 255 for f32, 2047 for f64, just past two
-      // factors); Y <= r, so none overflows. (Lanes already below |y|
-      // may hold any k; their Y is unused.)
-      Value Y = ay, rest = k;
-      for (int f = 0; f < 3; ++f) {
-        Value kf = arith::MinSIOp::create(b, loc, rest, ci(emax));
-        Y = mul(Y, pow2(kf));
-        rest = arith::SubIOp::create(b, loc, rest, kf);
+    Value far = arith::AndIOp::create(
+        b, loc, cmpf(arith::CmpFPredicate::OGE, r, ay),
+        cmpi(arith::CmpIPredicate::sgt,
+             arith::SubIOp::create(b, loc, fmodExponent(r, fp), fmodExponent(ay, fp)),
+             splatInt(withElement(t, b.getIntegerType(fp.width)), fp.bitsPerStep)));
+    if (func::FuncOp rare = fmodRareFunction(ft, fp)) {
+      Value any = far;
+      if (isa<VectorType>(t))
+        any = vector::ReductionOp::create(b, loc, vector::CombiningKind::OR, far);
+      auto ifOp = scf::IfOp::create(b, loc, TypeRange{t}, any, /*withElseRegion=*/true);
+      {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+        Value v;
+        if (auto vt = dyn_cast<VectorType>(t)) {
+          SmallVector<Value> lanes;
+          for (int64_t i = 0; i < vt.getNumElements(); ++i) {
+            Value rl = vector::ExtractOp::create(b, loc, r, i);
+            Value yl = vector::ExtractOp::create(b, loc, ay, i);
+            lanes.push_back(func::CallOp::create(b, loc, rare, ValueRange{rl, yl}).getResult(0));
+          }
+          v = vector::FromElementsOp::create(b, loc, vt, lanes);
+        } else {
+          v = func::CallOp::create(b, loc, rare, ValueRange{r, ay}).getResult(0);
+        }
+        scf::YieldOp::create(b, loc, v);
+        b.setInsertionPointToStart(&ifOp.getElseRegion().front());
+        scf::YieldOp::create(b, loc, r);
       }
-      Value q = LLVM::FTruncOp::create(b, loc, div(r, Y));
-      Value d = LLVM::FMAOp::create(b, loc, arith::NegFOp::create(b, loc, q), Y, r);
-      d = select(cmpf(arith::CmpFPredicate::OLT, d, zero(t)), add(d, Y), d);
-      r = select(active, d, r);
+      r = fmodSteps(ifOp.getResult(0), ay, fp, 1, /*scaled=*/false);
+    } else {
+      r = fmodSteps(r, ay, fp, fp.steps, /*scaled=*/true); // not inside a module: inline
     }
     Value result = LLVM::CopySignOp::create(b, loc, r, x);
     // NaN for y = 0, x infinite, or either NaN; x itself for an infinite y.
@@ -168,6 +168,114 @@ struct Emitter {
                                   splat(t, std::numeric_limits<double>::infinity())),
                              cmpf(arith::CmpFPredicate::UNO, x, y)));
     return select(nan, splat(t, std::numeric_limits<double>::quiet_NaN()), result);
+  }
+
+  /// The constants of exactFmod's steps for f32 or f64.
+  struct FmodParams {
+    explicit FmodParams(FloatType ft)
+        : width(ft.getWidth()), p(ft.getFPMantissaWidth()), emax(width == 64 ? 1023 : 127),
+          emin(1 - emax), bitsPerStep(p - 3) {
+      int maxDiff = emax - (emin - (p - 1)); // 276, 2097
+      steps = (maxDiff + bitsPerStep - 1) / bitsPerStep + 1;
+    }
+    unsigned width;
+    int p;    // 24, 53
+    int emax; // and the bias
+    int emin; // the smallest normal's exponent
+    int bitsPerStep;
+    int steps;
+  };
+
+  /// floor(log2 v) of a finite v > 0 (a subnormal through v * 2^p), as an
+  /// integer of v's width.
+  Value fmodExponent(Value v, const FmodParams &fp) {
+    Type t = v.getType();
+    Type it = withElement(t, b.getIntegerType(fp.width));
+    auto ci = [&](int64_t c) { return splatInt(it, c); };
+    Value smallest = splat(t, std::ldexp(1.0, fp.emin)), twoP = splat(t, std::ldexp(1.0, fp.p));
+    Value sub = cmpf(arith::CmpFPredicate::OLT, v, smallest);
+    Value bits = arith::BitcastOp::create(b, loc, it, select(sub, mul(v, twoP), v));
+    Value e = arith::ShRUIOp::create(b, loc, bits, ci(fp.p - 1));
+    e = arith::SubIOp::create(b, loc, e, ci(fp.emax));
+    return select(sub, arith::SubIOp::create(b, loc, e, ci(fp.p)).getResult(), e);
+  }
+
+  /// `steps` of exactFmod's reduction of r >= 0 by ay = |y| > 0; each
+  /// scales |y| by 2^k where `scaled` (the inline step after the rare path
+  /// needs k = 0 alone).
+  Value fmodSteps(Value r, Value ay, const FmodParams &fp, int steps, bool scaled) {
+    Type t = r.getType();
+    Type it = withElement(t, b.getIntegerType(fp.width));
+    auto ci = [&](int64_t v) { return splatInt(it, v); };
+    // 2^k for 0 <= k <= emax.
+    auto pow2 = [&](Value k) {
+      Value bits = arith::ShLIOp::create(b, loc, arith::AddIOp::create(b, loc, k, ci(fp.emax)),
+                                         ci(fp.p - 1));
+      return arith::BitcastOp::create(b, loc, t, bits).getResult();
+    };
+    Value ey = fmodExponent(ay, fp);
+    for (int i = 0; i < steps; ++i) {
+      Value active = cmpf(arith::CmpFPredicate::OGE, r, ay);
+      Value e = arith::SubIOp::create(b, loc, fmodExponent(r, fp), ey);
+      Value k = arith::MaxSIOp::create(
+          b, loc, arith::SubIOp::create(b, loc, e, ci(fp.bitsPerStep)), ci(0));
+      // Y = |y| * 2^k in exact factors of at most 2^emax (k reaches
+      // maxDiff - bitsPerStep: 255 for f32, 2047 for f64, just past two
+      // factors); Y <= r, so none overflows. (Lanes already below |y|
+      // may hold any k; their Y is unused.)
+      Value Y = ay;
+      if (scaled) {
+        Value rest = k;
+        for (int f = 0; f < 3; ++f) {
+          Value kf = arith::MinSIOp::create(b, loc, rest, ci(fp.emax));
+          Y = mul(Y, pow2(kf));
+          rest = arith::SubIOp::create(b, loc, rest, kf);
+        }
+      }
+      Value q = LLVM::FTruncOp::create(b, loc, div(r, Y));
+      Value d = LLVM::FMAOp::create(b, loc, arith::NegFOp::create(b, loc, q), Y, r);
+      d = select(cmpf(arith::CmpFPredicate::OLT, d, zero(t)), add(d, Y), d);
+      r = select(active, d, r);
+    }
+    return r;
+  }
+
+  /// exactFmod's steps as a loop in a private function of the symbol table
+  /// around the insertion point (the kernel's gpu.module), made once per
+  /// type: `__fuser_fmod_rare_f32(r, ay) -> r`, scalar. Null where the
+  /// insertion point is not inside a function of a symbol table.
+  func::FuncOp fmodRareFunction(FloatType ft, const FmodParams &fp) {
+    Block *block = b.getInsertionBlock();
+    Operation *scope = block ? block->getParentOp() : nullptr;
+    Operation *table = scope ? SymbolTable::getNearestSymbolTable(scope) : nullptr;
+    if (!table || table == scope || table->getNumRegions() != 1 ||
+        !table->getRegion(0).hasOneBlock())
+      return nullptr;
+    std::string name = fp.width == 64 ? "__fuser_fmod_rare_f64" : "__fuser_fmod_rare_f32";
+    if (auto f = dyn_cast_or_null<func::FuncOp>(SymbolTable::lookupSymbolIn(table, name)))
+      return f;
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&table->getRegion(0).front());
+    auto f = func::FuncOp::create(b, loc, name, b.getFunctionType({ft, ft}, {ft}));
+    f.setPrivate();
+    // linkonce_odr, as sin's rare path (TrigErf.cpp says why).
+    f->setAttr("llvm.linkage", LLVM::LinkageAttr::get(b.getContext(), LLVM::Linkage::LinkonceODR));
+    Block *entry = f.addEntryBlock();
+    b.setInsertionPointToStart(entry);
+    // The steps as a loop of one step, `steps` times (a lane below |y|
+    // keeps r, so the same bits as the unrolled form), in one step's code.
+    // (i32 bounds: a helper holds numbers, not index values)
+    Value lo = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0));
+    Value hi = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(fp.steps));
+    Value one = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(1));
+    Value ay = entry->getArgument(1);
+    auto loop = scf::ForOp::create(b, loc, lo, hi, one, ValueRange{entry->getArgument(0)});
+    b.setInsertionPointToStart(loop.getBody());
+    scf::YieldOp::create(b, loc,
+                         fmodSteps(loop.getRegionIterArgs()[0], ay, fp, 1, /*scaled=*/true));
+    b.setInsertionPointAfter(loop);
+    func::ReturnOp::create(b, loc, loop.getResult(0));
+    return f;
   }
   MathBuilder math() { return MathBuilder(b, loc, accuracy); }
 

@@ -84,9 +84,10 @@ void PointwiseScheduler::emitUnit(Value linear, unsigned lanes,
 
 /// Instructions an element of `seg` takes, roughly: an expanded math
 /// function (MathBuilder: a polynomial, its range reduction and special
-/// cases) about 32, a division or square root about 8, a float fmod (fmod,
-/// remainder, floor division: ElementwiseEmitter's exactFmod, 15 exact
-/// steps for f32, 43 for f64) 512, anything else 1. An estimate to tell a
+/// cases) about 32, a float fmod (fmod, remainder, floor division:
+/// ElementwiseEmitter's exactFmod, one exact step inline and the others
+/// out of line, as sin's rare path) about 32 too, a division or square root
+/// about 8, anything else 1. An estimate to tell a
 /// memory-bound kernel from one compute-bound many times over, not a cost
 /// model.
 static int64_t estimatedInstructionsPerElement(const Segment &seg) {
@@ -101,10 +102,10 @@ static int64_t estimatedInstructionsPerElement(const Segment &seg) {
                        AsinhOp, AcoshOp, AtanhOp, GeluOp, SiluOp, PowOp, Atan2Op>(
                      [](auto) { return 32; })
                  .Case<RemainderOp, FmodOp>(
-                     [&](Operation *o) { return isFloat(o->getResult(0)) ? 512 : 8; })
+                     [&](Operation *o) { return isFloat(o->getResult(0)) ? 32 : 8; })
                  .Case<DivOp>([&](DivOp d) {
                    return isFloat(d.getResult()) && d.getRoundingMode() == RoundingMode::floor
-                              ? 512
+                              ? 32
                               : 8;
                  })
                  .Case<SqrtOp, RsqrtOp, ReciprocalOp>([](auto) { return 8; })

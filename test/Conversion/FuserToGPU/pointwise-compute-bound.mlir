@@ -70,16 +70,38 @@ func.func @light(%x: tensor<1000xf32>) -> tensor<1000xf32> {
   return %v14 : tensor<1000xf32>
 }
 
-// One float fmod is an exact fmod's 15 steps (ElementwiseEmitter.cpp):
-// estimated at 512 alone, one lane; an integer fmod is one instruction's
-// work, and keeps its lanes.
+// One float fmod is an exact fmod's one inline step, its other steps out
+// of line (ElementwiseEmitter.cpp): estimated at 32, it keeps its lanes,
+// as an integer fmod does; sixteen of them take one lane.
 // CHECK-LABEL: gpu.func @float_fmod_0
+// CHECK: llvm.load {{.*}} -> vector<4xf32>
+// CHECK-LABEL: gpu.func @float_fmods_0
 // CHECK-NOT: vector<
 // CHECK-LABEL: gpu.func @int_fmod_0
 // CHECK: llvm.load {{.*}} -> vector<4xi32>
 func.func @float_fmod(%x: tensor<1000xf32>, %y: tensor<1000xf32>) -> tensor<1000xf32> {
   %0 = fuser.fmod %x, %y : tensor<1000xf32>
   return %0 : tensor<1000xf32>
+}
+
+func.func @float_fmods(%f0: tensor<1000xf32>, %y: tensor<1000xf32>) -> tensor<1000xf32> {
+  %f1 = fuser.fmod %f0, %y : tensor<1000xf32>
+  %f2 = fuser.fmod %f1, %y : tensor<1000xf32>
+  %f3 = fuser.fmod %f2, %y : tensor<1000xf32>
+  %f4 = fuser.fmod %f3, %y : tensor<1000xf32>
+  %f5 = fuser.fmod %f4, %y : tensor<1000xf32>
+  %f6 = fuser.fmod %f5, %y : tensor<1000xf32>
+  %f7 = fuser.fmod %f6, %y : tensor<1000xf32>
+  %f8 = fuser.fmod %f7, %y : tensor<1000xf32>
+  %f9 = fuser.fmod %f8, %y : tensor<1000xf32>
+  %f10 = fuser.fmod %f9, %y : tensor<1000xf32>
+  %f11 = fuser.fmod %f10, %y : tensor<1000xf32>
+  %f12 = fuser.fmod %f11, %y : tensor<1000xf32>
+  %f13 = fuser.fmod %f12, %y : tensor<1000xf32>
+  %f14 = fuser.fmod %f13, %y : tensor<1000xf32>
+  %f15 = fuser.fmod %f14, %y : tensor<1000xf32>
+  %f16 = fuser.fmod %f15, %y : tensor<1000xf32>
+  return %f16 : tensor<1000xf32>
 }
 
 func.func @int_fmod(%x: tensor<1000xi32>, %y: tensor<1000xi32>) -> tensor<1000xi32> {
