@@ -9,6 +9,7 @@
 
 #include "MathInternal.h"
 #include "fuser/Math/MathExpansion.h"
+#include "fuser/Math/RareHelper.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -285,11 +286,11 @@ static Value isHuge(Emitter &e, Value x) {
                                e.c(105615.0));
 }
 
-/// The rare path as a private function of the symbol table around the
-/// insertion point (the kernel's gpu.module), made once per function, type
-/// and table: `__fuser_sin_rare_f32(x) -> sin(x)`, scalar (a vector calls
-/// it lane by lane). Null where the insertion point is not inside a
-/// function of a symbol table; the caller then inlines the path.
+/// The rare path as a helper beside the kernels (RareHelper.h), made once
+/// per function, type and module: `__fuser_sin_rare_f32(x) -> sin(x)`,
+/// scalar (a vector calls it lane by lane). Null where the insertion point
+/// is not inside a function of a symbol table; the caller then inlines the
+/// path.
 ///
 /// Why a function: the rare path is about 600 instructions a vector (the
 /// Payne-Hanek reduction is select chains over the bits of 2/pi), and
@@ -298,33 +299,14 @@ static Value isHuge(Emitter &e, Value x) {
 /// Whether a function called only once is inlined is LLVM's inliner's call
 /// (fuser-serialize-kernels marks the others noinline).
 static func::FuncOp fastSinOrCosRareFunction(Emitter &e, bool cosine) {
-  Block *block = e.b.getInsertionBlock();
-  Operation *scope = block ? block->getParentOp() : nullptr;
-  Operation *table = scope ? SymbolTable::getNearestSymbolTable(scope) : nullptr;
-  if (!table || table == scope || table->getNumRegions() != 1 ||
-      !table->getRegion(0).hasOneBlock())
-    return nullptr;
-  std::string name = cosine ? "__fuser_cos_rare_f32" : "__fuser_sin_rare_f32";
   Type f32 = getElementTypeOrSelf(e.ty);
-  if (auto f = dyn_cast_or_null<func::FuncOp>(SymbolTable::lookupSymbolIn(table, name)))
-    return f;
-  OpBuilder b = OpBuilder::atBlockBegin(&table->getRegion(0).front());
-  auto f = func::FuncOp::create(b, e.loc, name, b.getFunctionType({f32}, {f32}));
-  f.setPrivate();
-  // linkonce_odr: LLVM drops the function where every call was inlined, as
-  // it would an internal one, but it is not local. For a local function
-  // NVPTX scans every use of it at every call it lowers (to raise the
-  // parameters' alignment), which is quadratic in the calls: 11% of a
-  // 1000-sin fusion's compile.
-  f->setAttr("llvm.linkage", LLVM::LinkageAttr::get(b.getContext(),
-                                                    LLVM::Linkage::LinkonceODR));
-  Block *entry = f.addEntryBlock();
-  b.setInsertionPointToStart(entry);
-  Emitter fe(b, e.loc, f32);
-  Value x = entry->getArgument(0);
-  func::ReturnOp::create(b, e.loc,
-                         fastSinOrCosRare(fe, x, isHuge(fe, x), cosine));
-  return f;
+  return getOrCreateRareHelper(
+      e.b, e.loc, cosine ? "__fuser_cos_rare_f32" : "__fuser_sin_rare_f32",
+      e.b.getFunctionType({f32}, {f32}), [&](OpBuilder &b, Block &entry) {
+        Emitter fe(b, e.loc, f32);
+        Value x = entry.getArgument(0);
+        return SmallVector<Value>{fastSinOrCosRare(fe, x, isHuge(fe, x), cosine)};
+      });
 }
 
 /// Cody-Waite for |x| <= 105615.  Beyond, and for inf and NaN, a branch
@@ -344,20 +326,10 @@ Value mathx::fastSinOrCos(Emitter &e, Value x, bool cosine) {
   {
     e.b.setInsertionPointToStart(&ifOp.getThenRegion().front());
     Value v;
-    if (!rare) {
+    if (!rare)
       v = fastSinOrCosRare(e, x, huge, cosine);
-    } else if (auto vt = dyn_cast<VectorType>(x.getType())) {
-      // Lane by lane through the scalar function: its registers, not a
-      // whole vector's, count against the kernel's.
-      SmallVector<Value> lanes;
-      for (int64_t i = 0; i < vt.getNumElements(); ++i) {
-        Value lane = vector::ExtractOp::create(e.b, e.loc, x, i);
-        lanes.push_back(func::CallOp::create(e.b, e.loc, rare, ValueRange{lane}).getResult(0));
-      }
-      v = vector::FromElementsOp::create(e.b, e.loc, vt, lanes);
-    } else {
-      v = func::CallOp::create(e.b, e.loc, rare, ValueRange{x}).getResult(0);
-    }
+    else
+      v = callLaneByLane(e.b, e.loc, rare, ValueRange{x});
     scf::YieldOp::create(e.b, e.loc, v);
   }
   {

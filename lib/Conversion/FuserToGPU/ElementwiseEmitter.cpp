@@ -15,6 +15,7 @@
 #include "fuser/Dialect/Fuser/IR/FuserOps.h"
 #include "fuser/Math/Float8.h"
 #include "fuser/Math/MathExpansion.h"
+#include "fuser/Math/RareHelper.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -117,7 +118,7 @@ struct Emitter {
   /// result is NaN anyway) takes a branch, uniform for a vector, to a loop
   /// of the steps in a function beside the kernels
   /// (`__fuser_fmod_rare_f32(|x|, |y|)`, lane by lane), made once per
-  /// module as sin's rare path is (MathExpansion.h). Unrolled at every
+  /// module as sin's rare path is (RareHelper.h). Unrolled at every
   /// fmod, the steps were about 450 instructions in f32 and 1,300 in f64.
   /// Each lane goes through the same steps either way, so the bits are the
   /// same.
@@ -139,19 +140,7 @@ struct Emitter {
       {
         OpBuilder::InsertionGuard guard(b);
         b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-        Value v;
-        if (auto vt = dyn_cast<VectorType>(t)) {
-          SmallVector<Value> lanes;
-          for (int64_t i = 0; i < vt.getNumElements(); ++i) {
-            Value rl = vector::ExtractOp::create(b, loc, r, i);
-            Value yl = vector::ExtractOp::create(b, loc, ay, i);
-            lanes.push_back(func::CallOp::create(b, loc, rare, ValueRange{rl, yl}).getResult(0));
-          }
-          v = vector::FromElementsOp::create(b, loc, vt, lanes);
-        } else {
-          v = func::CallOp::create(b, loc, rare, ValueRange{r, ay}).getResult(0);
-        }
-        scf::YieldOp::create(b, loc, v);
+        scf::YieldOp::create(b, loc, callLaneByLane(b, loc, rare, ValueRange{r, ay}));
         b.setInsertionPointToStart(&ifOp.getElseRegion().front());
         scf::YieldOp::create(b, loc, r);
       }
@@ -213,18 +202,18 @@ struct Emitter {
                                          ci(fp.p - 1));
       return arith::BitcastOp::create(b, loc, t, bits).getResult();
     };
-    Value ey = fmodExponent(ay, fp);
+    Value ey = scaled ? fmodExponent(ay, fp) : Value();
     for (int i = 0; i < steps; ++i) {
       Value active = cmpf(arith::CmpFPredicate::OGE, r, ay);
-      Value e = arith::SubIOp::create(b, loc, fmodExponent(r, fp), ey);
-      Value k = arith::MaxSIOp::create(
-          b, loc, arith::SubIOp::create(b, loc, e, ci(fp.bitsPerStep)), ci(0));
       // Y = |y| * 2^k in exact factors of at most 2^emax (k reaches
       // maxDiff - bitsPerStep: 255 for f32, 2047 for f64, just past two
       // factors); Y <= r, so none overflows. (Lanes already below |y|
-      // may hold any k; their Y is unused.)
+      // may hold any k; their Y is unused.) Unscaled, k = 0: Y = |y|.
       Value Y = ay;
       if (scaled) {
+        Value e = arith::SubIOp::create(b, loc, fmodExponent(r, fp), ey);
+        Value k = arith::MaxSIOp::create(
+            b, loc, arith::SubIOp::create(b, loc, e, ci(fp.bitsPerStep)), ci(0));
         Value rest = k;
         for (int f = 0; f < 3; ++f) {
           Value kf = arith::MinSIOp::create(b, loc, rest, ci(fp.emax));
@@ -240,42 +229,30 @@ struct Emitter {
     return r;
   }
 
-  /// exactFmod's steps as a loop in a private function of the symbol table
-  /// around the insertion point (the kernel's gpu.module), made once per
-  /// type: `__fuser_fmod_rare_f32(r, ay) -> r`, scalar. Null where the
-  /// insertion point is not inside a function of a symbol table.
+  /// exactFmod's steps as a loop in a helper beside the kernels
+  /// (RareHelper.h), made once per type and module:
+  /// `__fuser_fmod_rare_f32(r, ay) -> r`, scalar. Null where the insertion
+  /// point is not inside a function of a symbol table.
   func::FuncOp fmodRareFunction(FloatType ft, const FmodParams &fp) {
-    Block *block = b.getInsertionBlock();
-    Operation *scope = block ? block->getParentOp() : nullptr;
-    Operation *table = scope ? SymbolTable::getNearestSymbolTable(scope) : nullptr;
-    if (!table || table == scope || table->getNumRegions() != 1 ||
-        !table->getRegion(0).hasOneBlock())
-      return nullptr;
-    std::string name = fp.width == 64 ? "__fuser_fmod_rare_f64" : "__fuser_fmod_rare_f32";
-    if (auto f = dyn_cast_or_null<func::FuncOp>(SymbolTable::lookupSymbolIn(table, name)))
-      return f;
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&table->getRegion(0).front());
-    auto f = func::FuncOp::create(b, loc, name, b.getFunctionType({ft, ft}, {ft}));
-    f.setPrivate();
-    // linkonce_odr, as sin's rare path (TrigErf.cpp says why).
-    f->setAttr("llvm.linkage", LLVM::LinkageAttr::get(b.getContext(), LLVM::Linkage::LinkonceODR));
-    Block *entry = f.addEntryBlock();
-    b.setInsertionPointToStart(entry);
-    // The steps as a loop of one step, `steps` times (a lane below |y|
-    // keeps r, so the same bits as the unrolled form), in one step's code.
-    // (i32 bounds: a helper holds numbers, not index values)
-    Value lo = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0));
-    Value hi = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(fp.steps));
-    Value one = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(1));
-    Value ay = entry->getArgument(1);
-    auto loop = scf::ForOp::create(b, loc, lo, hi, one, ValueRange{entry->getArgument(0)});
-    b.setInsertionPointToStart(loop.getBody());
-    scf::YieldOp::create(b, loc,
-                         fmodSteps(loop.getRegionIterArgs()[0], ay, fp, 1, /*scaled=*/true));
-    b.setInsertionPointAfter(loop);
-    func::ReturnOp::create(b, loc, loop.getResult(0));
-    return f;
+    return getOrCreateRareHelper(
+        b, loc, fp.width == 64 ? "__fuser_fmod_rare_f64" : "__fuser_fmod_rare_f32",
+        b.getFunctionType({ft, ft}, {ft}), [&](OpBuilder &fb, Block &entry) {
+          // The steps as a loop of one step, `steps` times (a lane below
+          // |y| keeps r, so the same bits as the unrolled form), in one
+          // step's code. (i32 bounds: a helper holds numbers, not index
+          // values)
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPoint(fb.getInsertionBlock(), fb.getInsertionPoint());
+          Value lo = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0));
+          Value hi = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(fp.steps));
+          Value one = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(1));
+          Value ay = entry.getArgument(1);
+          auto loop = scf::ForOp::create(b, loc, lo, hi, one, ValueRange{entry.getArgument(0)});
+          b.setInsertionPointToStart(loop.getBody());
+          scf::YieldOp::create(
+              b, loc, fmodSteps(loop.getRegionIterArgs()[0], ay, fp, 1, /*scaled=*/true));
+          return SmallVector<Value>{loop.getResult(0)};
+        });
   }
   MathBuilder math() { return MathBuilder(b, loc, accuracy); }
 
