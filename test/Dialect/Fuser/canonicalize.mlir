@@ -203,6 +203,52 @@ func.func @cast_constants() -> (tensor<i32>, tensor<i32>, tensor<i8>, tensor<i1>
 
 // -----
 
+// A constant becomes a half through f32, as the kernels and PyTorch convert
+// it: f64 1 + 2^-11 + 2^-40 is 1 + 2^-11 in f32, a midpoint of f16 that
+// rounds to even (1.0; rounded once it would be 1 + 2^-10); the same for
+// bf16 and 1 + 2^-8 + 2^-30; i32 2^24 + 2^16 + 1 is 2^24 + 2^16 in f32, a
+// midpoint of bf16, so 2^24 (once: 2^24 + 2^17).
+// CHECK-LABEL: func.func @cast_constants_to_half
+// CHECK-DAG: fuser.constant 1.000000e+00 : tensor<f16>
+// CHECK-DAG: fuser.constant 1.000000e+00 : tensor<bf16>
+// CHECK-DAG: fuser.constant 1.677720e+07 : tensor<bf16>
+// CHECK-DAG: fuser.constant 1.000980e+00 : tensor<f16>
+func.func @cast_constants_to_half() -> (tensor<f16>, tensor<bf16>, tensor<bf16>, tensor<f16>) {
+  %a = fuser.constant 0x3FF0020000000100 : tensor<f64>
+  %0 = fuser.cast %a : tensor<f64> to tensor<f16>
+  %b = fuser.constant 0x3FF0100000040000 : tensor<f64>
+  %1 = fuser.cast %b : tensor<f64> to tensor<bf16>
+  %k = fuser.constant 16842753 : tensor<i32>
+  %2 = fuser.cast %k : tensor<i32> to tensor<bf16>
+  // Above the midpoint in f32 as well: rounds up either way.
+  %c = fuser.constant 0x3FF0030000000000 : tensor<f64>
+  %3 = fuser.cast %c : tensor<f64> to tensor<f16>
+  return %0, %1, %2, %3 : tensor<f16>, tensor<bf16>, tensor<bf16>, tensor<f16>
+}
+
+// -----
+
+// integer -> float -> integer folds to one cast only where that cast does
+// not wrap where the float's saturates: to a type at least as wide, or i1.
+// CHECK-LABEL: func.func @cast_chain_through_float
+// CHECK-SAME: (%[[X:.*]]: tensor<4xi32>)
+// CHECK: %[[N:.*]] = fuser.cast %[[X]] : tensor<4xi32> to tensor<4xf64>
+// CHECK: %[[S:.*]] = fuser.cast %[[N]] : tensor<4xf64> to tensor<4xi8>
+// CHECK: %[[W:.*]] = fuser.cast %[[X]] : tensor<4xi32> to tensor<4xi64>
+// CHECK: %[[B:.*]] = fuser.cast %[[X]] : tensor<4xi32> to tensor<4xi1>
+// CHECK: return %[[S]], %[[W]], %[[X]], %[[B]]
+func.func @cast_chain_through_float(%x: tensor<4xi32>)
+    -> (tensor<4xi8>, tensor<4xi64>, tensor<4xi32>, tensor<4xi1>) {
+  %d = fuser.cast %x : tensor<4xi32> to tensor<4xf64>
+  %0 = fuser.cast %d : tensor<4xf64> to tensor<4xi8>
+  %1 = fuser.cast %d : tensor<4xf64> to tensor<4xi64>
+  %2 = fuser.cast %d : tensor<4xf64> to tensor<4xi32>
+  %3 = fuser.cast %d : tensor<4xf64> to tensor<4xi1>
+  return %0, %1, %2, %3 : tensor<4xi8>, tensor<4xi64>, tensor<4xi32>, tensor<4xi1>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @shapes
 // CHECK-SAME: (%[[X:.*]]: tensor<4xf32>, %[[Y:.*]]: tensor<2x3x4xf32>)
 func.func @shapes(%x: tensor<4xf32>, %y: tensor<2x3x4xf32>)

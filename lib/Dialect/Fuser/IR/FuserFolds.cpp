@@ -236,10 +236,16 @@ static Attribute castScalar(Attribute value, Type to) {
   // fp8 has no constants (fuser.constant computes): such a cast stays a cast.
   if (isFloat8(to))
     return {};
+  bool toHalf = isa<Float16Type, BFloat16Type>(to);
   if (auto f = dyn_cast_or_null<FloatAttr>(value)) {
     llvm::APFloat v = f.getValue();
     if (auto tf = dyn_cast<FloatType>(to)) {
       bool lost;
+      // f64 -> half rounds to f32 first, as the kernels (emitCast) and
+      // PyTorch do (c10::Half and c10::BFloat16 are built from a float):
+      // twice, which differs from one rounding at a half's midpoints.
+      if (toHalf && v.getSizeInBits(v.getSemantics()) == 64)
+        v.convert(llvm::APFloat::IEEEsingle(), llvm::APFloat::rmNearestTiesToEven, &lost);
       v.convert(tf.getFloatSemantics(), llvm::APFloat::rmNearestTiesToEven, &lost);
       return FloatAttr::get(tf, v);
     }
@@ -259,8 +265,14 @@ static Attribute castScalar(Attribute value, Type to) {
     llvm::APInt v = i.getValue();
     bool isSigned = v.getBitWidth() != 1;
     if (auto tf = dyn_cast<FloatType>(to)) {
-      llvm::APFloat r(tf.getFloatSemantics());
+      // An integer becomes a half through f32, as in the kernels and
+      // PyTorch (past 2^24 that rounds twice).
+      llvm::APFloat r(toHalf ? llvm::APFloat::IEEEsingle() : tf.getFloatSemantics());
       r.convertFromAPInt(v, isSigned, llvm::APFloat::rmNearestTiesToEven);
+      if (toHalf) {
+        bool lost;
+        r.convert(tf.getFloatSemantics(), llvm::APFloat::rmNearestTiesToEven, &lost);
+      }
       return FloatAttr::get(tf, r);
     }
     auto ti = cast<IntegerType>(to);
@@ -286,7 +298,14 @@ OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
     return {};
   if (auto inner = getInput().getDefiningOp<CastOp>()) {
     Value x = inner.getInput();
-    if (isLossless(elementTypeOf(x.getType()), elementTypeOf(inner.getType()))) {
+    Type from = elementTypeOf(x.getType()), mid = elementTypeOf(inner.getType());
+    // Not integer -> float -> a narrower integer: the float's cast
+    // saturates, an integer's wraps (i32 300 -> f64 -> i8 is 127, i32 300
+    // -> i8 is 44).
+    bool wrapsInstead = isa<IntegerType>(from) && isa<FloatType>(mid) && isa<IntegerType>(to) &&
+                        !to.isInteger(1) &&
+                        to.getIntOrFloatBitWidth() < from.getIntOrFloatBitWidth();
+    if (!wrapsInstead && isLossless(from, mid)) {
       if (x.getType() == getType())
         return x;
       getInputMutable().assign(x);
