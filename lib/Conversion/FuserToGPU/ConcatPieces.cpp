@@ -2,11 +2,11 @@
 //
 // A concat picks, for each element, the operand whose range along the
 // concat dim holds the element's position. Emitted element by element, that
-// is a branch per element (a chain of `if`s, lane by lane when the concat dim
-// is the lane dim), and each operand is read at the positions of the concat's
-// result. RoPE's rotate_half (`concat(-x[..., h:], x[..., :h])` beside `x`)
-// then reads every element of x twice: once for itself and once for its
-// partner half a row away.
+// is a branch per element (a binary search of `if`s over the operands' starts,
+// lane by lane when the concat dim is the lane dim), and each operand is read
+// at the positions of the concat's result. RoPE's rotate_half
+// (`concat(-x[..., h:], x[..., :h])` beside `x`) then reads every element of
+// x twice: once for itself and once for its partner half a row away.
 //
 // The pointwise scheduler instead splits the ref dim the concat runs along
 // into `count` pieces of `size` elements, where every operand boundary falls

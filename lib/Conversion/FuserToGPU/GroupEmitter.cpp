@@ -542,41 +542,40 @@ Lanes GroupEmitter::emitOp(Operation *op, const Index &idx,
     }
     auto concat = cast<ConcatOp>(op);
     int64_t dim = concat.getDimAttr().getInt();
-    // if (i < end0) a0 else if (i < end1) a1 ... else aN
+    // A binary search over the operands' starts along the dim: if (i <
+    // start_mid) {search the first half} else {the second}. Its ifs nest
+    // log2(operands) deep (a chain of ifs nested as deep as the operands,
+    // and a 260-operand concat's kernel text was deeper than the emulator
+    // reads), and an element takes log2 compares, not up to one per operand.
     Value i = kb->expander->expand(toIteration(m[dim]));
     Type t = lanes > 1 ? Type(VectorType::get({lanes}, elem)) : elem;
-    std::function<Value(unsigned, AffineExpr)> chain = [&](unsigned k,
-                                                          AffineExpr start) -> Value {
-      Value in = concat.getInputs()[k];
-      Index oi = operandIndex(op, k, idx);
-      if (k + 1 == concat.getInputs().size()) {
-        ExprScope scope(*kb->expander);
-        size_t mark = memo.mark();
-        Value v = materialize(emit(in, oi, lanes), lanes);
-        memo.restore(mark);
-        return v;
+    SmallVector<AffineExpr> starts{getAffineConstantExpr(0, ctx)};
+    for (Value in : concat.getInputs())
+      starts.push_back(starts.back() + shapeOf(in)[dim]);
+    // The value of operands [lo, hi) at the element, in its own scope.
+    std::function<Value(unsigned, unsigned)> pick = [&](unsigned lo, unsigned hi) -> Value {
+      ExprScope scope(*kb->expander);
+      size_t mark = memo.mark();
+      Value v;
+      if (hi - lo == 1) {
+        v = materialize(emit(concat.getInputs()[lo], operandIndex(op, lo, idx), lanes), lanes);
+      } else {
+        unsigned mid = lo + (hi - lo) / 2;
+        Value cond = arith::CmpIOp::create(
+            b, loc, arith::CmpIPredicate::slt, i,
+            kb->expander->expand(simplify(starts[mid], 0, numSymbols)));
+        auto ifOp = scf::IfOp::create(b, loc, TypeRange{t}, cond, true);
+        OpBuilder::InsertionGuard g(b);
+        b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+        scf::YieldOp::create(b, loc, pick(lo, mid));
+        b.setInsertionPointToStart(&ifOp.getElseRegion().front());
+        scf::YieldOp::create(b, loc, pick(mid, hi));
+        v = ifOp.getResult(0);
       }
-      AffineExpr end = start + shapeOf(in)[dim];
-      Value cond = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i,
-                                         kb->expander->expand(simplify(end, 0, numSymbols)));
-      auto ifOp = scf::IfOp::create(b, loc, TypeRange{t}, cond, true);
-      OpBuilder::InsertionGuard g(b);
-      b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-      {
-        ExprScope scope(*kb->expander);
-        size_t mark = memo.mark();
-        Value v = materialize(emit(in, oi, lanes), lanes);
-        memo.restore(mark);
-        scf::YieldOp::create(b, loc, v);
-      }
-      b.setInsertionPointToStart(&ifOp.getElseRegion().front());
-      {
-        ExprScope scope(*kb->expander);
-        scf::YieldOp::create(b, loc, chain(k + 1, end));
-      }
-      return ifOp.getResult(0);
+      memo.restore(mark);
+      return v;
     };
-    return {chain(0, getAffineConstantExpr(0, ctx)), lanes == 1};
+    return {pick(0, concat.getInputs().size()), lanes == 1};
   }
 
   // Elementwise.
