@@ -235,3 +235,47 @@ func.func @matmul_batch_broadcast(%a: tensor<2x1x3x4xf32>, %b: tensor<1x5x4x2xf3
   %1 = fuser.matmul %c, %b : (tensor<3x4xf32>, tensor<1x5x4x2xf32>) -> tensor<1x5x3x2xf32>
   return %0, %1 : tensor<2x5x3x2xf32>, tensor<1x5x3x2xf32>
 }
+
+// -----
+
+// pow with a constant exponent as PyTorch's pow(Tensor, Scalar) computes
+// it: ** 2 -> x * x, ** 3 -> (x * x) * x, ** -2 -> 1 / (x * x), ** 0.5 ->
+// sqrt, ** -0.5 -> rsqrt, ** -1 -> reciprocal, ** 1 -> x; any other
+// exponent, and one that is not a constant, stays pow.
+// CHECK-LABEL: func.func @constant_pow
+// CHECK-SAME: (%[[X:.*]]: tensor<8xbf16>, %[[E:.*]]: tensor<f32>, %[[F:.*]]: tensor<8xf32>)
+// CHECK-DAG: %[[ONE:.*]] = fuser.constant 1.000000e+00 : tensor<bf16>
+// CHECK-DAG: %[[C25:.*]] = fuser.constant 2.500000e+00 : tensor<bf16>
+// CHECK: %[[SQ:.*]] = fuser.mul %[[X]], %[[X]] : tensor<8xbf16>
+// CHECK: %[[S2:.*]] = fuser.mul %[[X]], %[[X]] : tensor<8xbf16>
+// CHECK: %[[CU:.*]] = fuser.mul %[[S2]], %[[X]] : tensor<8xbf16>
+// CHECK: %[[S3:.*]] = fuser.mul %[[X]], %[[X]] : tensor<8xbf16>
+// CHECK: %[[IS:.*]] = fuser.div %[[ONE]], %[[S3]] : tensor<bf16>, tensor<8xbf16>
+// CHECK: %[[RT:.*]] = fuser.sqrt %[[X]] : tensor<8xbf16>
+// CHECK: %[[RS:.*]] = fuser.rsqrt %[[X]] : tensor<8xbf16>
+// CHECK: %[[RC:.*]] = fuser.reciprocal %[[X]] : tensor<8xbf16>
+// CHECK: %[[P3:.*]] = fuser.pow %[[X]], %[[C25]] : tensor<8xbf16>, tensor<bf16>
+// CHECK: %[[PE:.*]] = fuser.pow %[[F]], %[[E]] : tensor<8xf32>, tensor<f32>
+// CHECK: return %[[SQ]], %[[CU]], %[[IS]], %[[RT]], %[[RS]], %[[RC]], %[[X]], %[[P3]], %[[PE]]
+func.func @constant_pow(%x: tensor<8xbf16>, %e: tensor<f32>, %f: tensor<8xf32>)
+    -> (tensor<8xbf16>, tensor<8xbf16>, tensor<8xbf16>, tensor<8xbf16>, tensor<8xbf16>,
+        tensor<8xbf16>, tensor<8xbf16>, tensor<8xbf16>, tensor<8xf32>) {
+  %c2 = fuser.constant 2.0 : tensor<bf16>
+  %c3 = fuser.constant 3.0 : tensor<bf16>
+  %cm2 = fuser.constant -2.0 : tensor<bf16>
+  %ch = fuser.constant 0.5 : tensor<bf16>
+  %cmh = fuser.constant -0.5 : tensor<bf16>
+  %cm1 = fuser.constant -1.0 : tensor<bf16>
+  %c1 = fuser.constant 1.0 : tensor<bf16>
+  %c25 = fuser.constant 2.5 : tensor<bf16>
+  %0 = fuser.pow %x, %c2 : tensor<8xbf16>, tensor<bf16>
+  %1 = fuser.pow %x, %c3 : tensor<8xbf16>, tensor<bf16>
+  %2 = fuser.pow %x, %cm2 : tensor<8xbf16>, tensor<bf16>
+  %3 = fuser.pow %x, %ch : tensor<8xbf16>, tensor<bf16>
+  %4 = fuser.pow %x, %cmh : tensor<8xbf16>, tensor<bf16>
+  %5 = fuser.pow %x, %cm1 : tensor<8xbf16>, tensor<bf16>
+  %6 = fuser.pow %x, %c1 : tensor<8xbf16>, tensor<bf16>
+  %7 = fuser.pow %x, %c25 : tensor<8xbf16>, tensor<bf16>
+  %8 = fuser.pow %f, %e : tensor<8xf32>, tensor<f32>
+  return %0, %1, %2, %3, %4, %5, %6, %7, %8 : tensor<8xbf16>, tensor<8xbf16>, tensor<8xbf16>, tensor<8xbf16>, tensor<8xbf16>, tensor<8xbf16>, tensor<8xbf16>, tensor<8xbf16>, tensor<8xf32>
+}
