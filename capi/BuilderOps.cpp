@@ -226,11 +226,9 @@ static TypedAttr intAttr(IntegerType type, int64_t v) {
   return IntegerAttr::get(type, APInt(w, v, /*isSigned=*/true));
 }
 
+/// As fuser.cast converts (a half through f32, as c10::Half does).
 static TypedAttr floatAttr(FloatType type, const APFloat &v) {
-  APFloat x = v;
-  bool lost;
-  x.convert(type.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
-  return FloatAttr::get(type, x);
+  return FloatAttr::get(type, convertFloatAsTorch(v, type));
 }
 
 /// The shortest of %.15g and %.17g that reads back as `f` ("2.5", "inf").
@@ -265,10 +263,8 @@ static MlirValue constant(FuserBuilder b, const char *fn, FuserDType dtype,
     if (value.kind == ConstantValue::F64) {
       a = floatAttr(ft, APFloat(value.f));
     } else {
-      APFloat x(ft.getFloatSemantics());
-      x.convertFromAPInt(APInt(64, value.i, /*isSigned=*/true), /*IsSigned=*/true,
-                         APFloat::rmNearestTiesToEven);
-      a = FloatAttr::get(ft, x);
+      a = FloatAttr::get(
+          ft, convertIntegerAsTorch(APInt(64, value.i, /*isSigned=*/true), /*isSigned=*/true, ft));
     }
   } else {
     auto it = cast<IntegerType>(elem);

@@ -157,16 +157,10 @@ static bool broadcastShapes(Call &c, ArrayRef<Value> vs,
 /// convert it.
 static TypedAttr wrappedAttr(Type elem, const WrappedNumber &w) {
   if (auto ft = dyn_cast<FloatType>(elem)) {
-    APFloat v(ft.getFloatSemantics());
-    if (w.kind == WrappedNumber::Float) {
-      bool lost;
-      v = APFloat(w.f);
-      v.convert(ft.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
-    } else {
-      v.convertFromAPInt(APInt(64, w.i, /*isSigned=*/true), /*IsSigned=*/true,
-                         APFloat::rmNearestTiesToEven);
-    }
-    return FloatAttr::get(ft, v);
+    if (w.kind == WrappedNumber::Float)
+      return FloatAttr::get(ft, convertFloatAsTorch(APFloat(w.f), ft));
+    return FloatAttr::get(
+        ft, convertIntegerAsTorch(APInt(64, w.i, /*isSigned=*/true), /*isSigned=*/true, ft));
   }
   auto it = cast<IntegerType>(elem);
   int64_t i = w.i;

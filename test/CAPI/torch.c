@@ -269,6 +269,29 @@ static void testBinaryIR(MlirContext ctx) {
 // CHECK-NEXT: %[[FM:.*]] = fuser.fmod %[[F4]], %[[C15]] : tensor<4x1xf32>, tensor<f32>
 // CHECK-NEXT: return %[[A]], %[[M]], %[[D]], %[[FD]], %[[LT]], %[[AT]], %[[SL]], %[[SR]], %[[FM]] : tensor<4x8xbf16>, tensor<4x8xf32>, tensor<4x1xf32>, tensor<4x1xi32>, tensor<4x1xi1>, tensor<4x1xf32>, tensor<4x1xi32>, tensor<4x1xi32>, tensor<4x1xf32>
 
+/* A wrapped number becomes a half constant through f32, as PyTorch's
+ * scalar.to<BFloat16>() does (c10::BFloat16 is built from a float):
+ * 1.0039062509313226 is 1 + 2^-8 in f32, a midpoint of bf16 that rounds to
+ * even, 1.0 (rounded once it would be 1 + 2^-7); 1.0004882812509095 is
+ * 1 + 2^-11 in f32, the same for f16; an integer 16842753 is 2^24 + 2^16
+ * in f32, then 2^24. (The same cast in a kernel gives these values.) */
+static void testHalfScalars(MlirContext ctx) {
+  fprintf(stderr, "@testHalfScalars\n");
+  FuserBuilder b = fuserBuilderCreate(ctx, S("halves"));
+  MlirValue x = fuserBuilderAddInput(b, FuserDTypeBF16, SHAPE(4), S("x"));
+  MlirValue h = fuserBuilderAddInput(b, FuserDTypeF16, SHAPE(4), S("h"));
+  fuserBuilderAddOutput(b, fuserTorchMul(b, x, fuserTorchScalarF64(b, 1.0039062509313226)),
+                        S("m"));
+  fuserBuilderAddOutput(b, fuserTorchAdd(b, h, fuserTorchScalarF64(b, 1.0004882812509095)),
+                        S("a"));
+  fuserBuilderAddOutput(b, fuserTorchSub(b, x, fuserTorchScalarI64(b, 16842753)), S("s"));
+  finishAndPrint(b);
+}
+// CHECK-LABEL: @testHalfScalars
+// CHECK: fuser.constant 1.000000e+00 : tensor<bf16>
+// CHECK: fuser.constant 1.000000e+00 : tensor<f16>
+// CHECK: fuser.constant 1.677720e+07 : tensor<bf16>
+
 static void testBoolsAndTernaries(MlirContext ctx) {
   fprintf(stderr, "@testBoolsAndTernaries\n");
   FuserBuilder b = fuserBuilderCreate(ctx, S("bools"));
@@ -489,6 +512,7 @@ int main(void) {
   testResultType(ctx);
   testBroadcastShapes(ctx);
   testBinaryIR(ctx);
+  testHalfScalars(ctx);
   testBoolsAndTernaries(ctx);
   testUnaryAndReductions(ctx);
   testShapeHelpers(ctx);

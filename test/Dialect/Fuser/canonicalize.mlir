@@ -448,6 +448,56 @@ func.func @size_folds(%x: tensor<?x128xf32>, %y: tensor<16777217xi8>) -> (tensor
 
 // -----
 
+// A size becomes a half through f32, as a dynamic size does in a kernel:
+// 2^24 + 2^16 + 1 is 2^24 + 2^16 in f32, a midpoint of bf16, so 2^24
+// (rounded once it would be 2^24 + 2^17), whether the dim is static or not.
+// CHECK-LABEL: func.func @size_to_half
+// CHECK: %[[F:.*]] = fuser.constant 1.677720e+07 : tensor<bf16>
+// CHECK: return %[[F]]
+func.func @size_to_half(%y: tensor<16842753xi8>) -> tensor<bf16> {
+  %0 = fuser.size %y dim = 0 : tensor<16842753xi8> -> tensor<bf16>
+  return %0 : tensor<bf16>
+}
+
+// -----
+
+// A decimal literal is a double, made a half through f32 as PyTorch makes a
+// Python number one: 1.0039062509313226 is 1 + 2^-8 in f32, a midpoint of
+// bf16 that rounds to even (1.0; rounded once it would be 1 + 2^-7). So
+// are integer literals: 16842753 is 2^24 + 2^16 in f32, then 2^24.
+// CHECK-LABEL: func.func @half_literals
+// CHECK-DAG: fuser.constant 1.000000e+00 : tensor<bf16>
+// CHECK-DAG: fuser.constant 1.677720e+07 : tensor<bf16>
+// CHECK-DAG: fuser.constant 1.007810e+00 : tensor<bf16>
+func.func @half_literals() -> (tensor<bf16>, tensor<bf16>, tensor<bf16>) {
+  %0 = fuser.constant 1.0039062509313226 : tensor<bf16>
+  %1 = fuser.constant 16842753 : tensor<bf16>
+  // A bf16 value printed and read back is the same value.
+  %2 = fuser.constant 1.007810e+00 : tensor<bf16>
+  return %0, %1, %2 : tensor<bf16>, tensor<bf16>, tensor<bf16>
+}
+
+// -----
+
+// A reshape of a reshape is one reshape only where its sizes cannot depend
+// on the shape in between: with at most one dynamic result dim (the
+// element count gives it), or two refinements. [?, ?] -> [?] -> [?, ?]
+// is (n, 1) by the pairing rule (docs/dialect.md), not the input's dims.
+// CHECK-LABEL: func.func @dynamic_reshape_chains
+// CHECK-SAME: (%[[X:.*]]: tensor<?x?xf32>)
+// CHECK: %[[F:.*]] = fuser.reshape %[[X]] : tensor<?x?xf32> -> tensor<?xf32>
+// CHECK: %[[B:.*]] = fuser.reshape %[[F]] : tensor<?xf32> -> tensor<?x?xf32>
+// CHECK: %[[C:.*]] = fuser.reshape %[[X]] : tensor<?x?xf32> -> tensor<?x4xf32>
+// CHECK: return %[[B]], %[[C]]
+func.func @dynamic_reshape_chains(%x: tensor<?x?xf32>) -> (tensor<?x?xf32>, tensor<?x4xf32>) {
+  %a = fuser.reshape %x : tensor<?x?xf32> -> tensor<?xf32>
+  %b = fuser.reshape %a : tensor<?xf32> -> tensor<?x?xf32>
+  %c = fuser.reshape %a : tensor<?xf32> -> tensor<?x4xf32>
+  return %b, %c : tensor<?x?xf32>, tensor<?x4xf32>
+}
+
+// -----
+
 // A reshape of a reshape is one reshape; it keeps fuser.refines_shape (its
 // dims are its input's, one for one) only when both were refinements.
 // CHECK-LABEL: func.func @refinements

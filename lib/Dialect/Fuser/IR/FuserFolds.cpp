@@ -231,24 +231,37 @@ static bool isLossless(Type from, Type to) {
          precisionOf(tf) >= precisionOf(ff);
 }
 
+static bool isHalfFloat(Type t) { return isa<Float16Type, BFloat16Type>(t); }
+
+llvm::APFloat mlir::fuser::convertFloatAsTorch(llvm::APFloat v, FloatType to) {
+  bool lost;
+  if (isHalfFloat(to) && llvm::APFloat::getSizeInBits(v.getSemantics()) == 64)
+    v.convert(llvm::APFloat::IEEEsingle(), llvm::APFloat::rmNearestTiesToEven, &lost);
+  v.convert(to.getFloatSemantics(), llvm::APFloat::rmNearestTiesToEven, &lost);
+  return v;
+}
+
+llvm::APFloat mlir::fuser::convertIntegerAsTorch(const llvm::APInt &v, bool isSigned,
+                                                 FloatType to) {
+  bool half = isHalfFloat(to);
+  llvm::APFloat r(half ? llvm::APFloat::IEEEsingle() : to.getFloatSemantics());
+  r.convertFromAPInt(v, isSigned, llvm::APFloat::rmNearestTiesToEven);
+  if (half) {
+    bool lost;
+    r.convert(to.getFloatSemantics(), llvm::APFloat::rmNearestTiesToEven, &lost);
+  }
+  return r;
+}
+
 /// Converts one scalar with fuser's cast semantics (see CastOp).
 static Attribute castScalar(Attribute value, Type to) {
   // fp8 has no constants (fuser.constant computes): such a cast stays a cast.
   if (isFloat8(to))
     return {};
-  bool toHalf = isa<Float16Type, BFloat16Type>(to);
   if (auto f = dyn_cast_or_null<FloatAttr>(value)) {
     llvm::APFloat v = f.getValue();
-    if (auto tf = dyn_cast<FloatType>(to)) {
-      bool lost;
-      // f64 -> half rounds to f32 first, as the kernels (emitCast) and
-      // PyTorch do (c10::Half and c10::BFloat16 are built from a float):
-      // twice, which differs from one rounding at a half's midpoints.
-      if (toHalf && v.getSizeInBits(v.getSemantics()) == 64)
-        v.convert(llvm::APFloat::IEEEsingle(), llvm::APFloat::rmNearestTiesToEven, &lost);
-      v.convert(tf.getFloatSemantics(), llvm::APFloat::rmNearestTiesToEven, &lost);
-      return FloatAttr::get(tf, v);
-    }
+    if (auto tf = dyn_cast<FloatType>(to))
+      return FloatAttr::get(tf, convertFloatAsTorch(v, tf));
     auto ti = cast<IntegerType>(to);
     unsigned w = ti.getWidth();
     if (w == 1)
@@ -264,17 +277,8 @@ static Attribute castScalar(Attribute value, Type to) {
   if (auto i = dyn_cast_or_null<IntegerAttr>(value)) {
     llvm::APInt v = i.getValue();
     bool isSigned = v.getBitWidth() != 1;
-    if (auto tf = dyn_cast<FloatType>(to)) {
-      // An integer becomes a half through f32, as in the kernels and
-      // PyTorch (past 2^24 that rounds twice).
-      llvm::APFloat r(toHalf ? llvm::APFloat::IEEEsingle() : tf.getFloatSemantics());
-      r.convertFromAPInt(v, isSigned, llvm::APFloat::rmNearestTiesToEven);
-      if (toHalf) {
-        bool lost;
-        r.convert(tf.getFloatSemantics(), llvm::APFloat::rmNearestTiesToEven, &lost);
-      }
-      return FloatAttr::get(tf, r);
-    }
+    if (auto tf = dyn_cast<FloatType>(to))
+      return FloatAttr::get(tf, convertIntegerAsTorch(v, isSigned, tf));
     auto ti = cast<IntegerType>(to);
     if (ti.getWidth() == 1)
       return IntegerAttr::get(ti, v.isZero() ? 0 : 1);
@@ -334,14 +338,8 @@ OpFoldResult SizeOp::fold(FoldAdaptor) {
   if (ShapedType::isDynamic(extent))
     return {};
   Type t = getResult().getType().getElementType();
-  if (auto f = dyn_cast<FloatType>(t)) {
-    llvm::APFloat v(f.getFloatSemantics());
-    bool lost;
-    (void)lost;
-    v.convertFromAPInt(APInt(64, extent), /*isSigned=*/true,
-                       llvm::APFloat::rmNearestTiesToEven);
-    return FloatAttr::get(t, v);
-  }
+  if (auto f = dyn_cast<FloatType>(t)) // as the kernels convert a dynamic size
+    return FloatAttr::get(t, convertIntegerAsTorch(APInt(64, extent), /*isSigned=*/true, f));
   return IntegerAttr::get(t, APInt(t.getIntOrFloatBitWidth(), extent, /*isSigned=*/true));
 }
 
@@ -441,6 +439,16 @@ OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
   if (adaptor.getInput())
     return adaptor.getInput();
   if (auto inner = getInput().getDefiningOp<ReshapeOp>()) {
+    // With two or more dynamic result dims a reshape's sizes pair with its
+    // input's dims (docs/dialect.md), so they depend on the shape it
+    // reshapes: [?, ?] -> [?] -> [?, ?] gives (n, 1), reshaping straight
+    // from [?, ?] would keep both dims. One dynamic dim or none is the
+    // element count's alone, the same through either; two refinements
+    // keep every dim, one for one.
+    bool sizesFromCount = llvm::count_if(getType().getShape(), ShapedType::isDynamic) <= 1;
+    bool refinements = inner->hasAttr(kRefinesShapeAttr) && (*this)->hasAttr(kRefinesShapeAttr);
+    if (!sizesFromCount && !refinements)
+      return {};
     if (inner.getInput().getType() == getType())
       return inner.getInput();
     // Two refinements make one; anything else is a reshape.

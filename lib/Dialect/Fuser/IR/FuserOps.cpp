@@ -402,17 +402,15 @@ ParseResult ConstantOp::parse(OpAsmParser &parser, OperationState &result) {
     } else if (special != kNumber) {
       v = llvm::APFloat::getInf(sem, special == kNegInf);
     } else if (kind == LiteralKind::Float) {
-      bool lost;
-      v = llvm::APFloat(floatValue);
-      v.convert(sem, llvm::APFloat::rmNearestTiesToEven, &lost);
+      // The literal is a double, as a Python number is (a half through f32).
+      v = convertFloatAsTorch(llvm::APFloat(floatValue), ft);
     } else if (kind == LiteralKind::Hex) {
       if (intValue.getActiveBits() > ft.getWidth())
         return parser.emitError(valueLoc, "hexadecimal constant does not fit ")
                << ft;
       v = llvm::APFloat(sem, intValue.zextOrTrunc(ft.getWidth()));
     } else {
-      v.convertFromAPInt(intValue, /*isSigned=*/true,
-                         llvm::APFloat::rmNearestTiesToEven);
+      v = convertIntegerAsTorch(intValue, /*isSigned=*/true, ft);
     }
     value = FloatAttr::get(ft, v);
   } else if (auto it = dyn_cast<IntegerType>(elem)) {

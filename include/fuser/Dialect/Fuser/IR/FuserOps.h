@@ -31,6 +31,15 @@ inline bool isFloat8(Type t) {
 LogicalResult verifyCollective(Operation *op, StringRef kind,
                                std::optional<StringRef> reduction, Type element,
                                ArrayRef<int64_t> gridAxes);
+
+/// A number as a value of the float type `to`, as fuser's casts and
+/// PyTorch convert it: to f16 or bf16 from f64 or an integer through f32
+/// (c10::Half and c10::BFloat16 are built from a float, so that can round
+/// twice), otherwise rounded once to nearest even. Constant folds, the
+/// constant parser and fuser.size's fold all use these, so a constant
+/// has the value the same conversion gives in a kernel.
+llvm::APFloat convertFloatAsTorch(llvm::APFloat v, FloatType to);
+llvm::APFloat convertIntegerAsTorch(const llvm::APInt &v, bool isSigned, FloatType to);
 } // namespace mlir::fuser
 
 #define GET_OP_CLASSES
