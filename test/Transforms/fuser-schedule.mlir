@@ -92,7 +92,7 @@ func.func @by_hand(%x: tensor<1000xf32>) -> tensor<1000xf32>
 // EXPLAIN: remark: schedule of @rows segment 0: normalization scheduler, 7 ops
 // EXPLAIN-NEXT: reduction.block = 256: threads per block of an inner reduction or normalization kernel whose rows take fewer threads: rows per block = this / threads per row (a row never splits differently); the heuristic's default, 256: 8 rows of 32 threads, 4 of 64, ...
 // EXPLAIN-NEXT: reduction.waves = 1: {{.*}}; the heuristic's default, 1: one full wave, each block looping over rows
-// EXPLAIN-NEXT: reduction.threads = (heuristic): threads along each row of an inner reduction or normalization kernel whose row length is known at compile time {{.*}}; the fewest that leave each thread at least 4 vector units, more until a normalization's row fits the registers (ReductionHeuristics.cpp)
+// EXPLAIN-NEXT: reduction.threads = (heuristic): threads along each row of an inner reduction or normalization kernel whose row length is known at compile time {{.*}}; the fewest that leave each thread at least 4 vector units, more until a normalization's row fits the registers; {{.*}} (ReductionHeuristics.cpp)
 // EXPLAIN-NEXT: reduction.splits = (heuristic): blocks that share each row {{.*}}(ReductionHeuristics.cpp)
 // EXPLAIN-NEXT: reduction.column_threads = (heuristic): threads along the kept dim in a block of an outer (column) reduction or normalization kernel{{.*}}; as many as the columns have vector units, at most 32
 // EXPLAIN-NEXT: reduction.column_rows = (heuristic): rows of threads along the reduced dims {{.*}}; 256 threads / reduction.column_threads, at most 32

@@ -11,6 +11,8 @@
 
 #include "ReductionScheduler.h"
 
+#include "ComputeEstimate.h"
+
 #include "fuser/Dialect/Fuser/IR/FuserAttrNames.h"
 #include "fuser/Dialect/Fuser/IR/FuserOps.h"
 #include "fuser/Transforms/Segments.h"
@@ -42,6 +44,7 @@ InnerFacts ReductionScheduler::innerFacts(unsigned indexBits) {
   for (const Reducer &r : reducers)
     f.reducerValues += r.accTypes.size();
   f.sharedMemoryPerBlock = fe.target.sharedMemoryPerBlock;
+  f.instructionsPerElement = estimatedInstructionsPerElement(seg.ops);
   f.threads = fe.schedule.get(ScheduleKey::ReductionThreads).value_or(0);
   f.splits = fe.schedule.get(ScheduleKey::ReductionSplits).value_or(0);
   return f;
@@ -173,12 +176,19 @@ void ReductionScheduler::emitInnerKernels(unsigned w) {
   if (row.persistent && vectorLanes > 1 && !vectorsAlwaysOk()) {
     // The row in registers as vectors; the rare misaligned buffer reads the
     // row again per pass, in scalars (a persistent scalar body would unroll
-    // four times the slots for the same registers).
+    // four times the slots for the same registers). Not where a thread holds
+    // one vector unit because the element's arithmetic is compute-bound:
+    // there the scalar slots are the vector's lanes, and reading the row
+    // again would compute every earlier pass's arithmetic again in each
+    // pass (a chain of 8 softmaxes: 72 exps an element instead of 8).
+    bool oneUnit = facts.normalization && !facts.threads &&
+                   facts.instructionsPerElement >= kComputeBoundRowInstructions &&
+                   facts.length && row.threads * (int64_t)vectorLanes >= *facts.length;
     Value vecOk = planVectorOk();
     variantCondition = withCond(vecOk);
     emitInner(w, row.threads, /*persistent=*/true, /*split=*/false, Bodies::VectorOnly);
     variantCondition = withCond(negate(vecOk));
-    emitInner(w, std::min<int64_t>(row.threads, kMaxDynamicThreads), /*persistent=*/false,
+    emitInner(w, std::min<int64_t>(row.threads, kMaxDynamicThreads), /*persistent=*/oneUnit,
               /*split=*/false, Bodies::ScalarOnly);
     return;
   }
@@ -836,8 +846,14 @@ std::string ReductionScheduler::describeInner(unsigned indexBits, int64_t static
        << "), the last block of a row adding the partials in split order";
   else if (staticThreads && facts.length && !hasOuter())
     os << staticThreads << " threads a row ("
-       << (fe.schedule.get(ScheduleKey::ReductionThreads)
-               ? "reduction.threads"
+       << (fe.schedule.get(ScheduleKey::ReductionThreads) ? "reduction.threads"
+           : facts.normalization &&
+                   facts.instructionsPerElement >= kComputeBoundRowInstructions
+               ? "the heuristic: the element's arithmetic, estimated at " +
+                     std::to_string(kComputeBoundRowInstructions) +
+                     " instructions or more, is compute-bound: one vector unit a thread, up "
+                     "to " +
+                     std::to_string(kComputeBoundRowThreads) + " threads"
                : "the heuristic: the fewest that leave a thread 4 vector units, more until a "
                  "normalization's row fits the registers")
        << ")";

@@ -26,6 +26,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ComputeEstimate.h"
 #include "ElementwiseEmitter.h"
 #include "IndexMath.h"
 #include "KernelBuilder.h"
@@ -80,37 +81,6 @@ void PointwiseScheduler::emitUnit(Value linear, unsigned lanes,
         kb->store(st.ptr, st.value, st.offset);
     }
   }
-}
-
-/// Instructions an element of `seg` takes, roughly: an expanded math
-/// function (MathBuilder: a polynomial, its range reduction and special
-/// cases) about 32, a float fmod (fmod, remainder, floor division:
-/// ElementwiseEmitter's exactFmod, one exact step inline and the others
-/// out of line, as sin's rare path) about 32 too, a division or square root
-/// about 8, anything else 1. An estimate to tell a
-/// memory-bound kernel from one compute-bound many times over, not a cost
-/// model.
-static int64_t estimatedInstructionsPerElement(const Segment &seg) {
-  auto isFloat = [](Value v) {
-    return isa<FloatType>(cast<ShapedType>(v.getType()).getElementType());
-  };
-  int64_t total = 0;
-  for (Operation *op : seg.ops)
-    total += TypeSwitch<Operation *, int64_t>(op)
-                 .Case<ExpOp, Exp2Op, Expm1Op, LogOp, Log2Op, Log10Op, Log1pOp, SinOp, CosOp,
-                       TanOp, TanhOp, SigmoidOp, ErfOp, AsinOp, AcosOp, AtanOp, SinhOp, CoshOp,
-                       AsinhOp, AcoshOp, AtanhOp, GeluOp, SiluOp, PowOp, Atan2Op>(
-                     [](auto) { return 32; })
-                 .Case<RemainderOp, FmodOp>(
-                     [&](Operation *o) { return isFloat(o->getResult(0)) ? 32 : 8; })
-                 .Case<DivOp>([&](DivOp d) {
-                   return isFloat(d.getResult()) && d.getRoundingMode() == RoundingMode::floor
-                              ? 32
-                              : 8;
-                 })
-                 .Case<SqrtOp, RsqrtOp, ReciprocalOp>([](auto) { return 8; })
-                 .Default([](Operation *) { return 1; });
-  return total;
 }
 
 AffineExpr PointwiseScheduler::iterationCount() {
@@ -375,7 +345,8 @@ void PointwiseScheduler::planSpaceAndLanes() {
   // takes about 9 times its 8 bytes' time on an H200 (33 T lane
   // instructions/s against 4.8 TB/s).
   std::optional<int64_t> vectorBytes = fe.schedule.get(ScheduleKey::PointwiseVectorBytes);
-  computeBound = !vectorBytes && estimatedInstructionsPerElement(seg) >= kComputeBoundInstructions;
+  computeBound =
+      !vectorBytes && estimatedInstructionsPerElement(seg.ops) >= kComputeBoundInstructions;
   if (!vectorBytes)
     vectorBytes = computeBound ? narrowest : 16;
   widestLanes = numIterDims == 0 ? 1 : std::max<int64_t>(1, *vectorBytes / narrowest);

@@ -67,9 +67,6 @@ private:
   /// of the narrowest contiguous element), before the sizes and offsets
   /// narrow them to vectorLanes.
   unsigned widestLanes = 1;
-  /// An element's arithmetic, estimated in instructions, from which a
-  /// pointwise kernel without a pointwise.vector_bytes takes one lane.
-  static constexpr int64_t kComputeBoundInstructions = 512;
   /// Whether the heuristic chose one lane for that reason (explain).
   bool computeBound = false;
   /// Vector units each thread computes per step of the grid-stride loop.

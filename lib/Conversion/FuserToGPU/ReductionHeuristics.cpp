@@ -6,6 +6,8 @@
 
 #include "ReductionHeuristics.h"
 
+#include "ComputeEstimate.h"
+
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
@@ -41,6 +43,14 @@ InnerRow mlir::fuser::chooseInnerRow(const InnerFacts &f) {
   }
   if (!f.normalization)
     return row;
+  // A normalization whose element's arithmetic is compute-bound many times
+  // over (a chain of softmaxes) holds one unit a thread, in up to 512
+  // threads (128 registers each): each value a thread holds is one more
+  // copy of the arithmetic for LLVM to compile, and more threads hide its
+  // latency better than more values a thread (ComputeEstimate.h).
+  if (!f.threads && f.instructionsPerElement >= kComputeBoundRowInstructions)
+    while (row.threads < kComputeBoundRowThreads && row.threads < units)
+      row.threads *= 2;
   int64_t perThread = share(row.threads);
   while (!f.threads && row.threads < 1024 && perThread > kPersistentValuesPerThread) {
     row.threads *= 2;

@@ -77,6 +77,8 @@ struct InnerFacts {
   unsigned inputs = 0;        ///< the group's inputs
   unsigned reducerValues = 0; ///< accumulator values of all its reductions
   int64_t sharedMemoryPerBlock = 0; ///< the chip's, in bytes
+  /// An element's arithmetic in instructions (ComputeEstimate.h).
+  int64_t instructionsPerElement = 0;
   /// Threads along a row of static length the schedule gives
   /// (`reduction.threads`), or 0: the heuristic's.
   int64_t threads = 0;

@@ -128,13 +128,25 @@ def rms_norm_ref(x, t, nd, w, eps):
 # Parts
 # ---------------------------------------------------------------------------
 
-def softmax_part(label, t, x, dim, log=False, dyn=None):
+def softmax_part(label, t, x, dim, log=False, dyn=None, chain=1):
+    """chain > 1: log_softmax applied `chain` times, which is log_softmax
+    once (its output's log-sum-exp is 0), each step within the bound of one:
+    enough steps make the element's arithmetic compute-bound, so the kernel
+    holds one vector of the row a thread (docs/schedulers.md)."""
     pb = PartBuilder(label)
     D = dyn if dyn is not None else x.shape
     tx = pb.arg("x", x, t, D)
     op = "log_softmax" if log else "softmax"
-    pb.line("%%0 = fuser.%s %%x dim = %d : %s" % (op, dim, tx))
+    prev = "%x"
+    for i in range(chain):
+        pb.line("%%%s = fuser.%s %s dim = %d : %s" % (
+            "0" if i == chain - 1 else "c%d" % i, op, prev, dim, tx))
+        prev = "%%c%d" % i
     want, rule, alts = softmax_ref(x, t, dim, log)
+    if chain > 1:
+        assert log, "a chain of softmaxes is not one softmax"
+        rule = Ulps(chain, rule.atol * chain)
+        alts = []
     pb.result("0", x.shape, t, want, rule, dims=D, alts=alts)
     return pb.part()
 
@@ -223,6 +235,10 @@ def _value_parts(kind, t, name, rng_for):
         parts.append(softmax_part("?x? dim 1 as 5x1031", t, _rows(t, (5, 1031), rng), 1, log,
                                   (None, None)))
         parts.append(softmax_part("7x1 dim 1", t, _rows(t, (7, 1), rng), 1, log))
+        if log and t == "f32":
+            parts.append(softmax_part("9x1000 dim 1, log_softmax 4 times (compute-bound: one "
+                                      "vector a thread)", t, special_rows(t, (9, 1000), rng),
+                                      1, log, chain=4))
         parts.append(softmax_part("rank 1 of 33", t, _rows(t, (33,), rng), 0, log))
         parts.append(softmax_part("4x0 dim 1 (empty rows)", t, _rows(t, (4, 0), rng), 1, log))
         # columns of no positions: the outer normalization's plan divided by

@@ -77,8 +77,10 @@ const ScheduleKeyInfo kKeys[kNumScheduleKeys] = {
      "is known at compile time (not a row split across blocks); a normalization whose row "
      "does not fit their registers reads it again per pass",
      "the fewest that leave each thread at least 4 vector units, more until a "
-     "normalization's row fits the registers (ReductionHeuristics.cpp); a row's length known "
-     "only at launch is decided by the plan",
+     "normalization's row fits the registers; a normalization whose element's arithmetic is "
+     "compute-bound (an estimate of 256 instructions or more) one vector unit a thread, up to "
+     "512 threads (ReductionHeuristics.cpp); a row's length known only at launch is decided "
+     "by the plan",
      /*tryValues: none; the row sums' tree, so the results' last bits, change with it*/ {}},
     {ScheduleKey::ReductionSplits, "reduction.splits", 1, 1024, false, std::nullopt,
      "blocks that share each row of a one-pass inner reduction, or the reduced extent of an "
