@@ -636,8 +636,15 @@ static MlirValue reduction(FuserBuilder b, const char *fn, StringRef opName,
     return MlirValue{nullptr};
   int64_t rank = tensorOf(v).getRank();
   if (d.empty()) {
+    // A rank-0 tensor reduced over no dims is itself, but mean's type rule
+    // holds still: torch.mean of an integer tensor of any rank is an error.
+    if (rank == 0 && opName == MeanOp::getOperationName() && category(elem) != CatFloat) {
+      c.fail("mean of an integer or bool tensor is not supported (as in PyTorch: it cannot "
+             "infer the result's type); cast to a float type first");
+      return MlirValue{nullptr};
+    }
     if (rank == 0)
-      return c.wrapValue(v); // a rank-0 tensor reduced over no dims
+      return c.wrapValue(v);
     for (int64_t i = 0; i < rank; ++i)
       d.push_back(i);
   }

@@ -455,6 +455,9 @@ static void testTorchErrors(MlirContext ctx) {
   EXPECT_FAIL(b, fuserTorchRemainder(b, p, p));
   EXPECT_FAIL(b, fuserTorchDivMode(b, x, x, (FuserRoundingMode)5));
   EXPECT_FAIL(b, fuserTorchMean(b, i, NULL, 0, false));
+  /* Of rank 0 too, where a reduction over no dims is the operand itself. */
+  MlirValue i0 = fuserBuilderAddInput(b, FuserDTypeI32, 0, NULL, S("i0"));
+  EXPECT_FAIL(b, fuserTorchMean(b, i0, NULL, 0, false));
   EXPECT_FAIL(b, fuserTorchSum(b, x, (int64_t[]){2}, 1, false));
   EXPECT_FAIL(b, fuserTorchReshape(b, x, SHAPE(-1, -1)));
   EXPECT_FAIL(b, fuserTorchReshape(b, d, SHAPE(-1, 8)));
@@ -492,6 +495,7 @@ static void testTorchErrors(MlirContext ctx) {
 // CHECK-NEXT: error: f: error: fuserTorchRemainder: 'fuser.remainder' op operand #0 must be ranked tensor of i8, i32
 // CHECK-NEXT: error: f: error: fuserTorchDivMode: rounding mode 5 is not a FuserRoundingMode
 // CHECK-NEXT: error: f: error: fuserTorchMean: 'fuser.mean' op operand #0 must be ranked tensor of f16, bf16
+// CHECK-NEXT: error: f: error: fuserTorchMean: mean of an integer or bool tensor is not supported (as in PyTorch: it cannot infer the result's type); cast to a float type first
 // CHECK-NEXT: error: f: error: fuserTorchSum: dim 2 is out of range for rank 2 (expected a dim in [-2, 1])
 // CHECK-NEXT: error: f: error: fuserTorchReshape: only one size can be -1 (dims 0 and 1 are)
 // CHECK-NEXT: error: f: error: fuserTorchReshape: cannot infer the -1 size of dim 0 with dynamic sizes (give FUSER_DYNAMIC instead)
