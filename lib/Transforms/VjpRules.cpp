@@ -557,54 +557,56 @@ LogicalResult dropout(Grad &G, DropoutOp op, Value gIn, Grads &out) {
   return success();
 }
 
-/// `v` reversed along `dim`: a gather at size - 1 - index.
+/// `v` reversed along `dim`: a gather at size - 1 - index. An iota with
+/// `?` dims takes its sizes from the tensors it combines with, and a
+/// gather's index combines with none, so with sizes known only at launch
+/// the index adds 0 times v's values as i64 (a float's cast saturates, NaN
+/// gives 0: the product is always 0), which gives it v's sizes.
 Value flip(Grad &G, Value v, int64_t dim) {
   RankedTensorType t = typeOf(v);
   Type i64 = G.b.getI64Type();
+  auto scalar = [&](int64_t x) {
+    return ConstantOp::create(G.b, G.loc, RankedTensorType::get({}, i64),
+                              G.b.getI64IntegerAttr(x));
+  };
   Value iota = IotaOp::create(G.b, G.loc, t.clone(i64), dim);
   Value n = SizeOp::create(G.b, G.loc, RankedTensorType::get({}, i64), v, dim);
-  Value one = ConstantOp::create(G.b, G.loc, RankedTensorType::get({}, i64), G.b.getI64IntegerAttr(1));
-  Value index = SubOp::create(G.b, G.loc, SubOp::create(G.b, G.loc, n, one), iota);
+  Value index = SubOp::create(G.b, G.loc, SubOp::create(G.b, G.loc, n, scalar(1)), iota);
+  if (!t.hasStaticShape())
+    index = AddOp::create(G.b, G.loc, index, MulOp::create(G.b, G.loc, G.cast(v, i64), scalar(0)));
   return GatherOp::create(G.b, G.loc, v, index, dim);
 }
 
-/// The gradient of pad's value: the sum of g over the positions it fills.
-/// With a static input, g summed where a mask of the input's positions,
-/// padded like it, is false (exact); with a dynamic one (the mask would have
-/// no size of its own), the sum of g less the sum over the input's
-/// positions, in f64, where the cancellation stays below f32's rounding.
+/// The gradient of pad's value: the sum of g over the positions it fills,
+/// g summed where a mask of the input's positions, padded like it, is false
+/// (exact). With sizes known only at launch the mask is x == x or x != x
+/// (true everywhere, NaN included), which has x's sizes; a constant would
+/// have none of its own. (It was the sum of g less the sum over the
+/// input's positions, in f64, which cancels: an inf in g gave NaN.)
 Value padValueGradient(Grad &G, PadOp op, Value g) {
+  Value x = op.getInput();
   RankedTensorType in = op.getInput().getType();
   auto sumAll = [&](Value v) {
     SmallVector<int64_t> all = allDims(typeOf(v));
     return all.empty() ? v : SumOp::create(G.b, G.loc, v, all, false).getResult();
   };
   Value wg = G.wide(g);
-  if (in.hasStaticShape()) {
-    Type i1 = G.b.getI1Type();
-    Value inside = ConstantOp::create(G.b, G.loc, in.clone(i1), G.b.getBoolAttr(true));
-    Value no = ConstantOp::create(G.b, G.loc, RankedTensorType::get({}, i1), G.b.getBoolAttr(false));
-    Value placed = PadOp::create(G.b, G.loc, inside, no, op.getLow(), op.getHigh());
-    return G.narrow(sumAll(G.where(placed, G.c(wg, 0.0), wg)), op.getValue());
-  }
-  Value g64 = G.cast(g, G.b.getF64Type());
-  Value inner = unpad(G, g64, op.getLow(), op.getHigh());
-  return G.narrow(G.sub(sumAll(g64), sumAll(inner)), op.getValue());
+  Type i1 = G.b.getI1Type();
+  Value inside =
+      in.hasStaticShape()
+          ? ConstantOp::create(G.b, G.loc, in.clone(i1), G.b.getBoolAttr(true)).getResult()
+          : OrOp::create(G.b, G.loc, G.eq(x, x), NeOp::create(G.b, G.loc, x, x)).getResult();
+  Value no = ConstantOp::create(G.b, G.loc, RankedTensorType::get({}, i1), G.b.getBoolAttr(false));
+  Value placed = PadOp::create(G.b, G.loc, inside, no, op.getLow(), op.getHigh());
+  return G.narrow(sumAll(G.where(placed, G.c(wg, 0.0), wg)), op.getValue());
 }
 
 /// The sums of `g` from each position to the end of `dim` (PyTorch's
-/// reversed_cumsum).
+/// reversed_cumsum): as PyTorch, flip, cumsum, flip. (With dims known at
+/// launch this was total - cumsum + g in f64, which cancels: g = [1e30, 1,
+/// 1, 1] gave [1e30, 1, 1, 1], an inf in g NaN everywhere.)
 Value reversedCumsum(Grad &G, Value g, int64_t dim) {
-  if (typeOf(g).hasStaticShape()) // as PyTorch: flip, cumsum, flip
-    return flip(G, CumsumOp::create(G.b, G.loc, flip(G, g, dim), dim), dim);
-  // A dim known at launch: the flip's index would have no size to take from
-  // the arguments, so total - cumsum + g, in f64 (its cancellation then
-  // stays below the rounding of f32 and of halves)
-  Value g64 = G.cast(g, G.b.getF64Type());
-  Value total = SumOp::create(G.b, G.loc, g64, ArrayRef<int64_t>{dim}, true);
-  Value prefix = CumsumOp::create(G.b, G.loc, g64, dim);
-  Value r = G.add(G.sub(G.expand(total, typeOf(g64), {dim}, true), prefix), g64);
-  return G.cast(r, typeOf(g).getElementType());
+  return flip(G, CumsumOp::create(G.b, G.loc, flip(G, g, dim), dim), dim);
 }
 
 /// cumprod_backward: before a line's first zero, reversed_cumsum(g * y) / x;
