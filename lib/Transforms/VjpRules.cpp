@@ -557,23 +557,35 @@ LogicalResult dropout(Grad &G, DropoutOp op, Value gIn, Grads &out) {
   return success();
 }
 
-/// `v` reversed along `dim`: a gather at size - 1 - index. An iota with
-/// `?` dims takes its sizes from the tensors it combines with, and a
-/// gather's index combines with none, so with sizes known only at launch
-/// the index adds 0 times v's values as i64 (a float's cast saturates, NaN
-/// gives 0: the product is always 0), which gives it v's sizes.
-Value flip(Grad &G, Value v, int64_t dim) {
+/// `x == x or x != x`: true everywhere (NaN included), with x's sizes (a
+/// constant with `?` dims has none of its own).
+Value allTrueLike(Grad &G, Value x) {
+  return OrOp::create(G.b, G.loc, G.eq(x, x), NeOp::create(G.b, G.loc, x, x));
+}
+
+/// `v` reversed along `dim`: a gather at size - 1 - index. With sizes
+/// known only at launch, the gather's index (an iota) and table (a
+/// gradient may be a broadcast sized only by its uses: the gradient of a
+/// sum) take no sizes from a gather, nor does fuser.size, so both are tied
+/// to `sized`, a forward value of v's shape with sizes of its own: the
+/// index adds 0 times its values as i64 (a float's cast saturates, NaN
+/// gives 0: the product is always 0), the table is where(true, v, v) with
+/// the condition of its shape.
+Value flip(Grad &G, Value v, int64_t dim, Value sized) {
   RankedTensorType t = typeOf(v);
   Type i64 = G.b.getI64Type();
   auto scalar = [&](int64_t x) {
     return ConstantOp::create(G.b, G.loc, RankedTensorType::get({}, i64),
                               G.b.getI64IntegerAttr(x));
   };
+  bool dynamic = !t.hasStaticShape();
   Value iota = IotaOp::create(G.b, G.loc, t.clone(i64), dim);
-  Value n = SizeOp::create(G.b, G.loc, RankedTensorType::get({}, i64), v, dim);
+  Value n = SizeOp::create(G.b, G.loc, RankedTensorType::get({}, i64), dynamic ? sized : v, dim);
   Value index = SubOp::create(G.b, G.loc, SubOp::create(G.b, G.loc, n, scalar(1)), iota);
-  if (!t.hasStaticShape())
-    index = AddOp::create(G.b, G.loc, index, MulOp::create(G.b, G.loc, G.cast(v, i64), scalar(0)));
+  if (dynamic) {
+    index = AddOp::create(G.b, G.loc, index, MulOp::create(G.b, G.loc, G.cast(sized, i64), scalar(0)));
+    v = G.where(allTrueLike(G, sized), v, v);
+  }
   return GatherOp::create(G.b, G.loc, v, index, dim);
 }
 
@@ -595,7 +607,7 @@ Value padValueGradient(Grad &G, PadOp op, Value g) {
   Value inside =
       in.hasStaticShape()
           ? ConstantOp::create(G.b, G.loc, in.clone(i1), G.b.getBoolAttr(true)).getResult()
-          : OrOp::create(G.b, G.loc, G.eq(x, x), NeOp::create(G.b, G.loc, x, x)).getResult();
+          : allTrueLike(G, x);
   Value no = ConstantOp::create(G.b, G.loc, RankedTensorType::get({}, i1), G.b.getBoolAttr(false));
   Value placed = PadOp::create(G.b, G.loc, inside, no, op.getLow(), op.getHigh());
   return G.narrow(sumAll(G.where(placed, G.c(wg, 0.0), wg)), op.getValue());
@@ -604,9 +616,10 @@ Value padValueGradient(Grad &G, PadOp op, Value g) {
 /// The sums of `g` from each position to the end of `dim` (PyTorch's
 /// reversed_cumsum): as PyTorch, flip, cumsum, flip. (With dims known at
 /// launch this was total - cumsum + g in f64, which cancels: g = [1e30, 1,
-/// 1, 1] gave [1e30, 1, 1, 1], an inf in g NaN everywhere.)
-Value reversedCumsum(Grad &G, Value g, int64_t dim) {
-  return flip(G, CumsumOp::create(G.b, G.loc, flip(G, g, dim), dim), dim);
+/// 1, 1] gave [1e30, 1, 1, 1], an inf in g NaN everywhere.) `sized`: a
+/// forward value of g's shape (flip says why).
+Value reversedCumsum(Grad &G, Value g, int64_t dim, Value sized) {
+  return flip(G, CumsumOp::create(G.b, G.loc, flip(G, g, dim, sized), dim), dim, sized);
 }
 
 /// cumprod_backward: before a line's first zero, reversed_cumsum(g * y) / x;
@@ -622,9 +635,9 @@ LogicalResult cumulativeProduct(Grad &G, CumprodOp op, Value gIn, Grads &out) {
   Value zerosSoFar = CumsumOp::create(G.b, G.loc, G.cast(isZero, e), dim);
   Value before = G.eq(zerosSoFar, zero);
   Value first = G.where(isZero, G.eq(zerosSoFar, one), isZero);
-  Value a = G.div(reversedCumsum(G, G.mul(g, y), dim), G.where(before, x, one));
+  Value a = G.div(reversedCumsum(G, G.mul(g, y), dim, x), G.where(before, x, one));
   Value skipped = CumprodOp::create(G.b, G.loc, G.where(first, one, x), dim);
-  Value atFirst = reversedCumsum(G, G.mul(g, skipped), dim);
+  Value atFirst = reversedCumsum(G, G.mul(g, skipped), dim, x);
   Value r = G.where(before, a, G.where(first, atFirst, zero));
   out[0] = G.narrow(r, xIn);
   return success();
@@ -903,7 +916,8 @@ LogicalResult mlir::fuser::buildOperandGradients(OpBuilder &b, Operation *op,
           .Case<DropoutOp>([&](DropoutOp o) { return dropout(G, o, g, out); })
           .Case<ProdOp>([&](ProdOp o) { return product(G, o, g, out); })
           .Case<CumsumOp>([&](CumsumOp o) {
-            out[0] = G.narrow(reversedCumsum(G, g, o.getDimAttr().getInt()), o.getInput());
+            out[0] = G.narrow(reversedCumsum(G, g, o.getDimAttr().getInt(), o.getInput()),
+                              o.getInput());
             return success();
           })
           .Case<CumprodOp>([&](CumprodOp o) { return cumulativeProduct(G, o, g, out); })

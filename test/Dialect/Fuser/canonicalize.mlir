@@ -498,6 +498,21 @@ func.func @dynamic_reshape_chains(%x: tensor<?x?xf32>) -> (tensor<?x?xf32>, tens
 
 // -----
 
+// A reshape sized by its uses (fuser-vjp's dims_from_uses) takes no sizes
+// from its input: the chain folds.
+// CHECK-LABEL: func.func @reshape_chain_sized_by_uses
+// CHECK-SAME: (%[[X:.*]]: tensor<?xf32>, %[[Y:.*]]: tensor<?x?x?xf32>)
+// CHECK: %[[R:.*]] = fuser.reshape %[[X]] {fuser.dims_from_uses} : tensor<?xf32> -> tensor<?x?x?xf32>
+// CHECK: fuser.add %[[R]], %[[Y]]
+func.func @reshape_chain_sized_by_uses(%x: tensor<?xf32>, %y: tensor<?x?x?xf32>) -> tensor<?x?x?xf32> {
+  %a = fuser.reshape %x {fuser.dims_from_uses} : tensor<?xf32> -> tensor<?x?xf32>
+  %b = fuser.reshape %a {fuser.dims_from_uses} : tensor<?x?xf32> -> tensor<?x?x?xf32>
+  %c = fuser.add %b, %y : tensor<?x?x?xf32>, tensor<?x?x?xf32>
+  return %c : tensor<?x?x?xf32>
+}
+
+// -----
+
 // A reshape of a reshape is one reshape; it keeps fuser.refines_shape (its
 // dims are its input's, one for one) only when both were refinements.
 // CHECK-LABEL: func.func @refinements

@@ -444,10 +444,13 @@ OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
     // reshapes: [?, ?] -> [?] -> [?, ?] gives (n, 1), reshaping straight
     // from [?, ?] would keep both dims. One dynamic dim or none is the
     // element count's alone, the same through either; two refinements
-    // keep every dim, one for one.
+    // keep every dim, one for one; a reshape sized by its uses
+    // (dims_from_uses, or the sizes fuser-segment wrote for them) takes
+    // none from its input.
     bool sizesFromCount = llvm::count_if(getType().getShape(), ShapedType::isDynamic) <= 1;
     bool refinements = inner->hasAttr(kRefinesShapeAttr) && (*this)->hasAttr(kRefinesShapeAttr);
-    if (!sizesFromCount && !refinements)
+    bool sizedByUses = (*this)->hasAttr(kDimsFromUsesAttr) || (*this)->hasAttr(kSizesAttr);
+    if (!sizesFromCount && !refinements && !sizedByUses)
       return {};
     if (inner.getInput().getType() == getType())
       return inner.getInput();
