@@ -384,15 +384,17 @@ struct MaterializeMatmulBatchBroadcast : OpRewritePattern<MatmulOp> {
 };
 
 /// pow with a constant float exponent as PyTorch's pow(Tensor, Scalar)
-/// computes it (aten's pow_tensor_scalar special cases, on the CPU and the
-/// GPU alike): x ** 2 is x * x, ** 3 is x * x * x, ** -2 is 1 / (x * x),
-/// ** 0.5 sqrt, ** -0.5 rsqrt, ** -1 reciprocal and ** 1 x (** 0, one
-/// everywhere, NaN included, is the general pow's already). Each
-/// is correctly rounded where the general pow is within 2 ulp (x ** 2
-/// differed from x * x in 9% of f32 inputs), and their special values are
-/// PyTorch's: (-inf) ** 0.5 is NaN, (-0) ** -0.5 is -inf. f16 and bf16
-/// round after each multiply, as c10::Half's operators do. Here, after
-/// autodiff (fuser-vjp), which keeps pow_backward's formula.
+/// computes it (aten's pow_tensor_scalar special cases: on the GPU for
+/// every float type, on the CPU for f32, f64 and bf16; its CPU f16 kernel
+/// calls std::pow): x ** 2 is x * x, ** 3 is x * x * x, ** -2 is
+/// 1 / (x * x), ** 0.5 sqrt, ** -0.5 rsqrt, ** -1 reciprocal and ** 1 x
+/// (** 0, one everywhere, NaN included, is the general pow's already).
+/// Multiplies, divisions and sqrt round once where the general pow is
+/// within 2 ulp (x ** 2 differed from x * x in 9% of f32 inputs), and the
+/// special values are PyTorch's: (-inf) ** 0.5 is NaN, (-0) ** -0.5 is
+/// -inf. f16 and bf16 round after each multiply, as c10::Half's operators
+/// do. Here, after autodiff (fuser-vjp), which keeps pow_backward's
+/// formula.
 struct DecomposeConstantPow : OpRewritePattern<PowOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(PowOp op, PatternRewriter &rewriter) const override {
