@@ -597,7 +597,7 @@ Value flip(Grad &G, Value v, int64_t dim, Value sized) {
 /// input's positions, in f64, which cancels: an inf in g gave NaN.)
 Value padValueGradient(Grad &G, PadOp op, Value g) {
   Value x = op.getInput();
-  RankedTensorType in = op.getInput().getType();
+  RankedTensorType in = typeOf(x);
   auto sumAll = [&](Value v) {
     SmallVector<int64_t> all = allDims(typeOf(v));
     return all.empty() ? v : SumOp::create(G.b, G.loc, v, all, false).getResult();
