@@ -177,9 +177,11 @@ struct DecomposeRmsNorm : OpRewritePattern<RmsNormOp> {
   }
 };
 
-/// dropout as torch.native_dropout: keep where the f32 uniform of
-/// fuser.rand is below 1 - p, y = (x * keep) * scale with scale = 1 / (1 - p)
-/// (0 when p is 1), in f32 for halves (f64 for f64), rounded once.
+/// dropout as torch.native_dropout on the GPU: keep where the f32 uniform of
+/// fuser.rand is below 1 - p, y = (x * keep) * scale with scale = 1 / (1 - p),
+/// in f32 for halves (f64 for f64), rounded once; at p = 1, y is all +0 (the
+/// CUDA kernel's short cut returns zeros_like(x), so an inf or NaN x gives
+/// 0 there, not the NaN of inf * 0, and a negative x +0, not -0).
 struct DecomposeDropout : OpRewritePattern<DropoutOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(DropoutOp op, PatternRewriter &rewriter) const override {
@@ -194,9 +196,9 @@ struct DecomposeDropout : OpRewritePattern<DropoutOp> {
     Value mask = LtOp::create(rewriter, loc, e.castTo(u, f), keepP);
     Value inverse = DivOp::create(rewriter, loc, e.scalar(f, 1.0), keepP, RoundingMode::none);
     Value none = EqOp::create(rewriter, loc, keepP, e.scalar(f, 0.0));
-    Value scale = WhereOp::create(rewriter, loc, none, e.scalar(f, 0.0), inverse);
     Value kept = MulOp::create(rewriter, loc, x, e.castTo(mask, f));
-    Value y = MulOp::create(rewriter, loc, kept, scale);
+    Value y = WhereOp::create(rewriter, loc, none, e.scalar(f, 0.0),
+                              MulOp::create(rewriter, loc, kept, inverse));
     rewriter.replaceOp(op, {e.castTo(y, inType.getElementType()), mask});
     return success();
   }

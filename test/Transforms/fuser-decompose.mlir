@@ -113,19 +113,19 @@ func.func @rms_norm(%x: tensor<8x64xf16>, %w: tensor<64xf16>) -> tensor<8x64xf16
 // -----
 
 // dropout: the f32 uniform of fuser.rand at each element (its shape from x)
-// below 1 - p keeps it; y = (x * keep) * scale, scale = 1 / (1 - p) or 0
-// when p is 1; in f32 for bf16, rounded once.
+// below 1 - p keeps it; y = (x * keep) * (1 / (1 - p)), all +0 when p is 1
+// (CUDA's short cut: not inf * 0); in f32 for bf16, rounded once.
 // CHECK-LABEL: func.func @dropout
 // CHECK: %[[XF:.*]] = fuser.cast %arg0 : tensor<8x?xbf16> to tensor<8x?xf32>
 // CHECK: %[[U:.*]] = fuser.rand %arg2, %arg3 like %arg0 : tensor<8x?xbf16> : tensor<8x?xf32>
 // CHECK: %[[KP:.*]] = fuser.sub %{{.*}}, %arg1 : tensor<f32>
 // CHECK: %[[M:.*]] = fuser.lt %[[U]], %[[KP]] : tensor<8x?xf32>, tensor<f32>
 // CHECK: %[[INV:.*]] = fuser.div %{{.*}}, %[[KP]]
-// CHECK: %[[NONE:.*]] = fuser.eq %[[KP]], %{{.*}}
-// CHECK: %[[SCALE:.*]] = fuser.where %[[NONE]], %{{.*}}, %[[INV]]
+// CHECK: %[[NONE:.*]] = fuser.eq %[[KP]], %[[ZERO:.*]] : tensor<f32>
 // CHECK: %[[MF:.*]] = fuser.cast %[[M]] : tensor<8x?xi1> to tensor<8x?xf32>
 // CHECK: %[[K:.*]] = fuser.mul %[[XF]], %[[MF]]
-// CHECK: %[[Y:.*]] = fuser.mul %[[K]], %[[SCALE]]
+// CHECK: %[[S:.*]] = fuser.mul %[[K]], %[[INV]]
+// CHECK: %[[Y:.*]] = fuser.where %[[NONE]], %[[ZERO]], %[[S]]
 // CHECK: %[[YB:.*]] = fuser.cast %[[Y]] : tensor<8x?xf32> to tensor<8x?xbf16>
 // CHECK: return %[[YB]], %[[M]]
 func.func @dropout(%x: tensor<8x?xbf16>, %p: tensor<f32>, %s: tensor<i64>, %o: tensor<i64>)

@@ -139,15 +139,20 @@ def bernoulli(t, p, seed, offset):
 
 
 def dropout(t, x, p, seed, offset, start=0):
-    """(y, mask) of fuser.dropout as torch.native_dropout computes them;
+    """(y, mask) of fuser.dropout as torch.native_dropout computes them on the GPU;
     x holds the elements start..start+x.size-1 of the op's input."""
     ft = np.float64 if t == "f64" else np.float32
     xf = to_f64(x.reshape(-1), t).astype(ft)
     keep_p = ft(1.0) - ft(np.float32(p))  # p is passed as an f32 tensor
     u = uniform("f32", seed, offset, x.size, start).astype(ft)
     mask = u < keep_p
-    scale = ft(0.0) if keep_p == 0 else ft(1.0) / keep_p
-    y = (xf * mask.astype(ft)) * scale
+    if keep_p == 0:
+        # p = 1: CUDA's native_dropout (and torch._refs) return zeros_like(x),
+        # +0 even where x is inf, NaN or negative (the CPU kernel's x * 0
+        # is not what the GPU computes).
+        y = np.zeros_like(xf)
+    else:
+        y = (xf * mask.astype(ft)) * (ft(1.0) / keep_p)
     return from_f64(y.astype(np.float64), t).reshape(x.shape), mask.reshape(x.shape)
 
 
