@@ -76,8 +76,7 @@ Value ExprExpander::build(AffineExpr e) {
     return symbol(s.getPosition());
   auto bin = cast<AffineBinaryOpExpr>(e);
   Value l = expand(bin.getLHS()), r = expand(bin.getRHS());
-  // Sizes and offsets are never negative: unsigned division is exact. They
-  // never overflow either (the index width is chosen so; see
+  // Sizes and offsets never overflow (the index width is chosen so; see
   // FusionEmitter::max32BitElements): `nsw` lets LLVM split a sign-extended
   // offset into a register plus a constant, so that the units of a thread
   // share one address register.
@@ -87,15 +86,77 @@ Value ExprExpander::build(AffineExpr e) {
     return arith::AddIOp::create(b, loc, l, r, nsw);
   case AffineExprKind::Mul:
     return arith::MulIOp::create(b, loc, l, r, nsw);
-  case AffineExprKind::FloorDiv:
-    return arith::DivUIOp::create(b, loc, l, r);
-  case AffineExprKind::CeilDiv:
-    return arith::CeilDivUIOp::create(b, loc, l, r);
-  case AffineExprKind::Mod:
-    return arith::RemUIOp::create(b, loc, l, r);
+  default:
+    break;
+  }
+  // Divisions (by a positive divisor). A dividend that is never negative
+  // (sizes and offsets are not) divides unsigned, which is exact and the
+  // cheapest. But MLIR's simplification may leave a term that is negative
+  // for some indices inside a division whose whole is not (it pulls
+  // constants out: (x + 4) floordiv 4 -> x floordiv 4 + 1, with x < 0
+  // possible, in a chain of permutes and reshapes): such a dividend
+  // divides with the floor's sign rules (unsigned, -3 floordiv 4 read
+  // 2^30 + 2 elements past the buffer).
+  if (knownNonNegative(bin.getLHS())) {
+    switch (e.getKind()) {
+    case AffineExprKind::FloorDiv:
+      return arith::DivUIOp::create(b, loc, l, r);
+    case AffineExprKind::CeilDiv:
+      return arith::CeilDivUIOp::create(b, loc, l, r);
+    case AffineExprKind::Mod:
+      return arith::RemUIOp::create(b, loc, l, r);
+    default:
+      llvm_unreachable("unexpected affine expression kind");
+    }
+  }
+  // Truncating quotient and remainder, then the floor's (or ceiling's)
+  // correction where the remainder is not 0.
+  Value q = arith::DivSIOp::create(b, loc, l, r);
+  Value rem = arith::RemSIOp::create(b, loc, l, r);
+  Value zero = constant(0);
+  Value one = constant(1);
+  switch (e.getKind()) {
+  case AffineExprKind::FloorDiv: {
+    Value below = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, rem, zero);
+    return arith::SubIOp::create(b, loc, q, arith::SelectOp::create(b, loc, below, one, zero));
+  }
+  case AffineExprKind::CeilDiv: {
+    Value above = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, rem, zero);
+    return arith::AddIOp::create(b, loc, q, arith::SelectOp::create(b, loc, above, one, zero));
+  }
+  case AffineExprKind::Mod: {
+    Value below = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, rem, zero);
+    return arith::AddIOp::create(b, loc, rem, arith::SelectOp::create(b, loc, below, r, zero));
+  }
   default:
     llvm_unreachable("unexpected affine expression kind");
   }
+}
+
+bool ExprExpander::knownNonNegative(AffineExpr e) {
+  if (auto c = dyn_cast<AffineConstantExpr>(e))
+    return c.getValue() >= 0;
+  if (isa<AffineDimExpr, AffineSymbolExpr>(e))
+    return true;
+  auto it = nonNegative.find(e);
+  if (it != nonNegative.end())
+    return it->second;
+  auto bin = cast<AffineBinaryOpExpr>(e);
+  bool result;
+  switch (e.getKind()) {
+  case AffineExprKind::Add:
+  case AffineExprKind::Mul:
+    result = knownNonNegative(bin.getLHS()) && knownNonNegative(bin.getRHS());
+    break;
+  case AffineExprKind::Mod:
+    result = true; // by a positive divisor, built with the floor's sign rules
+    break;
+  default:
+    result = knownNonNegative(bin.getLHS());
+    break;
+  }
+  nonNegative[e] = result;
+  return result;
 }
 
 //===----------------------------------------------------------------------===//

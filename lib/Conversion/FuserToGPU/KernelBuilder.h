@@ -63,6 +63,11 @@ private:
   /// Positions `b` at the function entry, after earlier hoisted ops.
   void setHoistPoint();
   Value build(AffineExpr e);
+  /// Whether `e` is never negative: dims, symbols (indices, sizes,
+  /// strides), constants >= 0 and what adds, multiplies and divides them
+  /// (memoized: an expression is a DAG whose tree may be exponential).
+  bool knownNonNegative(AffineExpr e);
+  DenseMap<AffineExpr, bool> nonNegative;
 };
 
 /// RAII scope of an ExprExpander for the body of a nested region.
