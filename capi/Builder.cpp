@@ -186,6 +186,8 @@ static const char *severityName(DiagnosticSeverity s) {
 Call::Call(FuserBuilder b, const char *fn) : B(lookupBuilder(b)), fn(fn) {
   if (!B)
     return;
+  if (B->func && !B->body().empty())
+    lastBefore = &B->body().back();
   handler.emplace(B->ctx, [this](Diagnostic &d) {
     auto add = [&](Diagnostic &x) {
       if (StringRef(x.str()).starts_with("see current operation:"))
@@ -202,6 +204,24 @@ Call::Call(FuserBuilder b, const char *fn) : B(lookupBuilder(b)), fn(fn) {
   });
 }
 
+Call::~Call() {
+  if (!B || !failedCall || handedOut || !B->func)
+    return;
+  // Newest first, so that each op's users are gone before it; an op whose
+  // results something older uses (none should) stays.
+  Block &body = B->body();
+  while (!body.empty() && &body.back() != lastBefore) {
+    Operation *op = &body.back();
+    if (!op->use_empty())
+      break;
+    for (Value r : op->getResults()) {
+      B->values.erase(r.getAsOpaquePointer());
+      B->wrapped.erase(r.getAsOpaquePointer());
+    }
+    op->erase();
+  }
+}
+
 bool Call::ready() {
   if (!B)
     return false;
@@ -213,10 +233,12 @@ bool Call::ready() {
 }
 
 void Call::fail(const Twine &msg) {
+  failedCall = true;
   B->recordError(describeLocation(B->loc()) + ": error: " + fn + ": " + msg.str());
 }
 
 void Call::failWithDiagnostics(const Twine &fallback) {
+  failedCall = true;
   if (captured.empty())
     fail(fallback);
   else
@@ -270,6 +292,7 @@ Operation *Call::create(StringRef opName, ValueRange operands, TypeRange types,
 MlirValue Call::wrapValue(Value v) {
   if (!v)
     return MlirValue{nullptr};
+  handedOut = true;
   B->values.insert(v.getAsOpaquePointer());
   return wrap(v);
 }

@@ -75,6 +75,11 @@ std::string describeLocation(Location loc);
 class Call {
 public:
   Call(FuserBuilder b, const char *fn);
+  /// A call that failed and handed out no value takes back the ops it
+  /// built (a torch function's casts and broadcasts before the op that
+  /// failed): "a failed call builds nothing", and the fusion, and so its
+  /// compile-cache key, is what the successful calls made.
+  ~Call();
   Call(const Call &) = delete;
   Call &operator=(const Call &) = delete;
 
@@ -126,6 +131,10 @@ public:
 private:
   BuilderImpl *B;
   const char *fn;
+  /// The fusion's last op when the call began (null: none), whether it
+  /// recorded an error, and whether it handed out a value.
+  Operation *lastBefore = nullptr;
+  bool failedCall = false, handedOut = false;
   std::string captured;
   std::optional<ScopedDiagnosticHandler> handler;
 };

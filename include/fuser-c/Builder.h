@@ -25,7 +25,10 @@
 |* builder holds an error. Only values made by the same builder are accepted; *|
 |* the builder checks this without dereferencing the handle, so a value of    *|
 |* another builder, of a destroyed builder, or of another context is an error *|
-|* and not a crash.                                                           *|
+|* and not a crash. One limit: a destroyed builder's memory may be reused for *|
+|* a later builder's values in the same context, and a stale handle that now  *|
+|* names one of them is accepted as that value (a handle is an address; the   *|
+|* two cannot be told apart). Do not keep values past their builder.          *|
 |*                                                                            *|
 |* Diagnostics that the ops emit while a builder function runs go to the      *|
 |* builder, not to the context's diagnostic handlers.                         *|

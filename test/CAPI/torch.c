@@ -510,6 +510,29 @@ static void testTorchErrors(MlirContext ctx) {
 // CHECK-NEXT: error: f: error: fuserTorchExp: an f8E4M3FN operand does not compute
 // CHECK-NEXT: error: f: error: fuserTorchResultType: an f8E4M3FN operand does not compute
 
+/* A call that fails takes back what it built before failing: the casts
+ * and broadcasts of promotion stayed in the fusion (found by an adversarial
+ * test), changing its compile-cache key. */
+static void testFailedCallsBuildNothing(MlirContext ctx) {
+  fprintf(stderr, "@testFailedCallsBuildNothing\n");
+  FuserBuilder b = fuserBuilderCreate(ctx, S("failed"));
+  MlirValue i = fuserBuilderAddInput(b, FuserDTypeI32, SHAPE(4), S("i"));
+  MlirValue f = fuserBuilderAddInput(b, FuserDTypeF32, SHAPE(3, 4), S("f"));
+  MlirValue m = fuserBuilderAddInput(b, FuserDTypeI1, SHAPE(4), S("m"));
+  /* i32[4] & f32[3, 4]: promoted to f32 and broadcast, then and refuses f32. */
+  EXPECT_FAIL(b, fuserTorchBitwiseAnd(b, i, f));
+  /* bool ** bool: both cast, then pow refuses. */
+  EXPECT_FAIL(b, fuserTorchPow(b, m, m));
+  /* floor division of bools: both cast, then div refuses. */
+  EXPECT_FAIL(b, fuserTorchDivMode(b, m, m, FuserRoundingFloor));
+  fuserBuilderAddOutput(b, fuserTorchExp(b, f), S("y"));
+  finishAndPrint(b);
+}
+// CHECK-LABEL: @testFailedCallsBuildNothing
+// CHECK: func.func @failed(
+// CHECK-NEXT: fuser.exp
+// CHECK-NEXT: return
+
 int main(void) {
   MlirContext ctx = fuserContextCreate();
   testPromoteTypes(ctx);
@@ -521,6 +544,7 @@ int main(void) {
   testUnaryAndReductions(ctx);
   testShapeHelpers(ctx);
   testTorchErrors(ctx);
+  testFailedCallsBuildNothing(ctx);
   mlirContextDestroy(ctx);
   fprintf(stderr, "@done: %d failures\n", failures);
   return failures ? 1 : 0;
