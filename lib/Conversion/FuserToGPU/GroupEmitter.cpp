@@ -290,7 +290,7 @@ Lanes GroupEmitter::emitScalarized(Value v, const Index &idx,
 
 Value GroupEmitter::maskedLoad(Value v, Type elem, AffineExpr offset, unsigned lanes) {
   if (!loadMask && !rowMask)
-    return kb->load(kb->pointer(v), elem, kb->expander->expand(offset), lanes);
+    return loadUnit(v, elem, kb->expander->expand(offset), lanes);
   OpBuilder &b = kb->b;
   Value mask = !loadMask  ? rowMask
                : !rowMask ? loadMask
@@ -302,8 +302,7 @@ Value GroupEmitter::maskedLoad(Value v, Type elem, AffineExpr offset, unsigned l
   {
     // Index arithmetic built here stays here.
     ExprScope scope(*kb->expander);
-    scf::YieldOp::create(b, kb->loc,
-                         kb->load(kb->pointer(v), elem, kb->expander->expand(offset), lanes));
+    scf::YieldOp::create(b, kb->loc, loadUnit(v, elem, kb->expander->expand(offset), lanes));
   }
   b.setInsertionPointToStart(&ifOp.getElseRegion().front());
   scf::YieldOp::create(b, kb->loc,
@@ -667,7 +666,7 @@ Lanes GroupEmitter::emitIndexing(Operation *op, const Index &idx, unsigned lanes
     b.setInsertionPointToStart(&ifOp.getThenRegion().front());
     ExprScope scope(*kb->expander);
     scf::YieldOp::create(b, loc,
-                         kb->load(kb->pointer(table), elem, tableOffset(op, idx, wide), lanes));
+                         loadUnit(table, elem, tableOffset(op, idx, wide), lanes));
     b.setInsertionPointToStart(&ifOp.getElseRegion().front());
     scf::YieldOp::create(b, loc, Value(arith::ConstantOp::create(b, loc, t, b.getZeroAttr(t))));
   }

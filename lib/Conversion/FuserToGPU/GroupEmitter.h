@@ -218,6 +218,21 @@ protected:
   /// body(vectorLanes) where the kernel's flag says the vector accesses are
   /// aligned and whole, body(1) elsewhere (only body(1) without lanes).
   void emitVectorOrScalar(function_ref<void(unsigned)> body);
+  /// In a kernel of vector units that must also run where the plan's checks
+  /// fail (a persistent row of a static length whose buffers may be
+  /// misaligned): the kernel's i1 that they hold. While set, each vector
+  /// access of a fusion buffer reads or writes its unit with one vector
+  /// access where it holds and lane by lane where it does not, so that one
+  /// kernel serves both (the arithmetic, most of a normalization's code,
+  /// is emitted and compiled once). Null elsewhere.
+  Value unitAccessesAligned;
+  /// Loads `lanes` consecutive elements of buffer `v` from element
+  /// `offset`: one access, or under unitAccessesAligned, one where it
+  /// holds and lane by lane elsewhere.
+  Value loadUnit(Value v, Type elem, Value offset, unsigned lanes);
+  /// Stores `value` (scalar or vector) to buffer `v` at element `offset`,
+  /// as loadUnit reads.
+  void storeUnit(Value v, Value value, Value offset);
 
   /// Gives `k` an expander whose dims are the iteration dims' current
   /// values (iterValues) and whose symbols are its size parameters, with

@@ -447,9 +447,18 @@ void ReductionScheduler::emitInnerOuter(unsigned w) {
     int64_t rereadThreads = 32;
     while (rereadThreads < kMaxDynamicThreads && rereadThreads * 4 < units)
       rereadThreads *= 2;
-    if (persistent && vectorLanes > 1 && !vectorsAlwaysOk()) {
-      // Misaligned buffers: the rows stay on chip in scalars where 512
-      // threads' registers hold them, else they are read again.
+    if (persistent && vectorLanes > 1 && !vectorsAlwaysOk() && !inShared) {
+      // Misaligned buffers take the same kernel, their units read and
+      // written lane by lane (ReductionScheduler::Bodies::VectorUnits): one
+      // copy of the row's arithmetic to compile, the same bits either way.
+      variantCondition = widthCond;
+      emitOnChip(threads, /*inShared=*/false, Bodies::VectorUnits);
+    } else if (persistent && vectorLanes > 1 && !vectorsAlwaysOk()) {
+      // With the accumulators in shared memory (rows over 8192 f32), the
+      // lane-by-lane branches cost registers the kernel does not have
+      // (layer_norm backward f32 at 16384 spilled 28 bytes): misaligned
+      // buffers take a kernel of their own, in scalars, where 512 threads'
+      // registers hold the row, else the row read again.
       Value vecOk = planVectorOk();
       variantCondition = withCond(vecOk);
       emitOnChip(threads, inShared, Bodies::VectorOnly);

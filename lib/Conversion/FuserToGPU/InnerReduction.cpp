@@ -173,26 +173,15 @@ void ReductionScheduler::emitInnerKernels(unsigned w) {
       return;
     variantCondition = withCond(negate(innerSplitCond));
   }
-  if (row.persistent && vectorLanes > 1 && !vectorsAlwaysOk()) {
-    // The row in registers as vectors; the rare misaligned buffer reads the
-    // row again per pass, in scalars (a persistent scalar body would unroll
-    // four times the slots for the same registers). Not where a thread holds
-    // one vector unit because the element's arithmetic is compute-bound:
-    // there the scalar slots are the vector's lanes, and reading the row
-    // again would compute every earlier pass's arithmetic again in each
-    // pass (a chain of 8 softmaxes: 72 exps an element instead of 8).
-    bool oneUnit = facts.normalization && !facts.threads &&
-                   facts.instructionsPerElement >= kComputeBoundRowInstructions &&
-                   facts.length && row.threads * (int64_t)vectorLanes >= *facts.length;
-    Value vecOk = planVectorOk();
-    variantCondition = withCond(vecOk);
-    emitInner(w, row.threads, /*persistent=*/true, /*split=*/false, Bodies::VectorOnly);
-    variantCondition = withCond(negate(vecOk));
-    emitInner(w, std::min<int64_t>(row.threads, kMaxDynamicThreads), /*persistent=*/oneUnit,
-              /*split=*/false, Bodies::ScalarOnly);
-    return;
-  }
-  emitInner(w, row.threads, row.persistent);
+  // A row of a static length is whole vector units (planLanes). A call
+  // whose buffers fail the plan's checks (a misaligned view) takes the
+  // same body, its units read and written lane by lane: one copy of the
+  // row's arithmetic to compile (it was a second, scalar kernel or body,
+  // up to half of a normalization's compile time), and the same threads,
+  // units and order of additions, so the same bits, aligned or not.
+  bool units = facts.length && vectorLanes > 1 && !vectorsAlwaysOk();
+  emitInner(w, row.threads, row.persistent, /*split=*/false,
+            units ? Bodies::VectorUnits : Bodies::Both);
 }
 
 void ReductionScheduler::emitInnerRow(unsigned lanes, Value row, Value valid, Value tx,
@@ -739,9 +728,13 @@ void ReductionScheduler::emitInner(unsigned indexBits, int64_t staticThreads,
   // Vectors on every call: the scalar body would be dead code.
   if (bodies == Bodies::Both && vectorLanes > 1 && vectorsAlwaysOk())
     bodies = Bodies::VectorOnly;
-  if (bodies == Bodies::VectorOnly)
+  if (bodies == Bodies::VectorOnly) {
     body(vectorLanes);
-  else if (bodies == Bodies::ScalarOnly)
+  } else if (bodies == Bodies::VectorUnits) {
+    unitAccessesAligned = vectorFlagSet(k);
+    body(vectorLanes);
+    unitAccessesAligned = Value();
+  } else if (bodies == Bodies::ScalarOnly)
     body(1);
   else
     emitVectorOrScalar(body);
@@ -877,7 +870,9 @@ std::string ReductionScheduler::describeInner(unsigned indexBits, int64_t static
   if (vectorLanes > 1)
     os << (bodies == Bodies::VectorOnly   ? "; vector accesses only"
            : bodies == Bodies::ScalarOnly ? "; scalar accesses only"
-                                          : "; vector accesses where the plan's checks hold, "
-                                            "else scalar");
+           : bodies == Bodies::VectorUnits
+               ? "; vector units, each access one vector where the plan's checks hold, "
+                 "else lane by lane"
+               : "; vector accesses where the plan's checks hold, else scalar");
   return text;
 }

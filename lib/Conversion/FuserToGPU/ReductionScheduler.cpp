@@ -133,14 +133,14 @@ void ReductionScheduler::storeOutput(Value out, const Index &idx, unsigned lanes
   Value value = materialize(v, lanes);
   AffineExpr off = toIteration(linearIndex(out, idx));
   if (!guard) {
-    kb->store(kb->pointer(out), value, kb->expander->expand(off));
+    storeUnit(out, value, kb->expander->expand(off));
     return;
   }
   Value offset = kb->expander->expand(off);
   auto ifOp = scf::IfOp::create(b, kb->loc, TypeRange{}, guard, false);
   OpBuilder::InsertionGuard g(b);
   b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-  kb->store(kb->pointer(out), value, offset);
+  storeUnit(out, value, offset);
 }
 
 int64_t ReductionScheduler::rowsPerBlock(int64_t threads, bool persistent) const {

@@ -200,7 +200,10 @@ private:
   /// last of them to finish combines them (lastBlockFinishRow).
   /// Which bodies a kernel has: both, chosen by its vector flag, or only
   /// the one the plan's launch condition guarantees.
-  enum class Bodies { Both, VectorOnly, ScalarOnly };
+  /// Which bodies a kernel has: vector and scalar under the plan's flag,
+  /// one of them, or (VectorUnits) the vector body alone whose accesses go
+  /// lane by lane where the flag is clear (unitAccessesAligned).
+  enum class Bodies { Both, VectorOnly, ScalarOnly, VectorUnits };
   void emitInner(unsigned indexBits, int64_t staticThreads, bool persistent,
                  bool split = false, Bodies bodies = Bodies::Both);
   /// What ReductionHeuristics.h reads about this group at index width

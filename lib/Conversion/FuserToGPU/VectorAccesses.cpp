@@ -15,6 +15,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "llvm/ADT/MapVector.h"
 
 using namespace mlir;
@@ -120,4 +121,52 @@ void GroupEmitter::emitVectorOrScalar(function_ref<void(unsigned)> body) {
     ExprScope scope(*k.expander);
     body(1);
   }
+}
+
+/// Element `offset + l`: lane l of the unit at `offset`.
+static Value laneOffset(KernelBuilder &k, Value offset, int64_t l) {
+  return l == 0 ? offset
+                : arith::AddIOp::create(k.b, k.loc, offset,
+                                        arith::ConstantOp::create(
+                                            k.b, k.loc, k.b.getIntegerAttr(offset.getType(), l)))
+                      .getResult();
+}
+
+Value GroupEmitter::loadUnit(Value v, Type elem, Value offset, unsigned lanes) {
+  KernelBuilder &k = *kb;
+  if (lanes == 1 || !unitAccessesAligned)
+    return k.load(k.pointer(v), elem, offset, lanes);
+  OpBuilder &b = k.b;
+  auto vt = VectorType::get({lanes}, elem);
+  auto ifOp = scf::IfOp::create(b, k.loc, TypeRange{vt}, unitAccessesAligned, true);
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+  scf::YieldOp::create(b, k.loc, k.load(k.pointer(v), elem, offset, lanes));
+  b.setInsertionPointToStart(&ifOp.getElseRegion().front());
+  {
+    SmallVector<Value> elems;
+    for (unsigned l = 0; l < lanes; ++l)
+      elems.push_back(k.load(k.pointer(v), elem, laneOffset(k, offset, l), 1));
+    scf::YieldOp::create(b, k.loc,
+                         Value(vector::FromElementsOp::create(b, k.loc, vt, elems)));
+  }
+  return ifOp.getResult(0);
+}
+
+void GroupEmitter::storeUnit(Value v, Value value, Value offset) {
+  KernelBuilder &k = *kb;
+  auto vt = dyn_cast<VectorType>(value.getType());
+  if (!vt || !unitAccessesAligned) {
+    k.store(k.pointer(v), value, offset);
+    return;
+  }
+  OpBuilder &b = k.b;
+  auto ifOp = scf::IfOp::create(b, k.loc, TypeRange{}, unitAccessesAligned, true);
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+  k.store(k.pointer(v), value, offset);
+  b.setInsertionPointToStart(&ifOp.getElseRegion().front());
+  for (int64_t l = 0; l < vt.getNumElements(); ++l)
+    k.store(k.pointer(v), vector::ExtractOp::create(b, k.loc, value, ArrayRef<int64_t>{l}),
+            laneOffset(k, offset, l));
 }

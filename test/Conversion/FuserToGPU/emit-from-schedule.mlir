@@ -13,17 +13,17 @@
 
 // Segment 0 (inner-outer) keeps its schedule; segment 1 (pointwise) takes
 // 128 threads and two units a step: the chunk loop over 256 units.
-// (@two_0 to @two_5: the inner-outer variants; @two_6 and @two_7: the
+// (@two_0 to @two_3: the inner-outer variants; @two_4 and @two_5: the
 // pointwise kernel's 32- and 64-bit index variants.)
-// CHECK-LABEL: gpu.func @two_6
+// CHECK-LABEL: gpu.func @two_4
 // CHECK-SAME: known_block_size = array<i32: 128, 1, 1>
 // CHECK: scf.for %[[C:.*]] = %{{.*}} to %{{.*}} step %{{.*}} : i32 {
 // CHECK-NEXT: arith.muli %[[C]], %c256_i32
-// CHECK-LABEL: gpu.func @two_7
+// CHECK-LABEL: gpu.func @two_5
 // CHECK-SAME: known_block_size = array<i32: 128, 1, 1>
-// DEFAULT-LABEL: gpu.func @two_6
+// DEFAULT-LABEL: gpu.func @two_4
 // DEFAULT-SAME: known_block_size = array<i32: 256, 1, 1>
-// DEFAULT-LABEL: gpu.func @two_7
+// DEFAULT-LABEL: gpu.func @two_5
 func.func @two(%x: tensor<?x512xf32>, %dy: tensor<?x512xf32>) -> (tensor<?x512xf32>, tensor<?x512xf32>) {
   %p = fuser.mul %x, %dy : tensor<?x512xf32>
   %s = fuser.sum %p dims = [1] keepdim = true : tensor<?x512xf32> -> tensor<?x1xf32>
