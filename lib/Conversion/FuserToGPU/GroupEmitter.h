@@ -219,8 +219,8 @@ protected:
   /// aligned and whole, body(1) elsewhere (only body(1) without lanes).
   void emitVectorOrScalar(function_ref<void(unsigned)> body);
   /// In a kernel of vector units that must also run where the plan's checks
-  /// fail (a persistent row of a static length whose buffers may be
-  /// misaligned): the kernel's i1 that they hold. While set, each vector
+  /// fail (rows of a static length, whole vector units, whose buffers may
+  /// be misaligned): the kernel's i1 that they hold. While set, each vector
   /// access of a fusion buffer reads or writes its unit with one vector
   /// access where it holds and lane by lane where it does not, so that one
   /// kernel serves both (the arithmetic, most of a normalization's code,

@@ -454,7 +454,7 @@ void ReductionScheduler::emitInnerOuter(unsigned w) {
       variantCondition = widthCond;
       emitOnChip(threads, /*inShared=*/false, Bodies::VectorUnits);
     } else if (persistent && vectorLanes > 1 && !vectorsAlwaysOk()) {
-      // With the accumulators in shared memory (rows over 8192 f32), the
+      // With the accumulators in shared memory (rows over 8192), the
       // lane-by-lane branches cost registers the kernel does not have
       // (layer_norm backward f32 at 16384 spilled 28 bytes): misaligned
       // buffers take a kernel of their own, in scalars, where 512 threads'
