@@ -9,6 +9,7 @@
 #include "SplitReductions.h"
 
 #include "fuser/Analysis/GroupAnalysis.h"
+#include "fuser/Analysis/IndexGrowth.h"
 #include "fuser/Dialect/Fuser/IR/FuserAttrNames.h"
 #include "fuser/Dialect/Fuser/IR/FuserOps.h"
 #include "fuser/Transforms/Passes.h"
@@ -295,10 +296,17 @@ static bool readAtComputedPositions(Value v) {
   });
 }
 
+/// Values of a fusion that stay in memory for their readers however cheap
+/// they are to recompute: their read index grew past a bound
+/// (IndexGrowth.h), with the reason.
+using WrittenValues = llvm::MapVector<Value, std::string>;
+
 /// The cone of `v`: the ops that compute it from the fusion's arguments, in
 /// program order, or failure when `v` depends on a reduction (or a result
-/// view) or the cone is larger than kMaxRecomputedOps.
-static bool recomputeCone(Value v, SmallVectorImpl<Operation *> &ops) {
+/// view, or a value in `written`) or the cone is larger than
+/// kMaxRecomputedOps.
+static bool recomputeCone(Value v, SmallVectorImpl<Operation *> &ops,
+                          const WrittenValues &written) {
   llvm::SetVector<Operation *> seen;
   SmallVector<Value> stack{v};
   while (!stack.empty()) {
@@ -309,7 +317,8 @@ static bool recomputeCone(Value v, SmallVectorImpl<Operation *> &ops) {
       seen.insert(def); // a constant: each group its own copy
       continue;
     }
-    if (!isRecomputable(def) || isView(def) || seen.size() >= kMaxRecomputedOps)
+    if (!isRecomputable(def) || isView(def) || seen.size() >= kMaxRecomputedOps ||
+        llvm::any_of(def->getResults(), [&](Value r) { return written.contains(r); }))
       return false;
     seen.insert(def);
     llvm::append_range(stack, def->getOperands());
@@ -327,7 +336,7 @@ static bool recomputeCone(Value v, SmallVectorImpl<Operation *> &ops) {
 /// bound kernels pay nothing for the extra arithmetic, and the bytes of an
 /// intermediate (an f32 copy of a bf16 input: 4 bytes written and read per
 /// element) are saved. Returns how many values were recomputed.
-static unsigned recomputeAcrossSegments(Block &body) {
+static unsigned recomputeAcrossSegments(Block &body, const WrittenValues &written) {
   auto segmentOf = [](Operation *op) {
     auto a = op->getAttrOfType<IntegerAttr>(kSegmentAttr);
     return a ? a.getInt() : -1;
@@ -360,7 +369,7 @@ static unsigned recomputeAcrossSegments(Block &body) {
         continue;
       }
       SmallVector<Operation *> ops;
-      if (!recomputeCone(v, ops))
+      if (!recomputeCone(v, ops, written))
         continue;
       OpBuilder b(&op);
       for (Operation *o : ops) {
@@ -437,6 +446,10 @@ private:
 
   func::FuncOp fusion;
   const ShapeAnalysis &shapes;
+  /// Values written to memory for their readers (IndexGrowth.h), once the
+  /// ops are known to be kernel ops: no group holds both such a value and a
+  /// reader of it.
+  WrittenValues written;
   SmallVector<Operation *> order; // program order, free ops excluded
 };
 
@@ -455,7 +468,7 @@ bool Segmenter::isSoft(Value v) {
   auto [it, inserted] = softness.try_emplace(v, false);
   if (inserted && !readAtComputedPositions(v)) {
     SmallVector<Operation *> cone;
-    it->second = recomputeCone(v, cone);
+    it->second = recomputeCone(v, cone, written);
   }
   return it->second;
 }
@@ -496,6 +509,17 @@ bool Segmenter::tryMerge(int a, int b) {
           whyInMemory(*llvm::find_if(members(g), [](Operation *o) { return isLibraryOp(o); }));
       return false;
     }
+  // A value written to memory for its readers (its read index grew past a
+  // bound: IndexGrowth.h) stays apart from them.
+  for (auto [from, to] : {std::pair(a, b), std::pair(b, a)})
+    for (Value v : outs[from])
+      if (auto w = written.find(v); w != written.end() &&
+          llvm::any_of(v.getUsers(), [&, to = to](Operation *u) { return groupOf(u) == to; })) {
+        boundaryReason[{std::min(a, b), std::max(a, b)}] =
+            "a fuser." + v.getDefiningOp()->getName().getStringRef().drop_front(6).str() +
+            " value is written to memory: " + w->second;
+        return false;
+      }
   if (reaches(a, b, b) || reaches(b, a, a)) {
     boundaryReason[{std::min(a, b), std::max(a, b)}] =
         "merging would make a cycle through another kernel";
@@ -629,6 +653,7 @@ LogicalResult Segmenter::run(bool dump, StringRef dot) {
     isLibrary.push_back(isLibraryOp(&op));
     order.push_back(&op);
   }
+  written = valuesWithIndexGrowth(fusion, shapes);
   unsigned numGroups = order.size();
   succ.resize(numGroups);
   pred.resize(numGroups);
@@ -765,7 +790,7 @@ LogicalResult Segmenter::run(bool dump, StringRef dot) {
     }
   }
   fusion->setAttr(kSchedulersAttr, b.getArrayAttr(schedulers));
-  unsigned recomputed = recomputeAcrossSegments(body);
+  unsigned recomputed = recomputeAcrossSegments(body, written);
   // Ops whose every reader now recomputes them are dead. (Collected first:
   // erasing under a reverse iterator invalidates the iterator's base.)
   SmallVector<Operation *> all;

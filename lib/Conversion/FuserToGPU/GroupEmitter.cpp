@@ -5,11 +5,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "ElementwiseEmitter.h"
-#include "IndexMath.h"
 #include "KernelBuilder.h"
 #include "GroupEmitter.h"
 #include "RandomEmitter.h"
 
+#include "fuser/Analysis/IndexMath.h"
 #include "fuser/Analysis/GroupAnalysis.h"
 #include "fuser/Dialect/Fuser/IR/FuserOps.h"
 #include "fuser/Transforms/Segments.h"
@@ -23,67 +23,15 @@
 using namespace mlir;
 using namespace mlir::fuser;
 
-/// The leading operands whose values `op` reads; the rest (a random op's
-/// `like`) give only a shape.
-
 Index GroupEmitter::operandIndex(Operation *op, unsigned i,
                                        const Index &idx) {
-  Value operand = op->getOperand(i);
-  auto operandType = cast<RankedTensorType>(operand.getType());
-  if (operandType.getRank() == 0)
-    return Index{};
-  AffineExpr zero = getAffineConstantExpr(0, ctx);
-  Value result = op->getResult(0);
-  return TypeSwitch<Operation *, Index>(op)
-      .Case<BroadcastOp>([&](BroadcastOp bc) {
-        SmallVector<AffineExpr> m = multiIndex(result, idx), out;
-        for (auto [k, d] : llvm::enumerate(bc.getDims()))
-          out.push_back(operandType.getDimSize(k) == 1 ? zero : m[d]);
-        return Index{false, out};
-      })
-      .Case<PermuteOp>([&](PermuteOp p) {
-        SmallVector<AffineExpr> m = multiIndex(result, idx);
-        SmallVector<AffineExpr> out(m.size());
-        for (auto [k, d] : llvm::enumerate(p.getPerm()))
-          out[d] = m[k];
-        return Index{false, out};
-      })
-      .Case<ReshapeOp>([&](ReshapeOp) {
-        AffineExpr linear = linearIndex(result, idx);
-        if (std::optional<Index> known = viewIndex(operand, linear))
-          return *known;
-        return Index{true, {linear}};
-      })
-      .Case<SliceOp>([&](SliceOp s) {
-        SmallVector<AffineExpr> m = multiIndex(result, idx), out;
-        for (auto [k, e] : llvm::enumerate(m))
-          out.push_back(e * s.getStep()[k] + s.getStart()[k]);
-        return Index{false, out};
-      })
-      .Case<PadOp>([&](PadOp p) {
-        SmallVector<AffineExpr> m = multiIndex(result, idx), out;
-        for (auto [k, e] : llvm::enumerate(m))
-          out.push_back(e - p.getLow()[k]);
-        return Index{false, out};
-      })
-      .Case<IndexSelectOp>([&](IndexSelectOp s) {
-        // The 1-D index at the result's position along dim (operand 0, the
-        // table, is read at positions computed from data: emitIndexing).
-        return Index{false, {multiIndex(result, idx)[s.getDimAttr().getInt()]}};
-      })
-      .Case<ConcatOp>([&](ConcatOp c) {
-        int64_t dim = c.getDimAttr().getInt();
-        SmallVector<AffineExpr> m = multiIndex(result, idx);
-        AffineExpr offset = zero;
-        for (unsigned k = 0; k < i; ++k)
-          offset = offset + shapeOf(c.getInputs()[k])[dim];
-        m[dim] = m[dim] - offset;
-        return Index{false, m};
-      })
-      .Default([&](Operation *) {
-        // Elementwise: operands of the result's shape share its index.
-        return idx;
-      });
+  // A reshape's operand where the scheduler knows a better form than the
+  // linear index (the multi-index its own values are memoized under).
+  if (isa<ReshapeOp>(op) && cast<RankedTensorType>(op->getOperand(i).getType()).getRank() > 0)
+    if (std::optional<Index> known =
+            viewIndex(op->getOperand(i), linearIndex(op->getResult(0), idx)))
+      return *known;
+  return operandIndexOf(op, i, idx, fe.shapes);
 }
 
 void GroupEmitter::analyze(Value root, const Index &rootIdx) {

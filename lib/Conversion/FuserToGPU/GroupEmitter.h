@@ -12,9 +12,9 @@
 #ifndef FUSER_CONVERSION_FUSERTOGPU_GROUPEMITTER_H
 #define FUSER_CONVERSION_FUSERTOGPU_GROUPEMITTER_H
 
-#include "IndexMath.h"
 #include "KernelBuilder.h"
 
+#include "fuser/Analysis/IndexMath.h"
 #include "fuser/Transforms/Segments.h"
 
 #include "mlir/IR/AffineExpr.h"
@@ -22,17 +22,6 @@
 #include "llvm/ADT/Hashing.h"
 
 namespace mlir::fuser {
-
-/// How a value is indexed: one expression per dim, or (after a reshape) its
-/// row-major linear index, which every same-shape consumer shares.
-struct Index {
-  bool linear = false;
-  SmallVector<AffineExpr> exprs;
-
-  bool operator==(const Index &o) const {
-    return linear == o.linear && exprs == o.exprs;
-  }
-};
 
 /// A value computed for one unit: a scalar shared by all lanes, or a vector.
 struct Lanes {
@@ -133,17 +122,9 @@ protected:
   // -- symbolic analysis ------------------------------------------------------
   ArrayRef<AffineExpr> shapeOf(Value v) { return fe.shapes.shape(v); }
   SmallVector<AffineExpr> multiIndex(Value v, const Index &idx) {
-    if (!idx.linear)
-      return idx.exprs;
-    return delinearize(idx.exprs[0], shapeOf(v));
+    return multiIndexIn(shapeOf(v), idx);
   }
-  AffineExpr linearIndex(Value v, const Index &idx) {
-    if (idx.linear)
-      return idx.exprs[0];
-    if (idx.exprs.empty())
-      return getAffineConstantExpr(0, ctx);
-    return linearize(idx.exprs, shapeOf(v));
-  }
+  AffineExpr linearIndex(Value v, const Index &idx) { return linearIndexIn(shapeOf(v), idx, ctx); }
   /// The element offset at which input `v` holds its element at `idx`: the
   /// row-major linear index, or for a fusion argument that is a view
   /// (`fuser.strides`) the sum of the index times the strides.

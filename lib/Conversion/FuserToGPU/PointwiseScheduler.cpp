@@ -28,10 +28,10 @@
 
 #include "ComputeEstimate.h"
 #include "ElementwiseEmitter.h"
-#include "IndexMath.h"
 #include "KernelBuilder.h"
 #include "PointwiseScheduler.h"
 
+#include "fuser/Analysis/IndexMath.h"
 #include "fuser/Dialect/Fuser/IR/FuserOps.h"
 #include "fuser/Transforms/Segments.h"
 

@@ -11,8 +11,7 @@
 
 #include "ReductionScheduler.h"
 
-#include "IndexMath.h"
-
+#include "fuser/Analysis/IndexMath.h"
 #include "fuser/Dialect/Fuser/IR/FuserOps.h"
 #include "fuser/Transforms/Segments.h"
 

@@ -18,8 +18,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "ElementwiseEmitter.h"
-#include "IndexMath.h"
 #include "PointwiseScheduler.h"
+
+#include "fuser/Analysis/IndexMath.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -27,7 +28,6 @@
 
 using namespace mlir;
 using namespace mlir::fuser;
-
 
 bool PointwiseScheduler::planTranspose() {
   if (numIterDims < 2)

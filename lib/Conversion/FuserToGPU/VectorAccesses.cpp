@@ -10,8 +10,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "GroupEmitter.h"
-#include "IndexMath.h"
 #include "KernelBuilder.h"
+
+#include "fuser/Analysis/IndexMath.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"

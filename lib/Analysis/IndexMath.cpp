@@ -1,9 +1,17 @@
 //===- IndexMath.cpp - affine index expressions of kernels ----------------===//
+//
+// See IndexMath.h.
+//
+//===----------------------------------------------------------------------===//
 
-#include "IndexMath.h"
+#include "fuser/Analysis/IndexMath.h"
+
+#include "fuser/Analysis/ShapeAnalysis.h"
+#include "fuser/Dialect/Fuser/IR/FuserOps.h"
 
 #include "mlir/IR/AffineExprVisitor.h"
 #include "mlir/IR/AffineMap.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 using namespace mlir::fuser;
@@ -175,4 +183,78 @@ bool mlir::fuser::isMultipleOf(AffineExpr e, int64_t m) {
   if (e.getKind() == AffineExprKind::Mul)
     return isMultipleOf(bin.getLHS(), m) || isMultipleOf(bin.getRHS(), m);
   return false;
+}
+
+SmallVector<AffineExpr> mlir::fuser::multiIndexIn(ArrayRef<AffineExpr> shape, const Index &idx) {
+  if (!idx.linear)
+    return idx.exprs;
+  return delinearize(idx.exprs[0], shape);
+}
+
+AffineExpr mlir::fuser::linearIndexIn(ArrayRef<AffineExpr> shape, const Index &idx,
+                                      MLIRContext *ctx) {
+  if (idx.linear)
+    return idx.exprs[0];
+  if (idx.exprs.empty())
+    return getAffineConstantExpr(0, ctx);
+  return linearize(idx.exprs, shape);
+}
+
+Index mlir::fuser::operandIndexOf(Operation *op, unsigned i, const Index &idx,
+                                  const ShapeAnalysis &shapes) {
+  Value operand = op->getOperand(i);
+  auto operandType = cast<RankedTensorType>(operand.getType());
+  if (operandType.getRank() == 0)
+    return Index{};
+  MLIRContext *ctx = op->getContext();
+  AffineExpr zero = getAffineConstantExpr(0, ctx);
+  Value result = op->getResult(0);
+  auto multiIndex = [&] { return multiIndexIn(shapes.shape(result), idx); };
+  return TypeSwitch<Operation *, Index>(op)
+      .Case<BroadcastOp>([&](BroadcastOp bc) {
+        SmallVector<AffineExpr> m = multiIndex(), out;
+        for (auto [k, d] : llvm::enumerate(bc.getDims()))
+          out.push_back(operandType.getDimSize(k) == 1 ? zero : m[d]);
+        return Index{false, out};
+      })
+      .Case<PermuteOp>([&](PermuteOp p) {
+        SmallVector<AffineExpr> m = multiIndex();
+        SmallVector<AffineExpr> out(m.size());
+        for (auto [k, d] : llvm::enumerate(p.getPerm()))
+          out[d] = m[k];
+        return Index{false, out};
+      })
+      .Case<ReshapeOp>([&](ReshapeOp) {
+        return Index{true, {linearIndexIn(shapes.shape(result), idx, ctx)}};
+      })
+      .Case<SliceOp>([&](SliceOp s) {
+        SmallVector<AffineExpr> m = multiIndex(), out;
+        for (auto [k, e] : llvm::enumerate(m))
+          out.push_back(e * s.getStep()[k] + s.getStart()[k]);
+        return Index{false, out};
+      })
+      .Case<PadOp>([&](PadOp p) {
+        SmallVector<AffineExpr> m = multiIndex(), out;
+        for (auto [k, e] : llvm::enumerate(m))
+          out.push_back(e - p.getLow()[k]);
+        return Index{false, out};
+      })
+      .Case<IndexSelectOp>([&](IndexSelectOp s) {
+        // The 1-D index at the result's position along dim (operand 0, the
+        // table, is read at positions computed from data).
+        return Index{false, {multiIndex()[s.getDimAttr().getInt()]}};
+      })
+      .Case<ConcatOp>([&](ConcatOp c) {
+        int64_t dim = c.getDimAttr().getInt();
+        SmallVector<AffineExpr> m = multiIndex();
+        AffineExpr offset = zero;
+        for (unsigned k = 0; k < i; ++k)
+          offset = offset + shapes.shape(c.getInputs()[k])[dim];
+        m[dim] = m[dim] - offset;
+        return Index{false, m};
+      })
+      .Default([&](Operation *) {
+        // Elementwise: operands of the result's shape share its index.
+        return idx;
+      });
 }
