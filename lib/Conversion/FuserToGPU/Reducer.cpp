@@ -150,7 +150,7 @@ SmallVector<Value> Reducer::combine(OpBuilder &b, Location loc, ArrayRef<Value> 
   if (kind != VarMean)
     return {apply(b, loc, kind, a[0], o[0])};
   // Chan et al.: n = na + nb, d = mb - ma, mean = ma + d * nb / n,
-  // m2 = m2a + m2b + d^2 * na * nb / n; an empty side leaves the other.
+  // m2 = m2a + m2b + d^2 * na * nb / n.
   Type t = a[0].getType();
   Value zero = constant(b, loc, t, 0, 0);
   Value n = arith::AddFOp::create(b, loc, a[0], o[0]);
@@ -160,11 +160,24 @@ SmallVector<Value> Reducer::combine(OpBuilder &b, Location loc, ArrayRef<Value> 
       constant(b, loc, t, 1, 1), n);
   Value wb = arith::DivFOp::create(b, loc, o[0], safeN);
   Value mean = arith::AddFOp::create(b, loc, a[1], arith::MulFOp::create(b, loc, d, wb));
+  // (d * (na * nb / n)) * d: d^2 first overflowed for values of 2^64 or
+  // more where the whole term does not.
   Value m2 = arith::AddFOp::create(
       b, loc, arith::AddFOp::create(b, loc, a[2], o[2]),
-      arith::MulFOp::create(b, loc, arith::MulFOp::create(b, loc, d, d),
-                            arith::MulFOp::create(b, loc, a[0], wb)));
-  return {n, mean, m2};
+      arith::MulFOp::create(
+          b, loc, arith::MulFOp::create(b, loc, d, arith::MulFOp::create(b, loc, a[0], wb)), d));
+  // An empty side leaves the other exactly, also where the arithmetic
+  // would not (an inf d times a weight of 0 is NaN: a partial of values
+  // beyond 2^64 beside an empty one gave a NaN variance; PyTorch's is the
+  // other side's).
+  Value aEmpty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, a[0], zero);
+  Value oEmpty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, o[0], zero);
+  SmallVector<Value> out{n, mean, m2};
+  for (unsigned k = 1; k < 3; ++k) {
+    out[k] = arith::SelectOp::create(b, loc, aEmpty, o[k], out[k]);
+    out[k] = arith::SelectOp::create(b, loc, oEmpty, a[k], out[k]);
+  }
+  return out;
 }
 
 SmallVector<Value> Reducer::reduceLanes(OpBuilder &b, Location loc,

@@ -82,7 +82,6 @@ from .shapes import _expand, _literal
 
 KNOWN = {
     "seed-149.mlir": "layer-norm-empty-mean (KNOWN_BUGS)",
-    "seed-154.mlir": "var-mean-huge-values (KNOWN_BUGS)",
 }
 
 
@@ -97,20 +96,6 @@ class KnownBug:
     def __init__(self, name, what, reproducer, applies, model):
         self.name, self.what, self.reproducer = name, what, reproducer
         self.applies, self.model = applies, model
-
-
-def _var_nan_for_huge(g, i, args, vals, outs):
-    n = g["nodes"][i]
-    t = vals[tuple(n["args"][0])].dtype
-    f = np.abs(to_f64(args[0], t))
-    if f.size == 0:
-        return outs
-    big = (f >= 2.0 ** 62).any(axis=tuple(n["axes"]), keepdims=n["keepdim"])
-    out = []
-    for v, u, a in outs:
-        nan = from_f64(np.full(v.shape, np.nan), t)
-        out.append((np.where(big.reshape(v.shape), nan, v), u, a))
-    return out
 
 
 def _mean_nan_for_empty(g, i, args, vals, outs):
@@ -136,16 +121,6 @@ KNOWN_PATTERNS = [
 ]
 
 KNOWN_BUGS = [
-    KnownBug(
-        "var-mean-huge-values",
-        "var_mean's variance is NaN for slices holding values of magnitude 2^64 or more "
-        "(sqrt of the f32 range) even where it is finite or 0: var of [1e20, 1e20] is NaN "
-        "(PyTorch: 0), of [-0.7, 2.7e22] NaN (PyTorch: inf); so is the mean of some slices "
-        "near the f32 limit ([2.7e34, 2.1e7, -3.4e38]: NaN, PyTorch -1.13e38). Probably the "
-        "Welford merge with an empty partial: delta^2 overflows to inf and inf * 0 (its "
-        "count) is NaN. The model makes var and mean of such slices unstable.",
-        "test/oracle/random/seed-154.mlir",
-        lambda g, i: g["nodes"][i]["op"] == "var_mean", _var_nan_for_huge),
     KnownBug(
         "layer-norm-empty-mean",
         "layer_norm over normalized dims of size 0 gives a mean of NaN; "
