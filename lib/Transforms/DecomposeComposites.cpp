@@ -142,9 +142,23 @@ struct DecomposeLayerNorm : OpRewritePattern<LayerNormOp> {
       y = MulOp::create(rewriter, loc, y, e.broadcastTrailing(e.widen(w), xType));
     if (Value b = op.getBias())
       y = AddOp::create(rewriter, loc, y, e.broadcastTrailing(e.widen(b), xType));
+    // Over normalized dims of no element, native_layer_norm's mean is its
+    // Welford accumulator's start, 0 (its rstd NaN, as here), where the
+    // mean of nothing is NaN: where any normalized dim may be 0 (static 0
+    // or dynamic), the mean returned is 0 for an empty row.
+    Value meanOut = mean;
+    if (llvm::any_of(op.getDims(), [&](int64_t d) { return inType.getDimSize(d) == 0 ||
+                                                            inType.isDynamicDim(d); })) {
+      RankedTensorType scalarType = RankedTensorType::get({}, f);
+      Value n = e.scalar(f, 1.0);
+      for (int64_t d : op.getDims())
+        n = MulOp::create(rewriter, loc, n, SizeOp::create(rewriter, loc, scalarType, x, d));
+      Value empty = EqOp::create(rewriter, loc, n, e.scalar(f, 0.0));
+      meanOut = WhereOp::create(rewriter, loc, empty, e.scalar(f, 0.0), mean);
+    }
     Type statType = op.getMean().getType().getElementType();
     rewriter.replaceOp(op, {e.castTo(y, inType.getElementType()),
-                            e.castTo(mean, statType), e.castTo(rstd, statType)});
+                            e.castTo(meanOut, statType), e.castTo(rstd, statType)});
     return success();
   }
 };

@@ -81,7 +81,6 @@ from .shapes import _expand, _literal
 # ---------------------------------------------------------------------------
 
 KNOWN = {
-    "seed-149.mlir": "layer-norm-empty-mean (KNOWN_BUGS)",
 }
 
 
@@ -98,16 +97,6 @@ class KnownBug:
         self.applies, self.model = applies, model
 
 
-def _mean_nan_for_empty(g, i, args, vals, outs):
-    x = args[0]
-    nd = g["nodes"][i]["nd"]
-    if int(np.prod(x.shape[x.ndim - nd:])) != 0:
-        return outs
-    m = outs[1][0]
-    mt = vals[(i, 1)].dtype
-    return [outs[0], (from_f64(np.full(m.shape, np.nan), mt),) + tuple(outs[1][1:]), outs[2]]
-
-
 # fuserc errors that are known bugs: a graph failing with a matching message
 # is counted, not failed. (pattern, name, what, reproducer)
 KNOWN_ERRORS = [
@@ -121,12 +110,6 @@ KNOWN_PATTERNS = [
 ]
 
 KNOWN_BUGS = [
-    KnownBug(
-        "layer-norm-empty-mean",
-        "layer_norm over normalized dims of size 0 gives a mean of NaN; "
-        "torch.native_layer_norm gives 0 (and NaN for rstd, as fuser).",
-        "test/oracle/random/seed-149.mlir",
-        lambda g, i: g["nodes"][i]["op"] == "layer_norm", _mean_nan_for_empty),
 ]
 
 TYPES = ("f32", "f16", "bf16", "i32", "i1")
