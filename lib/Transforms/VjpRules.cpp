@@ -622,23 +622,49 @@ Value reversedCumsum(Grad &G, Value g, int64_t dim, Value sized) {
   return flip(G, CumsumOp::create(G.b, G.loc, flip(G, g, dim, sized), dim), dim, sized);
 }
 
-/// cumprod_backward: before a line's first zero, reversed_cumsum(g * y) / x;
-/// at the first zero k, the sum over j >= k of g_j times the product of
-/// x_0..x_j without x_k (the cumprod with x_k replaced by 1); after it, 0.
+/// cumprod_backward as PyTorch computes it:
+/// - over a dim of one element, g (cumprod is the identity there: g * y / x
+///   made an inf or NaN x a NaN gradient);
+/// - before a line's first zero, reversed_cumsum(g * y) / x over the terms
+///   before that zero alone (past it y is 0, and 0 times an inf or NaN
+///   there made every earlier gradient NaN);
+/// - at the first zero z, the product of the elements before it times
+///   sum over k in [z, z2) of g_k * prod_{z < j <= k} x_j (z2 the second
+///   zero): the prefix factored out of the sum, so that an inf prefix gives
+///   inf, not the inf - inf of spreading it over terms of both signs;
+/// - after it, 0.
 LogicalResult cumulativeProduct(Grad &G, CumprodOp op, Value gIn, Grads &out) {
   int64_t dim = op.getDimAttr().getInt();
   Value xIn = op.getInput();
+  RankedTensorType in = typeOf(xIn);
+  if (in.getDimSize(dim) == 1) {
+    out[0] = gIn;
+    return success();
+  }
   Value x = G.wide(xIn), g = G.wide(gIn), y = G.wide(op.getResult());
   Type e = typeOf(x).getElementType();
   Value zero = G.c(x, 0.0), one = G.c(x, 1.0);
+  Value no = ConstantOp::create(G.b, G.loc, RankedTensorType::get({}, G.b.getI1Type()),
+                                G.b.getBoolAttr(false));
   Value isZero = G.eq(x, zero);
   Value zerosSoFar = CumsumOp::create(G.b, G.loc, G.cast(isZero, e), dim);
   Value before = G.eq(zerosSoFar, zero);
-  Value first = G.where(isZero, G.eq(zerosSoFar, one), isZero);
-  Value a = G.div(reversedCumsum(G, G.mul(g, y), dim, x), G.where(before, x, one));
-  Value skipped = CumprodOp::create(G.b, G.loc, G.where(first, one, x), dim);
-  Value atFirst = reversedCumsum(G, G.mul(g, skipped), dim, x);
+  Value fromFirst = G.eq(zerosSoFar, one); // [z, z2)
+  Value first = G.where(isZero, fromFirst, no);
+  Value afterFirst = G.where(isZero, no, fromFirst); // (z, z2)
+  Value a = G.div(reversedCumsum(G, G.where(before, G.mul(g, y), zero), dim, x),
+                  G.where(before, x, one));
+  Value prefix = CumprodOp::create(G.b, G.loc, G.where(before, x, one), dim);
+  Value partial = CumprodOp::create(G.b, G.loc, G.where(afterFirst, x, one), dim);
+  Value terms = G.where(fromFirst, G.mul(g, partial), zero);
+  Value sum = SumOp::create(G.b, G.loc, terms, ArrayRef<int64_t>{dim}, true);
+  Value atFirst = G.mul(prefix, G.expand(sum, typeOf(x), {dim}, true));
   Value r = G.where(before, a, G.where(first, atFirst, zero));
+  if (in.isDynamicDim(dim)) {
+    // A dim of one element at launch: the identity's gradient.
+    Value n = SizeOp::create(G.b, G.loc, RankedTensorType::get({}, e), x, dim);
+    r = G.where(G.eq(n, one), g, r);
+  }
   out[0] = G.narrow(r, xIn);
   return success();
 }
