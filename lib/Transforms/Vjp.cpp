@@ -66,7 +66,11 @@ std::string nameOf(func::FuncOp f, unsigned i, bool result) {
 }
 
 /// The positions `chosen` (or, when empty, every differentiable one) of
-/// `types`, checked: in range, unique, differentiable.
+/// `types`, checked: in range, unique, differentiable; in position order
+/// whatever order `chosen` lists them in (the derived fusion's cotangents
+/// and gradients come in input and result order, as documented: `wrt=1,0`
+/// gave the gradients in the listed order, which a caller reading them by
+/// position would swap).
 FailureOr<SmallVector<int64_t>> positions(func::FuncOp f, TypeRange types, ArrayRef<int64_t> chosen,
                                           bool results) {
   StringRef what = results ? "result" : "input";
@@ -90,6 +94,7 @@ FailureOr<SmallVector<int64_t>> positions(func::FuncOp f, TypeRange types, Array
              << elementOf(types[i]) << "; only f16, bf16, f32 and f64 values have gradients";
     out.push_back(i);
   }
+  llvm::sort(out);
   return out;
 }
 
