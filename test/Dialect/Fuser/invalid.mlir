@@ -347,6 +347,14 @@ func.func @var_mean_correction(%a: tensor<4x8xf32>) {
 
 // -----
 
+func.func @var_mean_keepdim_twice(%a: tensor<4x8xf32>) {
+  // expected-error @+1 {{`keepdim` clause can appear at most once in the expansion of the oilist directive}}
+  %0:2 = fuser.var_mean %a dims = [1] keepdim = true keepdim = true : tensor<4x8xf32> -> tensor<4x1xf32>, tensor<4x1xf32>
+  return
+}
+
+// -----
+
 func.func @reshape_element_type(%a: tensor<4x8xf32>) {
   // expected-error @+1 {{'fuser.reshape' op changes the element type from 'f32' to 'f16'}}
   %0 = fuser.reshape %a : tensor<4x8xf32> -> tensor<32xf16>

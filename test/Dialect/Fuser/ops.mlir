@@ -250,6 +250,11 @@ func.func @broadcast_reductions(%x: tensor<8x1xf32>, %y: tensor<8x?xf32>, %i: te
   %8:2 = fuser.var_mean %y dims = [1] : tensor<8x?xf32> -> tensor<8xf32>, tensor<8xf32>
   // CHECK: fuser.var_mean %{{.*}} dims = [1] correction = 0 keepdim = true
   %9:2 = fuser.var_mean %y dims = [1] correction = 0 keepdim = true : tensor<8x?xf32> -> tensor<8x1xf32>, tensor<8x1xf32>
+  // (either order of the two; printed correction first, defaults left out)
+  // CHECK: fuser.var_mean %{{.*}} dims = [1] correction = 2 keepdim = true
+  %v2:2 = fuser.var_mean %y dims = [1] keepdim = true correction = 2 : tensor<8x?xf32> -> tensor<8x1xf32>, tensor<8x1xf32>
+  // CHECK: fuser.var_mean %{{.*}} dims = [1] keepdim = true :
+  %v3:2 = fuser.var_mean %y dims = [1] keepdim = true correction = 1 : tensor<8x?xf32> -> tensor<8x1xf32>, tensor<8x1xf32>
   return
 }
 

@@ -484,6 +484,8 @@ def Fuser_VarMeanOp : Fuser_Op<"var_mean", [Pure]> {
   let description = [{
     Variance (divided by `N - correction`) and mean over `dims`. Computed with
     Welford's algorithm, stable when the mean is large against the spread.
+    `correction` (default 1) and `keepdim` (default false) may come in
+    either order.
 
     ```mlir
     %var, %mean = fuser.var_mean %x dims = [1] correction = 0
@@ -495,7 +497,8 @@ def Fuser_VarMeanOp : Fuser_Op<"var_mean", [Pure]> {
                        DefaultValuedAttr<BoolAttr, "false">:$keepdim);
   let results = (outs Fuser_FloatTensor:$var, Fuser_FloatTensor:$mean);
   let assemblyFormat = [{
-    $input `dims` `=` $dims (`correction` `=` $correction^)? (`keepdim` `=` $keepdim^)?
+    $input `dims` `=` $dims
+    oilist(`correction` `=` $correction | `keepdim` `=` $keepdim)
     attr-dict `:` type($input) `->` type($var) `,` type($mean)
   }];
   let hasVerifier = 1;
