@@ -15,6 +15,9 @@
 using namespace mlir;
 using namespace mlir::fuser;
 
+/// Where tree sizes saturate (far above any bound, far below overflow).
+static constexpr uint64_t kSaturatedTreeNodes = uint64_t(1) << 62;
+
 namespace {
 /// Tree sizes of affine expressions, memoized over the DAG (expressions are
 /// uniqued), saturating: what a recursive walk of each would visit, at the
@@ -26,19 +29,18 @@ public:
       return it->second;
     uint64_t n = 1;
     if (auto bin = dyn_cast<AffineBinaryOpExpr>(e))
-      n = std::min<uint64_t>(kSaturated, 1 + of(bin.getLHS()) + of(bin.getRHS()));
+      n = std::min<uint64_t>(kSaturatedTreeNodes, 1 + of(bin.getLHS()) + of(bin.getRHS()));
     sizes[e] = n;
     return n;
   }
   uint64_t of(const Index &idx) {
     uint64_t n = 0;
     for (AffineExpr e : idx.exprs)
-      n = std::min<uint64_t>(kSaturated, n + of(e));
+      n = std::min<uint64_t>(kSaturatedTreeNodes, n + of(e));
     return n;
   }
 
 private:
-  static constexpr uint64_t kSaturated = uint64_t(1) << 62;
   DenseMap<AffineExpr, uint64_t> sizes;
 };
 } // namespace
@@ -105,7 +107,7 @@ llvm::MapVector<Value, std::string> mlir::fuser::valuesWithIndexGrowth(func::Fun
       std::string why;
       if (largest > kMaxIndexTreeNodes)
         why = "the index at which its readers compute it grew to " +
-              (largest >= (uint64_t(1) << 62) ? std::string("over 2^62")
+              (largest >= kSaturatedTreeNodes ? std::string("over 2^62")
                                               : std::to_string(largest)) +
               " nodes (more than " + std::to_string(kMaxIndexTreeNodes) +
               ") through the views between them (a chain of permutes and reshapes)";

@@ -9,8 +9,8 @@
 #include "GroupEmitter.h"
 #include "RandomEmitter.h"
 
-#include "fuser/Analysis/IndexMath.h"
 #include "fuser/Analysis/GroupAnalysis.h"
+#include "fuser/Analysis/IndexMath.h"
 #include "fuser/Dialect/Fuser/IR/FuserOps.h"
 #include "fuser/Transforms/Segments.h"
 
@@ -18,7 +18,6 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "llvm/ADT/MapVector.h"
-#include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 using namespace mlir::fuser;
