@@ -305,6 +305,14 @@ bool Analyzer::reshape(ReshapeOp r, bool late, bool resultKnown) {
 }
 
 LogicalResult Analyzer::visit(Operation *op) {
+  // Every value of a fusion body is a ranked tensor (a scalar is a rank-0
+  // tensor). Checked before anything reads a result's shape: an op from
+  // another dialect may return anything.
+  for (auto [i, r] : llvm::enumerate(op->getResults()))
+    if (!isa<RankedTensorType>(r.getType()))
+      return op->emitOpError("is not supported in a fusion body: result ")
+             << i << " is " << r.getType()
+             << ", not a ranked tensor (a scalar is a rank-0 tensor: fuser.constant)";
   for (Value r : op->getResults())
     addValue(r);
   // A scatter's non-empty index into an empty dim of self is out of range

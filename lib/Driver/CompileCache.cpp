@@ -22,6 +22,7 @@
 #include "fuser/Driver/CompileCache.h"
 #include "fuser/Target/Cubin.h"
 
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/OperationSupport.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "llvm/ADT/StringExtras.h"
@@ -265,32 +266,39 @@ void trim(const std::string &dir, uint64_t limit) {
   }
 }
 
-void diskStore(const CompileCacheOptions &cache, const std::string &key,
-               const CompileOutput &out) {
-  if (llvm::sys::fs::create_directories(cache.dir))
-    return;
+/// Stores `out` under `key`; returns why it could not, or "" when it did
+/// (an output over the size limit is not an error: it is not stored).
+std::string diskStore(const CompileCacheOptions &cache, const std::string &key,
+                      const CompileOutput &out) {
+  if (std::error_code ec = llvm::sys::fs::create_directories(cache.dir))
+    return "cannot create it: " + ec.message();
   std::string file = serialize(out);
   if (file.size() > cache.maxDiskBytes)
-    return;
+    return "";
   llvm::SmallString<256> temp;
   int fd;
   llvm::SmallString<256> model(cache.dir);
   llvm::sys::path::append(model, key + ".%%%%%%%%.tmp");
-  if (llvm::sys::fs::createUniqueFile(model, fd, temp))
-    return;
-  bool ok;
+  if (std::error_code ec = llvm::sys::fs::createUniqueFile(model, fd, temp))
+    return "cannot create a file in it: " + ec.message();
+  std::string error;
   {
     llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
     os << file;
     os.close();
-    ok = !os.has_error();
+    if (os.has_error())
+      error = "cannot write " + temp.str().str() + ": " + os.error().message();
     os.clear_error();
   }
-  if (!ok || llvm::sys::fs::rename(temp, entryPath(cache.dir, key))) {
+  if (error.empty())
+    if (std::error_code ec = llvm::sys::fs::rename(temp, entryPath(cache.dir, key)))
+      error = "cannot rename " + temp.str().str() + ": " + ec.message();
+  if (!error.empty()) {
     llvm::sys::fs::remove(temp);
-    return;
+    return error;
   }
   trim(cache.dir, cache.maxDiskBytes);
+  return "";
 }
 
 } // namespace
@@ -339,7 +347,14 @@ LogicalResult mlir::fuser::compileModuleCached(ModuleOp module, const DriverOpti
   if (!dir.empty()) {
     CompileCacheOptions withDir = cache;
     withDir.dir = dir;
-    diskStore(withDir, key, out);
+    // The compile succeeded; the cache is only a saving. The caller hears
+    // why it was not kept (a directory that cannot be created or written
+    // would otherwise cost a full compile in every process, unexplained).
+    std::string why = diskStore(withDir, key, out);
+    if (!why.empty())
+      emitWarning(module.getLoc())
+          << "the compile cache directory '" << dir << "' was not used (" << why
+          << "): the output is not stored";
   }
   return success();
 }

@@ -15,3 +15,21 @@ func.func @composite(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %0 = fuser.softmax %x dim = 1 : tensor<4x8xf32>
   return %0 : tensor<4x8xf32>
 }
+
+// -----
+
+// A scalar result is checked before its shape is read (this once ran away,
+// reading an f32 as a tensor type).
+func.func @scalar_result(%x: tensor<4xf32>) -> f32 {
+  // expected-error @below {{'arith.constant' op is not supported in a fusion body: result 0 is 'f32', not a ranked tensor (a scalar is a rank-0 tensor: fuser.constant)}}
+  %0 = arith.constant 1.0 : f32
+  return %0 : f32
+}
+
+// -----
+
+func.func @vector_result(%x: tensor<4xf32>) -> vector<4xf32> {
+  // expected-error @below {{'arith.constant' op is not supported in a fusion body: result 0 is 'vector<4xf32>', not a ranked tensor}}
+  %0 = arith.constant dense<1.0> : vector<4xf32>
+  return %0 : vector<4xf32>
+}
