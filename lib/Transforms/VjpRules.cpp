@@ -669,24 +669,104 @@ LogicalResult cumulativeProduct(Grad &G, CumprodOp op, Value gIn, Grads &out) {
   return success();
 }
 
-/// prod_backward: g * y / x where no reduced element is 0; where exactly
-/// one is, the product of the others at that element and 0 elsewhere; 0
-/// where two or more are.
+/// `c` moved one place along `dim` toward the end, 1 in front: element k
+/// is c[k - 1], element 0 is 1 (the exclusive scan of an inclusive one). A
+/// gather at max(k - 1, 0); `sized` as flip's.
+Value shiftInOne(Grad &G, Value c, int64_t dim, Value sized) {
+  RankedTensorType t = typeOf(c);
+  Type i64 = G.b.getI64Type();
+  auto scalar = [&](int64_t v) {
+    return ConstantOp::create(G.b, G.loc, RankedTensorType::get({}, i64),
+                              G.b.getI64IntegerAttr(v));
+  };
+  Value iota = IotaOp::create(G.b, G.loc, t.clone(i64), dim);
+  Value first = G.eq(iota, scalar(0));
+  Value index = G.where(first, iota, G.sub(iota, scalar(1)));
+  if (!t.hasStaticShape()) {
+    index = G.add(index, G.mul(G.cast(sized, i64), scalar(0)));
+    c = G.where(allTrueLike(G, sized), c, c);
+  }
+  return G.where(first, G.c(c, 1.0), GatherOp::create(G.b, G.loc, c, index, dim));
+}
+
+/// At each element of `x`, the product of the other elements of its line
+/// along `dim`, as PyTorch's prod_safe_zeros_backward computes it: the
+/// product of those before it (from the front) times the product of those
+/// after it (from the back). No division, so a zero, an inf or a NaN in
+/// the line gives what the product of the others is.
+Value productOfOthers(Grad &G, Value x, int64_t dim) {
+  Value front = shiftInOne(G, CumprodOp::create(G.b, G.loc, x, dim), dim, x);
+  Value reversed = flip(G, x, dim, x);
+  Value back = flip(G, shiftInOne(G, CumprodOp::create(G.b, G.loc, reversed, dim), dim, x),
+                    dim, x);
+  return G.mul(front, back);
+}
+
+/// prod_backward, as PyTorch decides it, for the two products PyTorch has:
+/// - along one dim (torch.prod(x, dim)): g * (y / x) where no element of
+///   the whole tensor is 0, else g times the product of the others
+///   (productOfOthers) in every line;
+/// - over every dim (torch.prod(x), a rank-0 result): g * (y / x) where no
+///   element is 0, g times the product of the others where exactly one
+///   is, 0 everywhere where two or more are (PyTorch's zeros_like,
+///   outside create_graph).
+/// The choice is tensor-wide: with a zero anywhere, a line holding an inf
+/// gets the product of its others (finite), not inf / inf.
+/// A product over several dims but not all (no PyTorch op) decides per
+/// line: g * (y / x) where no reduced element is 0; where exactly one is,
+/// the product of the others at that element and 0 elsewhere; 0 where two
+/// or more are.
 LogicalResult product(Grad &G, ProdOp op, Value gIn, Grads &out) {
   Value xIn = op.getInput();
+  ArrayRef<int64_t> dims = op.getDims();
+  if (dims.empty()) { // the identity (a rank-0 input: PyTorch returns g)
+    out[0] = G.narrow(G.wide(gIn), xIn);
+    return success();
+  }
   Value x = G.wide(xIn), g = G.wide(gIn), y = G.wide(op.getResult());
   RankedTensorType wt = typeOf(x);
-  ArrayRef<int64_t> dims = op.getDims();
   bool keep = op.getKeepdim();
   Value zero = G.c(x, 0.0), one = G.c(x, 1.0);
   Value isZero = G.eq(x, zero);
-  Value zeros = SumOp::create(G.b, G.loc, G.cast(isZero, wt.getElementType()), dims, true);
-  Value others = ProdOp::create(G.b, G.loc, G.where(isZero, one, x), dims, true);
   Value gb = G.expand(g, wt, dims, keep);
-  Value none = G.div(G.mul(gb, G.expand(y, wt, dims, keep)), x);
+  Value quotient = G.mul(gb, G.div(G.expand(y, wt, dims, keep), x));
+  bool allDimsReduced = (int64_t)dims.size() == wt.getRank();
+  if (dims.size() == 1 || allDimsReduced) {
+    Value others;
+    if (dims.size() == 1) {
+      others = productOfOthers(G, x, dims[0]);
+    } else {
+      // Row-major order, as PyTorch's view(-1); back by the uses' sizes.
+      int64_t n = wt.hasStaticShape() ? wt.getNumElements() : ShapedType::kDynamic;
+      Value flat = ReshapeOp::create(G.b, G.loc, wt.clone({n}), x);
+      auto back = ReshapeOp::create(G.b, G.loc, wt, productOfOthers(G, flat, 0));
+      if (!wt.hasStaticShape())
+        back->setAttr(kDimsFromUsesAttr, G.b.getUnitAttr());
+      others = back;
+    }
+    Value safe = G.mul(gb, others);
+    SmallVector<int64_t> every = allDims(wt);
+    Type f32 = G.b.getF32Type();
+    // The number of zeros in the tensor, as f32: exact for 0 and 1, and
+    // never below 2 once it reaches 2.
+    Value zeros = SumOp::create(G.b, G.loc, G.cast(isZero, f32), every, false);
+    Value none = G.eq(zeros, G.c(zeros, 0.0));
+    // torch.prod(x): every dim, a rank-0 result. Over a rank-1 input it
+    // reads the same as torch.prod(x, 0), which differs only with two
+    // zeros or more and an inf or NaN (NaN there, 0 here): the whole
+    // product is taken, keepdim says a dim's.
+    bool whole = allDimsReduced && (dims.size() > 1 || !keep);
+    Value r = whole ? G.where(none, quotient,
+                              G.where(G.eq(zeros, G.c(zeros, 1.0)), safe, zero))
+                    : G.where(none, quotient, safe);
+    out[0] = G.narrow(r, xIn);
+    return success();
+  }
+  Value zerosInLine = SumOp::create(G.b, G.loc, G.cast(isZero, wt.getElementType()), dims, true);
+  Value others = ProdOp::create(G.b, G.loc, G.where(isZero, one, x), dims, true);
   Value single = G.where(isZero, G.mul(gb, G.expand(others, wt, dims, true)), zero);
-  Value nz = G.expand(zeros, wt, dims, true);
-  Value r = G.where(G.eq(nz, zero), none, G.where(G.eq(nz, one), single, zero));
+  Value nz = G.expand(zerosInLine, wt, dims, true);
+  Value r = G.where(G.eq(nz, zero), quotient, G.where(G.eq(nz, one), single, zero));
   out[0] = G.narrow(r, xIn);
   return success();
 }

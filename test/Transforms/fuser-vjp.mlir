@@ -121,11 +121,13 @@ func.func @slice_pad(%x: tensor<11xf32>) -> tensor<8xf32> {
 
 // -----
 
-// prod: g * y / x where no element is 0, the product of the others at a
-// lone 0; cumsum: the reversed cumsum (a flip, a cumsum, a flip: gathers at
-// size - 1 - i); cummax: a scatter_add of g at the indices.
+// prod: g * (y / x) where no element of x is 0 (a sum of x == 0 over
+// every dim), else the product of the others (cumprods from the front and
+// the back); cumsum: the reversed cumsum (a flip, a cumsum, a flip: gathers
+// at size - 1 - i); cummax: a scatter_add of g at the indices.
 // CHECK-LABEL: func.func @prod_scan_vjp(
-// CHECK-DAG: fuser.prod %{{.*}} dims = [1] keepdim = true : tensor<4x8xf32> -> tensor<4x1xf32>
+// CHECK-DAG: fuser.sum %{{.*}} dims = [0, 1] : tensor<4x8xf32> -> tensor<f32>
+// CHECK-DAG: fuser.cumprod %{{.*}} dim = 1 : tensor<4x8xf32>
 // CHECK-DAG: fuser.gather
 // CHECK-DAG: fuser.cumsum
 // CHECK-DAG: fuser.scatter_add
