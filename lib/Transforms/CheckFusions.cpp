@@ -38,7 +38,10 @@ bool isIdentifier(StringRef s) {
 }
 
 bool isElementType(Type t) {
-  return t.isInteger(1) || t.isInteger(8) || t.isInteger(32) || t.isInteger(64) ||
+  // Signless only: isInteger(8) also holds for ui8 and si8, which no op
+  // accepts (an unsigned input passed this check and failed inside fuser).
+  return t.isSignlessInteger(1) || t.isSignlessInteger(8) || t.isSignlessInteger(32) ||
+         t.isSignlessInteger(64) ||
          t.isF16() || t.isBF16() || t.isF32() || t.isF64() || isFloat8(t);
 }
 
@@ -50,7 +53,11 @@ LogicalResult checkTensorType(Operation *at, Type t, const Twine &what) {
   if (!isElementType(rt.getElementType()))
     return at->emitError() << what << " has element type " << rt.getElementType()
                            << "; fusions use i1, i8, i32, i64, f16, bf16, f32, f64, "
-                              "f8E4M3FN, f8E5M2 and f8E8M0FNU";
+                              "f8E4M3FN, f8E5M2 and f8E8M0FNU"
+                           << (rt.getElementType().isInteger() &&
+                                       !rt.getElementType().isSignlessInteger()
+                                   ? " (integers are signless: i8, not ui8 or si8)"
+                                   : "");
   if (rt.getRank() > FUSER_MAX_RANK)
     return at->emitError() << what << " has rank " << rt.getRank() << "; at most "
                            << FUSER_MAX_RANK << " dims";
@@ -79,8 +86,12 @@ LogicalResult checkGrid(func::FuncOp f) {
       return f.emitError(what) << " has " << kSplitAttr << " but '" << f.getName()
                                << "' has no " << kGridAttr;
     auto split = dyn_cast<DenseI64ArrayAttr>(a);
-    int64_t rank = cast<RankedTensorType>(isArg ? type.getInput(k) : type.getResult(k))
-                       .getRank();
+    // Checked before the signature's types are: a split of a value that
+    // is not a tensor read a rank from another type.
+    Type t = isArg ? type.getInput(k) : type.getResult(k);
+    if (failed(checkTensorType(f, t, "fusion " + what)))
+      return failure();
+    int64_t rank = cast<RankedTensorType>(t).getRank();
     if (!split || (int64_t)split.size() != rank)
       return f.emitError(what) << " has " << kSplitAttr << " = " << a << "; it needs " << rank
                                << " masks of grid axes, one per dim";
@@ -147,6 +158,9 @@ LogicalResult checkFusion(func::FuncOp f) {
   for (unsigned i = 0; i < type.getNumInputs(); ++i) {
     if (failed(checkTensorType(f, type.getInput(i), "fusion argument " + Twine(i))))
       return failure();
+    if (Attribute n = f.getArgAttr(i, kNameAttr); n && !isa<StringAttr>(n))
+      return f.emitError("argument ") << i << " has " << kNameAttr << " = " << n
+                                      << "; a name is a string";
     if (auto n = f.getArgAttrOfType<StringAttr>(i, kNameAttr)) {
       if (!isIdentifier(n.getValue()))
         return f.emitError("argument ") << i << " is named '" << n.getValue()
@@ -161,6 +175,9 @@ LogicalResult checkFusion(func::FuncOp f) {
   for (unsigned i = 0; i < type.getNumResults(); ++i) {
     if (failed(checkTensorType(f, type.getResult(i), "fusion result " + Twine(i))))
       return failure();
+    if (Attribute n = f.getResultAttr(i, kNameAttr); n && !isa<StringAttr>(n))
+      return f.emitError("result ") << i << " has " << kNameAttr << " = " << n
+                                    << "; a name is a string";
     if (auto n = f.getResultAttrOfType<StringAttr>(i, kNameAttr)) {
       if (!isIdentifier(n.getValue()))
         return f.emitError("result ") << i << " is named '" << n.getValue()
@@ -174,7 +191,9 @@ LogicalResult checkFusion(func::FuncOp f) {
     if (Attribute like = f.getResultAttr(i, kSameShapeAsAttr)) {
       auto a = dyn_cast<IntegerAttr>(like);
       auto rt = cast<RankedTensorType>(type.getResult(i));
-      if (!a || a.getInt() < 0 || a.getInt() >= (int64_t)type.getNumInputs())
+      // getInt() of a wider integer would truncate it (2^90 read as 0).
+      if (!a || a.getValue().getSignificantBits() > 64 || a.getInt() < 0 ||
+          a.getInt() >= (int64_t)type.getNumInputs())
         return f.emitError("result ") << i << " has " << kSameShapeAsAttr << " = " << like
                                       << ", which is not an argument's position";
       auto at = cast<RankedTensorType>(type.getInput(a.getInt()));
@@ -221,6 +240,15 @@ struct CheckFusionsPass : public fuser::impl::CheckFusionsPassBase<CheckFusionsP
       }
       if (failed(checkFusion(f)))
         return signalPassFailure();
+      // Each fusion's kernels become the gpu.module `<name>_kernels`, a
+      // symbol beside the fusions (the bundle finds them by that name).
+      std::string kernels = (f.getSymName() + "_kernels").str();
+      if (auto other = module.lookupSymbol<func::FuncOp>(kernels)) {
+        other.emitError("fusion '")
+            << kernels << "' has the name fuser gives the kernels of fusion '" << f.getSymName()
+            << "': rename one of them";
+        return signalPassFailure();
+      }
     }
   }
 };

@@ -73,6 +73,23 @@ func.func @memref(%x: memref<4xf32>) {
 
 // -----
 
+// Integers are signless: a ui8 passed the check (isInteger ignores
+// signedness) and failed inside fuser as an internal error.
+// expected-error @+1 {{fusion argument 0 has element type 'ui8'; fusions use i1, i8, i32, i64, f16, bf16, f32, f64, f8E4M3FN, f8E5M2 and f8E8M0FNU (integers are signless: i8, not ui8 or si8)}}
+func.func @unsigned(%x: tensor<4xui8>) -> tensor<4xui8> {
+  return %x : tensor<4xui8>
+}
+
+// -----
+
+// expected-error @+1 {{fusion result 0 has element type 'si32'}}
+func.func @signed(%x: tensor<4xi32>) -> tensor<4xsi32> {
+  %0 = builtin.unrealized_conversion_cast %x : tensor<4xi32> to tensor<4xsi32>
+  return %0 : tensor<4xsi32>
+}
+
+// -----
+
 // expected-error @+1 {{fusion argument 0 has rank 33; at most 32 dims}}
 func.func @rank(%x: tensor<1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1xf32>) {
   return
@@ -205,4 +222,48 @@ func.func @no_grid_collective(%x: tensor<3xf32>) -> tensor<2x3xf32> {
   // expected-error @+1 {{'fuser.collective' op communicates among devices, but 'no_grid_collective' has no fuser.grid (the grid it runs on)}}
   %0 = fuser.collective "all_gather" %x grid_axes = [0] group_size = 2 : tensor<3xf32> -> tensor<2x3xf32>
   return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+// A fusion's kernels are the gpu.module @<name>_kernels: a fusion of that
+// name clashed with it (an internal error, "redefinition of symbol").
+func.func @f(%x: tensor<8xf32>) -> tensor<8xf32> {
+  return %x : tensor<8xf32>
+}
+// expected-error @+1 {{fusion 'f_kernels' has the name fuser gives the kernels of fusion 'f': rename one of them}}
+func.func @f_kernels(%x: tensor<8xf32>) -> tensor<8xf32> {
+  return %x : tensor<8xf32>
+}
+
+// -----
+
+// A split of an argument that is not a tensor: its rank was read from the
+// i32 (a different garbage count of masks on every run).
+// expected-error @+1 {{fusion argument 0 must be a ranked tensor, got 'i32'}}
+func.func @split_scalar(%x: i32 {fuser.split = array<i64: 1>}) attributes {fuser.grid = array<i64: 2>} {
+  return
+}
+
+// -----
+
+// An argument position wider than 64 bits was truncated to 0 and accepted.
+// expected-error @+1 {{result 0 has fuser.same_shape_as = 1237940039285380274899124224 : i128, which is not an argument's position}}
+func.func @same_shape_i128(%x: tensor<4xf32>) -> (tensor<4xf32> {fuser.same_shape_as = 1237940039285380274899124224 : i128}) {
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+// A name that is not a string was ignored: the bundle named the input arg0.
+// expected-error @+1 {{argument 0 has fuser.name = 3 : i32; a name is a string}}
+func.func @name_int(%x: tensor<4xf32> {fuser.name = 3 : i32}) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{result 0 has fuser.name = ["y"]; a name is a string}}
+func.func @name_array(%x: tensor<4xf32>) -> (tensor<4xf32> {fuser.name = ["y"]}) {
+  return %x : tensor<4xf32>
 }

@@ -95,15 +95,30 @@ OuterKeys ReductionScheduler::outerKeys() const {
           fe.schedule.get(ScheduleKey::ReductionColumnRows).value_or(0)};
 }
 
-LogicalResult ReductionScheduler::checkOuterScratch(bool split) {
+int64_t ReductionScheduler::outerScratchBytes(int64_t x, int64_t y, bool split) const {
   // A split kernel also holds its last-block flag (an i32).
   int64_t bytes = split ? 4 : 0;
   for (const Reducer &r : reducers)
     for (Type t : r.accTypes)
-      bytes += outerY * outerX * (int64_t)vectorLanes * byteSize(t);
+      bytes += y * x * (int64_t)vectorLanes * byteSize(t);
+  return bytes;
+}
+
+void ReductionScheduler::fitOuterScratch(bool split) {
+  OuterKeys keys = outerKeys();
+  if (keys.threads || keys.rows)
+    return; // the schedule's block: checkOuterScratch says if it does not fit
+  while (outerY > 1 && outerScratchBytes(outerX, outerY, split) > kStaticSharedBytes)
+    outerY /= 2;
+  while (outerX > 1 && outerScratchBytes(outerX, outerY, split) > kStaticSharedBytes)
+    outerX /= 2;
+}
+
+LogicalResult ReductionScheduler::checkOuterScratch(bool split) {
+  int64_t bytes = outerScratchBytes(outerX, outerY, split);
   // 48 KiB: what a block may declare statically on every chip. The
-  // heuristic's blocks of 256 threads stay far below it; a schedule's
-  // block of 1024 threads with wide lanes may not.
+  // heuristic's block is fitted to it (fitOuterScratch); a schedule's block
+  // of 1024 threads with wide lanes may not fit.
   if (bytes <= kStaticSharedBytes)
     return success();
   return reducers.front().op->emitOpError("the outer (column) kernel's block of ")

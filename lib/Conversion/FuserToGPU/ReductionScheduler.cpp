@@ -437,6 +437,8 @@ LogicalResult ReductionScheduler::run() {
     outerX = block.x;
     outerY = block.y;
     split = block.split;
+    if (!outerNormalization)
+      fitOuterScratch(split);
     if (!outerNormalization && failed(checkOuterScratch(split)))
       return failure();
   }

@@ -280,6 +280,13 @@ private:
   /// memory (with a `split` kernel's flag); a diagnostic naming the block's
   /// keys where it does not.
   LogicalResult checkOuterScratch(bool split);
+  /// The bytes of that scratch for a block of `x` x `y` threads.
+  int64_t outerScratchBytes(int64_t x, int64_t y, bool split) const;
+  /// Where the schedule leaves the block to the heuristic, halves its rows
+  /// and then its threads along the columns until the scratch fits (many
+  /// column reductions in one kernel: 12 f32 sums of 4 lanes need 49156
+  /// bytes at 32 x 8 threads).
+  void fitOuterScratch(bool split);
   /// Shared scratch of an outer kernel: [outerY][outerX * lanes] per
   /// accumulator value of each reducer.
   SmallVector<SmallVector<Value>> outerScratch();
