@@ -85,12 +85,29 @@ int fusercParseCompileFlag(int argc, char **argv, int *i, FusercCompileFlags *f)
       return 1;
     }
     if (k == 6) {
+      if (!*v) {
+        fprintf(stderr, "fuserc: error: --vjp expects the name of a fusion to differentiate\n");
+        return -1;
+      }
       f->vjp = v;
       return 1;
     }
     if (k == 7)
       return parseWrt(v, f);
     if (k == 8) {
+      /* Given again, the decisions add up (a key given twice is the
+         schedule parser's error): the last one alone was kept, silently. */
+      if (f->schedule && *f->schedule) {
+        size_t n = strlen(f->schedule) + strlen(v) + 2;
+        char *joined = malloc(n);
+        if (!joined) {
+          fprintf(stderr, "fuserc: error: out of memory\n");
+          return -1;
+        }
+        snprintf(joined, n, "%s,%s", f->schedule, v);
+        f->schedule = joined; /* lives as long as the process */
+        return 1;
+      }
       f->schedule = v;
       return 1;
     }

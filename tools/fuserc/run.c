@@ -15,6 +15,7 @@
 #include "fuser_runtime.h"
 #include "npy.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -248,7 +249,8 @@ static bool parseRunFlags(int argc, char **argv, RunFlags *f) {
       char *end;
       errno = 0;
       f->seed = strtoull(argv[++i], &end, 10);
-      if (!*argv[i] || *end || errno) {
+      /* strtoull takes "-1" as 2^64 - 1: a seed is written without a sign. */
+      if (!*argv[i] || *end || errno || !isdigit((unsigned char)argv[i][0])) {
         fprintf(stderr, "fuserc: error: --random expects a seed number, got '%s'\n", argv[i]);
         return false;
       }
@@ -269,6 +271,11 @@ static bool parseRunFlags(int argc, char **argv, RunFlags *f) {
       f->outputDir = argv[++i];
     } else if (!strcmp(a, "--emulator-cpu")) {
       f->emulatorCpu = argv[++i];
+      if (!*f->emulatorCpu) {
+        fprintf(stderr, "fuserc: error: --emulator-cpu expects host, baseline or an LLVM CPU "
+                        "name, got ''\n");
+        return false;
+      }
     } else if (!strcmp(a, "--reverse-threads")) {
       f->reverseThreads = true;
     } else if (!strcmp(a, "--race-check")) {

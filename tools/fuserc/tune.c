@@ -37,6 +37,8 @@
 #include "fuser-c/Tuning.h"
 #include "fuser_runtime.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <time.h>
@@ -173,8 +175,9 @@ static bool parseFlags(int argc, char **argv, TuneFlags *f) {
       }
       if (!strcmp(a, "--random")) {
         char *end;
+        errno = 0;
         f->seed = strtoull(v, &end, 10);
-        if (end == v || *end) {
+        if (end == v || *end || errno || !isdigit((unsigned char)v[0])) {
           fprintf(stderr, "fuserc: error: --random expects a number, got '%s'\n", v);
           return false;
         }
