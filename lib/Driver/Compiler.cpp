@@ -156,7 +156,15 @@ static LogicalResult compileOnThisStack(ModuleOp module, const DriverOptions &op
       ScopedDiagnosticHandler quiet(ctx, [](Diagnostic &) { return success(); });
       valid = succeeded(verify(module));
     }
-    if (valid || !strcmp(stage, "check")) {
+    // A pass that fails may leave its IR half rewritten (MLIR promises
+    // nothing of a failed pass's IR), so an invalid module after a failure
+    // with the pass's own diagnostics is not fuser's bug: the shard stage's
+    // "cannot take operand 1 split as it is" came out as an internal error
+    // at the module's first line. Where passes are verified one by one
+    // (assertions), a diagnostic may be the verifier's, so there the rule
+    // is the module's validity.
+    bool passesSpoke = !verifyEachPass && !diagnostics.empty();
+    if (valid || passesSpoke || !strcmp(stage, "check")) {
       for (auto &[loc, message] : diagnostics)
         emitError(loc, message);
       // A pass that fails without saying why is fuser's bug; the user

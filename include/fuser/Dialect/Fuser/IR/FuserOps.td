@@ -255,8 +255,10 @@ def Fuser_ClampOp : Fuser_TernaryOp<"clamp"> {
 def Fuser_LerpOp : Fuser_TernaryOp<"lerp"> {
   let summary = "linear interpolation, as torch.lerp";
   let description = [{
-    `start + weight * (end - start)`, computed as PyTorch does:
-    `end - (end - start) * (1 - weight)` when `|weight| >= 0.5`.
+    `start + weight * (end - start)`, computed as PyTorch's CPU vector
+    and CUDA kernels do, each with one rounding after the difference:
+    `fma(weight, end - start, start)` when `|weight| < 0.5`, else
+    `fma(weight - 1, end - start, end)`.
 
     ```mlir
     %0 = fuser.lerp %a, %b, %w : tensor<8xf32>, tensor<8xf32>, tensor<f32>
