@@ -240,13 +240,28 @@ def either_zero_alt(arrays, types, rtype):
 
 
 def lerp_formula(start, end, weight):
-    """fuser's documented lerp (newer PyTorch's): start + w * (end - start)
-    when |w| < 0.5, else end - (end - start) * (1 - w). PyTorch 1.13 tests
-    w < 0.5 instead of |w| < 0.5, which differs for w <= -0.5 (a few ulp,
-    and inf - inf = NaN for infinite operands): the reference evaluates the
-    documented formula with PyTorch ops."""
+    """torch.lerp's formula with PyTorch ops, for the f64 alternative:
+    start + w * (end - start) when |w| < 0.5, else end - (end - start) *
+    (1 - w)."""
     small = weight.abs() < 0.5
     return torch.where(small, start + weight * (end - start), end - (end - start) * (1 - weight))
+
+
+def lerp_ref(arrays, types, rtype):
+    """fuser's documented lerp, as PyTorch's CPU vector kernel (lerp_vec) and
+    its CUDA kernel compute it: fma(w, end - start, start) when |w| < 0.5,
+    else fma(w - 1, end - start, end), in the compute type (f32 for halves),
+    each fma exact (one rounding), then rounded to the result type.
+    PyTorch 1.13 tests w < 0.5 instead of |w| < 0.5, which differs for
+    w <= -0.5; PyTorch's scalar path rounds w * (end - start) first."""
+    ct = compute_type(types[0])
+    shape = np.broadcast_shapes(*(np.shape(a) for a in arrays))
+    s, e, w = (np.broadcast_to(from_f64(to_f64(a, t), ct), shape) for a, t in zip(arrays, types))
+    with np.errstate(all="ignore"):
+        diff = e - s
+        below = w - w.dtype.type(1)
+    r = np.where(np.abs(w) < 0.5, exact.fma(w, diff, s, ct), exact.fma(below, diff, e, ct))
+    return r if ct == rtype else from_f64(to_f64(r, ct), rtype)
 
 
 def fmod_alt(arrays, types, rtype):
@@ -375,7 +390,7 @@ OPS = [
     Op("xor", 2, INTLIKE_TYPES, _t(torch.bitwise_xor)),
     # ternary
     Op("clamp", 3, N, _t(torch.clamp), alt=either_zero_alt),
-    Op("lerp", 3, F, _t(lerp_formula), composite, alt=f64_alt(lerp_formula)),
+    Op("lerp", 3, F, lerp_ref, composite, alt=f64_alt(lerp_formula)),
     Op("fma", 3, N, fma_ref),
 ]
 

@@ -204,6 +204,24 @@ struct LoopModel
                << i << " split as it is: the partition cannot reshard it to the split this op "
                        "needs (for one, a dim split over several grid axes at once cannot be "
                        "gathered); split that dim over one axis";
+    // Nor does it fail on every layout it cannot move: an operand split
+    // [[1], [0]] asked for as [[0], [1]] came back as it was, and the op
+    // was built on parts of different shapes (an internal error after the
+    // stage). Each part must have its split's local type.
+    for (auto [i, v] : llvm::enumerate(partitionedOperands)) {
+      const Sharding &wanted = operandShardings[i];
+      if (!wanted)
+        continue;
+      shard::GridOp grid = shard::getGrid(op, wanted.getGridAttr(), symbolTable);
+      if (!grid)
+        continue;
+      Type local = shard::shardType(op->getOperand(i).getType(), grid, wanted);
+      if (v.getType() != local)
+        return op->emitOpError("cannot take operand ")
+               << i << " split as it is: this op needs it split to a part of type " << local
+               << ", and the partition cannot reshard it there from its split (part "
+               << v.getType() << "); split the operands alike";
+    }
     if constexpr (std::is_same_v<Op, LinearOp>)
       return partitionLinear(cast<LinearOp>(op), partitionedOperands, operandShardings,
                              resultShardings, partitionMap, symbolTable, builder);
