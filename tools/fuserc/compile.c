@@ -98,14 +98,19 @@ int fusercParseCompileFlag(int argc, char **argv, int *i, FusercCompileFlags *f)
       /* Given again, the decisions add up (a key given twice is the
          schedule parser's error): the last one alone was kept, silently. */
       if (f->schedule && *f->schedule) {
+        /* One joined string for the process, held here (a command line
+           has one set of compile flags). */
+        static char *joined;
         size_t n = strlen(f->schedule) + strlen(v) + 2;
-        char *joined = malloc(n);
-        if (!joined) {
+        char *grown = malloc(n);
+        if (!grown) {
           fprintf(stderr, "fuserc: error: out of memory\n");
           return -1;
         }
-        snprintf(joined, n, "%s,%s", f->schedule, v);
-        f->schedule = joined; /* lives as long as the process */
+        snprintf(grown, n, "%s,%s", f->schedule, v);
+        free(joined);
+        joined = grown;
+        f->schedule = joined;
         return 1;
       }
       f->schedule = v;
