@@ -34,7 +34,7 @@ llvm::ArrayRef<const char *> mlir::fuser::stageNames() {
 /// assumeVerified the printer would verify it again first, to fall back to
 /// the generic form for invalid IR. In local scope: a gpu.module printed
 /// in the scope of its module made the printer number the whole module on
-/// every call, quadratic in the fusions (400 fusions: 11 s here).
+/// every call, quadratic in the fusions (400 fusions: 15.6 s of 18.4 s here).
 static std::string print(Operation *op) {
   std::string s;
   llvm::raw_string_ostream os(s);

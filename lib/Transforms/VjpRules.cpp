@@ -563,30 +563,39 @@ Value allTrueLike(Grad &G, Value x) {
   return OrOp::create(G.b, G.loc, G.eq(x, x), NeOp::create(G.b, G.loc, x, x));
 }
 
-/// `v` reversed along `dim`: a gather at size - 1 - index. With sizes
-/// known only at launch, the gather's index (an iota) and table (a
-/// gradient may be a broadcast sized only by its uses: the gradient of a
-/// sum) take no sizes from a gather, nor does fuser.size, so both are tied
-/// to `sized`, a forward value of v's shape with sizes of its own: the
-/// index adds 0 times its values as i64 (a float's cast saturates, NaN
-/// gives 0: the product is always 0), the table is where(true, v, v) with
-/// the condition of its shape.
-Value flip(Grad &G, Value v, int64_t dim, Value sized) {
-  RankedTensorType t = typeOf(v);
-  Type i64 = G.b.getI64Type();
-  auto scalar = [&](int64_t x) {
-    return ConstantOp::create(G.b, G.loc, RankedTensorType::get({}, i64),
-                              G.b.getI64IntegerAttr(x));
-  };
-  bool dynamic = !t.hasStaticShape();
-  Value iota = IotaOp::create(G.b, G.loc, t.clone(i64), dim);
-  Value n = SizeOp::create(G.b, G.loc, RankedTensorType::get({}, i64), dynamic ? sized : v, dim);
-  Value index = SubOp::create(G.b, G.loc, SubOp::create(G.b, G.loc, n, scalar(1)), iota);
-  if (dynamic) {
-    index = AddOp::create(G.b, G.loc, index, MulOp::create(G.b, G.loc, G.cast(sized, i64), scalar(0)));
+/// A rank-0 i64 constant.
+Value i64Scalar(Grad &G, int64_t x) {
+  return ConstantOp::create(G.b, G.loc, RankedTensorType::get({}, G.b.getI64Type()),
+                            G.b.getI64IntegerAttr(x));
+}
+
+/// gather(v, index, dim) where `v`'s sizes may be known only at launch:
+/// the index (an iota) and the table (a gradient may be a broadcast sized
+/// only by its uses: the gradient of a sum) take no sizes from a gather,
+/// nor does fuser.size, so both are tied to `sized`, a forward value of
+/// v's shape with sizes of its own: the index adds 0 times its values as
+/// i64 (a float's cast saturates, NaN gives 0: the product is always 0),
+/// the table is where(true, v, v) with the condition of its shape.
+Value gatherTiedTo(Grad &G, Value v, Value index, int64_t dim, Value sized) {
+  if (!typeOf(v).hasStaticShape()) {
+    index = AddOp::create(G.b, G.loc, index,
+                          MulOp::create(G.b, G.loc, G.cast(sized, G.b.getI64Type()),
+                                        i64Scalar(G, 0)));
     v = G.where(allTrueLike(G, sized), v, v);
   }
   return GatherOp::create(G.b, G.loc, v, index, dim);
+}
+
+/// `v` reversed along `dim`: a gather at size - 1 - index (gatherTiedTo
+/// for `sized`).
+Value flip(Grad &G, Value v, int64_t dim, Value sized) {
+  RankedTensorType t = typeOf(v);
+  Type i64 = G.b.getI64Type();
+  bool dynamic = !t.hasStaticShape();
+  Value iota = IotaOp::create(G.b, G.loc, t.clone(i64), dim);
+  Value n = SizeOp::create(G.b, G.loc, RankedTensorType::get({}, i64), dynamic ? sized : v, dim);
+  Value index = SubOp::create(G.b, G.loc, SubOp::create(G.b, G.loc, n, i64Scalar(G, 1)), iota);
+  return gatherTiedTo(G, v, index, dim, sized);
 }
 
 /// The gradient of pad's value: the sum of g over the positions it fills,
@@ -671,22 +680,12 @@ LogicalResult cumulativeProduct(Grad &G, CumprodOp op, Value gIn, Grads &out) {
 
 /// `c` moved one place along `dim` toward the end, 1 in front: element k
 /// is c[k - 1], element 0 is 1 (the exclusive scan of an inclusive one). A
-/// gather at max(k - 1, 0); `sized` as flip's.
+/// gather at max(k - 1, 0) (gatherTiedTo for `sized`).
 Value shiftInOne(Grad &G, Value c, int64_t dim, Value sized) {
-  RankedTensorType t = typeOf(c);
-  Type i64 = G.b.getI64Type();
-  auto scalar = [&](int64_t v) {
-    return ConstantOp::create(G.b, G.loc, RankedTensorType::get({}, i64),
-                              G.b.getI64IntegerAttr(v));
-  };
-  Value iota = IotaOp::create(G.b, G.loc, t.clone(i64), dim);
-  Value first = G.eq(iota, scalar(0));
-  Value index = G.where(first, iota, G.sub(iota, scalar(1)));
-  if (!t.hasStaticShape()) {
-    index = G.add(index, G.mul(G.cast(sized, i64), scalar(0)));
-    c = G.where(allTrueLike(G, sized), c, c);
-  }
-  return G.where(first, G.c(c, 1.0), GatherOp::create(G.b, G.loc, c, index, dim));
+  Value iota = IotaOp::create(G.b, G.loc, typeOf(c).clone(G.b.getI64Type()), dim);
+  Value first = G.eq(iota, i64Scalar(G, 0));
+  Value index = G.where(first, iota, G.sub(iota, i64Scalar(G, 1)));
+  return G.where(first, G.c(c, 1.0), gatherTiedTo(G, c, index, dim, sized));
 }
 
 /// At each element of `x`, the product of the other elements of its line
