@@ -235,8 +235,8 @@ bool Analyzer::reshape(ReshapeOp r, bool late, bool resultKnown) {
   // the static ones. With more, leading dims keep their input's sizes
   // (dims of static size 1 aside): dynamic result dims pair with the
   // input's dynamic dims, in order, until one is left in the rest
-  // (`[?,?,1,1] -> [?,?]`, group_norm's `[?,C,?,?] -> [?,G,?]`);
-  // docs/dialect.md states the rule.
+  // (`[?,?,1,1] -> [?,?]`, group_norm's `[?,C,?,?] -> [?,G,?]`), then
+  // trailing dims from the back; docs/dialect.md states the rule.
   RankedTensorType inT = r.getInput().getType(), out = r.getType();
   auto nonUnit = [](RankedTensorType t) {
     SmallVector<unsigned> dims;
@@ -258,11 +258,27 @@ bool Analyzer::reshape(ReshapeOp r, bool late, bool resultKnown) {
       unite(r.getInput(), inDims[lead], r.getResult(), outDims[lead]);
     ++lead;
   }
-  SmallVector<unsigned> restIn(ArrayRef<unsigned>(inDims).drop_front(lead));
+  // Then trailing dims the same way from the back, while more than one
+  // dynamic result dim is left between: attention's `[?,?,?] ->
+  // [B,H,?,?]` keeps the last S; the other is the rest's count over B*H.
+  unsigned trail = 0;
+  auto middle = [&](ArrayRef<unsigned> dims) {
+    return dims.drop_front(lead).drop_back(trail);
+  };
+  while (!resultKnown && numDynamic(middle(outDims)) > 1 && lead + trail < inDims.size() &&
+         lead + trail < outDims.size() &&
+         inT.getDimSize(inDims[inDims.size() - 1 - trail]) ==
+             out.getDimSize(outDims[outDims.size() - 1 - trail])) {
+    if (out.isDynamicDim(outDims[outDims.size() - 1 - trail]))
+      unite(r.getInput(), inDims[inDims.size() - 1 - trail], r.getResult(),
+            outDims[outDims.size() - 1 - trail]);
+    ++trail;
+  }
+  SmallVector<unsigned> restIn(middle(inDims));
   SmallVector<unsigned> dynamicOut, staticOut;
-  for (unsigned i : ArrayRef<unsigned>(outDims).drop_front(lead))
+  for (unsigned i : middle(outDims))
     (out.isDynamicDim(i) ? dynamicOut : staticOut).push_back(i);
-  SmallVector<unsigned> restOut(ArrayRef<unsigned>(outDims).drop_front(lead));
+  SmallVector<unsigned> restOut(middle(outDims));
   AffineExpr in = product(r.getInput(), restIn);
   AffineExpr staticProduct = product(r.getResult(), staticOut);
   if (!in && late) {
@@ -642,8 +658,8 @@ Analyzer::run(SmallVectorImpl<ShapeAnalysis::Symbol> &symbols,
         return (where ? where->emitOpError() : fusion.emitError())
                << "cannot determine the size of " << classes.name(slot(v, d))
                << " from the fusion's arguments; tie it to an argument's dim "
-                  "(a reshape infers one dynamic result dim beyond the leading dims it "
-                  "keeps: docs/dialect.md)";
+                  "(a reshape infers one dynamic result dim beyond the leading and trailing "
+                  "dims it keeps: docs/dialect.md)";
       }
       shape.push_back(e);
     }

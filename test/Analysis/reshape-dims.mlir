@@ -1,7 +1,7 @@
 // How a reshape's dynamic result dims get their sizes (lib/Analysis/
 // ShapeAnalysis.cpp, docs/dialect.md): one dynamic dim is the element count
 // over the static ones; with more, leading dims keep their input's sizes
-// (size-1 dims aside) until one is left to infer.
+// (size-1 dims aside) until one is left to infer, then trailing dims.
 // RUN: fuser-opt %s -split-input-file --fuser-segment --fuser-emit-kernels --canonicalize --cse | FileCheck %s
 
 // instance_norm's statistics [N, C, 1, 1] as [N, C]: both dims kept, no
@@ -33,6 +33,26 @@ func.func @groups(%x: tensor<?x8x?x?xf32>) -> tensor<?x4x?xf32> {
   %r = fuser.reshape %x : tensor<?x8x?x?xf32> -> tensor<?x4x?xf32>
   %e = fuser.exp %r : tensor<?x4x?xf32>
   return %e : tensor<?x4x?xf32>
+}
+
+// -----
+
+// Attention scores [B*H, S, S] seen as [2, 4, S, S]: the leading dims do not
+// pair (8 against [?]); from the back the last S does, and the one dynamic
+// dim left is the rest's count over 8 (view(2, 4, -1, S)).
+// CHECK-LABEL: func.func @heads(
+// CHECK-DAG: %[[A:.*]] = memref.dim %arg0, %c0
+// CHECK-DAG: %[[B:.*]] = memref.dim %arg0, %c1
+// CHECK-DAG: %[[S:.*]] = memref.dim %arg0, %c2
+// CHECK: %[[AB:.*]] = arith.muli %[[A]], %[[B]]
+// CHECK: %[[Q:.*]] = arith.divui %[[AB]], %c8
+// CHECK: fuser.check {{.*}}reshape needs the same number of elements
+// CHECK: fuser.result_dim %arg1[2] = %[[Q]]
+// CHECK: fuser.result_dim %arg1[3] = %[[S]]
+func.func @heads(%x: tensor<?x?x?xf32>) -> tensor<2x4x?x?xf32> {
+  %r = fuser.reshape %x : tensor<?x?x?xf32> -> tensor<2x4x?x?xf32>
+  %e = fuser.exp %r : tensor<2x4x?x?xf32>
+  return %e : tensor<2x4x?x?xf32>
 }
 
 // -----
