@@ -145,9 +145,11 @@ private:
     return r;
   }
   LogicalResult visit(Operation *op);
-  bool reshape(ReshapeOp r, bool late, bool resultKnown = false);
+  bool reshape(ReshapeOp r, bool late, bool resultKnown = false, bool backward = false);
   bool sliceSizes(SliceOp s);
-  bool padSizes(PadOp p);
+  bool padSizes(PadOp p, bool late = false);
+  bool sourcesFromIndices();
+  void scatterBounds(ScatterAddOp sc);
 
   func::FuncOp fusion;
   MLIRContext *ctx;
@@ -159,6 +161,7 @@ private:
   SmallVector<ReshapeOp> pendingReshapes; ///< Inputs' sizes not known when seen.
   SmallVector<ReshapeOp> deferredReshapes; ///< kDimsFromUsesAttr: sized last.
   SmallVector<Operation *> revisit; ///< Slices and pads of inputs not sized when seen.
+  SmallVector<ScatterAddOp> scatters; ///< Their bounds are checked last.
   SmallVectorImpl<ShapeAnalysis::Constraint> *constraints = nullptr;
 };
 
@@ -197,8 +200,16 @@ bool Analyzer::sliceSizes(SliceOp s) {
 
 /// A pad's dynamic result dims (its input's plus the amounts) and the
 /// checks of what negative amounts crop; false (and nothing done) while an
-/// input dim is unknown, as sliceSizes.
-bool Analyzer::padSizes(PadOp p) {
+/// input dim is unknown, as sliceSizes. `late`: when nothing else sizes
+/// the input, a dim its result knows gives it (the result less the
+/// amounts): fuser-vjp's gradient of a slice or concat pads a broadcast of
+/// the cotangent, sized by nothing but the operand the pad gives back.
+bool Analyzer::padSizes(PadOp p, bool late) {
+  if (late)
+    for (unsigned i = 0; i < p.getType().getRank(); ++i)
+      if (p.getType().isDynamicDim(i) && !size(p.getInput(), i) && size(p.getResult(), i))
+        define(p.getInput(), i, size(p.getResult(), i) - p.getLow()[i] - p.getHigh()[i],
+               describe(p.getInput(), i));
   for (unsigned i = 0; i < p.getType().getRank(); ++i)
     if (p.getType().isDynamicDim(i) && !size(p.getInput(), i))
       return false;
@@ -218,12 +229,51 @@ bool Analyzer::padSizes(PadOp p) {
   return true;
 }
 
+/// A source dim nothing else sizes takes its index's size: only the
+/// positions of the index are read from the source (torch.gather's
+/// gradient scatters a cotangent broadcast to the index's shape, sized by
+/// nothing but this use). True if one was given.
+bool Analyzer::sourcesFromIndices() {
+  bool given = false;
+  for (ScatterAddOp sc : scatters)
+    for (unsigned i = 0; i < sc.getIndex().getType().getRank(); ++i)
+      if (!size(sc.getSource(), i) && size(sc.getIndex(), i)) {
+        unite(sc.getIndex(), i, sc.getSource(), i);
+        given = true;
+      }
+  return given;
+}
+
+/// The index is no larger than the source in every dim, nor than self in
+/// every dim but `dim`: checked when the fusion runs where a size is
+/// dynamic (the verifier compared static ones).
+void Analyzer::scatterBounds(ScatterAddOp sc) {
+  auto atMost = [&](Value small, Value large, unsigned i, StringRef whose) {
+    if (!(cast<RankedTensorType>(small.getType()).isDynamicDim(i) ||
+          cast<RankedTensorType>(large.getType()).isDynamicDim(i)))
+      return;
+    AffineExpr n = size(small, i), m = size(large, i);
+    if (n && m && n != m)
+      constraints->push_back({ShapeAnalysis::Constraint::LessEqual, n, m,
+                              "scatter_add index size {} of " + describe(small, i) +
+                                  " must not exceed " + whose.str() + " ({})" + where(sc)});
+  };
+  for (unsigned i = 0; i < sc.getIndex().getType().getRank(); ++i) {
+    atMost(sc.getIndex(), sc.getSource(), i, "the source's");
+    if ((int64_t)i != sc.getDimAttr().getInt())
+      atMost(sc.getIndex(), sc.getSelf(), i, "self's");
+  }
+}
+
 /// The sizes a reshape ties or computes; false while its input's sizes are
 /// unknown. `late`: after every op and result has been seen, a dim of the
 /// input may be computed from the result instead. `resultKnown`: every
 /// result dim is known already (kDimsFromUsesAttr): nothing is paired,
 /// only the element count checked.
-bool Analyzer::reshape(ReshapeOp r, bool late, bool resultKnown) {
+bool Analyzer::reshape(ReshapeOp r, bool late, bool resultKnown, bool backward) {
+  // `backward`: the rule run from the result to the input (src and dst).
+  Value src = backward ? r.getResult() : r.getInput();
+  Value dst = backward ? r.getInput() : r.getResult();
   // A refinement (fuser-vjp's): the same dims, one for one.
   if (r->hasAttr(kRefinesShapeAttr) &&
       r.getInput().getType().getRank() == r.getType().getRank()) {
@@ -237,7 +287,7 @@ bool Analyzer::reshape(ReshapeOp r, bool late, bool resultKnown) {
   // input's dynamic dims, in order, until one is left in the rest
   // (`[?,?,1,1] -> [?,?]`, group_norm's `[?,C,?,?] -> [?,G,?]`), then
   // trailing dims from the back; docs/dialect.md states the rule.
-  RankedTensorType inT = r.getInput().getType(), out = r.getType();
+  auto inT = cast<RankedTensorType>(src.getType()), out = cast<RankedTensorType>(dst.getType());
   auto nonUnit = [](RankedTensorType t) {
     SmallVector<unsigned> dims;
     for (unsigned i = 0; i < t.getRank(); ++i)
@@ -255,7 +305,7 @@ bool Analyzer::reshape(ReshapeOp r, bool late, bool resultKnown) {
          lead < outDims.size() &&
          inT.getDimSize(inDims[lead]) == out.getDimSize(outDims[lead])) {
     if (out.isDynamicDim(outDims[lead]))
-      unite(r.getInput(), inDims[lead], r.getResult(), outDims[lead]);
+      unite(src, inDims[lead], dst, outDims[lead]);
     ++lead;
   }
   // Then trailing dims the same way from the back, while more than one
@@ -270,7 +320,7 @@ bool Analyzer::reshape(ReshapeOp r, bool late, bool resultKnown) {
          inT.getDimSize(inDims[inDims.size() - 1 - trail]) ==
              out.getDimSize(outDims[outDims.size() - 1 - trail])) {
     if (out.isDynamicDim(outDims[outDims.size() - 1 - trail]))
-      unite(r.getInput(), inDims[inDims.size() - 1 - trail], r.getResult(),
+      unite(src, inDims[inDims.size() - 1 - trail], dst,
             outDims[outDims.size() - 1 - trail]);
     ++trail;
   }
@@ -279,18 +329,18 @@ bool Analyzer::reshape(ReshapeOp r, bool late, bool resultKnown) {
   for (unsigned i : middle(outDims))
     (out.isDynamicDim(i) ? dynamicOut : staticOut).push_back(i);
   SmallVector<unsigned> restOut(middle(outDims));
-  AffineExpr in = product(r.getInput(), restIn);
-  AffineExpr staticProduct = product(r.getResult(), staticOut);
+  AffineExpr in = product(src, restIn);
+  AffineExpr staticProduct = product(dst, staticOut);
   if (!in && late) {
     // Known only from its result (fuser-vjp's reshape of a gradient
     // back to its operand's shape, whose other dims the fusion's
     // result ties): the one input dim left is the result's element
     // count over the other, static, input dims.
-    AffineExpr outCount = product(r.getResult(), restOut);
+    AffineExpr outCount = product(dst, restOut);
     SmallVector<unsigned> unknown;
     int64_t known = 1;
     for (unsigned d : restIn) {
-      AffineExpr e = size(r.getInput(), d);
+      AffineExpr e = size(src, d);
       if (!e)
         unknown.push_back(d);
       else if (auto c = dyn_cast<AffineConstantExpr>(e))
@@ -300,18 +350,18 @@ bool Analyzer::reshape(ReshapeOp r, bool late, bool resultKnown) {
     }
     if (!outCount || unknown.size() != 1 || known <= 0)
       return false;
-    define(r.getInput(), unknown[0], outCount.floorDiv(known),
-           describe(r.getInput(), unknown[0]));
-    in = product(r.getInput(), restIn);
+    define(src, unknown[0], outCount.floorDiv(known),
+           describe(src, unknown[0]));
+    in = product(src, restIn);
   }
   if (!in)
     return false; // resolved later by unification, or an error
   if (dynamicOut.size() == 1 && !resultKnown) {
-    define(r.getResult(), dynamicOut[0], in.floorDiv(staticProduct),
-           describe(r.getResult(), dynamicOut[0]));
+    define(dst, dynamicOut[0], in.floorDiv(staticProduct),
+           describe(dst, dynamicOut[0]));
   }
   bool inDynamic = llvm::any_of(restIn, [&](unsigned d) { return inT.isDynamicDim(d); });
-  AffineExpr outCount = product(r.getResult(), restOut);
+  AffineExpr outCount = product(dst, restOut);
   if ((dynamicOut.size() <= 1 || resultKnown) && (inDynamic || !dynamicOut.empty()) &&
       outCount != in)
     constraints->push_back(
@@ -466,25 +516,12 @@ LogicalResult Analyzer::visit(Operation *op) {
       .Case<ScatterAddOp>([&](ScatterAddOp sc) {
         // The result has self's shape; the index may be smaller than the
         // source in every dim, and than self in every dim but `dim`.
+        // The bounds are checked once every size is known (scatterBounds).
         RankedTensorType index = sc.getIndex().getType();
-        int64_t dim = sc.getDimAttr().getInt();
-        scatterIntoEmpty(sc, sc.getSelf(), sc.getIndex(), dim);
-        auto atMost = [&](Value small, Value large, unsigned i, StringRef whose) {
-          if (!(cast<RankedTensorType>(small.getType()).isDynamicDim(i) ||
-                cast<RankedTensorType>(large.getType()).isDynamicDim(i)))
-            return; // the verifier compared them
-          AffineExpr n = size(small, i), m = size(large, i);
-          if (n && m)
-            constraints->push_back({ShapeAnalysis::Constraint::LessEqual, n, m,
-                                    "scatter_add index size {} of " + describe(small, i) +
-                                        " must not exceed " + whose.str() + " ({})" + where(sc)});
-        };
-        for (unsigned i = 0; i < index.getRank(); ++i) {
+        scatterIntoEmpty(sc, sc.getSelf(), sc.getIndex(), sc.getDimAttr().getInt());
+        for (unsigned i = 0; i < index.getRank(); ++i)
           unite(sc.getSelf(), i, sc.getResult(), i);
-          atMost(sc.getIndex(), sc.getSource(), i, "the source's");
-          if ((int64_t)i != dim)
-            atMost(sc.getIndex(), sc.getSelf(), i, "self's");
-        }
+        scatters.push_back(sc);
         return success();
       })
       .Case<IndexAddOp>([&](IndexAddOp a) {
@@ -623,7 +660,13 @@ Analyzer::run(SmallVectorImpl<ShapeAnalysis::Symbol> &symbols,
       pendingReshapes.push_back(r);
       continue;
     }
-    if (!reshape(r, /*late=*/true, /*resultKnown=*/true))
+    if (reshape(r, /*late=*/true, /*resultKnown=*/true))
+      continue;
+    // Its input's dims unknown (a cotangent broadcast to the forward
+    // reshape's result, sized by nothing else): fuser-vjp's reshape back
+    // is the inverse of a forward reshape from this result's shape, whose
+    // dims the rule gave; the rule, run from the result, gives them again.
+    if (!reshape(r, /*late=*/false, /*resultKnown=*/false, /*backward=*/true))
       pendingReshapes.push_back(r);
   }
   // Reshapes whose input sizes were unknown when seen, in rounds until
@@ -647,7 +690,22 @@ Analyzer::run(SmallVectorImpl<ShapeAnalysis::Symbol> &symbols,
       else
         revisit.push_back(op);
     }
+    if (progress)
+      continue;
+    // Nothing left to learn forward: sizes from the other side, where
+    // nothing else gives them (the uses of a value sized by its uses).
+    progress = sourcesFromIndices();
+    ops = std::move(revisit);
+    revisit.clear();
+    for (Operation *op : ops) {
+      if (auto p = dyn_cast<PadOp>(op); p && padSizes(p, /*late=*/true))
+        progress = true;
+      else
+        revisit.push_back(op);
+    }
   }
+  for (ScatterAddOp sc : scatters)
+    scatterBounds(sc);
   for (Value v : order) {
     auto t = cast<RankedTensorType>(v.getType());
     SmallVector<AffineExpr> &shape = shapes[v];
@@ -655,11 +713,16 @@ Analyzer::run(SmallVectorImpl<ShapeAnalysis::Symbol> &symbols,
       AffineExpr e = size(v, d);
       if (!e) {
         Operation *where = v.getDefiningOp();
+        // The rule that could have sized it, for the op that made it.
+        StringRef rule =
+            isa_and_nonnull<BroadcastOp, ConstantOp, IotaOp>(where)
+                ? "(a broadcast, constant or iota takes a '?' dim's size from the tensors "
+                  "it combines with, and nothing combines with this one: docs/dialect.md)"
+                : "(a reshape infers one dynamic result dim beyond the leading and trailing "
+                  "dims it keeps: docs/dialect.md)";
         return (where ? where->emitOpError() : fusion.emitError())
                << "cannot determine the size of " << classes.name(slot(v, d))
-               << " from the fusion's arguments; tie it to an argument's dim "
-                  "(a reshape infers one dynamic result dim beyond the leading and trailing "
-                  "dims it keeps: docs/dialect.md)";
+               << " from the fusion's arguments; tie it to an argument's dim " << rule;
       }
       shape.push_back(e);
     }
