@@ -620,6 +620,25 @@ static func::FuncOp finish(Call &c) {
     c.fail("the fusion has no outputs (fuserBuilderAddOutput)");
     return nullptr;
   }
+  // An unnamed input or output is `argN` or `resultN` in the bundle. An
+  // explicit name that is another's default would make the bundle rename
+  // the default (`arg1_`), and a caller binding by it would get the wrong
+  // tensor.
+  auto defaultTaken = [&](ArrayRef<std::string> names, StringRef prefix, StringRef what) {
+    for (auto [i, n] : llvm::enumerate(names)) {
+      std::string d = (prefix + Twine(i)).str();
+      if (n.empty() && B.nameTaken(d)) {
+        c.fail("the name '" + d + "' is taken, and is the default name of " + what + " " +
+               Twine(i) + ", which has none: name " + what + " " + Twine(i) +
+               ", or choose another name");
+        return true;
+      }
+    }
+    return false;
+  };
+  if (defaultTaken(B.inputNames, "arg", "input") ||
+      defaultTaken(B.outputNames, "result", "output"))
+    return nullptr;
   // Wrapped numbers nothing used are dropped.
   for (Operation &op : llvm::make_early_inc_range(B.body())) {
     if (op.getNumResults() != 1 || !op.use_empty() ||

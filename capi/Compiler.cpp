@@ -268,6 +268,15 @@ FuserCompileResult fuserCompile(MlirModule module, FuserCompileOptions options) 
     return {result};
   }
   ModuleOp m = unwrap(module);
+  // A context that fuserContextCreate did not make (mlirContextCreate's,
+  // which a builder accepts) cannot load the GPU and LLVM dialects the
+  // pipeline lowers to: say that, not the pipeline's first failure.
+  if (!llvm::is_contained(m.getContext()->getAvailableDialects(), "nvvm")) {
+    result->diagnostics = "<api>: error: fuserCompile: the module's context lacks fuser's "
+                          "dialects: create it with fuserContextCreate, or register "
+                          "fuserRegisterAllDialects in its registry\n";
+    return {result};
+  }
   DiagnosticCollector collector(m.getContext());
   Options &o = *unwrap(options);
   result->ok = succeeded(compileModuleCached(m, o, o.cache, result->out, result->cacheHit)) &&

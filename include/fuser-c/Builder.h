@@ -641,8 +641,10 @@ MLIR_CAPI_EXPORTED MlirLogicalResult fuserTorchBroadcastShapes(FuserBuilder b,
                                                                intptr_t n, intptr_t *rank,
                                                                int64_t *shape,
                                                                intptr_t capacity);
-/// torch.broadcast_to(x, shape): right-aligned; FUSER_DYNAMIC or -1 keeps
-/// x's size for an existing dim. Returns x itself when nothing changes.
+/// torch.broadcast_to(x, shape): right-aligned; -1 keeps x's size for an
+/// existing dim, FUSER_DYNAMIC is a size known at run time (`?`: a dim of
+/// size 1 expands to it, as it would to a static size; a `?` dim keeps its
+/// size). Returns x itself when nothing changes.
 MLIR_CAPI_EXPORTED MlirValue fuserTorchBroadcastTo(FuserBuilder b, MlirValue x,
                                                    intptr_t rank, const int64_t *shape);
 /// x.to(dtype); x itself when it already has `dtype`.

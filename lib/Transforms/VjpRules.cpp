@@ -267,13 +267,17 @@ LogicalResult binary(Grad &G, Operation *op, Value g, Grads &out) {
       .Case<DivOp>([&](DivOp d) {
         if (d.getRoundingMode() != RoundingMode::none)
           return; // piecewise constant
+        // div_tensor_other_backward: -g * ((a / b) / b), not -g * a / (b * b),
+        // whose b * b overflows or underflows where the quotients do not.
         ga = G.div(g, bv);
-        gb = G.div(G.mul(G.neg(g), a), G.mul(bv, bv));
+        gb = G.mul(G.neg(g), G.div(G.div(a, bv), bv));
       })
       .Case<PowOp>([&](auto) {
         // pow_backward_self and pow_backward_exponent
         Value e1 = PowOp::create(G.b, G.loc, a, G.sub(bv, G.c(bv, 1.0)));
-        ga = G.where(G.eq(bv, G.c(bv, 0.0)), zero, G.mul(G.mul(g, bv), e1));
+        // g * (b * a^(b-1)), in that order: (g * b) overflows where the
+        // whole does not when a^(b-1) is tiny.
+        ga = G.where(G.eq(bv, G.c(bv, 0.0)), zero, G.mul(g, G.mul(bv, e1)));
         // where a == 0 and b >= 0 the exponent's gradient is 0 (log 0 is -inf)
         Value logA = G.mul(y, LogOp::create(G.b, G.loc, a));
         Value safe = G.where(G.eq(a, G.c(a, 0.0)),
@@ -373,9 +377,13 @@ LogicalResult varMean(Grad &G, VarMeanOp op, Value gVar, Value gMean, Grads &out
   Value n = G.count(x, dims, x);
   Value r;
   if (gVar) {
-    // (2 / (N - correction)) * g * (x - mean)
+    // (2 / (N - correction)) * g * (x - x.mean(dims)), as var_backward:
+    // the plain mean, not var_mean's own (a running mean, NaN for a line
+    // holding an inf where the plain one is inf, which leaves the finite
+    // elements -inf as PyTorch gives).
     Value dof = G.sub(n, G.c(x, (double)op.getCorrection()));
-    Value centered = G.sub(x, G.expand(G.wide(op.getMean()), wt, dims, keep));
+    Value mean = MeanOp::create(G.b, G.loc, x, dims, /*keepdim=*/true);
+    Value centered = G.sub(x, G.expand(mean, wt, dims, /*keep=*/true));
     r = G.mul(G.mul(G.div(G.c(x, 2.0), dof), G.expand(G.wide(gVar), wt, dims, keep)),
               centered);
   }
@@ -872,6 +880,25 @@ LogicalResult linearRule(Grad &G, LinearOp op, Value g, SmallVectorImpl<Value> &
   return success();
 }
 
+/// Marks every op a rule inserts (kFirstOrderAttr) while it is set on the
+/// rule's builder.
+struct MarkFirstOrder : OpBuilder::Listener {
+  void notifyOperationInserted(Operation *op, OpBuilder::InsertPoint) override {
+    if (op->getNumOperands() > 0) // constants are shared and have no gradient
+      op->setAttr(kFirstOrderAttr, UnitAttr::get(op->getContext()));
+  }
+};
+
+/// `rule` with each op it builds marked first-order only.
+LogicalResult firstOrderOnly(Grad &G, function_ref<LogicalResult()> rule) {
+  MarkFirstOrder mark;
+  OpBuilder::Listener *previous = G.b.getListener();
+  G.b.setListener(&mark);
+  LogicalResult r = rule();
+  G.b.setListener(previous);
+  return r;
+}
+
 LogicalResult noRule(Operation *op, StringRef why) {
   return op->emitOpError("has no gradient rule in fuser-vjp: ") << why;
 }
@@ -1019,13 +1046,16 @@ LogicalResult mlir::fuser::buildOperandGradients(OpBuilder &b, Operation *op,
             return success();
           })
           .Case<DropoutOp>([&](DropoutOp o) { return dropout(G, o, g, out); })
-          .Case<ProdOp>([&](ProdOp o) { return product(G, o, g, out); })
+          .Case<ProdOp>(
+              [&](ProdOp o) { return firstOrderOnly(G, [&] { return product(G, o, g, out); }); })
           .Case<CumsumOp>([&](CumsumOp o) {
             out[0] = G.narrow(reversedCumsum(G, g, o.getDimAttr().getInt(), o.getInput()),
                               o.getInput());
             return success();
           })
-          .Case<CumprodOp>([&](CumprodOp o) { return cumulativeProduct(G, o, g, out); })
+          .Case<CumprodOp>([&](CumprodOp o) {
+            return firstOrderOnly(G, [&] { return cumulativeProduct(G, o, g, out); });
+          })
           .Case<CummaxOp, CumminOp>([&](Operation *o) {
             // each position's gradient goes to the element its value came
             // from: a scatter_add of g at the indices
@@ -1046,6 +1076,11 @@ LogicalResult mlir::fuser::buildOperandGradients(OpBuilder &b, Operation *op,
           .Default([](Operation *o) { return noRule(o, "no rule for this op"); });
   if (failed(r))
     return failure();
+  if (op->hasAttr(kFirstOrderAttr) && llvm::any_of(out, [](Value v) { return bool(v); }))
+    return op->emitOpError("is part of the gradient of a prod or cumprod, which fuser-vjp "
+                           "differentiates once: its derivative at a zero is not PyTorch's "
+                           "(")
+           << kFirstOrderAttr << ")";
   // Only differentiable operands take a gradient; shapes that differ only
   // in which dims are static are fitted.
   for (auto [v, operand] : llvm::zip(out, op->getOperands())) {

@@ -578,6 +578,17 @@ static void testCompileFailures(MlirContext ctx) {
   r = fuserCompile(m, (FuserCompileOptions){NULL});
   printDiagnostics(r);
   fuserCompileResultDestroy(r);
+  /* A module in a context without fuser's dialects (mlirContextCreate's,
+     which a builder accepts): the error said "expected exactly one GPU
+     target attribute (nvvm-attach-target)". */
+  MlirContext plain = mlirContextCreate();
+  MlirModule pm = mlirModuleCreateEmpty(mlirLocationUnknownGet(plain));
+  r = fuserCompile(pm, o);
+  EXPECT(!fuserCompileResultIsSuccess(r));
+  printDiagnostics(r);
+  fuserCompileResultDestroy(r);
+  mlirModuleDestroy(pm);
+  mlirContextDestroy(plain);
   /* A bad option. */
   fuserCompileOptionsSetChip(o, S("sm_12"));
   r = fuserCompile(m, o);
@@ -643,6 +654,7 @@ static void testCompileFailures(MlirContext ctx) {
 // CHECK-LABEL: @testCompileFailures
 // CHECK-NEXT: <api>: error: fuserCompile: the module is null
 // CHECK-NEXT: <api>: error: fuserCompile: the options are null
+// CHECK-NEXT: <api>: error: fuserCompile: the module's context lacks fuser's dialects: create it with fuserContextCreate, or register fuserRegisterAllDialects in its registry
 // CHECK-NEXT: error: unknown chip 'sm_12'; expected sm_80, sm_89, sm_90 or sm_100
 // CHECK-NEXT: error: math must be fast or precise, got '(7)'
 // CHECK-NEXT: negf.mlir:2:8: error: 'arith.negf' is not a fuser tensor op: a fusion holds fuser ops and a return

@@ -525,6 +525,30 @@ static void testFinish(MlirContext ctx) {
   /* Destroying an unfinished builder frees its fusion (valgrind checks). */
   fuserBuilderDestroy(b);
 
+  /* An explicit name that is an unnamed input's or output's default (argN,
+     resultN): the bundle renamed the default to arg1_ and result0_. */
+  b = fuserBuilderCreate(ctx, S("h"));
+  x = fuserBuilderAddInput(b, FuserDTypeF32, SHAPE(4), S("arg1"));
+  MlirValue second = input(b, FuserDTypeF32, SHAPE(4));
+  fuserBuilderAddOutput(b, fuserBuildAdd(b, x, second), S(""));
+  EXPECT(mlirModuleIsNull(fuserBuilderFinishNewModule(b)));
+  printError(b);
+  fuserBuilderDestroy(b);
+  b = fuserBuilderCreate(ctx, S("h"));
+  x = fuserBuilderAddInput(b, FuserDTypeF32, SHAPE(4), S("result0"));
+  fuserBuilderAddOutput(b, fuserBuildExp(b, x), S(""));
+  EXPECT(mlirModuleIsNull(fuserBuilderFinishNewModule(b)));
+  printError(b);
+  fuserBuilderDestroy(b);
+  /* Its own default is its name: fine. */
+  b = fuserBuilderCreate(ctx, S("h"));
+  x = fuserBuilderAddInput(b, FuserDTypeF32, SHAPE(4), S("arg0"));
+  fuserBuilderAddOutput(b, fuserBuildExp(b, x), S("result0"));
+  MlirModule ok = fuserBuilderFinishNewModule(b);
+  EXPECT(!mlirModuleIsNull(ok));
+  mlirModuleDestroy(ok);
+  fuserBuilderDestroy(b);
+
   MlirOperation op = mlirModuleGetOperation(m);
   EXPECT(mlirOperationVerify(op));
   mlirModuleDestroy(m);
@@ -541,6 +565,8 @@ static void testFinish(MlirContext ctx) {
 // CHECK-NEXT: error: g: error: fuserBuilderAddOutput: the name 'y' is already taken by an input or output
 // CHECK-NEXT: error: g: error: fuserBuilderAddOutput: the name 'a/b' is not an identifier
 // CHECK-NEXT: error: g: error: fuserBuilderAddOutput: the output value is null
+// CHECK-NEXT: error: h: error: fuserBuilderFinishNewModule: the name 'arg1' is taken, and is the default name of input 1, which has none: name input 1, or choose another name
+// CHECK-NEXT: error: h: error: fuserBuilderFinishNewModule: the name 'result0' is taken, and is the default name of output 0, which has none: name output 0, or choose another name
 
 static int handlerCalls = 0;
 static MlirLogicalResult countingHandler(MlirDiagnostic d, void *userData) {

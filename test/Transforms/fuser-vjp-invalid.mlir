@@ -57,3 +57,17 @@ func.func @scatter_wide_source(%s: tensor<4x10xf32>, %i: tensor<4x2xi64>, %src: 
 
 // expected-error @below {{fuser-vjp: 'external' is not a fusion with one block}}
 func.func private @external(%x: tensor<8xf32>) -> tensor<8xf32>
+
+// -----
+
+// An op of a prod's or cumprod's gradient (fuser.first_order, as fuser-vjp
+// marks them) is not differentiated again: its derivative at a zero is not
+// PyTorch's (the where's unpicked quotient 0/0 gave NaN everywhere, and the
+// cumprod's second derivative came out finite and wrong).
+func.func @second_order(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
+  %z = fuser.constant 0.0 : tensor<4xf32>
+  %c = fuser.eq %x, %z : tensor<4xf32>
+  // expected-error @below {{'fuser.where' op is part of the gradient of a prod or cumprod, which fuser-vjp differentiates once: its derivative at a zero is not PyTorch's (fuser.first_order)}}
+  %w = fuser.where %c, %y, %x {fuser.first_order} : tensor<4xi1>, tensor<4xf32>, tensor<4xf32>
+  return %w : tensor<4xf32>
+}

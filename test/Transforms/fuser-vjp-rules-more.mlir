@@ -156,8 +156,8 @@ func.func @cumprod(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
 // CHECK-LABEL: func.func @var_mean_vjp(
 // CHECK-NEXT: %{{[a-z0-9#]+}} = fuser.constant 0.285714298 : tensor<f32>
 // CHECK-NEXT: %{{[a-z0-9#]+}} = fuser.constant 8.000000e+00 : tensor<f32>
-// CHECK-NEXT: %var, %mean = fuser.var_mean %{{[a-z0-9#]+}} dims = [1] : tensor<4x8xf32> -> tensor<4xf32>, tensor<4xf32>
-// CHECK-NEXT: %{{[a-z0-9#]+}} = fuser.broadcast %mean dims = [0] : tensor<4xf32> -> tensor<4x8xf32>
+// CHECK-NEXT: %[[M:[a-z0-9#]+]] = fuser.mean %arg0 dims = [1] keepdim = true : tensor<4x8xf32> -> tensor<4x1xf32>
+// CHECK-NEXT: %{{[a-z0-9#]+}} = fuser.broadcast %[[M]] dims = [0, 1] : tensor<4x1xf32> -> tensor<4x8xf32>
 // CHECK-NEXT: %{{[a-z0-9#]+}} = fuser.sub %{{[a-z0-9#]+}}, %{{[a-z0-9#]+}} : tensor<4x8xf32>
 // CHECK-NEXT: %{{[a-z0-9#]+}} = fuser.broadcast %{{[a-z0-9#]+}} dims = [0] : tensor<4xf32> -> tensor<4x8xf32>
 // CHECK-NEXT: %{{[a-z0-9#]+}} = fuser.mul %{{[a-z0-9#]+}}, %{{[a-z0-9#]+}} : tensor<4x8xf32>, tensor<f32>
@@ -253,30 +253,30 @@ func.func @cumprod(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
 // CHECK-NEXT: %{{[a-z0-9#]+}} = fuser.constant 1.000000e+00 : tensor<f32>
 // CHECK-NEXT: %{{[a-z0-9#]+}} = fuser.constant 0.000000e+00 : tensor<f32>
 // CHECK-NEXT: %{{[a-z0-9#]+}} = fuser.cumprod %{{[a-z0-9#]+}} dim = 1 : tensor<4x8xf32>
-// CHECK-NEXT: %{{[a-z0-9#]+}} = fuser.eq %{{[a-z0-9#]+}}, %{{[a-z0-9#]+}} : tensor<4x8xf32>, tensor<f32>
-// CHECK-NEXT: %{{[a-z0-9#]+}} = fuser.cast %{{[a-z0-9#]+}} : tensor<4x8xi1> to tensor<4x8xf32>
-// CHECK-NEXT: %{{[a-z0-9#]+}} = fuser.cumsum %{{[a-z0-9#]+}} dim = 1 : tensor<4x8xf32>
-// CHECK-NEXT: %{{[a-z0-9#]+}} = fuser.eq %{{[a-z0-9#]+}}, %{{[a-z0-9#]+}} : tensor<4x8xf32>, tensor<f32>
-// CHECK-NEXT: %{{[a-z0-9#]+}} = fuser.eq %{{[a-z0-9#]+}}, %{{[a-z0-9#]+}} : tensor<4x8xf32>, tensor<f32>
-// CHECK-NEXT: %{{[a-z0-9#]+}} = fuser.where %{{[a-z0-9#]+}}, %{{[a-z0-9#]+}}, %{{[a-z0-9#]+}} : tensor<4x8xi1>, tensor<4x8xi1>, tensor<i1>
-// CHECK-NEXT: %{{[a-z0-9#]+}} = fuser.where %{{[a-z0-9#]+}}, %{{[a-z0-9#]+}}, %{{[a-z0-9#]+}} : tensor<4x8xi1>, tensor<i1>, tensor<4x8xi1>
-// CHECK-NEXT: %{{[a-z0-9#]+}} = fuser.where %{{[a-z0-9#]+}}, %{{[a-z0-9#]+}}, %{{[a-z0-9#]+}} : tensor<4x8xi1>, tensor<4x8xf32>, tensor<f32>
-// CHECK-NEXT: %{{[a-z0-9#]+}} = fuser.mul %{{[a-z0-9#]+}}, %{{[a-z0-9#]+}} : tensor<4x8xf32>
-// CHECK-NEXT: %{{[a-z0-9#]+}} = fuser.where %{{[a-z0-9#]+}}, %{{[a-z0-9#]+}}, %{{[a-z0-9#]+}} : tensor<4x8xi1>, tensor<4x8xf32>, tensor<f32>
+// CHECK-NEXT: %{{[a-z0-9#]+}} = fuser.eq %{{[a-z0-9#]+}}, %{{[a-z0-9#]+}} {fuser.first_order} : tensor<4x8xf32>, tensor<f32>
+// CHECK-NEXT: %{{[a-z0-9#]+}} = fuser.cast %{{[a-z0-9#]+}} {fuser.first_order} : tensor<4x8xi1> to tensor<4x8xf32>
+// CHECK-NEXT: %{{[a-z0-9#]+}} = fuser.cumsum %{{[a-z0-9#]+}} dim = 1 {fuser.first_order} : tensor<4x8xf32>
+// CHECK-NEXT: %{{[a-z0-9#]+}} = fuser.eq %{{[a-z0-9#]+}}, %{{[a-z0-9#]+}} {fuser.first_order} : tensor<4x8xf32>, tensor<f32>
+// CHECK-NEXT: %{{[a-z0-9#]+}} = fuser.eq %{{[a-z0-9#]+}}, %{{[a-z0-9#]+}} {fuser.first_order} : tensor<4x8xf32>, tensor<f32>
+// CHECK-NEXT: %{{[a-z0-9#]+}} = fuser.where %{{[a-z0-9#]+}}, %{{[a-z0-9#]+}}, %{{[a-z0-9#]+}} {fuser.first_order} : tensor<4x8xi1>, tensor<4x8xi1>, tensor<i1>
+// CHECK-NEXT: %{{[a-z0-9#]+}} = fuser.where %{{[a-z0-9#]+}}, %{{[a-z0-9#]+}}, %{{[a-z0-9#]+}} {fuser.first_order} : tensor<4x8xi1>, tensor<i1>, tensor<4x8xi1>
+// CHECK-NEXT: %{{[a-z0-9#]+}} = fuser.where %{{[a-z0-9#]+}}, %{{[a-z0-9#]+}}, %{{[a-z0-9#]+}} {fuser.first_order} : tensor<4x8xi1>, tensor<4x8xf32>, tensor<f32>
+// CHECK-NEXT: %{{[a-z0-9#]+}} = fuser.mul %{{[a-z0-9#]+}}, %{{[a-z0-9#]+}} {fuser.first_order} : tensor<4x8xf32>
+// CHECK-NEXT: %{{[a-z0-9#]+}} = fuser.where %{{[a-z0-9#]+}}, %{{[a-z0-9#]+}}, %{{[a-z0-9#]+}} {fuser.first_order} : tensor<4x8xi1>, tensor<4x8xf32>, tensor<f32>
 // CHECK-NEXT: %{{[a-z0-9#]+}} = fuser.iota dim = 1 : tensor<4x8xi64>
-// CHECK-NEXT: %{{[a-z0-9#]+}} = fuser.sub %{{[a-z0-9#]+}}, %{{[a-z0-9#]+}} : tensor<i64>, tensor<4x8xi64>
-// CHECK-NEXT: %{{[a-z0-9#]+}} = fuser.gather %{{[a-z0-9#]+}}, %{{[a-z0-9#]+}} dim = 1 : tensor<4x8xf32>, tensor<4x8xi64> -> tensor<4x8xf32>
-// CHECK-NEXT: %{{[a-z0-9#]+}} = fuser.cumsum %{{[a-z0-9#]+}} dim = 1 : tensor<4x8xf32>
-// CHECK-NEXT: %{{[a-z0-9#]+}} = fuser.gather %{{[a-z0-9#]+}}, %{{[a-z0-9#]+}} dim = 1 : tensor<4x8xf32>, tensor<4x8xi64> -> tensor<4x8xf32>
-// CHECK-NEXT: %{{[a-z0-9#]+}} = fuser.div %{{[a-z0-9#]+}}, %{{[a-z0-9#]+}} : tensor<4x8xf32>
-// CHECK-NEXT: %{{[a-z0-9#]+}} = fuser.cumprod %{{[a-z0-9#]+}} dim = 1 : tensor<4x8xf32>
-// CHECK-NEXT: %{{[a-z0-9#]+}} = fuser.where %{{[a-z0-9#]+}}, %{{[a-z0-9#]+}}, %{{[a-z0-9#]+}} : tensor<4x8xi1>, tensor<4x8xf32>, tensor<f32>
-// CHECK-NEXT: %{{[a-z0-9#]+}} = fuser.cumprod %{{[a-z0-9#]+}} dim = 1 : tensor<4x8xf32>
-// CHECK-NEXT: %{{[a-z0-9#]+}} = fuser.mul %{{[a-z0-9#]+}}, %{{[a-z0-9#]+}} : tensor<4x8xf32>
-// CHECK-NEXT: %{{[a-z0-9#]+}} = fuser.where %{{[a-z0-9#]+}}, %{{[a-z0-9#]+}}, %{{[a-z0-9#]+}} : tensor<4x8xi1>, tensor<4x8xf32>, tensor<f32>
-// CHECK-NEXT: %{{[a-z0-9#]+}} = fuser.sum %{{[a-z0-9#]+}} dims = [1] keepdim = true : tensor<4x8xf32> -> tensor<4x1xf32>
-// CHECK-NEXT: %{{[a-z0-9#]+}} = fuser.broadcast %{{[a-z0-9#]+}} dims = [0, 1] : tensor<4x1xf32> -> tensor<4x8xf32>
-// CHECK-NEXT: %{{[a-z0-9#]+}} = fuser.mul %{{[a-z0-9#]+}}, %{{[a-z0-9#]+}} : tensor<4x8xf32>
-// CHECK-NEXT: %{{[a-z0-9#]+}} = fuser.where %{{[a-z0-9#]+}}, %{{[a-z0-9#]+}}, %{{[a-z0-9#]+}} : tensor<4x8xi1>, tensor<4x8xf32>, tensor<f32>
-// CHECK-NEXT: %{{[a-z0-9#]+}} = fuser.where %{{[a-z0-9#]+}}, %{{[a-z0-9#]+}}, %{{[a-z0-9#]+}} : tensor<4x8xi1>, tensor<4x8xf32>, tensor<4x8xf32>
+// CHECK-NEXT: %{{[a-z0-9#]+}} = fuser.sub %{{[a-z0-9#]+}}, %{{[a-z0-9#]+}} {fuser.first_order} : tensor<i64>, tensor<4x8xi64>
+// CHECK-NEXT: %{{[a-z0-9#]+}} = fuser.gather %{{[a-z0-9#]+}}, %{{[a-z0-9#]+}} dim = 1 {fuser.first_order} : tensor<4x8xf32>, tensor<4x8xi64> -> tensor<4x8xf32>
+// CHECK-NEXT: %{{[a-z0-9#]+}} = fuser.cumsum %{{[a-z0-9#]+}} dim = 1 {fuser.first_order} : tensor<4x8xf32>
+// CHECK-NEXT: %{{[a-z0-9#]+}} = fuser.gather %{{[a-z0-9#]+}}, %{{[a-z0-9#]+}} dim = 1 {fuser.first_order} : tensor<4x8xf32>, tensor<4x8xi64> -> tensor<4x8xf32>
+// CHECK-NEXT: %{{[a-z0-9#]+}} = fuser.div %{{[a-z0-9#]+}}, %{{[a-z0-9#]+}} {fuser.first_order} : tensor<4x8xf32>
+// CHECK-NEXT: %{{[a-z0-9#]+}} = fuser.cumprod %{{[a-z0-9#]+}} dim = 1 {fuser.first_order} : tensor<4x8xf32>
+// CHECK-NEXT: %{{[a-z0-9#]+}} = fuser.where %{{[a-z0-9#]+}}, %{{[a-z0-9#]+}}, %{{[a-z0-9#]+}} {fuser.first_order} : tensor<4x8xi1>, tensor<4x8xf32>, tensor<f32>
+// CHECK-NEXT: %{{[a-z0-9#]+}} = fuser.cumprod %{{[a-z0-9#]+}} dim = 1 {fuser.first_order} : tensor<4x8xf32>
+// CHECK-NEXT: %{{[a-z0-9#]+}} = fuser.mul %{{[a-z0-9#]+}}, %{{[a-z0-9#]+}} {fuser.first_order} : tensor<4x8xf32>
+// CHECK-NEXT: %{{[a-z0-9#]+}} = fuser.where %{{[a-z0-9#]+}}, %{{[a-z0-9#]+}}, %{{[a-z0-9#]+}} {fuser.first_order} : tensor<4x8xi1>, tensor<4x8xf32>, tensor<f32>
+// CHECK-NEXT: %{{[a-z0-9#]+}} = fuser.sum %{{[a-z0-9#]+}} dims = [1] keepdim = true {fuser.first_order} : tensor<4x8xf32> -> tensor<4x1xf32>
+// CHECK-NEXT: %{{[a-z0-9#]+}} = fuser.broadcast %{{[a-z0-9#]+}} dims = [0, 1] {fuser.first_order} : tensor<4x1xf32> -> tensor<4x8xf32>
+// CHECK-NEXT: %{{[a-z0-9#]+}} = fuser.mul %{{[a-z0-9#]+}}, %{{[a-z0-9#]+}} {fuser.first_order} : tensor<4x8xf32>
+// CHECK-NEXT: %{{[a-z0-9#]+}} = fuser.where %{{[a-z0-9#]+}}, %{{[a-z0-9#]+}}, %{{[a-z0-9#]+}} {fuser.first_order} : tensor<4x8xi1>, tensor<4x8xf32>, tensor<f32>
+// CHECK-NEXT: %{{[a-z0-9#]+}} = fuser.where %{{[a-z0-9#]+}}, %{{[a-z0-9#]+}}, %{{[a-z0-9#]+}} {fuser.first_order} : tensor<4x8xi1>, tensor<4x8xf32>, tensor<4x8xf32>
 // CHECK-NEXT: return %{{[a-z0-9#]+}} : tensor<4x8xf32>

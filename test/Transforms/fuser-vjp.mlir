@@ -126,8 +126,10 @@ func.func @slice_pad(%x: tensor<11xf32>) -> tensor<8xf32> {
 // the back); cumsum: the reversed cumsum (a flip, a cumsum, a flip: gathers
 // at size - 1 - i); cummax: a scatter_add of g at the indices.
 // CHECK-LABEL: func.func @prod_scan_vjp(
-// CHECK-DAG: fuser.sum %{{.*}} dims = [0, 1] : tensor<4x8xf32> -> tensor<f32>
-// CHECK-DAG: fuser.cumprod %{{.*}} dim = 1 : tensor<4x8xf32>
+// The rule's ops are marked first-order only (fuser.first_order:
+// docs/autodiff.md, "Second order").
+// CHECK-DAG: fuser.sum %{{.*}} dims = [0, 1] {fuser.first_order} : tensor<4x8xf32> -> tensor<f32>
+// CHECK-DAG: fuser.cumprod %{{.*}} dim = 1 {fuser.first_order} : tensor<4x8xf32>
 // CHECK-DAG: fuser.gather
 // CHECK-DAG: fuser.cumsum
 // CHECK-DAG: fuser.scatter_add

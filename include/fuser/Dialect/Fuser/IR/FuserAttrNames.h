@@ -44,6 +44,13 @@ inline constexpr llvm::StringLiteral kDimsFromUsesAttr = "fuser.dims_from_uses";
 /// which its uses there may not size, keeps those sizes. The element count
 /// is still checked against the input's.
 inline constexpr llvm::StringLiteral kSizesAttr = "fuser.sizes";
+/// On an op of a gradient fuser-vjp built: it is part of the gradient of a
+/// prod or cumprod, whose rule picks, by where, between a quotient and a
+/// product of the others at zeros. Its value is PyTorch's; its own
+/// derivative at a zero is not (the unpicked side's NaN, the picked side's
+/// derivative through the where), so fuser-vjp refuses to differentiate it
+/// again rather than give a wrong second derivative.
+inline constexpr llvm::StringLiteral kFirstOrderAttr = "fuser.first_order";
 /// On a fusion: a #fuser.schedule whose decisions every segment of the
 /// fusion takes, and with `KEY[SEGMENT]` one segment alone (written in the
 /// input or by a tuning file; wins over the `schedule` option).
