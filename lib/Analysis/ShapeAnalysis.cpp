@@ -149,7 +149,9 @@ private:
   bool sliceSizes(SliceOp s);
   bool padSizes(PadOp p, bool late = false);
   bool sourcesFromIndices();
-  void scatterBounds(ScatterAddOp sc);
+  void scatterBounds(Operation *op);
+  void scatterIntoEmpty(Operation *op, Value self, Value index, unsigned dim);
+  void reshapeCount(ReshapeOp r);
 
   func::FuncOp fusion;
   MLIRContext *ctx;
@@ -161,7 +163,7 @@ private:
   SmallVector<ReshapeOp> pendingReshapes; ///< Inputs' sizes not known when seen.
   SmallVector<ReshapeOp> deferredReshapes; ///< kDimsFromUsesAttr: sized last.
   SmallVector<Operation *> revisit; ///< Slices and pads of inputs not sized when seen.
-  SmallVector<ScatterAddOp> scatters; ///< Their bounds are checked last.
+  SmallVector<Operation *> scatters; ///< scatter_add, index_add: bounds checked last.
   SmallVectorImpl<ShapeAnalysis::Constraint> *constraints = nullptr;
 };
 
@@ -206,10 +208,18 @@ bool Analyzer::sliceSizes(SliceOp s) {
 /// the cotangent, sized by nothing but the operand the pad gives back.
 bool Analyzer::padSizes(PadOp p, bool late) {
   if (late)
-    for (unsigned i = 0; i < p.getType().getRank(); ++i)
-      if (p.getType().isDynamicDim(i) && !size(p.getInput(), i) && size(p.getResult(), i))
-        define(p.getInput(), i, size(p.getResult(), i) - p.getLow()[i] - p.getHigh()[i],
-               describe(p.getInput(), i));
+    for (unsigned i = 0; i < p.getType().getRank(); ++i) {
+      AffineExpr result = size(p.getResult(), i);
+      if (!p.getType().isDynamicDim(i) || size(p.getInput(), i) || !result)
+        continue;
+      int64_t added = p.getLow()[i] + p.getHigh()[i];
+      if (added > 0) // the result holds at least what the pad adds
+        constraints->push_back({ShapeAnalysis::Constraint::LessEqual,
+                                getAffineConstantExpr(added, ctx), result,
+                                "pad adds {} elements to " + describe(p.getInput(), i) +
+                                    ", more than its result's {}" + where(p)});
+      define(p.getInput(), i, result - added, describe(p.getInput(), i));
+    }
   for (unsigned i = 0; i < p.getType().getRank(); ++i)
     if (p.getType().isDynamicDim(i) && !size(p.getInput(), i))
       return false;
@@ -235,19 +245,65 @@ bool Analyzer::padSizes(PadOp p, bool late) {
 /// nothing but this use). True if one was given.
 bool Analyzer::sourcesFromIndices() {
   bool given = false;
-  for (ScatterAddOp sc : scatters)
+  for (Operation *op : scatters) {
+    auto sc = dyn_cast<ScatterAddOp>(op);
+    if (!sc)
+      continue;
+    // Only where nothing else reads the source: another reader (a sum of
+    // it) sees its whole extent, which the index only bounds.
+    Value source = sc.getSource();
+    if (!llvm::all_of(source.getUses(), [](OpOperand &use) {
+          auto user = dyn_cast<ScatterAddOp>(use.getOwner());
+          return user && &use == &user.getSourceMutable();
+        }))
+      continue;
     for (unsigned i = 0; i < sc.getIndex().getType().getRank(); ++i)
-      if (!size(sc.getSource(), i) && size(sc.getIndex(), i)) {
-        unite(sc.getIndex(), i, sc.getSource(), i);
+      if (!size(source, i) && size(sc.getIndex(), i)) {
+        unite(sc.getIndex(), i, source, i);
         given = true;
       }
+  }
   return given;
+}
+
+/// A scatter's non-empty index into an empty dim of self is out of range
+/// everywhere, and no result element is there to walk the index and
+/// report it: the plan checks elements <= elements x size (the verifier,
+/// when every size is static).
+void Analyzer::scatterIntoEmpty(Operation *op, Value self, Value index, unsigned dim) {
+  auto selfT = cast<RankedTensorType>(self.getType());
+  if (!selfT.isDynamicDim(dim) && cast<RankedTensorType>(index.getType()).hasStaticShape())
+    return;
+  AffineExpr n = product(index, allDims(index)), extent = size(self, dim);
+  if (n && extent)
+    constraints->push_back({ShapeAnalysis::Constraint::LessEqual, n, n * extent,
+                            op->getName().getStringRef().str() + ": an index of {} elements "
+                                "adds into " + describe(self, dim) +
+                                ", which is empty (elements x size = {}): every index is "
+                                "out of range" + where(op)});
+}
+
+/// A reshape's whole element count, in against out, where every dim of
+/// both is known (a reshape whose dims other ops sized, not its rule).
+void Analyzer::reshapeCount(ReshapeOp r) {
+  AffineExpr in = product(r.getInput(), allDims(r.getInput()));
+  AffineExpr out = product(r.getResult(), allDims(r.getResult()));
+  if (in && out && in != out)
+    constraints->push_back({ShapeAnalysis::Constraint::Equal, in, out,
+                            "reshape needs the same number of elements: {} in, {} out" +
+                                where(r)});
 }
 
 /// The index is no larger than the source in every dim, nor than self in
 /// every dim but `dim`: checked when the fusion runs where a size is
 /// dynamic (the verifier compared static ones).
-void Analyzer::scatterBounds(ScatterAddOp sc) {
+void Analyzer::scatterBounds(Operation *op) {
+  if (auto a = dyn_cast<IndexAddOp>(op)) {
+    scatterIntoEmpty(a, a.getSelf(), a.getIndex(), a.getDimAttr().getInt());
+    return;
+  }
+  auto sc = cast<ScatterAddOp>(op);
+  scatterIntoEmpty(sc, sc.getSelf(), sc.getIndex(), sc.getDimAttr().getInt());
   auto atMost = [&](Value small, Value large, unsigned i, StringRef whose) {
     if (!(cast<RankedTensorType>(small.getType()).isDynamicDim(i) ||
           cast<RankedTensorType>(large.getType()).isDynamicDim(i)))
@@ -356,6 +412,11 @@ bool Analyzer::reshape(ReshapeOp r, bool late, bool resultKnown, bool backward) 
   }
   if (!in)
     return false; // resolved later by unification, or an error
+  // More than one dynamic dim left between the pairs: the rule cannot
+  // give them. Pending: another op may size them, and the element count is
+  // checked once they are (reshapeCount), or they are an error.
+  if (dynamicOut.size() > 1 && !resultKnown)
+    return false;
   if (dynamicOut.size() == 1 && !resultKnown) {
     define(dst, dynamicOut[0], in.floorDiv(staticProduct),
            describe(dst, dynamicOut[0]));
@@ -385,18 +446,6 @@ LogicalResult Analyzer::visit(Operation *op) {
   // everywhere, and no result element is there to walk the index and
   // report it: the plan checks elements <= elements x size (the verifier,
   // when every size is static).
-  auto scatterIntoEmpty = [&](Operation *op, Value self, Value index, unsigned dim) {
-    auto selfT = cast<RankedTensorType>(self.getType());
-    if (!selfT.isDynamicDim(dim) && cast<RankedTensorType>(index.getType()).hasStaticShape())
-      return;
-    AffineExpr n = product(index, allDims(index)), extent = size(self, dim);
-    if (n && extent)
-      constraints->push_back({ShapeAnalysis::Constraint::LessEqual, n, n * extent,
-                              op->getName().getStringRef().str() + ": an index of {} elements "
-                                  "adds into " + describe(self, dim) +
-                                  ", which is empty (elements x size = {}): every index is "
-                                  "out of range" + where(op)});
-  };
   return TypeSwitch<Operation *, LogicalResult>(op)
       .Case<ConstantOp, IotaOp, SizeOp>([](auto) { return success(); })
       .Case<CummaxOp, CumminOp>([&](Operation *op) {
@@ -518,7 +567,6 @@ LogicalResult Analyzer::visit(Operation *op) {
         // source in every dim, and than self in every dim but `dim`.
         // The bounds are checked once every size is known (scatterBounds).
         RankedTensorType index = sc.getIndex().getType();
-        scatterIntoEmpty(sc, sc.getSelf(), sc.getIndex(), sc.getDimAttr().getInt());
         for (unsigned i = 0; i < index.getRank(); ++i)
           unite(sc.getSelf(), i, sc.getResult(), i);
         scatters.push_back(sc);
@@ -526,7 +574,7 @@ LogicalResult Analyzer::visit(Operation *op) {
       })
       .Case<IndexAddOp>([&](IndexAddOp a) {
         int64_t dim = a.getDimAttr().getInt();
-        scatterIntoEmpty(a, a.getSelf(), a.getIndex(), dim);
+        scatters.push_back(a);
         for (unsigned i = 0; i < a.getType().getRank(); ++i) {
           unite(a.getSelf(), i, a.getResult(), i);
           if ((int64_t)i == dim)
@@ -704,8 +752,12 @@ Analyzer::run(SmallVectorImpl<ShapeAnalysis::Symbol> &symbols,
         revisit.push_back(op);
     }
   }
-  for (ScatterAddOp sc : scatters)
-    scatterBounds(sc);
+  for (Operation *op : scatters)
+    scatterBounds(op);
+  // Reshapes left with dims the rule could not give, which other ops then
+  // sized: their element counts are checked now.
+  for (ReshapeOp r : pendingReshapes)
+    reshapeCount(r);
   for (Value v : order) {
     auto t = cast<RankedTensorType>(v.getType());
     SmallVector<AffineExpr> &shape = shapes[v];

@@ -881,18 +881,26 @@ LogicalResult linearRule(Grad &G, LinearOp op, Value g, SmallVectorImpl<Value> &
 }
 
 /// Marks every op a rule inserts (kFirstOrderAttr) while it is set on the
-/// rule's builder.
+/// rule's builder; the builder's own listener still hears of every op.
 struct MarkFirstOrder : OpBuilder::Listener {
-  void notifyOperationInserted(Operation *op, OpBuilder::InsertPoint) override {
+  explicit MarkFirstOrder(OpBuilder::Listener *previous) : previous(previous) {}
+  void notifyOperationInserted(Operation *op, OpBuilder::InsertPoint at) override {
     if (op->getNumOperands() > 0) // constants are shared and have no gradient
       op->setAttr(kFirstOrderAttr, UnitAttr::get(op->getContext()));
+    if (previous)
+      previous->notifyOperationInserted(op, at);
   }
+  void notifyBlockInserted(Block *block, Region *region, Region::iterator at) override {
+    if (previous)
+      previous->notifyBlockInserted(block, region, at);
+  }
+  OpBuilder::Listener *previous;
 };
 
 /// `rule` with each op it builds marked first-order only.
 LogicalResult firstOrderOnly(Grad &G, function_ref<LogicalResult()> rule) {
-  MarkFirstOrder mark;
   OpBuilder::Listener *previous = G.b.getListener();
+  MarkFirstOrder mark(previous);
   G.b.setListener(&mark);
   LogicalResult r = rule();
   G.b.setListener(previous);

@@ -16,3 +16,15 @@ func.func @constant_alone() -> tensor<?xf32> {
   %c = fuser.constant 1.0 : tensor<?xf32>
   return %c : tensor<?xf32>
 }
+
+// -----
+
+// A scatter_add source takes its index's size only where nothing else reads
+// it: a sum of it sees its whole extent, which the index only bounds.
+func.func @source_read_elsewhere(%self: tensor<?xf32>, %i: tensor<?xi64>, %c: tensor<f32>) -> (tensor<?xf32>, tensor<f32>) {
+  // expected-error @+1 {{cannot determine the size of dim 0 of 'fuser.broadcast'}}
+  %b = fuser.broadcast %c dims = [] : tensor<f32> -> tensor<?xf32>
+  %o = fuser.scatter_add %self, %i, %b dim = 0 : tensor<?xf32>, tensor<?xi64>, tensor<?xf32>
+  %s = fuser.sum %b dims = [0] : tensor<?xf32> -> tensor<f32>
+  return %o, %s : tensor<?xf32>, tensor<f32>
+}
