@@ -417,6 +417,12 @@ bool Analyzer::reshape(ReshapeOp r, bool late, bool resultKnown, bool backward) 
   // checked once they are (reshapeCount), or they are an error.
   if (dynamicOut.size() > 1 && !resultKnown)
     return false;
+  // Beside a static 0 the one dynamic dim cannot be inferred either (any
+  // size gives no elements, as torch.reshape's -1 beside a 0): pending
+  // too, rather than a division by 0 when the fusion runs.
+  auto zero = dyn_cast<AffineConstantExpr>(staticProduct);
+  if (dynamicOut.size() == 1 && !resultKnown && zero && zero.getValue() == 0)
+    return false;
   if (dynamicOut.size() == 1 && !resultKnown) {
     define(dst, dynamicOut[0], in.floorDiv(staticProduct),
            describe(dst, dynamicOut[0]));

@@ -28,3 +28,14 @@ func.func @sizes_static(%x: tensor<?xf32>) -> tensor<4x?xf32> {
   %r = fuser.reshape %x {fuser.sizes = affine_map<()[s0] -> (2, s0 floordiv 2)>} : tensor<?xf32> -> tensor<4x?xf32>
   return %r : tensor<4x?xf32>
 }
+
+// -----
+
+// A dynamic dim beside a static 0: any size gives no elements (torch's
+// reshape(-1, 0) is ambiguous too). It was a division by zero when the
+// fusion ran ("instruction 7 (DIV)"), naming no op.
+func.func @beside_zero(%x: tensor<?x?xf32>) -> tensor<?x0xf32> {
+  // expected-error @+1 {{cannot determine the size of dim 0 of 'fuser.reshape' from the fusion's arguments}}
+  %r = fuser.reshape %x : tensor<?x?xf32> -> tensor<?x0xf32>
+  return %r : tensor<?x0xf32>
+}
