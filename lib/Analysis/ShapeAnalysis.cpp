@@ -294,9 +294,10 @@ void Analyzer::reshapeCount(ReshapeOp r) {
                                 where(r)});
 }
 
-/// The index is no larger than the source in every dim, nor than self in
-/// every dim but `dim`: checked when the fusion runs where a size is
-/// dynamic (the verifier compared static ones).
+/// A scatter_add's or index_add's bounds, once every size is known: the
+/// empty-dim check, and for scatter_add an index no larger than the source
+/// in every dim, nor than self in every dim but `dim`, checked when the
+/// fusion runs where a size is dynamic (the verifier compared static ones).
 void Analyzer::scatterBounds(Operation *op) {
   if (auto a = dyn_cast<IndexAddOp>(op)) {
     scatterIntoEmpty(a, a.getSelf(), a.getIndex(), a.getDimAttr().getInt());
@@ -448,10 +449,6 @@ LogicalResult Analyzer::visit(Operation *op) {
              << ", not a ranked tensor (a scalar is a rank-0 tensor: fuser.constant)";
   for (Value r : op->getResults())
     addValue(r);
-  // A scatter's non-empty index into an empty dim of self is out of range
-  // everywhere, and no result element is there to walk the index and
-  // report it: the plan checks elements <= elements x size (the verifier,
-  // when every size is static).
   return TypeSwitch<Operation *, LogicalResult>(op)
       .Case<ConstantOp, IotaOp, SizeOp>([](auto) { return success(); })
       .Case<CummaxOp, CumminOp>([&](Operation *op) {
