@@ -77,6 +77,9 @@ public:
   LogicalResult run(SmallVectorImpl<ShapeAnalysis::Symbol> &symbols,
                     SmallVectorImpl<ShapeAnalysis::Constraint> &constraints,
                     DenseMap<Value, SmallVector<AffineExpr>> &shapes);
+  /// The reshapes whose rule would guess that took their sizes from other
+  /// ops (or the one dim left after them) instead: ShapeAnalysis::sizedByUses.
+  ArrayRef<ReshapeOp> reshapesSizedByUses() const { return sizedByUses; }
 
 private:
   std::string argName(unsigned i) {
@@ -147,11 +150,13 @@ private:
   LogicalResult visit(Operation *op);
   bool reshape(ReshapeOp r, bool late, bool resultKnown = false, bool backward = false);
   bool sliceSizes(SliceOp s);
+  bool concatSize(ConcatOp c);
   bool padSizes(PadOp p, bool late = false);
   bool sourcesFromIndices();
   void scatterBounds(Operation *op);
   void scatterIntoEmpty(Operation *op, Value self, Value index, unsigned dim);
   void reshapeCount(ReshapeOp r);
+  bool resolveGuessingReshape();
 
   func::FuncOp fusion;
   MLIRContext *ctx;
@@ -162,12 +167,33 @@ private:
   unsigned numDimSymbols = 0; ///< The arguments' dynamic dims (kSizesAttr's symbols).
   SmallVector<ReshapeOp> pendingReshapes; ///< Inputs' sizes not known when seen.
   SmallVector<ReshapeOp> deferredReshapes; ///< kDimsFromUsesAttr: sized last.
-  SmallVector<Operation *> revisit; ///< Slices and pads of inputs not sized when seen.
+  /// Reshapes whose rule would guess (ShapeAnalysis::reshapeGuessesDims):
+  /// their uses size them first, the rule only what nothing else gives.
+  SmallVector<ReshapeOp> guessingReshapes;
+  SmallVector<ReshapeOp> sizedByUses; ///< Guessing reshapes their uses sized (or the one dim left).
+  SmallVector<Operation *> revisit; ///< Slices, pads, concats of inputs not sized when seen.
   SmallVector<Operation *> scatters; ///< scatter_add, index_add: bounds checked last.
   SmallVectorImpl<ShapeAnalysis::Constraint> *constraints = nullptr;
 };
 
 } // namespace
+
+/// A concat's dynamic dim along `dim`: the sum of its inputs'; false
+/// while one of them is unknown (a reshape's result its uses size).
+bool Analyzer::concatSize(ConcatOp c) {
+  int64_t dim = c.getDimAttr().getInt();
+  if (!c.getType().isDynamicDim(dim))
+    return true;
+  AffineExpr total = getAffineConstantExpr(0, ctx);
+  for (Value in : c.getInputs()) {
+    AffineExpr e = size(in, dim);
+    if (!e)
+      return false;
+    total = total + e;
+  }
+  define(c.getResult(), dim, total, describe(c.getResult(), dim));
+  return true;
+}
 
 /// A slice's limits checked against its input's dynamic dims; false (and
 /// nothing done) while one of them is unknown (the input of a reshape
@@ -320,6 +346,47 @@ void Analyzer::scatterBounds(Operation *op) {
     if ((int64_t)i != sc.getDimAttr().getInt())
       atMost(sc.getIndex(), sc.getSelf(), i, "self's");
   }
+}
+
+/// One step for the reshapes whose rule guesses: every one whose result
+/// dims other ops sized keeps them, and one with a single result dim left
+/// unsized gives it the input's element count over the others (as
+/// torch's `view(s, k, -1)`); their element counts are checked last. If
+/// there is none, the rule sizes the first whose input is known. False
+/// when nothing changed.
+bool Analyzer::resolveGuessingReshape() {
+  bool changed = false;
+  SmallVector<ReshapeOp> left;
+  for (ReshapeOp r : guessingReshapes) {
+    Value res = r.getResult();
+    SmallVector<unsigned> unknown, known;
+    for (unsigned d = 0; d < r.getType().getRank(); ++d)
+      (size(res, d) ? known : unknown).push_back(d);
+    AffineExpr in = product(r.getInput(), allDims(r.getInput()));
+    AffineExpr others = product(res, known);
+    auto zero = dyn_cast_or_null<AffineConstantExpr>(others);
+    if (unknown.size() == 1 && in && !(zero && zero.getValue() == 0))
+      define(res, unknown[0], in.floorDiv(others), describe(res, unknown[0]));
+    else if (!unknown.empty()) {
+      left.push_back(r);
+      continue;
+    }
+    sizedByUses.push_back(r);
+    changed = true;
+  }
+  guessingReshapes = std::move(left);
+  if (changed)
+    return true;
+  for (auto *it = guessingReshapes.begin(); it != guessingReshapes.end(); ++it) {
+    ReshapeOp r = *it;
+    if (!product(r.getInput(), allDims(r.getInput())))
+      continue;
+    guessingReshapes.erase(it);
+    if (!reshape(r, /*late=*/true))
+      pendingReshapes.push_back(r);
+    return true;
+  }
+  return false;
 }
 
 /// The sizes a reshape ties or computes; false while its input's sizes are
@@ -594,16 +661,12 @@ LogicalResult Analyzer::visit(Operation *op) {
       })
       .Case<ConcatOp>([&](ConcatOp c) {
         int64_t dim = c.getDimAttr().getInt();
-        AffineExpr total = getAffineConstantExpr(0, ctx);
-        for (Value in : c.getInputs()) {
+        for (Value in : c.getInputs())
           for (unsigned i = 0; i < c.getType().getRank(); ++i)
             if ((int64_t)i != dim)
               unite(in, i, c.getResult(), i);
-          AffineExpr e = size(in, dim);
-          total = (total && e) ? total + e : AffineExpr();
-        }
-        if (c.getType().isDynamicDim(dim) && total)
-          define(c.getResult(), dim, total, describe(c.getResult(), dim));
+        if (!concatSize(c))
+          revisit.push_back(c);
         return success();
       })
       .Case<ReshapeOp>([&](ReshapeOp r) -> LogicalResult {
@@ -637,6 +700,8 @@ LogicalResult Analyzer::visit(Operation *op) {
         }
         if (r->hasAttr(kDimsFromUsesAttr))
           deferredReshapes.push_back(r);
+        else if (ShapeAnalysis::reshapeGuessesDims(r))
+          guessingReshapes.push_back(r);
         else if (!reshape(r, /*late=*/false))
           pendingReshapes.push_back(r);
         return success();
@@ -735,12 +800,22 @@ Analyzer::run(SmallVectorImpl<ShapeAnalysis::Symbol> &symbols,
     SmallVector<Operation *> ops = std::move(revisit);
     revisit.clear();
     for (Operation *op : ops) {
-      bool done = isa<SliceOp>(op) ? sliceSizes(cast<SliceOp>(op)) : padSizes(cast<PadOp>(op));
+      bool done = TypeSwitch<Operation *, bool>(op)
+                      .Case<SliceOp>([&](SliceOp s) { return sliceSizes(s); })
+                      .Case<PadOp>([&](PadOp p) { return padSizes(p); })
+                      .Case<ConcatOp>([&](ConcatOp c) { return concatSize(c); });
       if (done)
         progress = true;
       else
         revisit.push_back(op);
     }
+    if (progress)
+      continue;
+    // Reshapes whose rule guesses how dims split: a use that sizes every
+    // result dim (`[s*k, h] -> [?,?,?]` multiplied by a `[s, k, h]`)
+    // says how, and the element count is checked; otherwise the rule
+    // sizes the first, and what it gives may size the next.
+    progress = resolveGuessingReshape();
     if (progress)
       continue;
     // Nothing left to learn forward: sizes from the other side, where
@@ -760,6 +835,8 @@ Analyzer::run(SmallVectorImpl<ShapeAnalysis::Symbol> &symbols,
   // Reshapes left with dims the rule could not give, which other ops then
   // sized: their element counts are checked now.
   for (ReshapeOp r : pendingReshapes)
+    reshapeCount(r);
+  for (ReshapeOp r : sizedByUses)
     reshapeCount(r);
   for (Value v : order) {
     auto t = cast<RankedTensorType>(v.getType());
@@ -814,6 +891,8 @@ FailureOr<ShapeAnalysis> ShapeAnalysis::analyze(func::FuncOp fusion) {
   Analyzer analyzer(fusion);
   if (failed(analyzer.run(result.symbols_, result.constraints_, result.shapes)))
     return failure();
+  for (ReshapeOp r : analyzer.reshapesSizedByUses())
+    result.reshapesSizedByUses.insert(r);
   // Views: each dynamic stride is a symbol after the dims'.
   for (BlockArgument arg : fusion.getArguments()) {
     std::optional<SmallVector<int64_t>> st = argStrides(fusion, arg.getArgNumber());
@@ -860,6 +939,15 @@ AffineExpr ShapeAnalysis::numElements(Value v) const {
   for (AffineExpr e : shape(v))
     p = p * e;
   return p;
+}
+
+bool ShapeAnalysis::reshapeGuessesDims(ReshapeOp r) {
+  if (r->hasAttr(kSizesAttr) || r->hasAttr(kDimsFromUsesAttr))
+    return false;
+  if (r->hasAttr(kRefinesShapeAttr) && r.getInput().getType().getRank() == r.getType().getRank())
+    return false;
+  return llvm::count_if(r.getType().getShape(),
+                        [](int64_t s) { return ShapedType::isDynamic(s); }) > 1;
 }
 
 std::optional<int64_t> ShapeAnalysis::constantValue(AffineExpr e) {

@@ -247,17 +247,18 @@ static void splitValuesSizedByUse(func::FuncOp fusion) {
   }
 }
 
-/// A reshape sized by its uses (kDimsFromUsesAttr) keeps those sizes as
-/// kSizesAttr: a copy of it in another segment (recomputed there, or read
-/// there by a reduction) may have no use that sizes it, and the reshape
-/// rule's guess from its input would then give the copy other dims than
-/// its original (`[?] -> [?, ?]` as `[n, 1]`).
+/// A reshape sized by its uses (kDimsFromUsesAttr, or one whose rule
+/// would guess how its dims split and whose uses sized them instead) keeps
+/// those sizes as kSizesAttr: a copy of it in another segment (recomputed
+/// there, or read there by a reduction) may have no use that sizes it, and
+/// the reshape rule's guess from its input would then give the copy other
+/// dims than its original (`[?] -> [?, ?]` as `[n, 1]`).
 static void recordSizesFromUses(func::FuncOp fusion, const ShapeAnalysis &shapes) {
   unsigned numDimSymbols = llvm::count_if(shapes.symbols(), [](const ShapeAnalysis::Symbol &s) {
     return !s.stride;
   });
   fusion.walk([&](ReshapeOp r) {
-    if (!r->hasAttr(kDimsFromUsesAttr))
+    if (!r->hasAttr(kDimsFromUsesAttr) && !shapes.sizedByUses(r))
       return;
     AffineMap sizes = AffineMap::get(0, numDimSymbols, shapes.shape(r.getResult()),
                                      r.getContext());

@@ -165,6 +165,34 @@ int fusercSpreadDims(const fuser_fusion *f, const char *dimsFlag, int64_t *dims)
   return (int)nd;
 }
 
+/* The name of dynamic dim k's tensor, for messages. */
+static const char *dimTensorName(const fuser_fusion *f, size_t k) {
+  const fuser_dyn_dim_info *info = fuser_fusion_dyn_dim(f, k);
+  size_t na = fuser_fusion_num_args(f);
+  return info->tensor < na ? fuser_fusion_arg(f, info->tensor)->name
+                           : fuser_fusion_result(f, info->tensor - na)->name;
+}
+
+int fusercCheckGivenResultDims(const fuser_fusion *f, const char *dimsFlag,
+                               const int64_t *given, const int64_t *inferred) {
+  size_t na = fuser_fusion_num_args(f), nd = fuser_fusion_num_dyn_dims(f);
+  int64_t parsed[256];
+  if (!dimsFlag || parseDims(dimsFlag, parsed, 256) != (int)nd)
+    return 0; /* the arguments' only: the results' are the fusion's to say */
+  for (size_t k = 0; k < nd; ++k) {
+    const fuser_dyn_dim_info *info = fuser_fusion_dyn_dim(f, k);
+    if (info->tensor < na || given[k] == inferred[k])
+      continue;
+    fprintf(stderr,
+            "fuserc: error: --dims gives dim %u of result '%s' of fusion '%s' as %lld, but the "
+            "fusion computes %lld from its arguments' sizes\n",
+            info->dim, dimTensorName(f, k), fuser_fusion_name(f), (long long)given[k],
+            (long long)inferred[k]);
+    return -1;
+  }
+  return 0;
+}
+
 int fusercResolveDims(const fuser_fusion *f, const char *dimsFlag, int64_t *dims) {
   size_t na = fuser_fusion_num_args(f), nd = fuser_fusion_num_dyn_dims(f);
   size_t argDims = 0;
@@ -179,7 +207,10 @@ int fusercResolveDims(const fuser_fusion *f, const char *dimsFlag, int64_t *dims
   }
   if (dimsFlag && fusercSpreadDims(f, dimsFlag, dims) < 0)
     return -1;
-  if (fusercReportError(fuser_fusion_infer_dims(f, dims, nd, dims), fuser_fusion_name(f)))
+  int64_t given[256];
+  memcpy(given, dims, sizeof given);
+  if (fusercReportError(fuser_fusion_infer_dims(f, dims, nd, dims), fuser_fusion_name(f)) ||
+      fusercCheckGivenResultDims(f, dimsFlag, given, dims) < 0)
     return -1;
   return (int)nd;
 }

@@ -35,6 +35,13 @@ fuser_error *fusercRecorderRuntimeCreate(Recorder *rec, fuser_rt **out);
  * dynamic dims, or -1 after reporting an error. */
 int fusercSpreadDims(const fuser_fusion *f, const char *dimsFlag, int64_t *dims);
 
+/* Where --dims text gave every dynamic dim, the results' included: 0 if
+ * each result dim in `given` (fusercSpreadDims's) equals the one the
+ * fusion computed (`inferred`), else -1 after reporting the first that
+ * differs. */
+int fusercCheckGivenResultDims(const fuser_fusion *f, const char *dimsFlag,
+                               const int64_t *given, const int64_t *inferred);
+
 /* Parses --dims text (NULL: none) for fusion `f` (every dynamic dim in signature order,
  * or the arguments' only) into `dims` (256 entries) and infers the
  * results'. Returns the count, or -1 after reporting an error. */

@@ -485,12 +485,27 @@ static int runFusion(fuser_rt *rt, const fuser_fusion *fusion, const RunFlags *f
 
   for (size_t k = 0; k < numDims; ++k) {
     const fuser_dyn_dim_info *info = fuser_fusion_dyn_dim(fusion, k);
+    int64_t fromFile = -1;
     if (info->tensor < numArgs && view[info->tensor])
-      dims[k] = view[info->tensor]->sizes[info->dim];
+      fromFile = view[info->tensor]->sizes[info->dim];
     else if (info->tensor < numArgs && host[info->tensor].data)
-      dims[k] = host[info->tensor].shape[info->dim];
+      fromFile = host[info->tensor].shape[info->dim];
+    if (fromFile < 0)
+      continue;
+    if (f->dims && dims[k] != fromFile) {
+      fprintf(stderr,
+              "fuserc: error: --dims gives dim %u of '%s' of fusion '%s' as %lld, but its "
+              "input holds %lld\n",
+              info->dim, fuser_fusion_arg(fusion, info->tensor)->name, fname,
+              (long long)dims[k], (long long)fromFile);
+      goto done;
+    }
+    dims[k] = fromFile;
   }
-  if (fusercReportError(fuser_fusion_infer_dims(fusion, dims, numDims, dims), fname))
+  int64_t givenDims[256];
+  memcpy(givenDims, dims, sizeof givenDims);
+  if (fusercReportError(fuser_fusion_infer_dims(fusion, dims, numDims, dims), fname) ||
+      fusercCheckGivenResultDims(fusion, f->dims, givenDims, dims) < 0)
     goto done;
   /* Any argument not given as a file is generated. */
   uint64_t state = f->seed;

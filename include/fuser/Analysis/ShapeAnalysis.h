@@ -14,6 +14,7 @@
 #include "mlir/IR/AffineExpr.h"
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <optional>
@@ -23,6 +24,8 @@ namespace func {
 class FuncOp;
 }
 namespace fuser {
+
+class ReshapeOp;
 
 /// The strides of fusion argument `i` (`fuser.strides`; ShapedType::kDynamic
 /// for `?`), or none when it is dense row-major (no attribute, or static
@@ -69,12 +72,21 @@ public:
   /// The value of `e` when it is a constant.
   static std::optional<int64_t> constantValue(AffineExpr e);
 
+  /// Whether `r`'s sizes rule guesses how its dims split: two or more
+  /// dynamic result dims of other than static size 1, neither sized
+  /// already (kSizesAttr, kDimsFromUsesAttr) nor a refinement. Other ops
+  /// size such a reshape first (docs/dialect.md).
+  static bool reshapeGuessesDims(ReshapeOp r);
+  /// Whether such a reshape took its sizes from other ops, not its rule.
+  bool sizedByUses(Operation *reshape) const { return reshapesSizedByUses.contains(reshape); }
+
 private:
   MLIRContext *ctx = nullptr;
   SmallVector<Symbol> symbols_;
   SmallVector<Constraint> constraints_;
   DenseMap<Value, SmallVector<AffineExpr>> shapes;
   DenseMap<Value, SmallVector<AffineExpr>> strides_;
+  llvm::SmallPtrSet<Operation *, 4> reshapesSizedByUses;
 };
 
 } // namespace fuser

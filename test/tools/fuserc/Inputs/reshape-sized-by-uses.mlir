@@ -1,0 +1,42 @@
+// Reshapes with two or more dynamic result dims whose sizes other ops give
+// (reshape-sized-by-uses.test).
+
+// A mixture-of-experts combine: [s*k, h] rows seen as [s, k, h], weighted
+// by [s, k] and summed over k (out.reshape(*w.shape, -1) * w[..., None]).
+// The weights give s and k; h is the rest of the element count.
+func.func @combine(%x: tensor<?x?xf32>, %w: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %r = fuser.reshape %x : tensor<?x?xf32> -> tensor<?x?x?xf32>
+  %wb = fuser.broadcast %w dims = [0, 1] : tensor<?x?xf32> -> tensor<?x?x?xf32>
+  %m = fuser.mul %r, %wb : tensor<?x?x?xf32>
+  %s = fuser.sum %m dims = [1] : tensor<?x?x?xf32> -> tensor<?x?xf32>
+  return %s : tensor<?x?xf32>
+}
+
+// Embedding rows [b*s, d] seen as ids' [b, s, d]: a where over ids'
+// broadcast ties every result dim.
+func.func @rows(%e: tensor<?x16xf32>, %ids: tensor<?x?xf32>) -> tensor<?x?x16xf32> {
+  %r = fuser.reshape %e : tensor<?x16xf32> -> tensor<?x?x16xf32>
+  %ib = fuser.broadcast %ids dims = [0, 1] : tensor<?x?xf32> -> tensor<?x?x16xf32>
+  %t = fuser.eq %ib, %ib : tensor<?x?x16xf32>
+  %y = fuser.where %t, %r, %r : tensor<?x?x16xi1>, tensor<?x?x16xf32>, tensor<?x?x16xf32>
+  return %y : tensor<?x?x16xf32>
+}
+
+// Nothing else sizes it: the rule ([b*s, 1, d]).
+func.func @rule(%e: tensor<?x16xf32>) -> tensor<?x?x16xf32> {
+  %r = fuser.reshape %e : tensor<?x16xf32> -> tensor<?x?x16xf32>
+  return %r : tensor<?x?x16xf32>
+}
+
+// A concat along a dim such a reshape gives: sized once the uses have
+// sized the reshape (it was "cannot determine").
+func.func @concat(%x: tensor<?x?xf32>, %w: tensor<?x?xf32>) -> tensor<?x?x?xf32> {
+  %r = fuser.reshape %x : tensor<?x?xf32> -> tensor<?x?x?xf32>
+  %c = fuser.concat %r, %r dim = 2 : tensor<?x?x?xf32>, tensor<?x?x?xf32> -> tensor<?x?x?xf32>
+  %wb = fuser.broadcast %w dims = [0, 1] : tensor<?x?xf32> -> tensor<?x?x?xf32>
+  %m = fuser.mul %r, %wb : tensor<?x?x?xf32>
+  %s = fuser.sum %m dims = [2] : tensor<?x?x?xf32> -> tensor<?x?xf32>
+  %sb = fuser.broadcast %s dims = [0, 1] : tensor<?x?xf32> -> tensor<?x?x?xf32>
+  %y = fuser.add %c, %sb : tensor<?x?x?xf32>
+  return %y : tensor<?x?x?xf32>
+}
