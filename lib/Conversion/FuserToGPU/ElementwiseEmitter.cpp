@@ -520,6 +520,25 @@ struct Emitter {
     return arith::MinSIOp::create(b, loc, x, y);
   }
 
+  /// torch.clamp: a float x is kept unless it is below lo (or above hi)
+  /// or the bound is NaN, as PyTorch's std::max / std::min: x where it
+  /// equals a bound, so -0 stays -0 against a bound of +0 (maximum and
+  /// minimum order -0 below +0), and a NaN x or bound gives NaN. Compared
+  /// in f32 for f16 and bf16 (exact; see compare).
+  Value clamp(Value x, Value lo, Value hi) {
+    if (!isa<FloatType>(elementOf(x.getType())))
+      return minimum(maximum(x, lo), hi);
+    // The bound where `less` is below `greater`, or where the bound is NaN.
+    auto takesBound = [&](Value less, Value greater, Value bound) {
+      Value wb = widen(bound);
+      return arith::OrIOp::create(b, loc,
+                                  cmpf(arith::CmpFPredicate::OLT, widen(less), widen(greater)),
+                                  cmpf(arith::CmpFPredicate::UNO, wb, wb));
+    };
+    Value r = select(takesBound(x, lo, lo), lo, x);
+    return select(takesBound(hi, r, hi), hi, r);
+  }
+
   Value compare(Operation *op, Value x, Value y) {
     Type e = elementOf(x.getType());
     if (isa<FloatType>(e)) {
@@ -657,7 +676,7 @@ struct Emitter {
         .Case<XorOp>([&](auto) { return arith::XOrIOp::create(b, loc, in[0], in[1]).getResult(); })
         .Case<ShlOp, ShrOp>([&](Operation *s) { return shift(isa<ShlOp>(s), in[0], in[1]); })
         .Case<WhereOp>([&](auto) { return select(in[0], in[1], in[2]); })
-        .Case<ClampOp>([&](auto) { return minimum(maximum(in[0], in[1]), in[2]); })
+        .Case<ClampOp>([&](auto) { return clamp(in[0], in[1], in[2]); })
         .Case<LerpOp>([&](auto) {
           Type e = elementOf(in[0].getType());
           return narrow(lerp(widen(in[0]), widen(in[1]), widen(in[2])), e);
