@@ -331,6 +331,15 @@ func.func @reduce_result_type(%a: tensor<4x8xf32>) {
 
 // -----
 
+// torch.sum of an int32 tensor is int64: the message says to cast first.
+func.func @reduce_int_sum_as_int64(%a: tensor<4x8xi32>) {
+  // expected-error @+1 {{'fuser.sum' op result type 'tensor<4xi64>' does not match the expected 'tensor<4xi32>' (a sum or prod keeps its input's element type; PyTorch's of an integer tensor is int64: cast the input to i64 first)}}
+  %0 = fuser.sum %a dims = [1] : tensor<4x8xi32> -> tensor<4xi64>
+  return
+}
+
+// -----
+
 func.func @mean_of_ints(%a: tensor<4x8xi32>) {
   // expected-error @+1 {{'fuser.mean' op operand #0 must be ranked tensor of f16, bf16}}
   %0 = fuser.mean %a dims = [1] : tensor<4x8xi32> -> tensor<4xi32>
@@ -659,6 +668,25 @@ func.func @randn_like_shape(%s: tensor<i64>, %x: tensor<4x9xf32>) {
 func.func @rand_seed_type(%s: tensor<1xi64>) {
   // expected-error @+1 {{'fuser.rand' op operand #0 must be 0D tensor of 64-bit signless integer values, but got 'tensor<1xi64>'}}
   %0 = "fuser.rand"(%s, %s) : (tensor<1xi64>, tensor<1xi64>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @bernoulli_p_constant(%s: tensor<i64>) {
+  %p = fuser.constant 1.5 : tensor<4xf32>
+  // expected-error @+1 {{'fuser.bernoulli' op p must be in [0, 1], got 1.500000e+00}}
+  %0 = fuser.bernoulli %p, %s, %s : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @bernoulli_p_broadcast_nan(%s: tensor<i64>) {
+  %c = fuser.constant 0x7FC00000 : tensor<f32>
+  %p = fuser.broadcast %c dims = [] : tensor<f32> -> tensor<4xf32>
+  // expected-error @+1 {{'fuser.bernoulli' op p must be in [0, 1], got nan}}
+  %0 = fuser.bernoulli %p, %s, %s : tensor<4xf32>
   return
 }
 

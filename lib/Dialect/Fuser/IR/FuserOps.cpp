@@ -514,10 +514,19 @@ static LogicalResult verifyResultType(Operation *op,
                                       FailureOr<RankedTensorType> expected) {
   if (failed(expected))
     return failure();
-  for (Type t : op->getResultTypes())
-    if (t != *expected)
-      return op->emitOpError("result type ")
-             << t << " does not match the expected " << *expected;
+  for (Type t : op->getResultTypes()) {
+    if (t == *expected)
+      continue;
+    InFlightDiagnostic d = op->emitOpError("result type ")
+                           << t << " does not match the expected " << *expected;
+    // A port of torch.sum or torch.prod of an integer tensor writes its
+    // int64 result; dropping the i64 would wrap in the narrower type.
+    Type want = expected->getElementType(), got = cast<ShapedType>(t).getElementType();
+    if (isa<SumOp, ProdOp>(op) && want.isInteger() && !want.isInteger(64) && got.isInteger(64))
+      d << " (a sum or prod keeps its input's element type; PyTorch's of an integer tensor is "
+           "int64: cast the input to i64 first)";
+    return d;
+  }
   return success();
 }
 
@@ -1126,6 +1135,30 @@ static LogicalResult verifyLike(Operation *op, Value like, RankedTensorType resu
 LogicalResult RandOp::verify() { return verifyLike(*this, getLike(), getType()); }
 LogicalResult RandnOp::verify() { return verifyLike(*this, getLike(), getType()); }
 
+/// A value of a constant probability (or of a broadcast of one) outside
+/// [0, 1], or NaN, as torch raises for; a probability passed in is the
+/// caller's to check.
+static std::optional<double> probabilityOutOfRange(Value p) {
+  while (auto b = p.getDefiningOp<BroadcastOp>())
+    p = b.getInput();
+  auto c = p.getDefiningOp<ConstantOp>();
+  if (!c)
+    return std::nullopt;
+  auto bad = [](double v) { return !(v >= 0.0 && v <= 1.0); };
+  if (auto f = dyn_cast<FloatAttr>(c.getValue()))
+    return bad(f.getValueAsDouble()) ? std::optional(f.getValueAsDouble()) : std::nullopt;
+  if (auto dense = dyn_cast<DenseFPElementsAttr>(c.getValue())) {
+    if (dense.isSplat()) {
+      double v = dense.getSplatValue<APFloat>().convertToDouble();
+      return bad(v) ? std::optional(v) : std::nullopt;
+    }
+    for (const APFloat &f : dense.getValues<APFloat>())
+      if (bad(f.convertToDouble()))
+        return f.convertToDouble();
+  }
+  return std::nullopt;
+}
+
 LogicalResult DropoutOp::verify() {
   RankedTensorType in = getInput().getType();
   if (getResult().getType() != in)
@@ -1137,16 +1170,14 @@ LogicalResult DropoutOp::verify() {
   auto p = cast<RankedTensorType>(getP().getType());
   if (p.getRank() != 0)
     return emitOpError("p must have rank 0, got ") << p;
-  // A constant probability is checked here; one passed in is the caller's.
-  if (auto c = getP().getDefiningOp<ConstantOp>()) {
-    std::optional<double> v;
-    if (auto f = dyn_cast<FloatAttr>(c.getValue()))
-      v = f.getValueAsDouble();
-    else if (auto dense = dyn_cast<DenseFPElementsAttr>(c.getValue()))
-      v = (*dense.getValues<APFloat>().begin()).convertToDouble();
-    if (v && !(*v >= 0.0 && *v <= 1.0))
-      return emitOpError("p must be in [0, 1], got ") << *v;
-  }
+  if (std::optional<double> v = probabilityOutOfRange(getP()))
+    return emitOpError("p must be in [0, 1], got ") << *v;
+  return success();
+}
+
+LogicalResult BernoulliOp::verify() {
+  if (std::optional<double> v = probabilityOutOfRange(getP()))
+    return emitOpError("p must be in [0, 1], got ") << *v;
   return success();
 }
 
@@ -1233,7 +1264,9 @@ FailureOr<RankedTensorType> LinearOp::inferResultType(std::optional<Location> lo
                              sizeStr(weight.getDimSize(1)));
   if (bias && (bias->getRank() != 1 || !joinDim(bias->getDimSize(0), out)))
     return emitOptionalError(loc, "'fuser.linear' op bias must be 1-D of the weight's ",
-                             sizeStr(out), " outputs, got ", shapeStr(bias->getShape()));
+                             sizeStr(out), " outputs, got ", shapeStr(bias->getShape()),
+                             " (F.linear's bias that broadcasts, [1] or a scalar: "
+                             "fuser.broadcast it to the outputs first)");
   SmallVector<int64_t> shape(input.getShape().drop_back());
   shape.push_back(ShapedType::isDynamic(out) && bias ? bias->getDimSize(0) : out);
   return RankedTensorType::get(shape, e);

@@ -1092,7 +1092,9 @@ def Fuser_BernoulliOp : Fuser_Op<"bernoulli", [Pure, AllTypesMatch<["p", "result
     As `torch.bernoulli(p)`: element `i` is 1 where the uniform number of
     `fuser.rand` of the same seed, offset and index (f32's for f16, bf16 and
     f32 probabilities, f64's for f64) is below `p[i]`, else 0, in `p`'s type.
-    Broadcast `p` first for a scalar probability.
+    Broadcast `p` first for a scalar probability. A constant `p` (or a
+    broadcast of one) outside [0, 1], or NaN, is a verifier error, as
+    torch.bernoulli raises.
 
     ```mlir
     %b = fuser.bernoulli %p, %seed, %offset : tensor<8x128xf32>
@@ -1102,6 +1104,7 @@ def Fuser_BernoulliOp : Fuser_Op<"bernoulli", [Pure, AllTypesMatch<["p", "result
                        Fuser_I64Scalar:$offset);
   let results = (outs Fuser_FloatTensor:$result);
   let assemblyFormat = "$p `,` $seed `,` $offset attr-dict `:` type($p)";
+  let hasVerifier = 1;
 }
 
 def Fuser_DropoutOp : Fuser_Op<"dropout", [Pure]> {
