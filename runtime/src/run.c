@@ -605,6 +605,27 @@ static fuser_error *gemm_check(const call *c, uint32_t i, const fr_gemm *g,
   return NULL;
 }
 
+/* A stored matrix of at most one row never steps to a next row, so its
+ * leading dimension addresses nothing: a view of one row passes whatever
+ * stride its dim has (torch calls x.as_strided((1, 5), (2, 1))
+ * contiguous), and the library asks for at least the row's length. Such a
+ * leading dimension becomes the row's length (at least 1). */
+static void one_row_leading_dims(const fr_gemm *g, int64_t *v) {
+  bool ta = g->flags & FUSER_BUNDLE_GEMM_FLAG_TRANS_A,
+       tb = g->flags & FUSER_BUNDLE_GEMM_FLAG_TRANS_B;
+  int64_t m = v[FR_G_M], n = v[FR_G_N], k = v[FR_G_K];
+  struct {
+    int ld;
+    int64_t rows, cols;
+  } mat[3] = {{FR_G_LDA, ta ? k : m, ta ? m : k},
+              {FR_G_LDB, tb ? n : k, tb ? k : n},
+              {FR_G_LDD, m, n}};
+  for (int q = 0; q < 3; q++) {
+    int64_t need = mat[q].cols > 1 ? mat[q].cols : 1;
+    if (mat[q].rows <= 1 && v[mat[q].ld] < need) v[mat[q].ld] = need;
+  }
+}
+
 /* The call's GEMM workspace (the CUDA backend's: cuBLASLt's), taken once
  * for all its GEMMs: from the user scratch when the call has one (so that
  * fuser_fusion_scratch_size counts it and a call with scratch allocates
@@ -643,6 +664,7 @@ static fuser_error *gemm(call *c, uint32_t i, const fr_instr *in, mode md) {
   fuser_rt *rt = c->rt;
   int64_t v[FR_G_NUM_REGS];
   for (int k = 0; k < FR_G_NUM_REGS; k++) v[k] = c->regs[g->reg[k]];
+  one_row_leading_dims(g, v);
   fuser_error *e = gemm_check(c, i, g, v, md);
   if (e) return e;
   /* An empty D: nothing to compute, on any driver. */
