@@ -189,6 +189,39 @@ static bool isSizedByUse(Operation *op, const llvm::SmallPtrSetImpl<Operation *>
   return any;
 }
 
+/// A constant or an iota that an op reads from memory (a library call's
+/// operand, a scatter's index or source, a gather's table) becomes a value
+/// a kernel writes: a constant the broadcast of its rank-0 value, an iota
+/// itself plus 0. Free ops are recomputed in each kernel that uses them and
+/// are in no memory, and canonicalization folds the broadcast a user writes
+/// for this back into a constant (torch's `a @ torch.ones(5, 3)`).
+static void materializeFreeOperands(func::FuncOp fusion) {
+  Block &body = fusion.getBody().front();
+  for (Operation &op : llvm::make_early_inc_range(body.without_terminator())) {
+    for (OpOperand &operand : op.getOpOperands()) {
+      Operation *def = operand.get().getDefiningOp();
+      if (!def || !isFree(def) || !readsFromMemory(&op, operand.getOperandNumber()))
+        continue;
+      auto t = cast<RankedTensorType>(operand.get().getType());
+      auto scalar = RankedTensorType::get({}, t.getElementType());
+      OpBuilder b(&op);
+      Location loc = def->getLoc();
+      Value written;
+      if (auto c = dyn_cast<ConstantOp>(def)) {
+        Value c0 = ConstantOp::create(b, loc, scalar, c.getValue());
+        written = BroadcastOp::create(b, loc, t, c0, ArrayRef<int64_t>{});
+      } else {
+        Type e = t.getElementType();
+        Attribute zero = isa<FloatType>(e) ? Attribute(b.getFloatAttr(e, 0.0))
+                                           : Attribute(b.getIntegerAttr(e, 0));
+        Value z = ConstantOp::create(b, loc, t, cast<TypedAttr>(zero));
+        written = AddOp::create(b, loc, operand.get(), z);
+      }
+      operand.set(written);
+    }
+  }
+}
+
 /// A value sized by its uses (isSizedByUse) and used by tensors of
 /// different sizes is really one value per use: `zeros_like(a)` and
 /// `zeros_like(b)` for a `?` and b `?` are both `fuser.constant 0 :
@@ -623,22 +656,6 @@ LogicalResult Segmenter::run(bool dump, StringRef dot) {
       return op.emitOpError("cannot be placed in a kernel");
     if (isa<SoftmaxOp, LogSoftmaxOp, LayerNormOp, RmsNormOp, DropoutOp>(op))
       return op.emitOpError("must be expanded by fuser-decompose first");
-    for (OpOperand &operand : op.getOpOperands()) {
-      Operation *def = operand.get().getDefiningOp();
-      if (!def || !isFree(def) || !readsFromMemory(&op, operand.getOperandNumber()))
-        continue;
-      if (isLibraryOp(&op))
-        return op.emitOpError("reads its operands from memory (a library call), and operand ")
-               << operand.getOperandNumber()
-               << " is a constant or an iota; pass it as an argument of the fusion";
-      if (isScatterOp(&op))
-        return op.emitOpError("reads its ")
-               << (operand.getOperandNumber() == 1 ? "index" : "source")
-               << " from memory, and it is a constant or an iota; pass it as an argument of "
-                  "the fusion (or broadcast a rank-0 constant, which a kernel writes)";
-      return op.emitOpError("reads a constant or an iota at positions computed from data; "
-                            "pass the table as an argument of the fusion");
-    }
     if (isFree(&op) || isView(&op))
       continue;
     int g = parent.size();
@@ -895,6 +912,7 @@ LogicalResult Segmenter::run(bool dump, StringRef dot) {
 /// `split`, splits reductions beside rows first. Returns the number split.
 static FailureOr<unsigned> segmentFusion(func::FuncOp fusion, bool split, bool dump,
                                          StringRef dot) {
+  materializeFreeOperands(fusion);
   splitValuesSizedByUse(fusion);
   unsigned splits = 0;
   if (split) {
