@@ -9,7 +9,9 @@
 
 #include "BuilderImpl.h"
 
+#include "fuser/Dialect/Fuser/IR/FuserAttrNames.h"
 #include "fuser/Dialect/Fuser/IR/FuserOps.h"
+#include "mlir/AsmParser/AsmParser.h"
 
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Support.h"
@@ -419,6 +421,33 @@ MlirValue fuserBuildReshape(FuserBuilder b, MlirValue x, intptr_t rank,
   if (!v || !c.shape(rank, shape, s))
     return MlirValue{nullptr};
   return c.wrapValue(buildReshape(c, v, s));
+}
+
+MlirValue fuserBuildReshapeSized(FuserBuilder b, MlirValue x, intptr_t rank,
+                                 const int64_t *shape, const char *sizes) {
+  Call c(b, "fuserBuildReshapeSized");
+  if (!c.ready())
+    return MlirValue{nullptr};
+  Value v = c.operand(x, "the operand");
+  SmallVector<int64_t> s;
+  if (!v || !c.shape(rank, shape, s))
+    return MlirValue{nullptr};
+  if (!sizes) {
+    c.fail("sizes is null");
+    return MlirValue{nullptr};
+  }
+  auto map = dyn_cast_or_null<AffineMapAttr>(
+      parseAttribute((Twine("affine_map<") + sizes + ">").str(), c.ctx()));
+  if (!map || map.getValue().getNumDims() != 0 ||
+      map.getValue().getNumResults() != (unsigned)rank) {
+    c.fail(Twine("sizes '") + sizes + "' is not an affine map of no dims and " +
+           Twine(rank) + " results over the fusion's dynamic input dims, as '()[s0, s1] "
+           "-> (s0 * s1)'");
+    return MlirValue{nullptr};
+  }
+  auto type = RankedTensorType::get(s, tensorOf(v).getElementType());
+  return c.wrapValue(firstResult(c.create(ReshapeOp::getOperationName(), v, type,
+                                          {attr(c.ctx(), kSizesAttr, map)})));
 }
 
 MlirValue fuserBuildPermute(FuserBuilder b, MlirValue x, const int64_t *perm,

@@ -326,10 +326,10 @@ MLIR_CAPI_EXPORTED MlirValue fuserBuildFma(FuserBuilder b, MlirValue x,
 /// dtype, overflow becomes NaN (e4m3) or infinity (e5m2), as in PyTorch.
 MLIR_CAPI_EXPORTED MlirValue fuserBuildCast(FuserBuilder b, MlirValue x,
                                             FuserDType dtype);
-/// x converted to an fp8 `dtype` (FuserDTypeF8E4M3FN, FuserDTypeF8E5M2) with
-/// overflow and infinities clamped to the largest finite value of their sign
-/// (`fuser.cast ... saturate`, docs/fp8.md); NaN stays NaN. Any other dtype
-/// is an error.
+/// x converted to an fp8 `dtype` (FuserDTypeF8E4M3FN, FuserDTypeF8E5M2,
+/// FuserDTypeF8E8M0FNU) with overflow and infinities clamped to the largest
+/// finite value of their sign (`fuser.cast ... saturate`, docs/fp8.md; e8m0
+/// as fp8.md says); NaN stays NaN. Any other dtype is an error.
 MLIR_CAPI_EXPORTED MlirValue fuserBuildCastSaturate(FuserBuilder b, MlirValue x,
                                                     FuserDType dtype);
 /// x's bits read as `dtype` of the same width (Tensor.view(dtype)): f32 and
@@ -409,6 +409,17 @@ MLIR_CAPI_EXPORTED bool fuserBuildVarMean(FuserBuilder b, MlirValue x, const int
 /// counts must match; dynamic ones are checked when the fusion runs.
 MLIR_CAPI_EXPORTED MlirValue fuserBuildReshape(FuserBuilder b, MlirValue x,
                                                intptr_t rank, const int64_t *shape);
+/// As fuserBuildReshape, with the result's sizes stated: `sizes` is an
+/// affine map, as text, of no dims and `rank` results whose symbol i is the
+/// i-th dynamic dim among the fusion's inputs, in order (a static result
+/// dim gives its own size). A tracer that knows x.view(B * T, C) of a
+/// [?, ?, ?] input says "()[s0, s1, s2] -> (s0 * s1, s2)"; without it a
+/// reshape with two or more dynamic result dims takes what other ops give
+/// them, then a rule (docs/dialect.md). A map of another symbol count is a
+/// compile error; element counts are checked when the fusion runs.
+MLIR_CAPI_EXPORTED MlirValue fuserBuildReshapeSized(FuserBuilder b, MlirValue x,
+                                                    intptr_t rank, const int64_t *shape,
+                                                    const char *sizes);
 /// Result dim i is x's dim perm[i] (negative: from the end).
 MLIR_CAPI_EXPORTED MlirValue fuserBuildPermute(FuserBuilder b, MlirValue x,
                                                const int64_t *perm, intptr_t numPerm);

@@ -15,6 +15,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AffineExpr.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -154,9 +155,12 @@ private:
   bool padSizes(PadOp p, bool late = false);
   bool sourcesFromIndices();
   void scatterBounds(Operation *op);
+  void gatherBounds(GatherOp g);
   void scatterIntoEmpty(Operation *op, Value self, Value index, unsigned dim);
   void reshapeCount(ReshapeOp r);
   bool resolveGuessingReshape();
+  bool fromCotangent(AffineExpr e);
+  LogicalResult statedSizes(Operation *op, AffineMapAttr sizes);
 
   func::FuncOp fusion;
   MLIRContext *ctx;
@@ -171,6 +175,10 @@ private:
   /// their uses size them first, the rule only what nothing else gives.
   SmallVector<ReshapeOp> guessingReshapes;
   SmallVector<ReshapeOp> sizedByUses; ///< Guessing reshapes their uses sized (or the one dim left).
+  SmallVector<ReshapeOp> sizedByUsesPending; ///< ...whose input is not known yet.
+  SmallVector<ReshapeOp> backwardReshapes; ///< kDimsFromUsesAttr ones left to the rule.
+  SmallVector<GatherOp> gathers; ///< Index bounds checked last.
+  llvm::SmallDenseSet<unsigned> cotangentSymbols; ///< Symbols of kCotangentAttr arguments.
   SmallVector<Operation *> revisit; ///< Slices, pads, concats of inputs not sized when seen.
   SmallVector<Operation *> scatters; ///< scatter_add, index_add: bounds checked last.
   SmallVectorImpl<ShapeAnalysis::Constraint> *constraints = nullptr;
@@ -320,6 +328,23 @@ void Analyzer::reshapeCount(ReshapeOp r) {
                                 where(r)});
 }
 
+/// A gather's index no larger than its input in every dim but `dim`, once
+/// every size is known (an input that is a reshape sized late included),
+/// checked when the fusion runs where a size is dynamic.
+void Analyzer::gatherBounds(GatherOp g) {
+  RankedTensorType in = g.getInput().getType(), index = g.getIndex().getType();
+  int64_t dim = g.getDimAttr().getInt();
+  for (unsigned i = 0; i < index.getRank(); ++i) {
+    if ((int64_t)i == dim || !(in.isDynamicDim(i) || index.isDynamicDim(i)))
+      continue;
+    AffineExpr n = size(g.getIndex(), i), m = size(g.getInput(), i);
+    if (n && m)
+      constraints->push_back({ShapeAnalysis::Constraint::LessEqual, n, m,
+                              "gather index size {} of " + describe(g.getIndex(), i) +
+                                  " must not exceed the input's ({})" + where(g)});
+  }
+}
+
 /// A scatter_add's or index_add's bounds, once every size is known: the
 /// empty-dim check, and for scatter_add an index no larger than the source
 /// in every dim, nor than self in every dim but `dim`, checked when the
@@ -348,6 +373,46 @@ void Analyzer::scatterBounds(Operation *op) {
   }
 }
 
+/// The sizes a fusion states for `op`'s result (kSizesAttr: an affine map
+/// over the dynamic argument dims, one result per dim, a static dim's own
+/// size), as fuser-segment records them for a reshape its uses sized, or
+/// as a fusion writes them where nothing else could tell (a reshape's
+/// split, a broadcast to another argument's sizes that nothing else uses).
+LogicalResult Analyzer::statedSizes(Operation *op, AffineMapAttr sizes) {
+  AffineMap map = sizes.getValue();
+  auto t = cast<RankedTensorType>(op->getResult(0).getType());
+  if (map.getNumDims() != 0 || map.getNumSymbols() != numDimSymbols ||
+      map.getNumResults() != t.getRank())
+    return op->emitOpError("'") << kSizesAttr << "' must map the fusion's " << numDimSymbols
+                                << " dynamic argument dims (symbols) to " << t.getRank()
+                                << " sizes, got " << sizes;
+  for (unsigned d = 0; d < t.getRank(); ++d) {
+    AffineExpr e = map.getResult(d);
+    if (!t.isDynamicDim(d)) {
+      if (e != getAffineConstantExpr(t.getDimSize(d), ctx)) {
+        std::string given;
+        llvm::raw_string_ostream os(given);
+        e.print(os);
+        return op->emitOpError("'") << kSizesAttr << "' gives dim " << d << " the size "
+                                    << given << ", its type " << t.getDimSize(d);
+      }
+      continue;
+    }
+    define(op->getResult(0), d, e, describe(op->getResult(0), d));
+  }
+  return success();
+}
+
+/// Whether `e` involves a cotangent's dim (kCotangentAttr).
+bool Analyzer::fromCotangent(AffineExpr e) {
+  bool found = false;
+  e.walk([&](AffineExpr sub) {
+    if (auto sym = dyn_cast<AffineSymbolExpr>(sub))
+      found |= cotangentSymbols.contains(sym.getPosition());
+  });
+  return found;
+}
+
 /// One step for the reshapes whose rule guesses: every one whose result
 /// dims other ops sized keeps them, and one with a single result dim left
 /// unsized gives it the input's element count over the others (as
@@ -359,9 +424,12 @@ bool Analyzer::resolveGuessingReshape() {
   SmallVector<ReshapeOp> left;
   for (ReshapeOp r : guessingReshapes) {
     Value res = r.getResult();
+    // A dim sized by a cotangent alone is not one the uses give: the
+    // cotangent has the forward result's shape, which the forward sized
+    // (by this same rule, if nothing else), and is checked against it.
     SmallVector<unsigned> unknown, known;
     for (unsigned d = 0; d < r.getType().getRank(); ++d)
-      (size(res, d) ? known : unknown).push_back(d);
+      (size(res, d) && !fromCotangent(size(res, d)) ? known : unknown).push_back(d);
     AffineExpr in = product(r.getInput(), allDims(r.getInput()));
     AffineExpr others = product(res, known);
     auto zero = dyn_cast_or_null<AffineConstantExpr>(others);
@@ -371,22 +439,40 @@ bool Analyzer::resolveGuessingReshape() {
       left.push_back(r);
       continue;
     }
+    // Every result dim known: the element count, and an input dim nothing
+    // else sizes computed from it (the rule's other way round).
     sizedByUses.push_back(r);
+    if (!reshape(r, /*late=*/true, /*resultKnown=*/true))
+      sizedByUsesPending.push_back(r);
     changed = true;
   }
   guessingReshapes = std::move(left);
   if (changed)
     return true;
-  for (auto *it = guessingReshapes.begin(); it != guessingReshapes.end(); ++it) {
-    ReshapeOp r = *it;
-    if (!product(r.getInput(), allDims(r.getInput())))
+  // Nothing else sizes them: the rule, for every one whose input is known
+  // at once, so that no reshape takes as its uses' sizes what the rule
+  // guessed for another (their sizes would then depend on op order).
+  left.clear();
+  for (ReshapeOp r : guessingReshapes) {
+    if (!product(r.getInput(), allDims(r.getInput()))) {
+      left.push_back(r);
       continue;
-    guessingReshapes.erase(it);
+    }
     if (!reshape(r, /*late=*/true))
       pendingReshapes.push_back(r);
-    return true;
+    changed = true;
   }
-  return false;
+  guessingReshapes = std::move(left);
+  // And fuser-vjp's reshapes back whose input nothing sized: the rule from
+  // the result (the guess of the reshape they invert).
+  SmallVector<ReshapeOp> backward = std::move(backwardReshapes);
+  backwardReshapes.clear();
+  for (ReshapeOp r : backward) {
+    if (!reshape(r, /*late=*/false, /*resultKnown=*/false, /*backward=*/true))
+      pendingReshapes.push_back(r);
+    changed = true;
+  }
+  return changed;
 }
 
 /// The sizes a reshape ties or computes; false while its input's sizes are
@@ -517,7 +603,13 @@ LogicalResult Analyzer::visit(Operation *op) {
   for (Value r : op->getResults())
     addValue(r);
   return TypeSwitch<Operation *, LogicalResult>(op)
-      .Case<ConstantOp, IotaOp, SizeOp>([](auto) { return success(); })
+      .Case<ConstantOp, IotaOp>([&](Operation *op) {
+        // Sized by its uses, or by the fusion's statement (kSizesAttr).
+        if (auto sizes = op->getAttrOfType<AffineMapAttr>(kSizesAttr))
+          return statedSizes(op, sizes);
+        return success();
+      })
+      .Case<SizeOp>([](auto) { return success(); })
       .Case<CummaxOp, CumminOp>([&](Operation *op) {
         // Values and indices, both of the input's shape.
         for (Value res : op->getResults())
@@ -526,6 +618,9 @@ LogicalResult Analyzer::visit(Operation *op) {
         return success();
       })
       .Case<BroadcastOp>([&](BroadcastOp b) {
+        if (auto sizes = b->getAttrOfType<AffineMapAttr>(kSizesAttr))
+          if (failed(statedSizes(b, sizes)))
+            return failure();
         for (auto [i, d] : llvm::enumerate(b.getDims())) {
           int64_t s = b.getInput().getType().getDimSize(i);
           if (s == 1 && b.getType().getDimSize(d) != 1)
@@ -608,18 +703,10 @@ LogicalResult Analyzer::visit(Operation *op) {
       .Case<GatherOp>([&](GatherOp g) {
         // The result has the index's shape; the index may be smaller than
         // the input in every dim but the gathered one.
-        RankedTensorType in = g.getInput().getType(), index = g.getIndex().getType();
-        int64_t dim = g.getDimAttr().getInt();
-        for (unsigned i = 0; i < index.getRank(); ++i) {
+        RankedTensorType index = g.getIndex().getType();
+        for (unsigned i = 0; i < index.getRank(); ++i)
           unite(g.getIndex(), i, g.getResult(), i);
-          if ((int64_t)i == dim || !(in.isDynamicDim(i) || index.isDynamicDim(i)))
-            continue;
-          AffineExpr n = size(g.getIndex(), i), m = size(g.getInput(), i);
-          if (n && m)
-            constraints->push_back({ShapeAnalysis::Constraint::LessEqual, n, m,
-                                    "gather index size {} of " + describe(g.getIndex(), i) +
-                                        " must not exceed the input's ({})" + where(g)});
-        }
+        gathers.push_back(g); // bounds checked once every size is known
         return success();
       })
       .Case<IndexSelectOp>([&](IndexSelectOp s) {
@@ -671,30 +758,11 @@ LogicalResult Analyzer::visit(Operation *op) {
       })
       .Case<ReshapeOp>([&](ReshapeOp r) -> LogicalResult {
         if (auto sizes = r->getAttrOfType<AffineMapAttr>(kSizesAttr)) {
-          // Sized already (fuser-segment's record of what the uses gave):
-          // the element count is checked after every op, as for a reshape
-          // sized by its uses.
-          AffineMap map = sizes.getValue();
-          RankedTensorType t = r.getType();
-          if (map.getNumDims() != 0 || map.getNumSymbols() != numDimSymbols ||
-              map.getNumResults() != t.getRank())
-            return r.emitOpError("'") << kSizesAttr << "' must map the fusion's "
-                                      << numDimSymbols << " dynamic argument dims (symbols) to "
-                                      << t.getRank() << " sizes, got " << sizes;
-          for (unsigned d = 0; d < t.getRank(); ++d) {
-            AffineExpr e = map.getResult(d);
-            if (!t.isDynamicDim(d)) {
-              if (e != getAffineConstantExpr(t.getDimSize(d), ctx)) {
-                std::string given;
-                llvm::raw_string_ostream os(given);
-                e.print(os);
-                return r.emitOpError("'") << kSizesAttr << "' gives dim " << d << " the size "
-                                          << given << ", its type " << t.getDimSize(d);
-              }
-              continue;
-            }
-            define(r.getResult(), d, e, describe(r.getResult(), d));
-          }
+          // Sized already (fuser-segment's record of what the uses gave, or
+          // the fusion's own statement): the element count is checked after
+          // every op, as for a reshape sized by its uses.
+          if (failed(statedSizes(r, sizes)))
+            return failure();
           deferredReshapes.push_back(r);
           return success();
         }
@@ -739,6 +807,8 @@ Analyzer::run(SmallVectorImpl<ShapeAnalysis::Symbol> &symbols,
       AffineExpr e;
       if (t.isDynamicDim(d)) {
         e = getAffineSymbolExpr(symbols.size(), ctx);
+        if (fusion.getArgAttr(arg.getArgNumber(), kCotangentAttr))
+          cotangentSymbols.insert(symbols.size());
         symbols.push_back({arg.getArgNumber(), d});
       } else {
         e = getAffineConstantExpr(t.getDimSize(d), ctx);
@@ -781,9 +851,10 @@ Analyzer::run(SmallVectorImpl<ShapeAnalysis::Symbol> &symbols,
     // Its input's dims unknown (a cotangent broadcast to the forward
     // reshape's result, sized by nothing else): fuser-vjp's reshape back
     // is the inverse of a forward reshape from this result's shape, whose
-    // dims the rule gave; the rule, run from the result, gives them again.
-    if (!reshape(r, /*late=*/false, /*resultKnown=*/false, /*backward=*/true))
-      pendingReshapes.push_back(r);
+    // dims the rule gave; the rule, run from the result, gives them again,
+    // once nothing else can (resolveGuessingReshape): the forward reshape
+    // may be one its uses size.
+    backwardReshapes.push_back(r);
   }
   // Reshapes whose input sizes were unknown when seen, in rounds until
   // none is resolved (one may resolve another's input).
@@ -796,6 +867,17 @@ Analyzer::run(SmallVectorImpl<ShapeAnalysis::Symbol> &symbols,
         progress = true;
       else
         pendingReshapes.push_back(r);
+    }
+    // Reshapes whose result dims are known, waiting for their input's.
+    for (SmallVector<ReshapeOp> *waiting : {&sizedByUsesPending, &backwardReshapes}) {
+      SmallVector<ReshapeOp> known = std::move(*waiting);
+      waiting->clear();
+      for (ReshapeOp r : known) {
+        if (reshape(r, /*late=*/true, /*resultKnown=*/true))
+          progress = true;
+        else
+          waiting->push_back(r);
+      }
     }
     SmallVector<Operation *> ops = std::move(revisit);
     revisit.clear();
@@ -836,8 +918,10 @@ Analyzer::run(SmallVectorImpl<ShapeAnalysis::Symbol> &symbols,
   // sized: their element counts are checked now.
   for (ReshapeOp r : pendingReshapes)
     reshapeCount(r);
-  for (ReshapeOp r : sizedByUses)
+  for (ReshapeOp r : sizedByUsesPending)
     reshapeCount(r);
+  for (GatherOp g : gathers)
+    gatherBounds(g);
   for (Value v : order) {
     auto t = cast<RankedTensorType>(v.getType());
     SmallVector<AffineExpr> &shape = shapes[v];
@@ -854,7 +938,8 @@ Analyzer::run(SmallVectorImpl<ShapeAnalysis::Symbol> &symbols,
                   "dims it keeps: docs/dialect.md)";
         return (where ? where->emitOpError() : fusion.emitError())
                << "cannot determine the size of " << classes.name(slot(v, d))
-               << " from the fusion's arguments; tie it to an argument's dim " << rule;
+               << " from the fusion's arguments; tie it to an argument's dim " << rule
+               << ", or state the op's sizes ('" << kSizesAttr << "')";
       }
       shape.push_back(e);
     }

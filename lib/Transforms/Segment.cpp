@@ -218,6 +218,10 @@ static void materializeFreeOperands(func::FuncOp fusion) {
         written = AddOp::create(b, loc, operand.get(), z);
       }
       operand.set(written);
+      // A constant sized by this use alone would be left with no use to
+      // size it.
+      if (def->use_empty())
+        def->erase();
     }
   }
 }

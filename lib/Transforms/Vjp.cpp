@@ -146,9 +146,11 @@ LogicalResult mlir::fuser::differentiate(func::FuncOp f, const VjpOptions &optio
     vjp.setArgAttrs(i, f.getArgAttrDict(i));
     taken.insert(nameOf(f, i, false));
   }
-  for (auto [k, r] : llvm::enumerate(*seeds))
+  for (auto [k, r] : llvm::enumerate(*seeds)) {
+    vjp.setArgAttr(ft.getNumInputs() + k, kCotangentAttr, b.getUnitAttr());
     vjp.setArgAttr(ft.getNumInputs() + k, kNameAttr,
                    b.getStringAttr(freshName("grad_" + nameOf(f, r, true), taken)));
+  }
   for (auto [k, i] : llvm::enumerate(*wrt)) {
     vjp.setResultAttr(k, kNameAttr, b.getStringAttr(freshName("grad_" + nameOf(f, i, false), taken)));
     vjp.setResultAttr(k, kSameShapeAsAttr, b.getI64IntegerAttr(i));

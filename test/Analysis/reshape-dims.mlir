@@ -149,3 +149,21 @@ func.func @dims_from_uses_copied(%x: tensor<?x?xf32>, %g: tensor<?xf32>) -> tens
   %y = fuser.mul %d, %x : tensor<?x?xf32>
   return %y : tensor<?x?xf32>
 }
+
+// -----
+
+// A fusion may state a reshape's sizes (fuser.sizes, over the dynamic
+// argument dims): [B, T, C] as [B * T, C], where the rule alone would keep
+// dim 0 ([B, T * C]).
+// CHECK-LABEL: func.func @stated(
+// CHECK-DAG: %[[B:.*]] = memref.dim %arg0, %c0
+// CHECK-DAG: %[[T:.*]] = memref.dim %arg0, %c1
+// CHECK-DAG: %[[C:.*]] = memref.dim %arg0, %c2
+// CHECK: %[[BT:.*]] = arith.muli %[[B]], %[[T]]
+// CHECK: fuser.result_dim %arg1[0] = %[[BT]]
+// CHECK: fuser.result_dim %arg1[1] = %[[C]]
+func.func @stated(%x: tensor<?x?x?xf32>) -> tensor<?x?xf32> {
+  %r = fuser.reshape %x {fuser.sizes = affine_map<()[s0, s1, s2] -> (s0 * s1, s2)>} : tensor<?x?x?xf32> -> tensor<?x?xf32>
+  %e = fuser.exp %r : tensor<?x?xf32>
+  return %e : tensor<?x?xf32>
+}

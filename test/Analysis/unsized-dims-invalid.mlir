@@ -28,3 +28,12 @@ func.func @source_read_elsewhere(%self: tensor<?xf32>, %i: tensor<?xi64>, %c: te
   %s = fuser.sum %b dims = [0] : tensor<?xf32> -> tensor<f32>
   return %o, %s : tensor<?xf32>, tensor<f32>
 }
+
+// -----
+
+// A statement of sizes that is not over the fusion's dynamic argument dims.
+func.func @stated_wrong_symbols(%x: tensor<4xf32>, %z: tensor<?x?xf32>) -> tensor<4x?xf32> {
+  // expected-error @+1 {{'fuser.broadcast' op 'fuser.sizes' must map the fusion's 2 dynamic argument dims (symbols) to 2 sizes, got affine_map<()[s0] -> (4, s0)>}}
+  %b = fuser.broadcast %x dims = [0] {fuser.sizes = affine_map<()[s0] -> (4, s0)>} : tensor<4xf32> -> tensor<4x?xf32>
+  return %b : tensor<4x?xf32>
+}

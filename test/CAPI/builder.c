@@ -472,6 +472,27 @@ static void testShapeOps(MlirContext ctx) {
 // CHECK-NEXT: fuser.scatter_add %{{.*}}, %{{.*}}, %{{.*}} dim = 1 : tensor<8x16xi64>, tensor<8x3xi64>, tensor<8x5xi64>
 // CHECK-NEXT: fuser.index_add %{{.*}}, %{{.*}}, %{{.*}} dim = 0 : tensor<?x6xf32>, tensor<?xi32>, tensor<?x6xf32>
 
+/* A reshape whose sizes the caller states (x.view(B * T, C) of [?, ?, ?]),
+ * and a map that is not one. */
+static void testReshapeSized(MlirContext ctx) {
+  fprintf(stderr, "@testReshapeSized\n");
+  FuserBuilder b = fuserBuilderCreate(ctx, S("sized"));
+  MlirValue x = fuserBuilderAddInput(b, FuserDTypeF32, 3, (int64_t[]){DYN, DYN, DYN}, S("x"));
+  fuserBuilderAddOutput(b, fuserBuildReshapeSized(b, x, 2, (int64_t[]){DYN, DYN},
+                                                  "()[s0, s1, s2] -> (s0 * s1, s2)"),
+                        S(""));
+  finishAndPrint(b);
+  FuserBuilder e = fuserBuilderCreate(ctx, S("unsized"));
+  x = fuserBuilderAddInput(e, FuserDTypeF32, 3, (int64_t[]){DYN, DYN, DYN}, S("x"));
+  EXPECT(mlirValueIsNull(fuserBuildReshapeSized(e, x, 2, (int64_t[]){DYN, DYN}, "(d0) -> (d0)")));
+  MlirStringRef why = fuserBuilderGetError(e);
+  fprintf(stderr, "error: %.*s\n", (int)why.length, why.data);
+  fuserBuilderDestroy(e);
+}
+// CHECK-LABEL: @testReshapeSized
+// CHECK: fuser.reshape %{{.*}} {fuser.sizes = #map} : tensor<?x?x?xf32> -> tensor<?x?xf32>
+// CHECK: error: {{.*}}fuserBuildReshapeSized: sizes '(d0) -> (d0)' is not an affine map of no dims and 2 results over the fusion's dynamic input dims, as '()[s0, s1] -> (s0 * s1)'
+
 static void testMatmul(MlirContext ctx) {
   fprintf(stderr, "@testMatmul\n");
   FuserBuilder b = fuserBuilderCreate(ctx, S("matmul"));
@@ -662,6 +683,7 @@ int main(int argc, char **argv) {
   testCastConstantIota(ctx);
   testBroadcastAndReductions(ctx);
   testShapeOps(ctx);
+  testReshapeSized(ctx);
   testMatmul(ctx);
   testCollective(ctx);
   testComposites(ctx);

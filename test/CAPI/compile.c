@@ -210,7 +210,7 @@ static void testDifferentiate(MlirContext ctx) {
 // CHECK: error: fuserDifferentiate: a position list is NULL or has a negative length
 // CHECK: error: fuserDifferentiate: the module is null
 // CHECK: error: fuser-vjp: 'f_vjp' exists already
-// CHECK: func.func @f_vjp(%{{.*}}: tensor<?xf32> {fuser.name = "x"}, %{{.*}}: tensor<?xi32> {fuser.name = "i"}, %{{.*}}: tensor<?xf32> {fuser.name = "grad_result0"}) -> (tensor<?xf32> {fuser.name = "grad_x", fuser.same_shape_as = 0 : i64})
+// CHECK: func.func @f_vjp(%{{.*}}: tensor<?xf32> {fuser.name = "x"}, %{{.*}}: tensor<?xi32> {fuser.name = "i"}, %{{.*}}: tensor<?xf32> {fuser.cotangent, fuser.name = "grad_result0"}) -> (tensor<?xf32> {fuser.name = "grad_x", fuser.same_shape_as = 0 : i64})
 // CHECK: fuser.cos
 // CHECK-NOT: func.func @p_vjp
 

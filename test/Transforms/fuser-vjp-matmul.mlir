@@ -7,7 +7,7 @@
 // RUN: fuser-opt %s --fuser-vjp | FileCheck %s
 
 // CHECK-LABEL: func.func @lin_vjp
-// CHECK-SAME: (%[[X:.*]]: tensor<?x9xbf16>, %[[W:.*]]: tensor<4x9xbf16>, %{{.*}}: tensor<4xbf16>, %[[G:.*]]: tensor<?x4xbf16> {fuser.name = "grad_result0"})
+// CHECK-SAME: (%[[X:.*]]: tensor<?x9xbf16>, %[[W:.*]]: tensor<4x9xbf16>, %{{.*}}: tensor<4xbf16>, %[[G:.*]]: tensor<?x4xbf16> {fuser.cotangent, fuser.name = "grad_result0"})
 // CHECK: %[[GX:.*]] = fuser.matmul %[[G]], %[[W]] : (tensor<?x4xbf16>, tensor<4x9xbf16>) -> tensor<?x9xbf16>
 // CHECK: %[[GT:.*]] = fuser.permute %[[G]] perm = [1, 0] : tensor<?x4xbf16> -> tensor<4x?xbf16>
 // CHECK: %[[GW:.*]] = fuser.matmul %[[GT]], %[[X]] : (tensor<4x?xbf16>, tensor<?x9xbf16>) -> tensor<4x9xbf16>

@@ -9,7 +9,7 @@
 // CHECK-LABEL: func.func @relu_sum(
 // CHECK: return
 // CHECK-LABEL: func.func @relu_sum_vjp(
-// CHECK-SAME: %[[X:.*]]: tensor<4x?xf32> {fuser.name = "x"}, %[[N:.*]]: tensor<4xi64>, %[[G:.*]]: tensor<4xf32> {fuser.name = "grad_s"})
+// CHECK-SAME: %[[X:.*]]: tensor<4x?xf32> {fuser.name = "x"}, %[[N:.*]]: tensor<4xi64>, %[[G:.*]]: tensor<4xf32> {fuser.cotangent, fuser.name = "grad_s"})
 // CHECK-SAME: -> (tensor<4x?xf32> {fuser.name = "grad_x", fuser.same_shape_as = 0 : i64})
 // CHECK-DAG: %[[ZERO:.*]] = fuser.constant 0.000000e+00 : tensor<f32>
 // CHECK-DAG: %[[R:.*]] = fuser.relu %[[X]]

@@ -408,8 +408,10 @@ broadcastDimsThroughUnitReshape(ReshapeOp reshape, ArrayRef<int64_t> dims, int64
 OpFoldResult BroadcastOp::fold(FoldAdaptor adaptor) {
   if (getInput().getType() == getType())
     return getInput(); // equal ranks and strictly increasing dims: identity
-  if (adaptor.getInput())
-    return adaptor.getInput(); // a splat stays a splat
+  // A splat stays a splat, unless the fusion states the broadcast's sizes
+  // (kSizesAttr), which a folded constant would not keep.
+  if (adaptor.getInput() && !(*this)->hasAttr(kSizesAttr))
+    return adaptor.getInput();
   if (auto inner = getInput().getDefiningOp<BroadcastOp>()) {
     SmallVector<int64_t> dims;
     for (int64_t d : inner.getDims())

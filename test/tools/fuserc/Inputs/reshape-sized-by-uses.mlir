@@ -40,3 +40,24 @@ func.func @concat(%x: tensor<?x?xf32>, %w: tensor<?x?xf32>) -> tensor<?x?x?xf32>
   %y = fuser.add %c, %sb : tensor<?x?x?xf32>
   return %y : tensor<?x?x?xf32>
 }
+
+// The combine summed to a scalar loss: its gradient's reshape back has only
+// a broadcast scalar cotangent to size it, and must wait for the forward
+// reshape's copy, which the weights size (the rule from the result gave
+// [s*k, h, 1] against the weights' [s, k]).
+func.func @combine_loss(%x: tensor<?x?xf32>, %w: tensor<?x?xf32>) -> tensor<f32> {
+  %r = fuser.reshape %x : tensor<?x?xf32> -> tensor<?x?x?xf32>
+  %wb = fuser.broadcast %w dims = [0, 1] : tensor<?x?xf32> -> tensor<?x?x?xf32>
+  %m = fuser.add %r, %wb : tensor<?x?x?xf32>
+  %e = fuser.exp %m : tensor<?x?x?xf32>
+  %s = fuser.sum %e dims = [0, 1, 2] : tensor<?x?x?xf32> -> tensor<f32>
+  return %s : tensor<f32>
+}
+
+// A reshape the rule sizes ([b*s, 1, d]), returned: its gradient's
+// cotangent must have that shape, not another of as many elements.
+func.func @rule_tanh(%e: tensor<?x16xf32>) -> tensor<?x?x16xf32> {
+  %r = fuser.reshape %e : tensor<?x16xf32> -> tensor<?x?x16xf32>
+  %t = fuser.tanh %r : tensor<?x?x16xf32>
+  return %t : tensor<?x?x16xf32>
+}

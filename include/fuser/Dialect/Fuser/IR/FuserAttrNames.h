@@ -44,6 +44,12 @@ inline constexpr llvm::StringLiteral kDimsFromUsesAttr = "fuser.dims_from_uses";
 /// which its uses there may not size, keeps those sizes. The element count
 /// is still checked against the input's.
 inline constexpr llvm::StringLiteral kSizesAttr = "fuser.sizes";
+/// On an argument of a fusion fuser-vjp built (@f_vjp, @f_bwd): a
+/// cotangent, whose shape is the forward result's. Its dims do not size a
+/// reshape the forward sized by its rule (the shape analysis's guessing
+/// reshapes): they are checked against it when the fusion runs, as torch
+/// checks a grad_output's shape.
+inline constexpr llvm::StringLiteral kCotangentAttr = "fuser.cotangent";
 /// On an op of a gradient fuser-vjp built: it is part of the gradient of a
 /// prod or cumprod, whose rule picks, by where, between a quotient and a
 /// product of the others at zeros. Its value is PyTorch's; its own
