@@ -907,6 +907,23 @@ LogicalResult firstOrderOnly(Grad &G, function_ref<LogicalResult()> rule) {
   return r;
 }
 
+/// Whether `v` is, or is computed from, a value of a type that carries a
+/// gradient (f16, bf16, f32, f64): not only integer, boolean and fp8
+/// arguments moved or combined.
+bool computedFromDifferentiable(Value v) {
+  llvm::SmallPtrSet<Operation *, 16> seen;
+  SmallVector<Value> work{v};
+  while (!work.empty()) {
+    Value x = work.pop_back_val();
+    if (isDifferentiableType(typeOf(x).getElementType()))
+      return true;
+    Operation *d = x.getDefiningOp();
+    if (d && seen.insert(d).second)
+      llvm::append_range(work, d->getOperands());
+  }
+  return false;
+}
+
 LogicalResult noRule(Operation *op, StringRef why) {
   return op->emitOpError("has no gradient rule in fuser-vjp: ") << why;
 }
@@ -941,9 +958,11 @@ LogicalResult mlir::fuser::buildOperandGradients(OpBuilder &b, Operation *op,
           .Case<CastOp>([&](CastOp c) -> LogicalResult {
             Type from = c.getInput().getType().getElementType();
             Type to = c.getType().getElementType();
-            // From an fp8 value computed in the fusion, the gradient would have
-            // to flow on through a type fuser does not compute in.
-            if (isFloat8(from) && c.getInput().getDefiningOp())
+            // From an fp8 value computed in the fusion from values that carry
+            // a gradient (a quantize), it would have to flow on through a
+            // type fuser does not compute in. One moved from fp8 arguments
+            // (an fp8 table's index_select) carries none, as in PyTorch.
+            if (isFloat8(from) && computedFromDifferentiable(c.getInput()))
               return c.emitOpError("has no gradient rule in fuser-vjp from ")
                      << from << ": fp8 values carry no gradient (differentiate the fusion "
                                 "before quantizing)";
@@ -1075,6 +1094,10 @@ LogicalResult mlir::fuser::buildOperandGradients(OpBuilder &b, Operation *op,
           })
 
           .Case<BitcastOp>([](Operation *o) {
+            // Bits of integer or fp8 arguments (an MX scale's codes) carry
+            // no gradient; a float's reinterpreted would need a derivative.
+            if (!computedFromDifferentiable(o->getOperand(0)))
+              return success();
             return noRule(o, "a bitcast reinterprets bits; it has no derivative");
           })
           .Case<ScaledCastOp, QuantizeOp>([](Operation *o) {

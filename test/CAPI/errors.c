@@ -436,7 +436,7 @@ static void testRandom(MlirContext ctx) {
 // CHECK-NEXT: error: f: error: fuserBuildRandn: 'fuser.randn' op like's shape [4, 8] differs from the result's [4, 9] in dim 1
 // CHECK-NEXT: error: f: error: fuserBuildRandn: 'fuser.randn' op result #0 must be ranked tensor of f16, bf16, f32 or f64 (fp8: cast to f32 first), but got 'tensor<4x8xi32>'
 // CHECK-NEXT: error: f: error: fuserBuildBernoulli: 'fuser.bernoulli' op operand #0 must be ranked tensor of f16, bf16, f32 or f64 (fp8: cast to f32 first), but got 'tensor<i32>'
-// CHECK-NEXT: error: f: error: fuserBuildDropout: 'fuser.dropout' op p must be in [0, 1], got 1.500000e+00
+// CHECK-NEXT: error: f: error: fuserBuildDropout: 'fuser.dropout' op p must be in [0, 1], got 1.5
 // CHECK-NEXT: error: f: error: fuserBuildDropout: 'fuser.dropout' op operand #1 must be ranked tensor of f16, bf16, f32 or f64 (fp8: cast to f32 first), but got 'tensor<i32>'
 
 static void testComposites(MlirContext ctx) {

@@ -675,7 +675,7 @@ func.func @rand_seed_type(%s: tensor<1xi64>) {
 
 func.func @bernoulli_p_constant(%s: tensor<i64>) {
   %p = fuser.constant 1.5 : tensor<4xf32>
-  // expected-error @+1 {{'fuser.bernoulli' op p must be in [0, 1], got 1.500000e+00}}
+  // expected-error @+1 {{'fuser.bernoulli' op p must be in [0, 1], got 1.5}}
   %0 = fuser.bernoulli %p, %s, %s : tensor<4xf32>
   return
 }
@@ -694,7 +694,7 @@ func.func @bernoulli_p_broadcast_nan(%s: tensor<i64>) {
 
 func.func @dropout_p_constant(%x: tensor<4xf32>, %s: tensor<i64>) {
   %p = fuser.constant -0.5 : tensor<f32>
-  // expected-error @+1 {{'fuser.dropout' op p must be in [0, 1], got -5.000000e-01}}
+  // expected-error @+1 {{'fuser.dropout' op p must be in [0, 1], got -0.5}}
   %0:2 = fuser.dropout %x, %p, %s, %s : tensor<4xf32>, tensor<f32> -> tensor<4xf32>, tensor<4xi1>
   return
 }
@@ -969,4 +969,14 @@ func.func @shift_bool(%x: tensor<4xi1>) -> tensor<4xi1> {
   // expected-error @+1 {{'fuser.shr' op operand #0 must be ranked tensor of i8, i32 or i64, but got 'tensor<4xi1>'}}
   %0 = fuser.shr %x, %x : tensor<4xi1>
   return %0 : tensor<4xi1>
+}
+
+// -----
+
+// Printed to f32's precision: 1.0000001 is not "1.000000e+00".
+func.func @bernoulli_p_just_above_one(%s: tensor<i64>) {
+  %p = fuser.constant 1.0000001 : tensor<4xf32>
+  // expected-error @+1 {{'fuser.bernoulli' op p must be in [0, 1], got 1.00000012}}
+  %0 = fuser.bernoulli %p, %s, %s : tensor<4xf32>
+  return
 }

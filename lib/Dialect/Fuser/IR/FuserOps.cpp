@@ -1058,11 +1058,11 @@ LogicalResult ScaledCastOp::verify() {
              << scale.getRank() << "; it must be rank 0 (one scale) or the input's rank "
              << in.getRank();
     for (int64_t d = 0; d < in.getRank(); ++d)
-      if (scale.getDimSize(d) != 1 && scale.getDimSize(d) != in.getDimSize(d))
+      if (scale.getDimSize(d) != 1 && !joinDim(scale.getDimSize(d), in.getDimSize(d)))
         return emitOpError("scale shape ")
                << shapeStr(scale.getShape()) << " does not broadcast to the input's "
                << shapeStr(in.getShape()) << " in dim " << d
-               << " (each dim is 1 or the input's size)";
+               << " (each dim is 1 or the input's size; a '?' matches any, checked when it runs)";
   }
   if (getAmax().getType() != scale)
     return emitOpError("amax type ") << getAmax().getType() << " must equal the scale type "
@@ -1159,6 +1159,13 @@ static std::optional<double> probabilityOutOfRange(Value p) {
   return std::nullopt;
 }
 
+/// `v` to f32's precision (9 significant digits): 1.0000001 is not "1".
+static std::string probabilityText(double v) {
+  char text[32];
+  snprintf(text, sizeof text, "%.9g", v);
+  return text;
+}
+
 LogicalResult DropoutOp::verify() {
   RankedTensorType in = getInput().getType();
   if (getResult().getType() != in)
@@ -1171,13 +1178,13 @@ LogicalResult DropoutOp::verify() {
   if (p.getRank() != 0)
     return emitOpError("p must have rank 0, got ") << p;
   if (std::optional<double> v = probabilityOutOfRange(getP()))
-    return emitOpError("p must be in [0, 1], got ") << *v;
+    return emitOpError("p must be in [0, 1], got ") << probabilityText(*v);
   return success();
 }
 
 LogicalResult BernoulliOp::verify() {
   if (std::optional<double> v = probabilityOutOfRange(getP()))
-    return emitOpError("p must be in [0, 1], got ") << *v;
+    return emitOpError("p must be in [0, 1], got ") << probabilityText(*v);
   return success();
 }
 
