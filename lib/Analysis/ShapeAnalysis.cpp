@@ -56,12 +56,30 @@ public:
       out.push_back({ShapeAnalysis::Constraint::Equal, eb, ea,
                      names[origins[rb]] + " ({}) must equal " +
                          names[origins[ra]] + " ({})"});
-    // A constant size wins; otherwise the earlier class's.
-    if (!ea || (eb && isa<AffineConstantExpr>(eb) && !isa<AffineConstantExpr>(ea))) {
+    // A constant size wins; then one that no cotangent gives (a cotangent
+    // has the forward result's shape, which the forward's ops size: a pad's
+    // a0 + 2 is the size, the cotangent's dim is checked against it);
+    // otherwise the earlier class's.
+    bool constantB = ea && eb && isa<AffineConstantExpr>(eb) && !isa<AffineConstantExpr>(ea);
+    bool forwardB = ea && eb && fromCotangent(ea) && !fromCotangent(eb);
+    if (!ea || constantB || forwardB) {
       sizes[ra] = eb;
       origins[ra] = origins[rb];
     }
     parent[rb] = ra;
+  }
+
+  /// The symbols of cotangent arguments (kCotangentAttr).
+  llvm::SmallDenseSet<unsigned> cotangentSymbols;
+  /// Whether `e` involves a cotangent's dim.
+  bool fromCotangent(AffineExpr e) const {
+    bool found = false;
+    if (e && !cotangentSymbols.empty())
+      e.walk([&](AffineExpr sub) {
+        if (auto sym = dyn_cast<AffineSymbolExpr>(sub))
+          found |= cotangentSymbols.contains(sym.getPosition());
+      });
+    return found;
   }
 
 private:
@@ -159,7 +177,6 @@ private:
   void scatterIntoEmpty(Operation *op, Value self, Value index, unsigned dim);
   void reshapeCount(ReshapeOp r);
   bool resolveGuessingReshape();
-  bool fromCotangent(AffineExpr e);
   LogicalResult statedSizes(Operation *op, AffineMapAttr sizes);
 
   func::FuncOp fusion;
@@ -178,7 +195,6 @@ private:
   SmallVector<ReshapeOp> sizedByUsesPending; ///< ...whose input is not known yet.
   SmallVector<ReshapeOp> backwardReshapes; ///< kDimsFromUsesAttr ones left to the rule.
   SmallVector<GatherOp> gathers; ///< Index bounds checked last.
-  llvm::SmallDenseSet<unsigned> cotangentSymbols; ///< Symbols of kCotangentAttr arguments.
   SmallVector<Operation *> revisit; ///< Slices, pads, concats of inputs not sized when seen.
   SmallVector<Operation *> scatters; ///< scatter_add, index_add: bounds checked last.
   SmallVectorImpl<ShapeAnalysis::Constraint> *constraints = nullptr;
@@ -403,16 +419,6 @@ LogicalResult Analyzer::statedSizes(Operation *op, AffineMapAttr sizes) {
   return success();
 }
 
-/// Whether `e` involves a cotangent's dim (kCotangentAttr).
-bool Analyzer::fromCotangent(AffineExpr e) {
-  bool found = false;
-  e.walk([&](AffineExpr sub) {
-    if (auto sym = dyn_cast<AffineSymbolExpr>(sub))
-      found |= cotangentSymbols.contains(sym.getPosition());
-  });
-  return found;
-}
-
 /// One step for the reshapes whose rule guesses: every one whose result
 /// dims other ops sized keeps them, and one with a single result dim left
 /// unsized gives it the input's element count over the others (as
@@ -429,7 +435,7 @@ bool Analyzer::resolveGuessingReshape() {
     // (by this same rule, if nothing else), and is checked against it.
     SmallVector<unsigned> unknown, known;
     for (unsigned d = 0; d < r.getType().getRank(); ++d)
-      (size(res, d) && !fromCotangent(size(res, d)) ? known : unknown).push_back(d);
+      (size(res, d) && !classes.fromCotangent(size(res, d)) ? known : unknown).push_back(d);
     AffineExpr in = product(r.getInput(), allDims(r.getInput()));
     AffineExpr others = product(res, known);
     auto zero = dyn_cast_or_null<AffineConstantExpr>(others);
@@ -603,13 +609,7 @@ LogicalResult Analyzer::visit(Operation *op) {
   for (Value r : op->getResults())
     addValue(r);
   return TypeSwitch<Operation *, LogicalResult>(op)
-      .Case<ConstantOp, IotaOp>([&](Operation *op) {
-        // Sized by its uses, or by the fusion's statement (kSizesAttr).
-        if (auto sizes = op->getAttrOfType<AffineMapAttr>(kSizesAttr))
-          return statedSizes(op, sizes);
-        return success();
-      })
-      .Case<SizeOp>([](auto) { return success(); })
+      .Case<ConstantOp, IotaOp, SizeOp>([](auto) { return success(); })
       .Case<CummaxOp, CumminOp>([&](Operation *op) {
         // Values and indices, both of the input's shape.
         for (Value res : op->getResults())
@@ -808,7 +808,7 @@ Analyzer::run(SmallVectorImpl<ShapeAnalysis::Symbol> &symbols,
       if (t.isDynamicDim(d)) {
         e = getAffineSymbolExpr(symbols.size(), ctx);
         if (fusion.getArgAttr(arg.getArgNumber(), kCotangentAttr))
-          cotangentSymbols.insert(symbols.size());
+          classes.cotangentSymbols.insert(symbols.size());
         symbols.push_back({arg.getArgNumber(), d});
       } else {
         e = getAffineConstantExpr(t.getDimSize(d), ctx);

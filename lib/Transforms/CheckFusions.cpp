@@ -217,6 +217,16 @@ LogicalResult checkFusion(func::FuncOp f) {
                                   "and a return";
     if (op.getNumRegions())
       return op.emitError("ops with regions are not fusion ops");
+    // Stated sizes (docs/dialect.md): an affine map, on the ops the shape
+    // analysis reads them from; elsewhere they would be ignored in silence.
+    if (Attribute sizes = op.getAttr(kSizesAttr)) {
+      if (!isa<ReshapeOp, BroadcastOp>(op))
+        return op.emitOpError("has '")
+               << kSizesAttr << "', which only a reshape or a broadcast takes";
+      if (!isa<AffineMapAttr>(sizes))
+        return op.emitOpError("'") << kSizesAttr << "' must be an affine map over the "
+                                   << "fusion's dynamic argument dims, got " << sizes;
+    }
   }
   return success();
 }

@@ -109,6 +109,62 @@ std::string freshName(const std::string &base, llvm::StringSet<> &taken) {
 
 } // namespace
 
+/// The shape analysis's symbol of each argument dim of `f` (the i-th
+/// dynamic dim among its arguments' dims), -1 where the dim is static.
+static SmallVector<SmallVector<int64_t>> argDimSymbols(func::FuncOp f) {
+  SmallVector<SmallVector<int64_t>> table;
+  int64_t next = 0;
+  for (Type t : f.getArgumentTypes()) {
+    SmallVector<int64_t> &row = table.emplace_back();
+    if (auto rt = dyn_cast<RankedTensorType>(t))
+      for (int64_t d = 0; d < rt.getRank(); ++d)
+        row.push_back(rt.isDynamicDim(d) ? next++ : -1);
+  }
+  return table;
+}
+
+namespace {
+/// How fuser.sizes maps over one fusion's argument dims become maps over
+/// another's, whose argument argOf[i] is the first's argument i (-1: none).
+struct SymbolRenumbering {
+  SymbolRenumbering(func::FuncOp from, func::FuncOp to, ArrayRef<int64_t> argOf) {
+    SmallVector<SmallVector<int64_t>> src = argDimSymbols(from), dst = argDimSymbols(to);
+    for (const SmallVector<int64_t> &row : dst)
+      numTo += llvm::count_if(row, [](int64_t s) { return s >= 0; });
+    for (auto [i, row] : llvm::enumerate(src))
+      for (auto [d, sym] : llvm::enumerate(row)) {
+        if (sym < 0)
+          continue;
+        int64_t a = i < argOf.size() ? argOf[i] : -1;
+        symbolTo.push_back(a >= 0 && d < dst[a].size() ? dst[a][d] : -1);
+      }
+  }
+  /// Rewrites `op`'s fuser.sizes (a user's statement of sizes); one over a
+  /// dim the other fusion has no argument for is dropped, and the shape
+  /// analysis's rules size the op there.
+  void apply(Operation *op) const {
+    auto sizes = op->getAttrOfType<AffineMapAttr>(kSizesAttr);
+    if (!sizes)
+      return;
+    AffineMap m = sizes.getValue();
+    bool ok = m.getNumSymbols() == symbolTo.size() && m.getNumDims() == 0;
+    SmallVector<AffineExpr> repl;
+    for (unsigned k = 0; ok && k < m.getNumSymbols(); ++k) {
+      ok = symbolTo[k] >= 0 || !m.isFunctionOfSymbol(k);
+      repl.push_back(getAffineSymbolExpr(std::max<int64_t>(symbolTo[k], 0), op->getContext()));
+    }
+    if (!ok) {
+      op->removeAttr(kSizesAttr);
+      return;
+    }
+    op->setAttr(kSizesAttr,
+                AffineMapAttr::get(m.replaceDimsAndSymbols({}, repl, 0, numTo)));
+  }
+  SmallVector<int64_t> symbolTo;
+  unsigned numTo = 0;
+};
+} // namespace
+
 LogicalResult mlir::fuser::differentiate(func::FuncOp f, const VjpOptions &options) {
   if (f.isExternal() || !llvm::hasSingleElement(f.getBody()))
     return f.emitError("fuser-vjp: '") << f.getName() << "' is not a fusion with one block";
@@ -163,8 +219,15 @@ LogicalResult mlir::fuser::differentiate(func::FuncOp f, const VjpOptions &optio
     map.map(f.getArgument(i), body->getArgument(i));
   SmallVector<Operation *> forward;
   Block &fBody = f.getBody().front();
-  for (Operation &op : fBody.without_terminator())
+  // fuser.sizes maps over f's argument dims, over vjp's (f's come first).
+  SmallVector<int64_t> same;
+  for (unsigned i = 0; i < ft.getNumInputs(); ++i)
+    same.push_back(i);
+  SymbolRenumbering toVjp(f, vjp, same);
+  for (Operation &op : fBody.without_terminator()) {
     forward.push_back(ib.clone(op, map));
+    forward.back()->walk([&](Operation *o) { toVjp.apply(o); });
+  }
 
   // The backward: gradients flow from the cotangents to the inputs.
   DenseMap<Value, Value> grads;
@@ -323,9 +386,13 @@ LogicalResult mlir::fuser::splitResiduals(func::FuncOp f, func::FuncOp vjp) {
   }
   for (Operation &op : f.getBody().front().without_terminator())
     fb.clone(op, fromF);
+  SmallVector<int64_t> inputsFirst;
+  for (unsigned i = 0; i < numInputs; ++i)
+    inputsFirst.push_back(i);
+  SymbolRenumbering vjpToFwd(vjp, fwd, inputsFirst);
   for (Operation &op : body.without_terminator())
     if (!bwdOps.contains(&op))
-      fb.clone(op, fromVjp);
+      vjpToFwd.apply(fb.clone(op, fromVjp));
   SmallVector<Value> fwdValues;
   for (Value v : f.getBody().front().getTerminator()->getOperands())
     fwdValues.push_back(fromF.lookupOrDefault(v));
@@ -410,9 +477,21 @@ LogicalResult mlir::fuser::splitResiduals(func::FuncOp f, func::FuncOp vjp) {
     bwd.setArgAttr(at, kNameAttr,
                    b.getStringAttr(freshName("shape_of_" + nameOf(f, i, false), taken)));
   }
+  // vjp's argument i as an argument of bwd: a saved input, a cotangent, or
+  // an input passed for its shape.
+  SmallVector<int64_t> bwdArgOf(body.getNumArguments(), -1);
+  for (auto [k, v] : llvm::enumerate(residuals))
+    if (auto arg = dyn_cast<BlockArgument>(v))
+      bwdArgOf[arg.getArgNumber()] = k;
+  for (unsigned c = 0; c < numCotangents; ++c)
+    bwdArgOf[numInputs + c] = residuals.size() + c;
+  for (auto [k, i] : llvm::enumerate(shapeOnly))
+    if (bwdArgOf[i] < 0)
+      bwdArgOf[i] = residuals.size() + numCotangents + k;
+  SymbolRenumbering vjpToBwd(vjp, bwd, bwdArgOf);
   for (Operation &op : body.without_terminator())
     if (copied.contains(&op) || bwdOps.contains(&op))
-      bb.clone(op, toBwd);
+      vjpToBwd.apply(bb.clone(op, toBwd));
   SmallVector<Value> grads;
   for (Value g : ret->getOperands())
     grads.push_back(toBwd.lookupOrDefault(g));

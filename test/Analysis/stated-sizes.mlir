@@ -1,8 +1,8 @@
 // Sizes a fusion states (fuser.sizes: an affine map over the dynamic
 // argument dims) where nothing else could tell them: a broadcast to another
-// argument's shape that nothing else uses (torch's x.expand_as(z)), an iota
-// or constant of such a shape (lib/Analysis/ShapeAnalysis.cpp,
-// docs/dialect.md).
+// argument's shape that nothing else uses (torch's x.expand_as(z)), a
+// reshape whose type is its input's but whose sizes are not
+// (lib/Analysis/ShapeAnalysis.cpp, docs/dialect.md).
 // RUN: fuser-opt %s -split-input-file --canonicalize --fuser-segment --fuser-emit-kernels --canonicalize --cse | FileCheck %s
 
 // x [1, ?] expanded as z [?, ?]: s0 is x's dim 1, s1 and s2 z's dims; x's
@@ -34,10 +34,14 @@ func.func @filled_like(%z: tensor<?xf32>) -> tensor<?xf32> {
 
 // -----
 
-// CHECK-LABEL: func.func @iota_like(
-// CHECK-DAG: %[[Z1:.*]] = memref.dim %arg0, %c1
-// CHECK: fuser.result_dim %arg1[0] = %[[Z1]]
-func.func @iota_like(%z: tensor<3x?xf32>) -> tensor<?xi64> {
-  %i = fuser.iota dim = 0 {fuser.sizes = affine_map<()[s0] -> (s0)>} : tensor<?xi64>
-  return %i : tensor<?xi64>
+// x.view(x.shape[1], x.shape[0]) of [?, ?]: the same type, other sizes; the
+// canonicalizer must not fold it into x.
+// CHECK-LABEL: func.func @transposed_view(
+// CHECK-DAG: %[[X0:.*]] = memref.dim %arg0, %c0
+// CHECK-DAG: %[[X1:.*]] = memref.dim %arg0, %c1
+// CHECK: fuser.result_dim %arg1[0] = %[[X1]]
+// CHECK: fuser.result_dim %arg1[1] = %[[X0]]
+func.func @transposed_view(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %r = fuser.reshape %x {fuser.sizes = affine_map<()[s0, s1] -> (s1, s0)>} : tensor<?x?xf32> -> tensor<?x?xf32>
+  return %r : tensor<?x?xf32>
 }

@@ -406,13 +406,17 @@ broadcastDimsThroughUnitReshape(ReshapeOp reshape, ArrayRef<int64_t> dims, int64
 }
 
 OpFoldResult BroadcastOp::fold(FoldAdaptor adaptor) {
-  if (getInput().getType() == getType())
+  // Sizes the fusion states (kSizesAttr) are kept with the op: an identity
+  // or a splat in its place would not have them.
+  bool stated = (*this)->hasAttr(kSizesAttr);
+  if (getInput().getType() == getType() && !stated)
     return getInput(); // equal ranks and strictly increasing dims: identity
   // A splat stays a splat, unless the fusion states the broadcast's sizes
   // (kSizesAttr), which a folded constant would not keep.
-  if (adaptor.getInput() && !(*this)->hasAttr(kSizesAttr))
+  if (adaptor.getInput() && !stated)
     return adaptor.getInput();
-  if (auto inner = getInput().getDefiningOp<BroadcastOp>()) {
+  if (auto inner = getInput().getDefiningOp<BroadcastOp>();
+      inner && !inner->hasAttr(kSizesAttr)) {
     SmallVector<int64_t> dims;
     for (int64_t d : inner.getDims())
       dims.push_back(getDims()[d]);
@@ -436,9 +440,12 @@ OpFoldResult BroadcastOp::fold(FoldAdaptor adaptor) {
 }
 
 OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
-  if (getInput().getType() == getType())
+  // A reshape whose sizes the fusion states (kSizesAttr) stays: its type
+  // may equal its input's while its sizes do not (x.view(n, m) of [m, n]).
+  bool stated = (*this)->hasAttr(kSizesAttr);
+  if (getInput().getType() == getType() && !stated)
     return getInput();
-  if (adaptor.getInput())
+  if (adaptor.getInput() && !stated)
     return adaptor.getInput();
   if (auto inner = getInput().getDefiningOp<ReshapeOp>()) {
     // With two or more dynamic result dims a reshape's sizes pair with its
@@ -454,7 +461,7 @@ OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
     bool sizedByUses = (*this)->hasAttr(kDimsFromUsesAttr) || (*this)->hasAttr(kSizesAttr);
     if (!sizesFromCount && !refinements && !sizedByUses)
       return {};
-    if (inner.getInput().getType() == getType())
+    if (inner.getInput().getType() == getType() && !stated)
       return inner.getInput();
     // Two refinements make one; anything else is a reshape.
     if (!inner->hasAttr(kRefinesShapeAttr))

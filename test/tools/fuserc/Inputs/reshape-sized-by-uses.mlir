@@ -61,3 +61,12 @@ func.func @rule_tanh(%e: tensor<?x16xf32>) -> tensor<?x?x16xf32> {
   %t = fuser.tanh %r : tensor<?x?x16xf32>
   return %t : tensor<?x?x16xf32>
 }
+
+// x.view(B * T, C) stated with fuser.sizes: fuser-vjp renumbers the map's
+// symbols for the gradient's own arguments (it copied it as it was, a map of
+// 3 symbols in a fusion of 5 dynamic dims).
+func.func @stated_tanh(%x: tensor<?x?x?xf32>) -> tensor<?x?xf32> {
+  %r = fuser.reshape %x {fuser.sizes = affine_map<()[s0, s1, s2] -> (s0 * s1, s2)>} : tensor<?x?x?xf32> -> tensor<?x?xf32>
+  %t = fuser.tanh %r : tensor<?x?xf32>
+  return %t : tensor<?x?xf32>
+}
