@@ -256,8 +256,8 @@ int fusercRunSharded(const RunFlags *f, const void *bundleData, size_t bundleSiz
     shapes[i].masks = masks;
     masks += shapes[i].rank;
   }
-  /* Whole arguments: files (their dynamic dims, which no axis splits, are
-   * the local ones), or generated. */
+  /* Whole arguments: files (a dynamic dim is the file's size over the
+   * parts an axis splits it into), or generated. */
   for (size_t a = 0; a < numArgs; ++a) {
     const fuser_tensor_info *t = fuser_fusion_arg(fusion, a);
     for (int k = 0; k < f->numInputs; ++k) {
@@ -284,9 +284,20 @@ int fusercRunSharded(const RunFlags *f, const void *bundleData, size_t bundleSiz
   }
   for (size_t k = 0; k < numDims; ++k) {
     const fuser_dyn_dim_info *info = fuser_fusion_dyn_dim(fusion, k);
-    if (info->tensor < numArgs && whole[info->tensor].data)
-      dims[k] = whole[info->tensor].shape[info->dim];
-    else if (info->tensor < numArgs) {
+    if (info->tensor < numArgs && whole[info->tensor].data) {
+      /* The fusion is one device's: a split dim is the whole's over the
+       * parts (a per-device fusion's fuser.split of a '?' dim). */
+      int64_t size = whole[info->tensor].shape[info->dim];
+      int64_t parts = partsOf(&grid, shapes[info->tensor].masks[info->dim]);
+      if (parts > 1 && size % parts != 0) {
+        fprintf(stderr, "fuserc: error: dim %u of argument '%s' of fusion '%s' is split into "
+                        "%" PRId64 " parts, but the file's %" PRId64 " does not divide "
+                        "equally\n", info->dim, fuser_fusion_arg(fusion, info->tensor)->name,
+                fname, parts, size);
+        goto done;
+      }
+      dims[k] = size / parts;
+    } else if (info->tensor < numArgs) {
       fprintf(stderr, "fuserc: error: dim %u of argument '%s' of fusion '%s' is known only "
                       "at launch: give it as an --input file\n", info->dim,
               fuser_fusion_arg(fusion, info->tensor)->name, fname);
