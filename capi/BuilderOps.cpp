@@ -411,27 +411,19 @@ bool fuserBuildVarMean(FuserBuilder b, MlirValue x, const int64_t *dims,
 // Shape ops
 //===----------------------------------------------------------------------===//
 
-MlirValue fuserBuildReshape(FuserBuilder b, MlirValue x, intptr_t rank,
-                            const int64_t *shape) {
-  Call c(b, "fuserBuildReshape");
+/// fuserBuildReshape and fuserBuildReshapeSized: `sizes` is the stated
+/// map's text, or null for none (`stated` says whether one must be given).
+static MlirValue reshapeCall(FuserBuilder b, const char *fn, MlirValue x, intptr_t rank,
+                             const int64_t *shape, bool stated, const char *sizes) {
+  Call c(b, fn);
   if (!c.ready())
     return MlirValue{nullptr};
   Value v = c.operand(x, "the operand");
   SmallVector<int64_t> s;
   if (!v || !c.shape(rank, shape, s))
     return MlirValue{nullptr};
-  return c.wrapValue(buildReshape(c, v, s));
-}
-
-MlirValue fuserBuildReshapeSized(FuserBuilder b, MlirValue x, intptr_t rank,
-                                 const int64_t *shape, const char *sizes) {
-  Call c(b, "fuserBuildReshapeSized");
-  if (!c.ready())
-    return MlirValue{nullptr};
-  Value v = c.operand(x, "the operand");
-  SmallVector<int64_t> s;
-  if (!v || !c.shape(rank, shape, s))
-    return MlirValue{nullptr};
+  if (!stated)
+    return c.wrapValue(buildReshape(c, v, s));
   if (!sizes) {
     c.fail("sizes is null");
     return MlirValue{nullptr};
@@ -448,6 +440,16 @@ MlirValue fuserBuildReshapeSized(FuserBuilder b, MlirValue x, intptr_t rank,
   auto type = RankedTensorType::get(s, tensorOf(v).getElementType());
   return c.wrapValue(firstResult(c.create(ReshapeOp::getOperationName(), v, type,
                                           {attr(c.ctx(), kSizesAttr, map)})));
+}
+
+MlirValue fuserBuildReshape(FuserBuilder b, MlirValue x, intptr_t rank,
+                            const int64_t *shape) {
+  return reshapeCall(b, "fuserBuildReshape", x, rank, shape, /*stated=*/false, nullptr);
+}
+
+MlirValue fuserBuildReshapeSized(FuserBuilder b, MlirValue x, intptr_t rank,
+                                 const int64_t *shape, const char *sizes) {
+  return reshapeCall(b, "fuserBuildReshapeSized", x, rank, shape, /*stated=*/true, sizes);
 }
 
 MlirValue fuserBuildPermute(FuserBuilder b, MlirValue x, const int64_t *perm,

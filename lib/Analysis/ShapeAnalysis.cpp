@@ -422,9 +422,10 @@ LogicalResult Analyzer::statedSizes(Operation *op, AffineMapAttr sizes) {
 /// One step for the reshapes whose rule guesses: every one whose result
 /// dims other ops sized keeps them, and one with a single result dim left
 /// unsized gives it the input's element count over the others (as
-/// torch's `view(s, k, -1)`); their element counts are checked last. If
-/// there is none, the rule sizes the first whose input is known. False
-/// when nothing changed.
+/// torch's `view(s, k, -1)`); their element counts are checked. If there
+/// is none, the rule sizes every one whose input is known, at once, and
+/// fuser-vjp's reshapes back still unsized take the rule from their
+/// result. False when nothing changed.
 bool Analyzer::resolveGuessingReshape() {
   bool changed = false;
   SmallVector<ReshapeOp> left;

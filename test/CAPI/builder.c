@@ -488,10 +488,17 @@ static void testReshapeSized(MlirContext ctx) {
   MlirStringRef why = fuserBuilderGetError(e);
   fprintf(stderr, "error: %.*s\n", (int)why.length, why.data);
   fuserBuilderDestroy(e);
+  FuserBuilder n = fuserBuilderCreate(ctx, S("no_sizes"));
+  x = fuserBuilderAddInput(n, FuserDTypeF32, 3, (int64_t[]){DYN, DYN, DYN}, S("x"));
+  EXPECT(mlirValueIsNull(fuserBuildReshapeSized(n, x, 2, (int64_t[]){DYN, DYN}, NULL)));
+  why = fuserBuilderGetError(n);
+  fprintf(stderr, "error: %.*s\n", (int)why.length, why.data);
+  fuserBuilderDestroy(n);
 }
 // CHECK-LABEL: @testReshapeSized
 // CHECK: fuser.reshape %{{.*}} {fuser.sizes = #map} : tensor<?x?x?xf32> -> tensor<?x?xf32>
 // CHECK: error: {{.*}}fuserBuildReshapeSized: sizes '(d0) -> (d0)' is not an affine map of no dims and 2 results over the fusion's dynamic input dims, as '()[s0, s1] -> (s0 * s1)'
+// CHECK: error: {{.*}}fuserBuildReshapeSized: sizes is null
 
 static void testMatmul(MlirContext ctx) {
   fprintf(stderr, "@testMatmul\n");
