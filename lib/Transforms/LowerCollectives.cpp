@@ -109,6 +109,30 @@ struct Lowering {
                                 b.getDenseI64ArrayAttr(gridAxes), b.getI64IntegerAttr(group));
   }
 
+  /// `reduced`, the library's float max or min of `input`, NaN wherever a
+  /// member's `input` is NaN. NCCL reduces float max and min with fmaxf and
+  /// fminf (__hmax and __hmin for halves), which return the other operand
+  /// when one is NaN, so a NaN only one member holds would be lost where
+  /// torch's max and min give NaN. An any-NaN flag (i1 under max, one byte an
+  /// element) goes through the same collective beside the values.
+  Value keepNaN(Location loc, StringRef kind, Value input, Value reduced,
+                ArrayRef<shard::GridAxis> axes, int64_t group) {
+    auto type = cast<RankedTensorType>(reduced.getType());
+    auto elem = dyn_cast<FloatType>(type.getElementType());
+    if (!elem)
+      return reduced;
+    Value isNan = IsNanOp::create(b, loc, input);
+    Value anyNan = collective(loc, kind, isNan, type.clone(b.getI1Type()), StringRef("max"),
+                              axes, group);
+    Value nan = ConstantOp::create(b, loc, RankedTensorType::get({}, elem),
+                                   b.getFloatAttr(elem, APFloat::getNaN(elem.getFloatSemantics())));
+    return WhereOp::create(b, loc, anyNan, nan, reduced);
+  }
+
+  static bool dropsNaN(shard::ReductionKind kind) {
+    return kind == shard::ReductionKind::Max || kind == shard::ReductionKind::Min;
+  }
+
   /// `x` with its dim `d` of size G*b split into [G, b] and G moved to the
   /// front: the parts the library scatters, in member order.
   Value partsToFront(Location loc, Value x, int64_t d, int64_t group) {
@@ -158,6 +182,8 @@ struct Lowering {
       if (failed(g) || failed(red))
         return failure();
       result = collective(loc, "all_reduce", r.getInput(), type, *red, r.getGridAxes(), *g);
+      if (dropsNaN(r.getReduction()))
+        result = keepNaN(loc, "all_reduce", r.getInput(), result, r.getGridAxes(), *g);
     } else if (auto a = dyn_cast<shard::AllGatherOp>(op)) {
       FailureOr<int64_t> g = groupSize(a);
       if (failed(g) || failed(checkAxesOrder(a, false)))
@@ -175,6 +201,8 @@ struct Lowering {
         return failure();
       Value parts = partsToFront(loc, s.getInput(), s.getScatterAxis().getSExtValue(), *g);
       result = collective(loc, "reduce_scatter", parts, type, *red, s.getGridAxes(), *g);
+      if (dropsNaN(s.getReduction()))
+        result = keepNaN(loc, "reduce_scatter", parts, result, s.getGridAxes(), *g);
     } else if (auto s = dyn_cast<shard::AllSliceOp>(op)) {
       auto type = cast<RankedTensorType>(s.getType());
       FailureOr<int64_t> g = groupSize(s);

@@ -12,11 +12,20 @@ func.func @reductions(%x: tensor<8xf32>, %b: tensor<8xi1>)
     -> (tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xi1>, tensor<8xi1>) {
   // CHECK: fuser.collective "all_reduce" %{{.*}} reduction = "sum" grid_axes = [1] group_size = 4
   %0 = shard.all_reduce %x on @grid grid_axes = [1] : tensor<8xf32> -> tensor<8xf32>
-  // CHECK: fuser.collective "all_reduce" %{{.*}} reduction = "max" grid_axes = [0] group_size = 2
+  // A float max or min also reduces an any-NaN flag: NCCL's fmaxf and
+  // fminf drop a NaN that torch's max and min keep.
+  // CHECK: %[[MAX:.*]] = fuser.collective "all_reduce" %[[X:.*]] reduction = "max" grid_axes = [0] group_size = 2 : tensor<8xf32>
+  // CHECK-NEXT: %[[NAN:.*]] = fuser.isnan %[[X]] : tensor<8xf32>
+  // CHECK-NEXT: %[[ANY:.*]] = fuser.collective "all_reduce" %[[NAN]] reduction = "max" grid_axes = [0] group_size = 2 : tensor<8xi1> -> tensor<8xi1>
+  // CHECK-NEXT: %[[C:.*]] = fuser.constant nan : tensor<f32>
+  // CHECK-NEXT: fuser.where %[[ANY]], %[[C]], %[[MAX]]
   %1 = shard.all_reduce %x on @grid grid_axes = [0] reduction = max : tensor<8xf32> -> tensor<8xf32>
   // CHECK: fuser.collective "all_reduce" %{{.*}} reduction = "min" grid_axes = [0, 1] group_size = 8
   %2 = shard.all_reduce %x on @grid grid_axes = [0, 1] reduction = min : tensor<8xf32> -> tensor<8xf32>
+  // CHECK: fuser.isnan
+  // CHECK: fuser.where
   // CHECK: fuser.collective "all_reduce" %{{.*}} reduction = "prod"
+  // CHECK-NOT: fuser.isnan
   %3 = shard.all_reduce %x on @grid grid_axes = [1] reduction = product : tensor<8xf32> -> tensor<8xf32>
   // CHECK: fuser.collective "all_reduce" %{{.*}} reduction = "avg"
   %4 = shard.all_reduce %x on @grid grid_axes = [1] reduction = average : tensor<8xf32> -> tensor<8xf32>
@@ -74,8 +83,11 @@ func.func @all_to_all(%x: tensor<4x8xf32>) -> tensor<8x4xf32> {
 // CHECK-LABEL: func.func @reduce_then_slice
 // CHECK: %[[R:.*]] = fuser.reshape %{{.*}} : tensor<8x4xf32> -> tensor<4x2x4xf32>
 // CHECK-NEXT: %[[S:.*]] = fuser.collective "reduce_scatter" %[[R]] reduction = "max" grid_axes = [1] group_size = 4 : tensor<4x2x4xf32> -> tensor<2x4xf32>
+// CHECK-NEXT: %[[NAN:.*]] = fuser.isnan %[[R]] : tensor<4x2x4xf32>
+// CHECK-NEXT: %[[ANY:.*]] = fuser.collective "reduce_scatter" %[[NAN]] reduction = "max" grid_axes = [1] group_size = 4 : tensor<4x2x4xi1> -> tensor<2x4xi1>
 // CHECK-NOT: all_reduce
-// CHECK: return %[[S]]
+// CHECK: %[[W:.*]] = fuser.where %[[ANY]], %{{.*}}, %[[S]]
+// CHECK: return %[[W]]
 func.func @reduce_then_slice(%x: tensor<8x4xf32>) -> tensor<2x4xf32> {
   %0 = shard.all_reduce %x on @grid grid_axes = [1] reduction = max : tensor<8x4xf32> -> tensor<8x4xf32>
   %1 = shard.all_slice %0 on @grid grid_axes = [1] slice_axis = 0 : tensor<8x4xf32> -> tensor<2x4xf32>

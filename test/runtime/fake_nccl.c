@@ -17,7 +17,8 @@
  *   step computed exactly and rounded to the element type (f16 and bf16
  *   rounded to nearest even after every step, as NCCL reduces 16-bit
  *   floats pairwise in their type); avg is that sum divided by n, rounded
- *   once (integers: truncated). Integers wrap. It writes its output only
+ *   once (integers: truncated). Float max and min drop a NaN as NCCL's
+ *   fmaxf / fminf do. Integers wrap. It writes its output only
  *   after every member has read (so a rank may reuse its buffers once its
  *   call returned, and SRC may be DST).
  * - Members that disagree on a collective (another call, count, type or
@@ -72,6 +73,7 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -471,8 +473,11 @@ static val combine(int t, int op, val a, val b) {
   if (is_float(t)) {
     switch (op) {
     case ncclProd: r.f = a.f * b.f; break;
-    case ncclMax: r.f = a.f > b.f || a.f != a.f ? a.f : b.f; break;
-    case ncclMin: r.f = a.f < b.f || a.f != a.f ? a.f : b.f; break;
+    /* As NCCL's fmaxf / fminf (__hmax / __hmin for halves): a NaN gives
+     * the other operand, so a NaN only some members hold is dropped, as on
+     * a GPU (fuser's lowering carries an any-NaN flag for that). */
+    case ncclMax: r.f = fmax(a.f, b.f); break;
+    case ncclMin: r.f = fmin(a.f, b.f); break;
     default: r.f = a.f + b.f; /* sum, avg */
     }
     return round_to(t, r);

@@ -119,6 +119,36 @@ Sharding resultSharding(Operation *op, const LoopDescription &desc,
 /// Partitions `op` as the clone of itself on each device's part; then, when
 /// a reduction loop is split, combines the parts of every result with
 /// `kind`.
+/// A sum, product or mean of f16 or bf16 accumulates in f32 and rounds once
+/// (torch, and fuser's kernels). Split over devices, each device's part
+/// would round to the half type before the library combines them in it:
+/// parts of +-96000 would become +-inf and their sum NaN where torch gives
+/// 0. So the device's part stays f32 (the same op on its input cast to f32,
+/// an exact cast), the all_reduce runs in f32, and the whole rounds once
+/// after it. Fails (and changes nothing) for any other op or type.
+LogicalResult combineHalvesInF32(Operation *op, IRMapping &partitionMap,
+                                 FlatSymbolRefAttr gridAttr, ArrayRef<GridAxis> axes,
+                                 ReductionKind kind, OpBuilder &builder) {
+  auto type = cast<RankedTensorType>(op->getResult(0).getType());
+  if (!isa<SumOp, ProdOp, MeanOp>(op) || !(type.getElementType().isF16() ||
+                                          type.getElementType().isBF16()))
+    return failure();
+  Operation *part = partitionMap.lookup(op->getResult(0)).getDefiningOp();
+  auto partType = cast<RankedTensorType>(part->getResult(0).getType());
+  Location loc = op->getLoc();
+  Value input = part->getOperand(0);
+  Value wide = CastOp::create(builder, loc,
+                              cast<RankedTensorType>(input.getType()).clone(builder.getF32Type()),
+                              input);
+  OperationState state(loc, part->getName(), ValueRange{wide},
+                       TypeRange{partType.clone(builder.getF32Type())}, part->getAttrs());
+  Value wholeF32 = shard::AllReduceOp::create(builder, loc, builder.create(state)->getResult(0),
+                                              gridAttr.getValue(), axes, kind);
+  partitionMap.map(op->getResult(0), CastOp::create(builder, loc, partType, wholeF32));
+  part->erase();
+  return success();
+}
+
 LogicalResult partitionWithReductions(Operation *op, const LoopDescription &desc,
                                       ArrayRef<Value> partitionedOperands,
                                       ArrayRef<Sharding> operandShardings,
@@ -149,6 +179,8 @@ LogicalResult partitionWithReductions(Operation *op, const LoopDescription &desc
   if (kind == ReductionKind::Generic)
     return op->emitOpError() << "cannot combine parts reduced on different devices";
   SmallVector<GridAxis> axes = shard::getReductionGridAxes(desc.loops, assignment);
+  if (succeeded(combineHalvesInF32(op, partitionMap, gridAttr, axes, kind, builder)))
+    return success();
   for (OpResult r : op->getResults()) {
     Value part = partitionMap.lookup(r);
     Value whole = shard::AllReduceOp::create(builder, op->getLoc(), part,
