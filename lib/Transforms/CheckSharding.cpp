@@ -13,8 +13,12 @@
 
 #include "mlir/Dialect/Shard/IR/ShardDialect.h"
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
+#include "mlir/Dialect/Shard/Interfaces/ShardingInterface.h"
+#include "mlir/Dialect/Shard/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <limits>
@@ -250,6 +254,153 @@ void annotateUnusedArguments(func::FuncOp f) {
   }
 }
 
+/// The grid axes dim `d` of a value is split over under `s` (none past the
+/// dims `s` lists).
+ArrayRef<int16_t> axesOf(const shard::Sharding &s, unsigned d) {
+  ArrayRef<shard::GridAxesAttr> split = s.getSplitAxes();
+  return d < split.size() ? split[d].asArrayRef() : ArrayRef<int16_t>();
+}
+
+/// The sharding of a value of `rank` dims whose dim d is split over
+/// `splits[d]`, at `b`.
+Value shardingOf(OpBuilder &b, Location loc, FlatSymbolRefAttr grid,
+                 ArrayRef<SmallVector<int16_t>> splits) {
+  SmallVector<shard::GridAxesAttr> axes;
+  for (ArrayRef<int16_t> a : splits)
+    axes.push_back(shard::GridAxesAttr::get(b.getContext(), a));
+  while (axes.size() > 1 && axes.back().empty())
+    axes.pop_back();
+  if (axes.empty())
+    axes.push_back(shard::GridAxesAttr::get(b.getContext(), {}));
+  return shard::ShardingOp::create(b, loc, grid, axes);
+}
+
+/// An op whose operands are annotated for it (annotate_for_users, as
+/// written: propagation keeps it) with splits that disagree with its
+/// result's, or with each other's, would be partitioned into parts of
+/// different shapes (invalid IR). Each such operand is resharded instead to
+/// the split the op computes with: the results' splits decide the loops
+/// they index, then the operands' in order decide the loops only operands
+/// index (a sum's reduced dims, a matmul's contraction), a grid axis taken
+/// by one loop leaving the others whole. Operands that agree are left as
+/// they are, so a consistent fusion's plan does not change.
+bool reconcileOperands(func::FuncOp f) {
+  bool changed = false;
+  SmallVector<Operation *> ops;
+  f.walk([&](Operation *op) {
+    if (!isa<shard::ShardOp, shard::ShardingOp>(op) && isa<shard::ShardingInterface>(op))
+      ops.push_back(op);
+  });
+  for (Operation *op : ops) {
+    auto iface = cast<shard::ShardingInterface>(op);
+    SmallVector<AffineMap> maps = iface.getIndexingMaps();
+    unsigned numLoops = iface.getLoopIteratorTypes().size();
+    if (maps.size() != op->getNumOperands() + op->getNumResults())
+      continue;
+    // Each value's annotation: an operand's for this op, a result's own.
+    std::vector<std::optional<shard::Sharding>> given;
+    SmallVector<shard::ShardOp> forUsers;
+    FlatSymbolRefAttr grid;
+    bool readable = true;
+    for (Value v : op->getOperands()) {
+      auto s = v.getDefiningOp<shard::ShardOp>();
+      forUsers.push_back(s && s.getAnnotateForUsers() ? s : shard::ShardOp());
+      given.push_back(forUsers.back() ? std::optional(shard::Sharding(s.getSharding()))
+                                      : std::nullopt);
+    }
+    for (Value v : op->getResults()) {
+      given.push_back(std::nullopt);
+      for (Operation *user : v.getUsers())
+        if (auto s = dyn_cast<shard::ShardOp>(user); s && !s.getAnnotateForUsers())
+          given.back() = shard::Sharding(s.getSharding());
+    }
+    for (const std::optional<shard::Sharding> &s : given)
+      if (s && s->getGridAttr()) {
+        readable &= !grid || grid == s->getGridAttr();
+        grid = s->getGridAttr();
+      }
+    if (!readable || !grid)
+      continue;
+    // The loops' splits: results first, then operands.
+    SmallVector<std::optional<SmallVector<int16_t>>> loops(numLoops);
+    llvm::SmallDenseSet<int16_t> taken;
+    auto decide = [&](unsigned i, bool fromResult) {
+      if (!given[i])
+        return true;
+      for (auto [d, e] : llvm::enumerate(maps[i].getResults())) {
+        auto dim = dyn_cast<AffineDimExpr>(e);
+        if (!dim)
+          continue;
+        std::optional<SmallVector<int16_t>> &loop = loops[dim.getPosition()];
+        ArrayRef<int16_t> axes = axesOf(*given[i], d);
+        if (loop) {
+          if (fromResult && ArrayRef<int16_t>(*loop) != axes)
+            return false; // results disagree: partition says so
+          continue;
+        }
+        if (llvm::any_of(axes, [&](int16_t a) { return taken.contains(a); }))
+          axes = {};
+        loop = SmallVector<int16_t>(axes);
+        taken.insert(axes.begin(), axes.end());
+      }
+      return true;
+    };
+    unsigned numOperands = op->getNumOperands();
+    bool consistent = true;
+    for (unsigned r = 0; r < op->getNumResults(); ++r)
+      consistent &= decide(numOperands + r, true);
+    if (!consistent)
+      continue;
+    for (unsigned i = 0; i < numOperands; ++i)
+      decide(i, false);
+    // The split of value `i` (an operand, then the results) the loops give.
+    auto wantedOf = [&](unsigned i) {
+      SmallVector<SmallVector<int16_t>> wanted;
+      for (AffineExpr e : maps[i].getResults()) {
+        auto dim = dyn_cast<AffineDimExpr>(e);
+        wanted.push_back(dim && loops[dim.getPosition()] ? *loops[dim.getPosition()]
+                                                         : SmallVector<int16_t>());
+      }
+      return wanted;
+    };
+    bool resharded = false;
+    for (unsigned i = 0; i < numOperands; ++i) {
+      if (!forUsers[i])
+        continue;
+      SmallVector<SmallVector<int16_t>> wanted = wantedOf(i);
+      if (llvm::all_of(llvm::enumerate(wanted), [&](auto w) {
+            return ArrayRef<int16_t>(w.value()) == axesOf(*given[i], w.index());
+          }))
+        continue;
+      OpBuilder b(op);
+      Value sharding = shardingOf(b, op->getLoc(), grid, wanted);
+      Value to = shard::ShardOp::create(b, op->getLoc(), forUsers[i].getSrc(), sharding,
+                                        /*annotate_for_users=*/true);
+      op->setOperand(i, to);
+      if (forUsers[i]->use_empty())
+        forUsers[i]->erase();
+      resharded = true;
+    }
+    if (!resharded)
+      continue;
+    changed = true;
+    // A result propagation left unannotated (it stops at a conflict) is
+    // held as the op computes it; propagation, run again, carries that on
+    // to its users.
+    for (unsigned r = 0; r < op->getNumResults(); ++r) {
+      if (given[numOperands + r])
+        continue;
+      Value res = op->getResult(r);
+      OpBuilder b(op->getContext());
+      b.setInsertionPointAfter(op);
+      Value sharding = shardingOf(b, op->getLoc(), grid, wantedOf(numOperands + r));
+      Value held = shard::ShardOp::create(b, op->getLoc(), res, sharding, false);
+      res.replaceAllUsesExcept(held, held.getDefiningOp());
+    }
+  }
+  return changed;
+}
+
 struct CheckShardingPass : public fuser::impl::CheckShardingPassBase<CheckShardingPass> {
   using CheckShardingPassBase::CheckShardingPassBase;
   void runOnOperation() override {
@@ -265,6 +416,17 @@ struct CheckShardingPass : public fuser::impl::CheckShardingPassBase<CheckShardi
       return;
     }
     annotateUnusedArguments(getOperation());
+    // Before the whole annotations below: a result only they annotate says
+    // nothing about how its op computes. Propagation stopped at the
+    // conflict: run again from what was resolved.
+    if (reconcileOperands(getOperation())) {
+      OpPassManager again(func::FuncOp::getOperationName());
+      shard::ShardingPropagationOptions options;
+      options.traversal = shard::TraversalOrder::ForwardBackward;
+      again.addPass(shard::createShardingPropagation(options));
+      if (failed(runPipeline(again, getOperation())))
+        return signalPassFailure();
+    }
     annotateWholeDefinitions(getOperation());
     annotateReturns(getOperation());
     SymbolTableCollection symbols;

@@ -28,3 +28,54 @@ func.func @returns(%x: tensor<8x4xf32>, %y: tensor<8x4xf32>) -> (tensor<8x4xf32>
   %xs = shard.shard %x to %s : tensor<8x4xf32>
   return %x, %y : tensor<8x4xf32>, tensor<8x4xf32>
 }
+
+// An operand annotated for its op with another split than the op's result
+// is resharded to the result's split (partition made parts of different
+// shapes: invalid IR): a new annotation for the op, from the same source.
+// CHECK-LABEL: func.func @operand_against_result
+// CHECK: %[[XW:.*]] = shard.shard %{{.*}} to %{{.*}} : tensor<8x8xf32>
+// CHECK: shard.sharding @grid split_axes = {{\[\[}}], [0]]
+// CHECK-NEXT: %[[R:.*]] = shard.sharding @grid split_axes = {{\[\[}}0]] : !shard.sharding
+// CHECK-NEXT: %[[XR:.*]] = shard.shard %[[XW]] to %[[R]] annotate_for_users : tensor<8x8xf32>
+// CHECK-NEXT: fuser.exp %[[XR]]
+func.func @operand_against_result(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %s0 = shard.sharding @grid split_axes = [[0]] : !shard.sharding
+  %s1 = shard.sharding @grid split_axes = [[], [0]] : !shard.sharding
+  %xa = shard.shard %x to %s1 annotate_for_users : tensor<8x8xf32>
+  %z = fuser.exp %xa : tensor<8x8xf32>
+  %zs = shard.shard %z to %s0 : tensor<8x8xf32>
+  return %zs : tensor<8x8xf32>
+}
+
+// Two operands that disagree, no result annotation: the first decides.
+// CHECK-LABEL: func.func @operands_disagree
+// CHECK: %[[XA:.*]] = shard.shard %{{.*}} to %{{.*}} annotate_for_users : tensor<8x8xf32>
+// CHECK: %[[R:.*]] = shard.sharding @grid split_axes = {{\[\[}}0]] : !shard.sharding
+// CHECK-NEXT: %[[YR:.*]] = shard.shard %{{.*}} to %[[R]] annotate_for_users : tensor<8x8xf32>
+// CHECK-NEXT: fuser.add %[[XA]], %[[YR]]
+func.func @operands_disagree(%x: tensor<8x8xf32>, %y: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %s0 = shard.sharding @grid split_axes = [[0]] : !shard.sharding
+  %s1 = shard.sharding @grid split_axes = [[], [0]] : !shard.sharding
+  %xa = shard.shard %x to %s0 annotate_for_users : tensor<8x8xf32>
+  %ya = shard.shard %y to %s1 annotate_for_users : tensor<8x8xf32>
+  %z = fuser.add %xa, %ya : tensor<8x8xf32>
+  return %z : tensor<8x8xf32>
+}
+
+// Operands that agree with each other and the op's loops are left alone: a
+// sum over the split dim stays a partial sum (the reduced loop only the
+// operand indexes), a matmul split along its contraction on both sides too.
+// CHECK-LABEL: func.func @consistent
+// CHECK: %[[XA:.*]] = shard.shard %{{.*}} to %{{.*}} annotate_for_users
+// CHECK-NEXT: fuser.sum %[[XA]]
+// CHECK: %[[WA:.*]] = shard.shard %{{.*}} to %{{.*}} annotate_for_users
+// CHECK-NEXT: fuser.matmul %[[XA]], %[[WA]]
+func.func @consistent(%x: tensor<8x8xf32>, %w: tensor<8x4xf32>) -> (tensor<8xf32>, tensor<8x4xf32>) {
+  %s0 = shard.sharding @grid split_axes = [[0]] : !shard.sharding
+  %s1 = shard.sharding @grid split_axes = [[], [0]] : !shard.sharding
+  %xa = shard.shard %x to %s1 annotate_for_users : tensor<8x8xf32>
+  %r = fuser.sum %xa dims = [1] : tensor<8x8xf32> -> tensor<8xf32>
+  %wa = shard.shard %w to %s0 annotate_for_users : tensor<8x4xf32>
+  %m = fuser.matmul %xa, %wa : (tensor<8x8xf32>, tensor<8x4xf32>) -> tensor<8x4xf32>
+  return %r, %m : tensor<8xf32>, tensor<8x4xf32>
+}

@@ -36,7 +36,11 @@ def CheckShardingPass : Pass<"fuser-check-sharding", "func::FuncOp"> {
     It also completes what propagation leaves out: a value whose users are
     annotated but which has no annotation of its own (an argument nobody
     split, an op whose operands are all whole) is annotated whole, which
-    upstream's partition needs (it crashes without).
+    upstream's partition needs (it crashes without). And an operand
+    annotated for its op (`annotate_for_users`) with another split than the
+    op computes with, which propagation keeps as written and partition would
+    turn into parts of different shapes, is resharded: the op's results'
+    splits decide, then its operands' in order.
 
     With `before-propagation`, it only checks the annotations as written (a
     sharding that does not come from a `shard.sharding` op crashes
