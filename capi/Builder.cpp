@@ -546,6 +546,14 @@ static MlirValue addInput(Call &c, FuserDType dtype, intptr_t rank, const int64_
       }
       layout.push_back(strides[d] == FUSER_DYNAMIC ? ShapedType::kDynamic : strides[d]);
     }
+    // Refused here, where the caller can tell which input, not first at
+    // finish.
+    if (!llvm::is_contained(dims, ShapedType::kDynamic) &&
+        !llvm::is_contained(layout, ShapedType::kDynamic) && viewSpanOverflows(dims, layout)) {
+      c.fail("the view reaches 2^63 elements or more from its start (1 + the sum of (size - "
+             "1) * stride over its dims): no buffer holds it");
+      return MlirValue{nullptr};
+    }
   }
   StringRef n = name.data ? unwrap(name) : StringRef();
   BuilderImpl &B = c.impl();
@@ -639,18 +647,6 @@ static func::FuncOp finish(Call &c) {
   if (defaultTaken(B.inputNames, "arg", "input") ||
       defaultTaken(B.outputNames, "result", "output"))
     return nullptr;
-  // Wrapped numbers nothing used are dropped.
-  for (Operation &op : llvm::make_early_inc_range(B.body())) {
-    if (op.getNumResults() != 1 || !op.use_empty() ||
-        llvm::is_contained(B.outputs, op.getResult(0)))
-      continue;
-    const void *key = op.getResult(0).getAsOpaquePointer();
-    if (!B.wrapped.count(key))
-      continue;
-    B.wrapped.erase(key);
-    B.values.erase(key);
-    op.erase();
-  }
   func::FuncOp f = *B.func;
   OpBuilder builder(B.ctx);
   builder.setInsertionPointToEnd(&B.body());
@@ -667,9 +663,26 @@ static func::FuncOp finish(Call &c) {
     if (!n.empty())
       f.setResultAttr(i, "fuser.name", StringAttr::get(B.ctx, n));
   if (failed(verify(f))) {
+    // The fusion stays as it was, for a caller that fixes what the message
+    // names and finishes again: nothing but the return is taken back (the
+    // failed call's undo stops at the op that was last before it).
     ret.erase();
     c.failWithDiagnostics("the fusion failed to verify");
     return nullptr;
+  }
+  // Wrapped numbers nothing used are dropped, only now: dropping one before
+  // a failed verify could remove the op the undo stops at, and the undo
+  // then erased the whole fusion.
+  for (Operation &op : llvm::make_early_inc_range(B.body())) {
+    if (op.getNumResults() != 1 || !op.use_empty() ||
+        llvm::is_contained(B.outputs, op.getResult(0)))
+      continue;
+    const void *key = op.getResult(0).getAsOpaquePointer();
+    if (!B.wrapped.count(key))
+      continue;
+    B.wrapped.erase(key);
+    B.values.erase(key);
+    op.erase();
   }
   return f;
 }

@@ -447,6 +447,31 @@ static MlirValue elementwise(FuserBuilder b, const char *fn, StringRef opName,
   if (!promoted)
     return MlirValue{nullptr};
   Type elem = computeType(c.ctx(), promoted, rule);
+  // Said in the caller's terms, before the promotion's casts and
+  // broadcasts (the op's own verifier would name the promoted operand).
+  if (isa<FloatType>(elem) &&
+      llvm::is_contained({AndOp::getOperationName(), OrOp::getOperationName(),
+                          XorOp::getOperationName(), ShlOp::getOperationName(),
+                          ShrOp::getOperationName()},
+                         opName)) {
+    std::string type;
+    llvm::raw_string_ostream os(type);
+    os << elem;
+    c.fail("the operands promote to " + type +
+           ", and bitwise ops take integer or bool tensors (as in PyTorch)");
+    return MlirValue{nullptr};
+  }
+  // PyTorch checks a number exponent of an integer power (pow's
+  // Tensor-Scalar overload); a tensor exponent is not checked
+  // (docs/dialect.md, fuser.pow).
+  if (opName == PowOp::getOperationName() && isa<IntegerType>(elem)) {
+    auto w = c.impl().wrapped.find(vs[1].getAsOpaquePointer());
+    if (w != c.impl().wrapped.end() && w->second.kind == WrappedNumber::Int && w->second.i < 0) {
+      c.fail("integers to negative integer powers are not allowed (as in PyTorch); cast the "
+             "base to a float type first");
+      return MlirValue{nullptr};
+    }
+  }
   if (!prepareAll(c, vs, elem))
     return MlirValue{nullptr};
   // PyTorch's add and mul of bools are logical or and and.
@@ -635,6 +660,21 @@ static MlirValue reduction(FuserBuilder b, const char *fn, StringRef opName,
   if (!v)
     return MlirValue{nullptr};
   int64_t rank = tensorOf(v).getRank();
+  if (rank == 0 && !d.empty()) {
+    // PyTorch wraps a 0-dim tensor's dims as if it had one: 0 and -1 name
+    // it, and reducing over it is the tensor itself (keepdim or not).
+    for (int64_t i : d)
+      if (i != 0 && i != -1) {
+        c.fail("dim " + Twine(i) +
+               " is out of range for a 0-dim tensor (as in PyTorch: expected 0 or -1)");
+        return MlirValue{nullptr};
+      }
+    if (d.size() > 1) {
+      c.fail("dim 0 appears more than once in dims");
+      return MlirValue{nullptr};
+    }
+    d.clear();
+  }
   if (d.empty()) {
     // A rank-0 tensor reduced over no dims is itself, but mean's type rule
     // holds still: torch.mean of an integer tensor of any rank is an error.

@@ -153,6 +153,8 @@ MLIR_CAPI_EXPORTED MlirValue fuserBuilderAddInput(FuserBuilder builder,
 /// which dim is contiguous (a stride of 1): a transposed view is then read
 /// through shared-memory tiles, coalesced on both sides. The fusion gets the
 /// argument attribute `fuser.strides = strided<[...]>` (docs/dialect.md).
+/// With static sizes and strides, a view whose last element lies 2^63
+/// elements or more from its first is an error.
 MLIR_CAPI_EXPORTED MlirValue fuserBuilderAddStridedInput(FuserBuilder builder,
                                                          FuserDType dtype,
                                                          intptr_t rank,

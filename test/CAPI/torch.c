@@ -362,6 +362,10 @@ static void testUnaryAndReductions(MlirContext ctx) {
   fuserBuilderAddOutput(b, fuserTorchAmin(b, h, NULL, 0, false), S("amin"));
   /* A rank-0 value reduced over no dims is itself (cast to i64 for sum). */
   fuserBuilderAddOutput(b, fuserTorchSum(b, fuserTorchScalarI64(b, 5), NULL, 0, false), S("s0"));
+  /* As over dim 0 or -1: PyTorch wraps a 0-dim tensor's dims as one dim's. */
+  MlirValue z = fuserBuilderAddInput(b, FuserDTypeF32, 0, NULL, S("z"));
+  fuserBuilderAddOutput(b, fuserTorchSum(b, z, (int64_t[]){0}, 1, false), S("s0_dim0"));
+  fuserBuilderAddOutput(b, fuserTorchAmax(b, z, (int64_t[]){-1}, 1, true), S("m0_dim_1"));
   finishAndPrint(b);
 }
 // CHECK-LABEL: @testUnaryAndReductions
@@ -402,7 +406,7 @@ static void testUnaryAndReductions(MlirContext ctx) {
 // CHECK-NEXT: fuser.max %{{.*}} dims = [1] keepdim = true : tensor<4x8xi32> -> tensor<4x1xi32>
 // CHECK-NEXT: fuser.min %{{.*}} dims = [0, 1] : tensor<4x8xbf16> -> tensor<bf16>
 // CHECK-NEXT: %[[FIVE:.*]] = fuser.constant 5 : tensor<i64>
-// CHECK-NEXT: return {{.*}}, %[[FIVE]] :
+// CHECK-NEXT: return {{.*}}, %[[FIVE]], %[[Z:[a-z0-9]+]], %[[Z]] :
 
 static void testShapeHelpers(MlirContext ctx) {
   fprintf(stderr, "@testShapeHelpers\n");
@@ -459,6 +463,10 @@ static void testTorchErrors(MlirContext ctx) {
   MlirValue i0 = fuserBuilderAddInput(b, FuserDTypeI32, 0, NULL, S("i0"));
   EXPECT_FAIL(b, fuserTorchMean(b, i0, NULL, 0, false));
   EXPECT_FAIL(b, fuserTorchSum(b, x, (int64_t[]){2}, 1, false));
+  EXPECT_FAIL(b, fuserTorchSum(b, i0, (int64_t[]){1}, 1, false));
+  EXPECT_FAIL(b, fuserTorchSum(b, i0, (int64_t[]){0, -1}, 2, false));
+  /* PyTorch refuses an integer base with a negative number exponent. */
+  EXPECT_FAIL(b, fuserTorchPow(b, i, fuserTorchScalarI64(b, -1)));
   EXPECT_FAIL(b, fuserTorchReshape(b, x, SHAPE(-1, -1)));
   EXPECT_FAIL(b, fuserTorchReshape(b, d, SHAPE(-1, 8)));
   EXPECT_FAIL(b, fuserTorchReshape(b, x, SHAPE(-1, 5)));
@@ -489,14 +497,17 @@ static void testTorchErrors(MlirContext ctx) {
 // CHECK-NEXT: error: f: error: fuserTorchSub: subtraction with a bool operand is not supported (as in PyTorch); to invert a mask use fuserBuildNot
 // CHECK-NEXT: error: f: error: fuserTorchWhere: the condition must be i1 (bool), got i32
 // CHECK-NEXT: error: f: error: fuserTorchClamp: needs a low or a high bound (both are null)
-// CHECK-NEXT: error: f: error: fuserTorchBitwiseAnd: 'fuser.and' op operand #0 must be ranked tensor of 1-bit signless integer or 8-bit signless integer or 32-bit signless integer or 64-bit signless integer values, but got 'tensor<4x8xf32>'
-// CHECK-NEXT: error: f: error: fuserTorchBitwiseOr: 'fuser.or' op operand #0
-// CHECK-NEXT: error: f: error: fuserTorchBitwiseXor: 'fuser.xor' op operand #0
+// CHECK-NEXT: error: f: error: fuserTorchBitwiseAnd: the operands promote to f32, and bitwise ops take integer or bool tensors (as in PyTorch)
+// CHECK-NEXT: error: f: error: fuserTorchBitwiseOr: the operands promote to f32, and bitwise ops take integer or bool tensors (as in PyTorch)
+// CHECK-NEXT: error: f: error: fuserTorchBitwiseXor: the operands promote to f32
 // CHECK-NEXT: error: f: error: fuserTorchRemainder: 'fuser.remainder' op operand #0 must be ranked tensor of i8, i32
 // CHECK-NEXT: error: f: error: fuserTorchDivMode: rounding mode 5 is not a FuserRoundingMode
 // CHECK-NEXT: error: f: error: fuserTorchMean: 'fuser.mean' op operand #0 must be ranked tensor of f16, bf16
 // CHECK-NEXT: error: f: error: fuserTorchMean: mean of an integer or bool tensor is not supported (as in PyTorch: it cannot infer the result's type); cast to a float type first
 // CHECK-NEXT: error: f: error: fuserTorchSum: dim 2 is out of range for rank 2 (expected a dim in [-2, 1])
+// CHECK-NEXT: error: f: error: fuserTorchSum: dim 1 is out of range for a 0-dim tensor (as in PyTorch: expected 0 or -1)
+// CHECK-NEXT: error: f: error: fuserTorchSum: dim 0 appears more than once in dims
+// CHECK-NEXT: error: f: error: fuserTorchPow: integers to negative integer powers are not allowed (as in PyTorch); cast the base to a float type first
 // CHECK-NEXT: error: f: error: fuserTorchReshape: only one size can be -1 (dims 0 and 1 are)
 // CHECK-NEXT: error: f: error: fuserTorchReshape: cannot infer the -1 size of dim 0 with dynamic sizes (give FUSER_DYNAMIC instead)
 // CHECK-NEXT: error: f: error: fuserTorchReshape: shape [-1, 5] is invalid for [4, 8] (32 elements)

@@ -106,20 +106,28 @@ LogicalResult FuserDialect::verifyRegionArgAttribute(Operation *op, unsigned reg
              << argIndex << ": '" << kStridesAttr << "' has stride " << s << " on dim " << d
              << "; strides are >= 0 (0 repeats an element: an expanded dim)";
   // With static sizes and strides, the elements the view reaches must be
-  // countable: 1 + sum((size - 1) * stride) in 63 bits.
-  if (type.hasStaticShape() && type.getNumElements() > 0 &&
-      llvm::none_of(layout.getStrides(), ShapedType::isDynamic)) {
-    int64_t span = 1;
-    for (auto [size, stride] : llvm::zip(type.getShape(), layout.getStrides())) {
-      int64_t term;
-      if (__builtin_mul_overflow(size - 1, stride, &term) ||
-          __builtin_add_overflow(span, term, &span))
-        return op->emitError("argument ")
-               << argIndex << ": '" << kStridesAttr
-               << "' reaches 2^63 elements or more from the argument's start";
-    }
-  }
+  // countable.
+  if (type.hasStaticShape() && llvm::none_of(layout.getStrides(), ShapedType::isDynamic) &&
+      viewSpanOverflows(type.getShape(), layout.getStrides()))
+    return op->emitError("argument ")
+           << argIndex << ": '" << kStridesAttr
+           << "' reaches 2^63 elements or more from the argument's start";
   return success();
+}
+
+bool mlir::fuser::viewSpanOverflows(ArrayRef<int64_t> shape, ArrayRef<int64_t> strides) {
+  // Not the element count: that can overflow too ({2^40, 2^30}), and then
+  // said nothing.
+  if (llvm::is_contained(shape, 0))
+    return false;
+  int64_t span = 1;
+  for (auto [size, stride] : llvm::zip(shape, strides)) {
+    int64_t term;
+    if (__builtin_mul_overflow(size - 1, stride, &term) ||
+        __builtin_add_overflow(span, term, &span))
+      return true;
+  }
+  return false;
 }
 
 LogicalResult FuserDialect::verifyRegionResultAttribute(Operation *op, unsigned region,

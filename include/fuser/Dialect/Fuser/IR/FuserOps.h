@@ -40,6 +40,12 @@ LogicalResult verifyCollective(Operation *op, StringRef kind,
 /// has the value the same conversion gives in a kernel.
 llvm::APFloat convertFloatAsTorch(llvm::APFloat v, FloatType to);
 llvm::APFloat convertIntegerAsTorch(const llvm::APInt &v, bool isSigned, FloatType to);
+
+/// Whether a view of static `shape` and `strides` (fuser.strides) reaches
+/// 2^63 elements or more from its start: 1 + sum((size - 1) * stride)
+/// overflows 63 bits. A view of no elements reaches none. The verifier of
+/// fuser.strides and the C API's fuserBuilderAddStridedInput refuse it.
+bool viewSpanOverflows(ArrayRef<int64_t> shape, ArrayRef<int64_t> strides);
 } // namespace mlir::fuser
 
 #define GET_OP_CLASSES
