@@ -34,6 +34,8 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include <cstdlib>
@@ -210,8 +212,23 @@ std::string entryPath(const std::string &dir, const std::string &key) {
 
 bool diskLookup(const std::string &dir, const std::string &key, CompileOutput &out) {
   std::string path = entryPath(dir, key);
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                            /*RequiresNullTerminator=*/false);
+  // Only a regular file is an entry: a FIFO at the path blocked its reader
+  // for ever, and a device (a link to /dev/zero) never ended. Anything else
+  // is a miss, and the store renames a regular file over it. Read, not
+  // mapped (volatile): a file another process truncates in place would
+  // fault a mapping; a short read is a corrupt entry.
+  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0)
+    return false;
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return false;
+  }
+  auto buffer = llvm::MemoryBuffer::getOpenFile(fd, path, st.st_size,
+                                                /*RequiresNullTerminator=*/false,
+                                                /*IsVolatile=*/true);
+  ::close(fd);
   if (!buffer)
     return false;
   if (!deserialize((*buffer)->getBuffer(), out)) {

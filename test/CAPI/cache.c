@@ -206,6 +206,18 @@ static void testDirectory(const char *dir) {
   fuserCompileCacheClearMemory();
   EXPECT(!compile(kFusion, o, 1));
 
+  /* A FIFO, then a link to /dev/zero, under the entry's name: misses, and
+   * the store renames an entry over them (the lookup blocked on the FIFO,
+   * and read the device without end). */
+  EXPECT(entry && unlink(entry) == 0 && mkfifo(entry, 0600) == 0);
+  fuserCompileCacheClearMemory();
+  EXPECT(!compile(kFusion, o, 1));
+  EXPECT(entry && unlink(entry) == 0 && symlink("/dev/zero", entry) == 0);
+  fuserCompileCacheClearMemory();
+  EXPECT(!compile(kFusion, o, 1));
+  fuserCompileCacheClearMemory();
+  EXPECT(compile(kFusion, o, 1));
+
   /* A temporary file of a writer that died mid-write: deleted by the next
    * store once it is an hour old, never read. */
   char stale[4096];
