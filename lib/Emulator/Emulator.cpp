@@ -890,7 +890,14 @@ static fuser_error *drvGemm(void *ctx, const fuser_gemm *g, void *) {
   return nullptr;
 }
 static fuser_error *drvSynchronize(void *, void *, int) { return nullptr; }
-static void drvDestroy(void *ctx) { delete static_cast<EmulatorContext *>(ctx); }
+/// As destroying a CUDA context releases its memory: what the caller never
+/// freed goes with the emulator.
+static void drvDestroy(void *ctx) {
+  EmulatorContext *emu = static_cast<EmulatorContext *>(ctx);
+  for (auto &[address, allocation] : emu->allocations)
+    std::free(reinterpret_cast<void *>(address));
+  delete emu;
+}
 
 const fuser_driver *mlir::fuser::getEmulatorDriver() {
   static const fuser_driver driver = [] {
