@@ -177,6 +177,7 @@ private:
   void scatterIntoEmpty(Operation *op, Value self, Value index, unsigned dim);
   void reshapeCount(ReshapeOp r);
   bool resolveGuessingReshape();
+  bool reshapesBack(ReshapeOp r);
   LogicalResult statedSizes(Operation *op, AffineMapAttr sizes);
 
   func::FuncOp fusion;
@@ -194,6 +195,7 @@ private:
   SmallVector<ReshapeOp> sizedByUses; ///< Guessing reshapes their uses sized (or the one dim left).
   SmallVector<ReshapeOp> sizedByUsesPending; ///< ...whose input is not known yet.
   SmallVector<ReshapeOp> backwardReshapes; ///< kDimsFromUsesAttr ones left to the rule.
+  SmallVector<ReshapeOp> reshapes; ///< Every reshape, in program order (reshapesBack).
   SmallVector<GatherOp> gathers; ///< Index bounds checked last.
   SmallVector<Operation *> revisit; ///< Slices, pads, concats of inputs not sized when seen.
   SmallVector<Operation *> scatters; ///< scatter_add, index_add: bounds checked last.
@@ -465,6 +467,13 @@ bool Analyzer::resolveGuessingReshape() {
       left.push_back(r);
       continue;
     }
+    if (reshapesBack(r)) {
+      sizedByUses.push_back(r);
+      if (!reshape(r, /*late=*/true, /*resultKnown=*/true))
+        sizedByUsesPending.push_back(r);
+      changed = true;
+      continue;
+    }
     if (!reshape(r, /*late=*/true))
       pendingReshapes.push_back(r);
     changed = true;
@@ -480,6 +489,57 @@ bool Analyzer::resolveGuessingReshape() {
     changed = true;
   }
   return changed;
+}
+
+/// A guessing reshape back to the shape another reshape came from: its
+/// input has that reshape's result dims, one for one, and its result type
+/// that reshape's input's (static sizes equal, `?` where `?`). Then its
+/// result dims are that input's: group_norm's `[N,C,H,W] -> [N,G,C/G*H*W]`
+/// and back, where pairing dims would split the rest another way (the
+/// element count alone cannot tell H from W). The first such reshape
+/// before it in program order decides. Failing that, a reshape of the same
+/// dims to the same type elsewhere in the fusion gives its result's dims:
+/// in a backward fusion the forward reshape that `r` inverts may be gone
+/// (nothing needs its value), and fuser-vjp's gradient of it, a reshape
+/// of the cotangent's dims to the dims its uses give, is such a twin.
+/// Never from dims a cotangent alone gives, and not the inverse through
+/// fuser-vjp's reshapes back: those carry the cotangent's dims, which
+/// would size the forward and accept a cotangent of another shape. False,
+/// sizing nothing, when there is none.
+bool Analyzer::reshapesBack(ReshapeOp r) {
+  Value in = r.getInput(), res = r.getResult();
+  auto resT = r.getType();
+  auto inRank = cast<RankedTensorType>(in.getType()).getRank();
+  // `source`'s dims (of `r`'s result type) known and not a cotangent's;
+  // `matched`'s dims the same classes as `r`'s input's.
+  auto takes = [&](Value source, Value matched) {
+    auto sourceT = cast<RankedTensorType>(source.getType());
+    auto matchedT = cast<RankedTensorType>(matched.getType());
+    if (matched == in || matchedT.getRank() != inRank || sourceT.getRank() != resT.getRank())
+      return false;
+    for (unsigned d = 0; d < inRank; ++d)
+      if (!size(matched, d) || size(matched, d) != size(in, d))
+        return false;
+    for (unsigned d = 0; d < resT.getRank(); ++d)
+      if (resT.getDimSize(d) != sourceT.getDimSize(d) || !size(source, d) ||
+          classes.fromCotangent(size(source, d)))
+        return false;
+    for (unsigned d = 0; d < resT.getRank(); ++d)
+      if (resT.isDynamicDim(d))
+        unite(source, d, res, d);
+    return true;
+  };
+  for (ReshapeOp earlier : reshapes) {
+    if (earlier == r)
+      break;
+    if (!earlier->hasAttr(kDimsFromUsesAttr) && !earlier->hasAttr(kRefinesShapeAttr) &&
+        takes(earlier.getInput(), earlier.getResult()))
+      return true;
+  }
+  for (ReshapeOp twin : reshapes)
+    if (twin != r && takes(twin.getResult(), twin.getInput()))
+      return true;
+  return false;
 }
 
 /// The sizes a reshape ties or computes; false while its input's sizes are
@@ -758,6 +818,7 @@ LogicalResult Analyzer::visit(Operation *op) {
         return success();
       })
       .Case<ReshapeOp>([&](ReshapeOp r) -> LogicalResult {
+        reshapes.push_back(r);
         if (auto sizes = r->getAttrOfType<AffineMapAttr>(kSizesAttr)) {
           // Sized already (fuser-segment's record of what the uses gave, or
           // the fusion's own statement): the element count is checked after

@@ -167,3 +167,43 @@ func.func @stated(%x: tensor<?x?x?xf32>) -> tensor<?x?xf32> {
   %e = fuser.exp %r : tensor<?x?xf32>
   return %e : tensor<?x?xf32>
 }
+
+// -----
+
+// group_norm's reshape back: [N, 8, H, W] -> [N, 4, ?] -> [N, 8, H, W]. The
+// pairing rule would split the rest another way (H, W taken from the back
+// as [?, 2*H*W/...]): the reshape back takes the dims the first reshape
+// came from, and no element-count check can fail (it was a run-time error
+// that said "4 in, 0 out").
+// CHECK-LABEL: func.func @groups_back(
+// CHECK-DAG: %[[N:.*]] = memref.dim %arg0, %c0
+// CHECK-DAG: %[[H:.*]] = memref.dim %arg0, %c2
+// CHECK-DAG: %[[W:.*]] = memref.dim %arg0, %c3
+// CHECK-NOT: fuser.check {{.*}}reshape needs
+// CHECK-DAG: fuser.result_dim %arg1[0] = %[[N]]
+// CHECK-DAG: fuser.result_dim %arg1[2] = %[[H]]
+// CHECK-DAG: fuser.result_dim %arg1[3] = %[[W]]
+func.func @groups_back(%x: tensor<?x8x?x?xf32>) -> tensor<?x8x?x?xf32> {
+  %z = fuser.reshape %x : tensor<?x8x?x?xf32> -> tensor<?x4x?xf32>
+  %e = fuser.exp %z : tensor<?x4x?xf32>
+  %n = fuser.reshape %e : tensor<?x4x?xf32> -> tensor<?x8x?x?xf32>
+  return %n : tensor<?x8x?x?xf32>
+}
+
+// -----
+
+// Channels-last: [N, H, W, 6] -> [N, H*W, 3, 2] -> back. The pairing rule
+// gave [N, H*W*..., 1, 6]-like dims (a silently wrong output shape).
+// CHECK-LABEL: func.func @groups_back_channels_last(
+// CHECK-DAG: %[[N:.*]] = memref.dim %arg0, %c0
+// CHECK-DAG: %[[H:.*]] = memref.dim %arg0, %c1
+// CHECK-DAG: %[[W:.*]] = memref.dim %arg0, %c2
+// CHECK-DAG: fuser.result_dim %arg1[0] = %[[N]]
+// CHECK-DAG: fuser.result_dim %arg1[1] = %[[H]]
+// CHECK-DAG: fuser.result_dim %arg1[2] = %[[W]]
+func.func @groups_back_channels_last(%x: tensor<?x?x?x6xf32>) -> tensor<?x?x?x6xf32> {
+  %z = fuser.reshape %x : tensor<?x?x?x6xf32> -> tensor<?x?x3x2xf32>
+  %e = fuser.exp %z : tensor<?x?x3x2xf32>
+  %n = fuser.reshape %e : tensor<?x?x3x2xf32> -> tensor<?x?x?x6xf32>
+  return %n : tensor<?x?x?x6xf32>
+}
