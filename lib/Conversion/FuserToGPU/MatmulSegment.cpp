@@ -132,7 +132,14 @@ static FailureOr<StoredMatrix> storedMatrix(FusionEmitter &fe, Operation *op, Va
   for (int64_t d : dims.rows)
     rows = rows * shape[d];
   StoredMatrix s;
-  if (strides.empty()) {
+  // A view of no elements reads nothing, whatever its strides (PyTorch's
+  // `randn(8, 0).t()` has strides (1, 1), an expanded empty batch 0): it is
+  // read as the dense value it equals.
+  bool empty = llvm::any_of(shape, [](AffineExpr e) {
+    auto c = dyn_cast<AffineConstantExpr>(e);
+    return c && c.getValue() == 0;
+  });
+  if (strides.empty() || empty) {
     s.ld = cols;
     s.batchStride = zero;
     if (!dims.batch.empty() && llvm::any_of(dims.batch, [&](int64_t d) {
@@ -182,7 +189,8 @@ static FailureOr<StoredMatrix> storedMatrix(FusionEmitter &fe, Operation *op, Va
       !isStaticOne(s.trans ? cols : rows))
     return op->emitOpError("reads a view argument with strides ")
            << describe() << ": its " << (s.trans ? "columns" : "rows") << " are "
-           << ld.getValue() << " elements apart, fewer than the " << n.getValue()
+           << ld.getValue() << " elements apart, fewer than the "
+           << std::max<int64_t>(n.getValue(), 1)
            << " elements of each (an expanded or overlapping matrix); pass it dense";
   return s;
 }

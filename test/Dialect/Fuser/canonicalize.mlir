@@ -285,24 +285,47 @@ func.func @shapes(%x: tensor<4xf32>, %y: tensor<2x3x4xf32>)
 // Reductions over dims that all have static size 1 are reshapes (or the
 // input itself with keepdim); any/all of non-i1 inputs compare with zero
 // and stay; a reduction over a dim of another size too reduces over that
-// dim alone.
+// dim alone; over an empty tensor with a dynamic dim the reduction stays
+// (the reshape could not infer the dim beside the 0).
 // CHECK-LABEL: func.func @reduce_unit_dims
+// CHECK-NOT: fuser.add
 // CHECK-DAG: %[[S:.*]] = fuser.reshape %arg0 : tensor<64x1x128xf32> -> tensor<64x128xf32>
 // CHECK-DAG: %[[N:.*]] = fuser.reshape %arg1 : tensor<?x1x128xbf16> -> tensor<?x128xbf16>
 // CHECK-DAG: %[[A:.*]] = fuser.reshape %arg2 : tensor<4x1xi1> -> tensor<4xi1>
 // CHECK-DAG: %[[C:.*]] = fuser.any %arg3 dims = [1]
 // CHECK-DAG: %[[T1:.*]] = fuser.sum %arg0 dims = [2] : tensor<64x1x128xf32> -> tensor<64x1xf32>
 // CHECK-DAG: %[[T:.*]] = fuser.reshape %[[T1]] : tensor<64x1xf32> -> tensor<64xf32>
-// CHECK: return %[[S]], %arg0, %[[N]], %[[A]], %[[C]], %[[T]]
-func.func @reduce_unit_dims(%x: tensor<64x1x128xf32>, %d: tensor<?x1x128xbf16>, %b: tensor<4x1xi1>, %i: tensor<4x1xi32>)
-    -> (tensor<64x128xf32>, tensor<64x1x128xf32>, tensor<?x128xbf16>, tensor<4xi1>, tensor<4xi1>, tensor<64xf32>) {
+// CHECK-DAG: %[[I:.*]] = fuser.reshape %arg3 : tensor<4x1xi32> -> tensor<4xi32>
+// CHECK-DAG: %[[E:.*]] = fuser.sum %arg4 dims = [1] : tensor<?x1x0xf32> -> tensor<?x0xf32>
+// CHECK: return %[[S]], %arg0, %[[N]], %[[A]], %[[C]], %[[T]], %[[I]], %[[E]]
+func.func @reduce_unit_dims(%x: tensor<64x1x128xf32>, %d: tensor<?x1x128xbf16>, %b: tensor<4x1xi1>, %i: tensor<4x1xi32>, %e: tensor<?x1x0xf32>)
+    -> (tensor<64x128xf32>, tensor<64x1x128xf32>, tensor<?x128xbf16>, tensor<4xi1>, tensor<4xi1>, tensor<64xf32>, tensor<4xi32>, tensor<?x0xf32>) {
   %s = fuser.sum %x dims = [1] : tensor<64x1x128xf32> -> tensor<64x128xf32>
   %m = fuser.max %x dims = [1] keepdim = true : tensor<64x1x128xf32> -> tensor<64x1x128xf32>
   %n = fuser.mean %d dims = [1] : tensor<?x1x128xbf16> -> tensor<?x128xbf16>
   %a = fuser.any %b dims = [1] : tensor<4x1xi1> -> tensor<4xi1>
   %c = fuser.any %i dims = [1] : tensor<4x1xi32> -> tensor<4xi1>
   %t = fuser.sum %x dims = [1, 2] : tensor<64x1x128xf32> -> tensor<64xf32>
-  return %s, %m, %n, %a, %c, %t : tensor<64x128xf32>, tensor<64x1x128xf32>, tensor<?x128xbf16>, tensor<4xi1>, tensor<4xi1>, tensor<64xf32>
+  %si = fuser.sum %i dims = [1] : tensor<4x1xi32> -> tensor<4xi32>
+  %se = fuser.sum %e dims = [1] : tensor<?x1x0xf32> -> tensor<?x0xf32>
+  return %s, %m, %n, %a, %c, %t, %si, %se : tensor<64x128xf32>, tensor<64x1x128xf32>, tensor<?x128xbf16>, tensor<4xi1>, tensor<4xi1>, tensor<64xf32>, tensor<4xi32>, tensor<?x0xf32>
+}
+
+// -----
+
+// A float sum or mean over size-1 dims of a value a kernel computes adds
+// +0.0, which that kernel does: the sum starts from +0.0, so -0.0 sums to
+// +0.0, as in PyTorch (an argument's stays a reshape, no kernel).
+// CHECK-LABEL: func.func @reduce_unit_dims_sign
+// CHECK: %[[Z:.*]] = fuser.constant 0.000000e+00 : tensor<f32>
+// CHECK: %[[N:.*]] = fuser.neg %arg0
+// CHECK: %[[A:.*]] = fuser.add %[[N]], %[[Z]] : tensor<4x1xf32>, tensor<f32>
+// CHECK: %[[R:.*]] = fuser.reshape %[[A]] : tensor<4x1xf32> -> tensor<4xf32>
+// CHECK: return %[[R]]
+func.func @reduce_unit_dims_sign(%x: tensor<4x1xf32>) -> tensor<4xf32> {
+  %n = fuser.neg %x : tensor<4x1xf32>
+  %s = fuser.sum %n dims = [1] : tensor<4x1xf32> -> tensor<4xf32>
+  return %s : tensor<4xf32>
 }
 
 // -----

@@ -521,8 +521,14 @@ namespace {
 /// size 1 reduces one element per output: the result is its input,
 /// reshaped (the reduced dims dropped, or kept as the same size 1). Exact
 /// for every value: f16/bf16 accumulate in f32 and round back to the same
-/// value, mean divides by 1, NaN stays NaN. any/all of non-i1 inputs compare
-/// with zero and are left alone.
+/// value, mean divides by 1, NaN stays NaN; but a float sum or mean starts
+/// from +0.0 (PyTorch's too), so -0.0 sums to +0.0: the input plus +0.0,
+/// which is every other value unchanged, where the input is computed by a
+/// kernel the add joins. Of an argument, a view of one or a GEMM's result
+/// the add would be a kernel of its own where the reshape is none, so there
+/// -0.0 stays -0.0 (docs/dialect.md). any/all of non-i1 inputs compare with
+/// zero and are left alone. Not over an empty tensor with a dynamic dim:
+/// the reshape could not infer that dim beside the static 0.
 template <typename OpTy>
 struct ReductionOverUnitDims : OpRewritePattern<OpTy> {
   using OpRewritePattern<OpTy>::OpRewritePattern;
@@ -534,10 +540,21 @@ struct ReductionOverUnitDims : OpRewritePattern<OpTy> {
     for (int64_t d : op.getDims())
       if (in.getDimSize(d) != 1)
         return rewriter.notifyMatchFailure(op, "a reduced dim is not of static size 1");
-    if (in == out)
-      rewriter.replaceOp(op, op.getInput());
-    else
-      rewriter.replaceOpWithNewOp<ReshapeOp>(op, out, op.getInput());
+    if (llvm::is_contained(in.getShape(), 0) && !in.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "an empty tensor with a dynamic dim");
+    Value v = op.getInput();
+    if (in != out)
+      v = ReshapeOp::create(rewriter, op.getLoc(), out, v);
+    Operation *producer = op.getInput().getDefiningOp();
+    bool computed = producer && !isa<ReshapeOp, PermuteOp, SliceOp, BroadcastOp, MatmulOp,
+                                     LinearOp, CollectiveOp>(producer);
+    if (auto f = dyn_cast<FloatType>(out.getElementType());
+        f && computed && isa<SumOp, MeanOp>(op.getOperation())) {
+      Value zero = ConstantOp::create(rewriter, op.getLoc(), RankedTensorType::get({}, f),
+                                      rewriter.getFloatAttr(f, 0.0));
+      v = AddOp::create(rewriter, op.getLoc(), v, zero);
+    }
+    rewriter.replaceOp(op, v);
     return success();
   }
 };
