@@ -241,16 +241,29 @@ void fuseReduceScatters(func::FuncOp f) {
   SmallVector<shard::AllSliceOp> slices;
   f.walk([&](shard::AllSliceOp s) { slices.push_back(s); });
   for (shard::AllSliceOp slice : slices) {
-    auto reduce = slice.getInput().getDefiningOp<shard::AllReduceOp>();
-    if (!reduce || !reduce->hasOneUse() || reduce.getGridAttr() != slice.getGridAttr() ||
+    // A half-precision sum combines in f32 and rounds after the all_reduce
+    // (ShardingInterfaceImpl.cpp): the cast between is an elementwise op,
+    // which may as well round only the device's part.
+    auto round = slice.getInput().getDefiningOp<CastOp>();
+    Value reduced = round ? round.getInput() : slice.getInput();
+    auto reduce = reduced.getDefiningOp<shard::AllReduceOp>();
+    if (!reduce || !reduce->hasOneUse() || (round && !round->hasOneUse()) ||
+        reduce.getGridAttr() != slice.getGridAttr() ||
         reduce.getGridAxes() != slice.getGridAxes())
       continue;
     OpBuilder b(slice);
+    auto type = cast<RankedTensorType>(slice.getType());
     Value scattered = shard::ReduceScatterOp::create(
-        b, slice.getLoc(), slice.getType(), reduce.getGridAttr(), reduce.getGridAxesAttr(),
-        reduce.getInput(), reduce.getReductionAttr(), slice.getSliceAxisAttr());
+        b, slice.getLoc(),
+        type.clone(cast<RankedTensorType>(reduce.getType()).getElementType()),
+        reduce.getGridAttr(), reduce.getGridAxesAttr(), reduce.getInput(),
+        reduce.getReductionAttr(), slice.getSliceAxisAttr());
+    if (round)
+      scattered = CastOp::create(b, round.getLoc(), type, scattered, round.getSaturate());
     slice.getResult().replaceAllUsesWith(scattered);
     slice.erase();
+    if (round)
+      round.erase();
     reduce.erase();
   }
 }
