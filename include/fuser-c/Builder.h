@@ -678,6 +678,8 @@ MLIR_CAPI_EXPORTED MlirValue fuserTorchDiv(FuserBuilder b, MlirValue x, MlirValu
 /// torch.div with rounding_mode trunc or floor (none: as fuserTorchDiv).
 MLIR_CAPI_EXPORTED MlirValue fuserTorchDivMode(FuserBuilder b, MlirValue x, MlirValue y,
                                                FuserRoundingMode roundingMode);
+/// An integer base with a negative integer number exponent
+/// (fuserTorchScalarI64) is an error, as in PyTorch.
 MLIR_CAPI_EXPORTED MlirValue fuserTorchPow(FuserBuilder b, MlirValue x, MlirValue y);
 MLIR_CAPI_EXPORTED MlirValue fuserTorchMaximum(FuserBuilder b, MlirValue x, MlirValue y);
 MLIR_CAPI_EXPORTED MlirValue fuserTorchMinimum(FuserBuilder b, MlirValue x, MlirValue y);
@@ -740,7 +742,8 @@ MLIR_CAPI_EXPORTED MlirValue fuserTorchAtanh(FuserBuilder b, MlirValue x);
 
 /// Reductions as torch.sum(x, dims, keepdim) etc.; numDims == 0 reduces
 /// every dim (dims may then be NULL). sum and prod of integers and bools
-/// accumulate in, and return, i64.
+/// accumulate in, and return, i64. A 0-dim tensor takes dim 0 or -1, as in
+/// PyTorch, and its reduction is itself.
 MLIR_CAPI_EXPORTED MlirValue fuserTorchSum(FuserBuilder b, MlirValue x, const int64_t *dims,
                                            intptr_t numDims, bool keepdim);
 MLIR_CAPI_EXPORTED MlirValue fuserTorchProd(FuserBuilder b, MlirValue x, const int64_t *dims,
