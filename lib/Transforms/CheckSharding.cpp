@@ -171,12 +171,23 @@ FlatSymbolRefAttr gridOf(func::FuncOp f) {
   return grid;
 }
 
+/// The sharding of a value whose dim d is split over `splits[d]` (none
+/// past the dims listed; no dims: whole), at `b`.
+Value shardingOf(OpBuilder &b, Location loc, FlatSymbolRefAttr grid,
+                 ArrayRef<SmallVector<int16_t>> splits) {
+  SmallVector<shard::GridAxesAttr> axes;
+  for (ArrayRef<int16_t> a : splits)
+    axes.push_back(shard::GridAxesAttr::get(b.getContext(), a));
+  while (axes.size() > 1 && axes.back().empty())
+    axes.pop_back();
+  if (axes.empty())
+    axes.push_back(shard::GridAxesAttr::get(b.getContext(), {}));
+  return shard::ShardingOp::create(b, loc, grid, axes);
+}
+
 /// `v` annotated whole (split along no dim) on `grid`, at `b`.
 Value annotateWhole(OpBuilder &b, Value v, FlatSymbolRefAttr grid) {
-  Value whole = shard::ShardingOp::create(
-      b, v.getLoc(), grid,
-      ArrayRef<shard::GridAxesAttr>{shard::GridAxesAttr::get(b.getContext(), {})});
-  return shard::ShardOp::create(b, v.getLoc(), v, whole, false);
+  return shard::ShardOp::create(b, v.getLoc(), v, shardingOf(b, v.getLoc(), grid, {}), false);
 }
 
 /// Propagation leaves a value that no rule split (an argument nobody
@@ -259,20 +270,6 @@ void annotateUnusedArguments(func::FuncOp f) {
 ArrayRef<int16_t> axesOf(const shard::Sharding &s, unsigned d) {
   ArrayRef<shard::GridAxesAttr> split = s.getSplitAxes();
   return d < split.size() ? split[d].asArrayRef() : ArrayRef<int16_t>();
-}
-
-/// The sharding of a value of `rank` dims whose dim d is split over
-/// `splits[d]`, at `b`.
-Value shardingOf(OpBuilder &b, Location loc, FlatSymbolRefAttr grid,
-                 ArrayRef<SmallVector<int16_t>> splits) {
-  SmallVector<shard::GridAxesAttr> axes;
-  for (ArrayRef<int16_t> a : splits)
-    axes.push_back(shard::GridAxesAttr::get(b.getContext(), a));
-  while (axes.size() > 1 && axes.back().empty())
-    axes.pop_back();
-  if (axes.empty())
-    axes.push_back(shard::GridAxesAttr::get(b.getContext(), {}));
-  return shard::ShardingOp::create(b, loc, grid, axes);
 }
 
 /// An op whose operands are annotated for it (annotate_for_users, as
