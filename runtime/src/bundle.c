@@ -1913,12 +1913,24 @@ static fuser_error *load_kernels(fuser_rt *rt, const fr_module *image,
 fuser_error *fr_module_ensure_slow(const fuser_fusion *f, bool entered) {
   fuser_rt *rt = f->bundle->rt;
   fr_module *m = f->module;
-  if (!m)
+  if (!m) {
+    /* Say which module is missing and, for the emulator's, why a bundle
+     * lacks it: the user's own compile option. */
+    uint32_t kind = rt->drv->module_kind;
+    bool emu = kind == FUSER_MODULE_EMULATOR;
     return fuser_error_create(
         FUSER_ERROR_NOT_FOUND,
-        "fusion '%s': the bundle has no module of kind %u for the '%s' "
-        "driver",
-        f->name, rt->drv->module_kind, rt->drv->name ? rt->drv->name : "?");
+        "fusion '%s': the bundle has no %s for the '%s' driver (module kind "
+        "%u)%s",
+        f->name,
+        emu ? "emulation module (the kernels' MLIR)"
+            : kind == FUSER_MODULE_PTX ? "PTX module" : "module",
+        rt->drv->name ? rt->drv->name : "?", kind,
+        emu ? ": it was compiled without emulation data (fuserc compile "
+              "--no-emulation, fuserCompileOptionsSetEmulation(options, "
+              "false))"
+            : "");
+  }
   pthread_mutex_lock(&rt->module_lock);
   fuser_error *e = NULL;
   if (atomic_load_explicit(&m->ready, memory_order_relaxed) == 1) goto done;

@@ -224,9 +224,11 @@ int main(void) {
   uint64_t io[3] = {0x10000, 0x20000, 0x30000};
   EXPECT_ERR(fuser_run(f, io, io + 2, NULL, 0, NULL, NULL),
              FUSER_ERROR_NOT_FOUND,
-             "fusion 'add': the bundle has no module of kind 2 for the "
-             "'emulator' driver");
-  EXPECT_ERR(fuser_fusion_prepare(f), FUSER_ERROR_NOT_FOUND, "no module of kind 2");
+             "fusion 'add': the bundle has no emulation module (the kernels' "
+             "MLIR) for the 'emulator' driver (module kind 2): it was compiled "
+             "without emulation data (fuserc compile --no-emulation, "
+             "fuserCompileOptionsSetEmulation(options, false))");
+  EXPECT_ERR(fuser_fusion_prepare(f), FUSER_ERROR_NOT_FOUND, "(module kind 2)");
   fuser_bundle_destroy(b);
   CHECK(destroyed == 0);
   fuser_rt_destroy(rt);
