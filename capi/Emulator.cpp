@@ -13,7 +13,7 @@ void fuserEmulatorOptionsInit(FuserEmulatorOptions *options) {
     return;
   options->reverseThreads = false;
   options->raceCheck = false;
-  options->optLevel = 2;
+  options->optLevel = 0;
   options->countTraffic = false;
   options->cpu = nullptr;
   options->trace = false;
@@ -33,7 +33,12 @@ fuser_error *fuserEmulatorRuntimeCreate(const FuserEmulatorOptions *options,
   if (options) {
     o.reverseThreads = options->reverseThreads;
     o.raceCheck = options->raceCheck;
-    o.optLevel = options->optLevel > 3 ? 3 : options->optLevel;
+    if (options->optLevel > 3)
+      return fuser_error_create(FUSER_ERROR_INVALID_ARGUMENT,
+                                "fuserEmulatorRuntimeCreate: optLevel must be an LLVM "
+                                "optimization level, 0 to 3, got %u",
+                                options->optLevel);
+    o.optLevel = options->optLevel;
     o.countTraffic = options->countTraffic;
     o.trace = options->trace;
     o.maxMemoryBytes = options->maxMemoryBytes;

@@ -86,7 +86,7 @@ class Api:
 
     def runtime(self):
         rt = ctypes.c_void_p()
-        self.check(self.capi.fuserEmulatorRuntimeCreate(None, ctypes.byref(rt)))  # defaults: -O2 JIT
+        self.check(self.capi.fuserEmulatorRuntimeCreate(None, ctypes.byref(rt)))  # defaults: -O0 JIT
         return rt
 
 
@@ -171,7 +171,7 @@ def main(argv):
     lines.append("")
     lines.append("- date: %s" % datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M UTC"))
     lines.append("- machine: %s, %d logical CPUs; pinned to CPU %d" % (cpuinfo, os.cpu_count(), cpu))
-    lines.append("- emulator: default options (forward order, no race check, -O2 JIT)")
+    lines.append("- emulator: default options (forward order, no race check, -O0 JIT: FuserEmulatorOptions.optLevel 0)")
     lines.append("")
     lines.append("| fusion | elements | CPU time per run (median of %d) | min | elements/s (size / median) |"
                  % a.repeats)

@@ -25,7 +25,10 @@ typedef struct FuserEmulatorOptions {
   bool reverseThreads;
   /// Check shared memory for races between barriers (slower).
   bool raceCheck;
-  /// LLVM optimization level of the JIT, 0 to 3.
+  /// LLVM optimization level of the JIT, 0 to 3 (another value is an
+  /// error). Default 0: compiling the kernels at -O2 took most of a small
+  /// run and bought little on large ones (docs/cpu-emulation.md). Every
+  /// level computes the same bits.
   unsigned optLevel;
   /// Count the bytes the kernels' global loads and stores request, per
   /// allocation (fuserEmulatorGetTraffic). Slower.

@@ -160,6 +160,17 @@ int main(void) {
   rt = NULL;
   ERR(fuserEmulatorRuntimeCreate(&o, &rt), "unknown CPU 'no-such-cpu'");
 
+  /* An optimization level LLVM does not have (it was clamped to 3). */
+  fuserEmulatorOptionsInit(&o);
+  o.optLevel = 4;
+  rt = NULL;
+  ERR(fuserEmulatorRuntimeCreate(&o, &rt), "optLevel must be an LLVM optimization level, 0 to 3, got 4");
+  ++checks;
+  if (rt) {
+    fprintf(stderr, "FAIL: optLevel 4: a runtime came back with the error\n");
+    ++failed;
+  }
+
   fuserCompileResultDestroy(compiled);
   fuserCompileOptionsDestroy(options);
   mlirModuleDestroy(module);

@@ -30,6 +30,7 @@ static void usage(FILE *out) {
         "                 [--random SEED] [--dims D,D,...] [--ranks N]\n"
         "                 [--output-dir DIR] [--quiet] [--traffic] [--reverse-threads]\n"
         "                 [--race-check] [--misalign] [--emulator-cpu host|baseline|CPU]\n"
+        "                 [--emulator-opt 0-3]\n"
         "                 [compile options]\n"
         "  fuserc tune IN.mlir [--fusion NAME] [--dims D,D,...] [--random SEED]\n"
         "                 [-o TUNING] [--ptxas PATH | --no-ptxas] [--try SCHEDULE]...\n"

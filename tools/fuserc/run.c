@@ -199,6 +199,7 @@ static bool parseView(const char *spec, ViewFlag *v) {
 static bool parseRunFlags(int argc, char **argv, RunFlags *f) {
   memset(f, 0, sizeof *f);
   f->device = "auto";
+  f->emulatorOpt = -1;
   fusercDefaultFlags(&f->compile);
   for (int i = 0; i < argc; ++i) {
     int r = fusercParseCompileFlag(argc, argv, &i, &f->compile);
@@ -208,7 +209,8 @@ static bool parseRunFlags(int argc, char **argv, RunFlags *f) {
       continue;
     const char *a = argv[i];
     const char *valued[] = {"--device", "--fusion", "--input", "--random", "--dims",
-                            "--output-dir", "--emulator-cpu", "--view", "--ranks"};
+                            "--output-dir", "--emulator-cpu", "--emulator-opt", "--view",
+                            "--ranks"};
     bool isValued = false;
     for (size_t k = 0; k < sizeof valued / sizeof valued[0]; ++k)
       isValued |= !strcmp(a, valued[k]);
@@ -276,6 +278,14 @@ static bool parseRunFlags(int argc, char **argv, RunFlags *f) {
                         "name, got ''\n");
         return false;
       }
+    } else if (!strcmp(a, "--emulator-opt")) {
+      const char *v = argv[++i];
+      if (!(v[0] >= '0' && v[0] <= '3' && !v[1])) {
+        fprintf(stderr, "fuserc: error: --emulator-opt expects an LLVM optimization level, "
+                        "0 to 3, got '%s'\n", v);
+        return false;
+      }
+      f->emulatorOpt = v[0] - '0';
     } else if (!strcmp(a, "--reverse-threads")) {
       f->reverseThreads = true;
     } else if (!strcmp(a, "--race-check")) {
@@ -330,6 +340,8 @@ fuser_rt *fusercCreateRuntime(const RunFlags *f) {
   o.raceCheck = f->raceCheck;
   o.countTraffic = f->traffic;
   o.cpu = f->emulatorCpu; /* NULL: FUSER_EMULATOR_CPU, else the host */
+  if (f->emulatorOpt >= 0)
+    o.optLevel = (unsigned)f->emulatorOpt;
   if (fusercReportError(fuserEmulatorRuntimeCreate(&o, &rt), "cannot create the CPU emulator"))
     return NULL;
   return rt;

@@ -33,6 +33,7 @@ typedef struct {
   uint64_t seed;
   int ranks; /* --ranks N: a sharded fusion's devices, each a thread */
   int deviceOrdinal; /* the CUDA device (rank r of --ranks uses device r) */
+  int emulatorOpt;   /* --emulator-opt N, the JIT's -O; -1: the emulator's default */
   bool haveSeed, reverseThreads, raceCheck, quiet, traffic, misalign;
   FusercCompileFlags compile;
 } RunFlags;

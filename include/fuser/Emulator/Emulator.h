@@ -59,8 +59,10 @@ struct EmulatorOptions {
   /// thread wrote, or a write of a value another thread read, since the
   /// last barrier. A race fails the launch with a message.
   bool raceCheck = false;
-  /// LLVM optimization level of the JIT (0-3).
-  unsigned optLevel = 2;
+  /// LLVM optimization level of the JIT (0-3). 0: the kernels' time is in
+  /// the emulator's hooks (barriers, checked accesses), not in their own
+  /// code, and -O2 cost most of a small run (docs/cpu-emulation.md).
+  unsigned optLevel = 0;
   /// Count the bytes the kernels' global loads and stores request, per
   /// allocation (emulatorTraffic). Slower.
   bool countTraffic = false;
