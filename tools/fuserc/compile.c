@@ -2,6 +2,8 @@
 
 #include "fuserc.h"
 
+#include "mlir-c/BuiltinAttributes.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -276,8 +278,41 @@ FuserCompileResult fusercCompileModule(MlirModule module, const FusercCompileFla
   return r;
 }
 
+/* A top-level func.func: a fusion. */
+static bool isFusion(MlirOperation op) {
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
+  return name.length == 9 && !memcmp(name.data, "func.func", 9);
+}
+
+static bool hasSymName(MlirOperation op, const char *want) {
+  MlirAttribute a = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("sym_name"));
+  if (mlirAttributeIsNull(a) || !mlirAttributeIsAString(a))
+    return false;
+  MlirStringRef n = mlirStringAttrGetValue(a);
+  return n.length == strlen(want) && !memcmp(n.data, want, n.length);
+}
+
+/* Drops every fusion but `keep`; nothing when no fusion has that name (the
+ * caller reports it, naming the file's fusions as compiled). Other
+ * top-level ops (a sharded fusion's shard.grid) stay. */
+static void keepOnlyFusion(MlirModule module, const char *keep) {
+  MlirBlock body = mlirModuleGetBody(module);
+  bool found = false;
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op))
+    found |= isFusion(op) && hasSymName(op, keep);
+  if (!found)
+    return;
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);) {
+    MlirOperation next = mlirOperationGetNextInBlock(op);
+    if (isFusion(op) && !hasSymName(op, keep))
+      mlirOperationDestroy(op);
+    op = next;
+  }
+}
+
 FuserCompileResult fusercCompileFile(const char *path, const FusercCompileFlags *f,
-                                     bool keepStages) {
+                                     bool keepStages, const char *onlyFusion) {
   FuserCompileResult none = {NULL};
   MlirContext ctx = fuserContextCreate();
   MlirModule module = fuserParseSourceFile(ctx, mlirStringRefCreateFromCString(path),
@@ -298,6 +333,8 @@ FuserCompileResult fusercCompileFile(const char *path, const FusercCompileFlags 
     mlirContextDestroy(ctx);
     return none;
   }
+  if (onlyFusion)
+    keepOnlyFusion(module, onlyFusion);
   FuserCompileResult r = fusercCompileModule(module, f, keepStages);
   mlirModuleDestroy(module);
   mlirContextDestroy(ctx);
@@ -348,7 +385,7 @@ int fusercCompile(int argc, char **argv) {
     return 1;
   }
   bool keep = stagesDir != NULL || !strcmp(emit, "mlir");
-  FuserCompileResult r = fusercCompileFile(in, &flags, keep);
+  FuserCompileResult r = fusercCompileFile(in, &flags, keep, NULL);
   if (!r.ptr)
     return 1;
   int status = 0;

@@ -48,9 +48,12 @@ FuserCompileResult fusercCompileModule(MlirModule module, const FusercCompileFla
                                        bool keepStages);
 
 /* Parses and compiles `path`; on error prints diagnostics and returns a
- * null result (ptr NULL). The caller destroys the result. */
+ * null result (ptr NULL). The caller destroys the result. With `onlyFusion`
+ * (run and inspect's --fusion) and a fusion of that name in the file (after
+ * --vjp adds its own), the other fusions are dropped before the compile:
+ * running one fusion of a file of twenty compiles one. */
 FuserCompileResult fusercCompileFile(const char *path, const FusercCompileFlags *flags,
-                                     bool keepStages);
+                                     bool keepStages, const char *onlyFusion);
 
 /* Whole-file I/O; errors are reported. */
 char *fusercReadFile(const char *path, size_t *size);

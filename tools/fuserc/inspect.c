@@ -285,7 +285,7 @@ int fusercInspect(int argc, char **argv) {
   size_t size;
   char *file = NULL;
   if (fusercEndsWith(flags.source, ".mlir")) {
-    compiled = fusercCompileFile(flags.source, &flags.compile, false);
+    compiled = fusercCompileFile(flags.source, &flags.compile, false, flags.fusion);
     if (!compiled.ptr)
       return 1;
     MlirStringRef b = fuserCompileResultGetBundle(compiled);

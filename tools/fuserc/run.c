@@ -756,7 +756,7 @@ int fusercRun(int argc, char **argv) {
   size_t bundleSize = 0;
   FuserCompileResult compiled = {NULL};
   if (fusercEndsWith(f.source, ".mlir")) {
-    compiled = fusercCompileFile(f.source, &f.compile, false);
+    compiled = fusercCompileFile(f.source, &f.compile, false, f.fusion);
     if (!compiled.ptr)
       return 1;
     MlirStringRef b = fuserCompileResultGetBundle(compiled);
