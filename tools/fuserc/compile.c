@@ -278,37 +278,35 @@ FuserCompileResult fusercCompileModule(MlirModule module, const FusercCompileFla
   return r;
 }
 
-/* A top-level func.func: a fusion. */
-static bool isFusion(MlirOperation op) {
-  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
-  return name.length == 9 && !memcmp(name.data, "func.func", 9);
-}
-
-static bool hasSymName(MlirOperation op, const char *want) {
-  MlirAttribute a = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("sym_name"));
-  if (mlirAttributeIsNull(a) || !mlirAttributeIsAString(a))
+bool fusercIsFusionNamed(MlirOperation op, const char *name) {
+  MlirStringRef opName = mlirIdentifierStr(mlirOperationGetName(op));
+  if (opName.length != 9 || memcmp(opName.data, "func.func", 9) ||
+      mlirBlockIsNull(mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0))))
     return false;
-  MlirStringRef n = mlirStringAttrGetValue(a);
-  return n.length == strlen(want) && !memcmp(n.data, want, n.length);
+  if (!name)
+    return true;
+  MlirStringRef sym = mlirStringAttrGetValue(
+      mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("sym_name")));
+  return sym.length == strlen(name) && !memcmp(sym.data, name, sym.length);
 }
 
-/* Drops every fusion but `keep`; nothing when no fusion has that name (the
- * caller reports it, naming the file's fusions as compiled). Other
- * top-level ops (a sharded fusion's shard.grid) stay. */
-static void keepOnlyFusion(MlirModule module, const char *keep) {
+bool fusercKeepOnlyFusion(MlirModule module, const char *name) {
   MlirBlock body = mlirModuleGetBody(module);
   bool found = false;
   for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
        op = mlirOperationGetNextInBlock(op))
-    found |= isFusion(op) && hasSymName(op, keep);
+    found |= fusercIsFusionNamed(op, name);
   if (!found)
-    return;
+    return false;
   for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);) {
     MlirOperation next = mlirOperationGetNextInBlock(op);
-    if (isFusion(op) && !hasSymName(op, keep))
+    if (fusercIsFusionNamed(op, NULL) && !fusercIsFusionNamed(op, name)) {
+      mlirOperationRemoveFromParent(op);
       mlirOperationDestroy(op);
+    }
     op = next;
   }
+  return true;
 }
 
 FuserCompileResult fusercCompileFile(const char *path, const FusercCompileFlags *f,
@@ -334,7 +332,7 @@ FuserCompileResult fusercCompileFile(const char *path, const FusercCompileFlags 
     return none;
   }
   if (onlyFusion)
-    keepOnlyFusion(module, onlyFusion);
+    fusercKeepOnlyFusion(module, onlyFusion); /* none of that name: the caller says so */
   FuserCompileResult r = fusercCompileModule(module, f, keepStages);
   mlirModuleDestroy(module);
   mlirContextDestroy(ctx);

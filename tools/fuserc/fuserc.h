@@ -47,6 +47,15 @@ FuserCompileOptions fusercCreateOptions(const FusercCompileFlags *flags, bool ke
 FuserCompileResult fusercCompileModule(MlirModule module, const FusercCompileFlags *flags,
                                        bool keepStages);
 
+/* Whether `op` is a fusion (a func.func with a body) named `name` (any
+ * name when NULL). */
+bool fusercIsFusionNamed(MlirOperation op, const char *name);
+
+/* Drops every fusion of `module` but `name`; other top-level ops (a sharded
+ * fusion's shard.grid) stay. False, and nothing dropped, when no fusion has
+ * that name. */
+bool fusercKeepOnlyFusion(MlirModule module, const char *name);
+
 /* Parses and compiles `path`; on error prints diagnostics and returns a
  * null result (ptr NULL). The caller destroys the result. With `onlyFusion`
  * (run and inspect's --fusion) and a fusion of that name in the file (after

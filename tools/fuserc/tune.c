@@ -243,35 +243,13 @@ static void copyString(MlirStringRef s, void *userData) {
   snprintf(out + n, 64 - n, "%.*s", (int)s.length, s.data);
 }
 
-/* Whether `op` is a fusion (a func.func with a body) named `name` (any
- * name when NULL). */
-static bool isFusionNamed(MlirOperation op, const char *name) {
-  MlirStringRef opName = mlirIdentifierStr(mlirOperationGetName(op));
-  if (opName.length != 9 || memcmp(opName.data, "func.func", 9) ||
-      mlirBlockIsNull(mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0))))
-    return false;
-  if (!name)
-    return true;
-  MlirStringRef sym = mlirStringAttrGetValue(
-      mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("sym_name")));
-  return sym.length == strlen(name) && !memcmp(sym.data, name, sym.length);
-}
-
 /* Compiles a copy of `module` whose only fusion is `name` (the rest of the
  * module stays: a sharded fusion's grid), with `schedule`. Returns the
  * result, a success or not; the caller destroys it. */
 static FuserCompileResult compileAlone(MlirModule module, const char *name, const TuneFlags *f,
                                        const char *schedule) {
   MlirModule m = mlirModuleFromOperation(mlirOperationClone(mlirModuleGetOperation(module)));
-  for (MlirOperation op = mlirBlockGetFirstOperation(mlirModuleGetBody(m));
-       !mlirOperationIsNull(op);) {
-    MlirOperation next = mlirOperationGetNextInBlock(op);
-    if (isFusionNamed(op, NULL) && !isFusionNamed(op, name)) {
-      mlirOperationRemoveFromParent(op);
-      mlirOperationDestroy(op);
-    }
-    op = next;
-  }
+  fusercKeepOnlyFusion(m, name);
   FusercCompileFlags flags = f->compile;
   flags.schedule = schedule;
   char *tuning = NULL;
@@ -1153,7 +1131,7 @@ static int tuneAll(const TuneFlags *given) {
   bool found = false, failed = false, mismatch = false;
   for (MlirOperation op = mlirBlockGetFirstOperation(mlirModuleGetBody(module));
        !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
-    if (!isFusionNamed(op, NULL))
+    if (!fusercIsFusionNamed(op, NULL))
       continue;
     MlirStringRef name = mlirStringAttrGetValue(
         mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("sym_name")));
