@@ -16,6 +16,7 @@
 #include "fuser/Dialect/Fuser/IR/FuserAttrNames.h"
 #include "fuser/Dialect/Fuser/IR/FuserDialect.h"
 #include "fuser/Dialect/Fuser/IR/FuserOps.h"
+#include "fuser/Dialect/Fuser/IR/FusionName.h"
 #include "fuser_runtime.h"
 
 #include "mlir/CAPI/IR.h"
@@ -626,6 +627,11 @@ static func::FuncOp finish(Call &c) {
   }
   if (B.outputs.empty()) {
     c.fail("the fusion has no outputs (fuserBuilderAddOutput)");
+    return nullptr;
+  }
+  // Refused here rather than at the compile, where it was found before.
+  if (!isValidFusionName(B.name)) {
+    c.fail(invalidFusionNameMessage(B.name));
     return nullptr;
   }
   // An unnamed input or output is `argN` or `resultN` in the bundle. An

@@ -102,8 +102,10 @@ typedef struct FuserBuilder {
 
 /*===-- Creating, finishing, destroying --------------------------------------===*/
 
-/// Creates a builder for a fusion named `name` (the function's symbol and
-/// the fusion's name in the bundle) in `context`, loading the fuser and func
+/// Creates a builder for a fusion named `name` (the function's symbol, the
+/// fusion's name in the bundle and its kernels' prefix, so letters, digits,
+/// '_' and '$', not starting with a digit: finishing checks it) in
+/// `context`, loading the fuser and func
 /// dialects into it. Returns a null builder (fuserBuilderIsNull) when
 /// `context` is null or `name` is empty. The caller owns the builder
 /// (fuserBuilderDestroy), which must be destroyed before its context.
@@ -174,8 +176,9 @@ MLIR_CAPI_EXPORTED MlirLogicalResult fuserBuilderAddOutput(FuserBuilder builder,
 /// it); the builder can build nothing more, and is still to be destroyed.
 /// Fails, leaving `module` unchanged, when the builder holds an error (its
 /// first error stays the reason: fuserBuilderGetError), has no output, was
-/// finished before, when `module` is null or of another context, or when
-/// the module already has a symbol of the fusion's name. Inputs get the
+/// finished before, when `module` is null or of another context, when the
+/// fusion's name is no PTX identifier, or when the module already has a
+/// symbol of the fusion's name. Inputs get the
 /// `fuser.name` argument attribute and outputs the `fuser.name` result
 /// attribute; wrapped numbers (fuserTorchScalar*) left unused are removed.
 MLIR_CAPI_EXPORTED MlirLogicalResult fuserBuilderFinish(FuserBuilder builder,

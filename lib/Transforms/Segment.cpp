@@ -12,6 +12,7 @@
 #include "fuser/Analysis/IndexGrowth.h"
 #include "fuser/Dialect/Fuser/IR/FuserAttrNames.h"
 #include "fuser/Dialect/Fuser/IR/FuserOps.h"
+#include "fuser/Dialect/Fuser/IR/FusionName.h"
 #include "fuser/Transforms/Passes.h"
 #include "fuser/Transforms/Segments.h"
 
@@ -945,18 +946,9 @@ struct SegmentPass : fuser::impl::SegmentPassBase<SegmentPass> {
     for (auto fusion : getOperation().getOps<func::FuncOp>()) {
       if (fusion.isExternal() || fusion->hasAttr(kPlanAttr))
         continue;
-      // Kernels are named after their fusion, and PTX names are identifiers:
-      // LLVM aborts on some other characters and writes PTX that ptxas
-      // rejects for others ('.', a leading digit).
-      StringRef name = fusion.getSymName();
-      if (name.empty() || llvm::isDigit(name.front()) ||
-          !llvm::all_of(name, [](char c) {
-            return llvm::isAlnum(c) || c == '_' || c == '$';
-          })) {
-        fusion.emitError("fusion name '")
-            << name
-            << "' is not a PTX identifier: use letters, digits, '_' and '$', "
-               "not starting with a digit";
+      // Kernels are named after their fusion (FusionName.h).
+      if (!isValidFusionName(fusion.getSymName())) {
+        fusion.emitError(invalidFusionNameMessage(fusion.getSymName()));
         return signalPassFailure();
       }
       // Sizes are 64-bit in kernels and plans: a static shape of 2^64

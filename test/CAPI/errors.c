@@ -548,6 +548,17 @@ static void testFinish(MlirContext ctx) {
   EXPECT(!mlirModuleIsNull(ok));
   mlirModuleDestroy(ok);
   fuserBuilderDestroy(b);
+  /* A fusion name that is no PTX identifier (a tracer's qualified name):
+   * refused when finished, not first at the compile. */
+  const char *badNames[] = {"fwd.inner", "0fwd", "a-b"};
+  for (int i = 0; i < 3; ++i) {
+    b = fuserBuilderCreate(ctx, S(badNames[i]));
+    x = fuserBuilderAddInput(b, FuserDTypeF32, SHAPE(4), S("x"));
+    fuserBuilderAddOutput(b, fuserBuildExp(b, x), S("y"));
+    EXPECT(mlirModuleIsNull(fuserBuilderFinishNewModule(b)));
+    printError(b);
+    fuserBuilderDestroy(b);
+  }
 
   MlirOperation op = mlirModuleGetOperation(m);
   EXPECT(mlirOperationVerify(op));
@@ -567,6 +578,9 @@ static void testFinish(MlirContext ctx) {
 // CHECK-NEXT: error: g: error: fuserBuilderAddOutput: the output value is null
 // CHECK-NEXT: error: h: error: fuserBuilderFinishNewModule: the name 'arg1' is taken, and is the default name of input 1, which has none: name input 1, or choose another name
 // CHECK-NEXT: error: h: error: fuserBuilderFinishNewModule: the name 'result0' is taken, and is the default name of output 0, which has none: name output 0, or choose another name
+// CHECK-NEXT: error: fwd.inner: error: fuserBuilderFinishNewModule: fusion name 'fwd.inner' is not a PTX identifier: use letters, digits, '_' and '$', not starting with a digit
+// CHECK-NEXT: error: 0fwd: error: fuserBuilderFinishNewModule: fusion name '0fwd' is not a PTX identifier
+// CHECK-NEXT: error: a-b: error: fuserBuilderFinishNewModule: fusion name 'a-b' is not a PTX identifier
 
 static int handlerCalls = 0;
 static MlirLogicalResult countingHandler(MlirDiagnostic d, void *userData) {
