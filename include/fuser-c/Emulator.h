@@ -52,14 +52,15 @@ typedef struct FuserEmulatorOptions {
   uint64_t maxWork;
 } FuserEmulatorOptions;
 
-/// Defaults: forward order, no race check, -O2, no traffic counting, the
+/// Defaults: forward order, no race check, -O0, no traffic counting, the
 /// CPU from FUSER_EMULATOR_CPU (else the host), no trace, the default
 /// limits. NULL is a no-op.
 MLIR_CAPI_EXPORTED void fuserEmulatorOptionsInit(FuserEmulatorOptions *options);
 
 /// Creates a runtime on the CPU emulator; `options` may be NULL for the
 /// defaults. Fails (FUSER_ERROR_INVALID_ARGUMENT) when the CPU is not one of
-/// the host's architecture. The caller owns *out (fuser_rt_destroy). Bundles it loads need
+/// the host's architecture (or one whose instructions the host lacks), or
+/// when optLevel is past 3. The caller owns *out (fuser_rt_destroy). Bundles it loads need
 /// emulation data (fuserc compile without --no-emulation).
 MLIR_CAPI_EXPORTED fuser_error *
 fuserEmulatorRuntimeCreate(const FuserEmulatorOptions *options, fuser_rt **out);

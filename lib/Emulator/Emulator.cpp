@@ -703,8 +703,9 @@ static fuser_error *loadModuleOnThisStack(EmulatorContext &emu, const char *text
     std::string linked;
     for (const std::string &s : m->jit->linked())
       linked += (linked.empty() ? "" : " ") + s;
-    std::fprintf(stderr, "emulator: module '%s': compiled for %s; linked: %s\n", name,
-                 emu.target.describe().c_str(), linked.empty() ? "(nothing)" : linked.c_str());
+    std::fprintf(stderr, "emulator: module '%s': compiled for %s at -O%u; linked: %s\n", name,
+                 emu.target.describe().c_str(), emu.options.optLevel,
+                 linked.empty() ? "(nothing)" : linked.c_str());
   }
   *out = m.release();
   return nullptr;
