@@ -175,12 +175,32 @@ void GroupEmitter::indexByIteration(KernelBuilder &k) {
 
 AffineExpr GroupEmitter::maxElementsWith(AffineExpr own) {
   AffineExpr maxElements = simplify(own, 0, numSymbols);
-  for (Value in : seg.inputs) {
-    AffineExpr n = fe.shapes.span(in);
+  auto add = [&](AffineExpr n) {
     auto a = ShapeAnalysis::constantValue(maxElements), c = ShapeAnalysis::constantValue(n);
     maxElements = (a && c) ? getAffineConstantExpr(std::max(*a, *c), ctx)
                            : simplify(maxElements + n, 0, numSymbols);
+  };
+  SmallVector<AffineExpr> seen{simplify(own, 0, numSymbols)};
+  for (Value in : seg.inputs) {
+    AffineExpr n = fe.shapes.span(in);
+    seen.push_back(simplify(n, 0, numSymbols));
+    add(n);
   }
+  // The values the kernel computes inside: one larger than its reference
+  // and inputs (a rand or iota of 2^32 + 8 elements of which a slice keeps
+  // the last 8) is indexed by element too, its Philox counter or its value
+  // the element's row-major index, and wrapped in 32 bits. Each distinct
+  // count once, so that ops of the reference's shape add nothing.
+  for (Operation *op : seg.ops)
+    for (Value r : op->getResults()) {
+      if (!isa<RankedTensorType>(r.getType()))
+        continue;
+      AffineExpr n = simplify(fe.shapes.numElements(r), 0, numSymbols);
+      if (llvm::is_contained(seen, n))
+        continue;
+      seen.push_back(n);
+      add(n);
+    }
   return maxElements;
 }
 
