@@ -6,6 +6,9 @@
 // gpu.module, a function of other dialects, a body that never returns) would
 // otherwise flow through the pipeline into a bundle that runs wrong kernels
 // or none, so it is an error here, with the location of what does not belong.
+// So is a dropout's or bernoulli's p that ops fold to a constant out of
+// [0, 1]: the verifier refuses a written one, and would refuse this one
+// mid-pipeline once canonicalization folded it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,11 +17,13 @@
 #include "fuser/Dialect/Fuser/IR/FuserAttrNames.h"
 #include "fuser/Dialect/Fuser/IR/FuserDialect.h"
 #include "fuser/Dialect/Fuser/IR/FuserOps.h"
+#include "fuser/Dialect/Fuser/IR/Probability.h"
 
 #include "fuser_runtime.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/StringMap.h"
 
 namespace mlir::fuser {
@@ -30,6 +35,60 @@ using namespace mlir;
 using namespace mlir::fuser;
 
 namespace {
+
+/// The constant `v` folds to, through ops whose folders give one (an add of
+/// two constants), or null. Each op is folded as a detached clone, so that
+/// a folder that works in place changes nothing of the input.
+Attribute foldedConstant(Value v, unsigned depth = 0) {
+  Attribute a;
+  if (matchPattern(v, m_Constant(&a)))
+    return a;
+  Operation *op = v.getDefiningOp();
+  if (!op || op->getNumResults() != 1 || op->getNumRegions() || depth > 32)
+    return {};
+  SmallVector<Attribute> operands;
+  for (Value o : op->getOperands()) {
+    Attribute c = foldedConstant(o, depth + 1);
+    if (!c)
+      return {};
+    operands.push_back(c);
+  }
+  Operation *clone = op->clone();
+  SmallVector<OpFoldResult> results;
+  Attribute folded;
+  if (succeeded(clone->fold(operands, results)) && results.size() == 1) {
+    if (auto attr = dyn_cast<Attribute>(results[0]))
+      folded = attr;
+    else if (Value same = cast<Value>(results[0]); same != clone->getResult(0))
+      folded = foldedConstant(same, depth + 1); // an operand: of the input
+  }
+  clone->destroy();
+  return folded;
+}
+
+/// A dropout's or bernoulli's p that folds to a constant out of [0, 1]: the
+/// verifier's error for a written one (Probability.h), before
+/// canonicalization makes the constant and the verifier fails mid-pipeline.
+LogicalResult checkFoldedProbabilities(func::FuncOp f) {
+  WalkResult r = f.walk([](Operation *op) {
+    Value p;
+    if (auto d = dyn_cast<DropoutOp>(op))
+      p = d.getP();
+    else if (auto b = dyn_cast<BernoulliOp>(op))
+      p = b.getP();
+    else
+      return WalkResult::advance();
+    while (auto b = p.getDefiningOp<BroadcastOp>()) // as the verifier does
+      p = b.getInput();
+    std::optional<double> v = probabilityOutOfRange(foldedConstant(p));
+    if (!v)
+      return WalkResult::advance();
+    op->emitOpError("p must be in [0, 1], got ")
+        << probabilityText(*v) << " (the value its operands fold to)";
+    return WalkResult::interrupt();
+  });
+  return failure(r.wasInterrupted());
+}
 
 bool isIdentifier(StringRef s) {
   if (s.empty() || !(std::isalpha((unsigned char)s[0]) || s[0] == '_'))
@@ -248,7 +307,7 @@ struct CheckFusionsPass : public fuser::impl::CheckFusionsPassBase<CheckFusionsP
                           << "' is not a fusion: the input holds func.func fusions only";
         return signalPassFailure();
       }
-      if (failed(checkFusion(f)))
+      if (failed(checkFusion(f)) || failed(checkFoldedProbabilities(f)))
         return signalPassFailure();
       // Each fusion's kernels become the gpu.module `<name>_kernels`, a
       // symbol beside the fusions (the bundle finds them by that name).

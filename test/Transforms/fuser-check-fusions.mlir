@@ -267,3 +267,48 @@ func.func @name_int(%x: tensor<4xf32> {fuser.name = 3 : i32}) -> tensor<4xf32> {
 func.func @name_array(%x: tensor<4xf32>) -> (tensor<4xf32> {fuser.name = ["y"]}) {
   return %x : tensor<4xf32>
 }
+
+// -----
+
+// A p that ops fold to a constant out of [0, 1] is refused as a written one
+// is (torch raises); canonicalization folded it and the verifier failed
+// mid-pipeline, an "internal error".
+func.func @bernoulli_folded_p(%seed: tensor<i64>, %offset: tensor<i64>) -> tensor<16xf32> {
+  %a = fuser.constant 0.6 : tensor<f32>
+  %p0 = fuser.add %a, %a : tensor<f32>
+  %p = fuser.broadcast %p0 dims = [] : tensor<f32> -> tensor<16xf32>
+  // expected-error @+1 {{'fuser.bernoulli' op p must be in [0, 1], got 1.20000005 (the value its operands fold to)}}
+  %y = fuser.bernoulli %p, %seed, %offset : tensor<16xf32>
+  return %y : tensor<16xf32>
+}
+
+// -----
+
+func.func @bernoulli_nan_p(%seed: tensor<i64>, %offset: tensor<i64>) -> tensor<16xf32> {
+  %a = fuser.constant 0.0 : tensor<f32>
+  %p0 = fuser.div %a, %a : tensor<f32>
+  %p = fuser.broadcast %p0 dims = [] : tensor<f32> -> tensor<16xf32>
+  // expected-error @+1 {{'fuser.bernoulli' op p must be in [0, 1], got nan (the value its operands fold to)}}
+  %y = fuser.bernoulli %p, %seed, %offset : tensor<16xf32>
+  return %y : tensor<16xf32>
+}
+
+// -----
+
+func.func @dropout_folded_p(%x: tensor<16xf32>, %seed: tensor<i64>, %offset: tensor<i64>) -> (tensor<16xf32>, tensor<16xi1>) {
+  %a = fuser.constant 0.6 : tensor<f32>
+  %p = fuser.add %a, %a : tensor<f32>
+  // expected-error @+1 {{'fuser.dropout' op p must be in [0, 1], got 1.20000005 (the value its operands fold to)}}
+  %y, %m = fuser.dropout %x, %p, %seed, %offset : tensor<16xf32>, tensor<f32> -> tensor<16xf32>, tensor<16xi1>
+  return %y, %m : tensor<16xf32>, tensor<16xi1>
+}
+
+// -----
+
+// In range once folded: accepted.
+func.func @dropout_folded_p_ok(%x: tensor<16xf32>, %seed: tensor<i64>, %offset: tensor<i64>) -> (tensor<16xf32>, tensor<16xi1>) {
+  %a = fuser.constant 0.25 : tensor<f32>
+  %p = fuser.add %a, %a : tensor<f32>
+  %y, %m = fuser.dropout %x, %p, %seed, %offset : tensor<16xf32>, tensor<f32> -> tensor<16xf32>, tensor<16xi1>
+  return %y, %m : tensor<16xf32>, tensor<16xi1>
+}

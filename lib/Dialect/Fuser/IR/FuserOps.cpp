@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fuser/Dialect/Fuser/IR/FuserOps.h"
+#include "fuser/Dialect/Fuser/IR/Probability.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
@@ -1135,19 +1136,11 @@ static LogicalResult verifyLike(Operation *op, Value like, RankedTensorType resu
 LogicalResult RandOp::verify() { return verifyLike(*this, getLike(), getType()); }
 LogicalResult RandnOp::verify() { return verifyLike(*this, getLike(), getType()); }
 
-/// A value of a constant probability (or of a broadcast of one) outside
-/// [0, 1], or NaN, as torch raises for; a probability passed in is the
-/// caller's to check.
-static std::optional<double> probabilityOutOfRange(Value p) {
-  while (auto b = p.getDefiningOp<BroadcastOp>())
-    p = b.getInput();
-  auto c = p.getDefiningOp<ConstantOp>();
-  if (!c)
-    return std::nullopt;
+std::optional<double> mlir::fuser::probabilityOutOfRange(Attribute constant) {
   auto bad = [](double v) { return !(v >= 0.0 && v <= 1.0); };
-  if (auto f = dyn_cast<FloatAttr>(c.getValue()))
+  if (auto f = dyn_cast_if_present<FloatAttr>(constant))
     return bad(f.getValueAsDouble()) ? std::optional(f.getValueAsDouble()) : std::nullopt;
-  if (auto dense = dyn_cast<DenseFPElementsAttr>(c.getValue())) {
+  if (auto dense = dyn_cast_if_present<DenseFPElementsAttr>(constant)) {
     if (dense.isSplat()) {
       double v = dense.getSplatValue<APFloat>().convertToDouble();
       return bad(v) ? std::optional(v) : std::nullopt;
@@ -1159,11 +1152,19 @@ static std::optional<double> probabilityOutOfRange(Value p) {
   return std::nullopt;
 }
 
-/// `v` to f32's precision (9 significant digits): 1.0000001 is not "1".
-static std::string probabilityText(double v) {
+std::string mlir::fuser::probabilityText(double v) {
   char text[32];
   snprintf(text, sizeof text, "%.9g", v);
   return text;
+}
+
+/// A constant probability (or a broadcast of one) out of range, as
+/// written; a probability passed in is the caller's to check.
+static std::optional<double> writtenProbabilityOutOfRange(Value p) {
+  while (auto b = p.getDefiningOp<BroadcastOp>())
+    p = b.getInput();
+  auto c = p.getDefiningOp<ConstantOp>();
+  return c ? mlir::fuser::probabilityOutOfRange(c.getValue()) : std::nullopt;
 }
 
 LogicalResult DropoutOp::verify() {
@@ -1177,13 +1178,13 @@ LogicalResult DropoutOp::verify() {
   auto p = cast<RankedTensorType>(getP().getType());
   if (p.getRank() != 0)
     return emitOpError("p must have rank 0, got ") << p;
-  if (std::optional<double> v = probabilityOutOfRange(getP()))
+  if (std::optional<double> v = writtenProbabilityOutOfRange(getP()))
     return emitOpError("p must be in [0, 1], got ") << probabilityText(*v);
   return success();
 }
 
 LogicalResult BernoulliOp::verify() {
-  if (std::optional<double> v = probabilityOutOfRange(getP()))
+  if (std::optional<double> v = writtenProbabilityOutOfRange(getP()))
     return emitOpError("p must be in [0, 1], got ") << probabilityText(*v);
   return success();
 }
