@@ -120,6 +120,37 @@ private:
     os << ", in '" << op->getName() << "' at " << op->getLoc();
     return s;
   }
+  /// For a run-time check on `values`: where one of them comes from a
+  /// reshape whose dims the rule guessed, which reshape, since a wrong
+  /// guess (`[?,?,?] -> [?,?]` keeps dim 0 where torch's `view(-1, n)`
+  /// merged the first two) shows first as this check failing elsewhere.
+  std::string ruleHint(ArrayRef<Value> values) {
+    if (sizedByRule.empty())
+      return "";
+    llvm::SmallPtrSet<Operation *, 8> guessed;
+    for (ReshapeOp r : sizedByRule)
+      guessed.insert(r);
+    SmallVector<Value> work(values.begin(), values.end());
+    llvm::DenseSet<Value> seen;
+    while (!work.empty()) {
+      Value v = work.pop_back_val();
+      Operation *def = v.getDefiningOp();
+      if (!def || !seen.insert(v).second)
+        continue;
+      if (guessed.contains(def)) {
+        std::string s;
+        llvm::raw_string_ostream os(s);
+        os << "; the sizes of the 'fuser.reshape' at " << def->getLoc()
+           << " are the reshape rule's guess (it keeps the input's leading dims, "
+              "docs/dialect.md): if it splits them otherwise, as torch's view(-1, n) "
+              "does, give it fuser.sizes";
+        return s;
+      }
+      for (Value o : def->getOperands())
+        work.push_back(o);
+    }
+    return "";
+  }
   /// Creates the slots of `v`: static dims know their size.
   void addValue(Value v) {
     auto t = cast<RankedTensorType>(v.getType());
@@ -195,6 +226,7 @@ private:
   SmallVector<ReshapeOp> sizedByUses; ///< Guessing reshapes their uses sized (or the one dim left).
   SmallVector<ReshapeOp> sizedByUsesPending; ///< ...whose input is not known yet.
   SmallVector<ReshapeOp> backwardReshapes; ///< kDimsFromUsesAttr ones left to the rule.
+  SmallVector<ReshapeOp> sizedByRule; ///< Guessing reshapes the rule sized (ruleHint).
   SmallVector<ReshapeOp> reshapes; ///< Every reshape, in program order (reshapesBack).
   SmallVector<GatherOp> gathers; ///< Index bounds checked last.
   SmallVector<Operation *> revisit; ///< Slices, pads, concats of inputs not sized when seen.
@@ -359,7 +391,8 @@ void Analyzer::gatherBounds(GatherOp g) {
     if (n && m)
       constraints->push_back({ShapeAnalysis::Constraint::LessEqual, n, m,
                               "gather index size {} of " + describe(g.getIndex(), i) +
-                                  " must not exceed the input's ({})" + where(g)});
+                                  " must not exceed the input's ({})" + where(g) +
+                                  ruleHint({g.getInput(), g.getIndex()})});
   }
 }
 
@@ -382,7 +415,8 @@ void Analyzer::scatterBounds(Operation *op) {
     if (n && m && n != m)
       constraints->push_back({ShapeAnalysis::Constraint::LessEqual, n, m,
                               "scatter_add index size {} of " + describe(small, i) +
-                                  " must not exceed " + whose.str() + " ({})" + where(sc)});
+                                  " must not exceed " + whose.str() + " ({})" + where(sc) +
+                                  ruleHint({small, large})});
   };
   for (unsigned i = 0; i < sc.getIndex().getType().getRank(); ++i) {
     atMost(sc.getIndex(), sc.getSource(), i, "the source's");
@@ -474,6 +508,7 @@ bool Analyzer::resolveGuessingReshape() {
       changed = true;
       continue;
     }
+    sizedByRule.push_back(r);
     if (!reshape(r, /*late=*/true))
       pendingReshapes.push_back(r);
     changed = true;
