@@ -312,3 +312,44 @@ func.func @dropout_folded_p_ok(%x: tensor<16xf32>, %seed: tensor<i64>, %offset: 
   %y, %m = fuser.dropout %x, %p, %seed, %offset : tensor<16xf32>, tensor<f32> -> tensor<16xf32>, tensor<16xi1>
   return %y, %m : tensor<16xf32>, tensor<16xi1>
 }
+
+// -----
+
+// A p read twice at every step of a chain (x + x, 30 deep) is folded once
+// per op, not 2^30 times: 1e-9 doubled 30 times is 1.07, refused.
+func.func @dropout_doubling_chain(%x: tensor<16xf32>, %seed: tensor<i64>, %offset: tensor<i64>) -> (tensor<16xf32>, tensor<16xi1>) {
+  %c0 = fuser.constant 1.0e-09 : tensor<f32>
+  %c1 = fuser.add %c0, %c0 : tensor<f32>
+  %c2 = fuser.add %c1, %c1 : tensor<f32>
+  %c3 = fuser.add %c2, %c2 : tensor<f32>
+  %c4 = fuser.add %c3, %c3 : tensor<f32>
+  %c5 = fuser.add %c4, %c4 : tensor<f32>
+  %c6 = fuser.add %c5, %c5 : tensor<f32>
+  %c7 = fuser.add %c6, %c6 : tensor<f32>
+  %c8 = fuser.add %c7, %c7 : tensor<f32>
+  %c9 = fuser.add %c8, %c8 : tensor<f32>
+  %c10 = fuser.add %c9, %c9 : tensor<f32>
+  %c11 = fuser.add %c10, %c10 : tensor<f32>
+  %c12 = fuser.add %c11, %c11 : tensor<f32>
+  %c13 = fuser.add %c12, %c12 : tensor<f32>
+  %c14 = fuser.add %c13, %c13 : tensor<f32>
+  %c15 = fuser.add %c14, %c14 : tensor<f32>
+  %c16 = fuser.add %c15, %c15 : tensor<f32>
+  %c17 = fuser.add %c16, %c16 : tensor<f32>
+  %c18 = fuser.add %c17, %c17 : tensor<f32>
+  %c19 = fuser.add %c18, %c18 : tensor<f32>
+  %c20 = fuser.add %c19, %c19 : tensor<f32>
+  %c21 = fuser.add %c20, %c20 : tensor<f32>
+  %c22 = fuser.add %c21, %c21 : tensor<f32>
+  %c23 = fuser.add %c22, %c22 : tensor<f32>
+  %c24 = fuser.add %c23, %c23 : tensor<f32>
+  %c25 = fuser.add %c24, %c24 : tensor<f32>
+  %c26 = fuser.add %c25, %c25 : tensor<f32>
+  %c27 = fuser.add %c26, %c26 : tensor<f32>
+  %c28 = fuser.add %c27, %c27 : tensor<f32>
+  %c29 = fuser.add %c28, %c28 : tensor<f32>
+  %c30 = fuser.add %c29, %c29 : tensor<f32>
+  // expected-error @+1 {{'fuser.dropout' op p must be in [0, 1], got 1.07374179 (the value its operands fold to)}}
+  %y, %m = fuser.dropout %x, %c30, %seed, %offset : tensor<16xf32>, tensor<f32> -> tensor<16xf32>, tensor<16xi1>
+  return %y, %m : tensor<16xf32>, tensor<16xi1>
+}

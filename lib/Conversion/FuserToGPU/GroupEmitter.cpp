@@ -180,7 +180,7 @@ AffineExpr GroupEmitter::maxElementsWith(AffineExpr own) {
     maxElements = (a && c) ? getAffineConstantExpr(std::max(*a, *c), ctx)
                            : simplify(maxElements + n, 0, numSymbols);
   };
-  SmallVector<AffineExpr> seen{simplify(own, 0, numSymbols)};
+  SmallVector<AffineExpr> seen{maxElements};
   for (Value in : seg.inputs) {
     AffineExpr n = fe.shapes.span(in);
     seen.push_back(simplify(n, 0, numSymbols));
