@@ -364,7 +364,10 @@ int fusercCompile(int argc, char **argv) {
       stagesDir = argv[++i];
     else if (!strcmp(a, "--time"))
       time = true;
-    else if (a[0] == '-' && a[1]) {
+    else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+      fusercUsage(stdout);
+      return 0;
+    } else if (a[0] == '-' && a[1]) {
       fprintf(stderr, "fuserc: error: unknown option '%s' for compile\n", a);
       return 1;
     } else if (in) {

@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static void usage(FILE *out) {
+void fusercUsage(FILE *out) {
   fputs("usage:\n"
         "  fuserc compile IN.mlir -o OUT [--chip sm_80|sm_89|sm_90|sm_100] [--ptx N]\n"
         "                 [--fast-math] [--index-bits 0|32|64] [--opt-level N] [--assume-aligned]\n"
@@ -42,12 +42,12 @@ static void usage(FILE *out) {
 
 int main(int argc, char **argv) {
   if (argc < 2) {
-    usage(stderr);
+    fusercUsage(stderr);
     return 1;
   }
   const char *cmd = argv[1];
   if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
-    usage(stdout);
+    fusercUsage(stdout);
     return 0;
   }
   if (!strcmp(cmd, "--version")) {
@@ -63,6 +63,6 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "tune"))
     return fusercTune(argc - 2, argv + 2);
   fprintf(stderr, "fuserc: error: unknown command '%s'\n", cmd);
-  usage(stderr);
+  fusercUsage(stderr);
   return 1;
 }

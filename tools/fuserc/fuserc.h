@@ -7,6 +7,7 @@
 #include "fuser-c/Dialects.h"
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stddef.h>
 
 /* Subcommands: argc/argv after the command word; return the exit code. */
@@ -14,6 +15,10 @@ int fusercCompile(int argc, char **argv);
 int fusercInspect(int argc, char **argv);
 int fusercRun(int argc, char **argv);
 int fusercTune(int argc, char **argv);
+
+/* The usage of every subcommand (`fuserc --help`; `compile` and `run`
+ * print it for their own --help, their options being the shared ones). */
+void fusercUsage(FILE *out);
 
 /* Compile options shared by `compile` and `run`. */
 typedef struct {

@@ -296,6 +296,9 @@ static bool parseRunFlags(int argc, char **argv, RunFlags *f) {
       f->traffic = true;
     } else if (!strcmp(a, "--misalign")) {
       f->misalign = true;
+    } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+      fusercUsage(stdout);
+      exit(0);
     } else if (a[0] == '-' && a[1]) {
       fprintf(stderr, "fuserc: error: unknown option '%s' for run\n", a);
       return false;
