@@ -269,7 +269,7 @@ bool Analyzer::sliceSizes(SliceOp s) {
       constraints->push_back({ShapeAnalysis::Constraint::LessEqual,
                               getAffineConstantExpr(s.getLimit()[i], ctx), n,
                               "slice limit {} must not exceed " + describe(s.getInput(), i) +
-                                  " ({})" + where(s)});
+                                  " ({})" + where(s) + ruleHint({s.getInput()})});
       continue;
     }
     // To the end of a dynamic dim: ceil((size - start) / step) elements.
@@ -278,7 +278,7 @@ bool Analyzer::sliceSizes(SliceOp s) {
       constraints->push_back({ShapeAnalysis::Constraint::LessEqual,
                               getAffineConstantExpr(start, ctx), n,
                               "slice start {} must not exceed " + describe(s.getInput(), i) +
-                                  " ({})" + where(s)});
+                                  " ({})" + where(s) + ruleHint({s.getInput()})});
     define(s.getResult(), i, (n - start).ceilDiv(s.getStep()[i]), describe(s.getResult(), i));
   }
   return true;
@@ -316,7 +316,7 @@ bool Analyzer::padSizes(PadOp p, bool late) {
       constraints->push_back({ShapeAnalysis::Constraint::LessEqual,
                               getAffineConstantExpr(crop, ctx), size(p.getInput(), i),
                               "pad crops {} elements from " + describe(p.getInput(), i) +
-                                  ", which has {}" + where(p)});
+                                  ", which has {}" + where(p) + ruleHint({p.getInput()})});
     define(p.getResult(), i, size(p.getInput(), i) + p.getLow()[i] + p.getHigh()[i],
            describe(p.getResult(), i));
   }
