@@ -68,6 +68,15 @@ LogicalResult mlir::fuser::applyTuning(ModuleOp module, StringRef tuning, String
     StringRef line = raw.trim();
     if (line.empty() || line.starts_with("#"))
       continue;
+    // An entry is printable ASCII: the messages below quote it, and a
+    // control byte quoted raw (an escape sequence, a NUL) garbles them.
+    for (auto [column, c] : llvm::enumerate(line))
+      if ((c < 0x20 && c != '\t') || (unsigned char)c >= 0x7f)
+        return fail(lineNo, "byte 0x" + llvm::utohexstr((unsigned char)c, /*LowerCase=*/true,
+                                                       /*Width=*/2) +
+                                " at column " + Twine(raw.find(line) + column + 1) +
+                                " is not printable ASCII: a tuning entry is text "
+                                "(docs/tuning.md)");
     SmallVector<StringRef> fields;
     line.split(fields, ' ', -1, /*KeepEmpty=*/false);
     if (fields.size() != 3)

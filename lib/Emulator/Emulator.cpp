@@ -194,13 +194,15 @@ static std::string threadName(const Thread &t) {
          std::to_string(t.ctx.blockId[1]) + ", " + std::to_string(t.ctx.blockId[2]) + ")";
 }
 
-/// A load or store outside what it may reach: recorded (the first one), and
-/// skipped by the kernel (a load reads zeros). `param` is the kernel
-/// parameter the address derives from, or -1 for shared memory, whose
-/// addresses are offsets in the block's buffer.
+/// A load or store outside what it may reach, or at an address not a
+/// multiple of its `alignment`: recorded (the first one), and skipped by the
+/// kernel (a load reads zeros). `param` is the kernel parameter the address
+/// derives from, or -1 for shared memory, whose addresses are offsets in the
+/// block's buffer.
 extern "C" void fuser_emu_bad_access(ThreadContext *ctx, int32_t param, int64_t address,
                                      int64_t size, int64_t begin, int64_t end,
-                                     int32_t isStore, int64_t elementBytes) {
+                                     int32_t isStore, int64_t elementBytes,
+                                     int64_t alignment) {
   auto *t = static_cast<Thread *>(ctx->thread);
   BlockState &b = *t->block;
   if (!b.error.empty())
@@ -209,6 +211,15 @@ extern "C" void fuser_emu_bad_access(ThreadContext *ctx, int32_t param, int64_t 
   int64_t offset = address - begin; // bytes from the start it may reach
   std::string at = "element " + std::to_string(offset / std::max<int64_t>(elementBytes, 1)) +
                    " (byte " + std::to_string(offset) + ")";
+  uint64_t ua = (uint64_t)address, last = ua + (uint64_t)size;
+  bool inBounds = ua >= (uint64_t)begin && last > ua && last <= (uint64_t)end;
+  if (inBounds && alignment > 1 && ua % (uint64_t)alignment != 0) {
+    b.error = "kernel '" + b.kernel->name + "' " + verb + " " + std::to_string(size) +
+              " bytes at " + at + " of parameter " + std::to_string(param) +
+              ", an address that is not a multiple of the " + std::to_string(alignment) +
+              " bytes the access needs (a GPU faults: misaligned address), " + threadName(*t);
+    return;
+  }
   if (param < 0) {
     b.error = "kernel '" + b.kernel->name + "' " + verb + " " + std::to_string(size) +
               " bytes at byte " + std::to_string(address) +

@@ -77,10 +77,11 @@ private:
   LogicalResult lowerSharedAccess(Operation *op, Value memref, ValueRange indices,
                                   Value stored, Type loaded);
   /// Runs `access` (a load or store whose address is the i64 `address`) only
-  /// when [address, address + size) lies in [begin, end); else reports it as
-  /// parameter `param` (-1: shared memory) and, for a load, gives zeros.
+  /// when [address, address + size) lies in [begin, end) and the address is
+  /// a multiple of `alignment` (1: any); else reports it as parameter
+  /// `param` (-1: shared memory) and, for a load, gives zeros.
   void guard(Operation *access, Value address, int64_t size, Value begin, Value end,
-             int32_t param, int64_t elementBytes);
+             int32_t param, int64_t elementBytes, int64_t alignment = 1);
   /// Adds the loop's trip count to the launch's work; skips the loop past
   /// the limit.
   void countWork(scf::ForOp loop);
@@ -164,17 +165,29 @@ static Block *wrapInIf(OpBuilder &b, Location loc, Operation *op, Value cond) {
 }
 
 void KernelLowering::guard(Operation *access, Value address, int64_t size, Value begin,
-                           Value end, int32_t param, int64_t elementBytes) {
+                           Value end, int32_t param, int64_t elementBytes,
+                           int64_t alignment) {
   b.setInsertionPoint(access);
   Type i64Ty = b.getI64Type(), i32Ty = b.getI32Type();
-  // begin <= address and address + size <= end, unsigned; address + size
-  // cannot wrap for an address that passed the first test and an end that
-  // is an allocation's.
+  // begin <= address, address + size <= end and address + size does not
+  // wrap, unsigned. The last is needed where begin is 0 (the first
+  // workgroup buffer): address -size passes the first test and wraps to 0
+  // in the second, a store just before the block's shared memory.
+  Value last = arith::AddIOp::create(b, loc, address, i64(size));
   Value inside = arith::AndIOp::create(
       b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, address, begin),
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
-                            arith::AddIOp::create(b, loc, address, i64(size)), end));
-  declare(kBadAccessFn, {ptrTy, i32Ty, i64Ty, i64Ty, i64Ty, i64Ty, i32Ty, i64Ty}, {});
+      arith::AndIOp::create(
+          b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, last, end),
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, last, address)));
+  // A GPU faults on an access that is not aligned to what it moves (or to
+  // less, where the access says so); the host may fault too.
+  if (alignment > 1)
+    inside = arith::AndIOp::create(
+        b, loc, inside,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                              arith::AndIOp::create(b, loc, address, i64(alignment - 1)),
+                              i64(0)));
+  declare(kBadAccessFn, {ptrTy, i32Ty, i64Ty, i64Ty, i64Ty, i64Ty, i32Ty, i64Ty, i64Ty}, {});
   bool isStore = access->getNumResults() == 0;
   SmallVector<Type> results(access->getResultTypes());
   Block *elseBlock = wrapInIf(b, loc, access, inside);
@@ -184,7 +197,7 @@ void KernelLowering::guard(Operation *access, Value address, int64_t size, Value
                        ValueRange{ctx, arith::ConstantIntOp::create(b, loc, param, 32), address,
                                   i64(size), begin, end,
                                   arith::ConstantIntOp::create(b, loc, isStore ? 1 : 0, 32),
-                                  i64(elementBytes)});
+                                  i64(elementBytes), i64(alignment)});
   SmallVector<Value> zeros;
   for (Type t : results)
     zeros.push_back(LLVM::ZeroOp::create(b, loc, t));
@@ -296,11 +309,33 @@ LogicalResult KernelLowering::run() {
       return 8;
     return (t.getIntOrFloatBitWidth() + 7) / 8;
   };
+  // The alignment a global access needs: what it says (NVPTX splits an
+  // access that says less), at most what it moves (the largest power of two
+  // dividing its bytes: what the GPU checks). The access is then compiled
+  // for the host with that alignment, which the guard checks: a bundle
+  // whose kernel claims more than it has cannot fault the emulator.
+  auto accessAlignment = [&](Operation *access, Type t) -> int64_t {
+    int64_t bytes = byteSize(t), natural = bytes & -bytes;
+    std::optional<uint64_t> said;
+    if (auto ld = dyn_cast<LLVM::LoadOp>(access))
+      said = ld.getAlignment();
+    else if (auto st = dyn_cast<LLVM::StoreOp>(access))
+      said = st.getAlignment();
+    int64_t align = said && *said ? std::min<int64_t>((int64_t)*said, natural) : natural;
+    if (auto ld = dyn_cast<LLVM::LoadOp>(access))
+      ld.setAlignment(align);
+    else if (auto st = dyn_cast<LLVM::StoreOp>(access))
+      st.setAlignment(align);
+    else if (auto rmw = dyn_cast<LLVM::AtomicRMWOp>(access))
+      rmw.setAlignment(align);
+    return align;
+  };
   auto guardGlobal = [&](Operation *access, Value addr, Type t) -> LogicalResult {
     Value root = rootParam(addr);
     if (!root)
       return access->emitError("the CPU emulation needs every global load and store "
                                "to address memory through a kernel parameter");
+    int64_t align = accessAlignment(access, t);
     b.setInsertionPoint(access);
     Value a = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), addr);
     Type element = getElementTypeOrSelf(t);
@@ -308,7 +343,7 @@ LogicalResult KernelLowering::run() {
                                ? 8
                                : (element.getIntOrFloatBitWidth() + 7) / 8;
     auto [begin, end] = paramBounds.lookup(root);
-    guard(access, a, byteSize(t), begin, end, paramIndex.lookup(root), elementBytes);
+    guard(access, a, byteSize(t), begin, end, paramIndex.lookup(root), elementBytes, align);
     return success();
   };
   auto reportGlobal = [&](Value addr, Type t, bool isStore) {

@@ -3,13 +3,15 @@
 // Every global access is checked against the bounds of the parameter it
 // addresses through (read from the thread context once per thread); an
 // access outside is skipped and reported. GEPs lose inbounds, so that LLVM
-// cannot assume the check passes.
+// cannot assume the check passes. An access is compiled for the host with
+// the alignment the check requires: what it says, at most its own size
+// (here its size: it says nothing).
 // CHECK-LABEL: func.func private @copy(
 // CHECK-SAME: %[[X:.*]]: !llvm.ptr, %[[Y:.*]]: !llvm.ptr, %{{.*}}: i32, %[[CTX:.*]]: !llvm.ptr)
 // CHECK: %[[P:.*]] = llvm.getelementptr %[[X]][
 // CHECK: %[[A:.*]] = llvm.ptrtoint %[[P]] : !llvm.ptr to i64
 // CHECK: %[[V:.*]] = scf.if %{{.*}} -> (f32) {
-// CHECK-NEXT: %[[L:.*]] = llvm.load %[[P]]
+// CHECK-NEXT: %[[L:.*]] = llvm.load %[[P]] {alignment = 4 : i64}
 // CHECK-NEXT: scf.yield %[[L]] : f32
 // CHECK-NEXT: } else {
 // CHECK-NEXT: %[[PARAM:.*]] = arith.constant 0 : i32
@@ -124,7 +126,7 @@ gpu.module @wild_kernels {
 // CHECK: call @fuser_emu_fence(%[[CTX]])
 // CHECK-NOT: llvm.fence
 // CHECK: call @fuser_emu_arrive(%[[CTX]])
-// CHECK: llvm.atomicrmw add %{{.*}}, %{{.*}} monotonic : !llvm.ptr, i32
+// CHECK: llvm.atomicrmw add %{{.*}}, %{{.*}} monotonic {alignment = 4 : i64} : !llvm.ptr, i32
 // CHECK: call @fuser_emu_cross_block(%[[CTX]]
 // CHECK: llvm.load
 gpu.module @arrive_kernels {

@@ -28,6 +28,7 @@ void fusercDefaultFlags(FusercCompileFlags *f) {
   f->vjp = NULL;
   f->numWrt = 0;
   f->residuals = false;
+  f->given = 0;
 }
 
 /* "0,2,5" into f->wrt. */
@@ -78,6 +79,18 @@ int fusercParseCompileFlag(int argc, char **argv, int *i, FusercCompileFlags *f)
       return -1;
     }
     const char *v = argv[++*i];
+    /* One value each: a second one silently replaced the first (a second
+       --tuning dropped the first file). --schedule adds up (below). */
+    if (k != 4 && k != 8) {
+      if (f->given & (1u << k)) {
+        fprintf(stderr, "fuserc: error: %s given twice ('%s')%s\n", a, v,
+                k == 9 ? "; to use several tuning files, concatenate them into one "
+                         "(docs/tuning.md)"
+                       : "");
+        return -1;
+      }
+      f->given |= 1u << k;
+    }
     if (k == 0) {
       f->chip = v;
       return 1;
@@ -186,10 +199,11 @@ char *fusercReadFile(const char *path, size_t *size) {
       cap *= 2;
     }
   }
-  int readError = ferror(fp);
+  int readError = ferror(fp) ? errno : 0;
   fclose(fp);
   if (!buf || readError) {
-    fprintf(stderr, "%s: error: cannot read the file\n", path);
+    fprintf(stderr, "%s: error: cannot read the file: %s\n", path,
+            strerror(buf ? readError : ENOMEM));
     free(buf);
     return NULL;
   }
@@ -200,13 +214,21 @@ char *fusercReadFile(const char *path, size_t *size) {
 
 bool fusercWriteFile(const char *path, const void *data, size_t size) {
   FILE *fp = fopen(path, "wb");
-  if (!fp || fwrite(data, 1, size, fp) != size || fclose(fp) != 0) {
+  if (!fp) {
     fprintf(stderr, "%s: error: cannot write: %s\n", path, strerror(errno));
-    if (fp)
-      fclose(fp);
     return false;
   }
-  return true;
+  /* fclose always releases the stream, even when it fails (a full disk
+   * often shows only when the last bytes are flushed there). */
+  bool written = fwrite(data, 1, size, fp) == size;
+  int err = written ? 0 : errno;
+  if (fclose(fp) != 0 && written) {
+    written = false;
+    err = errno;
+  }
+  if (!written)
+    fprintf(stderr, "%s: error: cannot write: %s\n", path, strerror(err));
+  return written;
 }
 
 bool fusercNoCompileFlagsForBundle(const char *source, const FusercCompileFlags *f) {

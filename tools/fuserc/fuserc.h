@@ -35,6 +35,7 @@ typedef struct {
   int64_t wrt[64];      /* --wrt: positions of the inputs to differentiate */
   int numWrt;
   bool residuals;       /* --residuals: F_fwd and F_bwd instead of F_vjp */
+  unsigned given;       /* the valued options seen, one bit each: given twice is an error */
 } FusercCompileFlags;
 
 void fusercDefaultFlags(FusercCompileFlags *flags);

@@ -271,6 +271,10 @@ static bool parseRunFlags(int argc, char **argv, RunFlags *f) {
       f->dims = argv[++i];
     } else if (!strcmp(a, "--output-dir")) {
       f->outputDir = argv[++i];
+      if (!*f->outputDir) {
+        fprintf(stderr, "fuserc: error: --output-dir expects a directory, got ''\n");
+        return false;
+      }
     } else if (!strcmp(a, "--emulator-cpu")) {
       f->emulatorCpu = argv[++i];
       if (!*f->emulatorCpu) {
