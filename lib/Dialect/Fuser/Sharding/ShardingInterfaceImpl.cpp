@@ -42,12 +42,14 @@
 #include "fuser/Dialect/Fuser/IR/FuserDialect.h"
 #include "fuser/Dialect/Fuser/IR/FuserOps.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Shard/IR/ShardDialect.h"
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/Dialect/Shard/Interfaces/ShardingInterface.h"
 #include "mlir/Dialect/Shard/Interfaces/ShardingInterfaceImpl.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/StringExtras.h"
 
 using namespace mlir;
 using namespace mlir::fuser;
@@ -81,6 +83,106 @@ bool expands(Value operand, int64_t d, Value result, int64_t resultDim) {
   auto in = cast<RankedTensorType>(operand.getType());
   auto out = cast<RankedTensorType>(result.getType());
   return in.getDimSize(d) == 1 && out.getDimSize(resultDim) != 1;
+}
+
+/// Each dim's grid axes, trailing whole dims dropped.
+using SplitAxes = SmallVector<SmallVector<int16_t>>;
+SplitAxes axesOf(const Sharding &s) {
+  SplitAxes axes;
+  for (shard::GridAxesAttr a : s.getSplitAxes())
+    axes.emplace_back(a.asArrayRef());
+  while (!axes.empty() && axes.back().empty())
+    axes.pop_back();
+  return axes;
+}
+
+/// A split as written: `[[0], [1]]` (each dim's grid axes), `[[]]` whole.
+std::string describeSplit(const SplitAxes &axes) {
+  if (axes.empty())
+    return "[[]]";
+  std::string text = "[";
+  for (auto [d, dim] : llvm::enumerate(axes)) {
+    text += d ? ", [" : "[";
+    for (auto [k, a] : llvm::enumerate(dim))
+      text += (k ? ", " : "") + std::to_string(a);
+    text += "]";
+  }
+  return text + "]";
+}
+std::string describeSplit(const Sharding &s) { return describeSplit(axesOf(s)); }
+
+/// The split the value read as operand has before it is resharded for its
+/// use: the shard.shard before the one the use reads (propagation's
+/// annotate_for_users on the value's own, or two annotations written in a
+/// row); none if not written that way.
+Sharding splitBefore(Value operand) {
+  auto use = operand.getDefiningOp<shard::ShardOp>();
+  if (!use)
+    return Sharding();
+  auto own = use.getSrc().getDefiningOp<shard::ShardOp>();
+  if (!own || own.getAnnotateForUsers())
+    return Sharding();
+  return Sharding(own.getSharding());
+}
+
+/// Steps of one grid axis each from `from` to `to`, both excluded: first
+/// the axes `to` does not keep are gathered, the last of a dim first, then
+/// `to`'s axes are added. Each is a reshard the partition makes.
+SmallVector<std::string> reshardSteps(SplitAxes from, SplitAxes to) {
+  size_t rank = std::max(from.size(), to.size());
+  from.resize(rank);
+  to.resize(rank);
+  SmallVector<std::string> steps;
+  auto step = [&] {
+    SplitAxes trimmed = from;
+    while (!trimmed.empty() && trimmed.back().empty())
+      trimmed.pop_back();
+    steps.push_back(describeSplit(trimmed));
+  };
+  for (size_t d = 0; d < rank; ++d) {
+    size_t keep = 0;
+    while (keep < from[d].size() && keep < to[d].size() && from[d][keep] == to[d][keep])
+      ++keep;
+    while (from[d].size() > keep) {
+      from[d].pop_back();
+      step();
+    }
+  }
+  for (size_t d = 0; d < rank; ++d)
+    while (from[d].size() < to[d].size()) {
+      from[d].push_back(to[d][from[d].size()]);
+      step();
+    }
+  if (!steps.empty())
+    steps.pop_back(); // `to` itself
+  return steps;
+}
+
+/// Why a part is not what `op` needs for operand `i`: upstream's resharding
+/// moves a split one grid axis at a time (gathers or slices the last axis
+/// of a dim, or moves it between dims on a 1-D grid) and leaves any other
+/// change undone or half done.
+InFlightDiagnostic cannotReshard(Operation *op, unsigned i, const Sharding &wanted, Value part,
+                                 Type local) {
+  InFlightDiagnostic d = op->emitOpError("cannot take operand ") << i;
+  Sharding before = splitBefore(op->getOperand(i));
+  if (before)
+    d << " split " << describeSplit(before);
+  d << " as it needs it split, " << describeSplit(wanted);
+  if (part)
+    d << " (a part of type " << local << "; the partition made " << part.getType() << ")";
+  d << ": the partition changes a split one grid axis at a time (gathers the last axis "
+       "of a dim, or splits a dim over one more axis), not more at once nor from one axis "
+       "to another";
+  SmallVector<std::string> steps;
+  if (before)
+    steps = reshardSteps(axesOf(before), axesOf(wanted));
+  if (!steps.empty())
+    d << "; reshard it in steps, annotating it " << llvm::join(steps, ", then ")
+      << " first (a shard.shard each)";
+  else
+    d << "; split the value as its use needs it";
+  return d;
 }
 
 /// An op as upstream's sharding interface sees it: its loops, the indexing
@@ -232,10 +334,7 @@ struct LoopModel
     // operand null, which cloning the op would crash on.
     for (auto [i, v] : llvm::enumerate(partitionedOperands))
       if (!v)
-        return op->emitOpError("cannot take operand ")
-               << i << " split as it is: the partition cannot reshard it to the split this op "
-                       "needs (for one, a dim split over several grid axes at once cannot be "
-                       "gathered); split that dim over one axis";
+        return cannotReshard(op, i, operandShardings[i], Value(), Type());
     // Nor does it fail on every layout it cannot move: an operand split
     // [[1], [0]] asked for as [[0], [1]] came back as it was, and the op
     // was built on parts of different shapes (an internal error after the
@@ -249,10 +348,7 @@ struct LoopModel
         continue;
       Type local = shard::shardType(op->getOperand(i).getType(), grid, wanted);
       if (v.getType() != local)
-        return op->emitOpError("cannot take operand ")
-               << i << " split as it is: this op needs it split to a part of type " << local
-               << ", and the partition cannot reshard it there from its split (part "
-               << v.getType() << "); split the operands alike";
+        return cannotReshard(op, i, wanted, v, local);
     }
     if constexpr (std::is_same_v<Op, LinearOp>)
       return partitionLinear(cast<LinearOp>(op), partitionedOperands, operandShardings,
@@ -678,6 +774,44 @@ struct DescribeWhole {
   }
 };
 
+/// func.return under the partition: upstream's model (every dim a parallel
+/// loop) clones the op on whatever parts the resharding made, so a result
+/// annotated with a split it cannot reach came back as a part of the wrong
+/// shape (a wrong result that ran) or null (a crash cloning the op). This
+/// one checks each part first, as LoopModel does for fuser's ops.
+struct ReturnModel : public shard::ShardingInterface::ExternalModel<ReturnModel, func::ReturnOp> {
+  SmallVector<IteratorType> getLoopIteratorTypes(Operation *op) const {
+    SmallVector<IteratorType> loops;
+    for (Type t : op->getOperandTypes())
+      if (auto r = dyn_cast<RankedTensorType>(t))
+        loops.append(r.getRank(), IteratorType::parallel);
+    return loops;
+  }
+  SmallVector<AffineMap> getIndexingMaps(Operation *) const { return {}; }
+  LogicalResult partition(Operation *op, ArrayRef<Value> partitionedOperands,
+                          ArrayRef<Sharding> operandShardings,
+                          ArrayRef<Sharding> resultShardings, IRMapping &partitionMap,
+                          SymbolTableCollection &symbolTable, OpBuilder &builder) const {
+    for (auto [i, v] : llvm::enumerate(partitionedOperands)) {
+      const Sharding &wanted = operandShardings[i];
+      if (!v)
+        return cannotReshard(op, i, wanted, Value(), Type());
+      if (!wanted)
+        continue;
+      shard::GridOp grid = shard::getGrid(op, wanted.getGridAttr(), symbolTable);
+      if (!grid)
+        continue;
+      Type local = shard::shardType(op->getOperand(i).getType(), grid, wanted);
+      if (v.getType() != local)
+        return cannotReshard(op, i, wanted, v, local);
+    }
+    shard::partitionTriviallyShardableOperation(*op, partitionedOperands, operandShardings,
+                                                resultShardings, partitionMap, symbolTable,
+                                                builder);
+    return success();
+  }
+};
+
 template <typename... Ops> void attachElementwise(MLIRContext *ctx) {
   (Ops::template attachInterface<LoopModel<Ops, DescribeElementwise>>(*ctx), ...);
 }
@@ -689,6 +823,11 @@ template <typename... Ops> void attachWhole(MLIRContext *ctx) {
 } // namespace
 
 void mlir::fuser::registerShardingInterfaceExternalModels(DialectRegistry &registry) {
+  // Before upstream's func extension (registerAllExtensions), whose model of
+  // func.return is then ignored as a repeated registration.
+  registry.addExtension(+[](MLIRContext *ctx, func::FuncDialect *) {
+    func::ReturnOp::attachInterface<ReturnModel>(*ctx);
+  });
   registry.addExtension(+[](MLIRContext *ctx, FuserDialect *) {
     ctx->getOrLoadDialect<shard::ShardDialect>();
     attachElementwise<FUSER_ELEMENTWISE_OPS>(ctx);
