@@ -12,6 +12,7 @@
 #include "fuser/Pipelines/Pipelines.h"
 
 #include "fuser/Conversion/Passes.h"
+#include "fuser/Dialect/Fuser/Sharding/ReshardSteps.h"
 #include "fuser/Target/Chips.h"
 #include "fuser/Target/PtxCodegen.h"
 #include "fuser/Transforms/Passes.h"
@@ -126,6 +127,9 @@ static void buildPartition(OpPassManager &pm, bool recordGrid) {
   propagation.traversal = shard::TraversalOrder::ForwardBackward;
   f.addPass(shard::createShardingPropagation(propagation));
   f.addPass(createCSEPass());
+  // A change of split of more than one grid axis as a chain of one-axis
+  // changes: the partition makes those only.
+  f.addPass(createReshardInStepsPass());
   f.addPass(createCheckShardingPass());
   if (recordGrid)
     f.addPass(createRecordGridPass());

@@ -4,6 +4,7 @@
 
 #include "fuser/Dialect/Fuser/IR/FuserDialect.h"
 #include "fuser/Dialect/Fuser/Sharding/ShardingInterfaceImpl.h"
+#include "fuser/Dialect/Fuser/Sharding/ReshardSteps.h"
 #include "fuser/Conversion/Passes.h"
 #include "fuser/Pipelines/Pipelines.h"
 #include "fuser/Transforms/Passes.h"
@@ -62,4 +63,5 @@ void mlir::fuser::registerAllPasses() {
   // Sharding a fusion over a device grid (the fuser-partition pipeline).
   shard::registerShardingPropagation();
   shard::registerPartition();
+  registerPass([] { return createReshardInStepsPass(); });
 }

@@ -37,6 +37,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fuser/Dialect/Fuser/Sharding/ShardingInterfaceImpl.h"
+#include "fuser/Dialect/Fuser/Sharding/ReshardSteps.h"
 
 #include "fuser/Dialect/Fuser/IR/ElementwiseOps.h"
 #include "fuser/Dialect/Fuser/IR/FuserDialect.h"
@@ -85,32 +86,6 @@ bool expands(Value operand, int64_t d, Value result, int64_t resultDim) {
   return in.getDimSize(d) == 1 && out.getDimSize(resultDim) != 1;
 }
 
-/// Each dim's grid axes, trailing whole dims dropped.
-using SplitAxes = SmallVector<SmallVector<int16_t>>;
-SplitAxes axesOf(const Sharding &s) {
-  SplitAxes axes;
-  for (shard::GridAxesAttr a : s.getSplitAxes())
-    axes.emplace_back(a.asArrayRef());
-  while (!axes.empty() && axes.back().empty())
-    axes.pop_back();
-  return axes;
-}
-
-/// A split as written: `[[0], [1]]` (each dim's grid axes), `[[]]` whole.
-std::string describeSplit(const SplitAxes &axes) {
-  if (axes.empty())
-    return "[[]]";
-  std::string text = "[";
-  for (auto [d, dim] : llvm::enumerate(axes)) {
-    text += d ? ", [" : "[";
-    for (auto [k, a] : llvm::enumerate(dim))
-      text += (k ? ", " : "") + std::to_string(a);
-    text += "]";
-  }
-  return text + "]";
-}
-std::string describeSplit(const Sharding &s) { return describeSplit(axesOf(s)); }
-
 /// The split the value read as operand has before it is resharded for its
 /// use: the shard.shard before the one the use reads (propagation's
 /// annotate_for_users on the value's own, or two annotations written in a
@@ -125,39 +100,6 @@ Sharding splitBefore(Value operand) {
   return Sharding(own.getSharding());
 }
 
-/// Steps of one grid axis each from `from` to `to`, both excluded: first
-/// the axes `to` does not keep are gathered, the last of a dim first, then
-/// `to`'s axes are added. Each is a reshard the partition makes.
-SmallVector<std::string> reshardSteps(SplitAxes from, SplitAxes to) {
-  size_t rank = std::max(from.size(), to.size());
-  from.resize(rank);
-  to.resize(rank);
-  SmallVector<std::string> steps;
-  auto step = [&] {
-    SplitAxes trimmed = from;
-    while (!trimmed.empty() && trimmed.back().empty())
-      trimmed.pop_back();
-    steps.push_back(describeSplit(trimmed));
-  };
-  for (size_t d = 0; d < rank; ++d) {
-    size_t keep = 0;
-    while (keep < from[d].size() && keep < to[d].size() && from[d][keep] == to[d][keep])
-      ++keep;
-    while (from[d].size() > keep) {
-      from[d].pop_back();
-      step();
-    }
-  }
-  for (size_t d = 0; d < rank; ++d)
-    while (from[d].size() < to[d].size()) {
-      from[d].push_back(to[d][from[d].size()]);
-      step();
-    }
-  if (!steps.empty())
-    steps.pop_back(); // `to` itself
-  return steps;
-}
-
 /// Why a part is not what `op` needs for operand `i`: upstream's resharding
 /// moves a split one grid axis at a time (gathers or slices the last axis
 /// of a dim, or moves it between dims on a 1-D grid) and leaves any other
@@ -167,8 +109,8 @@ InFlightDiagnostic cannotReshard(Operation *op, unsigned i, const Sharding &want
   InFlightDiagnostic d = op->emitOpError("cannot take operand ") << i;
   Sharding before = splitBefore(op->getOperand(i));
   if (before)
-    d << " split " << describeSplit(before);
-  d << " as it needs it split, " << describeSplit(wanted);
+    d << " split " << describeSplit(splitAxesOf(before));
+  d << " as it needs it split, " << describeSplit(splitAxesOf(wanted));
   if (part)
     d << " (a part of type " << local << "; the partition made " << part.getType() << ")";
   d << ": the partition changes a split one grid axis at a time (gathers the last axis "
@@ -176,7 +118,8 @@ InFlightDiagnostic cannotReshard(Operation *op, unsigned i, const Sharding &want
        "to another";
   SmallVector<std::string> steps;
   if (before)
-    steps = reshardSteps(axesOf(before), axesOf(wanted));
+    for (const SplitAxes &step : reshardSteps(splitAxesOf(before), splitAxesOf(wanted)))
+      steps.push_back(describeSplit(step));
   if (!steps.empty())
     d << "; reshard it in steps, annotating it " << llvm::join(steps, ", then ")
       << " first (a shard.shard each)";

@@ -1,0 +1,75 @@
+// Changes of split of more than one grid axis on a 2x2 grid, which the
+// partition makes one axis at a time (fuser-reshard-in-steps writes the
+// steps; sharded-reshard-steps.test). Each was a diagnostic, a crash or a
+// result of the wrong shape before. x is 4x6x8 throughout.
+shard.grid @grid(shape = 2x2)
+
+// Whole to split over both axes at once: the result was split over axis 0
+// only and joined as garbage of shape 4x12x8.
+func.func @whole_to_two(%x: tensor<4x6x8xf32>) -> tensor<4x6x8xf32> {
+  %s = shard.sharding @grid split_axes = [[]] : !shard.sharding
+  %xs = shard.shard %x to %s : tensor<4x6x8xf32>
+  %t = shard.sharding @grid split_axes = [[0], [1]] : !shard.sharding
+  %r = shard.shard %xs to %t : tensor<4x6x8xf32>
+  return %r : tensor<4x6x8xf32>
+}
+
+// Split over both axes to whole: only axis 0 was gathered.
+func.func @two_to_whole(%x: tensor<4x6x8xf32>) -> tensor<4x6x8xf32> {
+  %s = shard.sharding @grid split_axes = [[0], [1]] : !shard.sharding
+  %xs = shard.shard %x to %s : tensor<4x6x8xf32>
+  %e = fuser.exp %xs : tensor<4x6x8xf32>
+  %es = shard.shard %e to %s : tensor<4x6x8xf32>
+  %w = shard.sharding @grid split_axes = [[]] : !shard.sharding
+  %r = shard.shard %es to %w : tensor<4x6x8xf32>
+  return %r : tensor<4x6x8xf32>
+}
+
+// A split moved from axis 0 to axis 1: a crash.
+func.func @axis_move(%x: tensor<4x6x8xf32>) -> tensor<4x6x8xf32> {
+  %s = shard.sharding @grid split_axes = [[0]] : !shard.sharding
+  %xs = shard.shard %x to %s : tensor<4x6x8xf32>
+  %t = shard.sharding @grid split_axes = [[1]] : !shard.sharding
+  %r = shard.shard %xs to %t : tensor<4x6x8xf32>
+  return %r : tensor<4x6x8xf32>
+}
+
+// Both axes swapped: an internal error.
+func.func @swapped(%x: tensor<4x6x8xf32>) -> tensor<4x6x8xf32> {
+  %s = shard.sharding @grid split_axes = [[0], [1]] : !shard.sharding
+  %xs = shard.shard %x to %s : tensor<4x6x8xf32>
+  %t = shard.sharding @grid split_axes = [[1], [0]] : !shard.sharding
+  %r = shard.shard %xs to %t : tensor<4x6x8xf32>
+  return %r : tensor<4x6x8xf32>
+}
+
+// A whole operand meeting a value split over both axes: refused.
+func.func @whole_operand(%x: tensor<4x6x8xf32>, %y: tensor<4x6x8xf32>) -> tensor<4x6x8xf32> {
+  %s = shard.sharding @grid split_axes = [[0], [1]] : !shard.sharding
+  %xs = shard.shard %x to %s : tensor<4x6x8xf32>
+  %z = fuser.add %xs, %y : tensor<4x6x8xf32>
+  %r = fuser.mul %z, %xs : tensor<4x6x8xf32>
+  return %r : tensor<4x6x8xf32>
+}
+
+// A sum over a dim split over axis 1 whose result is split over axis 0:
+// refused.
+func.func @sum_other_axis(%x: tensor<4x6x8xf32>) -> tensor<4x8xf32> {
+  %s = shard.sharding @grid split_axes = [[], [1]] : !shard.sharding
+  %xs = shard.shard %x to %s : tensor<4x6x8xf32>
+  %y = fuser.sum %xs dims = [1] : tensor<4x6x8xf32> -> tensor<4x8xf32>
+  %t = shard.sharding @grid split_axes = [[0]] : !shard.sharding
+  %r = shard.shard %y to %t : tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}
+
+// A softmax over a dim split over both axes at once: its operand is
+// gathered one axis at a time (upstream's resharding left it null, and
+// cloning the op crashed), its result split again at the return.
+func.func @two_axes_softmax(%x: tensor<4x6x8xf32>) -> tensor<4x6x8xf32> {
+  %s = shard.sharding @grid split_axes = [[0, 1]] : !shard.sharding
+  %xs = shard.shard %x to %s : tensor<4x6x8xf32>
+  %0 = fuser.softmax %xs dim = 0 : tensor<4x6x8xf32>
+  %r = shard.shard %0 to %s : tensor<4x6x8xf32>
+  return %r : tensor<4x6x8xf32>
+}

@@ -1,0 +1,22 @@
+"""Checks sharded-reshard-steps.test's results against numpy on the whole
+tensors: x, y, then the directory of each fusion's results."""
+import os
+import sys
+
+import numpy as np
+
+x, y = np.load(sys.argv[1]), np.load(sys.argv[2])
+out = sys.argv[3]
+want = {
+    "whole_to_two": x,
+    "two_to_whole": np.exp(x),
+    "axis_move": x,
+    "swapped": x,
+    "whole_operand": (x + y) * x,
+    "sum_other_axis": x.sum(axis=1),
+    "two_axes_softmax": np.exp(x - x.max(0)) / np.exp(x - x.max(0)).sum(0),
+}
+for name, w in want.items():
+    got = np.load(os.path.join(out, name, "result0.npy"))
+    ok = got.shape == w.shape and np.allclose(got, w, rtol=1e-6, atol=1e-6)
+    print(name, "ok" if ok else "WRONG: shape %s, want %s" % (got.shape, w.shape))
