@@ -669,7 +669,8 @@ LogicalResult cumulativeProduct(Grad &G, CumprodOp op, Value gIn, Grads &out) {
   Value fromFirst = G.eq(zerosSoFar, one); // [z, z2)
   Value first = G.where(isZero, fromFirst, no);
   Value afterFirst = G.where(isZero, no, fromFirst); // (z, z2)
-  Value a = G.div(reversedCumsum(G, G.where(before, G.mul(g, y), zero), dim, x),
+  // Sizes from the result, not x (CumsumOp's rule says why).
+  Value a = G.div(reversedCumsum(G, G.where(before, G.mul(g, y), zero), dim, op.getResult()),
                   G.where(before, x, one));
   Value prefix = CumprodOp::create(G.b, G.loc, G.where(before, x, one), dim);
   Value partial = CumprodOp::create(G.b, G.loc, G.where(afterFirst, x, one), dim);
@@ -679,7 +680,7 @@ LogicalResult cumulativeProduct(Grad &G, CumprodOp op, Value gIn, Grads &out) {
   Value r = G.where(before, a, G.where(first, atFirst, zero));
   if (in.isDynamicDim(dim)) {
     // A dim of one element at launch: the identity's gradient.
-    Value n = SizeOp::create(G.b, G.loc, RankedTensorType::get({}, e), x, dim);
+    Value n = SizeOp::create(G.b, G.loc, RankedTensorType::get({}, e), op.getResult(), dim);
     r = G.where(G.eq(n, one), g, r);
   }
   out[0] = G.narrow(r, xIn);
@@ -1076,7 +1077,10 @@ LogicalResult mlir::fuser::buildOperandGradients(OpBuilder &b, Operation *op,
           .Case<ProdOp>(
               [&](ProdOp o) { return firstOrderOnly(G, [&] { return product(G, o, g, out); }); })
           .Case<CumsumOp>([&](CumsumOp o) {
-            out[0] = G.narrow(reversedCumsum(G, g, o.getDimAttr().getInt(), o.getInput()),
+            // Sizes from the scan's result: its input may be a broadcast
+            // sized only by its uses (each use its own copy after
+            // fuser-segment), so a new use of it would be sized by nothing.
+            out[0] = G.narrow(reversedCumsum(G, g, o.getDimAttr().getInt(), o.getResult()),
                               o.getInput());
             return success();
           })
@@ -1086,10 +1090,16 @@ LogicalResult mlir::fuser::buildOperandGradients(OpBuilder &b, Operation *op,
           .Case<CummaxOp, CumminOp>([&](Operation *o) {
             // each position's gradient goes to the element its value came
             // from: a scatter_add of g at the indices
+            // (zeros of the values' sizes where they are known only at
+            // launch: a constant has none of its own, CumsumOp says why)
             int64_t dim = o->getAttrOfType<IntegerAttr>("dim").getInt();
             Type t = o->getOperand(0).getType();
-            out[0] = ScatterAddOp::create(b, o->getLoc(), t, G.zerosOf(t), o->getResult(1), g,
-                                          dim);
+            Value values = o->getResult(0);
+            Value zeros = typeOf(values).hasStaticShape()
+                              ? G.zerosOf(t)
+                              : G.where(allTrueLike(G, values), G.c(values, 0.0),
+                                        G.c(values, 0.0));
+            out[0] = ScatterAddOp::create(b, o->getLoc(), t, zeros, o->getResult(1), g, dim);
             return success();
           })
 
