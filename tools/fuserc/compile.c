@@ -365,7 +365,7 @@ int fusercCompile(int argc, char **argv) {
   FusercCompileFlags flags;
   fusercDefaultFlags(&flags);
   const char *in = NULL, *out = NULL, *emit = "bundle", *stagesDir = NULL;
-  bool time = false;
+  bool time = false, emitGiven = false;
   for (int i = 0; i < argc; ++i) {
     int r = fusercParseCompileFlag(argc, argv, &i, &flags);
     if (r < 0)
@@ -378,11 +378,17 @@ int fusercCompile(int argc, char **argv) {
       fprintf(stderr, "fuserc: error: %s needs a value\n", a);
       return 1;
     }
+    if ((!strcmp(a, "-o") && out) || (!strcmp(a, "--emit") && emitGiven) ||
+        (!strcmp(a, "--dump-stages") && stagesDir)) {
+      fprintf(stderr, "fuserc: error: %s given twice ('%s')\n", a, argv[i + 1]);
+      return 1;
+    }
     if (!strcmp(a, "-o"))
       out = argv[++i];
-    else if (!strcmp(a, "--emit"))
+    else if (!strcmp(a, "--emit")) {
       emit = argv[++i];
-    else if (!strcmp(a, "--dump-stages"))
+      emitGiven = true;
+    } else if (!strcmp(a, "--dump-stages"))
       stagesDir = argv[++i];
     else if (!strcmp(a, "--time"))
       time = true;

@@ -73,6 +73,10 @@ static bool parseFlags(int argc, char **argv, InspectFlags *f) {
       const char **dst = !strcmp(a, "--fusion") ? &f->fusion
                          : !strcmp(a, "--dims") ? &f->dims
                                                 : &f->ptxas;
+      if (*dst) {
+        fprintf(stderr, "fuserc: error: %s given twice ('%s')\n", a, argv[i + 1]);
+        return false;
+      }
       *dst = argv[++i];
     } else if (a[0] == '-' && a[1]) {
       fprintf(stderr, "fuserc: error: unknown option '%s' for inspect\n", a);

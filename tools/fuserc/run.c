@@ -201,6 +201,7 @@ static bool parseRunFlags(int argc, char **argv, RunFlags *f) {
   f->device = "auto";
   f->emulatorOpt = -1;
   fusercDefaultFlags(&f->compile);
+  unsigned seen = 0; /* the valued options below given so far */
   for (int i = 0; i < argc; ++i) {
     int r = fusercParseCompileFlag(argc, argv, &i, &f->compile);
     if (r < 0)
@@ -212,8 +213,19 @@ static bool parseRunFlags(int argc, char **argv, RunFlags *f) {
                             "--output-dir", "--emulator-cpu", "--emulator-opt", "--view",
                             "--ranks"};
     bool isValued = false;
-    for (size_t k = 0; k < sizeof valued / sizeof valued[0]; ++k)
-      isValued |= !strcmp(a, valued[k]);
+    for (size_t k = 0; k < sizeof valued / sizeof valued[0]; ++k) {
+      if (strcmp(a, valued[k]))
+        continue;
+      isValued = true;
+      /* One value each (--input and --view are given once per tensor): a
+         second one silently replaced the first. */
+      bool repeatable = !strcmp(a, "--input") || !strcmp(a, "--view");
+      if (!repeatable && i + 1 < argc && (seen & (1u << k))) {
+        fprintf(stderr, "fuserc: error: %s given twice ('%s')\n", a, argv[i + 1]);
+        return false;
+      }
+      seen |= 1u << k;
+    }
     if (isValued && i + 1 >= argc) {
       fprintf(stderr, "fuserc: error: %s needs a value\n", a);
       return false;

@@ -183,10 +183,15 @@ static bool parseFlags(int argc, char **argv, TuneFlags *f) {
         }
         continue;
       }
-      *(!strcmp(a, "--fusion") ? &f->fusion
-        : !strcmp(a, "--dims") ? &f->dims
-        : !strcmp(a, "-o")     ? &f->out
-                               : &f->ptxas) = v;
+      const char **dst = !strcmp(a, "--fusion") ? &f->fusion
+                         : !strcmp(a, "--dims") ? &f->dims
+                         : !strcmp(a, "-o")     ? &f->out
+                                                : &f->ptxas;
+      if (*dst) {
+        fprintf(stderr, "fuserc: error: %s given twice ('%s')\n", a, v);
+        return false;
+      }
+      *dst = v;
     } else if (a[0] == '-' && a[1]) {
       fprintf(stderr, "fuserc: error: unknown option '%s' for tune\n", a);
       return false;
