@@ -32,15 +32,6 @@ class KnownFailure:
     excused: int = 0   # elements (or failing parts) excused in this run
 
 
-def _negative_zero_as_positive(got, want, t, ctx):
-    """The result is +0.0 where PyTorch gives -0.0."""
-    from .core import is_float, to_f64
-    if not is_float(t):
-        return np.zeros(got.shape, bool)
-    g, w = to_f64(got, t), to_f64(want, t)
-    return (g == 0) & (w == 0) & ~np.signbit(g) & np.signbit(w)
-
-
 def _inf_or_zero_for_layer_norm(got, want, t):
     """A mean of inf (or an rstd of 0) where PyTorch's is finite or NaN."""
     from .core import is_float, to_f64
@@ -60,10 +51,4 @@ KNOWN_FAILURES = [
         "PyTorch's native_layer_norm gives NaN.",
         "build/bin/fuserc run test/oracle/repro/layer_norm_mean_overflow.mlir --device cpu --random 1",
         lambda got, want, t, ctx: _inf_or_zero_for_layer_norm(got, want, t)),
-    KnownFailure(
-        "relu-negative-zero",
-        ["elementwise/relu/*"],
-        "relu(-0.0) is +0.0; PyTorch 1.13's CPU relu returns -0.0 (the input).",
-        "build/bin/fuserc run test/oracle/repro/relu_negative_zero.mlir --device cpu --random 1",
-        _negative_zero_as_positive),
 ]

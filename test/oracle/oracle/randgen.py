@@ -1162,9 +1162,6 @@ def eval_node(g, i, args, vals, mode, rng):
             # either_zero_alt): sample 1 has the other one
             z = to_f64(want, t) == 0
             want = np.where(z, from_f64(-to_f64(want, t), t), want)
-        if n["name"] == "relu" and is_float(t) and USE_KNOWN_MODELS:
-            # fuser's relu(-0.0) is +0.0 (KNOWN_FAILURES relu-negative-zero)
-            want = np.where(to_f64(want, t) == 0, from_f64(np.zeros(shape), t), want)
         if atol is not None:
             atol = np.broadcast_to(atol, shape)
         return [(want, ulps, atol)]
