@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "BuilderImpl.h"
+#include "Diagnostics.h"
 
 #include "fuser/Dialect/Fuser/IR/FuserAttrNames.h"
 #include "fuser/Dialect/Fuser/IR/FuserDialect.h"
@@ -81,24 +82,6 @@ BuilderImpl *mlir::fuser::capi::lookupBuilder(FuserBuilder b) {
 
 bool BuilderImpl::nameTaken(StringRef n) const {
   return llvm::is_contained(inputNames, n) || llvm::is_contained(outputNames, n);
-}
-
-std::string mlir::fuser::capi::describeLocation(Location loc) {
-  std::string file, name;
-  loc->walk([&](Location l) {
-    if (auto f = dyn_cast<FileLineColLoc>(l)) {
-      file = (f.getFilename().getValue() + ":" + Twine(f.getLine()) + ":" +
-              Twine(f.getColumn()))
-                 .str();
-      return WalkResult::interrupt();
-    }
-    if (auto n = dyn_cast<NameLoc>(l); n && name.empty())
-      name = n.getName().str();
-    return WalkResult::advance();
-  });
-  if (!file.empty())
-    return file;
-  return name.empty() ? "<unknown>" : name;
 }
 
 //===----------------------------------------------------------------------===//
@@ -195,7 +178,7 @@ Call::Call(FuserBuilder b, const char *fn) : B(lookupBuilder(b)), fn(fn) {
         return;
       if (!captured.empty())
         captured += "\n";
-      captured += describeLocation(x.getLocation()) + ": " +
+      captured += formatLocation(x.getLocation()) + ": " +
                   severityName(x.getSeverity()) + ": " + this->fn + ": " + x.str();
     };
     add(d);
@@ -235,7 +218,7 @@ bool Call::ready() {
 
 void Call::fail(const Twine &msg) {
   failedCall = true;
-  B->recordError(describeLocation(B->loc()) + ": error: " + fn + ": " + msg.str());
+  B->recordError(formatLocation(B->loc()) + ": error: " + fn + ": " + msg.str());
 }
 
 void Call::failWithDiagnostics(const Twine &fallback) {

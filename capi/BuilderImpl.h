@@ -66,10 +66,6 @@ struct BuilderImpl {
 /// The builder of a handle, or null for a null or destroyed handle.
 BuilderImpl *lookupBuilder(FuserBuilder b);
 
-/// "file:line:col" of the first file location in `loc`, else the first
-/// name of a NameLoc, else "<unknown>".
-std::string describeLocation(Location loc);
-
 /// One call of the API: resolves the builder, captures the diagnostics ops
 /// emit while it runs, and records errors as "LOC: error: FN: message".
 class Call {

@@ -10,7 +10,10 @@ using namespace mlir;
 using namespace mlir::fuser;
 
 std::string mlir::fuser::formatLocation(Location loc) {
-  std::string s = "<unknown>";
+  // A file position where the location has one; else the first name (the
+  // builder's default location names the fusion: with several fusions in
+  // a module, "<unknown>" did not say which failed).
+  std::string s, name;
   loc->walk([&](Location l) {
     if (auto f = dyn_cast<FileLineColLoc>(l)) {
       s = (f.getFilename().getValue() + ":" + Twine(f.getLine()) + ":" +
@@ -18,9 +21,13 @@ std::string mlir::fuser::formatLocation(Location loc) {
               .str();
       return WalkResult::interrupt();
     }
+    if (auto n = dyn_cast<NameLoc>(l); n && name.empty())
+      name = n.getName().str();
     return WalkResult::advance();
   });
-  return s;
+  if (!s.empty())
+    return s;
+  return name.empty() ? "<unknown>" : name;
 }
 
 static const char *severityName(DiagnosticSeverity s) {

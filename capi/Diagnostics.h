@@ -23,7 +23,9 @@ private:
   ScopedDiagnosticHandler handler;
 };
 
-/// "file:line:col" of the first file location in `loc`, else "<unknown>".
+/// "file:line:col" of the first file location in `loc`, else the first
+/// name of a NameLoc (the builder's default location names the fusion),
+/// else "<unknown>". One rule for the builder's errors and the compiler's.
 std::string formatLocation(Location loc);
 
 } // namespace mlir::fuser

@@ -60,8 +60,8 @@ LogicalResult mlir::fuser::applyTuning(ModuleOp module, StringRef tuning, String
   llvm::StringMap<Entry> entries; // HASH -> schedule, for `chip`
   SmallVector<StringRef> lines;
   tuning.split(lines, '\n');
-  auto fail = [&](unsigned line, const Twine &message) {
-    return emitError(FileLineColLoc::get(ctx, source, line, 1)) << message;
+  auto fail = [&](unsigned line, const Twine &message, unsigned column = 1) {
+    return emitError(FileLineColLoc::get(ctx, source, line, column)) << message;
   };
   for (auto [index, raw] : llvm::enumerate(lines)) {
     unsigned lineNo = index + 1;
@@ -72,11 +72,11 @@ LogicalResult mlir::fuser::applyTuning(ModuleOp module, StringRef tuning, String
     // control byte quoted raw (an escape sequence, a NUL) garbles them.
     for (auto [column, c] : llvm::enumerate(line))
       if ((c < 0x20 && c != '\t') || (unsigned char)c >= 0x7f)
-        return fail(lineNo, "byte 0x" + llvm::utohexstr((unsigned char)c, /*LowerCase=*/true,
-                                                       /*Width=*/2) +
-                                " at column " + Twine(raw.find(line) + column + 1) +
-                                " is not printable ASCII: a tuning entry is text "
-                                "(docs/tuning.md)");
+        return fail(lineNo,
+                    "byte 0x" + llvm::utohexstr((unsigned char)c, /*LowerCase=*/true,
+                                                /*Width=*/2) +
+                        " is not printable ASCII: a tuning entry is text (docs/tuning.md)",
+                    raw.find(line) + column + 1);
     SmallVector<StringRef> fields;
     line.split(fields, ' ', -1, /*KeepEmpty=*/false);
     if (fields.size() != 3)

@@ -36,6 +36,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
+#include "llvm/Support/MathExtras.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/TypeUtilities.h"
@@ -310,18 +311,21 @@ LogicalResult KernelLowering::run() {
     return (t.getIntOrFloatBitWidth() + 7) / 8;
   };
   // The alignment a global access needs: what it says (NVPTX splits an
-  // access that says less), at most what it moves (the largest power of two
-  // dividing its bytes: what the GPU checks). The access is then compiled
-  // for the host with that alignment, which the guard checks: a bundle
-  // whose kernel claims more than it has cannot fault the emulator.
+  // access that says less; one that says more than it has is undefined,
+  // and LLVM may merge it into a wider access that faults), else its
+  // type's (its bytes rounded up to a power of two, as LLVM's NVPTX
+  // layout gives a vector). The access is then compiled for the host with
+  // that alignment, which the guard checks: a bundle whose kernel claims
+  // more than it has cannot fault the emulator. fuser's kernels say
+  // min(16, bytes) (KernelBuilder).
   auto accessAlignment = [&](Operation *access, Type t) -> int64_t {
-    int64_t bytes = byteSize(t), natural = bytes & -bytes;
+    int64_t natural = (int64_t)llvm::PowerOf2Ceil((uint64_t)byteSize(t));
     std::optional<uint64_t> said;
     if (auto ld = dyn_cast<LLVM::LoadOp>(access))
       said = ld.getAlignment();
     else if (auto st = dyn_cast<LLVM::StoreOp>(access))
       said = st.getAlignment();
-    int64_t align = said && *said ? std::min<int64_t>((int64_t)*said, natural) : natural;
+    int64_t align = said && *said ? (int64_t)*said : natural;
     if (auto ld = dyn_cast<LLVM::LoadOp>(access))
       ld.setAlignment(align);
     else if (auto st = dyn_cast<LLVM::StoreOp>(access))

@@ -127,10 +127,11 @@ static void buildPartition(OpPassManager &pm, bool recordGrid) {
   propagation.traversal = shard::TraversalOrder::ForwardBackward;
   f.addPass(shard::createShardingPropagation(propagation));
   f.addPass(createCSEPass());
-  // A change of split of more than one grid axis as a chain of one-axis
-  // changes: the partition makes those only.
-  f.addPass(createReshardInStepsPass());
   f.addPass(createCheckShardingPass());
+  // A change of split of more than one grid axis as a chain of one-axis
+  // changes: the partition makes those only. After the check, whose
+  // reconciliation and whole annotations add changes of their own.
+  f.addPass(createReshardInStepsPass());
   if (recordGrid)
     f.addPass(createRecordGridPass());
   f.addPass(shard::createPartition());

@@ -332,7 +332,7 @@ bool reconcileOperands(func::FuncOp f) {
         ArrayRef<int16_t> axes = axesOf(*given[i], d);
         if (loop) {
           if (fromResult && ArrayRef<int16_t>(*loop) != axes)
-            return false; // results disagree: partition says so
+            return false; // results disagree (below)
           continue;
         }
         if (llvm::any_of(axes, [&](int16_t a) { return taken.contains(a); }))
@@ -343,11 +343,17 @@ bool reconcileOperands(func::FuncOp f) {
       return true;
     };
     unsigned numOperands = op->getNumOperands();
-    bool consistent = true;
+    // Results annotated with splits their op cannot compute together (a
+    // layer_norm's y split by rows, its mean whole): the first result's
+    // decide the loops, and a result that disagrees is held as the op
+    // computes it, its annotation then a reshard from there. Partitioned
+    // as they were, the op was built on one result's split and the others'
+    // types were wrong (an internal error, a crash, or a plan whose ranks
+    // disagreed).
+    SmallVector<unsigned> disagreeing;
     for (unsigned r = 0; r < op->getNumResults(); ++r)
-      consistent &= decide(numOperands + r, true);
-    if (!consistent)
-      continue;
+      if (!decide(numOperands + r, true))
+        disagreeing.push_back(r);
     for (unsigned i = 0; i < numOperands; ++i)
       decide(i, false);
     // The split of value `i` (an operand, then the results) the loops give.
@@ -360,6 +366,16 @@ bool reconcileOperands(func::FuncOp f) {
       }
       return wanted;
     };
+    for (unsigned r : disagreeing) {
+      Value res = op->getResult(r);
+      OpBuilder b(op->getContext());
+      b.setInsertionPointAfter(op);
+      Value sharding = shardingOf(b, op->getLoc(), grid, wantedOf(numOperands + r));
+      Value held = shard::ShardOp::create(b, op->getLoc(), res, sharding, false);
+      res.replaceAllUsesExcept(held, held.getDefiningOp());
+      given[numOperands + r] = shard::Sharding(sharding);
+      changed = true;
+    }
     bool resharded = false;
     for (unsigned i = 0; i < numOperands; ++i) {
       if (!forUsers[i])

@@ -618,6 +618,20 @@ static void testCompileFailures(MlirContext ctx) {
   printDiagnostics(r);
   fuserCompileResultDestroy(r);
   mlirModuleDestroy(m);
+  /* A compile error in a fusion built without a location of the caller's:
+     it names the fusion (the builder's default location), where it said
+     "<unknown>" and a module of several fusions left the reader guessing. */
+  FuserBuilder b = fuserBuilderCreate(ctx, S("unsized"));
+  MlirValue v = fuserBuilderAddInput(b, FuserDTypeF32, 1, (int64_t[]){4}, S("v"));
+  fuserBuilderAddOutput(b, fuserBuildBroadcast(b, v, 2, (int64_t[]){DYN, 4}, (int64_t[]){1}, 1),
+                        S("wide"));
+  m = fuserBuilderFinishNewModule(b);
+  fuserBuilderDestroy(b);
+  r = fuserCompile(m, o);
+  EXPECT(!fuserCompileResultIsSuccess(r));
+  printDiagnostics(r);
+  fuserCompileResultDestroy(r);
+  mlirModuleDestroy(m);
   fuserCompileOptionsDestroy(o);
   /* Null handles read as failures, never crash. */
   FuserCompileOptions none = {NULL};
@@ -658,6 +672,7 @@ static void testCompileFailures(MlirContext ctx) {
 // CHECK-NEXT: error: unknown chip 'sm_12'; expected sm_80, sm_89, sm_90 or sm_100
 // CHECK-NEXT: error: math must be fast or precise, got '(7)'
 // CHECK-NEXT: negf.mlir:2:8: error: 'arith.negf' is not a fuser tensor op: a fusion holds fuser ops and a return
+// CHECK-NEXT: unsized: error: 'fuser.broadcast' op cannot determine the size of dim 0
 // CHECK: <api>: error: the compile result is null
 // CHECK-NEXT: fuserEmulatorRuntimeCreate: NULL out
 // CHECK-NEXT: fuserEmulatorGetTraffic: NULL runtime

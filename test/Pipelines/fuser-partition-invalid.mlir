@@ -40,4 +40,3 @@ func.func @split_and_read_whole(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
   %r = fuser.add %y, %z : tensor<8x16xf32>, tensor<8x16xf32>
   return %r : tensor<8x16xf32>
 }
-

@@ -199,7 +199,7 @@ char *fusercReadFile(const char *path, size_t *size) {
       cap *= 2;
     }
   }
-  int readError = ferror(fp) ? errno : 0;
+  int readError = ferror(fp) ? (errno ? errno : EIO) : 0;
   fclose(fp);
   if (!buf || readError) {
     fprintf(stderr, "%s: error: cannot read the file: %s\n", path,

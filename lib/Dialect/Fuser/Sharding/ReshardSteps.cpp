@@ -41,14 +41,19 @@ std::string mlir::fuser::describeSplit(const SplitAxes &axes) {
   return text + "]";
 }
 
-/// True when the partition moves `from` to `to` in one step: an axis moved
-/// from the end of one dim's axes to the end of another's (an all_to_all).
+/// True when the partition moves `from` to `to` in one step (an
+/// all_to_all): the last axis of dim a moved to the end of dim b, where the
+/// axes before it in a are those before it in b (upstream's
+/// detectMoveLastSplitAxisInResharding asks that too: [[0], [1]] to
+/// [[0, 1]] is not one move).
 static bool isOneMove(const SplitAxes &from, const SplitAxes &to) {
   for (size_t a = 0; a < from.size(); ++a) {
     if (from[a].empty())
       continue;
     for (size_t b = 0; b < to.size(); ++b) {
       if (a == b || to[b].empty() || to[b].back() != from[a].back())
+        continue;
+      if (ArrayRef<int16_t>(from[a]).drop_back() != ArrayRef<int16_t>(to[b]).drop_back())
         continue;
       SplitAxes moved = from;
       moved.resize(std::max(moved.size(), b + 1));

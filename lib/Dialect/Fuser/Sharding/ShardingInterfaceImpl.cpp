@@ -87,15 +87,14 @@ bool expands(Value operand, int64_t d, Value result, int64_t resultDim) {
 }
 
 /// The split the value read as operand has before it is resharded for its
-/// use: the shard.shard before the one the use reads (propagation's
-/// annotate_for_users on the value's own, or two annotations written in a
-/// row); none if not written that way.
+/// use: the shard.shard before the one the use reads, of either kind (the
+/// partition reshards between any two in a row); none if there is none.
 Sharding splitBefore(Value operand) {
   auto use = operand.getDefiningOp<shard::ShardOp>();
   if (!use)
     return Sharding();
   auto own = use.getSrc().getDefiningOp<shard::ShardOp>();
-  if (!own || own.getAnnotateForUsers())
+  if (!own)
     return Sharding();
   return Sharding(own.getSharding());
 }

@@ -20,3 +20,10 @@ func.func @slice_plain(%x: tensor<?x?xf32>) -> tensor<?x4xf32> {
   %s = fuser.slice %x start = [0, 2] limit = [9223372036854775807, 6] step = [1, 1] : tensor<?x?xf32> -> tensor<?x4xf32>
   return %s : tensor<?x4xf32>
 }
+
+// A slice to the end from a start past the guessed dim.
+func.func @slice_start_guess(%x: tensor<?x?x?xf32>) -> tensor<?x?xf32> {
+  %v = fuser.reshape %x : tensor<?x?x?xf32> -> tensor<?x?xf32>
+  %s = fuser.slice %v start = [0, 6] limit = [9223372036854775807, 9223372036854775807] step = [1, 1] : tensor<?x?xf32> -> tensor<?x?xf32>
+  return %s : tensor<?x?xf32>
+}

@@ -20,3 +20,10 @@ func.func @max(%x: tensor<?x1xf32>, %y: tensor<?x?xf32>) -> tensor<?x?xf32> {
   %d = fuser.mul %c, %y : tensor<?x?xf32>
   return %d : tensor<?x?xf32>
 }
+
+func.func @min(%x: tensor<?x1xf32>, %y: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %b = fuser.broadcast %x dims = [0, 1] : tensor<?x1xf32> -> tensor<?x?xf32>
+  %c, %i = fuser.cummin %b dim = 1 : tensor<?x?xf32> -> tensor<?x?xi64>
+  %d = fuser.mul %c, %y : tensor<?x?xf32>
+  return %d : tensor<?x?xf32>
+}

@@ -73,3 +73,40 @@ func.func @two_axes_softmax(%x: tensor<4x6x8xf32>) -> tensor<4x6x8xf32> {
   %r = shard.shard %0 to %s : tensor<4x6x8xf32>
   return %r : tensor<4x6x8xf32>
 }
+
+// Both axes merged into dim 0: not one all_to_all (upstream moves a dim's
+// last axis to another dim only where the axes before it match), so steps;
+// it was refused.
+func.func @merge_axes(%x: tensor<4x6x8xf32>) -> tensor<4x6x8xf32> {
+  %s = shard.sharding @grid split_axes = [[0], [1]] : !shard.sharding
+  %xs = shard.shard %x to %s : tensor<4x6x8xf32>
+  %t = shard.sharding @grid split_axes = [[0, 1]] : !shard.sharding
+  %r = shard.shard %xs to %t : tensor<4x6x8xf32>
+  return %r : tensor<4x6x8xf32>
+}
+
+// Operands annotated for the add with swapped axes: the reshard that
+// fuser-check-sharding adds to reconcile them is made in steps too.
+func.func @for_users_swapped(%x: tensor<4x6x8xf32>, %y: tensor<4x6x8xf32>) -> tensor<4x6x8xf32> {
+  %s = shard.sharding @grid split_axes = [[0], [1]] : !shard.sharding
+  %t = shard.sharding @grid split_axes = [[1], [0]] : !shard.sharding
+  %xs = shard.shard %x to %s annotate_for_users : tensor<4x6x8xf32>
+  %ys = shard.shard %y to %t annotate_for_users : tensor<4x6x8xf32>
+  %r = fuser.add %xs, %ys : tensor<4x6x8xf32>
+  return %r : tensor<4x6x8xf32>
+}
+
+// An op's results annotated with splits it cannot compute together: y by
+// rows, the mean whole (an internal error; with a weight a crash), the
+// rstd over the other axis (a plan whose ranks disagreed).
+func.func @results_apart(%x: tensor<4x6x8xf32>) -> (tensor<4x6x8xf32>, tensor<4x1x1xf32>, tensor<4x1x1xf32>) {
+  %s = shard.sharding @grid split_axes = [[0]] : !shard.sharding
+  %xs = shard.shard %x to %s : tensor<4x6x8xf32>
+  %y, %m, %rs = fuser.layer_norm %xs dims = [1, 2] eps = 1.0e-05 : (tensor<4x6x8xf32>) -> (tensor<4x6x8xf32>, tensor<4x1x1xf32>, tensor<4x1x1xf32>)
+  %ys = shard.shard %y to %s : tensor<4x6x8xf32>
+  %w = shard.sharding @grid split_axes = [[]] : !shard.sharding
+  %ms = shard.shard %m to %w : tensor<4x1x1xf32>
+  %o = shard.sharding @grid split_axes = [[1]] : !shard.sharding
+  %rss = shard.shard %rs to %o : tensor<4x1x1xf32>
+  return %ys, %ms, %rss : tensor<4x6x8xf32>, tensor<4x1x1xf32>, tensor<4x1x1xf32>
+}

@@ -15,8 +15,18 @@ want = {
     "whole_operand": (x + y) * x,
     "sum_other_axis": x.sum(axis=1),
     "two_axes_softmax": np.exp(x - x.max(0)) / np.exp(x - x.max(0)).sum(0),
+    "merge_axes": x,
+    "for_users_swapped": x + y,
 }
+mean = x.mean(axis=(1, 2), keepdims=True)
+var = ((x - mean) ** 2).mean(axis=(1, 2), keepdims=True)
+rstd = 1 / np.sqrt(var + 1e-5)
+apart = {"result0": (x - mean) * rstd, "result1": mean, "result2": rstd}
 for name, w in want.items():
     got = np.load(os.path.join(out, name, "result0.npy"))
     ok = got.shape == w.shape and np.allclose(got, w, rtol=1e-6, atol=1e-6)
     print(name, "ok" if ok else "WRONG: shape %s, want %s" % (got.shape, w.shape))
+for r, w in apart.items():
+    got = np.load(os.path.join(out, "results_apart", r + ".npy"))
+    ok = got.shape == w.shape and np.allclose(got, w, rtol=1e-5, atol=1e-5)
+    print("results_apart", r, "ok" if ok else "WRONG: shape %s, want %s" % (got.shape, w.shape))
