@@ -27,7 +27,11 @@ MLIR_DECLARE_CAPI_DIALECT_REGISTRATION(Fuser, fuser);
 
 /// Adds the fuser dialect and every upstream dialect, interface and
 /// translation fuser's pipeline uses (so a context with this registry can
-/// parse and compile fusions and print every stage's IR).
+/// parse and compile fusions and print every stage's IR). Call it before
+/// anything that registers MLIR's own extensions (mlirRegisterAllDialects'
+/// companions, registerAllExtensions): MLIR keeps the first model of an
+/// interface registered for an op, and fuser's model of func.return (which
+/// checks each part a sharded fusion returns) must come first.
 MLIR_CAPI_EXPORTED void fuserRegisterAllDialects(MlirDialectRegistry registry);
 
 /// Creates a context with fuserRegisterAllDialects applied and the fuser
