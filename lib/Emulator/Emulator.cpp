@@ -216,8 +216,9 @@ extern "C" void fuser_emu_bad_access(ThreadContext *ctx, int32_t param, int64_t 
   if (inBounds && alignment > 1 && ua % (uint64_t)alignment != 0) {
     b.error = "kernel '" + b.kernel->name + "' " + verb + " " + std::to_string(size) +
               " bytes at " + at + " of parameter " + std::to_string(param) +
-              ", an address that is not a multiple of the " + std::to_string(alignment) +
-              " bytes the access needs (it is " + std::to_string(ua % (uint64_t)alignment) +
+              ", an address that is not a multiple of the access's alignment, " +
+              std::to_string(alignment) + " bytes (it is " +
+              std::to_string(ua % (uint64_t)alignment) +
               " bytes past one; a GPU faults: misaligned address), " + threadName(*t);
     return;
   }

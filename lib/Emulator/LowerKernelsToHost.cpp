@@ -46,6 +46,9 @@ using namespace mlir;
 using namespace mlir::fuser;
 using namespace mlir::fuser::emu;
 
+/// The largest alignment a global access may state (fuser's say at most 16).
+static constexpr int64_t kMaxAccessAlignment = 256;
+
 namespace {
 
 class KernelLowering {
@@ -326,6 +329,10 @@ LogicalResult KernelLowering::run() {
     else if (auto st = dyn_cast<LLVM::StoreOp>(access))
       said = st.getAlignment();
     int64_t align = said && *said ? (int64_t)*said : natural;
+    // LLVM takes a power of two and rounds anything else; the guard must
+    // check what the host code assumes. fuser says at most 16.
+    if (!llvm::isPowerOf2_64((uint64_t)align) || align > kMaxAccessAlignment)
+      return -1;
     if (auto ld = dyn_cast<LLVM::LoadOp>(access))
       ld.setAlignment(align);
     else if (auto st = dyn_cast<LLVM::StoreOp>(access))
@@ -340,6 +347,10 @@ LogicalResult KernelLowering::run() {
       return access->emitError("the CPU emulation needs every global load and store "
                                "to address memory through a kernel parameter");
     int64_t align = accessAlignment(access, t);
+    if (align < 0)
+      return access->emitError("the CPU emulation takes a global access aligned to a power "
+                               "of two of at most ")
+             << kMaxAccessAlignment << " bytes (fuser's kernels say at most 16)";
     b.setInsertionPoint(access);
     Value a = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), addr);
     Type element = getElementTypeOrSelf(t);

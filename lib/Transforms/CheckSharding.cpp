@@ -161,6 +161,39 @@ LogicalResult checkAsWritten(shard::ShardOp op) {
   return success();
 }
 
+/// A value annotated whole and also read directly: the direct reads read
+/// the annotation instead (the same value), the annotation moved up to the
+/// value's definition so that it comes before them. Left as written,
+/// upstream's propagation annotated the direct reads after their users (IR
+/// that broke dominance, and a crash in the stages after it).
+void readWholeAnnotations(func::FuncOp f) {
+  SmallVector<shard::ShardOp> whole;
+  f.walk([&](shard::ShardOp op) {
+    shard::Sharding s(op.getSharding());
+    if (!op.getAnnotateForUsers() && s &&
+        llvm::all_of(s.getSplitAxes(), [](shard::GridAxesAttr a) { return a.empty(); }))
+      whole.push_back(op);
+  });
+  for (shard::ShardOp op : whole) {
+    Value src = op.getSrc();
+    bool direct = llvm::any_of(src.getUsers(), [](Operation *u) { return !isa<shard::ShardOp>(u); });
+    auto sharding = op.getSharding().getDefiningOp<shard::ShardingOp>();
+    if (!direct || !sharding || sharding->getBlock() != op->getBlock() ||
+        src.getParentBlock() != op->getBlock())
+      continue;
+    // Both only move up: the sharding may annotate other values before.
+    Operation *def = src.getDefiningOp();
+    if (!def)
+      sharding->moveBefore(&op->getBlock()->front());
+    else if (def->isBeforeInBlock(sharding))
+      sharding->moveAfter(def);
+    op->moveAfter(def && sharding->isBeforeInBlock(def) ? def : sharding.getOperation());
+    src.replaceUsesWithIf(op.getResult(), [&](OpOperand &use) {
+      return !isa<shard::ShardOp>(use.getOwner());
+    });
+  }
+}
+
 /// The grid the function's annotations name (the first one), or null.
 FlatSymbolRefAttr gridOf(func::FuncOp f) {
   FlatSymbolRefAttr grid;
@@ -335,8 +368,11 @@ bool reconcileOperands(func::FuncOp f) {
             return false; // results disagree (below)
           continue;
         }
-        if (llvm::any_of(axes, [&](int16_t a) { return taken.contains(a); }))
+        if (llvm::any_of(axes, [&](int16_t a) { return taken.contains(a); })) {
+          if (fromResult)
+            return false; // an axis another loop holds: not what the op computes
           axes = {};
+        }
         loop = SmallVector<int16_t>(axes);
         taken.insert(axes.begin(), axes.end());
       }
@@ -351,9 +387,17 @@ bool reconcileOperands(func::FuncOp f) {
     // types were wrong (an internal error, a crash, or a plan whose ranks
     // disagreed).
     SmallVector<unsigned> disagreeing;
-    for (unsigned r = 0; r < op->getNumResults(); ++r)
-      if (!decide(numOperands + r, true))
+    for (unsigned r = 0; r < op->getNumResults(); ++r) {
+      // A result that disagrees decides nothing, not even the loops it
+      // reached before the disagreement.
+      auto loopsBefore = loops;
+      auto takenBefore = taken;
+      if (!decide(numOperands + r, true)) {
+        loops = std::move(loopsBefore);
+        taken = std::move(takenBefore);
         disagreeing.push_back(r);
+      }
+    }
     for (unsigned i = 0; i < numOperands; ++i)
       decide(i, false);
     // The split of value `i` (an operand, then the results) the loops give.
@@ -370,7 +414,14 @@ bool reconcileOperands(func::FuncOp f) {
       Value res = op->getResult(r);
       OpBuilder b(op->getContext());
       b.setInsertionPointAfter(op);
-      Value sharding = shardingOf(b, op->getLoc(), grid, wantedOf(numOperands + r));
+      // A dim of size 1 (a statistic's keepdim) is whole whatever loop
+      // indexes it.
+      SmallVector<SmallVector<int16_t>> wanted = wantedOf(numOperands + r);
+      auto type = cast<RankedTensorType>(res.getType());
+      for (auto [d, axes] : llvm::enumerate(wanted))
+        if (type.getDimSize(d) == 1)
+          axes.clear();
+      Value sharding = shardingOf(b, op->getLoc(), grid, wanted);
       Value held = shard::ShardOp::create(b, op->getLoc(), res, sharding, false);
       res.replaceAllUsesExcept(held, held.getDefiningOp());
       given[numOperands + r] = shard::Sharding(sharding);
@@ -425,7 +476,8 @@ struct CheckShardingPass : public fuser::impl::CheckShardingPassBase<CheckShardi
                    : WalkResult::advance();
       });
       if (walk.wasInterrupted())
-        signalPassFailure();
+        return signalPassFailure();
+      readWholeAnnotations(getOperation());
       return;
     }
     annotateUnusedArguments(getOperation());

@@ -110,3 +110,29 @@ func.func @results_apart(%x: tensor<4x6x8xf32>) -> (tensor<4x6x8xf32>, tensor<4x
   %rss = shard.shard %rs to %o : tensor<4x1x1xf32>
   return %ys, %ms, %rss : tensor<4x6x8xf32>, tensor<4x1x1xf32>, tensor<4x1x1xf32>
 }
+
+// y over the normalized dim, the mean by rows: the held mean takes no
+// split of its size-1 dims (the hold once split one and was refused).
+func.func @results_cols(%x: tensor<4x6x8xf32>) -> (tensor<4x6x8xf32>, tensor<4x1x1xf32>) {
+  %s = shard.sharding @grid split_axes = [[0]] : !shard.sharding
+  %xs = shard.shard %x to %s : tensor<4x6x8xf32>
+  %y, %m, %rs = fuser.layer_norm %xs dims = [1, 2] eps = 1.0e-05 : (tensor<4x6x8xf32>) -> (tensor<4x6x8xf32>, tensor<4x1x1xf32>, tensor<4x1x1xf32>)
+  %c = shard.sharding @grid split_axes = [[], [0]] : !shard.sharding
+  %ys = shard.shard %y to %c : tensor<4x6x8xf32>
+  %ms = shard.shard %m to %s : tensor<4x1x1xf32>
+  return %ys, %ms : tensor<4x6x8xf32>, tensor<4x1x1xf32>
+}
+
+// Values annotated whole and read directly too, before and after the
+// annotation: upstream's propagation broke dominance (a crash in fuserc).
+func.func @whole_read_directly(%x: tensor<4x6x8xf32>, %y: tensor<4x6x8xf32>) -> (tensor<4x6x8xf32>, tensor<4x6x8xf32>) {
+  %w = shard.sharding @grid split_axes = [[]] : !shard.sharding
+  %s = shard.sharding @grid split_axes = [[0]] : !shard.sharding
+  %ys = shard.shard %y to %w : tensor<4x6x8xf32>
+  %xs = shard.shard %x to %s : tensor<4x6x8xf32>
+  %e = fuser.exp %xs : tensor<4x6x8xf32>
+  %a = fuser.add %e, %ys : tensor<4x6x8xf32>
+  %es = shard.shard %e to %w : tensor<4x6x8xf32>
+  %b = fuser.mul %es, %y : tensor<4x6x8xf32>
+  return %a, %b : tensor<4x6x8xf32>, tensor<4x6x8xf32>
+}

@@ -22,11 +22,15 @@ mean = x.mean(axis=(1, 2), keepdims=True)
 var = ((x - mean) ** 2).mean(axis=(1, 2), keepdims=True)
 rstd = 1 / np.sqrt(var + 1e-5)
 apart = {"result0": (x - mean) * rstd, "result1": mean, "result2": rstd}
+cols = {"result0": (x - mean) * rstd, "result1": mean}
+direct = {"result0": np.exp(x) + y, "result1": np.exp(x) * y}
 for name, w in want.items():
     got = np.load(os.path.join(out, name, "result0.npy"))
     ok = got.shape == w.shape and np.allclose(got, w, rtol=1e-6, atol=1e-6)
     print(name, "ok" if ok else "WRONG: shape %s, want %s" % (got.shape, w.shape))
-for r, w in apart.items():
-    got = np.load(os.path.join(out, "results_apart", r + ".npy"))
-    ok = got.shape == w.shape and np.allclose(got, w, rtol=1e-5, atol=1e-5)
-    print("results_apart", r, "ok" if ok else "WRONG: shape %s, want %s" % (got.shape, w.shape))
+for fusion, results in (("results_apart", apart), ("results_cols", cols),
+                        ("whole_read_directly", direct)):
+    for r, w in results.items():
+        got = np.load(os.path.join(out, fusion, r + ".npy"))
+        ok = got.shape == w.shape and np.allclose(got, w, rtol=1e-5, atol=1e-5)
+        print(fusion, r, "ok" if ok else "WRONG: shape %s, want %s" % (got.shape, w.shape))
