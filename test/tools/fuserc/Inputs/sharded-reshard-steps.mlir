@@ -125,7 +125,7 @@ func.func @results_cols(%x: tensor<4x6x8xf32>) -> (tensor<4x6x8xf32>, tensor<4x1
 
 // Values annotated whole and read directly too, before and after the
 // annotation: upstream's propagation broke dominance (a crash in fuserc).
-func.func @whole_read_directly(%x: tensor<4x6x8xf32>, %y: tensor<4x6x8xf32>) -> (tensor<4x6x8xf32>, tensor<4x6x8xf32>) {
+func.func @whole_read_directly(%x: tensor<4x6x8xf32>, %y: tensor<4x6x8xf32>) -> (tensor<4x6x8xf32>, tensor<4x6x8xf32>, tensor<4x6x8xf32>) {
   %w = shard.sharding @grid split_axes = [[]] : !shard.sharding
   %s = shard.sharding @grid split_axes = [[0]] : !shard.sharding
   %ys = shard.shard %y to %w : tensor<4x6x8xf32>
@@ -134,5 +134,6 @@ func.func @whole_read_directly(%x: tensor<4x6x8xf32>, %y: tensor<4x6x8xf32>) -> 
   %a = fuser.add %e, %ys : tensor<4x6x8xf32>
   %es = shard.shard %e to %w : tensor<4x6x8xf32>
   %b = fuser.mul %es, %y : tensor<4x6x8xf32>
-  return %a, %b : tensor<4x6x8xf32>, tensor<4x6x8xf32>
+  %c = fuser.add %e, %e : tensor<4x6x8xf32>
+  return %a, %b, %c : tensor<4x6x8xf32>, tensor<4x6x8xf32>, tensor<4x6x8xf32>
 }
