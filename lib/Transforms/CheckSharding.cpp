@@ -401,12 +401,17 @@ bool reconcileOperands(func::FuncOp f) {
     for (unsigned i = 0; i < numOperands; ++i)
       decide(i, false);
     // The split of value `i` (an operand, then the results) the loops give.
+    // A dim of size 1 (a statistic's keepdim) is whole whatever loop
+    // indexes it (the loop may be one the op splits elsewhere).
     auto wantedOf = [&](unsigned i) {
       SmallVector<SmallVector<int16_t>> wanted;
-      for (AffineExpr e : maps[i].getResults()) {
+      Value v = i < numOperands ? op->getOperand(i) : op->getResult(i - numOperands);
+      auto type = cast<RankedTensorType>(v.getType());
+      for (auto [d, e] : llvm::enumerate(maps[i].getResults())) {
         auto dim = dyn_cast<AffineDimExpr>(e);
-        wanted.push_back(dim && loops[dim.getPosition()] ? *loops[dim.getPosition()]
-                                                         : SmallVector<int16_t>());
+        wanted.push_back(dim && loops[dim.getPosition()] && type.getDimSize(d) != 1
+                             ? *loops[dim.getPosition()]
+                             : SmallVector<int16_t>());
       }
       return wanted;
     };
@@ -414,14 +419,7 @@ bool reconcileOperands(func::FuncOp f) {
       Value res = op->getResult(r);
       OpBuilder b(op->getContext());
       b.setInsertionPointAfter(op);
-      // A dim of size 1 (a statistic's keepdim) is whole whatever loop
-      // indexes it.
-      SmallVector<SmallVector<int16_t>> wanted = wantedOf(numOperands + r);
-      auto type = cast<RankedTensorType>(res.getType());
-      for (auto [d, axes] : llvm::enumerate(wanted))
-        if (type.getDimSize(d) == 1)
-          axes.clear();
-      Value sharding = shardingOf(b, op->getLoc(), grid, wanted);
+      Value sharding = shardingOf(b, op->getLoc(), grid, wantedOf(numOperands + r));
       Value held = shard::ShardOp::create(b, op->getLoc(), res, sharding, false);
       res.replaceAllUsesExcept(held, held.getDefiningOp());
       given[numOperands + r] = shard::Sharding(sharding);

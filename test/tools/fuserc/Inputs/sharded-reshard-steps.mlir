@@ -137,3 +137,18 @@ func.func @whole_read_directly(%x: tensor<4x6x8xf32>, %y: tensor<4x6x8xf32>) -> 
   %c = fuser.add %e, %e : tensor<4x6x8xf32>
   return %a, %b, %c : tensor<4x6x8xf32>, tensor<4x6x8xf32>, tensor<4x6x8xf32>
 }
+
+// The same with the input annotated for the op and the rstd unannotated:
+// the rstd, held as the op computes it, once took the split of y's
+// normalized dim on its size-1 dim (refused).
+func.func @results_unannotated(%x: tensor<4x6x8xf32>) -> (tensor<4x6x8xf32>, tensor<4x6x1xf32>, tensor<4x6x1xf32>) {
+  %s = shard.sharding @grid split_axes = [[0]] : !shard.sharding
+  %xs = shard.shard %x to %s annotate_for_users : tensor<4x6x8xf32>
+  %y, %m, %rs = fuser.layer_norm %xs dims = [2] eps = 1.0e-05 : (tensor<4x6x8xf32>) -> (tensor<4x6x8xf32>, tensor<4x6x1xf32>, tensor<4x6x1xf32>)
+  %c = shard.sharding @grid split_axes = [[], [], [0]] : !shard.sharding
+  %ys = shard.shard %y to %c : tensor<4x6x8xf32>
+  %w = shard.sharding @grid split_axes = [[]] : !shard.sharding
+  %ms = shard.shard %m to %w : tensor<4x6x1xf32>
+  %e = fuser.exp %rs : tensor<4x6x1xf32>
+  return %ys, %ms, %e : tensor<4x6x8xf32>, tensor<4x6x1xf32>, tensor<4x6x1xf32>
+}
