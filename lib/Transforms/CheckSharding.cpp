@@ -415,14 +415,19 @@ bool reconcileOperands(func::FuncOp f) {
       }
       return wanted;
     };
-    for (unsigned r : disagreeing) {
+    // Annotates result `r` with the split the op computes it with, before
+    // its other uses.
+    auto hold = [&](unsigned r) {
       Value res = op->getResult(r);
       OpBuilder b(op->getContext());
       b.setInsertionPointAfter(op);
       Value sharding = shardingOf(b, op->getLoc(), grid, wantedOf(numOperands + r));
       Value held = shard::ShardOp::create(b, op->getLoc(), res, sharding, false);
       res.replaceAllUsesExcept(held, held.getDefiningOp());
-      given[numOperands + r] = shard::Sharding(sharding);
+      return sharding;
+    };
+    for (unsigned r : disagreeing) {
+      given[numOperands + r] = shard::Sharding(hold(r));
       changed = true;
     }
     bool resharded = false;
@@ -449,16 +454,9 @@ bool reconcileOperands(func::FuncOp f) {
     // A result propagation left unannotated (it stops at a conflict) is
     // held as the op computes it; propagation, run again, carries that on
     // to its users.
-    for (unsigned r = 0; r < op->getNumResults(); ++r) {
-      if (given[numOperands + r])
-        continue;
-      Value res = op->getResult(r);
-      OpBuilder b(op->getContext());
-      b.setInsertionPointAfter(op);
-      Value sharding = shardingOf(b, op->getLoc(), grid, wantedOf(numOperands + r));
-      Value held = shard::ShardOp::create(b, op->getLoc(), res, sharding, false);
-      res.replaceAllUsesExcept(held, held.getDefiningOp());
-    }
+    for (unsigned r = 0; r < op->getNumResults(); ++r)
+      if (!given[numOperands + r])
+        hold(r);
   }
   return changed;
 }

@@ -127,6 +127,28 @@ InFlightDiagnostic cannotReshard(Operation *op, unsigned i, const Sharding &want
   return d;
 }
 
+/// Each part the partition hands `op` has its split's local type. Upstream's
+/// resharding moves a split between some layouts only: otherwise it leaves
+/// the part null (cloning the op crashed), or returns it as it was (an
+/// operand split [[1], [0]] asked for as [[0], [1]]: the op was built on
+/// parts of different shapes, an internal error after the stage).
+LogicalResult checkParts(Operation *op, ArrayRef<Value> parts, ArrayRef<Sharding> wanted,
+                         SymbolTableCollection &symbolTable) {
+  for (auto [i, v] : llvm::enumerate(parts)) {
+    if (!v)
+      return cannotReshard(op, i, wanted[i], Value(), Type());
+    if (!wanted[i])
+      continue;
+    shard::GridOp grid = shard::getGrid(op, wanted[i].getGridAttr(), symbolTable);
+    if (!grid)
+      continue;
+    Type local = shard::shardType(op->getOperand(i).getType(), grid, wanted[i]);
+    if (v.getType() != local)
+      return cannotReshard(op, i, wanted[i], v, local);
+  }
+  return success();
+}
+
 /// An op as upstream's sharding interface sees it: its loops, the indexing
 /// map of each operand then each result over them, how each reduction loop
 /// combines parts, and the loops a device must see whole.
@@ -271,27 +293,8 @@ struct LoopModel
                           ArrayRef<Sharding> operandShardings,
                           ArrayRef<Sharding> resultShardings, IRMapping &partitionMap,
                           SymbolTableCollection &symbolTable, OpBuilder &builder) const {
-    // Upstream's resharding moves a split between some layouts only (not,
-    // for one, a dim split over two axes at once to whole): it leaves the
-    // operand null, which cloning the op would crash on.
-    for (auto [i, v] : llvm::enumerate(partitionedOperands))
-      if (!v)
-        return cannotReshard(op, i, operandShardings[i], Value(), Type());
-    // Nor does it fail on every layout it cannot move: an operand split
-    // [[1], [0]] asked for as [[0], [1]] came back as it was, and the op
-    // was built on parts of different shapes (an internal error after the
-    // stage). Each part must have its split's local type.
-    for (auto [i, v] : llvm::enumerate(partitionedOperands)) {
-      const Sharding &wanted = operandShardings[i];
-      if (!wanted)
-        continue;
-      shard::GridOp grid = shard::getGrid(op, wanted.getGridAttr(), symbolTable);
-      if (!grid)
-        continue;
-      Type local = shard::shardType(op->getOperand(i).getType(), grid, wanted);
-      if (v.getType() != local)
-        return cannotReshard(op, i, wanted, v, local);
-    }
+    if (failed(checkParts(op, partitionedOperands, operandShardings, symbolTable)))
+      return failure();
     if constexpr (std::is_same_v<Op, LinearOp>)
       return partitionLinear(cast<LinearOp>(op), partitionedOperands, operandShardings,
                              resultShardings, partitionMap, symbolTable, builder);
@@ -734,19 +737,8 @@ struct ReturnModel : public shard::ShardingInterface::ExternalModel<ReturnModel,
                           ArrayRef<Sharding> operandShardings,
                           ArrayRef<Sharding> resultShardings, IRMapping &partitionMap,
                           SymbolTableCollection &symbolTable, OpBuilder &builder) const {
-    for (auto [i, v] : llvm::enumerate(partitionedOperands)) {
-      const Sharding &wanted = operandShardings[i];
-      if (!v)
-        return cannotReshard(op, i, wanted, Value(), Type());
-      if (!wanted)
-        continue;
-      shard::GridOp grid = shard::getGrid(op, wanted.getGridAttr(), symbolTable);
-      if (!grid)
-        continue;
-      Type local = shard::shardType(op->getOperand(i).getType(), grid, wanted);
-      if (v.getType() != local)
-        return cannotReshard(op, i, wanted, v, local);
-    }
+    if (failed(checkParts(op, partitionedOperands, operandShardings, symbolTable)))
+      return failure();
     shard::partitionTriviallyShardableOperation(*op, partitionedOperands, operandShardings,
                                                 resultShardings, partitionMap, symbolTable,
                                                 builder);
