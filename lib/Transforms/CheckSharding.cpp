@@ -225,9 +225,14 @@ Value annotateWhole(OpBuilder &b, Value v, FlatSymbolRefAttr grid) {
 
 /// Propagation leaves a value that no rule split (an argument nobody
 /// annotated, an op whose operands are whole) with annotations for its
-/// users only. Partition needs to know how the value itself is held (it
-/// crashes otherwise): whole, on the grid its users name.
+/// users only, and one computed from rank-0 values alone (a scalar
+/// reshaped to [1], broadcast, or read by an iota's neighbours) with none:
+/// no annotated value reaches it. Partition needs to know how the value
+/// itself is held (it crashes otherwise): whole, on the grid its users
+/// name, else on the fusion's grid. A rank-0 value nothing annotated is
+/// whole to partition as it is.
 void annotateWholeDefinitions(func::FuncOp f) {
+  FlatSymbolRefAttr fusionGrid = gridOf(f);
   SmallVector<Value> values(f.getArguments());
   f.walk([&](Operation *op) {
     if (!isa<shard::ShardOp, shard::ShardingOp>(op))
@@ -245,15 +250,18 @@ void annotateWholeDefinitions(func::FuncOp f) {
         else
           defined = true;
       }
-    if (defined || !forUsers)
+    if (defined || v.use_empty())
+      continue;
+    if (!forUsers && (!fusionGrid || cast<RankedTensorType>(v.getType()).getRank() == 0))
       continue;
     OpBuilder b(f.getContext());
     if (Operation *def = v.getDefiningOp())
       b.setInsertionPointAfter(def);
     else
       b.setInsertionPointToStart(&f.getBody().front());
-    shard::Sharding users(forUsers.getSharding());
-    Value annotated = annotateWhole(b, v, users.getGridAttr());
+    FlatSymbolRefAttr grid =
+        forUsers ? shard::Sharding(forUsers.getSharding()).getGridAttr() : fusionGrid;
+    Value annotated = annotateWhole(b, v, grid);
     v.replaceAllUsesExcept(annotated, annotated.getDefiningOp());
   }
 }

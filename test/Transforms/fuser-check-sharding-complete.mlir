@@ -19,10 +19,10 @@ func.func @complete(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
 // crashed on such a return).
 // CHECK-LABEL: func.func @returns
 // CHECK-SAME: (%[[X:.*]]: tensor<8x4xf32>, %[[Y:.*]]: tensor<8x4xf32>)
-// CHECK: %[[XS:.*]] = shard.shard %[[X]] to %{{.*}} : tensor<8x4xf32>
-// CHECK: %[[W:.*]] = shard.sharding @grid split_axes = {{\[\[}}]] : !shard.sharding
-// CHECK-NEXT: %[[YW:.*]] = shard.shard %[[Y]] to %[[W]] : tensor<8x4xf32>
-// CHECK-NEXT: return %[[XS]], %[[YW]]
+// CHECK-DAG: %[[W:.*]] = shard.sharding @grid split_axes = {{\[\[}}]] : !shard.sharding
+// CHECK-DAG: %[[YW:.*]] = shard.shard %[[Y]] to %[[W]] : tensor<8x4xf32>
+// CHECK-DAG: %[[XS:.*]] = shard.shard %[[X]] to %{{.*}} : tensor<8x4xf32>
+// CHECK: return %[[XS]], %[[YW]]
 func.func @returns(%x: tensor<8x4xf32>, %y: tensor<8x4xf32>) -> (tensor<8x4xf32>, tensor<8x4xf32>) {
   %s = shard.sharding @grid split_axes = [[0]] : !shard.sharding
   %xs = shard.shard %x to %s : tensor<8x4xf32>
@@ -78,4 +78,24 @@ func.func @consistent(%x: tensor<8x8xf32>, %w: tensor<8x4xf32>) -> (tensor<8xf32
   %wa = shard.shard %w to %s0 annotate_for_users : tensor<8x4xf32>
   %m = fuser.matmul %xa, %wa : (tensor<8x8xf32>, tensor<8x4xf32>) -> tensor<8x4xf32>
   return %r, %m : tensor<8xf32>, tensor<8x4xf32>
+}
+
+// A value no annotated value reaches (a scalar argument reshaped to [1]) is
+// annotated whole on the fusion's grid, and so are the values it reaches;
+// the rank-0 argument is left as it is (partition crashed on such a value).
+// CHECK-LABEL: func.func @unreached
+// CHECK-SAME: (%[[X:.*]]: tensor<8xf32>, %[[Y:.*]]: tensor<f32>)
+// CHECK: %[[R:.*]] = fuser.reshape %[[Y]] : tensor<f32> -> tensor<1xf32>
+// CHECK-NEXT: %[[W:.*]] = shard.sharding @grid split_axes = {{\[\[}}]] : !shard.sharding
+// CHECK-NEXT: %[[RW:.*]] = shard.shard %[[R]] to %[[W]] : tensor<1xf32>
+// CHECK-NEXT: %[[C:.*]] = fuser.cumsum %[[RW]] dim = 0 : tensor<1xf32>
+// CHECK-NEXT: %[[W2:.*]] = shard.sharding @grid split_axes = {{\[\[}}]] : !shard.sharding
+// CHECK-NEXT: %[[CW:.*]] = shard.shard %[[C]] to %[[W2]] : tensor<1xf32>
+// CHECK: return %{{.*}}, %[[CW]]
+func.func @unreached(%x: tensor<8xf32>, %y: tensor<f32>) -> (tensor<8xf32>, tensor<1xf32>) {
+  %s = shard.sharding @grid split_axes = [[0]] : !shard.sharding
+  %xs = shard.shard %x to %s : tensor<8xf32>
+  %r = fuser.reshape %y : tensor<f32> -> tensor<1xf32>
+  %c = fuser.cumsum %r dim = 0 : tensor<1xf32>
+  return %xs, %c : tensor<8xf32>, tensor<1xf32>
 }
