@@ -809,11 +809,39 @@ Value sumToBatch(Grad &G, Value g, RankedTensorType like) {
   return fitToType(G.b, G.loc, g, like);
 }
 
+/// `v` of shape [d0, ..., dn] as the matrix [d0 * ... * d(n-1), dn] (rows
+/// first) or [d0, d1 * ... * dn] (not), or null where the result would have
+/// two dims known only at launch: a reshape the shape analysis cannot size.
+Value asMatrix(Grad &G, Value v, bool rowsFirst) {
+  RankedTensorType t = typeOf(v);
+  auto product = [](ArrayRef<int64_t> dims) {
+    int64_t n = 1;
+    for (int64_t d : dims)
+      n = ShapedType::isDynamic(d) || ShapedType::isDynamic(n) ? ShapedType::kDynamic : n * d;
+    return n;
+  };
+  ArrayRef<int64_t> shape = t.getShape();
+  SmallVector<int64_t> m = rowsFirst ? SmallVector<int64_t>{product(shape.drop_back()), shape.back()}
+                                     : SmallVector<int64_t>{shape.front(), product(shape.drop_front())};
+  if (ArrayRef<int64_t>(m) == shape)
+    return v;
+  if (ShapedType::isDynamic(m[0]) && ShapedType::isDynamic(m[1]))
+    return Value();
+  return ReshapeOp::create(G.b, G.loc, t.clone(m), v);
+}
+
 /// torch.matmul's backward: a vector operand is a 1 x k row (lhs) or a
 /// k x 1 column (rhs), and the result's cotangent gets those dims back;
 /// grad_a = g @ b^T and grad_b = a^T @ g, summed over the batch dims each
-/// operand was broadcast along, in the operands' type (as PyTorch's matmul
-/// backward: library products with f32 accumulation, one rounding each).
+/// operand was broadcast along, in the operands' type. Where one operand
+/// has batch dims and the other none, PyTorch folds the batch into the
+/// matrix ([B, M, K] @ [K, N] is [B*M, K] @ [K, N]), so the gradient of
+/// the operand without batch dims is one product over the whole batch,
+/// accumulated in f32 and rounded once; so is it here (a batched product
+/// summed rounds each batch's partial to a half type first, and a sum that
+/// cancels loses most of its bits). Where the folded matrices would have
+/// two dims known only at launch, the batched products and their sum run
+/// in f32 and round once at the end.
 LogicalResult matmulRule(Grad &G, MatmulOp op, Value g, SmallVectorImpl<Value> &out) {
   RankedTensorType at = op.getLhs().getType(), bt = op.getRhs().getType(), rt = op.getType();
   auto reshape = [&](Value v, ArrayRef<int64_t> shape) -> Value {
@@ -833,8 +861,34 @@ LogicalResult matmulRule(Grad &G, MatmulOp op, Value g, SmallVectorImpl<Value> &
     gShape.push_back(1);
   Value g2 = reshape(g, gShape);
   auto mm = [&](Value x, Value y) -> Value { return MatmulOp::create(G.b, G.loc, x, y); };
-  Value ga = sumToBatch(G, mm(g2, transposeLast2(G, b)), typeOf(a));
-  Value gb = sumToBatch(G, mm(transposeLast2(G, a), g2), typeOf(b));
+  // The batched products summed to `like`, in f32 for halves (one rounding).
+  auto summed = [&](Value x, Value y, Value like) -> Value {
+    Value p = mm(G.wide(x), G.wide(y));
+    return G.narrow(sumToBatch(G, p, typeOf(like).clone(typeOf(p).getElementType())), like);
+  };
+  int64_t aRank = typeOf(a).getRank(), bRank = typeOf(b).getRank();
+  Value ga, gb;
+  if (aRank == 2 && bRank > 2) {
+    // grad_a = sum over the batch of g[i] @ b[i]^T: g as [M, batch * N]
+    // (its batch dims moved after M) @ b^T as [batch * N, K].
+    SmallVector<int64_t> perm{bRank - 2};
+    for (int64_t i = 0; i < bRank; ++i)
+      if (i != bRank - 2)
+        perm.push_back(i);
+    Value gm = asMatrix(G, PermuteOp::create(G.b, G.loc, g2, perm), /*rowsFirst=*/false);
+    Value bm = asMatrix(G, transposeLast2(G, b), /*rowsFirst=*/true);
+    ga = gm && bm ? mm(gm, bm) : summed(g2, transposeLast2(G, b), a);
+  } else {
+    ga = sumToBatch(G, mm(g2, transposeLast2(G, b)), typeOf(a));
+  }
+  if (bRank == 2 && aRank > 2) {
+    // grad_b = a^T @ g over every row of the batch: [K, batch * M] @
+    // [batch * M, N].
+    Value am = asMatrix(G, a, /*rowsFirst=*/true), gm = asMatrix(G, g2, /*rowsFirst=*/true);
+    gb = am && gm ? mm(transposeLast2(G, am), gm) : summed(transposeLast2(G, a), g2, b);
+  } else {
+    gb = sumToBatch(G, mm(transposeLast2(G, a), g2), typeOf(b));
+  }
   out[0] = fitToType(G.b, G.loc, reshape(ga, at.getShape()), at);
   out[1] = fitToType(G.b, G.loc, reshape(gb, bt.getShape()), bt);
   return success();
@@ -844,29 +898,23 @@ LogicalResult matmulRule(Grad &G, MatmulOp op, Value g, SmallVectorImpl<Value> &
 /// of x, grad_bias = g summed over the rows (in f32 for halves, rounded
 /// once). grad_w is one GEMM over the rows of x and g as matrices (their
 /// leading dims as one: a reshape, whose sizes the shape analysis derives
-/// when x has at most one dim known only at launch), else a batched GEMM
-/// over the leading dims summed (a reshape of `[?, ?, ?]` into rows would
-/// not say which dims it joins).
+/// unless the matrix would have two dims known only at launch), else a
+/// batched GEMM over the leading dims summed, both in f32 and rounded once
+/// (a reshape of `[?, ?, ?]` into rows would not say which dims it joins).
 LogicalResult linearRule(Grad &G, LinearOp op, Value g, SmallVectorImpl<Value> &out) {
   RankedTensorType xt = op.getInput().getType(), wt = op.getWeight().getType();
   out[0] = fitToType(G.b, G.loc, MatmulOp::create(G.b, G.loc, g, op.getWeight()), xt);
-  int64_t rows = 1;
-  for (int64_t d : xt.getShape().drop_back())
-    rows = ShapedType::isDynamic(d) || ShapedType::isDynamic(rows) ? ShapedType::kDynamic
-                                                                    : rows * d;
-  int64_t in = xt.getShape().back(), outF = typeOf(g).getShape().back();
   Value gw;
-  if (xt.getRank() <= 2 || xt.getNumDynamicDims() <= 1) {
-    Value g2 = ReshapeOp::create(G.b, G.loc, typeOf(g).clone({rows, outF}), g);
-    Value x2 = ReshapeOp::create(G.b, G.loc, xt.clone({rows, in}), op.getInput());
+  Value g2 = asMatrix(G, g, /*rowsFirst=*/true), x2 = asMatrix(G, op.getInput(), true);
+  if (g2 && x2) {
     gw = MatmulOp::create(G.b, G.loc, transposeLast2(G, g2), x2);
   } else {
-    // [..., out, S] @ [..., S, in] per leading index, then summed.
-    gw = MatmulOp::create(G.b, G.loc, transposeLast2(G, g), op.getInput());
+    // [..., out, S] @ [..., S, in] per leading index, summed in f32.
+    gw = MatmulOp::create(G.b, G.loc, G.wide(transposeLast2(G, g)), G.wide(op.getInput()));
     SmallVector<int64_t> lead;
     for (int64_t i = 0; i + 2 < xt.getRank(); ++i)
       lead.push_back(i);
-    gw = SumOp::create(G.b, G.loc, gw, lead, false);
+    gw = G.narrow(SumOp::create(G.b, G.loc, gw, lead, false), op.getWeight());
   }
   out[1] = fitToType(G.b, G.loc, gw, wt);
   if (Value bias = op.getBias()) {

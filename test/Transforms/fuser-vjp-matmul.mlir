@@ -20,12 +20,17 @@ func.func @lin(%x: tensor<?x9xbf16>, %w: tensor<4x9xbf16>, %b: tensor<4xbf16>) -
   return %0 : tensor<?x4xbf16>
 }
 
-// A lhs broadcast along the rhs's batch: its gradient sums over the batch.
+// A lhs broadcast along the rhs's batch: its gradient sums over the batch,
+// as one product over the batch folded into the contraction (PyTorch's
+// fold: one accumulation, one rounding), g as [M, batch * N] and b^T as
+// [batch * N, K].
 // CHECK-LABEL: func.func @mm_vjp
 // CHECK-SAME: (%[[A:.*]]: tensor<5x7xf32>, %[[B:.*]]: tensor<4x7x3xf32>, %[[G:.*]]: tensor<4x5x3xf32>
+// CHECK: %[[GP:.*]] = fuser.permute %[[G]] perm = [1, 0, 2] : tensor<4x5x3xf32> -> tensor<5x4x3xf32>
+// CHECK: %[[GM:.*]] = fuser.reshape %[[GP]] : tensor<5x4x3xf32> -> tensor<5x12xf32>
 // CHECK: %[[BT:.*]] = fuser.permute %[[B]] perm = [0, 2, 1] : tensor<4x7x3xf32> -> tensor<4x3x7xf32>
-// CHECK: %[[P:.*]] = fuser.matmul %[[G]], %[[BT]] : (tensor<4x5x3xf32>, tensor<4x3x7xf32>) -> tensor<4x5x7xf32>
-// CHECK: %[[GA:.*]] = fuser.sum %[[P]] dims = [0] : tensor<4x5x7xf32> -> tensor<5x7xf32>
+// CHECK: %[[BM:.*]] = fuser.reshape %[[BT]] : tensor<4x3x7xf32> -> tensor<12x7xf32>
+// CHECK: %[[GA:.*]] = fuser.matmul %[[GM]], %[[BM]] : (tensor<5x12xf32>, tensor<12x7xf32>) -> tensor<5x7xf32>
 // CHECK: %[[AT:.*]] = fuser.permute %[[A]] perm = [1, 0] : tensor<5x7xf32> -> tensor<7x5xf32>
 // CHECK: %[[GB:.*]] = fuser.matmul %[[AT]], %[[G]] : (tensor<7x5xf32>, tensor<4x5x3xf32>) -> tensor<4x7x3xf32>
 // CHECK: return %[[GA]], %[[GB]]
