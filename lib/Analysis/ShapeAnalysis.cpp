@@ -44,8 +44,10 @@ public:
   AffineExpr size(int x) { return sizes[find(x)]; }
   const std::string &name(int x) { return names[x]; }
 
-  /// Ties two slots; records an equality when both already know a size.
-  void unite(int a, int b, SmallVectorImpl<ShapeAnalysis::Constraint> &out) {
+  /// Ties two slots; records an equality when both already know a size,
+  /// its message ending in `context` (the op that ties them).
+  void unite(int a, int b, SmallVectorImpl<ShapeAnalysis::Constraint> &out,
+             StringRef context = "") {
     int ra = find(a), rb = find(b);
     if (ra == rb)
       return;
@@ -55,7 +57,7 @@ public:
     if (ea && eb && ea != eb)
       out.push_back({ShapeAnalysis::Constraint::Equal, eb, ea,
                      names[origins[rb]] + " ({}) must equal " +
-                         names[origins[ra]] + " ({})"});
+                         names[origins[ra]] + " ({})" + context.str()});
     // A constant size wins; then one that no cotangent gives (a cotangent
     // has the forward result's shape, which the forward's ops size: a pad's
     // a0 + 2 is the size, the cotangent's dim is checked against it);
@@ -167,8 +169,10 @@ private:
   int slot(Value v, unsigned d) { return slots[v][d]; }
   AffineExpr size(Value v, unsigned d) { return classes.size(slot(v, d)); }
   void unite(Value a, unsigned da, Value b, unsigned db) {
-    classes.unite(slot(a, da), slot(b, db), *constraints);
+    classes.unite(slot(a, da), slot(b, db), *constraints, visiting ? where(visiting) : "");
   }
+  /// The op visit() is reading, whose ties a failed check names.
+  Operation *visiting = nullptr;
   /// Sets the size of a dynamic result dim computed by an op (pad, concat,
   /// reshape): ties it to the computed size. Dims computed by the same
   /// expression are one class: they are the same size at every launch, and
@@ -179,7 +183,7 @@ private:
     auto [it, isNew] = definedBy.try_emplace(e, 0);
     if (isNew)
       it->second = classes.make(e, what.str());
-    classes.unite(slot(v, d), it->second, *constraints);
+    classes.unite(slot(v, d), it->second, *constraints, visiting ? where(visiting) : "");
   }
   AffineExpr product(Value v, ArrayRef<unsigned> dims) {
     AffineExpr p = getAffineConstantExpr(1, ctx);
@@ -679,17 +683,22 @@ bool Analyzer::reshape(ReshapeOp r, bool late, bool resultKnown, bool backward) 
   auto zero = dyn_cast<AffineConstantExpr>(staticProduct);
   if (dynamicOut.size() == 1 && !resultKnown && zero && zero.getValue() == 0)
     return false;
+  // The one dynamic dim is the count divided by the others' product,
+  // rounded down: where that product does not divide the count, the
+  // message says so, not just the rounded count it gives.
+  std::string what = "reshape needs the same number of elements: {} in, {} out";
   if (dynamicOut.size() == 1 && !resultKnown) {
     define(dst, dynamicOut[0], in.floorDiv(staticProduct),
            describe(dst, dynamicOut[0]));
+    what = "reshape needs the same number of elements: {} in, which the product of the "
+           "result's other dims does not divide, so no size of " +
+           describe(dst, dynamicOut[0]) + " fits ({} out with the nearest)";
   }
   bool inDynamic = llvm::any_of(restIn, [&](unsigned d) { return inT.isDynamicDim(d); });
   AffineExpr outCount = product(dst, restOut);
   if ((dynamicOut.size() <= 1 || resultKnown) && (inDynamic || !dynamicOut.empty()) &&
       outCount != in)
-    constraints->push_back(
-        {ShapeAnalysis::Constraint::Equal, in, outCount,
-         "reshape needs the same number of elements: {} in, {} out" + where(r)});
+    constraints->push_back({ShapeAnalysis::Constraint::Equal, in, outCount, what + where(r)});
   return true;
 }
 
@@ -914,9 +923,12 @@ Analyzer::run(SmallVectorImpl<ShapeAnalysis::Symbol> &symbols,
     }
   }
   numDimSymbols = symbols.size();
-  for (Operation &op : body.without_terminator())
+  for (Operation &op : body.without_terminator()) {
+    visiting = &op;
     if (failed(visit(&op)))
       return failure();
+  }
+  visiting = nullptr;
   // Results that have an argument's shape (fuser.same_shape_as).
   for (auto [i, v] : llvm::enumerate(body.getTerminator()->getOperands())) {
     auto like = fusion.getResultAttrOfType<IntegerAttr>(i, kSameShapeAsAttr);

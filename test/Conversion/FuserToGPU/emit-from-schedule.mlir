@@ -2,7 +2,8 @@
 // entry alone: emitting twice from one scheduled module gives the same IR;
 // the heuristic's schedule, written out, gives the kernels of no schedule
 // at all; and an entry changed by hand changes that segment's kernel.
-// RUN: fuser-opt %s --fuser-segment --fuser-schedule -o %t.scheduled.mlir
+// (The scheduled module keeps its locations: run-time checks name them.)
+// RUN: fuser-opt %s --fuser-segment --fuser-schedule -mlir-print-debuginfo -o %t.scheduled.mlir
 // RUN: fuser-opt %t.scheduled.mlir --fuser-emit-kernels -o %t.a.mlir
 // RUN: fuser-opt %t.scheduled.mlir --fuser-emit-kernels -o %t.b.mlir
 // RUN: cmp %t.a.mlir %t.b.mlir

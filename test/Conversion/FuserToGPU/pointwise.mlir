@@ -76,7 +76,7 @@ func.func @bcast(%x: tensor<16x64xf32>, %row: tensor<64xf32>, %col: tensor<16x1x
 // CHECK-DAG: %[[D0:.*]] = memref.dim %arg0, %c0
 // CHECK-DAG: %[[D2:.*]] = memref.dim %arg1, %c0
 // CHECK: %[[EQ:.*]] = arith.cmpi eq, %[[D2]], %[[D0]]
-// CHECK: fuser.check %[[EQ]], "dim 0 of arg1 ({}) must equal dim 0 of arg0 ({})"(%[[D2]], %[[D0]] : index, index)
+// CHECK: fuser.check %[[EQ]], "dim 0 of arg1 ({}) must equal dim 0 of arg0 ({}), in 'fuser.add' at {{.*}}"(%[[D2]], %[[D0]] : index, index)
 // CHECK: fuser.result_dim %arg2[0] = %{{.*}} : memref<?x?xf32>
 // CHECK: %[[FITS:.*]] = arith.cmpi slt, %{{.*}}, %c2130706432
 // CHECK: %[[RUN32:.*]] = arith.andi %{{.*}}, %[[FITS]]
