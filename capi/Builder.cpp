@@ -341,6 +341,22 @@ bool Call::normalizeDims(ArrayRef<int64_t> dims, int64_t rank,
   return true;
 }
 
+bool Call::normalizeAlongDims(ArrayRef<int64_t> dims, int64_t rank,
+                              SmallVectorImpl<int64_t> &out, StringRef what) {
+  if (rank != 0)
+    return normalizeDims(dims, rank, out, what);
+  if (dims.empty())
+    out.push_back(0);
+  for (int64_t d : dims) {
+    if (d != 0 && d != -1) {
+      fail(what + " " + Twine(d) + " is out of range for rank 0 (a scalar takes dim 0 or -1)");
+      return false;
+    }
+    out.push_back(0);
+  }
+  return true;
+}
+
 //===----------------------------------------------------------------------===//
 // Internal builders
 //===----------------------------------------------------------------------===//
@@ -409,7 +425,7 @@ static FailureOr<RankedTensorType> reductionType(Call &c, Value x,
 Value mlir::fuser::capi::buildReduction(Call &c, StringRef opName, Value x,
                                         ArrayRef<int64_t> dims, bool keepdim) {
   SmallVector<int64_t> norm;
-  if (!c.normalizeDims(dims, tensorOf(x).getRank(), norm))
+  if (!c.normalizeAlongDims(dims, tensorOf(x).getRank(), norm))
     return Value();
   using Fn = FailureOr<RankedTensorType> (*)(Call &, Value, ArrayRef<int64_t>, bool);
   Fn infer = llvm::StringSwitch<Fn>(opName)

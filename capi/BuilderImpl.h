@@ -123,6 +123,11 @@ public:
   /// (with an error naming the accepted range) when one is out of range.
   bool normalizeDims(ArrayRef<int64_t> dims, int64_t rank,
                      SmallVectorImpl<int64_t> &out, StringRef what = "dim");
+  /// normalizeDims for the dims an op works along (a reduction, var_mean, a
+  /// scan, softmax): of a rank-0 tensor, dim 0 or -1 is dim 0, as PyTorch
+  /// reads a scalar's, and no dims at all is [0] (torch.sum(s)).
+  bool normalizeAlongDims(ArrayRef<int64_t> dims, int64_t rank,
+                          SmallVectorImpl<int64_t> &out, StringRef what = "dim");
 
 private:
   BuilderImpl *B;

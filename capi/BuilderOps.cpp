@@ -385,7 +385,7 @@ bool fuserBuildVarMean(FuserBuilder b, MlirValue x, const int64_t *dims,
   Value v = c.operand(x, "the operand");
   SmallVector<int64_t> d, norm;
   if (!v || !c.array(numDims, dims, d, "dims") ||
-      !c.normalizeDims(d, tensorOf(v).getRank(), norm))
+      !c.normalizeAlongDims(d, tensorOf(v).getRank(), norm))
     return false;
   // The result type when the dims are valid; otherwise the input's, and the
   // op's verifier says what is wrong with the dims.
@@ -652,7 +652,7 @@ static MlirValue scanOp(FuserBuilder b, const char *fn, MlirValue x, int64_t dim
     return MlirValue{nullptr};
   SmallVector<Value, 1> vs;
   SmallVector<int64_t> d;
-  if (!c.operands({x}, vs) || !c.normalizeDims({dim}, tensorOf(vs[0]).getRank(), d))
+  if (!c.operands({x}, vs) || !c.normalizeAlongDims({dim}, tensorOf(vs[0]).getRank(), d))
     return MlirValue{nullptr};
   return c.wrapValue(firstResult(c.create(
       OpTy::getOperationName(), vs, vs[0].getType(),
@@ -679,7 +679,7 @@ static bool scanExtremum(FuserBuilder b, const char *fn, MlirValue x, int64_t di
     return false;
   SmallVector<Value, 1> vs;
   SmallVector<int64_t> d;
-  if (!c.operands({x}, vs) || !c.normalizeDims({dim}, tensorOf(vs[0]).getRank(), d))
+  if (!c.operands({x}, vs) || !c.normalizeAlongDims({dim}, tensorOf(vs[0]).getRank(), d))
     return false;
   Value v = vs[0];
   Operation *op = c.create(
@@ -717,7 +717,7 @@ static MlirValue softmaxLike(FuserBuilder b, const char *fn, MlirValue x,
     return MlirValue{nullptr};
   Value v = c.operand(x, "the operand");
   SmallVector<int64_t> d;
-  if (!v || !c.normalizeDims({dim}, tensorOf(v).getRank(), d))
+  if (!v || !c.normalizeAlongDims({dim}, tensorOf(v).getRank(), d))
     return MlirValue{nullptr};
   return c.wrapValue(buildSameType(
       c, OpTy::getOperationName(), v,

@@ -382,6 +382,9 @@ MLIR_CAPI_EXPORTED MlirValue fuserBuildBroadcast(FuserBuilder b, MlirValue x,
 /*===-- Reductions --------------------------------------------------------------===*
  * Over dims[0 .. numDims) (any order, unique, non-empty; negative dims count
  * from the end as in PyTorch); with keepdim the reduced dims stay as size 1.
+ * A rank-0 x takes dim 0 or -1, or no dims, as PyTorch's scalar does: the
+ * reduction of its one element, rank 0 with or without keepdim. So do
+ * var_mean, the scans and softmax/log_softmax (dim 0 or -1).
  *===-----------------------------------------------------------------------------===*/
 
 MLIR_CAPI_EXPORTED MlirValue fuserBuildSum(FuserBuilder b, MlirValue x, const int64_t *dims,

@@ -118,6 +118,9 @@ static void buildPartition(OpPassManager &pm, bool recordGrid) {
   // The annotations as written first: upstream's propagation reads them
   // without checks.
   f.addPass(createCheckShardingPass(CheckShardingPassOptions{/*beforePropagation=*/true}));
+  // Ops along a dim of a scalar as ops of a [1] tensor: the sharding models
+  // read the dims an op names.
+  f.addPass(createLiftRankZeroPass());
   // Sizes of static dims fold to constants first, so that no device gathers
   // a split tensor only to read its size.
   f.addPass(createCanonicalizerPass());

@@ -469,4 +469,7 @@ void mlir::fuser::populateDecomposeCompositesPatterns(RewritePatternSet &pattern
                DecomposeLayerNorm, DecomposeRmsNorm, DecomposeDropout, DecomposeScaledCast,
                DecomposeQuantize, MaterializeMatmulBatchBroadcast, DecomposeConstantPow>(
       patterns.getContext());
+  // Ops along a dim of a scalar first (a higher benefit): the expansions
+  // assume the dims they reduce exist.
+  populateLiftRankZeroPatterns(patterns);
 }

@@ -661,6 +661,9 @@ LogicalResult Segmenter::run(bool dump, StringRef dot) {
       return op.emitOpError("cannot be placed in a kernel");
     if (isa<SoftmaxOp, LogSoftmaxOp, LayerNormOp, RmsNormOp, DropoutOp>(op))
       return op.emitOpError("must be expanded by fuser-decompose first");
+    if (isAlongDimOfScalar(&op))
+      return op.emitOpError("along dim 0 of a rank-0 tensor must be lifted to a [1] tensor by "
+                            "fuser-lift-rank-zero (fuser-decompose runs it) first");
     if (isFree(&op) || isView(&op))
       continue;
     int g = parent.size();

@@ -168,6 +168,9 @@ struct SymbolRenumbering {
 LogicalResult mlir::fuser::differentiate(func::FuncOp f, const VjpOptions &options) {
   if (f.isExternal() || !llvm::hasSingleElement(f.getBody()))
     return f.emitError("fuser-vjp: '") << f.getName() << "' is not a fusion with one block";
+  // The rules meet no op along a dim of a scalar: each is the op of a [1]
+  // tensor between two reshapes, whose rules exist.
+  (void)liftRankZero(f);
   FunctionType ft = f.getFunctionType();
   FailureOr<SmallVector<int64_t>> wrt = positions(f, ft.getInputs(), options.wrt, false);
   if (failed(wrt))

@@ -638,6 +638,36 @@ static void testRandom(MlirContext ctx) {
 // CHECK-NEXT: fuser.bernoulli %[[U]], %arg2, %arg3 : tensor<?x64xf32>
 // CHECK-NEXT: fuser.dropout %arg0, %arg1, %arg2, %arg3 : tensor<?x64xbf16>, tensor<f32> -> tensor<?x64xbf16>, tensor<?x64xi1>
 
+/* A rank-0 tensor's dim 0 or -1, or no dims, as PyTorch reads a scalar's:
+ * torch.sum(s), s.cumsum(-1), torch.softmax(s, 0). */
+static void testScalarAlongDims(MlirContext ctx) {
+  fprintf(stderr, "@testScalarAlongDims\n");
+  FuserBuilder b = fuserBuilderCreate(ctx, S("scalar"));
+  MlirValue s = fuserBuilderAddInput(b, FuserDTypeF32, 0, NULL, S("s"));
+  fuserBuilderAddOutput(b, fuserBuildSum(b, s, NULL, 0, false), S(""));
+  fuserBuilderAddOutput(b, fuserBuildMax(b, s, (int64_t[]){-1}, 1, true), S(""));
+  MlirValue var, mean;
+  if (fuserBuildVarMean(b, s, (int64_t[]){0}, 1, 1, false, &var, &mean)) {
+    fuserBuilderAddOutput(b, var, S(""));
+    fuserBuilderAddOutput(b, mean, S(""));
+  }
+  fuserBuilderAddOutput(b, fuserBuildCumsum(b, s, -1), S(""));
+  MlirValue cv, ci;
+  if (fuserBuildCummax(b, s, 0, &cv, &ci))
+    fuserBuilderAddOutput(b, ci, S(""));
+  fuserBuilderAddOutput(b, fuserBuildSoftmax(b, s, -1), S(""));
+  fuserBuilderAddOutput(b, fuserBuildLogSoftmax(b, s, 0), S(""));
+  finishAndPrint(b);
+}
+// CHECK-LABEL: @testScalarAlongDims
+// CHECK: fuser.sum %arg0 dims = [0] : tensor<f32> -> tensor<f32>
+// CHECK-NEXT: fuser.max %arg0 dims = [0] keepdim = true : tensor<f32> -> tensor<f32>
+// CHECK-NEXT: fuser.var_mean %arg0 dims = [0] : tensor<f32> -> tensor<f32>, tensor<f32>
+// CHECK-NEXT: fuser.cumsum %arg0 dim = 0 : tensor<f32>
+// CHECK-NEXT: fuser.cummax %arg0 dim = 0 : tensor<f32> -> tensor<i64>
+// CHECK-NEXT: fuser.softmax %arg0 dim = 0 : tensor<f32>
+// CHECK-NEXT: fuser.log_softmax %arg0 dim = 0 : tensor<f32>
+
 static void testFinishIntoModule(MlirContext ctx) {
   fprintf(stderr, "@testFinishIntoModule\n");
   MlirModule module = mlirModuleCreateEmpty(mlirLocationUnknownGet(ctx));
@@ -721,6 +751,7 @@ int main(int argc, char **argv) {
   testCollective(ctx);
   testComposites(ctx);
   testRandom(ctx);
+  testScalarAlongDims(ctx);
   testFinishIntoModule(ctx);
   mlirContextDestroy(ctx);
   if (argc > 1)

@@ -450,6 +450,10 @@ static void testComposites(MlirContext ctx) {
   EXPECT_FAIL(b, fuserBuildSoftmax(b, i, 1));
   EXPECT_FAIL(b, fuserBuildSoftmax(b, x, 3));
   EXPECT_FAIL(b, fuserBuildLogSoftmax(b, x, -4));
+  MlirValue scalar = input(b, FuserDTypeF32, 0, NULL);
+  EXPECT_FAIL(b, fuserBuildSoftmax(b, scalar, 1));
+  EXPECT_FAIL(b, fuserBuildSum(b, scalar, (int64_t[]){-2}, 1, false));
+  EXPECT_FAIL(b, fuserBuildSum(b, scalar, (int64_t[]){0, -1}, 2, false));
   EXPECT_FAIL(b, fuserBuildLayerNorm(b, x, NONE, NONE, (int64_t[]){1}, 1, 1e-5, &mean, NULL));
   EXPECT(mlirValueIsNull(mean));
   EXPECT_FAIL(b, fuserBuildLayerNorm(b, x, w, NONE, (int64_t[]){2}, 1, 1e-5, NULL, NULL));
@@ -464,6 +468,9 @@ static void testComposites(MlirContext ctx) {
 // CHECK-NEXT: error: f: error: fuserBuildSoftmax: 'fuser.softmax' op operand #0 must be ranked tensor of f16, bf16
 // CHECK-NEXT: error: f: error: fuserBuildSoftmax: dim 3 is out of range for rank 3 (expected a dim in [-3, 2])
 // CHECK-NEXT: error: f: error: fuserBuildLogSoftmax: dim -4 is out of range for rank 3 (expected a dim in [-3, 2])
+// CHECK-NEXT: error: f: error: fuserBuildSoftmax: dim 1 is out of range for rank 0 (a scalar takes dim 0 or -1)
+// CHECK-NEXT: error: f: error: fuserBuildSum: dim -2 is out of range for rank 0 (a scalar takes dim 0 or -1)
+// CHECK-NEXT: error: f: error: fuserBuildSum: 'fuser.sum' op dims of a rank-0 input must be [0] (PyTorch's dim 0 or -1 of a scalar), got [0, 0]
 // CHECK-NEXT: error: f: error: fuserBuildLayerNorm: 'fuser.layer_norm' op dims must be the trailing dims in order, e.g. [2] for rank 3, got [1]
 // CHECK-NEXT: error: f: error: fuserBuildLayerNorm: 'fuser.layer_norm' op weight and bias must have the normalized shape [16], got [8]
 // CHECK-NEXT: error: f: error: fuserBuildLayerNorm: 'fuser.layer_norm' op weight and bias element type 'f16' differs from the input's 'f32'; insert a fuser.cast

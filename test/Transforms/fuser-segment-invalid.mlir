@@ -18,6 +18,14 @@ func.func @composite(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
 
 // -----
 
+func.func @along_dim_of_scalar(%x: tensor<f32>) -> tensor<f32> {
+  // expected-error @below {{'fuser.cumsum' op along dim 0 of a rank-0 tensor must be lifted to a [1] tensor by fuser-lift-rank-zero (fuser-decompose runs it) first}}
+  %0 = fuser.cumsum %x dim = 0 : tensor<f32>
+  return %0 : tensor<f32>
+}
+
+// -----
+
 // A scalar result is checked before its shape is read (this once ran away,
 // reading an f32 as a tensor type).
 func.func @scalar_result(%x: tensor<4xf32>) -> f32 {

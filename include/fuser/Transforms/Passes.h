@@ -20,8 +20,17 @@ namespace fuser {
 /// verified (fuserParseSourceString) and in fuser-check-sharding.
 LogicalResult checkShardInput(ModuleOp module);
 
-/// Adds the patterns that expand composite ops into primitive ops.
+/// Adds the patterns that expand composite ops into primitive ops (and
+/// those of populateLiftRankZeroPatterns).
 void populateDecomposeCompositesPatterns(RewritePatternSet &patterns);
+
+/// Adds the pattern that rewrites an op along a dim of a rank-0 input (a
+/// reduction, var_mean, a scan, softmax, log_softmax) as the op over that
+/// input reshaped to [1] (LiftRankZero.cpp).
+void populateLiftRankZeroPatterns(RewritePatternSet &patterns);
+
+/// Applies populateLiftRankZeroPatterns to everything under `root`.
+LogicalResult liftRankZero(Operation *root);
 
 #define GEN_PASS_REGISTRATION
 #include "fuser/Transforms/Passes.h.inc"

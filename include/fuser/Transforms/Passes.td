@@ -87,6 +87,21 @@ def LowerCollectivesPass : Pass<"fuser-lower-collectives", "ModuleOp"> {
   let dependentDialects = ["::mlir::shard::ShardDialect", "::mlir::fuser::FuserDialect"];
 }
 
+def LiftRankZeroPass : Pass<"fuser-lift-rank-zero", "func::FuncOp"> {
+  let summary = "Rewrite ops along a dim of a rank-0 tensor as ops of a [1] tensor";
+  let description = [{
+    PyTorch reads dim 0 or -1 of a scalar as the dim of its one element
+    (torch.sum(s, 0), s.cumsum(0), torch.softmax(s, -1)); fuser's ops take a
+    rank-0 input with dim 0. This pass rewrites each such reduction,
+    var_mean, scan, softmax and log_softmax as the same op over the input
+    reshaped to tensor<1xT>, its results reshaped back to rank 0 (cumsum and
+    cumprod: the input, as PyTorch copies a scalar), so that the passes
+    after it meet no dim a tensor lacks. fuser-decompose runs the
+    same rewrite; fuser-partition runs this pass first.
+  }];
+  let dependentDialects = ["::mlir::fuser::FuserDialect"];
+}
+
 def DecomposeCompositesPass : Pass<"fuser-decompose", "func::FuncOp"> {
   let summary = "Expand composite fuser ops (softmax, log_softmax, layer_norm, "
                 "rms_norm) into primitive fuser ops";

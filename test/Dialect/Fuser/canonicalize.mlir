@@ -563,3 +563,27 @@ func.func @slice_to_end_whole(%x: tensor<?x8xf32>) -> (tensor<?x8xf32>, tensor<4
   %b = fuser.slice %x start = [0, 0] limit = [4, 8] step = [1, 1] : tensor<?x8xf32> -> tensor<4x8xf32>
   return %a, %b : tensor<?x8xf32>, tensor<4x8xf32>
 }
+
+// -----
+
+// Scans along a dim of static size 1: each element combines itself alone.
+// A float cumsum adds +0.0 (PyTorch's starts from it: -0.0 becomes +0.0),
+// an i64 cumsum and a cumprod are their input, cummax and cummin of a
+// static shape their input and indices 0. A cummax beside a `?` dim stays
+// (its zeros would need the input's size).
+// CHECK-LABEL: func.func @scan_unit_dim
+// CHECK-SAME: (%[[X:.*]]: tensor<4x1xf32>, %[[L:.*]]: tensor<4x1xi64>, %[[D:.*]]: tensor<?x1xbf16>)
+// CHECK-DAG: %[[Z:.*]] = fuser.constant 0.000000e+00 : tensor<f32>
+// CHECK-DAG: %[[I:.*]] = fuser.constant 0 : tensor<4x1xi64>
+// CHECK-DAG: %[[S:.*]] = fuser.add %[[X]], %[[Z]] : tensor<4x1xf32>, tensor<f32>
+// CHECK-DAG: %[[DV:.*]], %[[DI:.*]] = fuser.cummax %[[D]] dim = 1 : tensor<?x1xbf16> -> tensor<?x1xi64>
+// CHECK: return %[[S]], %[[L]], %[[D]], %[[X]], %[[I]], %[[DI]]
+func.func @scan_unit_dim(%x: tensor<4x1xf32>, %l: tensor<4x1xi64>, %d: tensor<?x1xbf16>)
+    -> (tensor<4x1xf32>, tensor<4x1xi64>, tensor<?x1xbf16>, tensor<4x1xf32>, tensor<4x1xi64>, tensor<?x1xi64>) {
+  %s = fuser.cumsum %x dim = 1 : tensor<4x1xf32>
+  %si = fuser.cumsum %l dim = 1 : tensor<4x1xi64>
+  %p = fuser.cumprod %d dim = 1 : tensor<?x1xbf16>
+  %v, %i = fuser.cummin %x dim = 1 : tensor<4x1xf32> -> tensor<4x1xi64>
+  %dv, %di = fuser.cummax %d dim = 1 : tensor<?x1xbf16> -> tensor<?x1xi64>
+  return %s, %si, %p, %v, %i, %di : tensor<4x1xf32>, tensor<4x1xi64>, tensor<?x1xbf16>, tensor<4x1xf32>, tensor<4x1xi64>, tensor<?x1xi64>
+}

@@ -83,7 +83,7 @@ func.func @no_int_frac(%a: tensor<4xi32>) {
 // -----
 
 func.func @no_bool_fmod(%a: tensor<4xi1>) {
-  // expected-error @+1 {{'fuser.fmod' op operand #0 must be ranked tensor of i8, i32, i64, f16, bf16, f32 or f64 (fp8: cast to f32 first)}}
+  // expected-error @+1 {{'fuser.fmod' op operand #0 must be ranked tensor of i8, i32, i64, f16, bf16, f32 or f64 (i1: cast to an integer type first, i64 for a sum as PyTorch's; fp8: cast to f32 first)}}
   %0 = fuser.fmod %a, %a : tensor<4xi1>
   return
 }
@@ -91,15 +91,23 @@ func.func @no_bool_fmod(%a: tensor<4xi1>) {
 // -----
 
 func.func @no_bool_trunc(%a: tensor<4xi1>) {
-  // expected-error @+1 {{'fuser.trunc' op operand #0 must be ranked tensor of i8, i32, i64, f16, bf16, f32 or f64 (fp8: cast to f32 first)}}
+  // expected-error @+1 {{'fuser.trunc' op operand #0 must be ranked tensor of i8, i32, i64, f16, bf16, f32 or f64 (i1: cast to an integer type first, i64 for a sum as PyTorch's; fp8: cast to f32 first)}}
   %0 = fuser.trunc %a : tensor<4xi1>
   return
 }
 
 // -----
 
+func.func @no_bool_sum(%a: tensor<4xi1>) {
+  // expected-error @+1 {{'fuser.sum' op operand #0 must be ranked tensor of i8, i32, i64, f16, bf16, f32 or f64 (i1: cast to an integer type first, i64 for a sum as PyTorch's; fp8: cast to f32 first)}}
+  %0 = fuser.sum %a dims = [0] : tensor<4xi1> -> tensor<i1>
+  return
+}
+
+// -----
+
 func.func @no_bool_arithmetic(%a: tensor<4xi1>) {
-  // expected-error @+1 {{'fuser.add' op operand #0 must be ranked tensor of i8, i32, i64, f16, bf16, f32 or f64 (fp8: cast to f32 first)}}
+  // expected-error @+1 {{'fuser.add' op operand #0 must be ranked tensor of i8, i32, i64, f16, bf16, f32 or f64 (i1: cast to an integer type first, i64 for a sum as PyTorch's; fp8: cast to f32 first)}}
   %0 = fuser.add %a, %a : tensor<4xi1>
   return
 }
@@ -310,6 +318,46 @@ func.func @reduce_dim_range(%a: tensor<4x8xf32>) {
 func.func @reduce_negative_dim(%a: tensor<4x8xf32>) {
   // expected-error @+1 {{'fuser.min' op dims entry -1 is out of range for rank 2}}
   %0 = fuser.min %a dims = [-1] : tensor<4x8xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_scalar_dims(%a: tensor<f32>) {
+  // expected-error @+1 {{'fuser.sum' op dims of a rank-0 input must be [0] (PyTorch's dim 0 or -1 of a scalar), got []}}
+  %0 = fuser.sum %a dims = [] : tensor<f32> -> tensor<f32>
+  return
+}
+
+// -----
+
+func.func @var_mean_scalar_dims(%a: tensor<f32>) {
+  // expected-error @+1 {{'fuser.var_mean' op dims of a rank-0 input must be [0] (PyTorch's dim 0 or -1 of a scalar), got [1]}}
+  %0, %1 = fuser.var_mean %a dims = [1] : tensor<f32> -> tensor<f32>, tensor<f32>
+  return
+}
+
+// -----
+
+func.func @reduce_scalar_result(%a: tensor<f32>) {
+  // expected-error @+1 {{'fuser.max' op result type 'tensor<1xf32>' does not match the expected 'tensor<f32>'}}
+  %0 = fuser.max %a dims = [0] keepdim = true : tensor<f32> -> tensor<1xf32>
+  return
+}
+
+// -----
+
+func.func @softmax_scalar_dim(%a: tensor<f32>) {
+  // expected-error @+1 {{'fuser.softmax' op dim 1 is out of range for rank 0 (a scalar takes dim 0, PyTorch's 0 or -1)}}
+  %0 = fuser.softmax %a dim = 1 : tensor<f32>
+  return
+}
+
+// -----
+
+func.func @cummax_scalar_dim(%a: tensor<f32>) {
+  // expected-error @+1 {{'fuser.cummax' op dim -1 is out of range for rank 0 (a scalar takes dim 0, PyTorch's 0 or -1)}}
+  %0, %1 = fuser.cummax %a dim = -1 : tensor<f32> -> tensor<i64>
   return
 }
 

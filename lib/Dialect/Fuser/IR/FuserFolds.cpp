@@ -537,6 +537,8 @@ struct ReductionOverUnitDims : OpRewritePattern<OpTy> {
     auto out = cast<RankedTensorType>(op.getType());
     if (in.getElementType() != out.getElementType())
       return rewriter.notifyMatchFailure(op, "the result's element type differs");
+    if (in.getRank() == 0)
+      return rewriter.notifyMatchFailure(op, "a rank-0 input (LiftRankZero lifts it)");
     for (int64_t d : op.getDims())
       if (in.getDimSize(d) != 1)
         return rewriter.notifyMatchFailure(op, "a reduced dim is not of static size 1");
@@ -585,6 +587,8 @@ static RankedTensorType reducedType(RankedTensorType in, ArrayRef<int64_t> dims,
 template <typename OpTy>
 static std::optional<SmallVector<int64_t>> dimsWithoutUnitDims(OpTy op) {
   RankedTensorType in = op.getInput().getType();
+  if (in.getRank() == 0)
+    return std::nullopt;
   SmallVector<int64_t> kept;
   for (int64_t d : op.getDims())
     if (in.getDimSize(d) != 1)
@@ -663,6 +667,68 @@ FUSER_UNIT_REDUCTION_CANONICALIZER(MeanOp)
 FUSER_UNIT_REDUCTION_CANONICALIZER(AnyOp)
 FUSER_UNIT_REDUCTION_CANONICALIZER(AllOp)
 #undef FUSER_UNIT_REDUCTION_CANONICALIZER
+
+//===----------------------------------------------------------------------===//
+// Scans along a size-1 dim
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// cumsum and cumprod along a dim of static size 1: each element combines
+/// itself alone. cumprod is the input (1 * x, exact for every value); a
+/// float cumsum starts from +0.0 as PyTorch's does, so it is x + 0.0
+/// (-0.0 becomes +0.0, every other value stays), an elementwise op that
+/// joins its neighbours' kernel; an i64 cumsum is the input.
+template <typename OpTy>
+struct ScanAlongUnitDim : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op, PatternRewriter &rewriter) const override {
+    RankedTensorType t = op.getInput().getType();
+    int64_t dim = op.getDimAttr().getInt();
+    if (t.getRank() == 0 || t.getDimSize(dim) != 1)
+      return rewriter.notifyMatchFailure(op, "not along a dim of static size 1");
+    Value v = op.getInput();
+    if (auto f = dyn_cast<FloatType>(t.getElementType()); f && isa<CumsumOp>(op.getOperation())) {
+      Value zero = ConstantOp::create(rewriter, op.getLoc(), RankedTensorType::get({}, f),
+                                      rewriter.getFloatAttr(f, 0.0));
+      v = AddOp::create(rewriter, op.getLoc(), v, zero);
+    }
+    rewriter.replaceOp(op, v);
+    return success();
+  }
+};
+
+/// cummax and cummin along a dim of static size 1, of a static shape: the
+/// values are the input, the indices all 0. (A `?` dim beside it would
+/// need the zeros' size from the input, which a constant does not take.)
+template <typename OpTy>
+struct ScanExtremumAlongUnitDim : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op, PatternRewriter &rewriter) const override {
+    RankedTensorType t = op.getInput().getType();
+    int64_t dim = op.getDimAttr().getInt();
+    if (t.getRank() == 0 || t.getDimSize(dim) != 1 || !t.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "not along a size-1 dim of a static shape");
+    auto indexType = cast<RankedTensorType>(op.getIndices().getType());
+    Value zeros = ConstantOp::create(rewriter, op.getLoc(), indexType,
+                                     rewriter.getIntegerAttr(indexType.getElementType(), 0));
+    rewriter.replaceOp(op, {op.getInput(), zeros});
+    return success();
+  }
+};
+} // namespace
+
+void CumsumOp::getCanonicalizationPatterns(RewritePatternSet &results, MLIRContext *context) {
+  results.add<ScanAlongUnitDim<CumsumOp>>(context);
+}
+void CumprodOp::getCanonicalizationPatterns(RewritePatternSet &results, MLIRContext *context) {
+  results.add<ScanAlongUnitDim<CumprodOp>>(context);
+}
+void CummaxOp::getCanonicalizationPatterns(RewritePatternSet &results, MLIRContext *context) {
+  results.add<ScanExtremumAlongUnitDim<CummaxOp>>(context);
+}
+void CumminOp::getCanonicalizationPatterns(RewritePatternSet &results, MLIRContext *context) {
+  results.add<ScanExtremumAlongUnitDim<CumminOp>>(context);
+}
 
 //===----------------------------------------------------------------------===//
 // Unit-dim reshapes sink below elementwise ops

@@ -540,6 +540,15 @@ static FailureOr<RankedTensorType>
 inferReductionType(std::optional<Location> loc, StringRef opName,
                    RankedTensorType in, ArrayRef<int64_t> dims, bool keepdim,
                    Type resultElementType) {
+  // A rank-0 tensor takes dims = [0], as PyTorch reads a scalar's dim 0 or
+  // -1: the reduction of its one element, a rank-0 result with or without
+  // keepdim (DecomposeComposites lifts it to a [1] tensor, LiftRankZero.cpp).
+  if (in.getRank() == 0) {
+    if (dims.size() == 1 && dims[0] == 0)
+      return RankedTensorType::get({}, resultElementType);
+    return emitOptionalError(loc, "'fuser.", opName, "' op dims of a rank-0 input must be [0] ",
+                             "(PyTorch's dim 0 or -1 of a scalar), got ", shapeStr(dims));
+  }
   if (dims.empty())
     return emitOptionalError(loc, "'fuser.", opName,
                              "' op dims must not be empty; list every dim to "
@@ -915,10 +924,30 @@ LogicalResult IndexAddOp::verify() {
 // Scans
 //===----------------------------------------------------------------------===//
 
-static LogicalResult verifyScan(Operation *op, RankedTensorType t, int64_t dim) {
+bool mlir::fuser::isAlongDimOfScalar(Operation *op) {
+  if (!isa<SumOp, ProdOp, MaxOp, MinOp, MeanOp, AnyOp, AllOp, VarMeanOp, CumsumOp, CumprodOp,
+           CummaxOp, CumminOp, SoftmaxOp, LogSoftmaxOp>(op))
+    return false;
+  auto t = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+  return t && t.getRank() == 0;
+}
+
+/// Checks the dim of a scan, softmax or log_softmax of `t`: in [0, rank),
+/// and 0 for a rank-0 `t` (PyTorch's dim 0 or -1 of a scalar: the op over
+/// its one element, lifted to a [1] tensor by LiftRankZero.cpp).
+static LogicalResult verifyAlongDim(Operation *op, RankedTensorType t, int64_t dim) {
   int64_t rank = t.getRank();
-  if (dim < 0 || dim >= rank)
+  if (rank == 0 && dim != 0)
+    return op->emitOpError("dim ")
+           << dim << " is out of range for rank 0 (a scalar takes dim 0, PyTorch's 0 or -1)";
+  if (rank > 0 && (dim < 0 || dim >= rank))
     return op->emitOpError("dim ") << dim << " is out of range for rank " << rank;
+  return success();
+}
+
+static LogicalResult verifyScan(Operation *op, RankedTensorType t, int64_t dim) {
+  if (failed(verifyAlongDim(op, t, dim)))
+    return failure();
   Type e = t.getElementType();
   if (e.isInteger() && !e.isInteger(64))
     return op->emitOpError("accumulates ")
@@ -938,9 +967,8 @@ LogicalResult CumprodOp::verify() {
 /// indices have the input's shape.
 static LogicalResult verifyScanExtremum(Operation *op, RankedTensorType in,
                                         RankedTensorType indices, int64_t dim) {
-  int64_t rank = in.getRank();
-  if (dim < 0 || dim >= rank)
-    return op->emitOpError("dim ") << dim << " is out of range for rank " << rank;
+  if (failed(verifyAlongDim(op, in, dim)))
+    return failure();
   if (indices.getShape() != in.getShape())
     return op->emitOpError("indices must have the input's shape ")
            << in.clone(indices.getElementType()) << ", not " << indices;
@@ -962,17 +990,11 @@ LogicalResult CumminOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult SoftmaxOp::verify() {
-  int64_t rank = getInput().getType().getRank(), dim = getDimAttr().getInt();
-  if (dim < 0 || dim >= rank)
-    return emitOpError("dim ") << dim << " is out of range for rank " << rank;
-  return success();
+  return verifyAlongDim(*this, getInput().getType(), getDimAttr().getInt());
 }
 
 LogicalResult LogSoftmaxOp::verify() {
-  int64_t rank = getInput().getType().getRank(), dim = getDimAttr().getInt();
-  if (dim < 0 || dim >= rank)
-    return emitOpError("dim ") << dim << " is out of range for rank " << rank;
-  return success();
+  return verifyAlongDim(*this, getInput().getType(), getDimAttr().getInt());
 }
 
 /// Checks the normalized `dims` of layer_norm/rms_norm (the trailing dims, in

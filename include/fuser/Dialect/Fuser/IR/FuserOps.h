@@ -46,6 +46,12 @@ llvm::APFloat convertIntegerAsTorch(const llvm::APInt &v, bool isSigned, FloatTy
 /// overflows 63 bits. A view of no elements reaches none. The verifier of
 /// fuser.strides and the C API's fuserBuilderAddStridedInput refuse it.
 bool viewSpanOverflows(ArrayRef<int64_t> shape, ArrayRef<int64_t> strides);
+
+/// Whether `op` works along a dim of a rank-0 input (a reduction, var_mean,
+/// a scan, softmax or log_softmax over PyTorch's dim 0 of a scalar): the
+/// verifiers take it, fuser-lift-rank-zero rewrites it as the op of a [1]
+/// tensor, and the passes after fuser-decompose refuse it.
+bool isAlongDimOfScalar(Operation *op);
 } // namespace mlir::fuser
 
 #define GET_OP_CLASSES

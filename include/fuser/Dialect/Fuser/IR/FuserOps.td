@@ -839,6 +839,9 @@ class Fuser_ScanOp<string mnemonic, string what, string torchOp>
   let results = (outs Fuser_Tensor:$result);
   let assemblyFormat = "$input `dim` `=` $dim attr-dict `:` type($input)";
   let hasVerifier = 1;
+  // Along a dim of static size 1: the input (a cumsum of floats adds +0.0,
+  // as PyTorch's does), never a kernel of its own.
+  let hasCanonicalizer = 1;
 }
 
 def Fuser_CumsumOp : Fuser_ScanOp<"cumsum", "sum", "cumsum">;
@@ -867,6 +870,9 @@ class Fuser_ScanExtremumOp<string mnemonic, string what, string cmp>
     $input `dim` `=` $dim attr-dict `:` type($input) `->` type($indices)
   }];
   let hasVerifier = 1;
+  // Along a dim of static size 1 (of a static shape): the input and
+  // indices 0, never a kernel of its own.
+  let hasCanonicalizer = 1;
   let builders = [
     OpBuilder<(ins "::mlir::Value":$input, "int64_t":$dim), [{
       auto t = ::llvm::cast<::mlir::RankedTensorType>(input.getType());
