@@ -347,6 +347,11 @@ bool Call::normalizeAlongDims(ArrayRef<int64_t> dims, int64_t rank,
     return normalizeDims(dims, rank, out, what);
   if (dims.empty())
     out.push_back(0);
+  if (dims.size() > 1) {
+    fail(what + "s name " + Twine((int64_t)dims.size()) +
+         " dims of a scalar, which has one (dim 0, or -1)");
+    return false;
+  }
   for (int64_t d : dims) {
     if (d != 0 && d != -1) {
       fail(what + " " + Twine(d) + " is out of range for rank 0 (a scalar takes dim 0 or -1)");

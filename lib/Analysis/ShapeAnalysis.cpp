@@ -17,6 +17,7 @@
 #include "mlir/IR/AffineExpr.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/SaveAndRestore.h"
 
 using namespace mlir;
 using namespace mlir::fuser;
@@ -243,6 +244,7 @@ private:
 /// A concat's dynamic dim along `dim`: the sum of its inputs'; false
 /// while one of them is unknown (a reshape's result its uses size).
 bool Analyzer::concatSize(ConcatOp c) {
+  llvm::SaveAndRestore<Operation *> at(visiting, c.getOperation());
   int64_t dim = c.getDimAttr().getInt();
   if (!c.getType().isDynamicDim(dim))
     return true;
@@ -261,6 +263,7 @@ bool Analyzer::concatSize(ConcatOp c) {
 /// nothing done) while one of them is unknown (the input of a reshape
 /// sized by its uses, kDimsFromUsesAttr, is known only after every op).
 bool Analyzer::sliceSizes(SliceOp s) {
+  llvm::SaveAndRestore<Operation *> at(visiting, s.getOperation());
   RankedTensorType in = s.getInput().getType();
   for (unsigned i = 0; i < in.getRank(); ++i)
     if (in.isDynamicDim(i) && !size(s.getInput(), i))
@@ -295,6 +298,7 @@ bool Analyzer::sliceSizes(SliceOp s) {
 /// amounts): fuser-vjp's gradient of a slice or concat pads a broadcast of
 /// the cotangent, sized by nothing but the operand the pad gives back.
 bool Analyzer::padSizes(PadOp p, bool late) {
+  llvm::SaveAndRestore<Operation *> at(visiting, p.getOperation());
   if (late)
     for (unsigned i = 0; i < p.getType().getRank(); ++i) {
       AffineExpr result = size(p.getResult(), i);
@@ -374,6 +378,7 @@ void Analyzer::scatterIntoEmpty(Operation *op, Value self, Value index, unsigned
 /// A reshape's whole element count, in against out, where every dim of
 /// both is known (a reshape whose dims other ops sized, not its rule).
 void Analyzer::reshapeCount(ReshapeOp r) {
+  llvm::SaveAndRestore<Operation *> at(visiting, r.getOperation());
   AffineExpr in = product(r.getInput(), allDims(r.getInput()));
   AffineExpr out = product(r.getResult(), allDims(r.getResult()));
   if (in && out && in != out)
@@ -587,6 +592,7 @@ bool Analyzer::reshapesBack(ReshapeOp r) {
 /// result dim is known already (kDimsFromUsesAttr): nothing is paired,
 /// only the element count checked.
 bool Analyzer::reshape(ReshapeOp r, bool late, bool resultKnown, bool backward) {
+  llvm::SaveAndRestore<Operation *> at(visiting, r.getOperation());
   // `backward`: the rule run from the result to the input (src and dst).
   Value src = backward ? r.getResult() : r.getInput();
   Value dst = backward ? r.getInput() : r.getResult();
@@ -692,7 +698,7 @@ bool Analyzer::reshape(ReshapeOp r, bool late, bool resultKnown, bool backward) 
            describe(dst, dynamicOut[0]));
     what = "reshape needs the same number of elements: {} in, which the product of the "
            "result's other dims does not divide, so no size of " +
-           describe(dst, dynamicOut[0]) + " fits ({} out with the nearest)";
+           describe(dst, dynamicOut[0]) + " fits ({} out, rounded down)";
   }
   bool inDynamic = llvm::any_of(restIn, [&](unsigned d) { return inT.isDynamicDim(d); });
   AffineExpr outCount = product(dst, restOut);

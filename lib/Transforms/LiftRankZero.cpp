@@ -7,9 +7,11 @@
 // cumprod copy the scalar. fuser's ops along a dim take a rank-0 input
 // with dim 0 (the verifiers), and these patterns make them exactly that: a
 // reshape to tensor<1xT>, the op over dim 0, a reshape back to rank 0, or
-// the input itself for cumsum and cumprod. No scheduler, shape rule, gradient rule or sharding model
-// then meets a dim a tensor does not have. They run first in fuser-decompose
-// and fuser-partition (fuser-lift-rank-zero) and before fuser-vjp's rules.
+// the input itself for cumsum and cumprod. No scheduler, shape rule,
+// gradient rule or sharding model then meets a dim a tensor does not have.
+// fuser-decompose runs the pattern first; fuser-partition runs the pass
+// (fuser-lift-rank-zero) before its propagation; fuser-vjp lifts a copy of
+// the forward before its rules.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,7 +19,6 @@
 #include "fuser/Transforms/Passes.h"
 
 #include "mlir/IR/PatternMatch.h"
-#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir::fuser {
 #define GEN_PASS_DEF_LIFTRANKZEROPASS
@@ -35,54 +36,57 @@ bool isReduction(Operation *op) {
   return isa<SumOp, ProdOp, MaxOp, MinOp, MeanOp, AnyOp, AllOp, VarMeanOp>(op);
 }
 
-/// The op, over a rank-0 input, rebuilt over that input reshaped to [1]: a
-/// reduction without keepdim (its results are rank 0 either way), a
-/// shape-keeping op with [1] results reshaped back.
+/// `op`, an op along a dim of a rank-0 input, rebuilt over that input
+/// reshaped to [1]: a reduction without keepdim (its results are rank 0
+/// either way), a shape-keeping op with [1] results reshaped back.
+/// PyTorch's cumsum and cumprod of a scalar copy it (a -0.0 stays -0.0,
+/// where a [1] tensor's cumsum adds it to +0.0): those become the input.
+void lift(Operation *op, RewriterBase &rewriter) {
+  rewriter.setInsertionPoint(op);
+  if (isa<CumsumOp, CumprodOp>(op)) {
+    rewriter.replaceOp(op, op->getOperand(0));
+    return;
+  }
+  auto in = cast<RankedTensorType>(op->getOperand(0).getType());
+  Location loc = op->getLoc();
+  Value lifted = ReshapeOp::create(rewriter, loc, RankedTensorType::get({1}, in.getElementType()),
+                                   op->getOperand(0));
+  bool reduction = isReduction(op);
+  SmallVector<Type> types;
+  for (Type t : op->getResultTypes())
+    types.push_back(reduction ? t
+                              : RankedTensorType::get({1}, cast<ShapedType>(t).getElementType()));
+  NamedAttrList attrs(op->getAttrs());
+  if (reduction)
+    attrs.set("keepdim", rewriter.getBoolAttr(false));
+  OperationState state(loc, op->getName());
+  state.addOperands(lifted);
+  state.addTypes(types);
+  state.addAttributes(attrs);
+  Operation *made = rewriter.create(state);
+  SmallVector<Value> results;
+  for (auto [r, old] : llvm::zip(made->getResults(), op->getResults()))
+    results.push_back(r.getType() == old.getType()
+                          ? Value(r)
+                          : ReshapeOp::create(rewriter, loc, old.getType(), r).getResult());
+  rewriter.replaceOp(op, results);
+}
+
+/// lift() as a pattern, for fuser-decompose's greedy rewrite: ahead of the
+/// expansions (a higher benefit), which assume the dims they reduce exist.
 struct LiftRankZero : RewritePattern {
   LiftRankZero(MLIRContext *ctx) : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/10, ctx) {}
 
   LogicalResult matchAndRewrite(Operation *op, PatternRewriter &rewriter) const override {
     if (!isAlongDimOfScalar(op))
       return rewriter.notifyMatchFailure(op, "not an op along a dim of a rank-0 input");
-    // PyTorch's cumsum and cumprod of a scalar copy it (a -0.0 stays -0.0,
-    // where a [1] tensor's cumsum adds it to +0.0).
-    if (isa<CumsumOp, CumprodOp>(op)) {
-      rewriter.replaceOp(op, op->getOperand(0));
-      return success();
-    }
-    auto in = cast<RankedTensorType>(op->getOperand(0).getType());
-    Location loc = op->getLoc();
-    Value lifted = ReshapeOp::create(rewriter, loc, RankedTensorType::get({1}, in.getElementType()),
-                                     op->getOperand(0));
-    bool reduction = isReduction(op);
-    SmallVector<Type> types;
-    for (Type t : op->getResultTypes())
-      types.push_back(reduction ? t
-                                : RankedTensorType::get({1}, cast<ShapedType>(t).getElementType()));
-    OperationState state(loc, op->getName());
-    state.addOperands(lifted);
-    state.addTypes(types);
-    state.addAttributes(op->getAttrs());
-    if (reduction)
-      state.addAttribute("keepdim", rewriter.getBoolAttr(false));
-    Operation *made = rewriter.create(state);
-    SmallVector<Value> results;
-    for (auto [r, old] : llvm::zip(made->getResults(), op->getResults()))
-      results.push_back(r.getType() == old.getType()
-                            ? Value(r)
-                            : ReshapeOp::create(rewriter, loc, old.getType(), r).getResult());
-    rewriter.replaceOp(op, results);
+    lift(op, rewriter);
     return success();
   }
 };
 
 struct LiftRankZeroPass : fuser::impl::LiftRankZeroPassBase<LiftRankZeroPass> {
-  void runOnOperation() override {
-    RewritePatternSet patterns(&getContext());
-    populateLiftRankZeroPatterns(patterns);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
-      signalPassFailure();
-  }
+  void runOnOperation() override { liftRankZero(getOperation()); }
 };
 
 } // namespace
@@ -91,8 +95,13 @@ void mlir::fuser::populateLiftRankZeroPatterns(RewritePatternSet &patterns) {
   patterns.add<LiftRankZero>(patterns.getContext());
 }
 
-LogicalResult mlir::fuser::liftRankZero(Operation *root) {
-  RewritePatternSet patterns(root->getContext());
-  populateLiftRankZeroPatterns(patterns);
-  return applyPatternsGreedily(root, std::move(patterns));
+void mlir::fuser::liftRankZero(Operation *root) {
+  SmallVector<Operation *> ops;
+  root->walk([&](Operation *op) {
+    if (isAlongDimOfScalar(op))
+      ops.push_back(op);
+  });
+  IRRewriter rewriter(root->getContext());
+  for (Operation *op : ops)
+    lift(op, rewriter);
 }

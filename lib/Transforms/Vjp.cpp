@@ -168,9 +168,6 @@ struct SymbolRenumbering {
 LogicalResult mlir::fuser::differentiate(func::FuncOp f, const VjpOptions &options) {
   if (f.isExternal() || !llvm::hasSingleElement(f.getBody()))
     return f.emitError("fuser-vjp: '") << f.getName() << "' is not a fusion with one block";
-  // The rules meet no op along a dim of a scalar: each is the op of a [1]
-  // tensor between two reshapes, whose rules exist.
-  (void)liftRankZero(f);
   FunctionType ft = f.getFunctionType();
   FailureOr<SmallVector<int64_t>> wrt = positions(f, ft.getInputs(), options.wrt, false);
   if (failed(wrt))
@@ -215,13 +212,17 @@ LogicalResult mlir::fuser::differentiate(func::FuncOp f, const VjpOptions &optio
     vjp.setResultAttr(k, kSameShapeAsAttr, b.getI64IntegerAttr(i));
   }
 
-  // The forward, recomputed.
+  // The forward, recomputed, from a copy in which no op works along a dim
+  // of a scalar (each is the op of a [1] tensor between two reshapes,
+  // whose rules exist); `f` stays as written.
+  OwningOpRef<func::FuncOp> liftedF = cast<func::FuncOp>(f->clone());
+  liftRankZero(*liftedF);
   OpBuilder ib = OpBuilder::atBlockEnd(body);
   IRMapping map;
   for (unsigned i = 0; i < ft.getNumInputs(); ++i)
-    map.map(f.getArgument(i), body->getArgument(i));
+    map.map(liftedF->getArgument(i), body->getArgument(i));
   SmallVector<Operation *> forward;
-  Block &fBody = f.getBody().front();
+  Block &fBody = liftedF->getBody().front();
   // fuser.sizes maps over f's argument dims, over vjp's (f's come first).
   SmallVector<int64_t> same;
   for (unsigned i = 0; i < ft.getNumInputs(); ++i)

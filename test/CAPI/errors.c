@@ -470,7 +470,7 @@ static void testComposites(MlirContext ctx) {
 // CHECK-NEXT: error: f: error: fuserBuildLogSoftmax: dim -4 is out of range for rank 3 (expected a dim in [-3, 2])
 // CHECK-NEXT: error: f: error: fuserBuildSoftmax: dim 1 is out of range for rank 0 (a scalar takes dim 0 or -1)
 // CHECK-NEXT: error: f: error: fuserBuildSum: dim -2 is out of range for rank 0 (a scalar takes dim 0 or -1)
-// CHECK-NEXT: error: f: error: fuserBuildSum: 'fuser.sum' op dims of a rank-0 input must be [0] (PyTorch's dim 0 or -1 of a scalar), got [0, 0]
+// CHECK-NEXT: error: f: error: fuserBuildSum: dims name 2 dims of a scalar, which has one (dim 0, or -1)
 // CHECK-NEXT: error: f: error: fuserBuildLayerNorm: 'fuser.layer_norm' op dims must be the trailing dims in order, e.g. [2] for rank 3, got [1]
 // CHECK-NEXT: error: f: error: fuserBuildLayerNorm: 'fuser.layer_norm' op weight and bias must have the normalized shape [16], got [8]
 // CHECK-NEXT: error: f: error: fuserBuildLayerNorm: 'fuser.layer_norm' op weight and bias element type 'f16' differs from the input's 'f32'; insert a fuser.cast

@@ -29,8 +29,9 @@ void populateDecomposeCompositesPatterns(RewritePatternSet &patterns);
 /// input reshaped to [1] (LiftRankZero.cpp).
 void populateLiftRankZeroPatterns(RewritePatternSet &patterns);
 
-/// Applies populateLiftRankZeroPatterns to everything under `root`.
-LogicalResult liftRankZero(Operation *root);
+/// Rewrites each op along a dim of a rank-0 input under `root` as the
+/// pattern does, and nothing else (no folding, no dead code removed).
+void liftRankZero(Operation *root);
 
 #define GEN_PASS_REGISTRATION
 #include "fuser/Transforms/Passes.h.inc"

@@ -97,7 +97,7 @@ def LiftRankZeroPass : Pass<"fuser-lift-rank-zero", "func::FuncOp"> {
     reshaped to tensor<1xT>, its results reshaped back to rank 0 (cumsum and
     cumprod: the input, as PyTorch copies a scalar), so that the passes
     after it meet no dim a tensor lacks. fuser-decompose runs the
-    same rewrite; fuser-partition runs this pass first.
+    same rewrite; fuser-partition runs this pass before its propagation.
   }];
   let dependentDialects = ["::mlir::fuser::FuserDialect"];
 }

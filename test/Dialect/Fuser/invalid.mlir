@@ -83,7 +83,7 @@ func.func @no_int_frac(%a: tensor<4xi32>) {
 // -----
 
 func.func @no_bool_fmod(%a: tensor<4xi1>) {
-  // expected-error @+1 {{'fuser.fmod' op operand #0 must be ranked tensor of i8, i32, i64, f16, bf16, f32 or f64 (i1: cast to an integer type first, i64 for a sum as PyTorch's; fp8: cast to f32 first)}}
+  // expected-error @+1 {{'fuser.fmod' op operand #0 must be ranked tensor of i8, i32, i64, f16, bf16, f32 or f64 (fp8: cast to f32 first)}}
   %0 = fuser.fmod %a, %a : tensor<4xi1>
   return
 }
@@ -91,7 +91,7 @@ func.func @no_bool_fmod(%a: tensor<4xi1>) {
 // -----
 
 func.func @no_bool_trunc(%a: tensor<4xi1>) {
-  // expected-error @+1 {{'fuser.trunc' op operand #0 must be ranked tensor of i8, i32, i64, f16, bf16, f32 or f64 (i1: cast to an integer type first, i64 for a sum as PyTorch's; fp8: cast to f32 first)}}
+  // expected-error @+1 {{'fuser.trunc' op operand #0 must be ranked tensor of i8, i32, i64, f16, bf16, f32 or f64 (fp8: cast to f32 first)}}
   %0 = fuser.trunc %a : tensor<4xi1>
   return
 }
@@ -99,7 +99,7 @@ func.func @no_bool_trunc(%a: tensor<4xi1>) {
 // -----
 
 func.func @no_bool_sum(%a: tensor<4xi1>) {
-  // expected-error @+1 {{'fuser.sum' op operand #0 must be ranked tensor of i8, i32, i64, f16, bf16, f32 or f64 (i1: cast to an integer type first, i64 for a sum as PyTorch's; fp8: cast to f32 first)}}
+  // expected-error @+1 {{'fuser.sum' op operand #0 must be ranked tensor of i8, i32, i64, f16, bf16, f32 or f64 (i1: cast to i64 first, as PyTorch sums bools in int64; fp8: cast to f32 first)}}
   %0 = fuser.sum %a dims = [0] : tensor<4xi1> -> tensor<i1>
   return
 }
@@ -107,7 +107,7 @@ func.func @no_bool_sum(%a: tensor<4xi1>) {
 // -----
 
 func.func @no_bool_arithmetic(%a: tensor<4xi1>) {
-  // expected-error @+1 {{'fuser.add' op operand #0 must be ranked tensor of i8, i32, i64, f16, bf16, f32 or f64 (i1: cast to an integer type first, i64 for a sum as PyTorch's; fp8: cast to f32 first)}}
+  // expected-error @+1 {{'fuser.add' op operand #0 must be ranked tensor of i8, i32, i64, f16, bf16, f32 or f64 (fp8: cast to f32 first)}}
   %0 = fuser.add %a, %a : tensor<4xi1>
   return
 }

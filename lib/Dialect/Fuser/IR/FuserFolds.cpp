@@ -675,7 +675,9 @@ FUSER_UNIT_REDUCTION_CANONICALIZER(AllOp)
 namespace {
 /// cumsum and cumprod along a dim of static size 1: each element combines
 /// itself alone. cumprod is the input (1 * x, exact for every value); a
-/// float cumsum starts from +0.0 as PyTorch's does, so it is x + 0.0
+/// float cumsum starts from +0.0 as PyTorch's does (its CPU kernel, and its
+/// GPU kernel for more than one line; a GPU scan of one line, numel equal
+/// to the dim's size, skips the start), so it is x + 0.0
 /// (-0.0 becomes +0.0, every other value stays), an elementwise op that
 /// joins its neighbours' kernel; an i64 cumsum is the input.
 template <typename OpTy>

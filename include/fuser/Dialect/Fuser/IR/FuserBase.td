@@ -65,8 +65,13 @@ def Fuser_Tensor : Fuser_TensorOf<[I1, I8, I32, I64, F16, BF16, F32, F64],
     "ranked tensor of i1, i8, i32, i64, f16, bf16, f32 or f64 (fp8: cast to "
     "f32 first)">;
 def Fuser_NumericTensor : Fuser_TensorOf<[I8, I32, I64, F16, BF16, F32, F64],
-    "ranked tensor of i8, i32, i64, f16, bf16, f32 or f64 (i1: cast to an "
-    "integer type first, i64 for a sum as PyTorch's; fp8: cast to f32 first)">;
+    "ranked tensor of i8, i32, i64, f16, bf16, f32 or f64 (fp8: cast to f32 "
+    "first)">;
+// The same types, for sum and prod, whose PyTorch form of a bool tensor
+// is int64.
+def Fuser_SummableTensor : Fuser_TensorOf<[I8, I32, I64, F16, BF16, F32, F64],
+    "ranked tensor of i8, i32, i64, f16, bf16, f32 or f64 (i1: cast to i64 "
+    "first, as PyTorch sums bools in int64; fp8: cast to f32 first)">;
 def Fuser_FloatTensor : Fuser_TensorOf<[F16, BF16, F32, F64],
     "ranked tensor of f16, bf16, f32 or f64 (fp8: cast to f32 first)">;
 def Fuser_StorageTensor

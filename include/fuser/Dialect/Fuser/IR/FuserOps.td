@@ -466,9 +466,9 @@ class Fuser_ReductionOp<string mnemonic, Type inType, string desc>
   }];
 }
 
-def Fuser_SumOp : Fuser_ReductionOp<"sum", Fuser_NumericTensor,
+def Fuser_SumOp : Fuser_ReductionOp<"sum", Fuser_SummableTensor,
     "sum; 0 over an empty dim; integers wrap in their own type">;
-def Fuser_ProdOp : Fuser_ReductionOp<"prod", Fuser_NumericTensor,
+def Fuser_ProdOp : Fuser_ReductionOp<"prod", Fuser_SummableTensor,
     "product; 1 over an empty dim">;
 def Fuser_MaxOp : Fuser_ReductionOp<"max", Fuser_Tensor,
     "maximum; NaN if any element is NaN; the lowest value over an empty dim">;
