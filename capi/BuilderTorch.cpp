@@ -662,17 +662,11 @@ static MlirValue reduction(FuserBuilder b, const char *fn, StringRef opName,
   int64_t rank = tensorOf(v).getRank();
   if (rank == 0 && !d.empty()) {
     // PyTorch wraps a 0-dim tensor's dims as if it had one: 0 and -1 name
-    // it, and reducing over it is the tensor itself (keepdim or not).
-    for (int64_t i : d)
-      if (i != 0 && i != -1) {
-        c.fail("dim " + Twine(i) +
-               " is out of range for a 0-dim tensor (as in PyTorch: expected 0 or -1)");
-        return MlirValue{nullptr};
-      }
-    if (d.size() > 1) {
-      c.fail("dim 0 appears more than once in dims");
+    // it (the builder's rule, Call::normalizeAlongDims), and reducing over
+    // it is the tensor itself (keepdim or not).
+    SmallVector<int64_t> checked;
+    if (!c.normalizeAlongDims(d, 0, checked))
       return MlirValue{nullptr};
-    }
     d.clear();
   }
   if (d.empty()) {

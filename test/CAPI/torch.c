@@ -505,8 +505,8 @@ static void testTorchErrors(MlirContext ctx) {
 // CHECK-NEXT: error: f: error: fuserTorchMean: 'fuser.mean' op operand #0 must be ranked tensor of f16, bf16
 // CHECK-NEXT: error: f: error: fuserTorchMean: mean of an integer or bool tensor is not supported (as in PyTorch: it cannot infer the result's type); cast to a float type first
 // CHECK-NEXT: error: f: error: fuserTorchSum: dim 2 is out of range for rank 2 (expected a dim in [-2, 1])
-// CHECK-NEXT: error: f: error: fuserTorchSum: dim 1 is out of range for a 0-dim tensor (as in PyTorch: expected 0 or -1)
-// CHECK-NEXT: error: f: error: fuserTorchSum: dim 0 appears more than once in dims
+// CHECK-NEXT: error: f: error: fuserTorchSum: dim 1 is out of range for rank 0 (a scalar takes dim 0 or -1)
+// CHECK-NEXT: error: f: error: fuserTorchSum: dims name 2 dims of a scalar, which has one (dim 0, or -1)
 // CHECK-NEXT: error: f: error: fuserTorchPow: integers to negative integer powers are not allowed (as in PyTorch); cast the base to a float type first
 // CHECK-NEXT: error: f: error: fuserTorchReshape: only one size can be -1 (dims 0 and 1 are)
 // CHECK-NEXT: error: f: error: fuserTorchReshape: cannot infer the -1 size of dim 0 with dynamic sizes (give FUSER_DYNAMIC instead)
