@@ -129,6 +129,10 @@ static void buildPartition(OpPassManager &pm, bool recordGrid) {
   shard::ShardingPropagationOptions propagation;
   propagation.traversal = shard::TraversalOrder::ForwardBackward;
   f.addPass(shard::createShardingPropagation(propagation));
+  // Twice: an op the forward pass met before the backward pass split its
+  // operand (a softmax of exp(w), where exp(w) also meets a split value)
+  // reads the split only on a second forward pass, which gathers it there.
+  f.addPass(shard::createShardingPropagation(propagation));
   f.addPass(createCSEPass());
   f.addPass(createCheckShardingPass());
   // A change of split of more than one grid axis as a chain of one-axis

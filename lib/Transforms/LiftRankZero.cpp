@@ -3,11 +3,11 @@
 // PyTorch reads a rank-0 tensor's dim 0 or -1 as the dim of its one element:
 // torch.sum(s, 0), s.cumsum(0), s.cummax(-1), torch.softmax(s, 0) and
 // torch.var_mean(s, 0) all run, and give what the same op gives on the
-// one-element tensor s.reshape(1), reshaped back, except that cumsum and
-// cumprod copy the scalar. fuser's ops along a dim take a rank-0 input
+// one-element tensor s.reshape(1), reshaped back, except that cumsum,
+// cumprod and prod copy the scalar. fuser's ops along a dim take a rank-0 input
 // with dim 0 (the verifiers), and these patterns make them exactly that: a
 // reshape to tensor<1xT>, the op over dim 0, a reshape back to rank 0, or
-// the input itself for cumsum and cumprod. No scheduler, shape rule,
+// the input itself for cumsum, cumprod and prod. No scheduler, shape rule,
 // gradient rule or sharding model then meets a dim a tensor does not have.
 // fuser-decompose runs the pattern first; fuser-partition runs the pass
 // (fuser-lift-rank-zero) before its propagation; fuser-vjp lifts a copy of
@@ -39,11 +39,13 @@ bool isReduction(Operation *op) {
 /// `op`, an op along a dim of a rank-0 input, rebuilt over that input
 /// reshaped to [1]: a reduction without keepdim (its results are rank 0
 /// either way), a shape-keeping op with [1] results reshaped back.
-/// PyTorch's cumsum and cumprod of a scalar copy it (a -0.0 stays -0.0,
-/// where a [1] tensor's cumsum adds it to +0.0): those become the input.
+/// PyTorch's cumsum, cumprod and prod of a scalar copy it (a -0.0 stays
+/// -0.0, where a [1] tensor's cumsum adds it to +0.0; the gradient of its
+/// prod is the cotangent, also at an inf or NaN, where a [1] tensor's is
+/// NaN): those become the input.
 void lift(Operation *op, RewriterBase &rewriter) {
   rewriter.setInsertionPoint(op);
-  if (isa<CumsumOp, CumprodOp>(op)) {
+  if (isa<CumsumOp, CumprodOp, ProdOp>(op)) {
     rewriter.replaceOp(op, op->getOperand(0));
     return;
   }

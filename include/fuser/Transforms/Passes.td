@@ -94,8 +94,8 @@ def LiftRankZeroPass : Pass<"fuser-lift-rank-zero", "func::FuncOp"> {
     (torch.sum(s, 0), s.cumsum(0), torch.softmax(s, -1)); fuser's ops take a
     rank-0 input with dim 0. This pass rewrites each such reduction,
     var_mean, scan, softmax and log_softmax as the same op over the input
-    reshaped to tensor<1xT>, its results reshaped back to rank 0 (cumsum and
-    cumprod: the input, as PyTorch copies a scalar), so that the passes
+    reshaped to tensor<1xT>, its results reshaped back to rank 0 (cumsum,
+    cumprod and prod: the input, as PyTorch copies a scalar), so that the passes
     after it meet no dim a tensor lacks. fuser-decompose runs the
     same rewrite; fuser-partition runs this pass before its propagation.
   }];

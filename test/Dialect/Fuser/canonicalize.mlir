@@ -328,6 +328,20 @@ func.func @reduce_unit_dims_sign(%x: tensor<4x1xf32>) -> tensor<4xf32> {
   return %s : tensor<4xf32>
 }
 
+// A view of a computed value is computed too: a sum over a size-1 dim of a
+// reshape of neg(x) adds +0.0 (it kept -0.0; found by an adversarial run).
+// CHECK-LABEL: func.func @reduce_unit_dims_sign_view
+// CHECK: %[[Z:.*]] = fuser.constant 0.000000e+00 : tensor<f32>
+// CHECK: %[[N:.*]] = fuser.neg %arg0
+// CHECK: %[[A:.*]] = fuser.add %[[N]], %[[Z]] : tensor<4xf32>, tensor<f32>
+// CHECK: return %[[A]]
+func.func @reduce_unit_dims_sign_view(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %n = fuser.neg %x : tensor<4xf32>
+  %r = fuser.reshape %n : tensor<4xf32> -> tensor<4x1xf32>
+  %s = fuser.sum %r dims = [1] : tensor<4x1xf32> -> tensor<4xf32>
+  return %s : tensor<4xf32>
+}
+
 // -----
 
 // With keepdim, reduced dims of static size 1 beside others drop out of the

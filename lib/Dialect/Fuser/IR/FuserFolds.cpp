@@ -547,9 +547,16 @@ struct ReductionOverUnitDims : OpRewritePattern<OpTy> {
     Value v = op.getInput();
     if (in != out)
       v = ReshapeOp::create(rewriter, op.getLoc(), out, v);
-    Operation *producer = op.getInput().getDefiningOp();
-    bool computed = producer && !isa<ReshapeOp, PermuteOp, SliceOp, BroadcastOp, MatmulOp,
-                                     LinearOp, CollectiveOp>(producer);
+    // Through views to the value they show: a reshape of a value a kernel
+    // computes (fuser-lift-rank-zero's, a keepdim's) is computed too.
+    Value source = op.getInput();
+    while (Operation *view = source.getDefiningOp()) {
+      if (!isa<ReshapeOp, PermuteOp, SliceOp, BroadcastOp>(view))
+        break;
+      source = view->getOperand(0);
+    }
+    Operation *producer = source.getDefiningOp();
+    bool computed = producer && !isa<MatmulOp, LinearOp, CollectiveOp>(producer);
     if (auto f = dyn_cast<FloatType>(out.getElementType());
         f && computed && isa<SumOp, MeanOp>(op.getOperation())) {
       Value zero = ConstantOp::create(rewriter, op.getLoc(), RankedTensorType::get({}, f),

@@ -30,3 +30,16 @@ func.func @grad(%x: tensor<f32>) -> (tensor<f32>, tensor<f32>, tensor<f32>, tens
   %t = fuser.add %mv, %var : tensor<f32>
   return %m, %sm, %t, %mean : tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>
 }
+
+// A sum of a computed -0.0 along a scalar's dim is +0.0, as PyTorch's; the
+// gradient of a scalar's prod is the cotangent, also at an infinity.
+func.func @neg_sum(%a: tensor<f32>) -> (tensor<f32>, tensor<f32>) {
+  %n = fuser.neg %a : tensor<f32>
+  %s = fuser.sum %n dims = [0] : tensor<f32> -> tensor<f32>
+  %m = fuser.mean %n dims = [0] keepdim = true : tensor<f32> -> tensor<f32>
+  return %s, %m : tensor<f32>, tensor<f32>
+}
+func.func @prod(%x: tensor<f32>) -> tensor<f32> {
+  %p = fuser.prod %x dims = [0] : tensor<f32> -> tensor<f32>
+  return %p : tensor<f32>
+}

@@ -38,3 +38,23 @@ func.func @unreached(%x: tensor<8x16xf32>, %w: tensor<4xf32>) -> (tensor<8x16xf3
   %i = fuser.iota dim = 0 : tensor<4xi64>
   return %e, %c, %i : tensor<8x16xf32>, tensor<4xf32>, tensor<4xi64>
 }
+// A value split by what it meets later (exp(w) times a split x) read along
+// the split dim by an op the forward propagation met first (refused:
+// "needs loop 1 whole"); a second propagation gathers it there.
+func.func @sibling_softmax(%x: tensor<8x16xf32>, %w: tensor<8x16xf32>) -> (tensor<8x16xf32>, tensor<8x16xf32>) {
+  %s = shard.sharding @grid split_axes = [[], [0]] : !shard.sharding
+  %xs = shard.shard %x to %s : tensor<8x16xf32>
+  %e = fuser.exp %w : tensor<8x16xf32>
+  %y = fuser.mul %xs, %e : tensor<8x16xf32>
+  %cs = fuser.softmax %e dim = 1 : tensor<8x16xf32>
+  return %y, %cs : tensor<8x16xf32>, tensor<8x16xf32>
+}
+func.func @sibling_cumsum(%x: tensor<8x16xf32>) -> (tensor<8x16xf32>, tensor<8x16xf32>) {
+  %s = shard.sharding @grid split_axes = [[], [0]] : !shard.sharding
+  %xs = shard.shard %x to %s : tensor<8x16xf32>
+  %i = fuser.iota dim = 1 : tensor<8x16xi64>
+  %f = fuser.cast %i : tensor<8x16xi64> to tensor<8x16xf32>
+  %y = fuser.mul %xs, %f : tensor<8x16xf32>
+  %cs = fuser.cumsum %f dim = 1 : tensor<8x16xf32>
+  return %y, %cs : tensor<8x16xf32>, tensor<8x16xf32>
+}
