@@ -517,6 +517,14 @@ OpFoldResult SliceOp::fold(FoldAdaptor adaptor) {
 //===----------------------------------------------------------------------===//
 
 namespace {
+/// `v + 0.0` (a rank-0 +0.0 of float type `f`): a sum's or cumsum's start,
+/// which turns -0.0 into +0.0 and keeps every other value.
+Value plusZero(PatternRewriter &rewriter, Location loc, Value v, FloatType f) {
+  Value zero = ConstantOp::create(rewriter, loc, RankedTensorType::get({}, f),
+                                  rewriter.getFloatAttr(f, 0.0));
+  return AddOp::create(rewriter, loc, v, zero);
+}
+
 /// A sum, prod, max, min, mean, any or all over dims that all have static
 /// size 1 reduces one element per output: the result is its input,
 /// reshaped (the reduced dims dropped, or kept as the same size 1). Exact
@@ -559,9 +567,7 @@ struct ReductionOverUnitDims : OpRewritePattern<OpTy> {
     bool computed = producer && !isa<MatmulOp, LinearOp, CollectiveOp>(producer);
     if (auto f = dyn_cast<FloatType>(out.getElementType());
         f && computed && isa<SumOp, MeanOp>(op.getOperation())) {
-      Value zero = ConstantOp::create(rewriter, op.getLoc(), RankedTensorType::get({}, f),
-                                      rewriter.getFloatAttr(f, 0.0));
-      v = AddOp::create(rewriter, op.getLoc(), v, zero);
+      v = plusZero(rewriter, op.getLoc(), v, f);
     }
     rewriter.replaceOp(op, v);
     return success();
@@ -697,9 +703,7 @@ struct ScanAlongUnitDim : OpRewritePattern<OpTy> {
       return rewriter.notifyMatchFailure(op, "not along a dim of static size 1");
     Value v = op.getInput();
     if (auto f = dyn_cast<FloatType>(t.getElementType()); f && isa<CumsumOp>(op.getOperation())) {
-      Value zero = ConstantOp::create(rewriter, op.getLoc(), RankedTensorType::get({}, f),
-                                      rewriter.getFloatAttr(f, 0.0));
-      v = AddOp::create(rewriter, op.getLoc(), v, zero);
+      v = plusZero(rewriter, op.getLoc(), v, f);
     }
     rewriter.replaceOp(op, v);
     return success();
