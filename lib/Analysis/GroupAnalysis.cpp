@@ -207,6 +207,83 @@ static ArrayRef<int64_t> reductionDims(Operation *op) {
   return cast<DenseI64ArrayAttr>(op->getAttr("dims")).asArrayRef();
 }
 
+/// Whether `dims` (sorted) are the trailing dims of `shape`, dims of static
+/// size 1 aside.
+static bool areTrailingDims(ArrayRef<AffineExpr> shape, ArrayRef<int64_t> dims) {
+  if (dims.empty())
+    return false;
+  for (unsigned d = dims.front(); d < shape.size(); ++d) {
+    auto c = ShapeAnalysis::constantValue(shape[d]);
+    if (!llvm::is_contained(dims, (int64_t)d) && !(c && *c == 1))
+      return false;
+  }
+  return true;
+}
+
+/// The product of `shape`'s sizes at `dims` (every dim when `dims` is null).
+static AffineExpr productOf(ArrayRef<AffineExpr> shape, std::optional<ArrayRef<int64_t>> dims,
+                            MLIRContext *ctx) {
+  AffineExpr p = getAffineConstantExpr(1, ctx);
+  for (auto [d, e] : llvm::enumerate(shape))
+    if (!dims || llvm::is_contained(*dims, (int64_t)d))
+      p = p * e;
+  return p;
+}
+
+std::optional<int64_t> mlir::fuser::rowSegmentsOf(ArrayRef<AffineExpr> rowShape,
+                                                  ArrayRef<int64_t> rowDims,
+                                                  ArrayRef<AffineExpr> shape,
+                                                  ArrayRef<int64_t> dims) {
+  SmallVector<int64_t> rd(rowDims), sd(dims);
+  llvm::sort(rd);
+  llvm::sort(sd);
+  if (rowShape.empty() || shape.empty() || !areTrailingDims(rowShape, rd) ||
+      !areTrailingDims(shape, sd))
+    return std::nullopt;
+  // Products compared as a constant times a multiset of the other factors
+  // (sizes known only at launch: `s0 * (s1 * 4)` and `s0 * 4 * s1` are one
+  // product, which AffineExpr's uniquing does not see).
+  struct Factors {
+    int64_t constant = 1;
+    SmallVector<std::string> others;
+    bool operator==(const Factors &o) const {
+      return constant == o.constant && others == o.others;
+    }
+  };
+  auto factorsOf = [](ArrayRef<AffineExpr> sizes, std::optional<ArrayRef<int64_t>> dims) {
+    Factors f;
+    SmallVector<AffineExpr> work;
+    for (auto [d, e] : llvm::enumerate(sizes))
+      if (!dims || llvm::is_contained(*dims, (int64_t)d))
+        work.push_back(e);
+    while (!work.empty()) {
+      AffineExpr e = work.pop_back_val();
+      if (auto c = dyn_cast<AffineConstantExpr>(e)) {
+        f.constant *= c.getValue();
+      } else if (auto b = dyn_cast<AffineBinaryOpExpr>(e);
+                 b && b.getKind() == AffineExprKind::Mul) {
+        work.push_back(b.getLHS());
+        work.push_back(b.getRHS());
+      } else {
+        std::string text;
+        llvm::raw_string_ostream os(text);
+        e.print(os);
+        f.others.push_back(text);
+      }
+    }
+    llvm::sort(f.others);
+    return f;
+  };
+  if (!(factorsOf(rowShape, std::nullopt) == factorsOf(shape, std::nullopt)))
+    return std::nullopt;
+  Factors row = factorsOf(rowShape, ArrayRef(rd)), part = factorsOf(shape, ArrayRef(sd));
+  // (Empty rows or parts: nothing to add, and no part to number.)
+  if (row.constant <= 0 || part.constant <= 0 || row.others != part.others ||
+      row.constant % part.constant || row.constant / part.constant > kMaxRowSegments)
+    return std::nullopt;
+  return row.constant / part.constant;
+}
+
 static bool fail(std::string *whyNot, const Twine &why) {
   if (whyNot)
     *whyNot = why.str();
@@ -293,17 +370,41 @@ FailureOr<GroupInfo> mlir::fuser::classifyGroup(ArrayRef<Operation *> group,
 
   // One reduction domain (the same input shape and the same reduced dims),
   // or two over the same shape whose dims are complementary: the row and
-  // the column domain of an inner-outer group.
+  // the column domain of an inner-outer group. Reductions over another
+  // shape whose rows are parts of the domain's rows (rowSegmentsOf) join
+  // the domain's rows as row segments. The domain is the first reduction's
+  // that leaves no other reduction over another shape but such parts.
+  auto sortedDims = [](Operation *r) {
+    SmallVector<int64_t> dims = llvm::to_vector(reductionDims(r));
+    llvm::sort(dims);
+    return dims;
+  };
+  auto segmentsBeside = [&](Operation *r, Operation *ref) -> std::optional<int64_t> {
+    return rowSegmentsOf(shapes.shape(ref->getOperand(0)), sortedDims(ref),
+                         shapes.shape(r->getOperand(0)), sortedDims(r));
+  };
   Operation *first = info.reductions.front();
+  for (Operation *candidate : info.reductions) {
+    ArrayRef<AffineExpr> s = shapes.shape(candidate->getOperand(0));
+    if (llvm::all_of(info.reductions, [&](Operation *r) {
+          return ArrayRef<AffineExpr>(shapes.shape(r->getOperand(0))) == s ||
+                 segmentsBeside(r, candidate);
+        })) {
+      first = candidate;
+      break;
+    }
+  }
   info.space = llvm::to_vector(shapes.shape(first->getOperand(0)));
-  info.reducedDims = llvm::to_vector(reductionDims(first));
-  llvm::sort(info.reducedDims);
+  info.reducedDims = sortedDims(first);
   SmallVector<int64_t> otherDims;
   SmallVector<Operation *> domain, other;
   for (Operation *r : info.reductions) {
-    SmallVector<int64_t> dims = llvm::to_vector(reductionDims(r));
-    llvm::sort(dims);
+    SmallVector<int64_t> dims = sortedDims(r);
     if (ArrayRef<AffineExpr>(shapes.shape(r->getOperand(0))) != ArrayRef(info.space)) {
+      if (std::optional<int64_t> k = segmentsBeside(r, first)) {
+        info.rowSegments.push_back({r, *k});
+        continue;
+      }
       fail(whyNot, "reductions over different shapes or dims need separate kernels");
       return failure();
     }
@@ -318,18 +419,28 @@ FailureOr<GroupInfo> mlir::fuser::classifyGroup(ArrayRef<Operation *> group,
     otherDims = dims;
     other.push_back(r);
   }
+  // Each part's block reduction: 16 x 32 values of each accumulator type
+  // (Reducer: f32 for narrower floats, var_mean a count, mean and m2).
+  int64_t scratch = 0;
+  for (auto &[op, k] : info.rowSegments) {
+    Type elem = getElementTypeOrSelf(op->getOperand(0).getType());
+    int64_t bytes = std::max<int64_t>(4, (elem.getIntOrFloatBitWidth() + 7) / 8);
+    scratch += k * 16 * 32 * bytes * (isa<VarMeanOp>(op) ? 3 : 1);
+  }
+  if (scratch > kMaxRowSegmentScratchBytes) {
+    fail(whyNot, "the parts of rows reduced on their own would take more than " +
+                     Twine(kMaxRowSegmentScratchBytes) +
+                     " bytes of shared memory for their block reductions");
+    return failure();
+  }
+  if (!info.rowSegments.empty() && !other.empty()) {
+    fail(whyNot, "reductions over parts of rows beside reductions across rows need "
+                 "separate kernels");
+    return failure();
+  }
   unsigned rank = info.space.size();
   // Whether `dims` are the trailing dims of S (dims of size 1 aside).
-  auto isInnerDims = [&](ArrayRef<int64_t> dims) {
-    if (dims.empty())
-      return false;
-    for (unsigned d = dims.front(); d < rank; ++d) {
-      auto c = ShapeAnalysis::constantValue(info.space[d]);
-      if (!llvm::is_contained(dims, (int64_t)d) && !(c && *c == 1))
-        return false;
-    }
-    return true;
-  };
+  auto isInnerDims = [&](ArrayRef<int64_t> dims) { return areTrailingDims(info.space, dims); };
   if (!other.empty()) {
     // The row domain is the trailing one; the column domain reduces every
     // other dim.
@@ -357,6 +468,8 @@ FailureOr<GroupInfo> mlir::fuser::classifyGroup(ArrayRef<Operation *> group,
     info.reductions = domain;
     info.outerReductions = other;
   }
+  if (!info.rowSegments.empty())
+    info.reductions = domain;
   SmallVector<AffineExpr> reduced, reducedKeep;
   for (unsigned d = 0; d < rank; ++d) {
     bool isReduced = llvm::is_contained(info.reducedDims, (int64_t)d);
@@ -410,8 +523,22 @@ FailureOr<GroupInfo> mlir::fuser::classifyGroup(ArrayRef<Operation *> group,
     return isExactR(v) || withoutUnitDims(shapes.shape(v)) == reducedCore;
   };
   bool sAfterReduction = false;
+  llvm::SmallPtrSet<Operation *, 32> inGroup(group.begin(), group.end());
+  auto isRowSegment = [&](Operation *op) { return info.rowSegmentsOf(op) > 0; };
   for (Operation *op : group) {
     auto reads = op->getOperands().take_front(numOperandsRead(op));
+    if (isRowSegment(op)) {
+      // Written when its rows end, read by nothing in the kernel (that
+      // would need the value of another part of the row).
+      for (Value r : op->getResults())
+        for (Operation *user : r.getUsers())
+          if (inGroup.contains(user)) {
+            fail(whyNot, "a reduction over parts of rows is read in the rows' kernel: "
+                         "that needs another kernel");
+            return failure();
+          }
+      continue;
+    }
     if (llvm::is_contained(info.outerReductions, op)) {
       if (!isS(op->getOperand(0))) {
         fail(whyNot, "a reduction input is not of the reduced shape");
@@ -522,7 +649,7 @@ FailureOr<GroupInfo> mlir::fuser::classifyGroup(ArrayRef<Operation *> group,
   for (Value out : outputs) {
     // S-space outputs that do not depend on a reduction are written as the
     // reduction reads its elements (each element is visited once).
-    if (dependsOnOuter.contains(out))
+    if (dependsOnOuter.contains(out) || isRowSegment(out.getDefiningOp()))
       continue;
     if (!isS(out) && !isR(out) && !info.sViews.contains(out)) {
       fail(whyNot, "an output is neither of the reduced shape nor of the shape reduced");

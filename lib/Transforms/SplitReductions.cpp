@@ -14,6 +14,11 @@
 // kernel adds them over N: x and dy are read once (docs/schedulers.md,
 // "Reductions split beside a row reduction").
 //
+// The row reduction may also be over another shape whose rows are made of
+// whole runs of the reduction's trailing dims (group_norm: a (n, g) row of
+// the channels' H x W runs): the first step reduces those runs, parts of
+// the row kernel's rows (GroupInfo::rowSegments, "Parts of rows").
+//
 //===----------------------------------------------------------------------===//
 
 #include "SplitReductions.h"
@@ -105,16 +110,42 @@ static bool splitOne(func::FuncOp fusion, const ShapeAnalysis &shapes,
         continue;
       row = &o;
     }
-    if (!row)
-      continue;
-    if (!onlyRowReductionsUpstream(r.input, shape, row->dims, shapes))
+    // Else a row reduction of another shape whose rows are made of whole
+    // runs of D's trailing dims (group_norm: per-group rows of the
+    // channels' H x W runs; GroupInfo::rowSegments): the first step reduces
+    // those runs, parts of the row kernel's rows.
+    SmallVector<int64_t> firstDims;
+    if (row) {
+      firstDims = row->dims;
+    } else {
+      SmallVector<int64_t> trailing;
+      for (int64_t d = (int64_t)shape.size() - 1; d >= 0; --d) {
+        if (llvm::is_contained(r.dims, d))
+          trailing.insert(trailing.begin(), d);
+        else if (ShapeAnalysis::constantValue(shape[d]) != 1)
+          break;
+      }
+      if (trailing.empty() || trailing.size() == r.dims.size())
+        continue;
+      for (const Reduced &o : reductions) {
+        if (o.op == r.op || shapes.shape(o.input) == shape ||
+            !rowSegmentsOf(shapes.shape(o.input), o.dims, shape, trailing))
+          continue;
+        row = &o;
+        break;
+      }
+      if (!row)
+        continue;
+      firstDims = trailing;
+    }
+    if (!onlyRowReductionsUpstream(r.input, shapes.shape(row->input), row->dims, shapes))
       continue;
     // Where the dims left for a second step all have static size 1 (a
     // batch of one), there is no second step: the reduction is the row's
     // dims' (keepdim), reshaped to its type, index arithmetic.
     bool rest = llvm::any_of(r.dims, [&](int64_t d) {
       std::optional<int64_t> n = ShapeAnalysis::constantValue(shape[d]);
-      return !llvm::is_contained(row->dims, d) && (!n || *n != 1);
+      return !llvm::is_contained(firstDims, d) && (!n || *n != 1);
     });
     OpBuilder b(r.op);
     Location loc = r.op->getLoc();
@@ -123,7 +154,7 @@ static bool splitOne(func::FuncOp fusion, const ShapeAnalysis &shapes,
       Value out = llvm::TypeSwitch<Operation *, Value>(r.op)
                       .Case<SumOp, MeanOp, MaxOp, MinOp>([&](auto red) -> Value {
                         using Op = decltype(red);
-                        auto rows = Op::create(b, loc, r.input, row->dims, /*keepdim=*/true);
+                        auto rows = Op::create(b, loc, r.input, firstDims, /*keepdim=*/true);
                         made.insert(rows);
                         return rows;
                       });
@@ -150,7 +181,7 @@ static bool splitOne(func::FuncOp fusion, const ShapeAnalysis &shapes,
     Value out = llvm::TypeSwitch<Operation *, Value>(r.op)
                     .Case<SumOp, MeanOp, MaxOp, MinOp>([&](auto red) -> Value {
                       using Op = decltype(red);
-                      auto first = Op::create(b, loc, in, row->dims, /*keepdim=*/true);
+                      auto first = Op::create(b, loc, in, firstDims, /*keepdim=*/true);
                       auto second = Op::create(b, loc, first, r.dims, red.getKeepdim());
                       made.insert(first);
                       made.insert(second);

@@ -19,10 +19,13 @@ namespace fuser {
 /// where `fusion` also reduces a tensor of shape S over a strict subset D2
 /// of D and the reduced value depends on no other reduction, as the same
 /// reduction over D2 (keepdim) followed by one over D: the first step joins
-/// the row reduction's kernel. A sum or mean of a float narrower than f32
-/// is computed in f32 through both steps and rounded once. Returns the
-/// number of reductions split; fails (with ShapeAnalysis's diagnostic) where
-/// the fusion's shapes cannot be analyzed.
+/// the row reduction's kernel. Where the row reduction is over another
+/// shape, D2 is the trailing run of D whose rows are parts of its rows
+/// (rowSegmentsOf: group_norm's channels in its groups). A sum or mean of
+/// a float narrower than f32 is computed in f32 through both steps and
+/// rounded once. Returns the number of reductions split; fails (with
+/// ShapeAnalysis's diagnostic) where the fusion's shapes cannot be
+/// analyzed.
 FailureOr<unsigned> splitReductionsBesideRows(func::FuncOp fusion);
 
 } // namespace fuser

@@ -160,3 +160,111 @@ func.func @batch_of_one(%x: tensor<1x32x16x16xf32>) -> (tensor<1x32x16x16xf32>, 
   %s = fuser.sum %x dims = [0, 2, 3] : tensor<1x32x16x16xf32> -> tensor<32xf32>
   return %y, %s : tensor<1x32x16x16xf32>, tensor<32xf32>
 }
+
+// -----
+
+// group_norm's layout: rows of (C / G) x H x W per (n, g) over a reshape
+// of x, and sums over N, H and W per channel. Each channel's H x W run is a
+// part of its group's row (GroupInfo::rowSegments): the first step sums
+// the runs in the row kernel, 4 parts a row, and a small kernel adds them
+// over N. (Before: a kernel that read x a second time.)
+// CHECK-LABEL: func.func @group_parts
+// CHECK-SAME: fuser.schedulers = ["normalization", "reduction"]
+// CHECK: %[[Z:.*]] = fuser.reshape %arg0 {fuser.segment = 0 : i64} : tensor<8x32x4x4xf32> -> tensor<8x8x64xf32>
+// CHECK: %[[S1:.*]] = fuser.sum %arg0 dims = [2, 3] keepdim = true {fuser.segment = 0 : i64} : tensor<8x32x4x4xf32> -> tensor<8x32x1x1xf32>
+// CHECK: %[[S2:.*]] = fuser.sum %[[S1]] dims = [0, 2, 3] {fuser.segment = 1 : i64} : tensor<8x32x1x1xf32> -> tensor<32xf32>
+// CHECK: return %{{.*}}, %[[S2]]
+// DUMP: fusion @group_parts: 2 segments
+// DUMP-NEXT: segment 0: normalization, 5 ops (reshape mean broadcast sub sum)
+// DUMP-NEXT: segment 1: reduction, 1 ops (sum)
+// DUMP: 1 reduction over more dims than a row reduction beside it split in two
+func.func @group_parts(%x: tensor<8x32x4x4xf32>) -> (tensor<8x32x4x4xf32>, tensor<32xf32>) {
+  %z = fuser.reshape %x : tensor<8x32x4x4xf32> -> tensor<8x8x64xf32>
+  %m = fuser.mean %z dims = [2] keepdim = true : tensor<8x8x64xf32> -> tensor<8x8x1xf32>
+  %mb = fuser.broadcast %m dims = [0, 1, 2] : tensor<8x8x1xf32> -> tensor<8x8x64xf32>
+  %c = fuser.sub %z, %mb : tensor<8x8x64xf32>
+  %y = fuser.reshape %c : tensor<8x8x64xf32> -> tensor<8x32x4x4xf32>
+  %s = fuser.sum %x dims = [0, 2, 3] : tensor<8x32x4x4xf32> -> tensor<32xf32>
+  return %y, %s : tensor<8x32x4x4xf32>, tensor<32xf32>
+}
+
+// -----
+
+// More than kMaxRowSegments (8) channels a group: each part is an
+// accumulator and a block reduction, so the sum stays whole, in a kernel of
+// its own.
+// CHECK-LABEL: func.func @too_many_parts
+// CHECK-SAME: fuser.schedulers = ["normalization", "reduction"]
+// CHECK: fuser.sum %arg0 dims = [0, 2, 3] {fuser.segment = 1 : i64} : tensor<2x18x4x4xf32> -> tensor<18xf32>
+// DUMP: fusion @too_many_parts: 2 segments
+// DUMP-NEXT: segment 0: normalization, 4 ops (reshape mean broadcast sub)
+// DUMP-NEXT: segment 1: reduction, 1 ops (sum)
+// DUMP-NOT: split in two
+func.func @too_many_parts(%x: tensor<2x18x4x4xf32>) -> (tensor<2x18x4x4xf32>, tensor<18xf32>) {
+  %z = fuser.reshape %x : tensor<2x18x4x4xf32> -> tensor<2x2x144xf32>
+  %m = fuser.mean %z dims = [2] keepdim = true : tensor<2x2x144xf32> -> tensor<2x2x1xf32>
+  %mb = fuser.broadcast %m dims = [0, 1, 2] : tensor<2x2x1xf32> -> tensor<2x2x144xf32>
+  %c = fuser.sub %z, %mb : tensor<2x2x144xf32>
+  %y = fuser.reshape %c : tensor<2x2x144xf32> -> tensor<2x18x4x4xf32>
+  %s = fuser.sum %x dims = [0, 2, 3] : tensor<2x18x4x4xf32> -> tensor<18xf32>
+  return %y, %s : tensor<2x18x4x4xf32>, tensor<18xf32>
+}
+
+// -----
+
+// A part of the rows read in the rows' kernel would need another part's
+// value: the parts' sums and what reads them form a kernel of their own
+// (a normalization over the parts).
+// DUMP: fusion @parts_read: 2 segments
+// DUMP-NEXT: segment 0: reduction, 2 ops (reshape mean)
+// DUMP-NEXT: segment 1: normalization, 7 ops (broadcast reshape sub reshape sum broadcast sub)
+// DUMP-NEXT: boundary 0 -> 1: a reduction over parts of rows is read in the rows' kernel: that needs another kernel
+func.func @parts_read(%x: tensor<8x32x4x4xf32>) -> (tensor<8x32x4x4xf32>, tensor<8x32x4x4xf32>) {
+  %z = fuser.reshape %x : tensor<8x32x4x4xf32> -> tensor<8x8x64xf32>
+  %m = fuser.mean %z dims = [2] keepdim = true : tensor<8x8x64xf32> -> tensor<8x8x1xf32>
+  %mb = fuser.broadcast %m dims = [0, 1, 2] : tensor<8x8x1xf32> -> tensor<8x8x64xf32>
+  %c = fuser.sub %z, %mb : tensor<8x8x64xf32>
+  %y = fuser.reshape %c : tensor<8x8x64xf32> -> tensor<8x32x4x4xf32>
+  %s = fuser.sum %x dims = [2, 3] keepdim = true : tensor<8x32x4x4xf32> -> tensor<8x32x1x1xf32>
+  %sb = fuser.broadcast %s dims = [0, 1, 2, 3] : tensor<8x32x1x1xf32> -> tensor<8x32x4x4xf32>
+  %v = fuser.sub %y, %sb : tensor<8x32x4x4xf32>
+  return %y, %v : tensor<8x32x4x4xf32>, tensor<8x32x4x4xf32>
+}
+
+// -----
+
+// Sizes known only at launch: the row [?, 3, 8 * ? * ?] and the parts
+// [?, 24, ?, ?] match as a constant times the same product of '?' dims
+// (compared as AffineExprs, `s0 * (s1 * 8)` was not `s0 * 8 * s1`).
+// DUMP: fusion @group_parts_dynamic: 2 segments
+// DUMP-NEXT: segment 0: normalization, 5 ops (reshape mean broadcast sub sum)
+// DUMP-NEXT: segment 1: reduction, 1 ops (sum)
+func.func @group_parts_dynamic(%x: tensor<?x24x?x?xf32>) -> (tensor<?x24x?x?xf32>, tensor<24xf32>) {
+  %z = fuser.reshape %x : tensor<?x24x?x?xf32> -> tensor<?x3x?xf32>
+  %m = fuser.mean %z dims = [2] keepdim = true : tensor<?x3x?xf32> -> tensor<?x3x1xf32>
+  %mb = fuser.broadcast %m dims = [0, 1, 2] : tensor<?x3x1xf32> -> tensor<?x3x?xf32>
+  %c = fuser.sub %z, %mb : tensor<?x3x?xf32>
+  %y = fuser.reshape %c : tensor<?x3x?xf32> -> tensor<?x24x?x?xf32>
+  %s = fuser.sum %x dims = [0, 2, 3] : tensor<?x24x?x?xf32> -> tensor<24xf32>
+  return %y, %s : tensor<?x24x?x?xf32>, tensor<24xf32>
+}
+
+// -----
+
+// f64 parts take 4 KiB of block-reduction scratch each: 16 of them (dw and
+// db at 8 channels a group) would pass the 32 KiB kMaxRowSegmentScratchBytes
+// (69632 bytes in all, which ptxas refused), so the sum stays whole.
+// DUMP: fusion @parts_f64: 2 segments
+// DUMP-NEXT: segment 0: normalization, 4 ops (reshape mean broadcast sub)
+// DUMP-NEXT: segment 1: reduction, 2 ops (sum sum)
+// DUMP-NOT: split in two
+func.func @parts_f64(%x: tensor<2x64x4x4xf64>, %d: tensor<2x64x4x4xf64>) -> (tensor<2x64x4x4xf64>, tensor<64xf64>, tensor<64xf64>) {
+  %z = fuser.reshape %x : tensor<2x64x4x4xf64> -> tensor<2x8x128xf64>
+  %m = fuser.mean %z dims = [2] keepdim = true : tensor<2x8x128xf64> -> tensor<2x8x1xf64>
+  %mb = fuser.broadcast %m dims = [0, 1, 2] : tensor<2x8x1xf64> -> tensor<2x8x128xf64>
+  %c = fuser.sub %z, %mb : tensor<2x8x128xf64>
+  %y = fuser.reshape %c : tensor<2x8x128xf64> -> tensor<2x64x4x4xf64>
+  %s = fuser.sum %x dims = [0, 2, 3] : tensor<2x64x4x4xf64> -> tensor<64xf64>
+  %t = fuser.sum %d dims = [0, 2, 3] : tensor<2x64x4x4xf64> -> tensor<64xf64>
+  return %y, %s, %t : tensor<2x64x4x4xf64>, tensor<64xf64>, tensor<64xf64>
+}

@@ -16,6 +16,8 @@
 //    reduced dims are the trailing ones) a row, for outer ones (softmax
 //    over dim 0) a tile of columns, whose reduced extent must then be
 //    known at compile time and at most kOuterNormalizationMaxDepth.
+//    Along the trailing dims, either may also add parts of its rows on
+//    their own (row segments: group_norm's per-channel sums).
 //  - matmul: one fuser.matmul or fuser.linear: a library call (cuBLASLt)
 //    that reads its operands from memory; alone, or with a relu or a tanh
 //    gelu of its result that the library applies in its epilogue.
@@ -67,7 +69,45 @@ struct GroupInfo {
   /// group_norm's affine after its groups). The kernel computes them at
   /// the S element of the same row-major index.
   llvm::DenseSet<Value> sViews;
+  /// Reduction and normalization along the trailing dims: reductions whose
+  /// rows are consecutive parts of the group's rows, each with how many of
+  /// its rows make one of the group's (rowSegmentsOf): group_norm's
+  /// per-channel sums beside its per-group ones (SplitReductions.cpp). The
+  /// kernel computes their input at the S element of the same row-major
+  /// index, adds each part of a row on its own, and writes their results,
+  /// which nothing in the group reads.
+  SmallVector<std::pair<Operation *, int64_t>> rowSegments;
+  /// The parts of a row `op` adds on its own (rowSegments), or 0 when it is
+  /// not a row segment.
+  int64_t rowSegmentsOf(Operation *op) const {
+    for (auto &[o, k] : rowSegments)
+      if (o == op)
+        return k;
+    return 0;
+  }
 };
+
+/// The most parts of a row one reduction adds on their own, and the bytes
+/// of block-reduction scratch their parts may take in a kernel: each part
+/// is an accumulator per thread and a block reduction with 16 x 32 values
+/// of each of its accumulator's types in static shared memory (2 KiB for
+/// an f32 sum, 4 KiB in f64, 6 KiB for an f32 var_mean). 32 KiB leaves the
+/// row's own reductions room under the 48 KiB a block has statically:
+/// group_norm's backward in f32, dw and db of 8 channels a group, fits; in
+/// f64 (69632 bytes in all: ptxas refused it) its dw and db take a kernel
+/// of their own.
+inline constexpr int64_t kMaxRowSegments = 8;
+inline constexpr int64_t kMaxRowSegmentScratchBytes = 32 * 1024;
+
+/// How many rows of a reduction of a `shape` tensor over `dims` make one row
+/// of a reduction of a `rowShape` tensor over `rowDims`, when both reduce
+/// trailing dims (dims of size 1 aside), the tensors have the same element
+/// count, and the row's length is a multiple (at most kMaxRowSegments) of
+/// the other's: then each row's elements, in row-major order, are those
+/// rows' elements in order (group_norm's channels in its groups). Else
+/// nullopt.
+std::optional<int64_t> rowSegmentsOf(ArrayRef<AffineExpr> rowShape, ArrayRef<int64_t> rowDims,
+                                     ArrayRef<AffineExpr> shape, ArrayRef<int64_t> dims);
 
 /// Inner-outer groups whose rows (the product of the reduced dims, when
 /// known at compile time) are longer than this keep their column

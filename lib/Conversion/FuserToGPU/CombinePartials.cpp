@@ -64,6 +64,12 @@ SmallVector<Value> ReductionScheduler::accumulatePartials(const Reducer &r, unsi
 /// Records a finished reduction's results in `known`.
 void ReductionScheduler::finishReduction(const Reducer &r, ArrayRef<Value> acc, unsigned lanes,
                                          Value depth) {
+  if (r.isRowSegment()) {
+    // Each part of the row has the row's length over the parts.
+    Value count = arith::DivUIOp::create(kb->b, kb->loc, depth, kb->constant(r.segments));
+    segmentResults[{r.op, r.segment}] = r.finalize(kb->b, kb->loc, acc, count);
+    return;
+  }
   SmallVector<Value> results = r.finalize(kb->b, kb->loc, acc, depth);
   for (auto [res, v] : llvm::zip(r.op->getResults(), results))
     known[res] = Lanes{v, lanes == 1};
@@ -163,6 +169,7 @@ void ReductionScheduler::lastBlockFinishRow(Value row, ArrayRef<Value> rowValues
   combinePartials(reducers, splits, rows, row, 1, depth, /*crossBlock=*/true);
   for (Value out : rOutputs)
     storeOutput(out, rIndex(out), 1, Value());
+  storeRowSegments(Value());
   memo.clear();
   iterValues = saved;
 }

@@ -306,13 +306,15 @@ void ReductionScheduler::emitInnerRow(unsigned lanes, Value row, Value valid, Va
       forgetComputed();
     SmallVector<unsigned> rs = reducersAtLevel(lvl);
     SmallVector<SmallVector<Value>> accs;
+    // A row segment adds the lanes in its part of the row to one lane.
     for (unsigned i : rs)
-      accs.push_back(reducers[i].identity(b, loc, lanes));
+      accs.push_back(reducers[i].identity(b, loc, reducers[i].segments > 1 ? 1 : lanes));
     auto accumulateAll = [&](Value inRange) {
       for (auto [n, i] : llvm::enumerate(rs)) {
-        Lanes x = emit(reducers[i].op->getOperand(0), sIndex(), lanes);
-        SmallVector<Value> next =
-            reducers[i].accumulate(b, loc, accs[n], materialize(x, lanes));
+        const Reducer &r = reducers[i];
+        Value x = materialize(emit(r.op->getOperand(0), reducerIndex(r), lanes), lanes);
+        SmallVector<Value> next = r.segments > 1 ? accumulateSegment(r, accs[n], x, lanes)
+                                                 : r.accumulate(b, loc, accs[n], x);
         if (inRange) {
           SmallVector<Value> sel;
           for (auto [nv, ov] : llvm::zip(next, accs[n]))
@@ -383,9 +385,7 @@ void ReductionScheduler::emitInnerRow(unsigned lanes, Value row, Value valid, Va
           kb->store(kb->extraPointer(partial++), v, at, /*crossBlock=*/true);
         continue;
       }
-      SmallVector<Value> results = r.finalize(b, loc, acc, k);
-      for (auto [res, v] : llvm::zip(r.op->getResults(), results))
-        known[res] = Lanes{v, true};
+      finishReduction(r, acc, 1, k);
     }
     if (split)
       lastBlockFinishRow(row, rowValues, valid, tx, k);
@@ -428,7 +428,7 @@ void ReductionScheduler::emitInnerRow(unsigned lanes, Value row, Value valid, Va
   }
   rowMask = Value();
   // Reduced outputs: one thread of the row writes them.
-  if (!rOutputs.empty() && !split) {
+  if ((!rOutputs.empty() || hasRowSegments()) && !split) {
     Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tx, kb->constant(0));
     Value guard = arith::AndIOp::create(b, loc, first, valid);
     SmallVector<Value> saved = iterValues;
@@ -436,6 +436,7 @@ void ReductionScheduler::emitInnerRow(unsigned lanes, Value row, Value valid, Va
     memo.clear();
     for (Value out : rOutputs)
       storeOutput(out, rIndex(out), 1, guard);
+    storeRowSegments(guard);
     memo.clear();
     iterValues = saved;
   }

@@ -27,6 +27,11 @@ public:
   Type computeType;
   /// The accumulator: one value, or (count, mean, m2) for var_mean.
   SmallVector<Type> accTypes;
+  /// A row segment (GroupInfo::rowSegments): the op's rows are `segments`
+  /// consecutive parts of the kernel's row, and this reducer adds part
+  /// `segment` alone (0 for a reduction over the kernel's own rows).
+  int64_t segment = 0, segments = 0;
+  bool isRowSegment() const { return segments > 0; }
 
   /// The identity accumulator, of `lanes` lanes (1: scalars).
   SmallVector<Value> identity(OpBuilder &b, Location loc, unsigned lanes) const;

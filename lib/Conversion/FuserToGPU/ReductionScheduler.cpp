@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
 using namespace mlir::fuser;
@@ -37,6 +38,81 @@ Index ReductionScheduler::sOutputIndex(Value out) {
   if (!info.sViews.contains(out))
     return sIndex();
   return Index{true, {linearize(sIndex().exprs, refShape)}};
+}
+
+Index ReductionScheduler::reducerIndex(const Reducer &r) {
+  if (ArrayRef(shapeOf(r.op->getOperand(0))) == ArrayRef(refShape))
+    return sIndex();
+  return Index{true, {linearize(sIndex().exprs, refShape)}};
+}
+
+Index ReductionScheduler::segmentIndex(const Reducer &r) {
+  SmallVector<AffineExpr> kept, keptShape;
+  for (unsigned k = 0; k < refRank; ++k)
+    if (!dimClass[k]) {
+      kept.push_back(getAffineDimExpr(k, ctx));
+      keptShape.push_back(refShape[k]);
+    }
+  AffineExpr row = linearize(kept, keptShape);
+  return Index{true, {row * r.segments + r.segment}};
+}
+
+Value ReductionScheduler::positionInRow() {
+  AffineExpr pos = getAffineConstantExpr(0, ctx);
+  for (unsigned j : reducedIter)
+    pos = pos * iterSizes[j] + getAffineDimExpr(j, ctx);
+  return kb->expander->expand(simplify(pos, numIterDims, numSymbols));
+}
+
+SmallVector<Value> ReductionScheduler::accumulateSegment(const Reducer &r, ArrayRef<Value> acc,
+                                                         Value x, unsigned lanes) {
+  OpBuilder &b = kb->b;
+  Location loc = kb->loc;
+  // The part each lane lies in: its position along the row over the part's
+  // length.
+  Value partLength = kb->expander->expand(simplify(reducedSize.floorDiv(r.segments), 0, numSymbols));
+  Value first = positionInRow();
+  Value in;
+  if (lanes == 1) {
+    Value part = arith::DivUIOp::create(b, loc, first, partLength);
+    in = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, part,
+                               kb->constant(r.segment));
+  } else {
+    auto vt = VectorType::get({(int64_t)lanes}, first.getType());
+    SmallVector<Attribute> steps;
+    for (unsigned l = 0; l < lanes; ++l)
+      steps.push_back(b.getIntegerAttr(first.getType(), l));
+    Value step = arith::ConstantOp::create(b, loc, vt, DenseElementsAttr::get(vt, steps));
+    Value pos = arith::AddIOp::create(b, loc, vector::BroadcastOp::create(b, loc, vt, first), step);
+    Value part = arith::DivUIOp::create(b, loc, pos,
+                                        vector::BroadcastOp::create(b, loc, vt, partLength));
+    in = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq, part,
+        vector::BroadcastOp::create(b, loc, vt, kb->constant(r.segment)));
+  }
+  SmallVector<Value> none = r.identity(b, loc, lanes);
+  SmallVector<Value> mine = r.accumulate(b, loc, none, x);
+  for (auto [m, n] : llvm::zip(mine, none))
+    m = arith::SelectOp::create(b, loc, in, m, n);
+  return r.combine(b, loc, acc, r.reduceLanes(b, loc, mine));
+}
+
+void ReductionScheduler::storeRowSegments(Value guard) {
+  for (const Reducer &r : reducers) {
+    if (!r.isRowSegment())
+      continue;
+    auto it = segmentResults.find({r.op, r.segment});
+    if (it == segmentResults.end())
+      continue;
+    for (auto [res, v] : llvm::zip(r.op->getResults(), it->second)) {
+      if (!llvm::is_contained(seg.outputs, res))
+        continue;
+      known[res] = Lanes{v, true};
+      storeOutput(res, segmentIndex(r), 1, guard);
+      known.erase(res);
+    }
+  }
+  segmentResults.clear();
 }
 
 std::optional<Index> ReductionScheduler::viewIndex(Value operand, AffineExpr linear) {
@@ -244,7 +320,8 @@ SmallVector<unsigned> ReductionScheduler::memoryOrder(ArrayRef<int> dimClass) {
   // the bytes the inputs read: the dim each leaf is contiguous along (a
   // constant coefficient 1) gets its element size; the last live dim keeps
   // its place unless another dim has more.
-  if (info.kind != GroupKind::Reduction || refRank < 2)
+  // (Row segments are parts of rows in row-major order: never reordered.)
+  if (info.kind != GroupKind::Reduction || refRank < 2 || hasRowSegments())
     return {};
   SmallVector<int64_t> bytes(refRank, 0);
   llvm::DenseSet<std::pair<Value, AffineExpr>> seen;
@@ -307,8 +384,6 @@ LogicalResult ReductionScheduler::run() {
   ref = info.reductions.front()->getOperand(0);
   refShape = info.space;
   refRank = refShape.size();
-  for (Operation *r : info.reductions)
-    reducers.emplace_back(r);
   for (Operation *r : info.outerReductions)
     outerReducers.emplace_back(r);
   dimClass.assign(refRank, 0);
@@ -339,8 +414,16 @@ LogicalResult ReductionScheduler::run() {
     unsigned p = 0;
     for (Value v : op->getOperands())
       p = std::max(p, passOf.lookup(v));
-    if (llvm::is_contained(info.reductions, op)) {
-      level.push_back(p);
+    // Reducers in program order, each with its pass; a row segment is
+    // one reducer per part of the row.
+    int64_t parts = info.rowSegmentsOf(op);
+    if (llvm::is_contained(info.reductions, op) || parts > 0) {
+      for (int64_t j = 0; j < std::max<int64_t>(parts, 1); ++j) {
+        reducers.emplace_back(op);
+        reducers.back().segment = j;
+        reducers.back().segments = parts;
+        level.push_back(p);
+      }
       numLevels = std::max(numLevels, p + 1);
       ++p;
     }
@@ -348,14 +431,19 @@ LogicalResult ReductionScheduler::run() {
       passOf[r] = p;
   }
   for (Value out : seg.outputs)
-    (dependsOnOuter.contains(out)                      ? oOutputs
+    if (!info.rowSegmentsOf(out.getDefiningOp()))
+      (dependsOnOuter.contains(out)                      ? oOutputs
      : ArrayRef(shapeOf(out)) == ArrayRef(refShape) || info.sViews.contains(out) ? sOutputs
                                                       : rOutputs)
         .push_back(out);
 
   // Symbolic analysis from everything the kernel evaluates.
-  for (const Reducer &r : reducers)
-    analyze(r.op->getOperand(0), sIndex());
+  for (const Reducer &r : reducers) {
+    analyze(r.op->getOperand(0), reducerIndex(r));
+    if (r.isRowSegment() && r.segment + 1 == r.segments)
+      for (Value res : r.op->getResults())
+        analyze(res, segmentIndex(r));
+  }
   for (Value out : sOutputs)
     analyze(out, sOutputIndex(out));
   for (Value out : rOutputs)

@@ -143,6 +143,23 @@ private:
 
   Index sIndex();
   Index rIndex(Value v);
+  /// The index a reducer reads its input at: sIndex(), or for an input of
+  /// another shape (a row segment's) the row-major index of the same
+  /// element.
+  Index reducerIndex(const Reducer &r);
+  /// A row segment's result element of the current row: the row's
+  /// row-major number times the segments, plus the segment.
+  Index segmentIndex(const Reducer &r);
+  /// The position of the current unit's first lane along its row (an
+  /// index-typed value).
+  Value positionInRow();
+  /// A row segment's accumulator `acc` (one lane) with the lanes of `x`
+  /// that lie in its part of the row added (inRange aside).
+  SmallVector<Value> accumulateSegment(const Reducer &r, ArrayRef<Value> acc, Value x,
+                                       unsigned lanes);
+  /// Writes the row segments' results of the current row (`guard`: the
+  /// thread that writes, or null).
+  void storeRowSegments(Value guard);
   /// The index of an output of S's element count: sIndex(), or for a view
   /// of S (GroupInfo::sViews) the row-major index of the same element.
   Index sOutputIndex(Value out);
@@ -385,6 +402,9 @@ private:
 
   GroupInfo info;
   std::vector<Reducer> reducers;
+  /// The row segments' results of the current row, by op and segment.
+  DenseMap<std::pair<Operation *, int64_t>, SmallVector<Value>> segmentResults;
+  bool hasRowSegments() const { return !info.rowSegments.empty(); }
   SmallVector<unsigned> level;
   unsigned numLevels = 1;
   SmallVector<int> dimClass;   ///< d-space: 1 for reduced dims

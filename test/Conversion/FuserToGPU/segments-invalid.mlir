@@ -39,9 +39,11 @@ func.func @reduction_as_pointwise(%x: tensor<8x16xf32>) -> tensor<8x1xf32> attri
 // -----
 
 // Two reductions of tensors of different shapes: no one kernel takes them.
-func.func @no_scheduler(%x: tensor<8x16xf32>, %y: tensor<16x8xf32>) -> (tensor<8x1xf32>, tensor<16x1xf32>) attributes {fuser.schedulers = ["reduction"]} {
+// (Of the same element count, [8, 16] and [16, 8], the second's rows would
+// be halves of the first's: one kernel, GroupInfo::rowSegments.)
+func.func @no_scheduler(%x: tensor<8x16xf32>, %y: tensor<16x7xf32>) -> (tensor<8x1xf32>, tensor<16x1xf32>) attributes {fuser.schedulers = ["reduction"]} {
   // expected-error @+1 {{'fuser.sum' op segment 0 cannot be a reduction kernel}}
   %0 = fuser.sum %x dims = [1] keepdim = true {fuser.segment = 0 : i64} : tensor<8x16xf32> -> tensor<8x1xf32>
-  %1 = fuser.sum %y dims = [1] keepdim = true {fuser.segment = 0 : i64} : tensor<16x8xf32> -> tensor<16x1xf32>
+  %1 = fuser.sum %y dims = [1] keepdim = true {fuser.segment = 0 : i64} : tensor<16x7xf32> -> tensor<16x1xf32>
   return %0, %1 : tensor<8x1xf32>, tensor<16x1xf32>
 }

@@ -432,7 +432,26 @@ def backward_cases(rng_for):
     """instance_norm and group_norm backward (suites of their own: each
     backward fusion is several kernels, and batch_norm's with every dim
     dynamic compiles many variants; together they took 160 s)."""
-    return _cases(rng_for, "backward", ("instance_norm", "group_norm"))
+    name = "norm-family/group_norm/backward/segments"
+    return _cases(rng_for, "backward", ("instance_norm", "group_norm")) + [
+        Case(name, _bind(_segment_parts, "bf16", name, rng_for))]
+
+
+# group_norm backward's channels as parts of the group's rows
+# (docs/schedulers.md, "Reductions split beside a row reduction"): 8
+# channels a group (the most a kernel adds on its own), 9 (more: dw and db
+# in a kernel of their own), rows split across blocks (two rows of 16384),
+# rows longer than the registers and shared memory hold (73728, read again
+# per pass), and a batch dim known at launch.
+SEGMENT_SHAPES = (((2, 32, 3, 5), 4, False), ((2, 18, 5, 3), 2, False),
+                  ((1, 8, 64, 64), 2, False), ((1, 8, 96, 96), 1, False),
+                  ((3, 24, 7, 7), 3, True))
+
+
+def _segment_parts(t, name, rng_for):
+    rng = rng_for(name)
+    return [_backward_part(rng, "group_norm", False, shape, groups, t, dyn)
+            for shape, groups, dyn in SEGMENT_SHAPES]
 
 
 def batch_norm_backward_cases(rng_for):
