@@ -181,11 +181,26 @@ AffineExpr GroupEmitter::maxElementsWith(AffineExpr own) {
                            : simplify(maxElements + n, 0, numSymbols);
   };
   SmallVector<AffineExpr> seen{maxElements};
+  auto addOnce = [&](AffineExpr n) {
+    n = simplify(n, 0, numSymbols);
+    if (llvm::is_contained(seen, n))
+      return;
+    seen.push_back(n);
+    add(n);
+  };
+  // An input by the memory it spans and by its element count: a stride-0
+  // view of 2^32 rows spans one row, but a scatter's index walk, a
+  // gather's bounds check on the table's dim and the dims the plan passes
+  // the kernel are as long as the view (they wrapped in 32 bits: a
+  // scatter_add of 2^32 + 2 ones added 2).
   for (Value in : seg.inputs) {
     AffineExpr n = fe.shapes.span(in);
     seen.push_back(simplify(n, 0, numSymbols));
     add(n);
   }
+  for (Value in : seg.inputs)
+    if (isa<RankedTensorType>(in.getType()))
+      addOnce(fe.shapes.numElements(in));
   // The values the kernel computes inside: one larger than its reference
   // and inputs (a rand or iota of 2^32 + 8 elements of which a slice keeps
   // the last 8) is indexed by element too, its Philox counter or its value
