@@ -104,6 +104,17 @@ public:
   ArrayRef<ReshapeOp> reshapesSizedByUses() const { return sizedByUses; }
 
 private:
+  /// `loc` as a run-time check's message shows it: a `{}` in it (a tracer's
+  /// node name such as "<eval_with_key>.{}") would read as one of the
+  /// check's value placeholders (fuser.check), so it is written `{ }`.
+  static std::string locationText(Location loc) {
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    os << loc;
+    for (size_t p = s.find("{}"); p != std::string::npos; p = s.find("{}", p + 3))
+      s.replace(p, 2, "{ }");
+    return s;
+  }
   std::string argName(unsigned i) {
     if (auto n = fusion.getArgAttrOfType<StringAttr>(i, kNameAttr))
       return n.str();
@@ -120,7 +131,7 @@ private:
   static std::string where(Operation *op) {
     std::string s;
     llvm::raw_string_ostream os(s);
-    os << ", in '" << op->getName() << "' at " << op->getLoc();
+    os << ", in '" << op->getName() << "' at " << locationText(op->getLoc());
     return s;
   }
   /// For a run-time check on `values`: where one of them comes from a
@@ -143,7 +154,7 @@ private:
       if (guessed.contains(def)) {
         std::string s;
         llvm::raw_string_ostream os(s);
-        os << "; the sizes of the 'fuser.reshape' at " << def->getLoc()
+        os << "; the sizes of the 'fuser.reshape' at " << locationText(def->getLoc())
            << " are the reshape rule's guess (it keeps the input's leading dims, "
               "docs/dialect.md): if it splits them otherwise, as torch's view(-1, n) "
               "does, give it fuser.sizes";
@@ -214,6 +225,7 @@ private:
   void reshapeCount(ReshapeOp r);
   bool resolveGuessingReshape();
   bool reshapesBack(ReshapeOp r);
+  bool invertsStatedSizes(ReshapeOp r);
   LogicalResult statedSizes(Operation *op, AffineMapAttr sizes);
 
   func::FuncOp fusion;
@@ -232,6 +244,9 @@ private:
   SmallVector<ReshapeOp> sizedByUsesPending; ///< ...whose input is not known yet.
   SmallVector<ReshapeOp> backwardReshapes; ///< kDimsFromUsesAttr ones left to the rule.
   SmallVector<ReshapeOp> sizedByRule; ///< Guessing reshapes the rule sized (ruleHint).
+  /// Reshapes the rule reads two ways (reshape): named in the error when
+  /// nothing else sizes them.
+  llvm::SmallPtrSet<Operation *, 4> twoReadings;
   SmallVector<ReshapeOp> reshapes; ///< Every reshape, in program order (reshapesBack).
   SmallVector<GatherOp> gathers; ///< Index bounds checked last.
   SmallVector<Operation *> revisit; ///< Slices, pads, concats of inputs not sized when seen.
@@ -528,11 +543,39 @@ bool Analyzer::resolveGuessingReshape() {
   SmallVector<ReshapeOp> backward = std::move(backwardReshapes);
   backwardReshapes.clear();
   for (ReshapeOp r : backward) {
+    changed = true;
+    if (invertsStatedSizes(r))
+      continue;
     if (!reshape(r, /*late=*/false, /*resultKnown=*/false, /*backward=*/true))
       pendingReshapes.push_back(r);
-    changed = true;
   }
   return changed;
+}
+
+/// A reshape back (fuser-vjp's gradient of a reshape) whose input nothing
+/// sized, of a reshape that states its sizes (fuser.sizes) from `r`'s
+/// result type to its input type: `r`'s input has that reshape's result
+/// dims, one for one. The rule run backward from `r`'s result would guess
+/// them, and where the forward states its sizes the rule reads it two
+/// ways (channels-last group_norm's groups: the gradient landed on W).
+bool Analyzer::invertsStatedSizes(ReshapeOp r) {
+  Value in = r.getInput();
+  auto inT = cast<RankedTensorType>(in.getType());
+  for (ReshapeOp fwd : reshapes) {
+    if (fwd == r || !fwd->hasAttr(kSizesAttr) || fwd.getInput().getType() != r.getType() ||
+        fwd.getType() != inT)
+      continue;
+    bool known = true;
+    for (unsigned d = 0; known && d < inT.getRank(); ++d)
+      known = (bool)size(fwd.getResult(), d);
+    if (!known)
+      continue;
+    for (unsigned d = 0; d < inT.getRank(); ++d)
+      if (inT.isDynamicDim(d))
+        unite(fwd.getResult(), d, in, d);
+    return reshape(r, /*late=*/true, /*resultKnown=*/true);
+  }
+  return false;
 }
 
 /// A guessing reshape back to the shape another reshape came from: its
@@ -621,15 +664,48 @@ bool Analyzer::reshape(ReshapeOp r, bool late, bool resultKnown, bool backward) 
   auto numDynamic = [&](ArrayRef<unsigned> dims) {
     return llvm::count_if(dims, [&](unsigned d) { return out.isDynamicDim(d); });
   };
-  unsigned lead = 0;
-  while (!resultKnown &&
-         numDynamic(ArrayRef<unsigned>(outDims).drop_front(lead)) > 1 && lead < inDims.size() &&
-         lead < outDims.size() &&
-         inT.getDimSize(inDims[lead]) == out.getDimSize(outDims[lead])) {
-    if (out.isDynamicDim(outDims[lead]))
-      unite(src, inDims[lead], dst, outDims[lead]);
-    ++lead;
+  auto leadingPairs = [&] {
+    unsigned n = 0;
+    while (!resultKnown &&
+           numDynamic(ArrayRef<unsigned>(outDims).drop_front(n)) > 1 && n < inDims.size() &&
+           n < outDims.size() && inT.getDimSize(inDims[n]) == out.getDimSize(outDims[n]))
+      ++n;
+    return n;
+  };
+  unsigned leadAll = leadingPairs();
+  // A guess with two ways to read: after two or more dynamic dims paired,
+  // the one dynamic result dim left sits beside a static split of two or
+  // more input dims (channels-last group_norm's `[?,?,?,?] -> [?,?,G,?]`,
+  // [N, H*W, G, C/G] in torch, which pairing H made [N, H, G, W*C/G]: the
+  // same element count, so no check failed, and the groups were wrong).
+  // The rule pairs only the first dynamic dim, and the others are left to
+  // other ops or to fuser.sizes (an error names the dim when nothing sizes
+  // it). So is a space-to-depth `[?,?,?,?] -> [?,?,?,2,?,2]` (H paired
+  // with H/2 left two static splits for W), and Swin's window partition
+  // `[?,?,?,?] -> [?,?,7,?,7,?]` (H paired with H/7, then C from the back,
+  // left W/49 for W/7). Torch's head split
+  // `[?,?,?] -> [?,?,H,?]` and rotary pairs `[...,?] -> [...,?,2]` leave
+  // one input dim and one static split: still guessed, as they are written.
+  unsigned lead = leadAll;
+  if (!resultKnown) {
+    unsigned dynamicPairs = 0, firstPairEnd = 0;
+    for (unsigned i = 0; i < leadAll; ++i)
+      if (out.isDynamicDim(outDims[i]) && ++dynamicPairs == 1)
+        firstPairEnd = i + 1;
+    ArrayRef<unsigned> restOutDims = ArrayRef<unsigned>(outDims).drop_front(leadAll);
+    size_t staticSplits = restOutDims.size() - numDynamic(restOutDims);
+    if (dynamicPairs >= 2 && staticSplits > 0 &&
+        ((numDynamic(restOutDims) == 1 && inDims.size() - leadAll >= 2) || staticSplits >= 2)) {
+      for (unsigned i = 0; i < firstPairEnd; ++i)
+        if (out.isDynamicDim(outDims[i]))
+          unite(src, inDims[i], dst, outDims[i]);
+      twoReadings.insert(r);
+      return false;
+    }
   }
+  for (unsigned i = 0; i < lead; ++i)
+    if (out.isDynamicDim(outDims[i]))
+      unite(src, inDims[i], dst, outDims[i]);
   // Then trailing dims the same way from the back, while more than one
   // dynamic result dim is left between: attention's `[?,?,?] ->
   // [B,H,?,?]` keeps the last S; the other is the rest's count over B*H.
@@ -1049,6 +1125,12 @@ Analyzer::run(SmallVectorImpl<ShapeAnalysis::Symbol> &symbols,
             isa_and_nonnull<BroadcastOp, ConstantOp, IotaOp>(where)
                 ? "(a broadcast, constant or iota takes a '?' dim's size from the tensors "
                   "it combines with, and nothing combines with this one: docs/dialect.md)"
+            : twoReadings.contains(where)
+                ? "(the reshape rule reads this reshape two ways: pairing the input's "
+                  "second dynamic dim with the result's leaves the same element count as "
+                  "merging it into the next, as channels-last group_norm's [N,H,W,C] -> "
+                  "[N,H*W,G,C/G] does: docs/dialect.md; the C API's "
+                  "fuserBuildReshapeSized states the sizes)"
                 : "(a reshape infers one dynamic result dim beyond the leading and trailing "
                   "dims it keeps: docs/dialect.md)";
         return (where ? where->emitOpError() : fusion.emitError())
