@@ -4,11 +4,13 @@
 // 256 MB, behind one mutex (a lookup copies the output out).
 //
 // Directory: one file per key, `<key>.fcc`:
-//   "FUSERCC1"  8 bytes
+//   "FUSERCC2"  8 bytes
 //   length      8 bytes, little endian: the payload's size
 //   sha256      32 bytes: of the payload
-//   payload     the bundle, then the (fusion, PTX) and (fusion, kernel IR)
-//               lists, each string as an 8-byte length and its bytes
+//   payload     the key (an entry copied or linked to another key's name is
+//               a miss), the bundle, then the (fusion, PTX) and (fusion,
+//               kernel IR) lists, each string as an 8-byte length and its
+//               bytes
 // Written to a temporary file in the directory and renamed over the entry,
 // so a reader sees a whole old entry or a whole new one, from any number of
 // processes. A file that is short, long, or whose checksum or layout is
@@ -20,6 +22,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fuser/Driver/CompileCache.h"
+#include "fuser/Analysis/GroupAnalysis.h"
 #include "fuser/Target/Cubin.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -33,6 +36,7 @@
 #include "llvm/Support/SHA256.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cerrno>
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -48,23 +52,64 @@ using namespace mlir::fuser;
 
 namespace {
 
-constexpr char kMagic[8] = {'F', 'U', 'S', 'E', 'R', 'C', 'C', '1'};
+constexpr char kMagic[8] = {'F', 'U', 'S', 'E', 'R', 'C', 'C', '2'};
 constexpr uint64_t kMemoryLimit = uint64_t(256) << 20;
 
-/// The build of fuser this code is part of: the size and modification time
-/// of the file (library or executable) holding it, so that a rebuilt fuser
-/// never reads what an older one cached.
+/// The mapping of this process that holds `address`, from /proc/self/maps:
+/// its range ("begin-end") and its file's path (absolute, " (deleted)"
+/// after it when the file was replaced since it was mapped); empty when
+/// not found.
+std::pair<std::string, std::string> mappingOf(const void *address) {
+  auto maps = llvm::MemoryBuffer::getFileAsStream("/proc/self/maps");
+  if (!maps)
+    return {};
+  uintptr_t at = reinterpret_cast<uintptr_t>(address);
+  llvm::SmallVector<llvm::StringRef> lines;
+  (*maps)->getBuffer().split(lines, '\n');
+  for (llvm::StringRef line : lines) {
+    // "begin-end perms offset dev inode   path"
+    auto [range, rest] = line.split(' ');
+    auto [begin, end] = range.split('-');
+    unsigned long long b, e;
+    if (begin.getAsInteger(16, b) || end.getAsInteger(16, e) || at < b || at >= e)
+      continue;
+    size_t slash = rest.find('/');
+    if (slash == llvm::StringRef::npos)
+      return {};
+    return {range.str(), rest.drop_front(slash).trim().str()};
+  }
+  return {};
+}
+
+/// The build of fuser this code is part of: the path, size and
+/// modification time of the file (library or executable) holding it, so
+/// that a rebuilt fuser never reads what an older one cached; "" when it
+/// cannot be known (then the directory is not used). The file is the one
+/// mapped at this code, read through /proc/self/map_files: dladdr names an
+/// executable by its argv[0], which a statically linked program started
+/// through PATH, or after a chdir, does not locate, and a library rebuilt
+/// after it was loaded is another file at the same path (the mapping keeps
+/// the old one, as " (deleted)").
 const std::string &buildIdentity() {
   static const std::string id = [] {
-    Dl_info info;
+    auto [range, path] = mappingOf(reinterpret_cast<const void *>(&compileCacheKey));
     struct stat st;
-    if (dladdr(reinterpret_cast<void *>(&compileCacheKey), &info) && info.dli_fname &&
-        stat(info.dli_fname, &st) == 0)
-      return (llvm::Twine(info.dli_fname) + ":" + llvm::Twine((uint64_t)st.st_size) + ":" +
+    if (!range.empty() && stat(("/proc/self/map_files/" + range).c_str(), &st) == 0)
+      return (llvm::Twine(path) + ":" + llvm::Twine((uint64_t)st.st_ino) + ":" +
+              llvm::Twine((uint64_t)st.st_size) + ":" +
               llvm::Twine((uint64_t)st.st_mtim.tv_sec) + "." +
               llvm::Twine((uint64_t)st.st_mtim.tv_nsec))
           .str();
-    return std::string("unknown build");
+    Dl_info info;
+    if (dladdr(reinterpret_cast<void *>(&compileCacheKey), &info) && info.dli_fname &&
+        llvm::sys::path::is_absolute(info.dli_fname) && stat(info.dli_fname, &st) == 0 &&
+        !llvm::StringRef(path).ends_with(" (deleted)"))
+      return (llvm::Twine(info.dli_fname) + ":" + llvm::Twine((uint64_t)st.st_ino) + ":" +
+              llvm::Twine((uint64_t)st.st_size) + ":" +
+              llvm::Twine((uint64_t)st.st_mtim.tv_sec) + "." +
+              llvm::Twine((uint64_t)st.st_mtim.tv_nsec))
+          .str();
+    return std::string();
   }();
   return id;
 }
@@ -151,8 +196,9 @@ bool getString(llvm::StringRef &in, std::string &s) {
   return true;
 }
 
-std::string serialize(const CompileOutput &o) {
+std::string serialize(const std::string &key, const CompileOutput &o) {
   std::string payload;
+  putString(payload, key);
   putString(payload, o.bundle);
   for (auto *list : {&o.ptx, &o.kernelIR}) {
     putString(payload, std::to_string(list->size()));
@@ -171,7 +217,7 @@ std::string serialize(const CompileOutput &o) {
   return file;
 }
 
-bool deserialize(llvm::StringRef file, CompileOutput &o) {
+bool deserialize(llvm::StringRef file, const std::string &key, CompileOutput &o) {
   if (file.size() < 48 || file.take_front(8) != llvm::StringRef(kMagic, 8))
     return false;
   uint64_t n = 0;
@@ -184,7 +230,8 @@ bool deserialize(llvm::StringRef file, CompileOutput &o) {
   if (llvm::StringRef(reinterpret_cast<const char *>(sum.data()), 32) != file.substr(16, 32))
     return false;
   CompileOutput r;
-  if (!getString(payload, r.bundle))
+  std::string stored;
+  if (!getString(payload, stored) || stored != key || !getString(payload, r.bundle))
     return false;
   for (auto *list : {&r.ptx, &r.kernelIR}) {
     std::string count;
@@ -210,14 +257,17 @@ std::string entryPath(const std::string &dir, const std::string &key) {
   return std::string(p);
 }
 
-bool diskLookup(const std::string &dir, const std::string &key, CompileOutput &out) {
+bool diskLookup(const std::string &dir, const std::string &key, uint64_t maxBytes,
+                CompileOutput &out) {
   std::string path = entryPath(dir, key);
   // Only a regular file is an entry: a FIFO at the path blocked its reader
   // for ever, and a device (a link to /dev/zero) never ended. Anything else
-  // is a miss, and the store renames a regular file over it. Read, not
-  // mapped (volatile): a file another process truncates in place would
-  // fault a mapping; a short read is a corrupt entry.
-  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  // is a miss, and the store renames a regular file over it. Read with
+  // read(2), never mapped: a file another process truncates in place
+  // faulted a mapping (SIGBUS; LLVM's MemoryBuffer maps files of 4 pages or
+  // more even when told they are volatile); a short read is a corrupt
+  // entry. One larger than the store would write is one too.
+  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
   if (fd < 0)
     return false;
   struct stat st;
@@ -225,25 +275,30 @@ bool diskLookup(const std::string &dir, const std::string &key, CompileOutput &o
     ::close(fd);
     return false;
   }
-  auto buffer = llvm::MemoryBuffer::getOpenFile(fd, path, st.st_size,
-                                                /*RequiresNullTerminator=*/false,
-                                                /*IsVolatile=*/true);
+  std::string file;
+  bool whole = (uint64_t)st.st_size <= maxBytes;
+  if (whole) {
+    file.resize(st.st_size);
+    size_t got = 0;
+    while (got < file.size()) {
+      ssize_t n = ::read(fd, &file[got], file.size() - got);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        break;
+      got += n;
+    }
+    whole = got == file.size();
+  }
   ::close(fd);
-  if (!buffer)
-    return false;
-  if (!deserialize((*buffer)->getBuffer(), out)) {
+  if (!whole || !deserialize(file, key, out)) {
     llvm::sys::fs::remove(path); // corrupt or truncated: never loaded, rewritten
     return false;
   }
-  // Touch it: the trim deletes the least recently used entries first.
-  if (auto f = llvm::sys::fs::openNativeFileForWrite(path, llvm::sys::fs::CD_OpenExisting,
-                                                      llvm::sys::fs::OF_Append)) {
-    llvm::sys::fs::setLastAccessAndModificationTime(*f, llvm::sys::TimePoint<>(
-                                                            std::chrono::system_clock::now()));
-    llvm::sys::fs::closeFile(*f);
-  } else {
-    llvm::consumeError(f.takeError());
-  }
+  // Touch it: the trim deletes the least recently used entries first. (Not
+  // an open for writing, which recreated an entry another process had just
+  // deleted, as an empty file.)
+  ::utimensat(AT_FDCWD, path.c_str(), nullptr, AT_SYMLINK_NOFOLLOW);
   return true;
 }
 
@@ -289,7 +344,7 @@ std::string diskStore(const CompileCacheOptions &cache, const std::string &key,
                       const CompileOutput &out) {
   if (std::error_code ec = llvm::sys::fs::create_directories(cache.dir))
     return "cannot create it: " + ec.message();
-  std::string file = serialize(out);
+  std::string file = serialize(key, out);
   if (file.size() > cache.maxDiskBytes)
     return "";
   llvm::SmallString<256> temp;
@@ -318,6 +373,31 @@ std::string diskStore(const CompileCacheOptions &cache, const std::string &key,
   return "";
 }
 
+/// Whether a compile of `module` can write its ops' locations into the
+/// bundle: a run-time size check (a dim known only at launch) and an index
+/// check (gather, index_select, scatter_add, index_add) name the op's
+/// location in their messages. Such a module is keyed with its locations,
+/// so that a hit never reports another source's lines; any other hits
+/// whatever its locations.
+bool bundleNamesLocations(ModuleOp module) {
+  auto dynamic = [](Type t) {
+    auto r = dyn_cast<RankedTensorType>(t);
+    return r && !r.hasStaticShape();
+  };
+  return module
+      ->walk([&](Operation *op) {
+        if (isIndexingOp(op) || llvm::any_of(op->getOperandTypes(), dynamic) ||
+            llvm::any_of(op->getResultTypes(), dynamic))
+          return WalkResult::interrupt();
+        for (Region &r : op->getRegions())
+          for (Block &b : r)
+            if (llvm::any_of(b.getArgumentTypes(), dynamic))
+              return WalkResult::interrupt();
+        return WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
 } // namespace
 
 std::string mlir::fuser::compileCacheKey(ModuleOp module, const DriverOptions &o) {
@@ -331,7 +411,8 @@ std::string mlir::fuser::compileCacheKey(ModuleOp module, const DriverOptions &o
      << (o.cubin ? " cubin nvJitLink " + nvJitLinkVersion() : std::string()) << "\nschedule "
      << o.schedule << "\ntuning " << o.tuning.size() << "\n"
      << o.tuning << "\n";
-  module->print(os, OpPrintingFlags().printGenericOpForm().enableDebugInfo(false));
+  module->print(os, OpPrintingFlags().printGenericOpForm().enableDebugInfo(
+                        bundleNamesLocations(module)));
   return llvm::toHex(llvm::SHA256::hash(llvm::arrayRefFromStringRef(text)),
                      /*LowerCase=*/true);
 }
@@ -351,8 +432,12 @@ LogicalResult mlir::fuser::compileModuleCached(ModuleOp module, const DriverOpti
   if (dir.empty())
     if (const char *env = std::getenv("FUSER_CACHE_DIR"))
       dir = env;
+  // A build that cannot name itself could read another build's entries:
+  // the directory is not used (the memory, of this process, still is).
+  if (buildIdentity().empty())
+    dir.clear();
   std::string key = compileCacheKey(module, options);
-  if (memory().lookup(key, out) || (!dir.empty() && diskLookup(dir, key, out))) {
+  if (memory().lookup(key, out) || (!dir.empty() && diskLookup(dir, key, cache.maxDiskBytes, out))) {
     hit = true;
     out.timings.clear(); // nothing was compiled
     memory().store(key, out);

@@ -240,6 +240,13 @@ static void testDirectory(const char *dir) {
   EXPECT(access(stale, F_OK) != 0);
   fuserCompileCacheClearMemory();
   EXPECT(compile(kOther, o, 1));
+
+  /* An entry larger than the limit is a miss, deleted without being read
+   * (a crafted 400 MB entry was mapped and hashed whole before). */
+  fuserCompileOptionsSetCacheDir(o, S(dir), 16);
+  fuserCompileCacheClearMemory();
+  EXPECT(!compile(kOther, o, 1));
+  EXPECT(countEntries(dir) == 0);
   free(entry);
   fuserCompileOptionsDestroy(o);
   fprintf(stderr, "directory ok\n");
