@@ -16,6 +16,7 @@
 #include "mlir/CAPI/Support.h"
 
 #include <cmath>
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::fuser;
@@ -575,14 +576,39 @@ MlirValue fuserTorchClamp(FuserBuilder b, MlirValue x, MlirValue low,
       c.fail("needs a low or a high bound (both are null)");
     return MlirValue{nullptr};
   }
-  if (!low.ptr)
-    return elementwise(b, "fuserTorchClamp", MinimumOp::getOperationName(),
-                       {x, high}, Rule::Promote);
-  if (!high.ptr)
-    return elementwise(b, "fuserTorchClamp", MaximumOp::getOperationName(),
-                       {x, low}, Rule::Promote);
+  if (low.ptr && high.ptr)
+    return elementwise(b, "fuserTorchClamp", ClampOp::getOperationName(),
+                       {x, low, high}, Rule::Promote);
+  // One bound. torch.clamp keeps x where it equals the bound, so
+  // clamp(-0.0, min=0.0) is -0.0; fuser.maximum and fuser.minimum order
+  // -0.0 below +0.0. Floats take fuser.clamp with the infinity on the
+  // missing side (a wrapped number: it leaves the promotion alone);
+  // integers and bools, which have neither signed zeros nor infinities,
+  // maximum or minimum.
+  MlirValue bound = low.ptr ? low : high;
+  bool floating = false;
+  {
+    Call c(b, "fuserTorchClamp");
+    if (!c.ready())
+      return MlirValue{nullptr};
+    SmallVector<Value, 2> vs;
+    if (!c.operands({x, bound}, vs))
+      return MlirValue{nullptr};
+    Type promoted = resultType(c, vs);
+    if (!promoted)
+      return MlirValue{nullptr};
+    floating = isa<FloatType>(getElementTypeOrSelf(promoted));
+  }
+  if (!floating)
+    return elementwise(b, "fuserTorchClamp",
+                       low.ptr ? MaximumOp::getOperationName() : MinimumOp::getOperationName(),
+                       {x, bound}, Rule::Promote);
+  double inf = std::numeric_limits<double>::infinity();
+  MlirValue other = fuserTorchScalarF64(b, low.ptr ? inf : -inf);
   return elementwise(b, "fuserTorchClamp", ClampOp::getOperationName(),
-                     {x, low, high}, Rule::Promote);
+                     low.ptr ? SmallVector<MlirValue>{x, low, other}
+                             : SmallVector<MlirValue>{x, other, high},
+                     Rule::Promote);
 }
 
 MlirValue fuserTorchLerp(FuserBuilder b, MlirValue start, MlirValue end,

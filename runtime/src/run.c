@@ -1200,12 +1200,15 @@ overlap_error(const fuser_fusion *f, const fr_span *p, const fr_span *q) {
 
 /* "[1,?,4]": a list of sizes or strides (-1 as "?") for messages; `out`
  * holds 22 bytes per entry and 3 more. */
-static const char *put_list(char *out, const int64_t *v, uint32_t rank) {
+/* `v` as "[a,b,...]"; -1 as "?" where `compiled` (the bundle's marker for
+ * a stride known only at launch), else as itself (a caller's -1). */
+static const char *put_list(char *out, const int64_t *v, uint32_t rank,
+                            int compiled) {
   size_t len = 0;
   out[len++] = '[';
   for (uint32_t d = 0; d < rank; d++) {
     if (d) out[len++] = ',';
-    if (v[d] == -1)
+    if (compiled && v[d] == -1)
       out[len++] = '?';
     else /* at most 20 characters and the NUL */
       len += (size_t)snprintf(out + len, 21 + 1, "%" PRId64, v[d]);
@@ -1231,9 +1234,9 @@ view_error(const call *c, uint32_t t, const int64_t *size,
   const fuser_tensor_info *ti = &f->tensors[t];
   char sizes[FUSER_MAX_RANK * 22 + 3], got[FUSER_MAX_RANK * 22 + 3],
       compiled[FUSER_MAX_RANK * 22 + 3];
-  put_list(sizes, size, ti->rank);
-  put_list(got, passed ? passed : dense, ti->rank);
-  put_list(compiled, ti->strides ? ti->strides : dense, ti->rank);
+  put_list(sizes, size, ti->rank, 0);
+  put_list(got, passed ? passed : dense, ti->rank, 0);
+  put_list(compiled, ti->strides ? ti->strides : dense, ti->rank, 1);
   const int64_t *eff = passed ? passed : dense;
   const char *how = passed ? "passed with strides" : "passed dense, strides";
   if (why == VIEW_NEGATIVE)

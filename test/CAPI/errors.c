@@ -472,10 +472,10 @@ static void testComposites(MlirContext ctx) {
 // CHECK-NEXT: error: f: error: fuserBuildSum: dim -2 is out of range for rank 0 (a scalar takes dim 0 or -1)
 // CHECK-NEXT: error: f: error: fuserBuildSum: dims name 2 dims of a scalar, which has one (dim 0, or -1)
 // CHECK-NEXT: error: f: error: fuserBuildLayerNorm: 'fuser.layer_norm' op dims must be the trailing dims in order, e.g. [2] for rank 3, got [1]
-// CHECK-NEXT: error: f: error: fuserBuildLayerNorm: 'fuser.layer_norm' op weight and bias must have the normalized shape [16], got [8]
-// CHECK-NEXT: error: f: error: fuserBuildLayerNorm: 'fuser.layer_norm' op weight and bias element type 'f16' differs from the input's 'f32'; insert a fuser.cast
+// CHECK-NEXT: error: f: error: fuserBuildLayerNorm: 'fuser.layer_norm' op the weight must have the normalized shape [16], got [8]
+// CHECK-NEXT: error: f: error: fuserBuildLayerNorm: 'fuser.layer_norm' op the bias's element type 'f16' differs from the input's 'f32'; insert a fuser.cast (as PyTorch computes a mixed-type normalization, cast the input to the wider type and the result back: one rounding)
 // CHECK-NEXT: error: f: error: fuserBuildLayerNorm: 'fuser.layer_norm' op dims must list the normalized trailing dims
-// CHECK-NEXT: error: f: error: fuserBuildRmsNorm: 'fuser.rms_norm' op weight and bias must have the normalized shape [16], got [8]
+// CHECK-NEXT: error: f: error: fuserBuildRmsNorm: 'fuser.rms_norm' op the weight must have the normalized shape [16], got [8]
 // CHECK-NEXT: error: f: error: fuserBuildRmsNorm: 'fuser.rms_norm' op operand #0 must be ranked tensor of f16, bf16
 // CHECK-NEXT: error: f: error: fuserBuildRmsNorm: 'fuser.rms_norm' op dims must be the trailing dims in order, e.g. [2] for rank 3, got [0, 2]
 

@@ -292,6 +292,25 @@ static void testHalfScalars(MlirContext ctx) {
 // CHECK: fuser.constant 1.000000e+00 : tensor<f16>
 // CHECK: fuser.constant 1.677720e+07 : tensor<bf16>
 
+static void testIntegerClamp(MlirContext ctx) {
+  fprintf(stderr, "@testIntegerClamp\n");
+  FuserBuilder b = fuserBuilderCreate(ctx, S("iclamp"));
+  MlirValue n = fuserBuilderAddInput(b, FuserDTypeI32, SHAPE(8), S("n"));
+  /* Integers have no signed zero: maximum and minimum; a float bound
+   * promotes to f32, and a clamp with an infinity. */
+  fuserBuilderAddOutput(b, fuserTorchClamp(b, n, fuserTorchScalarI64(b, 0), NONE), S("lo"));
+  fuserBuilderAddOutput(b, fuserTorchClamp(b, n, NONE, fuserTorchScalarI64(b, 9)), S("hi"));
+  fuserBuilderAddOutput(b, fuserTorchClamp(b, n, fuserTorchScalarF64(b, 0.5), NONE), S("f"));
+  finishAndPrint(b);
+}
+// CHECK-LABEL: @testIntegerClamp
+// CHECK: %[[Z:.*]] = fuser.constant 0 : tensor<i32>
+// CHECK-NEXT: fuser.maximum %arg0, %[[Z]] : tensor<8xi32>, tensor<i32>
+// CHECK: %[[NINE:.*]] = fuser.constant 9 : tensor<i32>
+// CHECK-NEXT: fuser.minimum %arg0, %[[NINE]] : tensor<8xi32>, tensor<i32>
+// CHECK: %[[NF:.*]] = fuser.cast %arg0 : tensor<8xi32> to tensor<8xf32>
+// CHECK: fuser.clamp %[[NF]], %{{.*}}, %{{.*}} : tensor<8xf32>, tensor<f32>, tensor<f32>
+
 static void testBoolsAndTernaries(MlirContext ctx) {
   fprintf(stderr, "@testBoolsAndTernaries\n");
   FuserBuilder b = fuserBuilderCreate(ctx, S("bools"));
@@ -304,7 +323,10 @@ static void testBoolsAndTernaries(MlirContext ctx) {
   fuserBuilderAddOutput(b, fuserTorchMul(b, p, fuserTorchScalarBool(b, true)), S("and"));
   /* where promotes x and the wrapped 0 (to f16) and broadcasts all three. */
   fuserBuilderAddOutput(b, fuserTorchWhere(b, p, x, fuserTorchScalarF64(b, 0.0)), S("w"));
-  /* clamp with one bound is maximum/minimum; a rank-0 f32 bound keeps f16. */
+  /* clamp with one bound of a float is a clamp with the infinity on the
+   * other side: torch.clamp keeps x where it equals the bound (-0.0 under
+   * min=0.0 stays -0.0), where fuser.maximum orders -0.0 below +0.0. A
+   * rank-0 f32 bound keeps f16. */
   fuserBuilderAddOutput(b, fuserTorchClamp(b, x, lo, NONE), S("cl"));
   fuserBuilderAddOutput(b, fuserTorchClamp(b, x, NONE, fuserTorchScalarI64(b, 6)), S("ch"));
   fuserBuilderAddOutput(b, fuserTorchClamp(b, x, lo, fuserTorchScalarF64(b, 6.0)), S("c"));
@@ -324,9 +346,11 @@ static void testBoolsAndTernaries(MlirContext ctx) {
 // CHECK-NEXT: %[[Z:.*]] = fuser.constant 0.000000e+00 : tensor<f16>
 // CHECK-NEXT: %[[W:.*]] = fuser.where %[[PB2]], %[[XB]], %[[Z]] : tensor<4x8xi1>, tensor<4x8xf16>, tensor<f16>
 // CHECK-NEXT: %[[LOH:.*]] = fuser.cast %[[LO]] : tensor<f32> to tensor<f16>
-// CHECK-NEXT: %[[CL:.*]] = fuser.maximum %[[X]], %[[LOH]] : tensor<8xf16>, tensor<f16>
+// CHECK-NEXT: %[[INF:.*]] = fuser.constant inf : tensor<f16>
+// CHECK-NEXT: %[[CL:.*]] = fuser.clamp %[[X]], %[[LOH]], %[[INF]] : tensor<8xf16>, tensor<f16>, tensor<f16>
+// CHECK-NEXT: %[[NINF:.*]] = fuser.constant -inf : tensor<f16>
 // CHECK-NEXT: %[[SIX:.*]] = fuser.constant 6.000000e+00 : tensor<f16>
-// CHECK-NEXT: %[[CH:.*]] = fuser.minimum %[[X]], %[[SIX]] : tensor<8xf16>, tensor<f16>
+// CHECK-NEXT: %[[CH:.*]] = fuser.clamp %[[X]], %[[NINF]], %[[SIX]] : tensor<8xf16>, tensor<f16>, tensor<f16>
 // CHECK-NEXT: %[[LOH2:.*]] = fuser.cast %[[LO]] : tensor<f32> to tensor<f16>
 // CHECK-NEXT: %[[SIX2:.*]] = fuser.constant 6.000000e+00 : tensor<f16>
 // CHECK-NEXT: %[[C:.*]] = fuser.clamp %[[X]], %[[LOH2]], %[[SIX2]] : tensor<8xf16>, tensor<f16>, tensor<f16>
@@ -551,6 +575,7 @@ int main(void) {
   testBroadcastShapes(ctx);
   testBinaryIR(ctx);
   testHalfScalars(ctx);
+  testIntegerClamp(ctx);
   testBoolsAndTernaries(ctx);
   testUnaryAndReductions(ctx);
   testShapeHelpers(ctx);

@@ -418,6 +418,14 @@ static void test_views(void) {
              FUSER_ERROR_INVALID_ARGUMENT,
              "fusion 'view': argument 0 'x' is passed with strides [-8,1] (dims "
              "[3,8]): stride 0 is -8; strides can't be negative");
+  /* A caller's -1 is written as -1, not as the bundle's "?" (a stride
+   * known only at launch). */
+  const int64_t minus_one[2] = {-1, 1};
+  strides[0] = minus_one;
+  EXPECT_ERR(fuser_run(f, args, &y, dims, 2, NULL, &ro),
+             FUSER_ERROR_INVALID_ARGUMENT,
+             "fusion 'view': argument 0 'x' is passed with strides [-1,1] (dims "
+             "[3,8]): stride 0 is -1; strides can't be negative");
   strides[0] = NULL;
   /* A dim of size 1 takes any stride. */
   const int64_t bs_odd[3] = {0, 12345, 1}, bs_bad[3] = {0, 0, 2};

@@ -650,7 +650,7 @@ func.func @layer_norm_not_trailing(%a: tensor<4x8xf32>) {
 // -----
 
 func.func @layer_norm_weight_type(%a: tensor<4x8xbf16>, %w: tensor<8xf32>) {
-  // expected-error @+1 {{'fuser.layer_norm' op weight and bias element type 'f32' differs from the input's 'bf16'; insert a fuser.cast}}
+  // expected-error @+1 {{'fuser.layer_norm' op the weight's element type 'f32' differs from the input's 'bf16'; insert a fuser.cast (as PyTorch computes a mixed-type normalization, cast the input to the wider type and the result back: one rounding)}}
   %0:3 = fuser.layer_norm %a weight %w dims = [1] eps = 1.0e-05 : (tensor<4x8xbf16>, tensor<8xf32>) -> (tensor<4x8xbf16>, tensor<4x1xf32>, tensor<4x1xf32>)
   return
 }
@@ -658,7 +658,7 @@ func.func @layer_norm_weight_type(%a: tensor<4x8xbf16>, %w: tensor<8xf32>) {
 // -----
 
 func.func @layer_norm_weight_shape(%a: tensor<4x8xf32>, %w: tensor<4xf32>) {
-  // expected-error @+1 {{'fuser.layer_norm' op weight and bias must have the normalized shape [8], got [4]}}
+  // expected-error @+1 {{'fuser.layer_norm' op the bias must have the normalized shape [8], got [4]}}
   %0:3 = fuser.layer_norm %a bias %w dims = [1] eps = 1.0e-05 : (tensor<4x8xf32>, tensor<4xf32>) -> (tensor<4x8xf32>, tensor<4x1xf32>, tensor<4x1xf32>)
   return
 }
@@ -676,6 +676,16 @@ func.func @layer_norm_result(%a: tensor<4x8xf32>) {
 func.func @layer_norm_stats(%a: tensor<4x8xbf16>) {
   // expected-error @+1 {{'fuser.layer_norm' op mean and rstd must have type 'tensor<4x1xf32>' (the input shape with normalized dims of size 1)}}
   %0:3 = fuser.layer_norm %a dims = [1] eps = 1.0e-05 : (tensor<4x8xbf16>) -> (tensor<4x8xbf16>, tensor<4x1xbf16>, tensor<4x1xbf16>)
+  return
+}
+
+// -----
+
+// rms_norm has no bias: its message names the weight alone (it said
+// "weight and bias").
+func.func @rms_norm_weight_type(%a: tensor<4x8xf16>, %w: tensor<8xf32>) {
+  // expected-error @+1 {{'fuser.rms_norm' op the weight's element type 'f32' differs from the input's 'f16'; insert a fuser.cast}}
+  %0 = fuser.rms_norm %a weight %w dims = [1] eps = 1.0e-05 : (tensor<4x8xf16>, tensor<8xf32>) -> tensor<4x8xf16>
   return
 }
 

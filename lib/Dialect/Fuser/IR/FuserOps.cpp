@@ -1011,20 +1011,25 @@ static LogicalResult verifyNormalization(Operation *op, RankedTensorType in,
              << rank - 1 << "] for rank " << rank << ", got ["
              << llvm::make_range(dims.begin(), dims.end()) << "]";
   ArrayRef<int64_t> normShape = in.getShape().take_back(dims.size());
-  for (Value p : params) {
+  for (auto [k, p] : llvm::enumerate(params)) {
     if (!p)
       continue;
+    // params: the weight, then (layer_norm) the bias.
+    StringRef what = k == 0 ? "weight" : "bias";
     auto t = cast<RankedTensorType>(p.getType());
     if (t.getElementType() != in.getElementType())
-      return op->emitOpError("weight and bias element type ")
-             << t.getElementType() << " differs from the input's "
-             << in.getElementType() << "; insert a fuser.cast";
+      return op->emitOpError("the ")
+             << what << "'s element type " << t.getElementType() << " differs from the input's "
+             << in.getElementType()
+             << "; insert a fuser.cast (as PyTorch computes a mixed-type normalization, "
+                "cast the input to the wider type and the result back: one rounding)";
     bool ok = t.getRank() == (int64_t)normShape.size();
     for (int64_t i = 0; ok && i < t.getRank(); ++i)
       ok = joinDim(t.getDimSize(i), normShape[i]).has_value();
     if (!ok)
-      return op->emitOpError("weight and bias must have the normalized shape ")
-             << shapeStr(normShape) << ", got " << shapeStr(t.getShape());
+      return op->emitOpError("the ")
+             << what << " must have the normalized shape " << shapeStr(normShape) << ", got "
+             << shapeStr(t.getShape());
   }
   return success();
 }
