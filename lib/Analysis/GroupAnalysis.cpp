@@ -552,7 +552,11 @@ FailureOr<GroupInfo> mlir::fuser::classifyGroup(ArrayRef<Operation *> group,
       // After the column reductions: values of their reduced shape that the
       // combine kernel computes per column, never used by the row work (that
       // would need every row block to have finished).
+      // (A row reduction of such a value is row work too: over a [1, 1]
+      // tensor both domains have the column's shape, and the emitter
+      // found no value for its input: a SIGSEGV.)
       if (llvm::any_of(reads, [&](Value v) { return dependsOnReduction.contains(v); }) ||
+          isReductionOp(op) ||
           isa<PermuteOp, SliceOp, PadOp, ConcatOp, BroadcastOp, IndexSelectOp>(op) ||
           llvm::any_of(op->getResults(), [&](Value r) { return !isOuterR(r); })) {
         fail(whyNot, "a value computed from a reduction across rows feeds the rows' "

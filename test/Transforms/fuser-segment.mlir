@@ -451,3 +451,20 @@ func.func @returned_constants(%x: tensor<4x8xf32>) -> (tensor<4xf32>, tensor<4x8
   %z = fuser.constant 0.0 : tensor<4x8xf32>
   return %s, %z : tensor<4xf32>, tensor<4x8xf32>
 }
+
+// -----
+
+// Over a [1, 1] tensor a reduction over dim 0 and one over dim 1 are the
+// column and the row domain of an inner-outer group, and the row
+// reduction's input was the column reduction's result: the emitter found
+// no value for it (a SIGSEGV; random_fusions seed 730027). A row reduction
+// of a column result is row work: another kernel.
+// CHECK-LABEL: func.func @row_of_column
+// CHECK-SAME: fuser.schedulers = ["reduction", "reduction"]
+// DUMP: fusion @row_of_column: 2 segments
+// DUMP: boundary 0 -> 1: a value computed from a reduction across rows feeds the rows' computation or is moved: that needs another kernel
+func.func @row_of_column(%x: tensor<1x1xf32>) -> tensor<1x1xf32> {
+  %v, %m = fuser.var_mean %x dims = [0] keepdim = true : tensor<1x1xf32> -> tensor<1x1xf32>, tensor<1x1xf32>
+  %v2, %m2 = fuser.var_mean %m dims = [1] correction = 0 keepdim = true : tensor<1x1xf32> -> tensor<1x1xf32>, tensor<1x1xf32>
+  return %m2 : tensor<1x1xf32>
+}
