@@ -92,23 +92,22 @@ std::pair<std::string, std::string> mappingOf(const void *address) {
 /// the old one, as " (deleted)").
 const std::string &buildIdentity() {
   static const std::string id = [] {
-    auto [range, path] = mappingOf(reinterpret_cast<const void *>(&compileCacheKey));
-    struct stat st;
-    if (!range.empty() && stat(("/proc/self/map_files/" + range).c_str(), &st) == 0)
+    auto identity = [](llvm::StringRef path, const struct stat &st) {
       return (llvm::Twine(path) + ":" + llvm::Twine((uint64_t)st.st_ino) + ":" +
               llvm::Twine((uint64_t)st.st_size) + ":" +
               llvm::Twine((uint64_t)st.st_mtim.tv_sec) + "." +
               llvm::Twine((uint64_t)st.st_mtim.tv_nsec))
           .str();
+    };
+    auto [range, path] = mappingOf(reinterpret_cast<const void *>(&compileCacheKey));
+    struct stat st;
+    if (!range.empty() && stat(("/proc/self/map_files/" + range).c_str(), &st) == 0)
+      return identity(path, st);
     Dl_info info;
     if (dladdr(reinterpret_cast<void *>(&compileCacheKey), &info) && info.dli_fname &&
         llvm::sys::path::is_absolute(info.dli_fname) && stat(info.dli_fname, &st) == 0 &&
         !llvm::StringRef(path).ends_with(" (deleted)"))
-      return (llvm::Twine(info.dli_fname) + ":" + llvm::Twine((uint64_t)st.st_ino) + ":" +
-              llvm::Twine((uint64_t)st.st_size) + ":" +
-              llvm::Twine((uint64_t)st.st_mtim.tv_sec) + "." +
-              llvm::Twine((uint64_t)st.st_mtim.tv_nsec))
-          .str();
+      return identity(info.dli_fname, st);
     return std::string();
   }();
   return id;
